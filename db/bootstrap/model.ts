@@ -1,0 +1,113 @@
+import { Type as t, type Static } from '@sinclair/typebox'
+
+/** The bootstrap file (contract section 2). One schema: validation, types and the README's reference. */
+export const EMBED_TENANT_NAME_PATTERN = '^(?=.{5,36}$)[a-z][a-z0-9-]*[a-z0-9]$'
+export const ACCOUNT_NAME_PATTERN = '^[a-z][a-z0-9-]{2,62}$'
+
+export const AttributeType = t.Union([
+  t.Literal('string'),
+  t.Literal('number'),
+  t.Literal('boolean'),
+  t.Literal('string_array'),
+  t.Literal('number_array'),
+])
+export type AttributeType = Static<typeof AttributeType>
+
+export const Plan = t.Union([t.Literal('free'), t.Literal('starter'), t.Literal('premium'), t.Literal('enterprise')])
+export type Plan = Static<typeof Plan>
+
+const Id = t.Integer({ minimum: 1 })
+
+export const BootstrapApiKey = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 100 }),
+    key: t.String({ minLength: 16, maxLength: 512, pattern: '^\\S+$' }),
+    admin: t.Optional(t.Boolean()),
+    deployments: t.Optional(t.Array(Id)),
+    revoked: t.Optional(t.Boolean()),
+  },
+  { additionalProperties: false },
+)
+
+export const BootstrapAgent = t.Object(
+  {
+    id: Id,
+    name: t.String({ minLength: 1, maxLength: 200 }),
+    kind: t.Optional(t.Union([t.Literal('analyst'), t.Literal('scripted')])),
+    /** Options of the agent kind (the scripted agent's script, say). */
+    config: t.Optional(t.Record(t.String(), t.Unknown())),
+  },
+  { additionalProperties: false },
+)
+
+export const BootstrapDeployment = t.Object(
+  {
+    id: Id,
+    name: t.String({ minLength: 1, maxLength: 200 }),
+    branches: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._/-]+$' }), { minItems: 1 })),
+    model: t.Optional(t.String({ minLength: 1 })),
+    tokenAuth: t.Optional(
+      t.Object(
+        { enabled: t.Optional(t.Boolean()), secret: t.Optional(t.String({ minLength: 1 })) },
+        { additionalProperties: false },
+      ),
+    ),
+    agents: t.Optional(t.Array(BootstrapAgent)),
+  },
+  { additionalProperties: false },
+)
+
+export const BootstrapAccount = t.Object(
+  {
+    name: t.String({ pattern: ACCOUNT_NAME_PATTERN }),
+    plan: Plan,
+    maxExternalUsers: t.Optional(t.Integer({ minimum: 0 })),
+    settings: t.Optional(t.Object({ showDashboardChat: t.Optional(t.Boolean()) }, { additionalProperties: false })),
+    apiKeys: t.Optional(t.Array(BootstrapApiKey)),
+    users: t.Optional(
+      t.Array(t.Object({ username: t.String({ minLength: 1, maxLength: 320 }) }, { additionalProperties: false })),
+    ),
+    groups: t.Optional(
+      t.Array(
+        t.Object(
+          { name: t.String({ minLength: 1, maxLength: 200 }), description: t.Optional(t.String()) },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    userAttributes: t.Optional(
+      t.Array(
+        t.Object(
+          {
+            name: t.String({ minLength: 1, maxLength: 200 }),
+            type: AttributeType,
+            displayName: t.Optional(t.String()),
+            defaultValue: t.Optional(t.String()),
+            description: t.Optional(t.String()),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    embedTenants: t.Optional(
+      t.Array(
+        t.Object(
+          {
+            name: t.String({ pattern: EMBED_TENANT_NAME_PATTERN }),
+            useCreatorMode: t.Optional(t.Boolean()),
+            displayName: t.Optional(t.String()),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    deployments: t.Optional(t.Array(BootstrapDeployment)),
+  },
+  { additionalProperties: false },
+)
+
+export const BootstrapFile = t.Object({ accounts: t.Array(BootstrapAccount) }, { additionalProperties: false })
+
+export type BootstrapFile = Static<typeof BootstrapFile>
+export type BootstrapAccount = Static<typeof BootstrapAccount>
+export type BootstrapDeployment = Static<typeof BootstrapDeployment>

@@ -1,0 +1,2 @@
+/** Every table of the service; each feature area adds its own file. */
+export * from './foundation'

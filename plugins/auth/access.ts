@@ -1,0 +1,26 @@
+import { ForbiddenError, NotFoundError } from '../../src/errors'
+import type { DeploymentInfo, Directory } from './directory'
+import type { ApiKeyCaller, Caller } from './model'
+
+/** The deployment `id` if the caller may act on it: 404 when it is not the caller's account's, 403 outside scope. */
+export function authorizeDeployment(caller: Caller, id: number, directory: Directory): DeploymentInfo {
+  const deployment = Number.isSafeInteger(id) ? directory.deployment(id) : undefined
+  if (!deployment || deployment.accountId !== caller.accountId) throw new NotFoundError(`Deployment ${id} not found`, 'DEPLOYMENT_NOT_FOUND')
+  assertDeploymentInScope(caller, deployment.id)
+  return deployment
+}
+
+/** 403 unless the caller may act on deployment `id`. */
+export function assertDeploymentInScope(caller: Caller, id: number): void {
+  if (caller.kind === 'apiKey') {
+    if (caller.deploymentScope !== null && !caller.deploymentScope.includes(id))
+      throw new ForbiddenError(`API key is not allowed to access deployment ${id}`, 'DEPLOYMENT_OUT_OF_SCOPE')
+    return
+  }
+  if (caller.deploymentId !== id)
+    throw new ForbiddenError(`Credential is not valid for deployment ${id}`, 'DEPLOYMENT_OUT_OF_SCOPE')
+}
+
+export function assertAdmin(caller: ApiKeyCaller): void {
+  if (!caller.admin) throw new ForbiddenError('This operation requires an admin API key', 'ADMIN_REQUIRED')
+}

@@ -1,0 +1,98 @@
+import { Elysia } from 'elysia'
+import type { AppDeps } from '../../src/deps'
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../src/errors'
+import { assertAdmin, assertDeploymentInScope, authorizeDeployment } from './access'
+import { readCredential } from './credentials'
+import type { AgentInfo, DeploymentInfo } from './directory'
+import type { ApiKeyCaller, Caller, EmbedCaller } from './model'
+import { verifyServiceToken } from './service-token'
+
+type Headers = Record<string, string | undefined>
+
+/**
+ * Authentication for every route, as macros that give the handler a typed `caller`:
+ * - `apiKey`: an API key (embed tokens and service tokens are refused: 403 when genuine).
+ * - `adminKey`: an admin API key.
+ * - `deploymentAccess`: an API key in scope for `params.deploymentId`, or an embed token for that deployment.
+ * - `managementAccess`: an API key in scope for `params.deploymentId`.
+ * - `chatAccess`: any of the three schemes on `params.accountName` / `params.agentId`.
+ * Missing credentials are 401, malformed ones 400, genuine ones without the right 403.
+ */
+export function authPlugin(deps: AppDeps) {
+  const { directory, authenticateApiKey, embedTokens, clock } = deps
+
+  async function apiKeyCaller(headers: Headers): Promise<ApiKeyCaller> {
+    const credential = readCredential(headers)
+    if (!credential) throw new UnauthorizedError('Missing credentials: send "Authorization: Api-Key <key>"', 'MISSING_CREDENTIALS')
+    if (credential.scheme === 'apiKey') return authenticateApiKey(credential.value)
+    if (credential.scheme === 'embedToken') {
+      await embedTokens.verify(credential.value)
+      throw new ForbiddenError('Embed tokens cannot be used on this route', 'EMBED_TOKEN_NOT_ALLOWED')
+    }
+    throw new ForbiddenError('X-Service-Auth-Token is accepted only on chat routes', 'SERVICE_TOKEN_NOT_ALLOWED')
+  }
+
+  async function deploymentCaller(headers: Headers, rawId: string | undefined): Promise<{ caller: ApiKeyCaller | EmbedCaller; deployment: DeploymentInfo }> {
+    const credential = readCredential(headers)
+    if (!credential) throw new UnauthorizedError('Missing credentials', 'MISSING_CREDENTIALS')
+    if (credential.scheme === 'serviceToken')
+      throw new ForbiddenError('X-Service-Auth-Token is accepted only on chat routes', 'SERVICE_TOKEN_NOT_ALLOWED')
+    const caller = credential.scheme === 'apiKey' ? authenticateApiKey(credential.value) : await embedTokens.verify(credential.value)
+    return { caller, deployment: authorizeDeployment(caller, Number(rawId), directory) }
+  }
+
+  async function chatCaller(headers: Headers, params: Record<string, string>): Promise<{ caller: Caller; agent: AgentInfo; deployment: DeploymentInfo }> {
+    const credential = readCredential(headers)
+    const agentId = Number(params.agentId)
+    const agent = Number.isSafeInteger(agentId) && agentId > 0 ? directory.agent(agentId) : undefined
+    const accountExists = directory.accountByName(params.accountName ?? '') !== undefined
+    if (!credential) throw new UnauthorizedError('Missing credentials', 'MISSING_CREDENTIALS')
+    let caller: Caller
+    if (credential.scheme === 'apiKey') caller = authenticateApiKey(credential.value)
+    else if (credential.scheme === 'embedToken') caller = await embedTokens.verify(credential.value)
+    else {
+      if (!agent || agent.deployment.accountName !== params.accountName)
+        throw new NotFoundError(accountExists ? `Agent ${params.agentId} not found` : `Account ${params.accountName} not found`)
+      caller = await verifyServiceToken(credential.value, agent.deployment, directory, clock)
+    }
+    if (!accountExists) throw new NotFoundError(`Account ${params.accountName} not found`, 'ACCOUNT_NOT_FOUND')
+    if (!agent || agent.deployment.accountName !== params.accountName)
+      throw new NotFoundError(`Agent ${params.agentId} not found`, 'AGENT_NOT_FOUND')
+    if (caller.accountName !== params.accountName)
+      throw new ForbiddenError('Credential belongs to another account', 'ACCOUNT_MISMATCH')
+    assertDeploymentInScope(caller, agent.deployment.id)
+    return { caller, agent, deployment: agent.deployment }
+  }
+
+  return new Elysia({ name: 'auth', seed: deps.instanceId }).macro({
+    apiKey: {
+      async resolve({ headers }) {
+        return { caller: await apiKeyCaller(headers) }
+      },
+    },
+    adminKey: {
+      async resolve({ headers }) {
+        const caller = await apiKeyCaller(headers)
+        assertAdmin(caller)
+        return { caller }
+      },
+    },
+    managementAccess: {
+      async resolve({ headers, params }) {
+        const caller = await apiKeyCaller(headers)
+        const deploymentId = (params as Record<string, string | undefined>).deploymentId
+        return { caller, deployment: authorizeDeployment(caller, Number(deploymentId), directory) }
+      },
+    },
+    deploymentAccess: {
+      async resolve({ headers, params }) {
+        return deploymentCaller(headers, (params as Record<string, string | undefined>).deploymentId)
+      },
+    },
+    chatAccess: {
+      async resolve({ headers, params }) {
+        return chatCaller(headers, params as Record<string, string>)
+      },
+    },
+  })
+}

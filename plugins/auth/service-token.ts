@@ -1,0 +1,83 @@
+import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose'
+import { ForbiddenError, UnauthorizedError } from '../../src/errors'
+import type { DeploymentInfo, Directory } from './directory'
+import type { ServiceTokenCaller } from './model'
+
+const encoder = new TextEncoder()
+
+/**
+ * Verifies an `X-Service-Auth-Token`: an HS256 JWT signed with the deployment's own secret, accepted only when the
+ * deployment enables token auth. `exp` and `nbf` are honoured. The user is the `externalId` claim, else `sub`; the
+ * `scope` claim must be an array holding `chat`. A token that is genuine but made for another deployment (its
+ * `deploymentId` claim, checked against that deployment's secret) is 403; anything not genuine is 401.
+ */
+export async function verifyServiceToken(
+  token: string,
+  deployment: DeploymentInfo,
+  directory: Directory,
+  now: () => number,
+): Promise<ServiceTokenCaller> {
+  if (!deployment.tokenAuthEnabled || !deployment.tokenAuthSecret)
+    throw new ForbiddenError('Token authentication is disabled for this deployment', 'TOKEN_AUTH_DISABLED')
+
+  let payload: JWTPayload
+  try {
+    payload = (await verify(token, deployment.tokenAuthSecret, now)).payload
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) throw new UnauthorizedError('Token expired', 'TOKEN_EXPIRED')
+    if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'nbf')
+      throw new UnauthorizedError('Token is not valid yet', 'TOKEN_NOT_YET_VALID')
+    if (await isGenuineForOtherDeployment(token, deployment, directory, now))
+      throw new ForbiddenError('Token was issued for another deployment', 'TOKEN_WRONG_DEPLOYMENT')
+    throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN')
+  }
+
+  const claimed = payload.deploymentId
+  if (claimed !== undefined && Number(claimed) !== deployment.id)
+    throw new ForbiddenError('Token was issued for another deployment', 'TOKEN_WRONG_DEPLOYMENT')
+  const identity = typeof payload.externalId === 'string' && payload.externalId.trim() !== '' ? payload.externalId : payload.sub
+  if (typeof identity !== 'string' || identity.trim() === '')
+    throw new UnauthorizedError('Token has neither an externalId nor a sub claim', 'INVALID_TOKEN')
+  if (!Array.isArray(payload.scope) || !payload.scope.includes('chat'))
+    throw new ForbiddenError('Token scope must be an array containing "chat"', 'TOKEN_SCOPE')
+  const securityContext = payload.securityContext
+  return {
+    kind: 'serviceToken',
+    accountId: deployment.accountId,
+    accountName: deployment.accountName,
+    deploymentId: deployment.id,
+    externalId: identity.trim().toLowerCase(),
+    securityContext:
+      securityContext && typeof securityContext === 'object' && !Array.isArray(securityContext)
+        ? (securityContext as Record<string, unknown>)
+        : undefined,
+  }
+}
+
+function verify(token: string, secret: string, now: () => number) {
+  return jwtVerify(token, encoder.encode(secret), { algorithms: ['HS256'], currentDate: new Date(now()) })
+}
+
+async function isGenuineForOtherDeployment(
+  token: string,
+  deployment: DeploymentInfo,
+  directory: Directory,
+  now: () => number,
+): Promise<boolean> {
+  let claimed: unknown
+  try {
+    claimed = decodeJwt(token).deploymentId
+  } catch {
+    return false
+  }
+  const otherId = Number(claimed)
+  if (!Number.isInteger(otherId) || otherId === deployment.id) return false
+  const other = directory.deployment(otherId)
+  if (!other?.tokenAuthSecret) return false
+  try {
+    await verify(token, other.tokenAuthSecret, now)
+    return true
+  } catch {
+    return false
+  }
+}

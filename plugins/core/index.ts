@@ -1,0 +1,65 @@
+import { Elysia } from 'elysia'
+import type { AppDeps } from '../../src/deps'
+import { PayloadTooLargeError } from '../../src/errors'
+import { randomToken } from '../../src/secrets'
+import { toErrorResponse } from './error-handler'
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+interface RequestInfo {
+  id: string
+  startedAt: number
+}
+
+/**
+ * What every request goes through: a request id (echoed as `x-request-id`), the body size limit, one error
+ * model (`{ error, code }`, 400 for schema failures, JSON 404), a JSON access log and the request metrics; and
+ * the operations routes `/healthz` and `/metrics`.
+ */
+export function corePlugin(deps: AppDeps) {
+  const { logger, metrics, config } = deps
+  const requests = metrics.counter('http_requests_total', 'HTTP requests by method, route and status')
+  const duration = metrics.histogram('http_request_duration_seconds', 'HTTP request duration until the response starts')
+  const info = new WeakMap<Request, RequestInfo>()
+
+  const requestInfo = (request: Request): RequestInfo => {
+    let entry = info.get(request)
+    if (!entry) {
+      const given = request.headers.get('x-request-id')
+      entry = { id: given && REQUEST_ID.test(given) ? given : randomToken(12), startedAt: performance.now() }
+      info.set(request, entry)
+    }
+    return entry
+  }
+
+  return new Elysia({ name: 'core', seed: deps.instanceId })
+    .onRequest(({ request, set }) => {
+      set.headers['x-request-id'] = requestInfo(request).id
+      const length = Number(request.headers.get('content-length') ?? 0)
+      if (length > config.maxBodyBytes) throw new PayloadTooLargeError(config.maxBodyBytes)
+    })
+    .onError({ as: 'global' }, ({ code, error, set, request, path }) => {
+      const { status, body } = toErrorResponse(code, error)
+      set.status = status
+      set.headers['content-type'] = 'application/json; charset=utf-8'
+      set.headers['x-request-id'] = requestInfo(request).id
+      if (status >= 500)
+        logger.error('request failed', { requestId: requestInfo(request).id, method: request.method, path, error })
+      return body
+    })
+    .onAfterResponse({ as: 'global' }, ({ request, route, set, path }) => {
+      const entry = requestInfo(request)
+      const status = typeof set.status === 'number' ? set.status : 200
+      const seconds = (performance.now() - entry.startedAt) / 1000
+      const label = route || 'unmatched'
+      requests.inc({ method: request.method, route: label, status })
+      duration.observe(seconds, { method: request.method, route: label })
+      logger.info('request', { requestId: entry.id, method: request.method, path, route: label, status, ms: Math.round(seconds * 1000) })
+    })
+    .get('/healthz', () => ({ status: 'ok' }), { detail: { summary: 'Liveness', tags: ['Operations'] } })
+    .get(
+      '/metrics',
+      () => new Response(metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } }),
+      { detail: { summary: 'Prometheus metrics', tags: ['Operations'] } },
+    )
+}

@@ -1,0 +1,28 @@
+import { openapi } from '@elysiajs/openapi'
+import { Elysia } from 'elysia'
+import { securitySchemes } from '../plugins/auth/model'
+import { corePlugin } from '../plugins/core'
+import type { AppDeps } from './deps'
+import { version } from '../package.json'
+
+/** Composes every feature area into one app. It never listens: `main.ts` does, and tests call `app.handle()`. */
+export function createApp(deps: AppDeps) {
+  return new Elysia()
+    .use(corePlugin(deps))
+    .use(
+      openapi({
+        path: '/openapi',
+        documentation: {
+          openapi: '3.1.0',
+          info: {
+            title: 'Analytics chat streaming and embed session service',
+            version,
+            description: 'Chat API 1.0.0; embed and management API as of release v0.2.1.',
+          },
+          components: { securitySchemes },
+        },
+      }),
+    )
+}
+
+export type App = ReturnType<typeof createApp>

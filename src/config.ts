@@ -1,0 +1,110 @@
+/**
+ * Configuration from environment variables (contract section 1), checked once at start. Every problem is
+ * collected and reported together, each naming its variable, so a bad deployment fails with one clear message.
+ */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
+
+export interface LlmConfig {
+  baseUrl: string
+  apiKey: string | undefined
+  model: string
+}
+
+export interface Config {
+  port: number
+  host: string
+  dbPath: string
+  bootstrapFile: string | undefined
+  llm: LlmConfig | undefined
+  analystDelayMs: number
+  logLevel: LogLevel
+  /** Largest request body accepted, in bytes; larger ones get 413. */
+  maxBodyBytes: number
+  /** How long SIGTERM waits for in-flight requests and runs before closing the database. */
+  shutdownGraceMs: number
+  /** Fixed demo admin key instead of a random one (handy for scripts); applies only when the demo is bootstrapped. */
+  demoApiKey: string | undefined
+  /** Where the generated demo data lives; defaults next to the database. */
+  demoDataPath: string | undefined
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error']
+
+function integer(
+  environment: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+  problems: string[],
+): number {
+  const raw = environment[name]
+  if (raw === undefined || raw.trim() === '') return fallback
+  const value = Number(raw.trim())
+  if (!Number.isInteger(value) || value < min || value > max) {
+    problems.push(`${name}: expected an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`)
+    return fallback
+  }
+  return value
+}
+
+function text(environment: Record<string, string | undefined>, name: string): string | undefined {
+  const raw = environment[name]
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim()
+}
+
+/** Reads and checks the configuration; throws `ConfigError` listing every problem. */
+export function loadConfig(environment: Record<string, string | undefined> = process.env): Config {
+  const problems: string[] = []
+  const port = integer(environment, 'PORT', 4000, 0, 65535, problems)
+  const host = text(environment, 'HOST') ?? '0.0.0.0'
+  const dbPath = text(environment, 'DB_PATH') ?? './data/service.db'
+  const bootstrapFile = text(environment, 'BOOTSTRAP_FILE')
+  const analystDelayMs = integer(environment, 'ANALYST_DELAY_MS', 15, 0, 10_000, problems)
+  const maxBodyBytes = integer(environment, 'MAX_BODY_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems)
+  const shutdownGraceMs = integer(environment, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000, problems)
+
+  const rawLevel = (text(environment, 'LOG_LEVEL') ?? 'info').toLowerCase()
+  let logLevel: LogLevel = 'info'
+  if ((LOG_LEVELS as readonly string[]).includes(rawLevel)) logLevel = rawLevel as LogLevel
+  else problems.push(`LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(rawLevel)}`)
+
+  const llmBaseUrl = text(environment, 'LLM_BASE_URL')
+  const llmApiKey = text(environment, 'LLM_API_KEY')
+  const llmModel = text(environment, 'LLM_MODEL')
+  let llm: LlmConfig | undefined
+  if (llmBaseUrl !== undefined) {
+    if (!URL.canParse(llmBaseUrl) || !/^https?:$/.test(new URL(llmBaseUrl).protocol))
+      problems.push(`LLM_BASE_URL: expected an http(s) URL, got ${JSON.stringify(llmBaseUrl)}`)
+    if (llmModel === undefined) problems.push('LLM_MODEL: required when LLM_BASE_URL is set')
+    llm = { baseUrl: llmBaseUrl, apiKey: llmApiKey, model: llmModel ?? '' }
+  } else if (llmModel !== undefined || llmApiKey !== undefined) {
+    problems.push('LLM_BASE_URL: required when LLM_MODEL or LLM_API_KEY is set')
+  }
+
+  const demoApiKey = text(environment, 'DEMO_API_KEY')
+  if (demoApiKey !== undefined && demoApiKey.length < 16)
+    problems.push('DEMO_API_KEY: must be at least 16 characters')
+
+  if (problems.length > 0) throw new ConfigError(problems)
+  return {
+    port,
+    host,
+    dbPath,
+    bootstrapFile,
+    llm,
+    analystDelayMs,
+    logLevel,
+    maxBodyBytes,
+    shutdownGraceMs,
+    demoApiKey,
+    demoDataPath: text(environment, 'DEMO_DATA_PATH'),
+  }
+}

@@ -1,0 +1,52 @@
+import type { Storage } from '../db/client'
+import { createApiKeyAuthenticator } from '../plugins/auth/api-keys'
+import { createDirectory, type Directory } from '../plugins/auth/directory'
+import type { EmbedTokenVerifier } from '../plugins/auth/model'
+import { UnauthorizedError } from './errors'
+import type { Config } from './config'
+import { Lifecycle } from './lifecycle'
+import { createLogger, type Logger } from './logger'
+import { Metrics } from './metrics'
+import { randomToken } from './secrets'
+
+/**
+ * Everything the app needs from outside, passed in so a test builds a fresh app with an in-memory database and a
+ * controllable clock in one line. Feature areas add their services here.
+ */
+export interface AppDeps {
+  config: Config
+  storage: Storage
+  logger: Logger
+  metrics: Metrics
+  /** Milliseconds since the epoch; replaceable in tests. */
+  clock: () => number
+  /** Distinguishes apps in one process, so plugins of two apps are never merged. */
+  instanceId: string
+  directory: Directory
+  authenticateApiKey: ReturnType<typeof createApiKeyAuthenticator>
+  embedTokens: EmbedTokenVerifier
+  lifecycle: Lifecycle
+}
+
+export type DepsOverrides = Partial<Omit<AppDeps, 'config' | 'storage'>>
+
+/** Builds the dependencies of one app over an open storage. */
+export function createDeps(config: Config, storage: Storage, overrides: DepsOverrides = {}): AppDeps {
+  const logger = overrides.logger ?? createLogger(config.logLevel)
+  return {
+    config,
+    storage,
+    logger,
+    metrics: overrides.metrics ?? new Metrics(),
+    clock: overrides.clock ?? Date.now,
+    instanceId: overrides.instanceId ?? randomToken(8),
+    directory: overrides.directory ?? createDirectory(storage),
+    authenticateApiKey: overrides.authenticateApiKey ?? createApiKeyAuthenticator(storage),
+    embedTokens: overrides.embedTokens ?? {
+      async verify() {
+        throw new UnauthorizedError('Invalid embed token', 'INVALID_EMBED_TOKEN')
+      },
+    },
+    lifecycle: overrides.lifecycle ?? new Lifecycle(),
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The one error model of the service (contract section 6). Domain modules throw these; the global
+ * error handler in `plugins/core` turns them into `{ error, code }` with the error's status.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+    this.name = new.target.name
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(message: string, code = 'BAD_REQUEST') {
+    super(400, code, message)
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = 'Missing or invalid credentials', code = 'UNAUTHORIZED') {
+    super(401, code, message)
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message = 'Forbidden', code = 'FORBIDDEN') {
+    super(403, code, message)
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message = 'Not found', code = 'NOT_FOUND') {
+    super(404, code, message)
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string, code = 'CONFLICT') {
+    super(409, code, message)
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(limitBytes: number) {
+    super(413, 'PAYLOAD_TOO_LARGE', `Request body is larger than ${limitBytes} bytes`)
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(message = 'Too many requests') {
+    super(429, 'RATE_LIMITED', message)
+  }
+}
+
+/** The wire shape of every non-2xx JSON response. */
+export interface ErrorBody {
+  error: string
+  code: string
+}
+
+export function errorBody(error: AppError): ErrorBody {
+  return { error: error.message, code: error.code }
+}

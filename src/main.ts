@@ -1,0 +1,83 @@
+import { createApp } from './app'
+import { ConfigError, loadConfig } from './config'
+import { createDeps } from './deps'
+import { createLogger } from './logger'
+import { BootstrapError } from '../db/bootstrap/load'
+import { prepareStorage } from './startup'
+
+/** The server process: configuration, storage, bootstrap, the app on its port, and a graceful SIGTERM. */
+async function main(): Promise<void> {
+  const startedAt = performance.now()
+  const config = loadConfig()
+  const logger = createLogger(config.logLevel)
+  const { storage, demoApiKey } = prepareStorage(config, logger)
+  if (demoApiKey) {
+    // Printed before listening so the key is not lost if the port turns out to be taken.
+    const port = config.port === 0 ? '<port>' : config.port
+    process.stdout.write(
+      `\nDemo admin API key (shown once, stored only as a hash): ${demoApiKey}\n` +
+        `Try: curl -H "Authorization: Api-Key ${demoApiKey}" http://localhost:${port}/api/v1/deployments/1/meta\n\n`,
+    )
+  }
+  const deps = createDeps(config, storage, { logger })
+  const app = createApp(deps)
+
+  try {
+    app.listen({
+      port: config.port,
+      hostname: config.host,
+      reusePort: false,
+      maxRequestBodySize: config.maxBodyBytes + 1024,
+      idleTimeout: 255,
+    })
+  } catch (error) {
+    storage.close()
+    const code = (error as { code?: string }).code
+    if (code === 'EADDRINUSE') throw new StartupError(`Port ${config.port} on ${config.host} is already in use; set PORT to a free port`)
+    throw error
+  }
+  const server = app.server!
+  logger.info('listening', {
+    url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}`,
+    db: config.dbPath,
+    agent: config.llm ? `llm:${config.llm.model}` : 'offline analyst',
+    startupMs: Math.round(performance.now() - startedAt),
+  })
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info('shutting down', { signal })
+    const forced = setTimeout(() => server.stop(true), config.shutdownGraceMs)
+    await deps.lifecycle.shutdown()
+    await server.stop(false)
+    clearTimeout(forced)
+    storage.close()
+    logger.info('stopped')
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+class StartupError extends Error {}
+
+/** `service --healthcheck`: exit 0 when the local server answers /healthz (for images without curl). */
+async function healthcheck(): Promise<never> {
+  const config = loadConfig()
+  try {
+    const response = await fetch(`http://127.0.0.1:${config.port}/healthz`, { signal: AbortSignal.timeout(2000) })
+    process.exit(response.ok ? 0 : 1)
+  } catch {
+    process.exit(1)
+  }
+}
+
+;(process.argv.includes('--healthcheck') ? healthcheck() : main()).catch((error: unknown) => {
+  const message =
+    error instanceof ConfigError || error instanceof BootstrapError || error instanceof StartupError
+      ? error.message
+      : `Failed to start: ${(error as Error)?.stack ?? String(error)}`
+  process.stderr.write(`${message}\n`)
+  process.exit(1)
+})

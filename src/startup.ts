@@ -1,0 +1,39 @@
+import { openStorage, type Storage } from '../db/client'
+import { applyBootstrap, isEmptyDatabase } from '../db/bootstrap/apply'
+import { demoBootstrap } from '../db/bootstrap/demo'
+import { loadBootstrapFile } from '../db/bootstrap/load'
+import type { Config } from './config'
+import type { Logger } from './logger'
+import { randomToken } from './secrets'
+
+export interface Prepared {
+  storage: Storage
+  /** The demo admin key when the demo bootstrap was applied now (shown once, never stored in clear). */
+  demoApiKey: string | undefined
+}
+
+/**
+ * Opens and migrates the database, then applies the bootstrap: the file when one is configured (at every start),
+ * else the built-in demo bootstrap, only into an empty database.
+ */
+export function prepareStorage(config: Config, logger: Logger): Prepared {
+  const storage = openStorage(config.dbPath)
+  try {
+    if (config.bootstrapFile) {
+      const file = loadBootstrapFile(config.bootstrapFile)
+      const summary = applyBootstrap(storage, file, config.bootstrapFile)
+      logger.info('bootstrap applied', { file: config.bootstrapFile, ...summary })
+      return { storage, demoApiKey: undefined }
+    }
+    if (isEmptyDatabase(storage)) {
+      const key = config.demoApiKey ?? `ak_demo_${randomToken(24)}`
+      applyBootstrap(storage, demoBootstrap(key), 'built-in demo bootstrap')
+      logger.info('demo bootstrap applied', { account: 'demo', deploymentId: 1, agentId: 1 })
+      return { storage, demoApiKey: key }
+    }
+    return { storage, demoApiKey: undefined }
+  } catch (error) {
+    storage.close()
+    throw error
+  }
+}

@@ -1,0 +1,59 @@
+import { openStorage, type Storage } from '../../db/client'
+import { applyBootstrap } from '../../db/bootstrap/apply'
+import type { BootstrapFile } from '../../db/bootstrap/model'
+import { createApp } from '../../src/app'
+import { loadConfig, type Config } from '../../src/config'
+import { createDeps, type AppDeps, type DepsOverrides } from '../../src/deps'
+import { createLogger } from '../../src/logger'
+import { testBootstrap } from './fixtures'
+
+export interface TestAppOptions extends DepsOverrides {
+  bootstrap?: BootstrapFile
+  config?: Partial<Config>
+  storage?: Storage
+}
+
+/** A controllable clock for tests: `advance(ms)` moves it. */
+export function testClock(start = Date.UTC(2026, 6, 20, 12, 0, 0)) {
+  let now = start
+  const clock = () => now
+  clock.advance = (ms: number) => {
+    now += ms
+  }
+  clock.set = (value: number) => {
+    now = value
+  }
+  return clock
+}
+
+/** A fresh app over an in-memory database with the test bootstrap applied. */
+export function createTestApp(options: TestAppOptions = {}) {
+  const config: Config = { ...loadConfig({ ANALYST_DELAY_MS: '0' }), dbPath: ':memory:', ...options.config }
+  const storage = options.storage ?? openStorage(':memory:')
+  applyBootstrap(storage, options.bootstrap ?? testBootstrap(), 'test bootstrap')
+  const deps: AppDeps = createDeps(config, storage, { logger: createLogger('silent'), ...options })
+  const app = createApp(deps)
+  return {
+    app,
+    deps,
+    storage,
+    /** Sends a request through `app.handle()` (no network). `body` objects are sent as JSON. */
+    async request(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {
+      const headers: Record<string, string> = { ...init.headers }
+      let body: BodyInit | undefined
+      if (init.body !== undefined) {
+        body = typeof init.body === 'string' ? init.body : JSON.stringify(init.body)
+        headers['content-type'] ??= 'application/json'
+      }
+      return app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
+    },
+    async close() {
+      await deps.lifecycle.shutdown()
+      storage.close()
+    },
+  }
+}
+
+export type TestApp = ReturnType<typeof createTestApp>
+
+export const apiKey = (key: string) => ({ authorization: `Api-Key ${key}` })

@@ -1,0 +1,163 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { Elysia } from 'elysia'
+import { authPlugin } from '../../../plugins/auth'
+import { corePlugin } from '../../../plugins/core'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { keys, tokenSecrets } from '../../helpers/fixtures'
+import { serviceToken } from '../../helpers/tokens'
+
+/** A probe app with one route per auth macro, over the real core and auth plugins. */
+function probe(test: TestApp) {
+  const app = new Elysia()
+    .use(corePlugin(test.deps))
+    .use(authPlugin(test.deps))
+    .get('/probe/key', ({ caller }) => ({ kind: caller.kind, admin: caller.admin }), { apiKey: true })
+    .get('/probe/admin', ({ caller }) => ({ kind: caller.kind }), { adminKey: true })
+    .get('/probe/deployments/:deploymentId', ({ caller, deployment }) => ({ kind: caller.kind, deployment: deployment.id }), {
+      managementAccess: true,
+    })
+    .get('/probe/chat/:accountName/:agentId', ({ caller, agent }) => ({ kind: caller.kind, agent: agent.id, caller }), { chatAccess: true })
+  return async (path: string, headers: Record<string, string> = {}) => {
+    const response = await app.handle(new Request(`http://localhost${path}`, { headers }))
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> }
+  }
+}
+
+let test: TestApp
+afterEach(() => test?.close())
+
+describe('authPlugin', () => {
+  it('returns 401 with { error, code } when no credential is sent', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    const response = await get('/probe/key')
+    expect(response.status).toBe(401)
+    expect(response.body).toEqual({ error: expect.any(String), code: 'MISSING_CREDENTIALS' })
+  })
+
+  it('returns 400 for a malformed Authorization header', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    for (const value of ['Bearer abc', 'Api-Key', 'Api-Key two words', 'Basic Zm9vOmJhcg==']) {
+      const response = await get('/probe/key', { authorization: value })
+      expect(response.status).toBe(400)
+      expect(response.body.code).toBe('MALFORMED_CREDENTIAL')
+    }
+  })
+
+  it('returns 401 for an unknown key and for a revoked key, with the same message', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    const unknown = await get('/probe/key', apiKey('ak_test_unknown_0123456789'))
+    const revoked = await get('/probe/key', apiKey(keys.revoked))
+    expect(unknown).toEqual({ status: 401, body: { error: 'Invalid or revoked API key', code: 'INVALID_API_KEY' } })
+    expect(revoked).toEqual(unknown)
+  })
+
+  it('accepts a valid key and tells admin keys apart', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    expect(await get('/probe/key', apiKey(keys.member))).toEqual({ status: 200, body: { kind: 'apiKey', admin: false } })
+    expect(await get('/probe/key', { authorization: `api-key ${keys.admin}` })).toEqual({ status: 200, body: { kind: 'apiKey', admin: true } })
+  })
+
+  it('returns 403 for a non-admin key on an admin route', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    const response = await get('/probe/admin', apiKey(keys.member))
+    expect(response).toEqual({ status: 403, body: { error: 'This operation requires an admin API key', code: 'ADMIN_REQUIRED' } })
+    expect((await get('/probe/admin', apiKey(keys.admin))).status).toBe(200)
+  })
+
+  it('returns 403 when a scoped key acts outside its deployments', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    const outside = await get('/probe/deployments/1', apiKey(keys.scoped))
+    expect(outside.status).toBe(403)
+    expect(outside.body.code).toBe('DEPLOYMENT_OUT_OF_SCOPE')
+    expect(await get('/probe/deployments/2', apiKey(keys.scoped))).toEqual({ status: 200, body: { kind: 'apiKey', deployment: 2 } })
+    expect((await get('/probe/deployments/1', apiKey(keys.admin))).status).toBe(200)
+  })
+
+  it("returns 404 for another account's deployment", async () => {
+    test = createTestApp()
+    const get = probe(test)
+    const response = await get('/probe/deployments/3', apiKey(keys.admin))
+    expect(response.status).toBe(404)
+    expect(response.body.code).toBe('DEPLOYMENT_NOT_FOUND')
+  })
+
+  it('refuses service tokens and embed tokens on API-key routes', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    const token = await serviceToken(tokenSecrets.deployment2, { sub: 'u1', scope: ['chat'] })
+    expect((await get('/probe/key', { 'x-service-auth-token': token })).status).toBe(403)
+    expect((await get('/probe/key', { authorization: 'Embed-Token not-a-token' })).status).toBe(401)
+  })
+})
+
+describe('authPlugin chat access', () => {
+  const chat2 = '/probe/chat/acme/2'
+
+  it('accepts a service token with scope chat and takes the user from externalId, else sub', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    const withExternalId = await serviceToken(tokenSecrets.deployment2, { sub: 'subject', externalId: ' User-7 ', scope: ['chat'] })
+    const response = await get(chat2, { 'x-service-auth-token': withExternalId })
+    expect(response.status).toBe(200)
+    expect(response.body.caller).toMatchObject({ kind: 'serviceToken', deploymentId: 2, externalId: 'user-7' })
+    const withSub = await serviceToken(tokenSecrets.deployment2, { sub: 'Subject-1', scope: ['chat', 'other'] })
+    expect((await get(chat2, { 'x-service-auth-token': withSub })).body.caller).toMatchObject({ externalId: 'subject-1' })
+  })
+
+  it('returns 403 when token auth is disabled for the deployment', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    const token = await serviceToken(tokenSecrets.deployment1, { sub: 'u1', scope: ['chat'] })
+    const response = await get('/probe/chat/acme/1', { 'x-service-auth-token': token })
+    expect(response).toEqual({ status: 403, body: { error: 'Token authentication is disabled for this deployment', code: 'TOKEN_AUTH_DISABLED' } })
+  })
+
+  it('returns 401 for an expired token and for one not valid yet', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    const now = Math.floor(test.deps.clock() / 1000)
+    const expired = await serviceToken(tokenSecrets.deployment2, { sub: 'u1', scope: ['chat'] }, { expiresIn: now - 10, issuedAt: now - 100 })
+    expect(await get(chat2, { 'x-service-auth-token': expired })).toEqual({ status: 401, body: { error: 'Token expired', code: 'TOKEN_EXPIRED' } })
+    const early = await serviceToken(tokenSecrets.deployment2, { sub: 'u1', scope: ['chat'] }, { notBefore: now + 3600, expiresIn: now + 7200 })
+    expect((await get(chat2, { 'x-service-auth-token': early })).status).toBe(401)
+  })
+
+  it('returns 403 when the scope claim lacks chat or is not an array', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    for (const scope of [['read'], 'chat', undefined]) {
+      const token = await serviceToken(tokenSecrets.deployment2, { sub: 'u1', scope })
+      const response = await get(chat2, { 'x-service-auth-token': token })
+      expect(response.status).toBe(403)
+      expect(response.body.code).toBe('TOKEN_SCOPE')
+    }
+  })
+
+  it('returns 403 for a genuine token of another deployment and 401 for a forged one', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    const foreign = await serviceToken(tokenSecrets.deployment3, { sub: 'u1', scope: ['chat'], deploymentId: 3 })
+    const response = await get(chat2, { 'x-service-auth-token': foreign })
+    expect(response).toEqual({ status: 403, body: { error: 'Token was issued for another deployment', code: 'TOKEN_WRONG_DEPLOYMENT' } })
+    const forged = await serviceToken('not-the-secret-at-all-0123', { sub: 'u1', scope: ['chat'], deploymentId: 3 })
+    expect((await get(chat2, { 'x-service-auth-token': forged })).status).toBe(401)
+    const sameSecretOtherClaim = await serviceToken(tokenSecrets.deployment2, { sub: 'u1', scope: ['chat'], deploymentId: 1 })
+    expect((await get(chat2, { 'x-service-auth-token': sameSecretOtherClaim })).status).toBe(403)
+  })
+
+  it('returns 404 for an unknown account or agent and 403 for a key of another account', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    expect((await get('/probe/chat/nobody/1', apiKey(keys.admin))).status).toBe(404)
+    expect((await get('/probe/chat/acme/99', apiKey(keys.admin))).status).toBe(404)
+    expect((await get('/probe/chat/acme/3', apiKey(keys.admin))).status).toBe(404)
+    expect((await get('/probe/chat/acme/1', apiKey(keys.otherAdmin))).status).toBe(403)
+    expect((await get('/probe/chat/acme/1', apiKey(keys.scoped))).status).toBe(403)
+  })
+})

@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { Elysia, t } from 'elysia'
+import { corePlugin } from '../../../plugins/core'
+import { createTestApp, type TestApp } from '../../helpers/app'
+
+let test: TestApp
+afterEach(() => test?.close())
+
+function withProbe(test: TestApp) {
+  const app = new Elysia()
+    .use(corePlugin(test.deps))
+    .post('/probe', ({ body }) => body, {
+      body: t.Object({ messageId: t.String({ pattern: '^\\d{13,}-message$' }), nested: t.Optional(t.Object({ count: t.Integer() })) }),
+    })
+    .get('/boom', () => {
+      throw new Error('secret database detail')
+    })
+  return (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init))
+}
+
+describe('corePlugin', () => {
+  it('answers /healthz with 200', async () => {
+    test = createTestApp()
+    const response = await test.request('GET', '/healthz')
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ status: 'ok' })
+  })
+
+  it('returns a JSON 404 for unknown routes', async () => {
+    test = createTestApp()
+    const response = await test.request('GET', '/no/such/route')
+    expect(response.status).toBe(404)
+    expect(response.headers.get('content-type')).toContain('application/json')
+    expect(await response.json()).toEqual({ error: 'No such route', code: 'ROUTE_NOT_FOUND' })
+  })
+
+  it('returns 400 for malformed JSON', async () => {
+    test = createTestApp()
+    const send = withProbe(test)
+    const response = await send('/probe', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messageId":' })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({ error: 'Malformed request body: expected valid JSON', code: 'MALFORMED_JSON' })
+  })
+
+  it('returns 400 naming the field for schema failures, never 422', async () => {
+    test = createTestApp()
+    const send = withProbe(test)
+    const bad = await send('/probe', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messageId":"abc"}' })
+    expect(bad.status).toBe(400)
+    const body = (await bad.json()) as { error: string; code: string }
+    expect(body.code).toBe('VALIDATION_FAILED')
+    expect(body.error).toStartWith('messageId: ')
+    const nested = await send('/probe', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messageId: '1700000000000-message', nested: { count: 'x' } }),
+    })
+    expect(nested.status).toBe(400)
+    expect(((await nested.json()) as { error: string }).error).toStartWith('nested.count: ')
+  })
+
+  it('returns 413 for bodies over the configured limit', async () => {
+    test = createTestApp({ config: { maxBodyBytes: 2048 } })
+    const send = withProbe(test)
+    const body = 'x'.repeat(4096)
+    const headers = { 'content-type': 'application/json', 'content-length': String(body.length) }
+    const response = await send('/probe', { method: 'POST', headers, body })
+    expect(response.status).toBe(413)
+    expect(await response.json()).toEqual({ error: 'Request body is larger than 2048 bytes', code: 'PAYLOAD_TOO_LARGE' })
+  })
+
+  it('answers 500 without details for bugs and echoes the request id', async () => {
+    test = createTestApp()
+    const send = withProbe(test)
+    const response = await send('/boom', { headers: { 'x-request-id': 'req-123' } })
+    expect(response.status).toBe(500)
+    expect(response.headers.get('x-request-id')).toBe('req-123')
+    const text = await response.text()
+    expect(JSON.parse(text)).toEqual({ error: 'Internal server error', code: 'INTERNAL' })
+    expect(text).not.toContain('secret')
+  })
+
+  it('counts requests by route and status on /metrics', async () => {
+    test = createTestApp()
+    await test.request('GET', '/healthz')
+    await test.request('GET', '/missing')
+    // The access log and metrics are written after the response is handed over.
+    await Bun.sleep(10)
+    const response = await test.request('GET', '/metrics')
+    expect(response.headers.get('content-type')).toContain('text/plain')
+    const text = await response.text()
+    expect(text).toContain('http_requests_total{method="GET",route="/healthz",status="200"} 1')
+    expect(text).toContain('status="404"')
+    expect(text).toContain('# TYPE http_request_duration_seconds histogram')
+  })
+
+  it('serves the OpenAPI 3.1 document', async () => {
+    test = createTestApp()
+    const response = await test.request('GET', '/openapi/json')
+    expect(response.status).toBe(200)
+    const document = (await response.json()) as { openapi: string; components: { securitySchemes: Record<string, unknown> } }
+    expect(document.openapi).toStartWith('3.1')
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['ApiKey', 'EmbedToken', 'ServiceAuthToken'])
+  })
+})
