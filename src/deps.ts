@@ -2,6 +2,7 @@ import type { Storage } from '../db/client'
 import { createApiKeyAuthenticator } from '../plugins/auth/api-keys'
 import { createDirectory, type Directory } from '../plugins/auth/directory'
 import type { EmbedTokenVerifier } from '../plugins/auth/model'
+import type { UserProvisioner } from '../plugins/auth/user-access'
 import { UnauthorizedError } from './errors'
 import type { Config } from './config'
 import { Lifecycle } from './lifecycle'
@@ -25,6 +26,8 @@ export interface AppDeps {
   directory: Directory
   authenticateApiKey: ReturnType<typeof createApiKeyAuthenticator>
   embedTokens: EmbedTokenVerifier
+  /** Identities of chat and SQL requests to stored users (the embed area's provisioning rules). */
+  users: UserProvisioner
   lifecycle: Lifecycle
 }
 
@@ -45,6 +48,18 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
     embedTokens: overrides.embedTokens ?? {
       async verify() {
         throw new UnauthorizedError('Invalid embed token', 'INVALID_EMBED_TOKEN')
+      },
+    },
+    // Replaced by the embed area's provisioner (plugins/embed/provisioning.ts) once it lands.
+    users: overrides.users ?? {
+      fromSessionSettings() {
+        throw new UnauthorizedError('User provisioning is not available yet', 'NOT_IMPLEMENTED')
+      },
+      fromExternalId() {
+        throw new UnauthorizedError('User provisioning is not available yet', 'NOT_IMPLEMENTED')
+      },
+      accessOf() {
+        throw new UnauthorizedError('User provisioning is not available yet', 'NOT_IMPLEMENTED')
       },
     },
     lifecycle: overrides.lifecycle ?? new Lifecycle(),
