@@ -1,7 +1,11 @@
 import foundation from './0001_foundation.sql' with { type: 'text' }
+import chat from './0002_chat.sql' with { type: 'text' }
 
 /**
  * Every migration, in order. They are imported as text so `bun build --compile` embeds them in the binary.
  * Append new ones; never edit one that has shipped.
  */
-export const migrations: readonly { tag: string; sql: string }[] = [{ tag: '0001_foundation', sql: foundation }]
+export const migrations: readonly { tag: string; sql: string }[] = [
+  { tag: '0001_foundation', sql: foundation },
+  { tag: '0002_chat', sql: chat },
+]

@@ -1,2 +1,3 @@
 /** Every table of the service; each feature area adds its own file. */
 export * from './foundation'
+export * from './chat'
