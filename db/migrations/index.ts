@@ -1,5 +1,6 @@
 import foundation from './0001_foundation.sql' with { type: 'text' }
 import chat from './0002_chat.sql' with { type: 'text' }
+import management from './0004_management.sql' with { type: 'text' }
 
 /**
  * Every migration, in order. They are imported as text so `bun build --compile` embeds them in the binary.
@@ -8,4 +9,5 @@ import chat from './0002_chat.sql' with { type: 'text' }
 export const migrations: readonly { tag: string; sql: string }[] = [
   { tag: '0001_foundation', sql: foundation },
   { tag: '0002_chat', sql: chat },
+  { tag: '0004_management', sql: management },
 ]

@@ -1,3 +1,4 @@
 /** Every table of the service; each feature area adds its own file. */
 export * from './foundation'
 export * from './chat'
+export * from './management'
