@@ -3,6 +3,7 @@ import { createApiKeyAuthenticator } from '../plugins/auth/api-keys'
 import { createDirectory, type Directory } from '../plugins/auth/directory'
 import type { EmbedTokenVerifier } from '../plugins/auth/model'
 import type { UserProvisioner } from '../plugins/auth/user-access'
+import { createUserProvisioner } from '../plugins/embed/provisioning'
 import { UnauthorizedError } from './errors'
 import type { Config } from './config'
 import { Lifecycle } from './lifecycle'
@@ -36,12 +37,13 @@ export type DepsOverrides = Partial<Omit<AppDeps, 'config' | 'storage'>>
 /** Builds the dependencies of one app over an open storage. */
 export function createDeps(config: Config, storage: Storage, overrides: DepsOverrides = {}): AppDeps {
   const logger = overrides.logger ?? createLogger(config.logLevel)
+  const clock = overrides.clock ?? Date.now
   return {
     config,
     storage,
     logger,
     metrics: overrides.metrics ?? new Metrics(),
-    clock: overrides.clock ?? Date.now,
+    clock,
     instanceId: overrides.instanceId ?? randomToken(8),
     directory: overrides.directory ?? createDirectory(storage),
     authenticateApiKey: overrides.authenticateApiKey ?? createApiKeyAuthenticator(storage),
@@ -50,18 +52,7 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
         throw new UnauthorizedError('Invalid embed token', 'INVALID_EMBED_TOKEN')
       },
     },
-    // Replaced by the embed area's provisioner (plugins/embed/provisioning.ts) once it lands.
-    users: overrides.users ?? {
-      fromSessionSettings() {
-        throw new UnauthorizedError('User provisioning is not available yet', 'NOT_IMPLEMENTED')
-      },
-      fromExternalId() {
-        throw new UnauthorizedError('User provisioning is not available yet', 'NOT_IMPLEMENTED')
-      },
-      accessOf() {
-        throw new UnauthorizedError('User provisioning is not available yet', 'NOT_IMPLEMENTED')
-      },
-    },
+    users: overrides.users ?? createUserProvisioner(storage, clock),
     lifecycle: overrides.lifecycle ?? new Lifecycle(),
   }
 }

@@ -19,8 +19,8 @@ export type UserAttributeInput = typeof UserAttributeInput.static
 
 /**
  * `sessionSettings` of a chat request (spec 2.3) and of `.../sql`: who is asking. Exactly one of `externalId` and
- * `internalId`; `groups`, `securityContext` and `userAttributes` only with `externalId`. The cross-field rules are
- * checked by `checkSessionSettings`, so the message names the field.
+ * `internalId`; `email`, `groups`, `securityContext` and `userAttributes` only with `externalId`. The cross-field
+ * rules are checked by the provisioner (`checkIdentity` in `identity.ts`), so the message names the field.
  */
 export const SessionSettings = t.Object(
   {

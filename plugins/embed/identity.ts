@@ -1,0 +1,45 @@
+import { BadRequestError } from '../../src/errors'
+
+export type Identity = { kind: 'external'; externalId: string } | { kind: 'internal'; username: string }
+
+/** Fields of a chat `sessionSettings` that an internal user may not send: their stored permissions apply. */
+export const FORBIDDEN_WITH_INTERNAL_ID = ['email', 'groups', 'userAttributes', 'securityContext'] as const
+
+/** Lowercased and trimmed, as identities are stored (spec 2.3 and 2.6). */
+export function normalizeIdentity(value: string): string {
+  return value.trim().toLowerCase()
+}
+
+/**
+ * The identity rules of spec 2.3 and 2.6: exactly one of `externalId` and `internalId` (400 naming them), with
+ * `internalId` none of the `forbidden` fields (400 naming the first one sent), and no blank identity.
+ */
+export function checkIdentity(fields: Record<string, unknown>, forbidden: readonly string[]): Identity {
+  const { externalId, internalId } = fields as { externalId?: string; internalId?: string }
+  if (externalId !== undefined && internalId !== undefined)
+    throw new BadRequestError('Send either externalId or internalId, not both', 'IDENTITY_CONFLICT')
+  if (externalId === undefined && internalId === undefined)
+    throw new BadRequestError('externalId or internalId is required', 'IDENTITY_REQUIRED')
+  if (internalId !== undefined) {
+    const sent = forbidden.find((field) => fields[field] !== undefined)
+    if (sent) throw new BadRequestError(`${sent} is not allowed with internalId`, 'NOT_ALLOWED_WITH_INTERNAL_ID')
+    const username = normalizeIdentity(internalId)
+    if (username === '') throw new BadRequestError('internalId must not be blank', 'BLANK_IDENTITY')
+    return { kind: 'internal', username }
+  }
+  const id = normalizeIdentity(externalId!)
+  if (id === '') throw new BadRequestError('externalId must not be blank', 'BLANK_IDENTITY')
+  return { kind: 'external', externalId: id }
+}
+
+/** 400 unless `picture` is an absolute http(s) URL. Only the syntax is checked; the URL is never fetched. */
+export function checkPictureUrl(picture: string): void {
+  let url: URL | undefined
+  try {
+    url = new URL(picture)
+  } catch {
+    url = undefined
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '')
+    throw new BadRequestError('userProfile.picture must be an absolute http:// or https:// URL', 'INVALID_PICTURE_URL')
+}

@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { AppError } from '../../../src/errors'
+import { createTestApp, type TestApp } from '../../helpers/app'
+import { groupsOf, userRow, valuesOf } from './helpers'
+
+let test: TestApp
+afterEach(() => test?.close())
+
+const ACME = 1
+
+function failure(run: () => unknown): { status: number; error: string; code: string } {
+  try {
+    run()
+  } catch (error) {
+    if (error instanceof AppError) return { status: error.status, error: error.message, code: error.code }
+    throw error
+  }
+  throw new Error('expected an AppError')
+}
+
+describe('createUserProvisioner fromSessionSettings', () => {
+  it('creates the external user lowercased and trimmed, with groups, attributes and security context', () => {
+    test = createTestApp()
+    const resolved = test.deps.users.fromSessionSettings(ACME, {
+      externalId: '  User-1 ',
+      email: 'u1@example.com',
+      groups: ['sales', 'ops'],
+      userAttributes: [
+        { name: 'region', value: 'EU' },
+        { name: 'beta', value: true },
+      ],
+      securityContext: { tenant: 7 },
+    })
+    expect(resolved.kind).toBe('external')
+    expect(resolved.access).toEqual({
+      userId: resolved.userId,
+      groups: ['ops', 'sales'],
+      userAttributes: { beta: true, region: 'EU' },
+      securityContext: { tenant: 7 },
+    })
+    expect(userRow(test, 'user-1')).toMatchObject({ email: 'u1@example.com', kind: 'external' })
+    expect(test.deps.users.accessOf(resolved.userId)).toEqual(resolved.access)
+  })
+
+  it('resolves an internal user by lowercased, trimmed username and refuses provisioning fields with it', () => {
+    test = createTestApp()
+    const resolved = test.deps.users.fromSessionSettings(ACME, { internalId: ' ALICE@acme.com ' })
+    expect(resolved.kind).toBe('internal')
+    for (const field of ['groups', 'userAttributes', 'securityContext', 'email'] as const) {
+      const settings = { internalId: 'bob', groups: [], userAttributes: [], securityContext: {}, email: 'x@y.z' }
+      const only = { internalId: 'bob', [field]: settings[field] }
+      expect(failure(() => test.deps.users.fromSessionSettings(ACME, only))).toEqual({
+        status: 400,
+        error: `${field} is not allowed with internalId`,
+        code: 'NOT_ALLOWED_WITH_INTERNAL_ID',
+      })
+    }
+  })
+
+  it("never resolves an external user's id given as internalId", () => {
+    test = createTestApp()
+    test.deps.users.fromSessionSettings(ACME, { externalId: 'carol' })
+    expect(failure(() => test.deps.users.fromSessionSettings(ACME, { internalId: 'carol' }))).toEqual({
+      status: 400,
+      error: 'Internal user carol not found',
+      code: 'INTERNAL_USER_NOT_FOUND',
+    })
+  })
+
+  it('writes nothing when any part of the call fails', () => {
+    test = createTestApp()
+    const bad = () =>
+      test.deps.users.fromSessionSettings(ACME, {
+        externalId: 'dave',
+        groups: ['sales', 'marketing-eu', 'ops', 'nope'],
+        userAttributes: [{ name: 'region', value: 'EU' }],
+      })
+    expect(failure(bad)).toEqual({ status: 400, error: 'Groups with names marketing-eu, nope not found', code: 'GROUPS_NOT_FOUND' })
+    expect(userRow(test, 'dave')).toBeUndefined()
+  })
+})
+
+describe('createUserProvisioner fromExternalId', () => {
+  it('creates a missing user and leaves an existing one as stored, applying the token context to the access only', () => {
+    test = createTestApp()
+    const created = test.deps.users.fromSessionSettings(ACME, { externalId: 'erin', groups: ['sales'], securityContext: { a: 1 } })
+    const again = test.deps.users.fromExternalId(ACME, ' ERIN ', { b: 2 })
+    expect(again.userId).toBe(created.userId)
+    expect(again.access.securityContext).toEqual({ b: 2 })
+    expect(again.access.groups).toEqual(['sales'])
+    expect(userRow(test, 'erin')?.securityContext).toBe('{"a":1}')
+    const fresh = test.deps.users.fromExternalId(ACME, 'frank')
+    expect(fresh.access).toEqual({ userId: fresh.userId, groups: [], userAttributes: {}, securityContext: {} })
+    expect(groupsOf(test, fresh.userId)).toEqual([])
+    expect(valuesOf(test, fresh.userId)).toEqual({})
+  })
+})
