@@ -1,5 +1,6 @@
 import foundation from './0001_foundation.sql' with { type: 'text' }
 import chat from './0002_chat.sql' with { type: 'text' }
+import embed from './0003_embed.sql' with { type: 'text' }
 import management from './0004_management.sql' with { type: 'text' }
 
 /**
@@ -9,5 +10,6 @@ import management from './0004_management.sql' with { type: 'text' }
 export const migrations: readonly { tag: string; sql: string }[] = [
   { tag: '0001_foundation', sql: foundation },
   { tag: '0002_chat', sql: chat },
+  { tag: '0003_embed', sql: embed },
   { tag: '0004_management', sql: management },
 ]

@@ -1,4 +1,5 @@
 /** Every table of the service; each feature area adds its own file. */
 export * from './foundation'
 export * from './chat'
+export * from './embed'
 export * from './management'
