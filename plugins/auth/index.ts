@@ -15,7 +15,8 @@ type Headers = Record<string, string | undefined>
  * - `adminKey`: an admin API key.
  * - `deploymentAccess`: an API key in scope for `params.deploymentId`, or an embed token for that deployment.
  * - `managementAccess`: an API key in scope for `params.deploymentId`.
- * - `chatAccess`: any of the three schemes on `params.accountName` / `params.agentId`.
+ * - `chatAccess`: any of the three schemes on `params.accountName` / `params.agentId` (embed tokens also as
+ *   `?embedToken=`, for browser WebSockets).
  * Missing credentials are 401, malformed ones 400, genuine ones without the right 403.
  */
 export function authPlugin(deps: AppDeps) {
@@ -41,8 +42,13 @@ export function authPlugin(deps: AppDeps) {
     return { caller, deployment: authorizeDeployment(caller, Number(rawId), directory) }
   }
 
-  async function chatCaller(headers: Headers, params: Record<string, string>): Promise<{ caller: Caller; agent: AgentInfo; deployment: DeploymentInfo }> {
-    const credential = readCredential(headers)
+  async function chatCaller(
+    headers: Headers,
+    params: Record<string, string>,
+    query: Record<string, string | undefined>,
+  ): Promise<{ caller: Caller; agent: AgentInfo; deployment: DeploymentInfo }> {
+    // Browsers cannot set headers on a WebSocket, so the chat routes also take an embed token as `?embedToken=`.
+    const credential = readCredential(headers) ?? (query.embedToken ? { scheme: 'embedToken' as const, value: query.embedToken } : undefined)
     const agentId = Number(params.agentId)
     const agent = Number.isSafeInteger(agentId) && agentId > 0 ? directory.agent(agentId) : undefined
     const accountExists = directory.accountByName(params.accountName ?? '') !== undefined
@@ -90,8 +96,8 @@ export function authPlugin(deps: AppDeps) {
       },
     },
     chatAccess: {
-      async resolve({ headers, params }) {
-        return chatCaller(headers, params as Record<string, string>)
+      async resolve({ headers, params, query }) {
+        return chatCaller(headers, params as Record<string, string>, query as Record<string, string | undefined>)
       },
     },
   })

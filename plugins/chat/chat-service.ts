@@ -1,0 +1,174 @@
+import type { Logger } from '../../src/logger'
+import type { Metrics } from '../../src/metrics'
+import { ForbiddenError, NotFoundError } from '../../src/errors'
+import type { AgentInfo, DeploymentInfo } from '../auth/directory'
+import type { UserAccess } from '../auth/user-access'
+import type { AgentFactory } from './agent'
+import { cutoffLine, encodeLine, errorLine, stateLine } from './lines'
+import type { ChatRequest } from './model'
+import { executeRun, type OpenMessage, type RunOutcome } from './run-executor'
+import type { TurnSource } from './run-readers'
+import { RunRegistry } from './run-registry'
+import type { ThreadStore } from './thread-store'
+
+/** Who is chatting, resolved by the route from the credential. */
+export interface ChatParticipant {
+  agent: AgentInfo
+  deployment: DeploymentInfo
+  userId: number
+  access: UserAccess
+}
+
+export interface ChatServiceOptions {
+  store: ThreadStore
+  agents: AgentFactory
+  logger: Logger
+  metrics: Metrics
+  clock: () => number
+  /** How often partial answers are saved, so a crash keeps what was streamed. */
+  checkpointMs?: number
+}
+
+const BUSY = 'Streaming for thread is in progress'
+
+/**
+ * The chat's turn logic (contract section 4): starts runs, joins active ones by `messageId`, answers finished
+ * `messageId`s and state requests from the database, and aborts runs. It returns what to send (`TurnSource`); the
+ * HTTP and WebSocket routes only deliver it.
+ */
+export function createChatService(options: ChatServiceOptions) {
+  const { store, agents, logger, metrics, clock } = options
+  const registry = new RunRegistry()
+  const dirty = new Set<OpenMessage>()
+  const runsTotal = metrics.counter('chat_runs_total', 'Chat runs by outcome')
+  metrics.gauge('chat_active_runs', 'Chat runs currently streaming').collect(() => registry.size)
+
+  const checkpointTimer = setInterval(() => {
+    if (dirty.size === 0) return
+    const entries = [...dirty].map((message) => ({ threadId: message.threadId, id: message.id, content: message.content, thinking: message.thinking }))
+    dirty.clear()
+    try {
+      store.checkpoint(entries)
+    } catch (error) {
+      logger.error('chat checkpoint failed', { error })
+    }
+  }, options.checkpointMs ?? 1000)
+  checkpointTimer.unref?.()
+
+  const fixed = (...lines: Parameters<typeof encodeLine>[0][]): TurnSource => ({ head: lines.map(encodeLine) })
+  const stateOf = (chatId: string, devMode: boolean): TurnSource =>
+    fixed(cutoffLine(chatId, false), stateLine(store.messages(chatId, devMode)))
+
+  function startRun(request: ChatRequest & { input: string }, participant: ChatParticipant, chatId: string | undefined, branch: string, devMode: boolean): TurnSource {
+    const isNewThread = chatId === undefined
+    const threadId = chatId ?? crypto.randomUUID()
+    const messageId = request.messageId ?? `${clock()}-message`
+    const runId = crypto.randomUUID()
+    const history = isNewThread ? [] : store.messages(threadId, devMode)
+    const { userMessage, nextSort } = store.startTurn({
+      thread: {
+        id: threadId,
+        accountId: participant.deployment.accountId,
+        deploymentId: participant.deployment.id,
+        agentId: participant.agent.id,
+        userId: participant.userId,
+      },
+      isNewThread,
+      runId,
+      messageId,
+      branch,
+      input: request.input,
+      images: request.images,
+    })
+    const run = registry.start({ chatId: threadId, messageId, userId: participant.userId, threadId })
+    run.append(encodeLine(userMessage))
+    const agent = agents(participant.agent)
+    void executeRun({
+      run,
+      runId,
+      agent,
+      turn: {
+        agent: participant.agent,
+        deployment: participant.deployment,
+        branch,
+        devMode,
+        history,
+        input: request.input,
+        images: request.images ?? [],
+        access: participant.access,
+      },
+      firstSort: nextSort,
+      store,
+      registry,
+      logger,
+      dirty,
+      onEnd: (outcome: RunOutcome) => runsTotal.inc({ outcome }),
+    }).catch((error) => logger.error('chat run crashed', { runId, error }))
+    return { head: [encodeLine(cutoffLine(threadId, false))], run }
+  }
+
+  return {
+    registry,
+
+    /** What to send for one chat request. Never throws for thread-level problems: they become an error line. */
+    open(request: ChatRequest, participant: ChatParticipant): TurnSource {
+      const { deployment, userId } = participant
+      const branch = request.activeBranchName ?? deployment.defaultBranch
+      if (!deployment.branches.includes(branch)) return fixed(errorLine(`Branch ${branch} not found in deployment ${deployment.id}`))
+      const devMode = branch !== deployment.defaultBranch
+
+      if (request.messageId !== undefined) {
+        const active = request.chatId !== undefined ? registry.forChat(request.chatId) : registry.forMessage(userId, request.messageId)
+        if (active && active.key.messageId === request.messageId && active.key.userId === userId)
+          return { head: [encodeLine(cutoffLine(active.key.chatId, true))], run: active }
+      }
+
+      if (request.chatId !== undefined) {
+        const thread = store.thread(request.chatId)
+        if (!thread || thread.userId !== userId || thread.agentId !== participant.agent.id)
+          return fixed(errorLine(`Chat ${request.chatId} not found`))
+        if (request.messageId !== undefined && store.hasUserMessage(thread.id, request.messageId)) return stateOf(thread.id, devMode)
+        if (request.input === undefined) return stateOf(thread.id, devMode)
+        if (registry.forChat(thread.id)) return fixed(errorLine(BUSY))
+        return startRun({ ...request, input: request.input }, participant, thread.id, branch, devMode)
+      }
+
+      if (request.messageId !== undefined) {
+        const finished = store.threadOfUserMessage(userId, participant.agent.id, request.messageId)
+        if (finished) return stateOf(finished, devMode)
+      }
+      if (request.input === undefined) return fixed(errorLine('Send input to start a chat, or a chatId to read one'))
+      return startRun({ ...request, input: request.input }, participant, undefined, branch, devMode)
+    },
+
+    /**
+     * Stops the thread's active run (the run ends with an error line and keeps its partial answer). `userId` null
+     * means an account-level caller (an API key naming no user). Returns whether a run was stopped.
+     */
+    abort(chatId: string, scope: { accountId: number; agentId: number; deploymentIds: number[] | null; userId: number | null }): boolean {
+      const thread = store.thread(chatId)
+      if (
+        !thread ||
+        thread.accountId !== scope.accountId ||
+        thread.agentId !== scope.agentId ||
+        (scope.deploymentIds !== null && !scope.deploymentIds.includes(thread.deploymentId))
+      )
+        throw new NotFoundError(`Chat ${chatId} not found`, 'CHAT_NOT_FOUND')
+      if (scope.userId !== null && thread.userId !== scope.userId)
+        throw new ForbiddenError('This chat belongs to another user', 'CHAT_NOT_OWNED')
+      const run = registry.forChat(chatId)
+      if (!run) return false
+      run.abort('Run aborted')
+      return true
+    },
+
+    /** Aborts every run and waits (bounded) for them to save their partial answers. */
+    async shutdown(timeoutMs: number): Promise<void> {
+      registry.abortAll('The server is shutting down; the run was interrupted')
+      await registry.whenIdle(timeoutMs)
+      clearInterval(checkpointTimer)
+    },
+  }
+}
+
+export type ChatService = ReturnType<typeof createChatService>

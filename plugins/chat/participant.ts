@@ -1,0 +1,57 @@
+import { BadRequestError } from '../../src/errors'
+import type { AgentInfo, DeploymentInfo } from '../auth/directory'
+import type { Caller } from '../auth/model'
+import type { UserProvisioner } from '../auth/user-access'
+import type { SessionSettings } from '../embed/session-settings'
+import type { ChatParticipant } from './chat-service'
+
+/**
+ * Who is chatting (contract section 4): with an API key, the user `sessionSettings` names (provisioned like
+ * generate-session); with a service token, its `externalId`/`sub` user; with an embed token, the session's user
+ * and exactly the access the session granted. `sessionSettings` is ignored for tokens: their identity is fixed.
+ */
+export function resolveParticipant(
+  users: UserProvisioner,
+  caller: Caller,
+  agent: AgentInfo,
+  deployment: DeploymentInfo,
+  sessionSettings: SessionSettings | undefined,
+): ChatParticipant {
+  switch (caller.kind) {
+    case 'apiKey': {
+      if (!sessionSettings)
+        throw new BadRequestError('sessionSettings: required with an API key (give externalId or internalId)', 'SESSION_SETTINGS_REQUIRED')
+      const user = users.fromSessionSettings(caller.accountId, sessionSettings)
+      return { agent, deployment, userId: user.userId, access: user.access }
+    }
+    case 'serviceToken': {
+      const user = users.fromExternalId(caller.accountId, caller.externalId, caller.securityContext)
+      const access = caller.securityContext ? { ...user.access, securityContext: caller.securityContext } : user.access
+      return { agent, deployment, userId: user.userId, access }
+    }
+    case 'embed':
+      return {
+        agent,
+        deployment,
+        userId: caller.userId,
+        access: {
+          userId: caller.userId,
+          groups: caller.groups,
+          userAttributes: caller.userAttributes,
+          securityContext: caller.securityContext ?? {},
+        },
+      }
+  }
+}
+
+/** The user an abort request is limited to: null for an API key naming nobody (account-level backend). */
+export function abortingUser(
+  lookupUser: (accountId: number, settings: SessionSettings) => number | undefined,
+  caller: Caller,
+  sessionSettings: SessionSettings | undefined,
+): number | null {
+  if (caller.kind === 'embed') return caller.userId
+  if (caller.kind === 'serviceToken') return lookupUser(caller.accountId, { externalId: caller.externalId }) ?? -1
+  if (!sessionSettings) return null
+  return lookupUser(caller.accountId, sessionSettings) ?? -1
+}

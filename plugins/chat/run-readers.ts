@@ -1,0 +1,184 @@
+import { encodeLine, errorLine, type EncodedLine } from './lines'
+import type { Run } from './run-registry'
+
+/** What one response sends: its own leading lines (the `__cutoff__`), then a run's log, or fixed lines only. */
+export interface TurnSource {
+  head: EncodedLine[]
+  run?: Run
+  tail?: EncodedLine[]
+}
+
+export interface ReaderHooks {
+  /** Called for every line handed to the transport. */
+  onLines?(count: number): void
+  /** Called once when the reader ends, whatever the reason. */
+  onClose?(): void
+}
+
+export const TOO_SLOW = encodeLine(errorLine('The connection fell too far behind the run; rejoin with the same messageId'))
+
+function concat(lines: EncodedLine[], from: number, to: number): Uint8Array {
+  if (to - from === 1) return lines[from].bytes
+  let size = 0
+  for (let index = from; index < to; index++) size += lines[index].bytes.byteLength
+  const out = new Uint8Array(size)
+  let offset = 0
+  for (let index = from; index < to; index++) {
+    out.set(lines[index].bytes, offset)
+    offset += lines[index].bytes.byteLength
+  }
+  return out
+}
+
+/**
+ * The NDJSON body of a turn. Pull-based: lines are copied out only as fast as the client reads, so a slow client
+ * costs a cursor, not a buffer. A reader whose cursor falls more than `maxLagLines` behind the live run is dropped
+ * with an error line; it never slows the run or other readers. Cancelling (client gone) detaches the reader only.
+ */
+export function ndjsonStream(source: TurnSource, maxLagLines: number, hooks: ReaderHooks = {}): ReadableStream<Uint8Array> {
+  const { run } = source
+  let cursor = 0
+  let headSent = false
+  let closed = false
+  let unlisten: (() => void) | undefined
+  let wake: (() => void) | undefined
+  let settle: (() => void) | undefined
+
+  const close = (controller: ReadableStreamDefaultController<Uint8Array>) => {
+    if (closed) return
+    closed = true
+    unlisten?.()
+    if (source.tail?.length) {
+      controller.enqueue(concat(source.tail, 0, source.tail.length))
+      hooks.onLines?.(source.tail.length)
+    }
+    controller.close()
+    hooks.onClose?.()
+  }
+
+  /** Enqueues what the log holds beyond the cursor; true when something was sent. */
+  const drain = (controller: ReadableStreamDefaultController<Uint8Array>): boolean => {
+    if (!run || closed) return false
+    const end = run.lines.length
+    if (cursor >= end) return false
+    controller.enqueue(concat(run.lines, cursor, end))
+    hooks.onLines?.(end - cursor)
+    cursor = end
+    return true
+  }
+
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (closed) return
+      if (!headSent) {
+        headSent = true
+        if (source.head.length) {
+          controller.enqueue(concat(source.head, 0, source.head.length))
+          hooks.onLines?.(source.head.length)
+        }
+      }
+      if (!run) return close(controller)
+      if (drain(controller)) return
+      if (run.done) return close(controller)
+      return new Promise<void>((resolve) => {
+        settle = resolve
+        wake = () => {
+          if (drain(controller)) {
+            wake = undefined
+            resolve()
+          } else if (run.done) {
+            wake = undefined
+            close(controller)
+            resolve()
+          }
+        }
+        unlisten ??= run.listen(() => {
+          if (!closed && run.lines.length - cursor > maxLagLines) return drop(controller)
+          wake?.()
+        })
+      })
+    },
+    cancel() {
+      if (closed) return
+      closed = true
+      unlisten?.()
+      hooks.onClose?.()
+    },
+  })
+
+  function drop(controller: ReadableStreamDefaultController<Uint8Array>) {
+    closed = true
+    unlisten?.()
+    controller.enqueue(TOO_SLOW.bytes)
+    controller.close()
+    hooks.onLines?.(1)
+    hooks.onClose?.()
+    wake = undefined
+    settle?.()
+  }
+}
+
+export interface LineSocket {
+  send(json: string): void
+  /** Bytes queued in the socket and not yet written. */
+  bufferedAmount(): number
+}
+
+/**
+ * Sends a turn over a WebSocket, one line a frame, and resolves when the turn's last line is sent (or the reader is
+ * dropped or stopped). Sending is push-based; a socket whose unsent bytes exceed `maxBufferedBytes` is dropped from
+ * the run with an error line instead of being waited for.
+ */
+export function pipeTurnToSocket(
+  source: TurnSource,
+  socket: LineSocket,
+  maxBufferedBytes: number,
+  hooks: ReaderHooks = {},
+): { done: Promise<void>; stop(): void } {
+  const { run } = source
+  let cursor = 0
+  let stopped = false
+  let finish: () => void = () => {}
+  const done = new Promise<void>((resolve) => {
+    finish = resolve
+  })
+  let unlisten: (() => void) | undefined
+
+  const end = () => {
+    if (stopped) return
+    stopped = true
+    unlisten?.()
+    hooks.onClose?.()
+    finish()
+  }
+  const sendAll = (lines: EncodedLine[]) => {
+    for (const line of lines) socket.send(line.json)
+    hooks.onLines?.(lines.length)
+  }
+  const pump = () => {
+    if (stopped || !run) return
+    if (socket.bufferedAmount() > maxBufferedBytes) {
+      socket.send(TOO_SLOW.json)
+      hooks.onLines?.(1)
+      return end()
+    }
+    const from = cursor
+    const to = run.lines.length
+    for (; cursor < to; cursor++) socket.send(run.lines[cursor].json)
+    if (to > from) hooks.onLines?.(to - from)
+    if (run.done) {
+      if (source.tail) sendAll(source.tail)
+      end()
+    }
+  }
+
+  sendAll(source.head)
+  if (!run) {
+    if (source.tail) sendAll(source.tail)
+    end()
+  } else {
+    unlisten = run.listen(pump)
+    pump()
+  }
+  return { done, stop: end }
+}

@@ -1,0 +1,132 @@
+import type { EncodedLine } from './lines'
+
+export interface RunKey {
+  chatId: string
+  messageId: string
+  /** The user the thread belongs to. */
+  userId: number
+  threadId: string
+}
+
+type Listener = () => void
+
+/**
+ * One active run: an append-only log of encoded lines that every reader replays from its start and then follows
+ * live. Readers are woken by `listen` callbacks (no polling); the run never waits for them.
+ */
+export class Run {
+  readonly lines: EncodedLine[] = []
+  readonly abortController = new AbortController()
+  readonly startedAt = performance.now()
+  private listeners = new Set<Listener>()
+  private finished = false
+  /** Why the run was aborted, when it was. */
+  abortReason: string | undefined
+
+  constructor(readonly key: RunKey) {}
+
+  get done(): boolean {
+    return this.finished
+  }
+
+  get signal(): AbortSignal {
+    return this.abortController.signal
+  }
+
+  get readerCount(): number {
+    return this.listeners.size
+  }
+
+  append(line: EncodedLine): void {
+    if (this.finished) throw new Error('append after the run finished')
+    this.lines.push(line)
+    for (const listener of this.listeners) listener()
+  }
+
+  /** Ends the log: readers drain what is left and stop. */
+  finish(): void {
+    if (this.finished) return
+    this.finished = true
+    for (const listener of this.listeners) listener()
+    this.listeners.clear()
+  }
+
+  abort(reason: string): void {
+    if (this.abortController.signal.aborted) return
+    this.abortReason = reason
+    this.abortController.abort(new Error(reason))
+  }
+
+  /** Calls `listener` after each appended line and once at the end; returns the unsubscribe function. */
+  listen(listener: Listener): () => void {
+    if (this.finished) return () => {}
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+}
+
+/**
+ * The active runs of the process, keyed by `chatId` (one active run per thread) and by user and `messageId` (so a
+ * client that lost the `chatId` can still rejoin). A run leaves the registry as soon as it finishes; a request for
+ * a finished `messageId` is answered from the database.
+ */
+export class RunRegistry {
+  private readonly byChat = new Map<string, Run>()
+  private readonly byUserMessage = new Map<string, Run>()
+  private readonly idle = new Set<() => void>()
+
+  get size(): number {
+    return this.byChat.size
+  }
+
+  /** Total readers attached to active runs. */
+  get readerCount(): number {
+    let total = 0
+    for (const run of this.byChat.values()) total += run.readerCount
+    return total
+  }
+
+  forChat(chatId: string): Run | undefined {
+    return this.byChat.get(chatId)
+  }
+
+  forMessage(userId: number, messageId: string): Run | undefined {
+    return this.byUserMessage.get(`${userId}:${messageId}`)
+  }
+
+  /** Registers a new run; the caller has checked that the thread has none. */
+  start(key: RunKey): Run {
+    if (this.byChat.has(key.chatId)) throw new Error(`thread ${key.chatId} already has an active run`)
+    const run = new Run(key)
+    this.byChat.set(key.chatId, run)
+    this.byUserMessage.set(`${key.userId}:${key.messageId}`, run)
+    return run
+  }
+
+  /** Finishes the run's log and removes it. */
+  end(run: Run): void {
+    run.finish()
+    if (this.byChat.get(run.key.chatId) === run) this.byChat.delete(run.key.chatId)
+    const userKey = `${run.key.userId}:${run.key.messageId}`
+    if (this.byUserMessage.get(userKey) === run) this.byUserMessage.delete(userKey)
+    if (this.byChat.size === 0) for (const resolve of this.idle) resolve()
+  }
+
+  abortAll(reason: string): void {
+    for (const run of this.byChat.values()) run.abort(reason)
+  }
+
+  /** Resolves once no run is active (or after `timeoutMs`). */
+  whenIdle(timeoutMs: number): Promise<void> {
+    if (this.byChat.size === 0) return Promise.resolve()
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        this.idle.delete(done)
+        resolve()
+      }
+      const timer = setTimeout(done, timeoutMs)
+      this.idle.add(done)
+    })
+  }
+}

@@ -1,0 +1,75 @@
+import { Value } from '@sinclair/typebox/value'
+import { StreamLine } from '../../plugins/chat/model'
+
+export const chatBase = (account = 'acme', agentId = 1) => `/api/v1/public/${account}/agents/${agentId}/chat`
+
+export type Line = StreamLine & Record<string, unknown>
+
+/** Parses a whole NDJSON body, checking every line against the one line schema. */
+export async function readLines(response: Response): Promise<Line[]> {
+  const text = await response.text()
+  if (text !== '' && !text.endsWith('\n')) throw new Error(`NDJSON body does not end with a newline: ${JSON.stringify(text.slice(-80))}`)
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const parsed = JSON.parse(line)
+      if (!Value.Check(StreamLine, parsed)) throw new Error(`line does not match the StreamLine schema: ${line}`)
+      return parsed as Line
+    })
+}
+
+/** Reads NDJSON lines as they arrive; `next()` resolves with the next line or undefined at the end. */
+export function lineReader(response: Response) {
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  const pending: Line[] = []
+  let ended = false
+  return {
+    async next(): Promise<Line | undefined> {
+      while (pending.length === 0 && !ended) {
+        const { value, done } = await reader.read()
+        if (done) {
+          ended = true
+          break
+        }
+        buffer += decoder.decode(value, { stream: true })
+        let newline = buffer.indexOf('\n')
+        while (newline >= 0) {
+          const line = buffer.slice(0, newline)
+          buffer = buffer.slice(newline + 1)
+          if (line !== '') pending.push(JSON.parse(line))
+          newline = buffer.indexOf('\n')
+        }
+      }
+      return pending.shift()
+    },
+    async rest(): Promise<Line[]> {
+      const lines: Line[] = []
+      for (let line = await this.next(); line; line = await this.next()) lines.push(line)
+      return lines
+    },
+    cancel: () => reader.cancel(),
+  }
+}
+
+/** The final answer by the rule of spec 3.1, over merged messages. */
+export function finalAnswer(messages: Array<{ role?: string; graphPath?: string[]; content?: string }>) {
+  const finals = messages.filter((message) => message.role === 'assistant' && message.graphPath?.[0] === 'final' && message.graphPath.length <= 2)
+  return finals[finals.length - 1]
+}
+
+/** Merges stream lines by `id` into messages: deltas append content, whole lines replace fields. */
+export function mergeLines(lines: Line[]) {
+  const messages = new Map<string, Record<string, unknown> & { content: string }>()
+  for (const line of lines) {
+    if (!('role' in line) || typeof line.id !== 'string') continue
+    const existing = messages.get(line.id)
+    if (existing && line.isDelta) messages.set(line.id, { ...existing, ...line, content: existing.content + (line.content ?? '') })
+    else messages.set(line.id, { ...(existing ?? {}), ...line, content: line.content ?? '' } as never)
+  }
+  return [...messages.values()]
+}
+
+export const messageId = (offset = 0) => `${1_700_000_000_000 + offset}-message`

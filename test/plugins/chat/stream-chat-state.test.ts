@@ -1,0 +1,210 @@
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { AgentError, type Agent, type AgentFactory } from '../../../plugins/chat/agent'
+import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { finalAnswer, mergeLines, messageId, type Line } from '../../helpers/chat'
+import { keys } from '../../helpers/fixtures'
+import { gate, until } from '../../helpers/gates'
+import { transports, type Transport } from '../../helpers/transports'
+
+const admin = apiKey(keys.admin)
+const alice = { externalId: 'alice' }
+const bob = { externalId: 'bob' }
+
+/** The script the next turn plays; tests set it before sending. */
+let script: Script
+/** When set, the next turn fails in the middle of its answer. */
+let failing = false
+const failingAgent: Agent = {
+  async *run() {
+    failing = false
+    yield { type: 'message-start', id: 'partial', graphPath: ['final'] }
+    yield { type: 'text-delta', id: 'partial', delta: 'Half an' }
+    throw new AgentError('Model provider failed')
+  },
+}
+const agents: AgentFactory = () => (failing ? failingAgent : createScriptedAgent(() => script))
+const simple: Script = { steps: [{ kind: 'text', chunks: ['The answer', ' is ', '42.'] }] }
+
+for (const { name, create } of transports) {
+  describe(`POST {chat_base_url}/chat/stream-chat-state over ${name}`, () => {
+    let test: TestApp
+    let transport: Transport
+    const send = async (body: Record<string, unknown>, settings: Record<string, unknown> = alice) =>
+      (await transport.open({ sessionSettings: settings, ...body }, admin)).rest()
+
+    beforeEach(() => {
+      script = simple
+      failing = false
+      test = createTestApp({ agents })
+      transport = create(test.app)
+    })
+    afterEach(async () => {
+      await transport.close()
+      await test.close()
+    })
+
+    it('creates a thread and streams __cutoff__, the echo, deltas of one id and __state__ in order', async () => {
+      const lines = await send({ input: 'What is the answer?', messageId: messageId(1) })
+      expect(lines[0]).toEqual({ id: '__cutoff__', sort: 0, state: { chatId: expect.any(String), isStreaming: false } })
+      expect(lines[1]).toEqual({ id: messageId(1), role: 'user', content: 'What is the answer?', isDelta: false, isInProcess: false, sort: 1 })
+      const assistant = lines.filter((line) => line.role === 'assistant')
+      expect(new Set(assistant.map((line) => line.id)).size).toBe(1)
+      expect(assistant.slice(1).every((line) => line.isDelta === true)).toBe(true)
+      expect(assistant.slice(0, -1).every((line) => line.isInProcess === true)).toBe(true)
+      expect(assistant.at(-1)?.isInProcess).toBe(false)
+      const state = lines.at(-1)!
+      expect(state.id).toBe('__state__')
+      const stored = (state.state as { messages: Line[] }).messages
+      expect(stored.map((message) => message.role)).toEqual(['user', 'assistant'])
+      expect(stored[1].content).toBe(assistant.map((line) => line.content).join(''))
+      expect(stored[1].content).toBe('The answer is 42.')
+      const sorts = lines.map((line) => line.sort as number)
+      expect(sorts).toEqual([...sorts].sort((a, b) => a - b))
+    })
+
+    it('returns __cutoff__ then __state__ for a chatId without input', async () => {
+      const first = await send({ input: 'Hello', messageId: messageId(1) })
+      const chatId = (first[0].state as { chatId: string }).chatId
+      const lines = await send({ chatId })
+      expect(lines.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
+      expect(lines[0].state).toEqual({ chatId, isStreaming: false })
+      expect((lines[1].state as { messages: Line[] }).messages).toEqual((first.at(-1)!.state as { messages: Line[] }).messages)
+    })
+
+    it('sends a tool call line without, then with, its result, and a failed tool result holding { error }', async () => {
+      script = {
+        steps: [
+          { kind: 'tool', name: 'serviceMeta', input: {}, result: { cubes: ['orders'] } },
+          { kind: 'tool', name: 'serviceSqlApi', input: { sqlQuery: 'SELECT 1' }, result: { error: 'Unknown member: x' } },
+          { kind: 'text', chunks: ['Done.'] },
+        ],
+      }
+      const lines = await send({ input: 'Go' })
+      const tools = lines.filter((line) => line.toolCall)
+      expect(tools).toHaveLength(4)
+      const [metaCall, metaResult, sqlCall, sqlResult] = tools as Array<Line & { toolCall: Record<string, string> }>
+      expect(metaCall.toolCall).toEqual({ name: 'serviceMeta', input: '{}' })
+      expect(metaCall.graphPath).toEqual(['analyst', 'tools'])
+      expect(metaResult.id).toBe(metaCall.id)
+      expect(JSON.parse(metaResult.toolCall.result)).toEqual({ cubes: ['orders'] })
+      expect(JSON.parse(sqlCall.toolCall.input)).toEqual({ sqlQuery: 'SELECT 1' })
+      expect(sqlCall.toolCall.result).toBeUndefined()
+      expect(JSON.parse(sqlResult.toolCall.result)).toEqual({ error: 'Unknown member: x' })
+    })
+
+    it('answers an unknown branch with an error line in a 200 stream', async () => {
+      expect(await send({ input: 'Hi', activeBranchName: 'nope' })).toEqual([{ error: 'Branch nope not found in deployment 1' }])
+    })
+
+    it("treats an unknown chatId and another user's chatId alike: an error line", async () => {
+      const first = await send({ input: 'Mine' }, alice)
+      const chatId = (first[0].state as { chatId: string }).chatId
+      expect(await send({ chatId: 'no-such-chat', input: 'x' })).toEqual([{ error: 'Chat no-such-chat not found' }])
+      expect(await send({ chatId, input: 'Let me in' }, bob)).toEqual([{ error: `Chat ${chatId} not found` }])
+      expect(await send({ chatId }, bob)).toEqual([{ error: `Chat ${chatId} not found` }])
+    })
+
+    it('refuses a second turn while the thread is streaming', async () => {
+      const hold = gate()
+      script = { steps: [{ kind: 'text', chunks: ['partial'] }, { kind: 'wait', until: hold.promise }, { kind: 'text', chunks: ['rest'] }] }
+      const running = await transport.open({ sessionSettings: alice, input: 'Slow', messageId: messageId(1) }, admin)
+      const cutoff = await running.next()
+      const chatId = (cutoff!.state as { chatId: string }).chatId
+      expect(await send({ chatId, input: 'Another', messageId: messageId(2) })).toEqual([{ error: 'Streaming for thread is in progress' }])
+      hold.open()
+      expect((await running.rest()).at(-1)?.id).toBe('__state__')
+    })
+
+    it('lets a request with the active messageId rejoin and receive the identical sequence', async () => {
+      const hold = gate()
+      script = { steps: [{ kind: 'text', chunks: ['one ', 'two '] }, { kind: 'wait', until: hold.promise }, { kind: 'text', chunks: ['three'] }] }
+      const original = await transport.open({ sessionSettings: alice, input: 'Count', messageId: messageId(7) }, admin)
+      const originalLines: Line[] = []
+      for (let index = 0; index < 4; index++) originalLines.push((await original.next())!)
+      const chatId = (originalLines[0].state as { chatId: string }).chatId
+      const joiner = await transport.open({ sessionSettings: alice, chatId, messageId: messageId(7) }, admin)
+      const lostChat = await transport.open({ sessionSettings: alice, messageId: messageId(7) }, admin)
+      // Both have joined once their __cutoff__ is in; only then may the run go on.
+      const joined = [(await joiner.next())!]
+      const rejoinedWithoutChat = [(await lostChat.next())!]
+      hold.open()
+      originalLines.push(...(await original.rest()))
+      joined.push(...(await joiner.rest()))
+      rejoinedWithoutChat.push(...(await lostChat.rest()))
+      expect(joined[0].state).toEqual({ chatId, isStreaming: true })
+      expect(joined.slice(1)).toEqual(originalLines.slice(1))
+      expect(rejoinedWithoutChat.slice(1)).toEqual(originalLines.slice(1))
+    })
+
+    it('answers a completed messageId with __cutoff__ and __state__ without running it again', async () => {
+      const first = await send({ input: 'Once', messageId: messageId(3) })
+      const chatId = (first[0].state as { chatId: string }).chatId
+      const again = await send({ chatId, input: 'Once', messageId: messageId(3) })
+      expect(again.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
+      expect((again[1].state as { messages: Line[] }).messages).toHaveLength(2)
+      const withoutChat = await send({ input: 'Once', messageId: messageId(3) })
+      expect(withoutChat.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
+      expect(withoutChat[0].state).toEqual({ chatId, isStreaming: false })
+      const count = test.storage.sqlite.query('SELECT COUNT(*) AS n FROM chat_runs').get() as { n: number }
+      expect(count.n).toBe(1)
+    })
+
+    it('keeps running when the client disconnects', async () => {
+      const hold = gate()
+      script = { steps: [{ kind: 'text', chunks: ['first'] }, { kind: 'wait', until: hold.promise }, { kind: 'text', chunks: ['second'] }] }
+      const turn = await transport.open({ sessionSettings: alice, input: 'Go', messageId: messageId(1) }, admin)
+      const chatId = ((await turn.next())!.state as { chatId: string }).chatId
+      await turn.next()
+      turn.disconnect()
+      hold.open()
+      const runs = () => test.storage.sqlite.query("SELECT status FROM chat_runs WHERE status = 'completed'").all().length
+      await until(() => runs() === 1)
+      const state = await send({ chatId })
+      const messages = (state[1].state as { messages: Line[] }).messages
+      expect(messages.map((message) => message.content)).toEqual(['Go', 'first', 'second'])
+    })
+
+    it('lets the final-answer rule pick the final answer', async () => {
+      script = {
+        steps: [
+          { kind: 'text', graphPath: ['analyst'], chunks: ['Let me look.'] },
+          { kind: 'tool', name: 'serviceMeta', input: {}, result: {} },
+          { kind: 'text', graphPath: ['final'], chunks: ['Draft answer'] },
+          { kind: 'text', graphPath: ['final', 'answer'], chunks: ['Revenue was 10.'] },
+          { kind: 'text', graphPath: ['final', 'answer', 'footnote'], chunks: ['(not the answer)'] },
+        ],
+      }
+      const lines = await send({ input: 'Revenue?' })
+      expect(finalAnswer(mergeLines(lines))?.content).toBe('Revenue was 10.')
+      expect(finalAnswer((lines.at(-1)!.state as { messages: Line[] }).messages as never)?.content).toBe('Revenue was 10.')
+    })
+
+    it('sends thinking only in development mode (a branch other than the default)', async () => {
+      script = { steps: [{ kind: 'text', chunks: ['Answer'], thinking: 'Reasoning about it' }] }
+      const main = await send({ input: 'Q' })
+      expect(main.some((line) => 'thinking' in line)).toBe(false)
+      expect(JSON.stringify(main.at(-1))).not.toContain('Reasoning')
+      const dev = await send({ input: 'Q', activeBranchName: 'dev' })
+      expect(dev.find((line) => line.thinking)?.thinking).toBe('Reasoning about it')
+      const devState = (dev.at(-1)!.state as { messages: Line[] }).messages
+      expect(devState[1].thinking).toBe('Reasoning about it')
+    })
+
+    it('stores and returns image attachments with the user message', async () => {
+      const images = [{ mimeType: 'image/png', data: 'iVBORw0KGgo=', name: 'chart.png' }]
+      const lines = await send({ input: 'See image', images })
+      expect(lines[1].images).toEqual(images)
+      expect((lines.at(-1)!.state as { messages: Line[] }).messages[0].images).toEqual(images)
+    })
+
+    it('ends the stream with an error line when the agent fails, keeping the partial answer', async () => {
+      failing = true
+      const lines = await send({ input: 'Q', messageId: messageId(1) })
+      expect(lines.at(-1)).toEqual({ error: 'Model provider failed' })
+      const chatId = (lines[0].state as { chatId: string }).chatId
+      const messages = ((await send({ chatId }))[1].state as { messages: Line[] }).messages
+      expect(messages[1]).toMatchObject({ content: 'Half an', interrupted: true, isInProcess: false })
+    })
+  })
+}
