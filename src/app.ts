@@ -1,6 +1,7 @@
 import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { securitySchemes } from '../plugins/auth/model'
+import { chatPlugin } from '../plugins/chat'
 import { corePlugin } from '../plugins/core'
 import type { AppDeps } from './deps'
 import { version } from '../package.json'
@@ -23,6 +24,7 @@ export function createApp(deps: AppDeps) {
         },
       }),
     )
+    .use(chatPlugin(deps))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -3,6 +3,8 @@ import { createApiKeyAuthenticator } from '../plugins/auth/api-keys'
 import { createDirectory, type Directory } from '../plugins/auth/directory'
 import type { EmbedTokenVerifier } from '../plugins/auth/model'
 import type { UserProvisioner } from '../plugins/auth/user-access'
+import { createAgentFactory } from '../plugins/agent/agent-factory'
+import type { AgentFactory } from '../plugins/chat/agent'
 import { createUserProvisioner } from '../plugins/embed/provisioning'
 import { UnauthorizedError } from './errors'
 import type { Config } from './config'
@@ -30,6 +32,8 @@ export interface AppDeps {
   /** Identities of chat and SQL requests to stored users (the embed area's provisioning rules). */
   users: UserProvisioner
   lifecycle: Lifecycle
+  /** The agent that answers for an agent row (analyst, LLM or scripted). */
+  agents: AgentFactory
 }
 
 export type DepsOverrides = Partial<Omit<AppDeps, 'config' | 'storage'>>
@@ -54,5 +58,6 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
     },
     users: overrides.users ?? createUserProvisioner(storage, clock),
     lifecycle: overrides.lifecycle ?? new Lifecycle(),
+    agents: overrides.agents ?? createAgentFactory(),
   }
 }

@@ -83,14 +83,14 @@ for (const { name, create } of transports) {
       const lines = await send({ input: 'Go' })
       const tools = lines.filter((line) => line.toolCall)
       expect(tools).toHaveLength(4)
-      const [metaCall, metaResult, sqlCall, sqlResult] = tools as Array<Line & { toolCall: Record<string, string> }>
+      const [metaCall, metaResult, sqlCall, sqlResult] = tools as Array<Line & { toolCall: { name: string; input: string; result?: string } }>
       expect(metaCall.toolCall).toEqual({ name: 'serviceMeta', input: '{}' })
       expect(metaCall.graphPath).toEqual(['analyst', 'tools'])
       expect(metaResult.id).toBe(metaCall.id)
-      expect(JSON.parse(metaResult.toolCall.result)).toEqual({ cubes: ['orders'] })
+      expect(JSON.parse(metaResult.toolCall.result!)).toEqual({ cubes: ['orders'] })
       expect(JSON.parse(sqlCall.toolCall.input)).toEqual({ sqlQuery: 'SELECT 1' })
       expect(sqlCall.toolCall.result).toBeUndefined()
-      expect(JSON.parse(sqlResult.toolCall.result)).toEqual({ error: 'Unknown member: x' })
+      expect(JSON.parse(sqlResult.toolCall.result!)).toEqual({ error: 'Unknown member: x' })
     })
 
     it('answers an unknown branch with an error line in a 200 stream', async () => {
