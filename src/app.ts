@@ -3,6 +3,8 @@ import { Elysia } from 'elysia'
 import { securitySchemes } from '../plugins/auth/model'
 import { chatPlugin } from '../plugins/chat'
 import { corePlugin } from '../plugins/core'
+import { embedPlugin } from '../plugins/embed'
+import { managementPlugin } from '../plugins/management'
 import type { AppDeps } from './deps'
 import { version } from '../package.json'
 
@@ -25,6 +27,8 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(chatPlugin(deps))
+    .use(embedPlugin(deps))
+    .use(managementPlugin(deps))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -5,8 +5,8 @@ import type { EmbedTokenVerifier } from '../plugins/auth/model'
 import type { UserProvisioner } from '../plugins/auth/user-access'
 import { createAgentFactory } from '../plugins/agent/agent-factory'
 import type { AgentFactory } from '../plugins/chat/agent'
+import { createEmbedTokens } from '../plugins/embed/embed-tokens'
 import { createUserProvisioner } from '../plugins/embed/provisioning'
-import { UnauthorizedError } from './errors'
 import type { Config } from './config'
 import { Lifecycle } from './lifecycle'
 import { createLogger, type Logger } from './logger'
@@ -51,11 +51,7 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
     instanceId: overrides.instanceId ?? randomToken(8),
     directory: overrides.directory ?? createDirectory(storage),
     authenticateApiKey: overrides.authenticateApiKey ?? createApiKeyAuthenticator(storage),
-    embedTokens: overrides.embedTokens ?? {
-      async verify() {
-        throw new UnauthorizedError('Invalid embed token', 'INVALID_EMBED_TOKEN')
-      },
-    },
+    embedTokens: overrides.embedTokens ?? createEmbedTokens(storage, clock),
     users: overrides.users ?? createUserProvisioner(storage, clock),
     lifecycle: overrides.lifecycle ?? new Lifecycle(),
     agents: overrides.agents ?? createAgentFactory(),

@@ -1,0 +1,82 @@
+import { and, asc, eq, gt } from 'drizzle-orm'
+import { transaction, type Storage } from '../../db/client'
+import { embedTenants, groups } from '../../db/schema'
+import { BadRequestError, NotFoundError } from '../../src/errors'
+import type { EmbedTenantGroupsPage } from './model'
+
+const CURSOR = /^g:([1-9]\d{0,15})$/
+
+/** Cursors are opaque to clients; inside they are the last id seen, so pages stay stable while groups are added. */
+function encodeCursor(id: number): string {
+  return Buffer.from(`g:${id}`).toString('base64url')
+}
+
+/** `first` of a list query: an integer from 1 to 100, 20 when omitted. */
+export function parsePageSize(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return 20
+  const value = /^\d{1,3}$/.test(raw) ? Number(raw) : NaN
+  if (!(value >= 1 && value <= 100)) throw new BadRequestError('first: expected an integer from 1 to 100', 'INVALID_PAGE_SIZE')
+  return value
+}
+
+function decodeCursor(cursor: string): number {
+  const match = CURSOR.exec(Buffer.from(cursor, 'base64url').toString('utf8'))
+  if (!match) throw new BadRequestError('after: not a cursor returned by this endpoint', 'INVALID_CURSOR')
+  return Number(match[1])
+}
+
+/**
+ * The embed-tenant admin operations (spec 4.3), always within the caller's account: list and delete the groups
+ * bootstrapped into a tenant (`groupDefinitions`; tenant groups go only with their tenant), and delete a tenant
+ * with everything scoped to it (its groups and memberships, attribute definitions and values, and sessions, by
+ * the foreign keys' cascades).
+ */
+export function createEmbedTenantAdmin(storage: Storage) {
+  const { db } = storage
+
+  function tenantId(accountId: number, name: string): number {
+    const tenant = db
+      .select({ id: embedTenants.id })
+      .from(embedTenants)
+      .where(and(eq(embedTenants.accountId, accountId), eq(embedTenants.name, name)))
+      .get()
+    if (!tenant) throw new NotFoundError(`Embed tenant ${name} not found`, 'EMBED_TENANT_NOT_FOUND')
+    return tenant.id
+  }
+
+  return {
+    listGroups(accountId: number, tenantName: string, rawFirst: string | undefined, after: string | undefined): EmbedTenantGroupsPage {
+      const first = parsePageSize(rawFirst)
+      const tenant = tenantId(accountId, tenantName)
+      const afterId = after === undefined ? 0 : decodeCursor(after)
+      const rows = db
+        .select({ id: groups.id, name: groups.name, description: groups.description })
+        .from(groups)
+        .where(and(eq(groups.accountId, accountId), eq(groups.embedTenantId, tenant), eq(groups.namespace, 'group'), gt(groups.id, afterId)))
+        .orderBy(asc(groups.id))
+        .limit(first + 1)
+        .all()
+      const items = rows.slice(0, first).map((row) => ({ id: row.id, name: row.name, description: row.description }))
+      const last = items.at(-1)
+      return { items, pageInfo: { hasNextPage: rows.length > first, endCursor: last ? encodeCursor(last.id) : null } }
+    },
+
+    deleteGroup(accountId: number, tenantName: string, rawId: string): void {
+      const tenant = tenantId(accountId, tenantName)
+      const id = /^[1-9]\d{0,15}$/.test(rawId) ? Number(rawId) : 0
+      const deleted = db
+        .delete(groups)
+        .where(and(eq(groups.id, id), eq(groups.accountId, accountId), eq(groups.embedTenantId, tenant), eq(groups.namespace, 'group')))
+        .returning({ id: groups.id })
+        .all()
+      if (deleted.length === 0) throw new NotFoundError(`Group ${rawId} not found in embed tenant ${tenantName}`, 'GROUP_NOT_FOUND')
+    },
+
+    deleteTenant(accountId: number, tenantName: string): void {
+      transaction(storage, () => {
+        const tenant = tenantId(accountId, tenantName)
+        db.delete(embedTenants).where(eq(embedTenants.id, tenant)).run()
+      })
+    },
+  }
+}

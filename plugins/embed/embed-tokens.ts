@@ -1,0 +1,105 @@
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
+import type { Storage } from '../../db/client'
+import type { AttributeValue } from '../../db/schema'
+import { UnauthorizedError } from '../../src/errors'
+import { randomToken } from '../../src/secrets'
+import type { EmbedCaller, EmbedTokenVerifier } from '../auth/model'
+import type { ExchangedSession } from './sessions'
+
+const KEY_NAME = 'embed_token_signing_key'
+const ISSUER = 'analytics-chat-service'
+const AUDIENCE = 'embed'
+
+/**
+ * The server's own HS256 key for embed tokens: generated at first start and kept in `server_secrets`, so tokens
+ * survive restarts. `INSERT OR IGNORE` then read makes two processes starting at once agree on one key.
+ */
+export function loadSigningKey(storage: Storage, now: number): Uint8Array {
+  storage.sqlite
+    .query<unknown, [string, string, number]>('INSERT OR IGNORE INTO server_secrets (name, value, created_at) VALUES (?, ?, ?)')
+    .run(KEY_NAME, randomToken(32), now)
+  const row = storage.sqlite.query<{ value: string }, [string]>('SELECT value FROM server_secrets WHERE name = ?').get(KEY_NAME)
+  return new Uint8Array(Buffer.from(row!.value, 'base64url'))
+}
+
+interface SessionRow {
+  accountId: number
+  accountName: string
+  deploymentId: number
+  userId: number
+  embedTenantId: number | null
+  creatorMode: number
+  settings: string
+  securityContext: string
+  groups: string
+  userAttributes: string
+  exchangedAt: number | null
+  expiresAt: number
+  revokedAt: number | null
+}
+
+/**
+ * Signs and verifies embed tokens. A token names its session (`sid`, the non-secret public id); every check reads
+ * the session row (one prepared statement), so a revoked or deleted session's tokens stop working at once and
+ * the caller gets exactly the access recorded at mint time.
+ */
+export function createEmbedTokens(storage: Storage, clock: () => number): EmbedTokenVerifier & { sign(session: ExchangedSession): Promise<string> } {
+  const key = loadSigningKey(storage, clock())
+  const sessionByPublicId = storage.sqlite.query<SessionRow, [string]>(
+    `SELECT s.account_id AS accountId, a.name AS accountName, s.deployment_id AS deploymentId, s.user_id AS userId,
+            s.embed_tenant_id AS embedTenantId, s.creator_mode AS creatorMode, s.settings, s.security_context AS securityContext,
+            s.groups, s.user_attributes AS userAttributes, s.exchanged_at AS exchangedAt, s.expires_at AS expiresAt,
+            s.revoked_at AS revokedAt
+       FROM embed_sessions s JOIN accounts a ON a.id = s.account_id WHERE s.public_id = ?`,
+  )
+
+  return {
+    sign(session: ExchangedSession): Promise<string> {
+      return new SignJWT({ sid: session.publicId, deploymentId: session.deploymentId })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuer(ISSUER)
+        .setAudience(AUDIENCE)
+        .setSubject(String(session.userId))
+        .setIssuedAt(Math.floor(clock() / 1000))
+        .setExpirationTime(Math.floor(session.expiresAt / 1000))
+        .sign(key)
+    },
+
+    async verify(token: string): Promise<EmbedCaller> {
+      let sid: unknown
+      let exp: number | undefined
+      try {
+        const { payload } = await jwtVerify(token, key, {
+          algorithms: ['HS256'],
+          issuer: ISSUER,
+          audience: AUDIENCE,
+          currentDate: new Date(clock()),
+        })
+        sid = payload.sid
+        exp = payload.exp
+      } catch (error) {
+        if (error instanceof joseErrors.JWTExpired) throw new UnauthorizedError('Embed token expired', 'EMBED_TOKEN_EXPIRED')
+        throw new UnauthorizedError('Invalid embed token', 'INVALID_EMBED_TOKEN')
+      }
+      const row = typeof sid === 'string' ? sessionByPublicId.get(sid) : null
+      if (!row || row.exchangedAt === null) throw new UnauthorizedError('Invalid embed token', 'INVALID_EMBED_TOKEN')
+      if (row.revokedAt !== null) throw new UnauthorizedError('Embed session was revoked', 'EMBED_SESSION_REVOKED')
+      if (row.expiresAt <= clock()) throw new UnauthorizedError('Embed token expired', 'EMBED_TOKEN_EXPIRED')
+      return {
+        kind: 'embed',
+        accountId: row.accountId,
+        accountName: row.accountName,
+        deploymentId: row.deploymentId,
+        sessionId: sid as string,
+        userId: row.userId,
+        embedTenantId: row.embedTenantId,
+        creatorMode: row.creatorMode === 1,
+        groups: JSON.parse(row.groups) as string[],
+        userAttributes: JSON.parse(row.userAttributes) as Record<string, AttributeValue>,
+        securityContext: JSON.parse(row.securityContext) as Record<string, unknown>,
+        settings: JSON.parse(row.settings) as Record<string, unknown>,
+        expiresAt: exp ?? Math.floor(row.expiresAt / 1000),
+      }
+    },
+  }
+}

@@ -1,0 +1,122 @@
+import { and, eq } from 'drizzle-orm'
+import { transaction, type Storage } from '../../db/client'
+import { embedTenants } from '../../db/schema'
+import { BadRequestError, ForbiddenError } from '../../src/errors'
+import { authorizeDeployment } from '../auth/access'
+import type { Directory } from '../auth/directory'
+import type { ApiKeyCaller } from '../auth/model'
+import { checkDefinitions, upsertAttributeDefinitions, upsertGroupDefinitions, type CatalogScope } from './catalog'
+import { checkIdentity } from './identity'
+import type { GenerateSessionBody } from './model'
+import type { Provisioning } from './provisioning'
+import type { SessionStore } from './sessions'
+
+/** Fields refused with `internalId`: the internal user's stored permissions apply (spec 2.6). */
+const FORBIDDEN_WITH_INTERNAL_ID = [
+  'email',
+  'userProfile',
+  'groups',
+  'userAttributes',
+  'securityContext',
+  'groupDefinitions',
+  'userAttributeDefinitions',
+  'tenantGroups',
+  'tenantGroupDefinitions',
+] as const
+
+/** Fields that only make sense in a creator-mode session (spec 2.13; tenant groups are creator-mode groups). */
+const CREATOR_MODE_FIELDS = ['groupDefinitions', 'userAttributeDefinitions', 'tenantGroupDefinitions', 'tenantGroups'] as const
+
+const EMBED_PLANS = new Set(['premium', 'enterprise'])
+
+export interface GenerateSessionDeps {
+  storage: Storage
+  clock: () => number
+  directory: Directory
+  provisioning: Provisioning
+  sessions: SessionStore
+}
+
+/**
+ * `POST /api/v1/embed/generate-session` (spec 2.6 to 2.14): checks the caller and the request, then in ONE
+ * transaction resolves or creates the embed tenant, upserts creator-mode definitions (all checked before any is
+ * written), provisions the user and mints the session with a snapshot of the user's access. Any error rolls
+ * everything back.
+ */
+export function createSessionGenerator(deps: GenerateSessionDeps) {
+  const { storage, clock, directory, provisioning, sessions } = deps
+  const { db } = storage
+
+  /** The named tenant of the account, created (without creator mode) when it does not exist yet. */
+  function findOrCreateTenant(accountId: number, name: string) {
+    const existing = db
+      .select({ id: embedTenants.id, useCreatorMode: embedTenants.useCreatorMode })
+      .from(embedTenants)
+      .where(and(eq(embedTenants.accountId, accountId), eq(embedTenants.name, name)))
+      .get()
+    if (existing) return existing
+    return db
+      .insert(embedTenants)
+      .values({ accountId, name, createdAt: clock() })
+      .returning({ id: embedTenants.id, useCreatorMode: embedTenants.useCreatorMode })
+      .get()
+  }
+
+  return function generateSession(caller: ApiKeyCaller, body: GenerateSessionBody): { sessionId: string } {
+    const account = directory.account(caller.accountId)
+    if (!account || !EMBED_PLANS.has(account.plan))
+      throw new ForbiddenError('Embed sessions are available on the premium and enterprise plans only', 'PLAN_NOT_ELIGIBLE')
+    const deployment = authorizeDeployment(caller, body.deploymentId, directory)
+    const identity = checkIdentity(body, FORBIDDEN_WITH_INTERNAL_ID)
+    const creatorMode = body.creatorMode === true
+    if (!creatorMode) {
+      const sent = CREATOR_MODE_FIELDS.find((field) => body[field] !== undefined)
+      if (sent) throw new BadRequestError(`${sent} requires creatorMode: true`, 'CREATOR_MODE_REQUIRED')
+    }
+    if (creatorMode && body.embedTenantName === undefined)
+      throw new BadRequestError('creatorMode requires embedTenantName', 'EMBED_TENANT_REQUIRED')
+    if (body.embedTenantProfile !== undefined && body.embedTenantName === undefined)
+      throw new BadRequestError('embedTenantProfile requires embedTenantName', 'EMBED_TENANT_REQUIRED')
+
+    return transaction(storage, () => {
+      sessions.prune()
+      const tenant = body.embedTenantName === undefined ? undefined : findOrCreateTenant(account.id, body.embedTenantName)
+      if (creatorMode && !tenant?.useCreatorMode)
+        throw new ForbiddenError(`Creator mode is not enabled for embed tenant ${body.embedTenantName}`, 'CREATOR_MODE_DISABLED')
+      const displayName = body.embedTenantProfile?.displayName
+      if (tenant && displayName !== undefined) db.update(embedTenants).set({ displayName }).where(eq(embedTenants.id, tenant.id)).run()
+
+      const tenantScope: CatalogScope = { accountId: account.id, embedTenantId: tenant?.id ?? null }
+      if (creatorMode) {
+        checkDefinitions(db, tenantScope, body)
+        const now = clock()
+        upsertGroupDefinitions(db, tenantScope, 'group', body.groupDefinitions ?? [], now)
+        upsertGroupDefinitions(db, tenantScope, 'tenant_group', body.tenantGroupDefinitions ?? [], now)
+        upsertAttributeDefinitions(db, tenantScope, body.userAttributeDefinitions ?? [], now)
+      }
+
+      const user = provisioning.provision({
+        accountId: account.id,
+        identity,
+        email: body.email,
+        userProfile: body.userProfile,
+        groups: body.groups,
+        userAttributes: body.userAttributes,
+        securityContext: body.securityContext,
+        tenantGroups: body.tenantGroups,
+        scope: creatorMode ? tenantScope : { accountId: account.id, embedTenantId: null },
+      })
+      const access = provisioning.snapshot(user.userId, tenant?.id ?? null)
+      const sessionId = sessions.mint({
+        accountId: account.id,
+        deploymentId: deployment.id,
+        userId: user.userId,
+        embedTenantId: tenant?.id ?? null,
+        creatorMode,
+        settings: body.settings ?? {},
+        ...access,
+      })
+      return { sessionId }
+    })
+  }
+}

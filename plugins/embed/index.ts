@@ -1,0 +1,167 @@
+import { Elysia } from 'elysia'
+import type { AppDeps } from '../../src/deps'
+import { NotFoundError } from '../../src/errors'
+import { authPlugin } from '../auth'
+import { createEmbedTenantAdmin } from './embed-tenants'
+import { createEmbedTokens } from './embed-tokens'
+import { createSessionGenerator } from './generate-session'
+import {
+  EmbedTenantGroupParams,
+  EmbedTenantGroupsPage,
+  EmbedTenantParams,
+  EmbedTokenResponse,
+  GenerateSessionBody,
+  GenerateSessionResponse,
+  GroupsQuery,
+  SessionIdBody,
+} from './model'
+import { createUserProvisioner } from './provisioning'
+import { createSessionStore } from './sessions'
+import { rejectUnknownFields } from './strict-body'
+
+const PRUNE_INTERVAL_MS = 60_000
+const TENANTS = '/api/v1/embed-tenants/:embedTenantName'
+const ADMIN_SECURITY = [{ ApiKey: [] }]
+
+function removedInV020(what: string): never {
+  throw new NotFoundError(`${what} was removed in release v0.2.0`, 'REMOVED_IN_V0_2_0')
+}
+
+/**
+ * Embed sessions (spec 2.6 to 2.14, 4.2, 4.3; contract section 3): generate-session, the token exchange and
+ * revocation, and the embed-tenant admin routes. Expired sessions are pruned on every mint and once a minute.
+ */
+export function embedPlugin(deps: AppDeps) {
+  const { storage, clock, logger } = deps
+  const sessions = createSessionStore(storage, clock)
+  const tokens = createEmbedTokens(storage, clock)
+  const tenants = createEmbedTenantAdmin(storage)
+  const generateSession = createSessionGenerator({
+    storage,
+    clock,
+    directory: deps.directory,
+    provisioning: createUserProvisioner(storage, clock),
+    sessions,
+  })
+
+  const timer = setInterval(() => {
+    try {
+      sessions.prune()
+    } catch (error) {
+      logger.warn('embed session pruning failed', { error })
+    }
+  }, PRUNE_INTERVAL_MS)
+  timer.unref()
+  deps.lifecycle.onShutdown(() => clearInterval(timer))
+
+  return new Elysia({ name: 'embed', seed: deps.instanceId })
+    .use(authPlugin(deps))
+    .post('/api/v1/embed/generate-session', ({ body, caller }) => generateSession(caller, body), {
+      adminKey: true,
+      transform: ({ body }) => rejectUnknownFields(GenerateSessionBody, body),
+      body: GenerateSessionBody,
+      response: { 200: GenerateSessionResponse },
+      detail: {
+        summary: 'Generate an embed session',
+        description:
+          'Provisions or updates the user (external by `externalId`, or an existing internal user by `internalId`), ' +
+          'bootstraps creator-mode definitions into the embed tenant, and mints a session to exchange once, within ' +
+          '5 minutes, for an embed token. One call is one transaction. Admin key; premium and enterprise plans only.',
+        tags: ['Embed'],
+        security: ADMIN_SECURITY,
+      },
+    })
+    .post(
+      '/api/v1/embed/session/token',
+      async ({ body }) => {
+        const session = sessions.exchange(body.sessionId)
+        return { token: await tokens.sign(session), expiresAt: new Date(session.expiresAt).toISOString() }
+      },
+      {
+        body: SessionIdBody,
+        response: { 200: EmbedTokenResponse },
+        detail: {
+          summary: 'Exchange a session for an embed token',
+          description:
+            'No credentials: the session id is the secret. Each session can be exchanged once, within 5 minutes of ' +
+            'minting; a second or late exchange is 401. The token is valid for 24 hours unless the session is revoked.',
+          tags: ['Embed'],
+          security: [],
+        },
+      },
+    )
+    .post(
+      '/api/v1/embed/session/revoke',
+      ({ body, caller, set }) => {
+        sessions.revoke(caller.accountId, body.sessionId)
+        set.status = 204
+        return null
+      },
+      {
+        adminKey: true,
+        body: SessionIdBody,
+        detail: {
+          summary: 'Revoke an embed session',
+          description: "204 also for unknown or already revoked ids. The session's tokens stop working at once.",
+          tags: ['Embed'],
+          security: ADMIN_SECURITY,
+        },
+      },
+    )
+    .get(
+      `${TENANTS}/groups`,
+      ({ caller, params, query }) => tenants.listGroups(caller.accountId, params.embedTenantName, query.first, query.after),
+      {
+        adminKey: true,
+        params: EmbedTenantParams,
+        query: GroupsQuery,
+        response: { 200: EmbedTenantGroupsPage },
+        detail: {
+          summary: 'List the groups of an embed tenant',
+          description: 'Groups bootstrapped with `groupDefinitions`, oldest first. Cursor pagination: `first` (default 20, at most 100) and `after` (the previous `endCursor`).',
+          tags: ['Embed tenants'],
+          security: ADMIN_SECURITY,
+        },
+      },
+    )
+    .delete(
+      `${TENANTS}/groups/:id`,
+      ({ caller, params, set }) => {
+        tenants.deleteGroup(caller.accountId, params.embedTenantName, params.id)
+        set.status = 204
+        return null
+      },
+      {
+        adminKey: true,
+        params: EmbedTenantGroupParams,
+        detail: { summary: 'Delete a group of an embed tenant', description: 'Its memberships go with it.', tags: ['Embed tenants'], security: ADMIN_SECURITY },
+      },
+    )
+    .delete(
+      TENANTS,
+      ({ caller, params, set }) => {
+        tenants.deleteTenant(caller.accountId, params.embedTenantName)
+        set.status = 204
+        return null
+      },
+      {
+        adminKey: true,
+        params: EmbedTenantParams,
+        detail: {
+          operationId: 'deleteEmbedTenant',
+          summary: 'Delete an embed tenant',
+          description: 'Deletes the tenant and everything scoped to it: groups, memberships, attribute definitions and values, sessions. A trailing slash is accepted.',
+          tags: ['Embed tenants'],
+          security: ADMIN_SECURITY,
+        },
+      },
+    )
+    .get(`${TENANTS}/user-attributes`, () => removedInV020('Listing embed-tenant user attributes'), {
+      params: EmbedTenantParams,
+      detail: { summary: 'Removed in release v0.2.0', description: 'Always 404.', tags: ['Embed tenants'], deprecated: true },
+    })
+    .delete(`${TENANTS}/user-attributes/:id`, () => removedInV020('Deleting embed-tenant user attributes'), {
+      params: EmbedTenantGroupParams,
+      detail: { summary: 'Removed in release v0.2.0', description: 'Always 404.', tags: ['Embed tenants'], deprecated: true },
+    })
+}

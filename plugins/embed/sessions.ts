@@ -1,0 +1,88 @@
+import type { Storage } from '../../db/client'
+import { embedSessions, type AttributeValue } from '../../db/schema'
+import { UnauthorizedError } from '../../src/errors'
+import { hashSecret, randomToken } from '../../src/secrets'
+
+/** A minted session must be exchanged within this window (contract section 3). */
+export const EXCHANGE_WINDOW_MS = 5 * 60_000
+/** Lifetime of the embed token a session is exchanged for. */
+export const TOKEN_TTL_MS = 24 * 60 * 60_000
+
+/** What a session grants, fixed at mint time. */
+export interface SessionGrant {
+  accountId: number
+  deploymentId: number
+  userId: number
+  embedTenantId: number | null
+  creatorMode: boolean
+  settings: { showDashboardChat?: boolean }
+  securityContext: Record<string, unknown>
+  groups: string[]
+  userAttributes: Record<string, AttributeValue>
+}
+
+export interface ExchangedSession {
+  publicId: string
+  userId: number
+  deploymentId: number
+  /** Unix milliseconds. */
+  expiresAt: number
+}
+
+/**
+ * The session lifecycle: mint (the caller gets a 256-bit secret; only its SHA-256 is stored), exchange once within
+ * five minutes, revoke, prune. The exchange is one conditional UPDATE, so two racing exchanges cannot both win.
+ */
+export function createSessionStore(storage: Storage, clock: () => number) {
+  const { db, sqlite } = storage
+  const exchangeStatement = sqlite.query<
+    { publicId: string; userId: number; deploymentId: number; expiresAt: number },
+    [number, number, string, number]
+  >(
+    `UPDATE embed_sessions SET exchanged_at = ?1, expires_at = ?2
+      WHERE secret_hash = ?3 AND exchanged_at IS NULL AND revoked_at IS NULL AND expires_at > ?4
+      RETURNING public_id AS publicId, user_id AS userId, deployment_id AS deploymentId, expires_at AS expiresAt`,
+  )
+  const revokeStatement = sqlite.query<unknown, [number, string, number]>(
+    'UPDATE embed_sessions SET revoked_at = ?1 WHERE secret_hash = ?2 AND account_id = ?3 AND revoked_at IS NULL',
+  )
+  const pruneStatement = sqlite.query<unknown, [number]>('DELETE FROM embed_sessions WHERE expires_at <= ?1 OR revoked_at IS NOT NULL')
+
+  return {
+    /** Stores a new session and returns its secret `sessionId`. Runs inside the caller's transaction. */
+    mint(grant: SessionGrant): string {
+      const sessionId = `es_${randomToken(32)}`
+      const now = clock()
+      db.insert(embedSessions)
+        .values({
+          ...grant,
+          publicId: randomToken(16),
+          secretHash: hashSecret(sessionId),
+          createdAt: now,
+          expiresAt: now + EXCHANGE_WINDOW_MS,
+        })
+        .run()
+      return sessionId
+    },
+
+    /** Marks the session exchanged; 401 for an unknown, revoked, late or already exchanged one (one message for all). */
+    exchange(sessionId: string): ExchangedSession {
+      const now = clock()
+      const row = exchangeStatement.get(now, now + TOKEN_TTL_MS, hashSecret(sessionId), now)
+      if (!row) throw new UnauthorizedError('Session is unknown, expired, revoked or already exchanged', 'INVALID_SESSION')
+      return row
+    },
+
+    /** Revokes a session of the account; unknown, foreign and already revoked ids are silently ignored. */
+    revoke(accountId: number, sessionId: string): void {
+      revokeStatement.run(clock(), hashSecret(sessionId), accountId)
+    },
+
+    /** Deletes sessions past their exchange window or token lifetime, and revoked ones. Returns how many. */
+    prune(): number {
+      return pruneStatement.run(clock()).changes
+    },
+  }
+}
+
+export type SessionStore = ReturnType<typeof createSessionStore>
