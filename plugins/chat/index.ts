@@ -4,6 +4,7 @@ import type { AppDeps } from '../../src/deps'
 import { AppError, BadRequestError } from '../../src/errors'
 import { schemaErrors } from '../../src/schema-errors'
 import { authPlugin } from '../auth'
+import { parseOptionalJson } from '../core/optional-json'
 import type { Caller } from '../auth/model'
 import { createChatService, type ChatService } from './chat-service'
 import { encodeLine, errorLine } from './lines'
@@ -69,6 +70,7 @@ export function chatPlugin(deps: AppDeps) {
       {
         chatAccess: true,
         params: ChatParams,
+        parse: parseOptionalJson,
         body: t.Optional(ChatRequest),
         response: { 200: t.Array(StreamLine, { description: 'Newline-delimited JSON: one StreamLine per line' }) },
         detail: {

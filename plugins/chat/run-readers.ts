@@ -5,7 +5,6 @@ import type { Run } from './run-registry'
 export interface TurnSource {
   head: EncodedLine[]
   run?: Run
-  tail?: EncodedLine[]
 }
 
 export interface ReaderHooks {
@@ -48,10 +47,6 @@ export function ndjsonStream(source: TurnSource, maxLagLines: number, hooks: Rea
     if (closed) return
     closed = true
     unlisten?.()
-    if (source.tail?.length) {
-      controller.enqueue(concat(source.tail, 0, source.tail.length))
-      hooks.onLines?.(source.tail.length)
-    }
     controller.close()
     hooks.onClose?.()
   }
@@ -67,6 +62,14 @@ export function ndjsonStream(source: TurnSource, maxLagLines: number, hooks: Rea
     return true
   }
 
+  // Runs on every appended line, whether or not the client is reading: a reader that lets the live log run too far
+  // ahead is dropped, the rest are woken.
+  const onAppend = (controller: ReadableStreamDefaultController<Uint8Array>) => () => {
+    if (closed) return
+    if (run!.lines.length - cursor > maxLagLines) return drop(controller)
+    wake?.()
+  }
+
   return new ReadableStream<Uint8Array>({
     pull(controller) {
       if (closed) return
@@ -76,6 +79,7 @@ export function ndjsonStream(source: TurnSource, maxLagLines: number, hooks: Rea
           controller.enqueue(concat(source.head, 0, source.head.length))
           hooks.onLines?.(source.head.length)
         }
+        if (run) unlisten = run.listen(onAppend(controller))
       }
       if (!run) return close(controller)
       if (drain(controller)) return
@@ -83,19 +87,13 @@ export function ndjsonStream(source: TurnSource, maxLagLines: number, hooks: Rea
       return new Promise<void>((resolve) => {
         settle = resolve
         wake = () => {
-          if (drain(controller)) {
+          if (drain(controller) || run.done) {
             wake = undefined
-            resolve()
-          } else if (run.done) {
-            wake = undefined
-            close(controller)
+            settle = undefined
+            if (run.done && cursor >= run.lines.length) close(controller)
             resolve()
           }
         }
-        unlisten ??= run.listen(() => {
-          if (!closed && run.lines.length - cursor > maxLagLines) return drop(controller)
-          wake?.()
-        })
       })
     },
     cancel() {
@@ -103,6 +101,7 @@ export function ndjsonStream(source: TurnSource, maxLagLines: number, hooks: Rea
       closed = true
       unlisten?.()
       hooks.onClose?.()
+      settle?.()
     },
   })
 
@@ -166,17 +165,12 @@ export function pipeTurnToSocket(
     const to = run.lines.length
     for (; cursor < to; cursor++) socket.send(run.lines[cursor].json)
     if (to > from) hooks.onLines?.(to - from)
-    if (run.done) {
-      if (source.tail) sendAll(source.tail)
-      end()
-    }
+    if (run.done) end()
   }
 
   sendAll(source.head)
-  if (!run) {
-    if (source.tail) sendAll(source.tail)
-    end()
-  } else {
+  if (!run) end()
+  else {
     unlisten = run.listen(pump)
     pump()
   }

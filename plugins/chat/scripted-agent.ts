@@ -2,7 +2,15 @@ import { AgentError, GRAPH, type Agent, type AgentEvent, type AgentTurn } from '
 
 /** One step of a script. */
 export type ScriptStep =
-  | { kind: 'text'; graphPath?: readonly string[]; chunks: string[]; thinking?: string; delayMs?: number }
+  | {
+      kind: 'text'
+      graphPath?: readonly string[]
+      chunks: string[]
+      thinking?: string
+      delayMs?: number
+      /** Holds the message open after `after` chunks until `until` settles (a test's gate). */
+      hold?: { after: number; until: Promise<unknown> }
+    }
   | { kind: 'tool'; name: string; input: unknown; result: unknown; delayMs?: number }
   /** Waits for a promise (a test's gate) before going on. */
   | { kind: 'wait'; until: Promise<unknown> }
@@ -68,7 +76,8 @@ export function createScriptedAgent(script: Script | ((turn: AgentTurn) => Scrip
           const id = nextId()
           yield { type: 'message-start', id, graphPath: step.graphPath ?? GRAPH.final }
           if (step.thinking && turn.devMode) yield { type: 'thinking-delta', id, delta: step.thinking }
-          for (const chunk of step.chunks) {
+          for (const [index, chunk] of step.chunks.entries()) {
+            if (step.hold && step.hold.after === index) await untilOrAbort(step.hold.until, turn.signal)
             await sleep(step.delayMs ?? 0, turn.signal)
             yield { type: 'text-delta', id, delta: chunk }
           }

@@ -95,6 +95,12 @@ export function createThreadStore(storage: Storage, clock: () => number) {
   const interruptRunMessages = sqlite.query<never, [number, string]>(
     "UPDATE chat_messages SET status = 'interrupted', updated_at = ? WHERE run_id = ? AND status = 'in_process'",
   )
+  // A run cut short between messages still has an unfinished answer: its last assistant message says so.
+  const interruptLastAnswer = sqlite.query<never, [number, string, string]>(
+    `UPDATE chat_messages SET status = 'interrupted', updated_at = ?
+      WHERE run_id = ? AND role = 'assistant'
+        AND sort = (SELECT MAX(sort) FROM chat_messages WHERE run_id = ? AND role = 'assistant')`,
+  )
 
   return {
     thread(id: string): ThreadRow | undefined {
@@ -196,6 +202,7 @@ export function createThreadStore(storage: Storage, clock: () => number) {
       sqlite.transaction(() => {
         endRun.run(status, error ?? null, now, runId)
         interruptRunMessages.run(now, runId)
+        if (status !== 'completed') interruptLastAnswer.run(now, runId, runId)
       })()
     },
 
@@ -207,6 +214,12 @@ export function createThreadStore(storage: Storage, clock: () => number) {
       const now = clock()
       return sqlite.transaction(() => {
         sqlite.run("UPDATE chat_messages SET status = 'interrupted', updated_at = ? WHERE status = 'in_process'", [now])
+        sqlite.run(
+          `UPDATE chat_messages SET status = 'interrupted', updated_at = ?
+            WHERE role = 'assistant' AND run_id IN (SELECT id FROM chat_runs WHERE status = 'running')
+              AND sort = (SELECT MAX(m.sort) FROM chat_messages m WHERE m.run_id = chat_messages.run_id AND m.role = 'assistant')`,
+          [now],
+        )
         return sqlite.run("UPDATE chat_runs SET status = 'interrupted', ended_at = ?, error = 'Interrupted by a server restart' WHERE status = 'running'", [now])
           .changes
       })()

@@ -61,6 +61,11 @@ for (const { name, create } of transports) {
       expect(stored[1].content).toBe('The answer is 42.')
       const sorts = lines.map((line) => line.sort as number)
       expect(sorts).toEqual([...sorts].sort((a, b) => a - b))
+      await until(() => test.deps.metrics.render().includes('chat_runs_total{outcome="completed"} 1'))
+      const metrics = test.deps.metrics.render()
+      expect(metrics).toContain(`chat_lines_sent_total ${lines.length}`)
+      expect(metrics).toContain('chat_active_runs 0')
+      expect(metrics).toContain('chat_readers 0')
     })
 
     it('returns __cutoff__ then __state__ for a chatId without input', async () => {

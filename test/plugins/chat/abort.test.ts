@@ -1,0 +1,119 @@
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { chatBase, lineReader, messageId, type Line } from '../../helpers/chat'
+import { keys } from '../../helpers/fixtures'
+import { gate, until } from '../../helpers/gates'
+
+const admin = apiKey(keys.admin)
+let test: TestApp
+let script: Script
+
+beforeEach(() => {
+  test = createTestApp({ agents: () => createScriptedAgent(() => script) })
+})
+afterEach(() => test.close())
+
+async function startSlowTurn(settings = { externalId: 'alice' }) {
+  const hold = gate()
+  script = { steps: [{ kind: 'text', chunks: ['Partial ', 'answer', ' never sent'], hold: { after: 2, until: hold.promise } }] }
+  const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+    headers: admin,
+    body: { input: 'Slow question', messageId: messageId(1), sessionSettings: settings },
+  })
+  const reader = lineReader(response)
+  const lines: Line[] = []
+  for (let index = 0; index < 5; index++) lines.push((await reader.next())!)
+  return { reader, lines, chatId: (lines[0].state as { chatId: string }).chatId, hold }
+}
+
+describe('POST {chat_base_url}/chat/abort', () => {
+  it('stops the active run: 204, the stream ends with an error line, the partial answer is kept as interrupted', async () => {
+    const { reader, lines, chatId } = await startSlowTurn()
+    const response = await test.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })
+    expect(response.status).toBe(204)
+    const rest = await reader.rest()
+    expect(rest.at(-1)).toEqual({ error: 'Run aborted' })
+    expect([...lines, ...rest].some((line) => line.id === '__state__')).toBe(false)
+    const state = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: admin,
+      body: { chatId, sessionSettings: { externalId: 'alice' } },
+    })
+    const messages = ((await lineReader(state).rest())[1].state as { messages: Line[] }).messages
+    expect(messages.map((message) => [message.role, message.content, message.interrupted ?? false])).toEqual([
+      ['user', 'Slow question', false],
+      ['assistant', 'Partial answer', true],
+    ])
+    const run = test.storage.sqlite.query('SELECT status, error FROM chat_runs').get()
+    expect(run).toEqual({ status: 'aborted', error: 'Run aborted' })
+  })
+
+  it('marks the last answer of a run aborted between messages as interrupted', async () => {
+    const hold = gate()
+    script = { steps: [{ kind: 'text', chunks: ['Complete part'] }, { kind: 'wait', until: hold.promise }, { kind: 'text', chunks: ['never'] }] }
+    const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: admin,
+      body: { input: 'Q', sessionSettings: { externalId: 'alice' } },
+    })
+    const reader = lineReader(response)
+    const chatId = ((await reader.next())!.state as { chatId: string }).chatId
+    await until(() => test.storage.sqlite.query("SELECT 1 FROM chat_messages WHERE status = 'complete' AND role = 'assistant'").all().length === 1)
+    await test.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })
+    expect((await reader.rest()).at(-1)).toEqual({ error: 'Run aborted' })
+    const rows = test.storage.sqlite.query("SELECT content, status FROM chat_messages WHERE role = 'assistant'").all()
+    expect(rows).toEqual([{ content: 'Complete part', status: 'interrupted' }])
+  })
+
+  it('accepts new messages on the thread after an abort', async () => {
+    const { reader, chatId } = await startSlowTurn()
+    await test.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })
+    await reader.rest()
+    script = { steps: [{ kind: 'text', chunks: ['Fresh answer'] }] }
+    const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: admin,
+      body: { chatId, input: 'Again', messageId: messageId(2), sessionSettings: { externalId: 'alice' } },
+    })
+    const lines = await lineReader(response).rest()
+    expect(lines.at(-1)?.id).toBe('__state__')
+    expect((lines.at(-1)!.state as { messages: Line[] }).messages.map((message) => message.sort)).toEqual([1, 2, 3, 4])
+  })
+
+  it('answers 204 when no run is active', async () => {
+    const { reader, chatId, hold } = await startSlowTurn()
+    hold.open()
+    await reader.rest()
+    const response = await test.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })
+    expect(response.status).toBe(204)
+  })
+
+  it("answers 403 for another user's chat and 404 for an unknown one", async () => {
+    const { chatId, hold } = await startSlowTurn()
+    const other = await test.request('POST', `${chatBase()}/abort`, {
+      headers: admin,
+      body: { chatId, sessionSettings: { externalId: 'bob' } },
+    })
+    expect(other.status).toBe(403)
+    expect(await other.json()).toEqual({ error: 'This chat belongs to another user', code: 'CHAT_NOT_OWNED' })
+    const unknown = await test.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId: 'nope' } })
+    expect(unknown.status).toBe(404)
+    expect(((await unknown.json()) as { code: string }).code).toBe('CHAT_NOT_FOUND')
+    const otherAccount = await test.request('POST', `/api/v1/public/other/agents/3/chat/abort`, {
+      headers: apiKey(keys.otherAdmin),
+      body: { chatId },
+    })
+    expect(otherAccount.status).toBe(404)
+    expect(test.deps.metrics.render()).toContain('chat_active_runs 1')
+    hold.open()
+  })
+
+  it('lets the owner abort with the same sessionSettings', async () => {
+    const { reader, chatId } = await startSlowTurn({ externalId: 'alice' })
+    const response = await test.request('POST', `${chatBase()}/abort`, {
+      headers: admin,
+      body: { chatId, sessionSettings: { externalId: 'alice' } },
+    })
+    expect(response.status).toBe(204)
+    expect((await reader.rest()).at(-1)).toEqual({ error: 'Run aborted' })
+    await until(() => test.deps.metrics.render().includes('chat_runs_total{outcome="aborted"} 1'))
+  })
+})

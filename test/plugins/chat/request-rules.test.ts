@@ -1,0 +1,116 @@
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { chatBase, lineReader, messageId, readLines } from '../../helpers/chat'
+import { keys, tokenSecrets } from '../../helpers/fixtures'
+import { gate } from '../../helpers/gates'
+import { serviceToken } from '../../helpers/tokens'
+
+let test: TestApp
+let script: Script = { steps: [{ kind: 'text', chunks: ['ok'] }] }
+beforeEach(() => {
+  test = createTestApp({ agents: () => createScriptedAgent(() => script) })
+})
+afterEach(() => test.close())
+
+const stream = (body: unknown, headers: Record<string, string> = apiKey(keys.admin), base = chatBase()) =>
+  test.request('POST', `${base}/stream-chat-state`, { headers, body })
+
+async function expectError(response: Response, status: number, pattern?: RegExp) {
+  expect(response.status).toBe(status)
+  const body = (await response.json()) as { error: string; code: string }
+  expect(body).toEqual({ error: expect.any(String), code: expect.any(String) })
+  if (pattern) expect(body.error).toMatch(pattern)
+}
+
+describe('POST {chat_base_url}/chat/stream-chat-state before the stream starts', () => {
+  it('answers 400 for a messageId that breaks the pattern', async () => {
+    for (const bad of ['123-message', '1700000000000', '1700000000000-msg', 'abc1700000000000-message'])
+      await expectError(await stream({ input: 'x', messageId: bad, sessionSettings: { externalId: 'a' } }), 400, /^messageId: /)
+  })
+
+  it('answers 400 for wrong types and malformed JSON', async () => {
+    await expectError(await stream({ input: 42, sessionSettings: { externalId: 'a' } }), 400, /^input: /)
+    await expectError(await stream({ input: 'x', isDefaultBranch: 'yes', sessionSettings: { externalId: 'a' } }), 400, /^isDefaultBranch: /)
+    await expectError(await stream({ input: 'x', images: [{ data: 'abc' }], sessionSettings: { externalId: 'a' } }), 400, /^images\[0\]\.mimeType: /)
+    await expectError(await stream('{"input": '), 400, /JSON/)
+  })
+
+  it('answers 400 without sessionSettings when an API key is used', async () => {
+    await expectError(await stream({ input: 'x' }), 400, /^sessionSettings: required/)
+  })
+
+  it('answers 400 for internalId combined with groups, userAttributes or securityContext', async () => {
+    for (const field of ['groups', 'userAttributes', 'securityContext']) {
+      const value = field === 'groups' ? ['sales'] : field === 'userAttributes' ? [{ name: 'region', value: 'West' }] : { a: 1 }
+      const response = await stream({ input: 'x', sessionSettings: { internalId: 'bob', [field]: value } })
+      await expectError(response, 400, new RegExp(field))
+    }
+  })
+
+  it('answers 400 when both or neither of externalId and internalId are given', async () => {
+    await expectError(await stream({ input: 'x', sessionSettings: { externalId: 'a', internalId: 'bob' } }), 400)
+    await expectError(await stream({ input: 'x', sessionSettings: { email: 'a@b.c' } }), 400)
+  })
+
+  it('answers 400 for a request with neither input nor chatId', async () => {
+    await expectError(await stream({ sessionSettings: { externalId: 'a' } }), 400, /input/)
+  })
+
+  it('answers 401 without credentials or with a wrong key, 403 without the right, 404 for unknown account or agent', async () => {
+    await expectError(await stream({ input: 'x' }, {}), 401)
+    await expectError(await stream({ input: 'x' }, apiKey('ak_wrong_0123456789abcdef')), 401)
+    const disabled = await serviceToken(tokenSecrets.deployment1, { sub: 'u', scope: ['chat'] })
+    await expectError(await stream({ input: 'x' }, { 'x-service-auth-token': disabled }), 403)
+    const noChat = await serviceToken(tokenSecrets.deployment2, { sub: 'u', scope: ['read'] })
+    await expectError(await stream({ input: 'x' }, { 'x-service-auth-token': noChat }, chatBase('acme', 2)), 403)
+    await expectError(await stream({ input: 'x', sessionSettings: { externalId: 'a' } }, apiKey(keys.scoped)), 403)
+    await expectError(await stream({ input: 'x', sessionSettings: { externalId: 'a' } }, undefined, chatBase('nobody', 1)), 404)
+    await expectError(await stream({ input: 'x', sessionSettings: { externalId: 'a' } }, undefined, chatBase('acme', 99)), 404)
+  })
+
+  it('accepts an absent body as a request without input (400 here, not 500)', async () => {
+    const response = await test.request('POST', `${chatBase()}/stream-chat-state`, { headers: apiKey(keys.admin) })
+    await expectError(response, 400)
+  })
+})
+
+describe('POST {chat_base_url}/chat/stream-chat-state identities', () => {
+  it('chats as the service token user and keeps the thread theirs', async () => {
+    const token = await serviceToken(tokenSecrets.deployment2, { externalId: 'Token-User', scope: ['chat'] })
+    const response = await stream({ input: 'Hi', messageId: messageId(1) }, { 'x-service-auth-token': token }, chatBase('acme', 2))
+    expect(response.headers.get('content-type')).toBe('application/json')
+    const lines = await readLines(response)
+    expect(lines.at(-1)?.id).toBe('__state__')
+    const owner = test.storage.sqlite
+      .query('SELECT u.identity AS identity, u.kind AS kind FROM chat_threads t JOIN users u ON u.id = t.user_id')
+      .get()
+    expect(owner).toEqual({ identity: 'token-user', kind: 'external' })
+    const chatId = (lines[0].state as { chatId: string }).chatId
+    const other = await serviceToken(tokenSecrets.deployment2, { sub: 'someone-else', scope: ['chat'] })
+    const denied = await readLines(await stream({ chatId }, { 'x-service-auth-token': other }, chatBase('acme', 2)))
+    expect(denied).toEqual([{ error: `Chat ${chatId} not found` }])
+  })
+
+  it('chats as an existing internal user', async () => {
+    const lines = await readLines(await stream({ input: 'Hi', sessionSettings: { internalId: ' Alice@ACME.com ' } }))
+    expect(lines.at(-1)?.id).toBe('__state__')
+    const owner = test.storage.sqlite.query('SELECT u.identity AS identity, u.kind AS kind FROM chat_threads t JOIN users u ON u.id = t.user_id').get()
+    expect(owner).toEqual({ identity: 'alice@acme.com', kind: 'internal' })
+  })
+
+  it('commits the user message before the first assistant line goes out', async () => {
+    const hold = gate()
+    script = { steps: [{ kind: 'wait', until: hold.promise }, { kind: 'text', chunks: ['late'] }] }
+    const response = await stream({ input: 'Stored first?', messageId: messageId(5), sessionSettings: { externalId: 'a' } })
+    const reader = lineReader(response)
+    await reader.next()
+    const echo = await reader.next()
+    expect(echo?.id).toBe(messageId(5))
+    const stored = test.storage.sqlite.query("SELECT content FROM chat_messages WHERE role = 'user'").all()
+    expect(stored).toEqual([{ content: 'Stored first?' }])
+    expect(test.storage.sqlite.query("SELECT COUNT(*) AS n FROM chat_messages WHERE role = 'assistant'").get()).toEqual({ n: 0 })
+    hold.open()
+    expect((await reader.rest()).at(-1)?.id).toBe('__state__')
+  })
+})

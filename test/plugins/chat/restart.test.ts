@@ -1,0 +1,70 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { lineReader, messageId, type Line } from '../../helpers/chat'
+import { startServerProcess, type ServerProcess } from '../../helpers/server-process'
+
+const dir = mkdtempSync(join(tmpdir(), 'chat-restart-'))
+const key = 'ak_restart_test_0123456789'
+const servers: ServerProcess[] = []
+afterAll(async () => {
+  for (const server of servers) await server.stop('SIGKILL')
+  rmSync(dir, { recursive: true, force: true })
+})
+
+// A scripted agent that streams one line a second: slow enough to kill the process in the middle of a run.
+writeFileSync(
+  join(dir, 'bootstrap.yaml'),
+  `accounts:
+  - name: acme
+    plan: enterprise
+    apiKeys: [{ name: admin, key: ${key}, admin: true }]
+    deployments:
+      - id: 1
+        name: Restart test
+        agents: [{ id: 1, name: Slow, kind: scripted, config: { lines: 30, lineBytes: 5, delayMs: 1000 } }]
+`,
+)
+const env = { DB_PATH: join(dir, 'service.db'), BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'), DEMO_DATA_PATH: join(tmpdir(), 'analytics-demo-tests.db') }
+const post = (server: ServerProcess, body: unknown) =>
+  fetch(`${server.url}/api/v1/public/acme/agents/1/chat/stream-chat-state`, {
+    method: 'POST',
+    headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ sessionSettings: { externalId: 'restart-user' }, ...(body as object) }),
+  })
+
+describe('restart safety', () => {
+  it('marks runs cut by a crash as interrupted; their threads stay readable and accept new messages', async () => {
+    const first = await startServerProcess(env)
+    servers.push(first)
+    const reader = lineReader(await post(first, { input: 'Tell me a long story', messageId: messageId(1) }))
+    const seen: Line[] = []
+    while (seen.filter((line) => line.isDelta).length < 2) seen.push((await reader.next())!)
+    const chatId = (seen[0].state as { chatId: string }).chatId
+    // Let the checkpoint save the partial answer, then kill the process without any chance to clean up.
+    await Bun.sleep(1200)
+    await first.stop('SIGKILL')
+
+    const second = await startServerProcess(env)
+    servers.push(second)
+    expect(second.output()).toContain('marked runs of a previous process as interrupted')
+    const state = await lineReader(await post(second, { chatId })).rest()
+    expect(state.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
+    const messages = (state[1].state as { messages: Line[] }).messages
+    expect(messages[0]).toMatchObject({ role: 'user', content: 'Tell me a long story' })
+    expect(messages[1]).toMatchObject({ role: 'assistant', interrupted: true, isInProcess: false })
+    expect((messages[1].content as string).length).toBeGreaterThan(0)
+
+    // The same messageId is finished now, not running: it is answered from the database.
+    const again = await lineReader(await post(second, { chatId, input: 'Tell me a long story', messageId: messageId(1) })).rest()
+    expect(again.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
+    // A new message starts a new run on the same thread.
+    const next = lineReader(await post(second, { chatId, input: 'Again please', messageId: messageId(2) }))
+    expect((await next.next())?.state).toEqual({ chatId, isStreaming: false })
+    expect((await next.next())?.content).toBe('Again please')
+    expect((await next.next())?.role).toBe('assistant')
+    next.cancel()
+    expect(await second.stop('SIGTERM')).toBe(0)
+  }, 60_000)
+})

@@ -1,0 +1,117 @@
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { chatBase, messageId, type Line } from '../../helpers/chat'
+import { keys } from '../../helpers/fixtures'
+import { gate } from '../../helpers/gates'
+import { listen } from '../../helpers/transports'
+
+let test: TestApp
+let script: Script
+let origin: string
+beforeEach(() => {
+  script = { steps: [{ kind: 'text', chunks: ['Hello'] }] }
+  test = createTestApp({ agents: () => createScriptedAgent(() => script) })
+  origin = `ws://127.0.0.1:${listen(test.app).port}`
+})
+afterEach(async () => {
+  await test.app.stop(true)
+  await test.close()
+})
+
+/** A socket that collects every line it receives. */
+async function connect(headers: Record<string, string> = apiKey(keys.admin), path = `${chatBase()}/ws`) {
+  const socket = new WebSocket(`${origin}${path}`, { headers } as never)
+  const lines: Line[] = []
+  let notify: (() => void) | undefined
+  socket.onmessage = (event) => {
+    lines.push(JSON.parse(String(event.data)))
+    notify?.()
+  }
+  await new Promise<void>((resolve, reject) => {
+    socket.onopen = () => resolve()
+    socket.onerror = () => reject(new Error('failed to open'))
+  })
+  return {
+    socket,
+    lines,
+    send: (value: unknown) => socket.send(typeof value === 'string' ? value : JSON.stringify(value)),
+    /** Resolves when `count` lines matching `predicate` have arrived. */
+    async waitFor(predicate: (line: Line) => boolean, count = 1) {
+      while (lines.filter(predicate).length < count) await new Promise<void>((resolve) => (notify = resolve))
+    },
+  }
+}
+
+const ended = (line: Line) => line.id === '__state__' || 'error' in line
+
+describe('GET {chat_base_url}/chat/ws', () => {
+  it('runs many turns on one socket, each ending with __state__', async () => {
+    const client = await connect()
+    client.send({ input: 'First', messageId: messageId(1), sessionSettings: { externalId: 'a' } })
+    await client.waitFor(ended)
+    const chatId = (client.lines[0].state as { chatId: string }).chatId
+    client.send({ chatId, input: 'Second', messageId: messageId(2), sessionSettings: { externalId: 'a' } })
+    await client.waitFor(ended, 2)
+    const states = client.lines.filter((line) => line.id === '__state__')
+    expect((states[1].state as { messages: Line[] }).messages.map((message) => message.content)).toEqual(['First', 'Hello', 'Second', 'Hello'])
+    expect(client.lines.filter((line) => line.id === '__cutoff__')).toHaveLength(2)
+    client.socket.close()
+  })
+
+  it('answers invalid messages with an error line and keeps the socket open', async () => {
+    const client = await connect()
+    client.send('not json')
+    client.send({ input: 5 })
+    client.send({ input: 'x', messageId: 'bad' })
+    client.send({ input: 'x' })
+    await client.waitFor((line) => 'error' in line, 4)
+    expect(client.lines.map((line) => line.error)).toEqual([
+      'Malformed message: expected one JSON chat request',
+      expect.stringMatching(/^input: /),
+      expect.stringMatching(/^messageId: /),
+      expect.stringMatching(/^sessionSettings: required/),
+    ])
+    client.send({ input: 'Valid now', sessionSettings: { externalId: 'a' } })
+    await client.waitFor((line) => line.id === '__state__')
+    expect(client.socket.readyState).toBe(WebSocket.OPEN)
+    client.socket.close()
+  })
+
+  it('aborts the current run when the client asks', async () => {
+    const hold = gate()
+    script = { steps: [{ kind: 'text', chunks: ['Partial', ' never'], hold: { after: 1, until: hold.promise } }] }
+    const client = await connect()
+    client.send({ input: 'Slow', sessionSettings: { externalId: 'a' } })
+    await client.waitFor((line) => line.content === 'Partial')
+    client.send({ type: 'abort' })
+    await client.waitFor(ended)
+    expect(client.lines.at(-1)).toEqual({ error: 'Run aborted' })
+    expect(test.storage.sqlite.query("SELECT content, status FROM chat_messages WHERE role = 'assistant'").all()).toEqual([
+      { content: 'Partial', status: 'interrupted' },
+    ])
+    client.socket.close()
+  })
+
+  it('keeps the run going when the socket closes', async () => {
+    const hold = gate()
+    script = { steps: [{ kind: 'text', chunks: ['A', 'B'], hold: { after: 1, until: hold.promise } }] }
+    const client = await connect()
+    client.send({ input: 'Go', sessionSettings: { externalId: 'a' } })
+    await client.waitFor((line) => line.content === 'A')
+    client.socket.close()
+    await Bun.sleep(20)
+    hold.open()
+    const completed = () => test.storage.sqlite.query("SELECT 1 FROM chat_runs WHERE status = 'completed'").all().length
+    for (let index = 0; index < 200 && completed() === 0; index++) await Bun.sleep(5)
+    expect(test.storage.sqlite.query("SELECT content FROM chat_messages WHERE role = 'assistant'").all()).toEqual([{ content: 'AB' }])
+  })
+
+  it('refuses the upgrade without credentials (401)', async () => {
+    const response = await fetch(`${origin.replace('ws', 'http')}${chatBase()}/ws`, {
+      headers: { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' },
+    })
+    expect(response.status).toBe(401)
+    expect(((await response.json()) as { code: string }).code).toBe('MISSING_CREDENTIALS')
+  })
+})
