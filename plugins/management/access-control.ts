@@ -1,0 +1,93 @@
+import { and, eq } from 'drizzle-orm'
+import type { Storage } from '../../db/client'
+import { apiKeyPolicies, apiKeys } from '../../db/schema'
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../src/errors'
+import type { ApiKeyCaller } from '../auth/model'
+import type { KeyPolicy, KeyRole, PolicyAction, UpdateKeyPolicyInput } from './model'
+
+/**
+ * RBAC of the management API. Every API key has one policy: a preset role or a custom set of actions. A key
+ * without a stored policy gets `admin` when it is an admin key and `editor` otherwise, so existing keys keep
+ * working. Every management operation names the one action it needs (see README, "Management API").
+ */
+export const ALL_ACTIONS: readonly PolicyAction[] = [
+  'ContentRead',
+  'ContentEdit',
+  'ContentManage',
+  'NotificationsManage',
+  'DbtSync',
+  'SettingsManage',
+  'SecretsManage',
+  'DownloadData',
+]
+
+export const ROLE_ACTIONS: Record<Exclude<KeyRole, 'custom'>, readonly PolicyAction[]> = {
+  admin: ALL_ACTIONS,
+  editor: ['ContentRead', 'ContentEdit', 'ContentManage', 'NotificationsManage', 'DbtSync', 'DownloadData'],
+  viewer: ['ContentRead'],
+}
+
+/** Who is acting, with what rights: the API key behind a management request. */
+export interface Actor {
+  accountId: number
+  keyId: number
+  actions: ReadonlySet<PolicyAction>
+}
+
+function storedPolicy(storage: Storage, keyId: number) {
+  return storage.db.select().from(apiKeyPolicies).where(eq(apiKeyPolicies.apiKeyId, keyId)).get()
+}
+
+/** The actor of an authenticated API key: its stored policy, else the default of its `admin` flag. */
+export function actorOf(storage: Storage, caller: ApiKeyCaller): Actor {
+  const stored = storedPolicy(storage, caller.keyId)
+  const actions = stored ? (stored.actions as PolicyAction[]) : ROLE_ACTIONS[caller.admin ? 'admin' : 'editor']
+  return { accountId: caller.accountId, keyId: caller.keyId, actions: new Set(actions) }
+}
+
+/** 403 unless the actor holds `action`. */
+export function requireAction(actor: Actor, action: PolicyAction): void {
+  if (!actor.actions.has(action))
+    throw new ForbiddenError(`This API key lacks the ${action} permission`, 'PERMISSION_DENIED')
+}
+
+function keyOfAccount(storage: Storage, accountId: number, keyId: number) {
+  const key = storage.db
+    .select({ id: apiKeys.id, name: apiKeys.name, admin: apiKeys.admin })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+    .get()
+  if (!key) throw new NotFoundError(`API key ${keyId} not found`, 'API_KEY_NOT_FOUND')
+  return key
+}
+
+/** The policy of one of the actor's account's keys (needs `SecretsManage`). */
+export function readKeyPolicy(storage: Storage, actor: Actor, keyId: number): KeyPolicy {
+  requireAction(actor, 'SecretsManage')
+  const key = keyOfAccount(storage, actor.accountId, keyId)
+  const stored = storedPolicy(storage, keyId)
+  if (stored) return { keyId, keyName: key.name, role: stored.role, actions: stored.actions as PolicyAction[], isDefault: false }
+  const role = key.admin ? 'admin' : 'editor'
+  return { keyId, keyName: key.name, role, actions: [...ROLE_ACTIONS[role]], isDefault: true }
+}
+
+/**
+ * Sets a key's policy: a preset `role` or a custom `actions` set (exactly one). A key cannot take
+ * `SecretsManage` away from itself, so an account is never left without a key that can manage policies by accident.
+ */
+export function writeKeyPolicy(storage: Storage, actor: Actor, keyId: number, input: UpdateKeyPolicyInput, now: number): KeyPolicy {
+  requireAction(actor, 'SecretsManage')
+  keyOfAccount(storage, actor.accountId, keyId)
+  if ((input.role === undefined) === (input.actions === undefined))
+    throw new BadRequestError('Send exactly one of role and actions', 'ROLE_OR_ACTIONS')
+  const role: KeyRole = input.role ?? 'custom'
+  const actions = input.role ? [...ROLE_ACTIONS[input.role]] : ALL_ACTIONS.filter((action) => input.actions!.includes(action))
+  if (keyId === actor.keyId && !actions.includes('SecretsManage'))
+    throw new ConflictError('An API key cannot remove SecretsManage from itself; use another key', 'SELF_LOCKOUT')
+  storage.db
+    .insert(apiKeyPolicies)
+    .values({ apiKeyId: keyId, role, actions, updatedAt: now })
+    .onConflictDoUpdate({ target: apiKeyPolicies.apiKeyId, set: { role, actions, updatedAt: now } })
+    .run()
+  return readKeyPolicy(storage, actor, keyId)
+}

@@ -1,0 +1,277 @@
+import { createHash } from 'node:crypto'
+import { and, eq, type SQL } from 'drizzle-orm'
+import { transaction } from '../../db/client'
+import { dashboards, workbooks } from '../../db/schema'
+import { BadRequestError, ConflictError, NotFoundError } from '../../src/errors'
+import { randomToken } from '../../src/secrets'
+import { requireAction } from './access-control'
+import { isoTime, type ManagementContext } from './context'
+import type {
+  AiWidgetThread,
+  Dashboard,
+  DashboardConfigInput,
+  DashboardFilter,
+  DashboardsListQuery,
+  DashboardsListResponse,
+  DashboardTimeGrain,
+  DashboardWidget,
+  DashboardWidgetInput,
+  UpdateDashboardInput,
+  UpdatePublishedAiWidgetThreadInput,
+} from './model'
+import { fetchPage } from './pagination'
+
+export type DashboardRow = typeof dashboards.$inferSelect
+
+/** The parts of a dashboard its checksum covers: everything a user edits, nothing the server stamps. */
+interface DashboardContent {
+  name: string
+  published: boolean
+  widgets: DashboardWidget[]
+  filters: DashboardFilter[]
+  timeGrains: DashboardTimeGrain[]
+  aiWidgetThreads: AiWidgetThread[]
+  restrictDataDownload: boolean
+  useBoardDashboards: boolean
+}
+
+export function dashboardChecksum(content: DashboardContent): string {
+  const canonical = JSON.stringify([
+    content.name,
+    content.published,
+    content.widgets,
+    content.filters,
+    content.timeGrains,
+    content.aiWidgetThreads,
+    content.restrictDataDownload,
+    content.useBoardDashboards,
+  ])
+  return createHash('sha256').update(canonical).digest('hex').slice(0, 32)
+}
+
+export function toDashboard(row: DashboardRow): Dashboard {
+  return {
+    id: row.id,
+    deploymentId: row.deploymentId,
+    workbookId: row.workbookId,
+    name: row.name,
+    published: row.published,
+    publicId: row.publicId,
+    widgets: row.widgets as DashboardWidget[],
+    filters: row.filters as DashboardFilter[],
+    timeGrains: row.timeGrains as DashboardTimeGrain[],
+    aiWidgetThreads: row.aiWidgetThreads as AiWidgetThread[],
+    restrictDataDownload: row.restrictDataDownload,
+    useBoardDashboards: row.useBoardDashboards,
+    fromSharedWorkspace: row.fromSharedWorkspace,
+    checksum: row.checksum,
+    createdAt: isoTime(row.createdAt),
+    updatedAt: isoTime(row.updatedAt),
+  }
+}
+
+/** Gives widgets without an id one, and refuses two widgets with the same id. */
+function normalizeWidgets(inputs: DashboardWidgetInput[]): DashboardWidget[] {
+  const seen = new Set<string>()
+  return inputs.map((input, index) => {
+    const id = input.id ?? `w_${randomToken(6)}`
+    if (seen.has(id)) throw new BadRequestError(`widgets[${index}].id: duplicate widget id "${id}"`, 'DUPLICATE_WIDGET_ID')
+    seen.add(id)
+    return { id, kind: input.kind, title: input.title, query: input.query }
+  })
+}
+
+/** A dashboard of the context's deployment, or 404. */
+export function requireDashboard(context: ManagementContext, id: number): DashboardRow {
+  const row = context.storage.db
+    .select()
+    .from(dashboards)
+    .where(and(eq(dashboards.id, id), eq(dashboards.deploymentId, context.deploymentId)))
+    .get()
+  if (!row) throw new NotFoundError(`Dashboard ${id} not found`, 'DASHBOARD_NOT_FOUND')
+  return row
+}
+
+/** The dashboard of a workbook of the context's deployment, or 404 (for the workbook or its dashboard). */
+export function requireDashboardOfWorkbook(context: ManagementContext, workbookId: number): DashboardRow {
+  const workbook = context.storage.db
+    .select({ id: workbooks.id })
+    .from(workbooks)
+    .where(and(eq(workbooks.id, workbookId), eq(workbooks.deploymentId, context.deploymentId)))
+    .get()
+  if (!workbook) throw new NotFoundError(`Workbook ${workbookId} not found`, 'WORKBOOK_NOT_FOUND')
+  const row = context.storage.db.select().from(dashboards).where(eq(dashboards.workbookId, workbookId)).get()
+  if (!row) throw new NotFoundError(`Workbook ${workbookId} has no dashboard`, 'DASHBOARD_NOT_FOUND')
+  return row
+}
+
+export function getDashboard(context: ManagementContext, id: number): Dashboard {
+  requireAction(context.actor, 'ContentRead')
+  return toDashboard(requireDashboard(context, id))
+}
+
+export function listDashboards(context: ManagementContext, query: DashboardsListQuery): DashboardsListResponse {
+  requireAction(context.actor, 'ContentRead')
+  const filters: (SQL | undefined)[] = [eq(dashboards.deploymentId, context.deploymentId)]
+  if (query.workbookId !== undefined) filters.push(eq(dashboards.workbookId, query.workbookId))
+  if (query.published !== undefined) filters.push(eq(dashboards.published, query.published))
+  const filter = and(...filters)
+  const { db } = context.storage
+  const page = fetchPage({
+    sortBy: 'createdAt',
+    direction: 'asc',
+    sort: { expression: dashboards.createdAt, valueOf: (row: DashboardRow) => row.createdAt },
+    idColumn: dashboards.id,
+    first: query.first,
+    after: query.after,
+    fetch: (where, orderBy, limit) => db.select().from(dashboards).where(and(filter, where)).orderBy(...orderBy).limit(limit).all(),
+  })
+  return { items: page.rows.map(toDashboard), pageInfo: page.pageInfo }
+}
+
+/** Publishing, unpublishing and restricting downloads decide who sees data, so they need `ContentManage`. */
+function requireManageFor(context: ManagementContext, input: { published?: boolean; restrictDataDownload?: boolean }, current?: DashboardRow): void {
+  const publishing = input.published !== undefined && input.published !== (current?.published ?? false)
+  const restricting = input.restrictDataDownload !== undefined && input.restrictDataDownload !== (current?.restrictDataDownload ?? false)
+  if (publishing || restricting) requireAction(context.actor, 'ContentManage')
+}
+
+/** Inserts a dashboard row with its checksum; `fromSharedWorkspace` is set only by duplication. */
+export function insertDashboard(
+  context: ManagementContext,
+  workbookId: number,
+  content: DashboardContent,
+  fromSharedWorkspace: boolean,
+): DashboardRow {
+  return context.storage.db
+    .insert(dashboards)
+    .values({
+      deploymentId: context.deploymentId,
+      workbookId,
+      ...content,
+      publicId: content.published ? `pd_${randomToken(12)}` : null,
+      fromSharedWorkspace,
+      checksum: dashboardChecksum(content),
+      createdAt: context.now,
+      updatedAt: context.now,
+    })
+    .returning()
+    .get()
+}
+
+/** Creates the dashboard of a workbook (one per workbook: a second is 409). */
+export function createDashboard(context: ManagementContext, input: DashboardConfigInput): Dashboard {
+  requireAction(context.actor, 'ContentEdit')
+  requireManageFor(context, input)
+  return transaction(context.storage, () => {
+    const workbook = context.storage.db
+      .select({ id: workbooks.id })
+      .from(workbooks)
+      .where(and(eq(workbooks.id, input.workbookId), eq(workbooks.deploymentId, context.deploymentId)))
+      .get()
+    if (!workbook) throw new BadRequestError(`workbookId: workbook ${input.workbookId} does not exist in this deployment`, 'UNKNOWN_WORKBOOK')
+    const existing = context.storage.db.select({ id: dashboards.id }).from(dashboards).where(eq(dashboards.workbookId, input.workbookId)).get()
+    if (existing) throw new ConflictError(`Workbook ${input.workbookId} already has dashboard ${existing.id}`, 'DASHBOARD_EXISTS')
+    const content: DashboardContent = {
+      name: input.name,
+      published: input.published ?? false,
+      widgets: normalizeWidgets(input.widgets ?? []),
+      filters: input.filters ?? [],
+      timeGrains: input.timeGrains ?? [],
+      aiWidgetThreads: [],
+      restrictDataDownload: input.restrictDataDownload ?? false,
+      useBoardDashboards: input.useBoardDashboards ?? false,
+    }
+    return toDashboard(insertDashboard(context, input.workbookId, content, false))
+  })
+}
+
+function assertFreshChecksum(row: DashboardRow, checksum: string | undefined): void {
+  if (checksum !== undefined && checksum !== row.checksum)
+    throw new ConflictError(
+      `The dashboard changed since checksum ${checksum} was read (current checksum ${row.checksum}); read it again and retry`,
+      'STALE_CHECKSUM',
+    )
+}
+
+/** Writes new content over a row, stamping a new checksum; publishing assigns the `publicId` once. */
+function writeContent(context: ManagementContext, row: DashboardRow, content: DashboardContent): DashboardRow {
+  return context.storage.db
+    .update(dashboards)
+    .set({
+      ...content,
+      publicId: row.publicId ?? (content.published ? `pd_${randomToken(12)}` : null),
+      checksum: dashboardChecksum(content),
+      updatedAt: context.now,
+    })
+    .where(eq(dashboards.id, row.id))
+    .returning()
+    .get()
+}
+
+function contentOf(row: DashboardRow): DashboardContent {
+  const dashboard = toDashboard(row)
+  return {
+    name: dashboard.name,
+    published: dashboard.published,
+    widgets: dashboard.widgets,
+    filters: dashboard.filters,
+    timeGrains: dashboard.timeGrains,
+    aiWidgetThreads: dashboard.aiWidgetThreads,
+    restrictDataDownload: dashboard.restrictDataDownload,
+    useBoardDashboards: dashboard.useBoardDashboards,
+  }
+}
+
+/**
+ * Updates a dashboard. With `checksum`, a dashboard changed since that checksum is 409 instead of being
+ * overwritten. Replacing `widgets` drops the AI widget threads of widgets that are gone.
+ */
+export function updateDashboard(context: ManagementContext, id: number, input: UpdateDashboardInput): Dashboard {
+  requireAction(context.actor, 'ContentEdit')
+  return transaction(context.storage, () => {
+    const row = requireDashboard(context, id)
+    requireManageFor(context, input, row)
+    assertFreshChecksum(row, input.checksum)
+    const current = contentOf(row)
+    const widgets = input.widgets ? normalizeWidgets(input.widgets) : current.widgets
+    const widgetIds = new Set(widgets.map((widget) => widget.id))
+    const content: DashboardContent = {
+      name: input.name ?? current.name,
+      published: input.published ?? current.published,
+      widgets,
+      filters: input.filters ?? current.filters,
+      timeGrains: input.timeGrains ?? current.timeGrains,
+      aiWidgetThreads: current.aiWidgetThreads.filter((thread) => widgetIds.has(thread.widgetId)),
+      restrictDataDownload: input.restrictDataDownload ?? current.restrictDataDownload,
+      useBoardDashboards: input.useBoardDashboards ?? current.useBoardDashboards,
+    }
+    return toDashboard(writeContent(context, row, content))
+  })
+}
+
+export function deleteDashboard(context: ManagementContext, id: number): void {
+  requireAction(context.actor, 'ContentManage')
+  requireDashboard(context, id)
+  context.storage.db.delete(dashboards).where(eq(dashboards.id, id)).run()
+}
+
+/**
+ * Attaches a chat thread to a widget of a workbook's published dashboard (replacing the widget's previous
+ * thread). A `checksum` other than the current one is 409: the dashboard changed since the caller read it.
+ */
+export function attachAiWidgetThread(context: ManagementContext, workbookId: number, input: UpdatePublishedAiWidgetThreadInput): Dashboard {
+  requireAction(context.actor, 'ContentEdit')
+  return transaction(context.storage, () => {
+    const row = requireDashboardOfWorkbook(context, workbookId)
+    if (!row.published)
+      throw new ConflictError(`Dashboard ${row.id} is not published; publish it before attaching AI widget threads`, 'DASHBOARD_NOT_PUBLISHED')
+    assertFreshChecksum(row, input.checksum)
+    const current = contentOf(row)
+    if (!current.widgets.some((widget) => widget.id === input.widgetId))
+      throw new BadRequestError(`widgetId: dashboard ${row.id} has no widget "${input.widgetId}"`, 'UNKNOWN_WIDGET')
+    const thread: AiWidgetThread = { widgetId: input.widgetId, threadId: input.threadId, attachedAt: isoTime(context.now) }
+    const aiWidgetThreads = [...current.aiWidgetThreads.filter((existing) => existing.widgetId !== input.widgetId), thread]
+    return toDashboard(writeContent(context, row, { ...current, aiWidgetThreads }))
+  })
+}

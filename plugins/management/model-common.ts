@@ -1,0 +1,24 @@
+import type { TSchema } from '@sinclair/typebox'
+import { t } from 'elysia'
+
+/** Building blocks shared by the management schemas. */
+export const Id = t.Integer({ minimum: 1 })
+export const Timestamp = t.String({ description: 'ISO 8601 date and time' })
+export const Name = t.String({ minLength: 1, maxLength: 200 })
+export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
+/** Semantic SQL over the deployment's cubes, as `POST .../sql` takes it. */
+export const SemanticSql = t.String({ minLength: 1, maxLength: 100_000, description: 'Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders`' })
+
+export const PageInfo = t.Object({
+  hasNextPage: t.Boolean(),
+  /** Pass as `after` to get the next page; null when the page is empty or cursors are unavailable. */
+  endCursor: Nullable(t.String()),
+})
+export type PageInfo = typeof PageInfo.static
+
+export const PageQuery = {
+  first: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: 'Page size, default 20' })),
+  after: t.Optional(t.String({ minLength: 1, maxLength: 500, description: '`pageInfo.endCursor` of the previous page' })),
+}
+export const SortOrder = t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')]))
+

@@ -1,0 +1,82 @@
+import { and, asc, desc, eq, gt, lt, or, type SQL, type SQLWrapper } from 'drizzle-orm'
+import { BadRequestError } from '../../src/errors'
+import type { PageInfo } from './model'
+
+export const DEFAULT_PAGE_SIZE = 20
+
+export type SortDirection = 'asc' | 'desc'
+
+/** One way of ordering a list: the SQL expression, and how to read the same value from a fetched row. */
+export interface SortKey<Row> {
+  expression: SQLWrapper
+  valueOf(row: Row): string | number | null
+}
+
+interface Cursor {
+  value: string | number
+  id: number
+}
+
+/**
+ * Keyset pagination (contract section 6). The cursor is the sort value and id of the last item of a page, so a
+ * page starts strictly after it whatever was added or removed meanwhile: items present for the whole walk come
+ * exactly once and in order. The cursor also names its sort, so it cannot be replayed against another order.
+ */
+export function encodeCursor(sortBy: string, direction: SortDirection, value: string | number, id: number): string {
+  return Buffer.from(JSON.stringify([sortBy, direction, value, id])).toString('base64url')
+}
+
+export function decodeCursor(after: string, sortBy: string, direction: SortDirection): Cursor {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'))
+  } catch {
+    parsed = undefined
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 4 ||
+    (typeof parsed[2] !== 'string' && typeof parsed[2] !== 'number') ||
+    !Number.isSafeInteger(parsed[3])
+  )
+    throw new BadRequestError('after: not a cursor of this list; pass pageInfo.endCursor unchanged', 'INVALID_CURSOR')
+  if (parsed[0] !== sortBy || parsed[1] !== direction)
+    throw new BadRequestError(
+      `after: the cursor belongs to sortBy=${String(parsed[0])}&sortOrder=${String(parsed[1])}; keep the sort of the first page`,
+      'INVALID_CURSOR',
+    )
+  return { value: parsed[2], id: parsed[3] }
+}
+
+export interface PageRequest<Row extends { id: number }> {
+  sortBy: string
+  direction: SortDirection
+  sort: SortKey<Row>
+  idColumn: SQLWrapper
+  first: number | undefined
+  after: string | undefined
+  /** Whether `endCursor` is issued; false for orders that change while being read (`lastViewedAt`). */
+  cursors?: boolean
+  /** Runs the query: rows matching `where`, in `orderBy`, at most `limit`. */
+  fetch(where: SQL | undefined, orderBy: SQL[], limit: number): Row[]
+}
+
+/** Fetches one page: `first` rows after the cursor, and whether more follow. */
+export function fetchPage<Row extends { id: number }>(request: PageRequest<Row>): { rows: Row[]; pageInfo: PageInfo } {
+  const size = request.first ?? DEFAULT_PAGE_SIZE
+  const { expression } = request.sort
+  const ahead = request.direction === 'asc' ? gt : lt
+  const order = request.direction === 'asc' ? asc : desc
+  let where: SQL | undefined
+  if (request.after !== undefined) {
+    const cursor = decodeCursor(request.after, request.sortBy, request.direction)
+    where = or(ahead(expression, cursor.value), and(eq(expression, cursor.value), ahead(request.idColumn, cursor.id)))
+  }
+  const fetched = request.fetch(where, [order(expression), order(request.idColumn)], size + 1)
+  const rows = fetched.slice(0, size)
+  const last = rows.at(-1)
+  const lastValue = last ? request.sort.valueOf(last) : null
+  const endCursor =
+    last && request.cursors !== false && lastValue !== null ? encodeCursor(request.sortBy, request.direction, lastValue, last.id) : null
+  return { rows, pageInfo: { hasNextPage: fetched.length > size, endCursor } }
+}

@@ -1,0 +1,156 @@
+import { Elysia, t } from 'elysia'
+import type { AppDeps } from '../../src/deps'
+import { authPlugin } from '../auth'
+import { parseOptionalJson } from '../core/optional-json'
+import { actorOf, readKeyPolicy, writeKeyPolicy } from './access-control'
+import { managementContext } from './context'
+import { getDbtSyncJob, startDbtSync } from './dbt-sync'
+import {
+  AIEngineerSettings,
+  AppConfigResponse,
+  CreateNotificationInput,
+  DbtSyncJob,
+  DbtSyncResponse,
+  Id,
+  KeyPolicy,
+  Notification,
+  NotificationsListQuery,
+  NotificationsListResponse,
+  StartDbtSyncInput,
+  UpdateAIEngineerSettingsInput,
+  UpdateAppConfigInput,
+  UpdateKeyPolicyInput,
+  UpdateNotificationInput,
+} from './model'
+import { createNotification, deleteNotification, getNotification, listNotifications, updateNotification } from './notifications'
+import { DEPLOYMENT, DeploymentParams, SECURITY } from './report-routes'
+import { getAIEngineerSettings, getAppConfig, updateAIEngineerSettings, updateAppConfig } from './settings'
+
+const NotificationParams = t.Object({ deploymentId: Id, notificationId: Id })
+const SyncJobParams = t.Object({ deploymentId: Id, syncJobId: t.String({ minLength: 1, maxLength: 100 }) })
+const KeyParams = t.Object({ keyId: Id })
+
+/** Notifications, dbt syncs, app configuration, AI engineer settings and key policies: HTTP glue. */
+export function settingsRoutes(deps: AppDeps) {
+  const { storage, clock } = deps
+  const doc = (tag: string, summary: string, description?: string) => ({ summary, description, tags: [tag], security: SECURITY })
+
+  return new Elysia({ name: 'management-settings', seed: deps.instanceId })
+    .use(authPlugin(deps))
+    .get(
+      `${DEPLOYMENT}/notifications`,
+      ({ caller, params, query }) => listNotifications(managementContext(storage, clock(), caller, params.deploymentId), query),
+      {
+        managementAccess: true,
+        params: DeploymentParams,
+        query: NotificationsListQuery,
+        response: { 200: NotificationsListResponse },
+        detail: doc(
+          'Notifications',
+          'List notifications',
+          'Filters: `dashboardPublicId`; `recipientUserId` or `recipientEmail` (console user); `recipientEmbedTenantName` with `recipientExternalId` (embed user, both or neither).',
+        ),
+      },
+    )
+    .post(
+      `${DEPLOYMENT}/notifications`,
+      ({ caller, params, body, status }) => status(201, createNotification(managementContext(storage, clock(), caller, params.deploymentId), body)),
+      {
+        managementAccess: true,
+        params: DeploymentParams,
+        body: CreateNotificationInput,
+        response: { 201: Notification },
+        detail: doc('Notifications', 'Create a notification', 'Exactly one of `dashboardId` and `dashboardPublicId` (400 otherwise).'),
+      },
+    )
+    .get(
+      `${DEPLOYMENT}/notifications/:notificationId`,
+      ({ caller, params }) => getNotification(managementContext(storage, clock(), caller, params.deploymentId), params.notificationId),
+      { managementAccess: true, params: NotificationParams, response: { 200: Notification }, detail: doc('Notifications', 'Get a notification') },
+    )
+    .patch(
+      `${DEPLOYMENT}/notifications/:notificationId`,
+      ({ caller, params, body }) => updateNotification(managementContext(storage, clock(), caller, params.deploymentId), params.notificationId, body),
+      {
+        managementAccess: true,
+        params: NotificationParams,
+        body: UpdateNotificationInput,
+        response: { 200: Notification },
+        detail: doc('Notifications', 'Update a notification'),
+      },
+    )
+    .delete(
+      `${DEPLOYMENT}/notifications/:notificationId`,
+      ({ caller, params, status }) => {
+        deleteNotification(managementContext(storage, clock(), caller, params.deploymentId), params.notificationId)
+        return status(204, undefined)
+      },
+      { managementAccess: true, params: NotificationParams, response: { 204: t.Void() }, detail: doc('Notifications', 'Delete a notification') },
+    )
+    .post(
+      `${DEPLOYMENT}/dbt-sync`,
+      ({ caller, params, body, deployment, status }) =>
+        status(201, startDbtSync(managementContext(storage, clock(), caller, params.deploymentId), deployment.branches, body ?? {})),
+      {
+        managementAccess: true,
+        params: DeploymentParams,
+        parse: parseOptionalJson,
+        body: t.Optional(StartDbtSyncInput),
+        response: { 201: DbtSyncResponse },
+        detail: doc(
+          'dbt sync',
+          'Start a dbt sync',
+          'Creates a sync job (queued, then running, then succeeded; simulated, no dbt runs here). Its status is at `GET .../dbt-sync/{syncJobId}`. Added in v0.2.1.',
+        ),
+      },
+    )
+    .get(
+      `${DEPLOYMENT}/dbt-sync/:syncJobId`,
+      ({ caller, params }) => getDbtSyncJob(managementContext(storage, clock(), caller, params.deploymentId), params.syncJobId),
+      { managementAccess: true, params: SyncJobParams, response: { 200: DbtSyncJob }, detail: doc('dbt sync', 'Get a dbt sync job') },
+    )
+    .get(
+      `${DEPLOYMENT}/ai-engineer-settings`,
+      ({ caller, params }) => getAIEngineerSettings(managementContext(storage, clock(), caller, params.deploymentId)),
+      { managementAccess: true, params: DeploymentParams, response: { 200: AIEngineerSettings }, detail: doc('AI engineer', 'Get AI engineer settings') },
+    )
+    .patch(
+      `${DEPLOYMENT}/ai-engineer-settings`,
+      ({ caller, params, body }) => updateAIEngineerSettings(managementContext(storage, clock(), caller, params.deploymentId), body),
+      {
+        managementAccess: true,
+        params: DeploymentParams,
+        body: UpdateAIEngineerSettingsInput,
+        response: { 200: AIEngineerSettings },
+        detail: doc('AI engineer', 'Update AI engineer settings', '`chatThreadPolicies` is replaced whole; deny wins. Needs `SettingsManage`.'),
+      },
+    )
+    .get('/api/v1/app-config', ({ caller }) => getAppConfig(storage, actorOf(storage, caller)), {
+      apiKey: true,
+      response: { 200: AppConfigResponse },
+      detail: doc('App configuration', "Get the key's account app configuration"),
+    })
+    .patch('/api/v1/app-config', ({ caller, body }) => updateAppConfig(storage, actorOf(storage, caller), body, clock()), {
+      apiKey: true,
+      body: UpdateAppConfigInput,
+      response: { 200: AppConfigResponse },
+      detail: doc('App configuration', 'Update the app configuration', 'Only the fields sent change. Needs `SettingsManage`.'),
+    })
+    .get('/api/v1/api-keys/:keyId/policy', ({ caller, params }) => readKeyPolicy(storage, actorOf(storage, caller), params.keyId), {
+      adminKey: true,
+      params: KeyParams,
+      response: { 200: KeyPolicy },
+      detail: doc('Access control', "Get an API key's policy", 'Admin key with `SecretsManage`.'),
+    })
+    .put(
+      '/api/v1/api-keys/:keyId/policy',
+      ({ caller, params, body }) => writeKeyPolicy(storage, actorOf(storage, caller), params.keyId, body, clock()),
+      {
+        adminKey: true,
+        params: KeyParams,
+        body: UpdateKeyPolicyInput,
+        response: { 200: KeyPolicy },
+        detail: doc('Access control', "Set an API key's policy", 'Exactly one of `role` (admin, editor, viewer) and `actions`. Admin key with `SecretsManage`.'),
+      },
+    )
+}

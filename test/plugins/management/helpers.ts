@@ -1,0 +1,52 @@
+import { createTestApp, testClock, type TestAppOptions } from '../../helpers/app'
+import { keys } from '../../helpers/fixtures'
+
+export type Json = Record<string, any> // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface ApiResponse {
+  status: number
+  body: Json
+  headers: Headers
+}
+
+/**
+ * A test app with a controllable clock and a JSON caller: `call(method, path, body?, key?)` sends the request
+ * with an admin key unless told otherwise and parses the JSON answer.
+ */
+export function managementApp(options: TestAppOptions = {}) {
+  const clock = testClock()
+  const test = createTestApp({ clock, ...options })
+  async function call(method: string, path: string, body?: unknown, key: string = keys.admin): Promise<ApiResponse> {
+    const response = await test.request(method, path, { body, headers: key ? { authorization: `Api-Key ${key}` } : {} })
+    const text = await response.text()
+    return { status: response.status, body: text ? (JSON.parse(text) as Json) : {}, headers: response.headers }
+  }
+  return { ...test, clock, call }
+}
+
+export type ManagementApp = ReturnType<typeof managementApp>
+
+export const D1 = '/api/v1/deployments/1'
+export const D2 = '/api/v1/deployments/2'
+
+/** Creates a workbook with a dashboard holding one widget per entry of `widgets` (ids `w1`, `w2`, ...). */
+export async function workbookWithDashboard(
+  app: ManagementApp,
+  options: { published?: boolean; restrictDataDownload?: boolean; shared?: boolean; widgets?: number } = {},
+) {
+  const workbook = await app.call('POST', `${D1}/workbooks`, { name: 'Sales', shared: options.shared ?? false })
+  const widgets = Array.from({ length: options.widgets ?? 1 }, (_, index) => ({
+    id: `w${index + 1}`,
+    kind: 'number',
+    title: `Orders ${index + 1}`,
+    query: 'SELECT MEASURE(orders.count) FROM orders',
+  }))
+  const dashboard = await app.call('POST', `${D1}/dashboards`, {
+    workbookId: workbook.body.id,
+    name: 'Sales board',
+    widgets,
+    published: options.published ?? false,
+    restrictDataDownload: options.restrictDataDownload ?? false,
+  })
+  return { workbook: workbook.body, dashboard: dashboard.body }
+}
