@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { AppError } from '../../../src/errors'
 import { createTestApp, type TestApp } from '../../helpers/app'
+import { testBootstrap } from '../../helpers/fixtures'
 import { groupsOf, userRow, valuesOf } from './helpers'
 
 let test: TestApp
@@ -93,5 +94,29 @@ describe('createUserProvisioner fromExternalId', () => {
     expect(fresh.access).toEqual({ userId: fresh.userId, groups: [], userAttributes: {}, securityContext: {} })
     expect(groupsOf(test, fresh.userId)).toEqual([])
     expect(valuesOf(test, fresh.userId)).toEqual({})
+  })
+
+  it('returns 403 for a new user beyond the external-user limit, but still resolves existing ones', () => {
+    const bootstrap = testBootstrap()
+    bootstrap.accounts[0].maxExternalUsers = 1
+    test = createTestApp({ bootstrap })
+    const first = test.deps.users.fromExternalId(ACME, 'gina')
+    expect(failure(() => test.deps.users.fromExternalId(ACME, 'hank'))).toEqual({
+      status: 403,
+      error: 'External user limit reached: the account may have at most 1 external users',
+      code: 'EXTERNAL_USER_LIMIT',
+    })
+    expect(userRow(test, 'hank')).toBeUndefined()
+    expect(test.deps.users.fromExternalId(ACME, 'GINA').userId).toBe(first.userId)
+  })
+
+  it('returns 400 for a blank id', () => {
+    test = createTestApp()
+    expect(failure(() => test.deps.users.fromExternalId(ACME, '  '))).toEqual({ status: 400, error: 'externalId must not be blank', code: 'BLANK_IDENTITY' })
+    expect(failure(() => test.deps.users.fromSessionSettings(ACME, { internalId: ' ' }))).toEqual({
+      status: 400,
+      error: 'internalId must not be blank',
+      code: 'BLANK_IDENTITY',
+    })
   })
 })
