@@ -1,0 +1,181 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { keys } from '../../helpers/fixtures'
+import { D1, D2, managementApp, workbookWithDashboard, type ManagementApp } from './helpers'
+
+let app: ManagementApp
+afterEach(() => app?.close())
+
+const schedule = { frequency: 'weekly', timeOfDay: '08:30' }
+const userId = (username: string) =>
+  app.storage.sqlite.query<{ id: number }, [string]>("SELECT id FROM users WHERE identity = ? AND kind = 'internal'").get(username)!.id
+
+describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
+  it('creates a notification by dashboardId with filters and time grains', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const created = await app.call('POST', `${D1}/notifications`, {
+      dashboardId: dashboard.id,
+      name: 'Weekly sales',
+      schedule,
+      recipients: [{ kind: 'user', userId: userId('bob'), username: 'bob' }],
+      filters: [{ member: 'customers.region', operator: 'equals', values: ['EMEA'] }],
+      timeGrains: [{ member: 'orders.created_at', granularity: 'week' }],
+    })
+    expect(created.status).toBe(201)
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      deploymentId: 1,
+      dashboardId: dashboard.id,
+      dashboardPublicId: null,
+      name: 'Weekly sales',
+      schedule: { frequency: 'weekly', timeOfDay: '08:30' },
+      enabled: true,
+      recipients: [{ kind: 'user', userId: userId('bob'), username: 'bob' }],
+      filters: [{ member: 'customers.region', operator: 'equals', values: ['EMEA'] }],
+      timeGrains: [{ member: 'orders.created_at', granularity: 'week' }],
+      createdAt: '2026-07-20T12:00:00.000Z',
+      updatedAt: '2026-07-20T12:00:00.000Z',
+    })
+  })
+
+  it('creates a notification by the dashboardPublicId of a published dashboard; username is optional', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app, { published: true })
+    const created = await app.call('POST', `${D1}/notifications`, {
+      dashboardPublicId: dashboard.publicId,
+      name: 'Daily',
+      schedule: { frequency: 'daily' },
+      recipients: [{ kind: 'embedUser', embedTenantName: 'tenant-one', externalId: ' Customer-7 ' }],
+    })
+    expect(created.status).toBe(201)
+    expect(created.body).toMatchObject({
+      dashboardId: dashboard.id,
+      dashboardPublicId: dashboard.publicId,
+      schedule: { frequency: 'daily', timeOfDay: null },
+      recipients: [{ kind: 'embedUser', embedTenantName: 'tenant-one', externalId: 'customer-7' }],
+      filters: [],
+      timeGrains: [],
+    })
+  })
+
+  it('returns 400 unless exactly one of dashboardId and dashboardPublicId is sent, and stores nothing', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app, { published: true })
+    const base = { name: 'N', schedule, recipients: [{ kind: 'user', email: 'a@b.co' }] }
+    const both = await app.call('POST', `${D1}/notifications`, { ...base, dashboardId: dashboard.id, dashboardPublicId: dashboard.publicId })
+    const neither = await app.call('POST', `${D1}/notifications`, base)
+    for (const response of [both, neither])
+      expect(response).toMatchObject({ status: 400, body: { error: 'Send exactly one of dashboardId and dashboardPublicId', code: 'DASHBOARD_REFERENCE' } })
+    expect((await app.call('GET', `${D1}/notifications`)).body.items).toEqual([])
+  })
+
+  it('returns 400 for unknown dashboards, unknown users and tenants, and recipients without an address', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const base = { name: 'N', schedule, dashboardId: dashboard.id }
+    const cases: [unknown, string][] = [
+      [{ ...base, dashboardId: 999, recipients: [{ kind: 'user', email: 'a@b.co' }] }, 'UNKNOWN_DASHBOARD'],
+      [{ name: 'N', schedule, dashboardPublicId: 'pd_nope', recipients: [{ kind: 'user', email: 'a@b.co' }] }, 'UNKNOWN_DASHBOARD'],
+      [{ ...base, recipients: [{ kind: 'user', userId: 999 }] }, 'UNKNOWN_USER'],
+      [{ ...base, recipients: [{ kind: 'user' }] }, 'INVALID_RECIPIENT'],
+      [{ ...base, recipients: [{ kind: 'embedUser', embedTenantName: 'no-such', externalId: 'x' }] }, 'UNKNOWN_EMBED_TENANT'],
+      [{ ...base, recipients: [] }, 'VALIDATION_FAILED'],
+      [{ ...base, recipients: [{ kind: 'user', email: 'a@b.co' }], schedule: { frequency: 'daily', timeOfDay: '25:00' } }, 'VALIDATION_FAILED'],
+    ]
+    for (const [body, code] of cases) {
+      const response = await app.call('POST', `${D1}/notifications`, body)
+      expect(response.status).toBe(400)
+      expect(response.body.code).toBe(code)
+    }
+  })
+
+  it('needs NotificationsManage: a viewer key gets 403', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const memberKeyId = app.storage.sqlite.query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'").get()!.id
+    await app.call('PUT', `/api/v1/api-keys/${memberKeyId}/policy`, { role: 'viewer' })
+    const body = { dashboardId: dashboard.id, name: 'N', schedule, recipients: [{ kind: 'user', email: 'a@b.co' }] }
+    expect((await app.call('POST', `${D1}/notifications`, body, keys.member)).body.code).toBe('PERMISSION_DENIED')
+  })
+})
+
+describe('GET /api/v1/deployments/:deploymentId/notifications', () => {
+  async function seed() {
+    const published = await workbookWithDashboard(app, { published: true })
+    const other = await workbookWithDashboard(app)
+    const make = (dashboardId: number, name: string, recipients: unknown[]) =>
+      app.call('POST', `${D1}/notifications`, { dashboardId, name, schedule, recipients })
+    await make(published.dashboard.id, 'to-bob', [{ kind: 'user', userId: userId('bob') }])
+    await make(published.dashboard.id, 'to-alice-mail', [{ kind: 'user', email: 'Alice@Acme.com', username: 'alice' }])
+    await make(other.dashboard.id, 'to-embed', [
+      { kind: 'embedUser', embedTenantName: 'tenant-one', externalId: 'cust-1' },
+      { kind: 'embedUser', embedTenantName: 'tenant-two', externalId: 'cust-2' },
+    ])
+    return published.dashboard.publicId as string
+  }
+  const names = async (query: string) =>
+    (await app.call('GET', `${D1}/notifications?${query}`)).body.items.map((notification: { name: string }) => notification.name)
+
+  it('filters by dashboardPublicId and by console recipient (userId, email)', async () => {
+    app = managementApp()
+    const publicId = await seed()
+    expect(await names('')).toEqual(['to-bob', 'to-alice-mail', 'to-embed'])
+    expect(await names(`dashboardPublicId=${publicId}`)).toEqual(['to-bob', 'to-alice-mail'])
+    expect(await names(`recipientUserId=${userId('bob')}`)).toEqual(['to-bob'])
+    expect(await names('recipientEmail=alice@acme.com')).toEqual(['to-alice-mail'])
+    expect(await names('recipientEmail=nobody@acme.com')).toEqual([])
+  })
+
+  it('filters by embed recipient with tenant and external id together, and refuses one without the other', async () => {
+    app = managementApp()
+    await seed()
+    expect(await names('recipientEmbedTenantName=tenant-two&recipientExternalId=CUST-2')).toEqual(['to-embed'])
+    expect(await names('recipientEmbedTenantName=tenant-one&recipientExternalId=cust-2')).toEqual([])
+    const alone = await app.call('GET', `${D1}/notifications?recipientEmbedTenantName=tenant-two`)
+    expect(alone).toMatchObject({ status: 400, body: { code: 'EMBED_RECIPIENT_FILTER' } })
+    expect((await app.call('GET', `${D1}/notifications?recipientExternalId=cust-2`)).status).toBe(400)
+  })
+
+  it('pages with items and pageInfo', async () => {
+    app = managementApp()
+    await seed()
+    const first = await app.call('GET', `${D1}/notifications?first=2`)
+    expect(first.body.pageInfo).toEqual({ hasNextPage: true, endCursor: expect.any(String) })
+    const second = await app.call('GET', `${D1}/notifications?first=2&after=${first.body.pageInfo.endCursor}`)
+    expect(second.body.items.map((notification: { name: string }) => notification.name)).toEqual(['to-embed'])
+  })
+})
+
+describe('PATCH/GET/DELETE /api/v1/deployments/:deploymentId/notifications/:notificationId', () => {
+  it('updates filters, time grains and schedule, deletes (204) and then answers 404', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const created = await app.call('POST', `${D1}/notifications`, { dashboardId: dashboard.id, name: 'N', schedule, recipients: [{ kind: 'user', email: 'a@b.co' }] })
+    const id = created.body.id
+    const updated = await app.call('PATCH', `${D1}/notifications/${id}`, {
+      filters: [{ member: 'orders.status', operator: 'notEquals', values: ['cancelled'] }],
+      timeGrains: [{ member: 'orders.created_at', granularity: 'day' }],
+      schedule: { frequency: 'monthly' },
+      enabled: false,
+    })
+    expect(updated.status).toBe(200)
+    expect(updated.body).toMatchObject({
+      filters: [{ member: 'orders.status', operator: 'notEquals', values: ['cancelled'] }],
+      timeGrains: [{ member: 'orders.created_at', granularity: 'day' }],
+      schedule: { frequency: 'monthly', timeOfDay: null },
+      enabled: false,
+      recipients: [{ kind: 'user', email: 'a@b.co' }],
+    })
+    expect((await app.call('GET', `${D2}/notifications/${id}`)).status).toBe(404)
+    expect((await app.call('DELETE', `${D1}/notifications/${id}`)).status).toBe(204)
+    expect((await app.call('GET', `${D1}/notifications/${id}`)).body.code).toBe('NOTIFICATION_NOT_FOUND')
+  })
+
+  it('deletes the notifications of a deleted dashboard', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const created = await app.call('POST', `${D1}/notifications`, { dashboardId: dashboard.id, name: 'N', schedule, recipients: [{ kind: 'user', email: 'a@b.co' }] })
+    await app.call('DELETE', `${D1}/dashboards/${dashboard.id}`)
+    expect((await app.call('GET', `${D1}/notifications/${created.body.id}`)).status).toBe(404)
+  })
+})
