@@ -5,6 +5,7 @@ import { chatPlugin } from '../plugins/chat'
 import { corePlugin } from '../plugins/core'
 import { embedPlugin } from '../plugins/embed'
 import { managementPlugin } from '../plugins/management'
+import { semanticPlugin } from '../plugins/semantic'
 import type { AppDeps } from './deps'
 import { version } from '../package.json'
 
@@ -29,6 +30,7 @@ export function createApp(deps: AppDeps) {
     .use(chatPlugin(deps))
     .use(embedPlugin(deps))
     .use(managementPlugin(deps))
+    .use(semanticPlugin(deps))
 }
 
 export type App = ReturnType<typeof createApp>

@@ -7,6 +7,7 @@ import { createAgentFactory } from '../plugins/agent/agent-factory'
 import type { AgentFactory } from '../plugins/chat/agent'
 import { createEmbedTokens } from '../plugins/embed/embed-tokens'
 import { createUserProvisioner } from '../plugins/embed/provisioning'
+import { createSemanticService, type SemanticService } from '../plugins/semantic/semantic-service'
 import type { Config } from './config'
 import { Lifecycle } from './lifecycle'
 import { createLogger, type Logger } from './logger'
@@ -34,6 +35,8 @@ export interface AppDeps {
   lifecycle: Lifecycle
   /** The agent that answers for an agent row (analyst, LLM or scripted). */
   agents: AgentFactory
+  /** The semantic layer: models per deployment branch, the demo data, queries (`serviceMeta`, `serviceSqlApi`). */
+  semantic: SemanticService
 }
 
 export type DepsOverrides = Partial<Omit<AppDeps, 'config' | 'storage'>>
@@ -54,6 +57,7 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
     embedTokens: overrides.embedTokens ?? createEmbedTokens(storage, clock),
     users: overrides.users ?? createUserProvisioner(storage, clock),
     lifecycle: overrides.lifecycle ?? new Lifecycle(),
+    semantic: overrides.semantic ?? createSemanticService({ config, logger }),
     agents: overrides.agents ?? createAgentFactory(),
   }
 }

@@ -1,0 +1,15 @@
+import { loadModel } from '../model-loader'
+import type { SemanticModel } from '../semantic-model'
+import devText from './demo-model-dev.yaml' with { type: 'text' }
+import mainText from './demo-model.yaml' with { type: 'text' }
+
+/**
+ * The built-in demo model, embedded in the binary as text. The deployment's default branch gets the `main`
+ * variant; every other branch gets `dev`, which adds `orders.cancelled_count` and `orders.cancellation_rate`.
+ */
+export function loadDemoModel(variant: 'main' | 'dev'): SemanticModel {
+  const base = [{ file: 'demo/demo-model.yaml', text: mainText }]
+  return variant === 'main'
+    ? loadModel('demo (main)', base)
+    : loadModel('demo (dev)', base, [{ file: 'demo/demo-model-dev.yaml', text: devText }])
+}

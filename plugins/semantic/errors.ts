@@ -1,0 +1,41 @@
+import { AppError, BadRequestError } from '../../src/errors'
+
+/** One problem in a model file: `models/orders.yml:12: orders.total_amount: type: expected one of ...`. */
+export interface ModelProblem {
+  file: string
+  line: number
+  /** `orders`, `orders.total_amount`, `orders join customers`, or empty for file-level problems. */
+  member: string
+  message: string
+}
+
+export function describeProblem(problem: ModelProblem): string {
+  return `${problem.file}:${problem.line}: ${problem.member ? `${problem.member}: ` : ''}${problem.message}`
+}
+
+/**
+ * A model that cannot be loaded. At start-up it stops the server (every problem listed); a model first loaded
+ * later answers 409: the deployment is in a state its operator must fix, not a bad request and not a bug.
+ */
+export class ModelError extends AppError {
+  constructor(
+    readonly label: string,
+    readonly problems: ModelProblem[],
+  ) {
+    super(409, 'MODEL_INVALID', `Invalid semantic model ${label}:\n${problems.map((problem) => `  - ${describeProblem(problem)}`).join('\n')}`)
+  }
+}
+
+/** A query the semantic layer refuses: unknown or hidden members, anything but one SELECT over cubes, ... */
+export class InvalidQueryError extends BadRequestError {
+  constructor(message: string) {
+    super(message, 'INVALID_QUERY')
+  }
+}
+
+/** A query that ran past the time limit and was stopped. */
+export class QueryTimeoutError extends BadRequestError {
+  constructor(limitMs: number) {
+    super(`Query stopped after the ${limitMs} ms time limit: narrow it down (filters, fewer dimensions, a LIMIT)`, 'QUERY_TIMEOUT')
+  }
+}

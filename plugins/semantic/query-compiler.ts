@@ -1,0 +1,282 @@
+import type { AccessView, RowRule } from './access-policy'
+import { InvalidQueryError } from './errors'
+import { planJoins, type JoinTree } from './join-graph'
+import type { Granularity } from './query-ast'
+import { type ColumnType, type QueryPlan, type Resolved } from './query-plan'
+import { normalizeTime } from './query-planner'
+import type { Cube, Dimension, Edge, Measure, SemanticModel } from './semantic-model'
+import { renderTemplate } from './templates'
+
+export type Parameter = string | number | null
+
+/** Parameterised SQLite SQL: user values only ever travel in `params`, never in `sql`. */
+export interface CompiledQuery {
+  sql: string
+  params: Parameter[]
+  columns: Array<{ name: string; type: ColumnType }>
+}
+
+const fail = (message: string): never => {
+  throw new InvalidQueryError(message)
+}
+
+const TRUNCATE: Record<Granularity, (value: string) => string> = {
+  hour: (value) => `strftime('%Y-%m-%d %H:00:00', ${value})`,
+  day: (value) => `strftime('%Y-%m-%d 00:00:00', ${value})`,
+  // SQLite's 'weekday 0' moves forward to Sunday; six days back is that week's Monday (ISO weeks, as Postgres).
+  week: (value) => `strftime('%Y-%m-%d 00:00:00', ${value}, 'weekday 0', '-6 days')`,
+  month: (value) => `strftime('%Y-%m-01 00:00:00', ${value})`,
+  quarter: (value) =>
+    `printf('%s-%02d-01 00:00:00', strftime('%Y', ${value}), ((CAST(strftime('%m', ${value}) AS INTEGER) - 1) / 3) * 3 + 1)`,
+  year: (value) => `strftime('%Y-01-01 00:00:00', ${value})`,
+}
+
+/** A LIKE pattern (`%`, `_`, backslash escapes) as a case-sensitive GLOB pattern, as Postgres LIKE is. */
+export function likeToGlob(pattern: string): string {
+  let out = ''
+  for (let index = 0; index < pattern.length; index++) {
+    const char = pattern[index]
+    if (char === '\\' && index + 1 < pattern.length) {
+      const next = pattern[++index]
+      out += next === '*' || next === '?' || next === '[' ? `[${next}]` : next
+    } else if (char === '%') out += '*'
+    else if (char === '_') out += '?'
+    else if (char === '*' || char === '?' || char === '[') out += `[${char}]`
+    else out += char
+  }
+  return out
+}
+
+class Compiler {
+  readonly params: Parameter[] = []
+  private readonly tree: JoinTree
+
+  constructor(
+    private readonly model: SemanticModel,
+    private readonly view: AccessView,
+    private readonly plan: QueryPlan,
+  ) {
+    this.tree = planJoins(model, plan.cubes, plan.fromCube)
+  }
+
+  private param(value: string | number | boolean | null): string {
+    if (value === null) return 'NULL'
+    this.params.push(typeof value === 'boolean' ? (value ? 1 : 0) : value)
+    return `?${this.params.length}`
+  }
+
+  private alias(cube: string): string {
+    return `"${cube}"`
+  }
+
+  private cube(name: string): Cube {
+    return this.model.cubes.get(name) as Cube
+  }
+
+  /** Renders a cube's own template: `{CUBE}` and the cube's name become its alias, `{member}` that dimension. */
+  private template(cube: Cube, sql: string): string {
+    return renderTemplate(sql, (reference) => {
+      const own = reference.head === 'CUBE' || reference.head === cube.name
+      const name = reference.tail ?? (own ? undefined : reference.head)
+      return name === undefined ? this.alias(cube.name) : `(${this.template(cube, (cube.dimensions.get(name) as Dimension).sql)})`
+    })
+  }
+
+  dimension(member: Dimension): string {
+    return this.template(this.cube(member.cube), member.sql)
+  }
+
+  private primaryKey(cube: Cube): string | undefined {
+    const key = [...cube.dimensions.values()].find((dimension) => dimension.primaryKey)
+    return key ? this.dimension(key) : undefined
+  }
+
+  private inflated(measure: Measure): never {
+    const others = [...this.plan.cubes].filter((cube) => cube !== measure.cube).sort()
+    return fail(
+      `${measure.path} (${measure.type}) cannot be combined with members of ${others.join(', ')}: the query has to start from ${this.tree.root}, ` +
+        `which repeats each ${measure.cube} row, so the ${measure.type} would be inflated. Query ${measure.path} without them, or use a measure of ${this.tree.root}.`,
+    )
+  }
+
+  measure(measure: Measure): string {
+    const cube = this.cube(measure.cube)
+    if (measure.type === 'number')
+      return renderTemplate(measure.sql, (reference) => {
+        const name = reference.tail ?? reference.head
+        return `(${this.measure(cube.measures.get(name) as Measure)})`
+      })
+    const multiplied = this.tree.multiplied.has(cube.name)
+    const filter = measure.filters.map((sql) => `(${this.template(cube, sql)})`).join(' AND ')
+    const guarded = (value: string) => (filter ? `CASE WHEN ${filter} THEN ${value} END` : value)
+    const key = this.primaryKey(cube)
+    const value = measure.hasSql ? this.template(cube, measure.sql) : undefined
+    switch (measure.type) {
+      case 'count':
+        if (value === undefined && cube.name === this.tree.root) return filter ? `COUNT(CASE WHEN ${filter} THEN 1 END)` : 'COUNT(*)'
+        if (multiplied) {
+          if (key === undefined) return this.inflated(measure)
+          const present = [value === undefined ? undefined : `(${value}) IS NOT NULL`, filter || undefined].filter(Boolean).join(' AND ')
+          return `COUNT(DISTINCT ${present ? `CASE WHEN ${present} THEN ${key} END` : key})`
+        }
+        return `COUNT(${guarded(value ?? key ?? '1')})`
+      case 'count_distinct':
+        return `COUNT(DISTINCT ${guarded(value as string)})`
+      case 'sum':
+      case 'avg':
+        if (multiplied) return this.inflated(measure)
+        return `${measure.type.toUpperCase()}(${guarded(value as string)})`
+      default:
+        return `${measure.type.toUpperCase()}(${guarded(value as string)})`
+    }
+  }
+
+  private aggregate(expression: Extract<Resolved, { kind: 'aggregate' }>): string {
+    const { fn, member } = expression
+    if (member === null) {
+      const from = this.cube(this.plan.fromCube)
+      if (from.name === this.tree.root) return 'COUNT(*)'
+      const key = this.primaryKey(from) ?? fail(`COUNT(*) over ${from.name} needs a primary key on ${from.name} here; use MEASURE(${from.name}.count)`)
+      return this.tree.multiplied.has(from.name) ? `COUNT(DISTINCT ${key})` : `COUNT(${key})`
+    }
+    const value = this.dimension(member)
+    if (expression.distinct) return `${fn.toUpperCase()}(DISTINCT ${value})`
+    if ((fn === 'sum' || fn === 'avg' || fn === 'count') && this.tree.multiplied.has(member.cube))
+      fail(`${fn.toUpperCase()}(${member.path}) would be inflated: this query repeats ${member.cube} rows (it starts from ${this.tree.root})`)
+    return `${fn.toUpperCase()}(${value})`
+  }
+
+  expression(expression: Resolved): string {
+    switch (expression.kind) {
+      case 'dimension':
+        return this.dimension(expression.member)
+      case 'truncate':
+        return TRUNCATE[expression.granularity](this.dimension(expression.member))
+      case 'measure':
+        return this.measure(expression.member)
+      case 'aggregate':
+        return this.aggregate(expression)
+      case 'literal':
+        return this.param(expression.value)
+      case 'column':
+        return this.expression(this.plan.columns[expression.index].expression)
+      case 'compare':
+        return `(${this.expression(expression.left)} ${expression.operator} ${this.expression(expression.right)})`
+      case 'logical':
+        return `(${expression.args.map((arg) => this.expression(arg)).join(expression.operator === 'and' ? ' AND ' : ' OR ')})`
+      case 'not':
+        return `(NOT ${this.expression(expression.arg)})`
+      case 'in':
+        return `(${this.expression(expression.arg)} ${expression.negated ? 'NOT IN' : 'IN'} (${expression.list.map((item) => this.expression(item)).join(', ')}))`
+      case 'between':
+        return `(${this.expression(expression.arg)} ${expression.negated ? 'NOT BETWEEN' : 'BETWEEN'} ${this.expression(expression.low)} AND ${this.expression(expression.high)})`
+      case 'like': {
+        const test = expression.caseInsensitive
+          ? `lower(${this.expression(expression.arg)}) LIKE lower(${this.param(expression.pattern)}) ESCAPE '\\'`
+          : `${this.expression(expression.arg)} GLOB ${this.param(likeToGlob(expression.pattern))}`
+        return expression.negated ? `(NOT (${test}))` : `(${test})`
+      }
+      case 'isNull':
+        return `(${this.expression(expression.arg)} IS ${expression.negated ? 'NOT ' : ''}NULL)`
+    }
+  }
+
+  private ruleValue(member: Dimension, value: string | number | boolean): string {
+    if (member.type === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return this.param(Number(value))
+    if (member.type === 'time' && typeof value === 'string') return this.param(normalizeTime(value) ?? value)
+    return this.param(value)
+  }
+
+  rowRule(rule: RowRule): string {
+    switch (rule.kind) {
+      case 'none':
+        return '(1 = 0)'
+      case 'any':
+        return rule.of.length === 0 ? '(1 = 0)' : `(${rule.of.map((item) => this.rowRule(item)).join(' OR ')})`
+      case 'all':
+        return rule.of.length === 0 ? '(1 = 1)' : `(${rule.of.map((item) => this.rowRule(item)).join(' AND ')})`
+      case 'filter': {
+        const value = this.dimension(rule.member)
+        const list = () => rule.values.map((item) => this.ruleValue(rule.member, item)).join(', ')
+        switch (rule.operator) {
+          case 'equals':
+          case 'in':
+            return `(${value} IN (${list()}))`
+          case 'notEquals':
+          case 'notIn':
+            return `(${value} IS NOT NULL AND ${value} NOT IN (${list()}))`
+          case 'contains':
+            return `(${rule.values.map((item) => `instr(lower(${value}), lower(${this.param(String(item))})) > 0`).join(' OR ')})`
+          default: {
+            const operator = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[rule.operator]
+            return `(${value} ${operator} ${this.ruleValue(rule.member, rule.values[0])})`
+          }
+        }
+      }
+    }
+  }
+
+  /** The row rules of every cube the query reads, and the cubes those rules need joined (whose own rules do not apply). */
+  private rowRules(): string[] {
+    if (this.view.unrestricted) return []
+    const rules: RowRule[] = []
+    for (const cube of [...this.tree.included]) {
+      const access = this.view.cubes.get(cube)
+      const rule = access ? access.rows : { kind: 'none' as const }
+      if (rule !== null) rules.push(rule)
+    }
+    // Several cubes often carry the same rule (orders and line items both filter on customers.region).
+    const seen = new Set<string>()
+    const key = (rule: RowRule): string =>
+      rule.kind === 'filter' ? `${rule.member.path} ${rule.operator} ${JSON.stringify(rule.values)}` : rule.kind === 'none' ? 'none' : `${rule.kind}(${rule.of.map(key).join(',')})`
+    const unique = rules.filter((rule) => !seen.has(key(rule)) && seen.add(key(rule)))
+    const visit = (rule: RowRule) => {
+      if (rule.kind === 'filter' && !this.tree.include(rule.member.cube)) unique.push({ kind: 'none' })
+      if (rule.kind === 'any' || rule.kind === 'all') rule.of.forEach(visit)
+    }
+    unique.forEach(visit)
+    return unique.map((rule) => this.rowRule(rule))
+  }
+
+  private join(edge: Edge): string {
+    return renderTemplate(edge.sql, (reference) => {
+      const cube = reference.head === 'CUBE' ? edge.declaredOn : reference.head
+      if (reference.tail === undefined) return this.alias(cube)
+      return `(${this.dimension(this.cube(cube).dimensions.get(reference.tail) as Dimension)})`
+    })
+  }
+
+  compile(): CompiledQuery {
+    const { plan } = this
+    const select = plan.columns.map((column, index) => `${this.expression(column.expression)} AS "__c${index}"`)
+    const conditions = plan.where ? [this.expression(plan.where)] : []
+    conditions.push(...this.rowRules())
+    const from = [`${this.cube(this.tree.root).from} AS ${this.alias(this.tree.root)}`]
+    for (const cube of this.tree.included.slice(1))
+      from.push(`LEFT JOIN ${this.cube(cube).from} AS ${this.alias(cube)} ON ${this.join(this.tree.parents.get(cube) as Edge)}`)
+    // Every query is grouped by its dimensions (Cube semantics): a dimensions-only query lists distinct values.
+    const groupBy = plan.grouping.map((item) => this.expression(item))
+    const having = plan.having ? this.expression(plan.having) : undefined
+    const orderBy =
+      plan.orderBy.length > 0
+        ? plan.orderBy.map((item) => {
+            const target = item.expression.kind === 'column' ? `"__c${item.expression.index}"` : this.expression(item.expression)
+            const nulls = item.nulls ? ` NULLS ${item.nulls.toUpperCase()}` : ''
+            return `${target} ${item.descending ? 'DESC' : 'ASC'}${nulls}`
+          })
+        : plan.columns.flatMap((column, index) => (column.aggregated ? [] : [`"__c${index}" ASC`]))
+    let sql = `SELECT ${select.join(', ')} FROM ${from.join(' ')}`
+    if (conditions.length > 0) sql += ` WHERE ${conditions.join(' AND ')}`
+    if (groupBy.length > 0) sql += ` GROUP BY ${groupBy.join(', ')}`
+    if (having) sql += ` HAVING ${having}`
+    if (orderBy.length > 0) sql += ` ORDER BY ${orderBy.join(', ')}`
+    if (plan.limit !== undefined || plan.offset !== undefined) sql += ` LIMIT ${this.param(plan.limit ?? -1)}`
+    if (plan.offset !== undefined) sql += ` OFFSET ${this.param(plan.offset)}`
+    return { sql, params: this.params, columns: plan.columns.map((column) => ({ name: column.name, type: column.type })) }
+  }
+}
+
+/** Compiles a resolved query to SQLite SQL with the caller's row rules; throws `InvalidQueryError` for fan-outs. */
+export function compileQuery(model: SemanticModel, view: AccessView, plan: QueryPlan): CompiledQuery {
+  return new Compiler(model, view, plan).compile()
+}

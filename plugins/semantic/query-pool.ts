@@ -1,0 +1,124 @@
+import { QueryTimeoutError } from './errors'
+
+export interface WorkerRequest {
+  id: number
+  path: string
+  sql: string
+  params: Array<string | number | null>
+  /** Rows sent back; the worker still counts every row the query produces. */
+  maxRows: number
+}
+
+export type WorkerReply = { id: number; ok: true; rows: unknown[][]; totalRows: number } | { id: number; ok: false; error: string }
+
+export interface QueryOutput {
+  rows: unknown[][]
+  totalRows: number
+}
+
+interface Job {
+  request: Omit<WorkerRequest, 'id'>
+  resolve(output: QueryOutput): void
+  reject(error: Error): void
+}
+
+interface Slot {
+  worker: Worker | undefined
+  job: (Job & { id: number; timer: ReturnType<typeof setTimeout> }) | undefined
+}
+
+/** A failure inside SQLite (a model with broken SQL, say): a server-side problem, not the caller's. */
+export class QueryExecutionError extends Error {}
+
+// A URL relative to this module: Bun resolves it in development and, with the worker listed as a build entry
+// point, inside the compiled binary.
+const WORKER_URL = new URL('./query-worker.ts', import.meta.url)
+
+/**
+ * A few workers that run queries, each with a time limit: a worker whose query runs too long is terminated and
+ * replaced, and the caller gets `QueryTimeoutError`. Jobs wait in a FIFO queue when every worker is busy.
+ */
+export class QueryPool {
+  private readonly slots: Slot[]
+  private readonly queue: Job[] = []
+  private nextId = 1
+  private closed = false
+
+  constructor(
+    private readonly options: { size: number; timeoutMs: number },
+  ) {
+    this.slots = Array.from({ length: Math.max(1, options.size) }, () => ({ worker: undefined, job: undefined }))
+  }
+
+  run(request: Omit<WorkerRequest, 'id'>): Promise<QueryOutput> {
+    if (this.closed) return Promise.reject(new QueryExecutionError('The query engine is shutting down'))
+    return new Promise<QueryOutput>((resolve, reject) => {
+      this.queue.push({ request, resolve, reject })
+      this.dispatch()
+    })
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (slot.job || this.queue.length === 0) continue
+      const job = this.queue.shift() as Job
+      const worker = slot.worker ?? this.spawn(slot)
+      const id = this.nextId++
+      const timer = setTimeout(() => this.timeout(slot), this.options.timeoutMs)
+      slot.job = { ...job, id, timer }
+      worker.postMessage({ ...job.request, id } satisfies WorkerRequest)
+    }
+  }
+
+  private spawn(slot: Slot): Worker {
+    const worker = new Worker(WORKER_URL)
+    worker.addEventListener('message', (event: MessageEvent<WorkerReply>) => {
+      const job = slot.job
+      if (!job || job.id !== event.data.id) return
+      this.finish(slot)
+      if (event.data.ok) job.resolve({ rows: event.data.rows, totalRows: event.data.totalRows })
+      else job.reject(new QueryExecutionError(event.data.error))
+    })
+    worker.addEventListener('error', (event) => {
+      const job = slot.job
+      this.discard(slot)
+      job?.reject(new QueryExecutionError(`Query worker failed: ${(event as ErrorEvent).message ?? 'unknown error'}`))
+      this.dispatch()
+    })
+    // Idle workers must not keep a process (a test run, a CLI) alive.
+    ;(worker as Worker & { unref(): void }).unref()
+    slot.worker = worker
+    return worker
+  }
+
+  private finish(slot: Slot): void {
+    if (slot.job) clearTimeout(slot.job.timer)
+    slot.job = undefined
+    queueMicrotask(() => this.dispatch())
+  }
+
+  private discard(slot: Slot): void {
+    if (slot.job) clearTimeout(slot.job.timer)
+    slot.job = undefined
+    slot.worker?.terminate()
+    slot.worker = undefined
+  }
+
+  private timeout(slot: Slot): void {
+    const job = slot.job
+    this.discard(slot)
+    job?.reject(new QueryTimeoutError(this.options.timeoutMs))
+    this.dispatch()
+  }
+
+  /** Stops every worker; queued and running queries fail. */
+  close(): void {
+    this.closed = true
+    for (const job of this.queue.splice(0)) job.reject(new QueryExecutionError('The query engine is shutting down'))
+    for (const slot of this.slots) {
+      const job = slot.job
+      this.discard(slot)
+      job?.reject(new QueryExecutionError('The query engine is shutting down'))
+    }
+  }
+}

@@ -1,0 +1,166 @@
+import { statSync } from 'node:fs'
+import { LRUCache } from 'lru-cache'
+import type { Config } from '../../src/config'
+import { BadRequestError } from '../../src/errors'
+import type { Logger } from '../../src/logger'
+import type { UserAccess } from '../auth/user-access'
+import { accessView } from './access-policy'
+import { demoDataPath, ensureDemoDataFile, type DemoDataFile } from './demo/demo-data-file'
+import { DEMO_DATA_VERSION } from './demo/demo-data'
+import { loadDemoModel } from './demo/demo-model'
+import { InvalidQueryError } from './errors'
+import { readFolderModel } from './folder-model'
+import { buildMeta } from './meta'
+import { loadModel } from './model-loader'
+import { ROW_CAP, type MetaResult, type SqlResult } from './model'
+import { compileQuery } from './query-compiler'
+import { parseQuery } from './query-parser'
+import { planQuery } from './query-planner'
+import { QueryExecutionError, QueryPool } from './query-pool'
+import { formatValue } from './result-format'
+import type { SemanticModel } from './semantic-model'
+
+/** What the semantic layer needs to know of a deployment (a `DeploymentInfo` fits). */
+export interface DeploymentRef {
+  id: number
+  model: string
+  branches: string[]
+  defaultBranch: string
+}
+
+/** Whose data, on which deployment and branch. `access.userId` null reads the whole model, policies bypassed. */
+export interface SemanticContext {
+  deployment: DeploymentRef
+  branchName?: string
+  access: UserAccess
+}
+
+/** The access of a caller that names no user (an API key without `sessionSettings`). */
+export const WHOLE_MODEL: UserAccess = Object.freeze({ userId: null, groups: [], userAttributes: {}, securityContext: {} })
+
+export interface SemanticServiceOptions {
+  config: Pick<Config, 'dbPath' | 'demoDataPath'>
+  logger: Logger
+  /** Longest a query may run before its worker is stopped. */
+  queryTimeoutMs?: number
+  workers?: number
+  cacheEntries?: number
+}
+
+interface LoadedModel {
+  model: SemanticModel
+  dataPath: string
+  /** Part of every result cache key: results of another data file or generation never match. */
+  dataVersion: string
+}
+
+/**
+ * The semantic layer of every deployment: models loaded once per model and branch, the demo data, a pool of
+ * query workers with a time limit, and a result cache keyed by the compiled SQL and its parameters (which carry
+ * the caller's row rules), so callers whose access differs never share an entry.
+ */
+export function createSemanticService(options: SemanticServiceOptions) {
+  const { logger } = options
+  const timeoutMs = options.queryTimeoutMs ?? 15_000
+  const pool = new QueryPool({ size: options.workers ?? 2, timeoutMs })
+  const models = new Map<string, LoadedModel>()
+  const cache = new LRUCache<string, SqlResult>({ max: options.cacheEntries ?? 500, ttl: 10 * 60_000 })
+  const demoPath = demoDataPath(options.config)
+  let demoFile: DemoDataFile | undefined
+
+  function demoData(): DemoDataFile {
+    if (!demoFile) {
+      demoFile = ensureDemoDataFile(demoPath)
+      if (demoFile.generated) logger.info('demo data generated', { path: demoFile.path, ms: Math.round(demoFile.milliseconds), bytes: demoFile.bytes })
+    }
+    return demoFile
+  }
+
+  function branchOf(deployment: DeploymentRef, branchName: string | undefined): string {
+    const branch = branchName ?? deployment.defaultBranch
+    if (!deployment.branches.includes(branch))
+      throw new BadRequestError(`Branch ${branch} not found in deployment ${deployment.id}; its branches are ${deployment.branches.join(', ')}`, 'BRANCH_NOT_FOUND')
+    return branch
+  }
+
+  /** The model of a deployment branch; throws `ModelError` for a broken model, 400 for an unknown branch. */
+  function load(deployment: DeploymentRef, branchName?: string): LoadedModel {
+    const branch = branchOf(deployment, branchName)
+    const overlay = branch === deployment.defaultBranch ? undefined : branch
+    const key = deployment.model === 'demo' ? `demo:${overlay ? 'dev' : 'main'}` : `folder:${deployment.model}:${overlay ?? ''}`
+    let loaded = models.get(key)
+    if (!loaded) {
+      if (deployment.model === 'demo') {
+        loaded = { model: loadDemoModel(overlay ? 'dev' : 'main'), dataPath: demoPath, dataVersion: `demo-v${DEMO_DATA_VERSION}:${demoPath}` }
+      } else {
+        const files = readFolderModel(deployment.model, overlay)
+        const model = loadModel(`${deployment.model}${overlay ? ` (branch ${overlay})` : ''}`, files.base, files.branch)
+        const stat = files.dataPath ? statSync(files.dataPath) : undefined
+        loaded = files.dataPath
+          ? { model, dataPath: files.dataPath, dataVersion: `${files.dataPath}:${stat?.mtimeMs}:${stat?.size}` }
+          : { model, dataPath: demoPath, dataVersion: `demo-v${DEMO_DATA_VERSION}:${demoPath}` }
+      }
+      models.set(key, loaded)
+    }
+    return loaded
+  }
+
+  const viewOf = (model: SemanticModel, access: UserAccess) => accessView(model, access.userId === null ? null : access)
+
+  return {
+    /** `serviceMeta`: the cubes and members the caller may see. */
+    meta(context: SemanticContext, searchQuery?: string): MetaResult {
+      const { model } = load(context.deployment, context.branchName)
+      return buildMeta(model, viewOf(model, context.access), searchQuery)
+    },
+
+    /** `serviceSqlApi`: runs one query for the caller; throws `InvalidQueryError`/`QueryTimeoutError` for bad queries. */
+    async query(context: SemanticContext, sql: string, maxRows = ROW_CAP): Promise<SqlResult> {
+      const startedAt = performance.now()
+      const loaded = load(context.deployment, context.branchName)
+      if (loaded.dataPath === demoPath) demoData()
+      const view = viewOf(loaded.model, context.access)
+      const compiled = compileQuery(loaded.model, view, planQuery(loaded.model, view, parseQuery(sql)))
+      const key = JSON.stringify([loaded.dataVersion, compiled.sql, compiled.params, maxRows])
+      const hit = cache.get(key)
+      if (hit) return hit
+      const output = await pool.run({ path: loaded.dataPath, sql: compiled.sql, params: compiled.params, maxRows }).catch((error: unknown) => {
+        if (!(error instanceof QueryExecutionError)) throw error
+        logger.warn('semantic query failed in the database', { deploymentId: context.deployment.id, sql: compiled.sql, error: error.message })
+        throw new InvalidQueryError(`The database could not run the query: ${error.message}`)
+      })
+      const result: SqlResult = {
+        schema: compiled.columns.map((column) => ({ name: column.name, column_type: column.type })),
+        data: output.rows.map((row) => row.map((value, index) => formatValue(value, compiled.columns[index].type))),
+        totalRows: output.totalRows,
+      }
+      cache.set(key, result)
+      logger.debug('semantic query', { deploymentId: context.deployment.id, ms: Math.round(performance.now() - startedAt), rows: result.totalRows })
+      return result
+    },
+
+    /**
+     * Start-up: generates the demo data when a deployment reads it, and loads every deployment branch's model,
+     * so a broken model stops the start (with file, line and member) instead of failing the first question.
+     */
+    prepare(deployments: DeploymentRef[]): { demo: DemoDataFile | undefined; models: number } {
+      let count = 0
+      for (const deployment of deployments)
+        for (const branch of deployment.branches) {
+          if (load(deployment, branch).dataPath === demoPath) demoData()
+          count++
+        }
+      return { demo: demoFile, models: count }
+    },
+
+    /** The demo data file, generated on first use. */
+    demoData,
+
+    close(): void {
+      pool.close()
+      cache.clear()
+    },
+  }
+}
+
+export type SemanticService = ReturnType<typeof createSemanticService>
