@@ -1,6 +1,8 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../src/deps'
-import { AppError } from '../../src/errors'
+import { NotFoundError } from '../../src/errors'
+import { MAX_ROUTE_LIMIT } from '../semantic/model'
+import { WHOLE_MODEL } from '../semantic/semantic-service'
 import { reportRoutes } from './report-routes'
 import { settingsRoutes } from './settings-routes'
 import type { WidgetQueryRunner } from './widget-data'
@@ -15,10 +17,13 @@ export { findPublishedDashboard } from './published-dashboards'
  * API key (embed and service tokens are refused by the auth macros).
  */
 export function managementPlugin(deps: AppDeps, options: { runWidgetQuery?: WidgetQueryRunner } = {}) {
+  // A download is the whole result, up to the semantic layer's route limit rather than the chat tools' row cap.
   const runWidgetQuery: WidgetQueryRunner =
     options.runWidgetQuery ??
-    (async () => {
-      throw new AppError(503, 'QUERY_RUNNER_UNAVAILABLE', 'The semantic layer is not available to run widget queries')
+    (async (deploymentId, query) => {
+      const deployment = deps.directory.deployment(deploymentId)
+      if (!deployment) throw new NotFoundError(`Deployment ${deploymentId} not found`, 'DEPLOYMENT_NOT_FOUND')
+      return deps.semantic.query({ deployment, access: WHOLE_MODEL }, query, MAX_ROUTE_LIMIT)
     })
   return new Elysia({ name: 'management', seed: deps.instanceId })
     .use(reportRoutes(deps))

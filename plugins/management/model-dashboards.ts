@@ -1,4 +1,5 @@
 import { t } from 'elysia'
+import { SqlResult } from '../semantic/model'
 import { Id, Name, Nullable, PageInfo, PageQuery, SemanticSql, Timestamp } from './model-common'
 
 /** Schemas of dashboards, notifications, dbt syncs and app configuration; re-exported by `model.ts`. */
@@ -135,12 +136,9 @@ export type UpdatePublishedAiWidgetThreadInput = typeof UpdatePublishedAiWidgetT
 export const WidgetDataQuery = t.Object({ format: t.Optional(t.Union([t.Literal('json'), t.Literal('csv')])) })
 export type WidgetDataQuery = typeof WidgetDataQuery.static
 
-export const WidgetData = t.Object({
-  schema: t.Array(t.Object({ name: t.String(), column_type: t.String() })),
-  data: t.Array(t.Array(t.Union([t.String(), t.Null()]))),
-  totalRows: t.Integer(),
-})
-export type WidgetData = typeof WidgetData.static
+/** A widget's data is what `POST .../sql` answers for its query: the semantic layer's own schema. */
+export const WidgetData = SqlResult
+export type WidgetData = SqlResult
 
 // ---------------------------------------------------------------- notifications
 

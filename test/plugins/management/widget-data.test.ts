@@ -81,3 +81,28 @@ describe('GET /api/v1/deployments/:deploymentId/dashboards/:dashboardId/widgets/
     expect((await get(`${D1}/dashboards/999/widgets/w1/data`)).status).toBe(404)
   })
 })
+
+describe('widget data through the semantic layer', () => {
+  it("runs the widget's query on the deployment's model with the whole model readable", async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const response = await app.call('GET', `${D1}/dashboards/${dashboard.id}/widgets/w1/data`)
+    expect(response.status).toBe(200)
+    expect(response.body.schema).toEqual([{ name: expect.stringContaining('count'), column_type: expect.any(String) }])
+    expect(response.body.totalRows).toBe(1)
+    expect(Number(response.body.data[0][0])).toBeGreaterThan(0)
+  })
+
+  it('answers 400 for a widget whose query the semantic layer refuses', async () => {
+    app = managementApp()
+    const workbook = await app.call('POST', `${D1}/workbooks`, { name: 'Broken' })
+    const dashboard = await app.call('POST', `${D1}/dashboards`, {
+      workbookId: workbook.body.id,
+      name: 'Broken',
+      widgets: [{ id: 'bad', kind: 'number', title: 'Bad', query: 'SELECT MEASURE(nothing.here) FROM nothing' }],
+    })
+    const response = await app.call('GET', `${D1}/dashboards/${dashboard.body.id}/widgets/bad/data`)
+    expect(response.status).toBe(400)
+    expect(response.body).toEqual({ error: expect.any(String), code: expect.any(String) })
+  })
+})
