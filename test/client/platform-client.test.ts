@@ -118,6 +118,15 @@ describe('createPlatformClient against a listening server', () => {
     await expect(client.getReport(1, created.id)).rejects.toMatchObject({ status: 404 })
   })
 
+  it('reads the semantic model and runs semantic SQL', async () => {
+    const deployment = createPlatformClient({ baseUrl, apiKey: keys.admin }).deployment(1)
+    const meta = await deployment.meta({ searchQuery: 'orders' })
+    expect(meta.cubes.map((cube) => cube.name)).toContain('orders')
+    const result = await deployment.sql({ query: 'SELECT MEASURE(orders.count) FROM orders' })
+    expect(result.totalRows).toBe(1)
+    expect(result.schema).toHaveLength(1)
+  })
+
   it('refuses two credentials at once', () => {
     expect(() => createPlatformClient({ baseUrl, apiKey: 'a', embedToken: 'b' } as never)).toThrow('only one of apiKey, token and embedToken')
   })
