@@ -7,6 +7,7 @@ import { createAgentFactory } from '../plugins/agent/agent-factory'
 import type { AgentFactory } from '../plugins/chat/agent'
 import { createEmbedTokens } from '../plugins/embed/embed-tokens'
 import { createUserProvisioner } from '../plugins/embed/provisioning'
+import { bindSemanticTools } from '../plugins/semantic/tools'
 import { createSemanticService, type SemanticService } from '../plugins/semantic/semantic-service'
 import type { Config } from './config'
 import { Lifecycle } from './lifecycle'
@@ -45,6 +46,7 @@ export type DepsOverrides = Partial<Omit<AppDeps, 'config' | 'storage'>>
 export function createDeps(config: Config, storage: Storage, overrides: DepsOverrides = {}): AppDeps {
   const logger = overrides.logger ?? createLogger(config.logLevel)
   const clock = overrides.clock ?? Date.now
+  const semantic = overrides.semantic ?? createSemanticService({ config, logger })
   return {
     config,
     storage,
@@ -57,7 +59,13 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
     embedTokens: overrides.embedTokens ?? createEmbedTokens(storage, clock),
     users: overrides.users ?? createUserProvisioner(storage, clock),
     lifecycle: overrides.lifecycle ?? new Lifecycle(),
-    semantic: overrides.semantic ?? createSemanticService({ config, logger }),
-    agents: overrides.agents ?? createAgentFactory(),
+    semantic,
+    agents:
+      overrides.agents ??
+      createAgentFactory({
+        llm: config.llm,
+        analystDelayMs: config.analystDelayMs,
+        tools: (turn) => bindSemanticTools(semantic, { deployment: turn.deployment, branchName: turn.branch, access: turn.access }, logger),
+      }),
   }
 }

@@ -1,13 +1,35 @@
-import { AgentError, type Agent, type AgentFactory } from '../chat/agent'
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import type { LanguageModelV3 } from '@ai-sdk/provider'
+import type { LlmConfig } from '../../src/config'
+import type { AgentFactory, AgentTurn } from '../chat/agent'
 import { createScriptedAgent, scriptFromConfig } from '../chat/scripted-agent'
+import { createAnalystAgent } from './analyst-agent'
+import type { AnalystTools } from './analyst-tools'
+import { createOfflineAnalystModel } from './offline/offline-model'
+
+export interface AgentFactoryOptions {
+  /** An OpenAI-compatible endpoint; unset, the offline analyst answers. */
+  llm: LlmConfig | undefined
+  /** Pause between the offline analyst's tokens. */
+  analystDelayMs: number
+  /** The semantic tools bound to one turn. */
+  tools(turn: AgentTurn): AnalystTools
+  /** Replaces the language model (tests). */
+  model?: LanguageModelV3
+}
+
+/** The language model of the analyst: the configured OpenAI-compatible endpoint, or the built-in offline analyst. */
+export function analystModel(options: Pick<AgentFactoryOptions, 'llm' | 'analystDelayMs' | 'model'>): LanguageModelV3 {
+  if (options.model) return options.model
+  if (options.llm) {
+    const provider = createOpenAICompatible({ name: 'llm', baseURL: options.llm.baseUrl, apiKey: options.llm.apiKey, includeUsage: true })
+    return provider.chatModel(options.llm.model)
+  }
+  return createOfflineAnalystModel({ delayMs: options.analystDelayMs })
+}
 
 /** Picks the agent for an agent row: the scripted agent for `kind: scripted`, else the analyst. */
-export function createAgentFactory(): AgentFactory {
-  const unavailable: Agent = {
-    // eslint-disable-next-line require-yield
-    async *run() {
-      throw new AgentError('The analyst is not available on this server yet')
-    },
-  }
-  return (agent) => (agent.kind === 'scripted' ? createScriptedAgent(scriptFromConfig(agent.config)) : unavailable)
+export function createAgentFactory(options: AgentFactoryOptions): AgentFactory {
+  const analyst = createAnalystAgent({ model: analystModel(options), tools: options.tools })
+  return (agent) => (agent.kind === 'scripted' ? createScriptedAgent(scriptFromConfig(agent.config)) : analyst)
 }

@@ -1,9 +1,15 @@
 import { Value } from '@sinclair/typebox/value'
-import { StreamLine } from '../../plugins/chat/model'
+import { StreamLine, type MessageLine, type ThreadMessage } from '../../plugins/chat/model'
 
 export const chatBase = (account = 'acme', agentId = 1) => `/api/v1/public/${account}/agents/${agentId}/chat`
 
-export type Line = StreamLine & Record<string, unknown>
+/** Any stream line, with every field optional: what a client sees before it knows the line's kind. */
+export type Line = Partial<Omit<MessageLine, 'id' | 'sort'>> & {
+  id?: string
+  sort?: number
+  state?: { chatId?: string; isStreaming?: boolean; messages?: ThreadMessage[] }
+  error?: string
+}
 
 /** Parses a whole NDJSON body, checking every line against the one line schema. */
 export async function readLines(response: Response): Promise<Line[]> {

@@ -1,0 +1,149 @@
+import type { LanguageModelV3 } from '@ai-sdk/provider'
+import { APICallError, RetryError, stepCountIs, streamText, type ModelMessage, type UserContent } from 'ai'
+import { AgentError, GRAPH, type Agent, type AgentEvent, type AgentTurn } from '../chat/agent'
+import type { ThreadMessage } from '../chat/model'
+import { aiTools, SYSTEM_PROMPT, type AnalystTools } from './analyst-tools'
+
+export interface AnalystAgentOptions {
+  model: LanguageModelV3
+  /** The tools bound to one turn. */
+  tools(turn: AgentTurn): AnalystTools
+  /** Steps (model calls) per turn before the loop is stopped. */
+  maxSteps?: number
+  /** The whole turn's time limit. */
+  timeoutMs?: number
+  /** Retries of a failed provider call. */
+  maxRetries?: number
+}
+
+/** The thread so far as model messages: the users' words and the answers (tool details stay out of the prompt). */
+export function historyMessages(history: ThreadMessage[]): ModelMessage[] {
+  const messages: ModelMessage[] = []
+  for (const message of history) {
+    if (message.role === 'user') messages.push({ role: 'user', content: message.content })
+    else if (!message.toolCall && message.content !== '') messages.push({ role: 'assistant', content: message.content })
+  }
+  return messages
+}
+
+function userContent(turn: AgentTurn): UserContent {
+  if (turn.images.length === 0) return turn.input
+  return [{ type: 'text', text: turn.input }, ...turn.images.map((image) => ({ type: 'image' as const, image: image.data, mediaType: image.mimeType }))]
+}
+
+/** A provider failure in words fit for the user: status and kind, never URLs, keys or bodies. */
+function providerMessage(error: unknown): string {
+  if (RetryError.isInstance(error)) return providerMessage(error.lastError)
+  if (APICallError.isInstance(error)) return `The model provider failed (HTTP ${error.statusCode ?? 'error'})`
+  if (error instanceof Error && error.name === 'TimeoutError') return 'The model did not answer in time'
+  return 'The model provider failed'
+}
+
+/**
+ * The analyst: one agent loop on the Vercel AI SDK for every model (the offline analyst and real LLMs alike). Graph
+ * (contract section 4): reasoning goes on an `["analyst"]` message (shown in development mode only), each tool call
+ * and its result is an `["analyst", "tools"]` message, and a step's text streams as a `["final"]` message that is
+ * relabelled `["analyst"]` when the same step goes on to call tools, so the final-answer rule picks the last
+ * answer. A step limit stops runaway loops.
+ */
+export function createAnalystAgent(options: AnalystAgentOptions): Agent {
+  const maxSteps = options.maxSteps ?? 8
+  return {
+    async *run(turn: AgentTurn): AsyncIterable<AgentEvent> {
+      const timeout = AbortSignal.timeout(options.timeoutMs ?? 120_000)
+      const signal = AbortSignal.any([turn.signal, timeout])
+      const result = streamText({
+        model: options.model,
+        system: SYSTEM_PROMPT,
+        messages: [...historyMessages(turn.history), { role: 'user', content: userContent(turn) }],
+        tools: aiTools(options.tools(turn)),
+        stopWhen: stepCountIs(maxSteps),
+        abortSignal: signal,
+        maxRetries: options.maxRetries ?? 1,
+        // Failures arrive as `error` parts below and become one redacted error line; nothing is printed.
+        onError: () => {},
+      })
+
+      let stepTexts: string[] = []
+      let stepCalledTools = false
+      let lastStepCalledTools = false
+      let reasoningId: string | undefined
+      const textIds = new Map<string, string>()
+      let produced = false
+
+      for await (const part of result.fullStream) {
+        switch (part.type) {
+          case 'start-step':
+            stepTexts = []
+            stepCalledTools = false
+            reasoningId = undefined
+            break
+          case 'reasoning-start':
+            if (turn.devMode && !reasoningId) {
+              reasoningId = crypto.randomUUID()
+              yield { type: 'message-start', id: reasoningId, graphPath: GRAPH.analyst }
+            }
+            break
+          case 'reasoning-delta':
+            if (reasoningId) yield { type: 'thinking-delta', id: reasoningId, delta: part.text }
+            break
+          case 'text-start': {
+            const id = crypto.randomUUID()
+            textIds.set(part.id, id)
+            stepTexts.push(id)
+            yield { type: 'message-start', id, graphPath: GRAPH.final }
+            break
+          }
+          case 'text-delta': {
+            const id = textIds.get(part.id)
+            if (id && part.text) {
+              produced = true
+              yield { type: 'text-delta', id, delta: part.text }
+            }
+            break
+          }
+          case 'tool-call':
+            stepCalledTools = true
+            yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, input: JSON.stringify(part.input ?? {}) }
+            break
+          case 'tool-result':
+            yield { type: 'tool-result', id: part.toolCallId, result: JSON.stringify(part.output ?? null) }
+            break
+          case 'tool-error':
+            yield {
+              type: 'tool-result',
+              id: part.toolCallId,
+              result: JSON.stringify({ error: part.error instanceof Error ? part.error.message : String(part.error) }),
+            }
+            break
+          case 'finish-step': {
+            if (reasoningId) yield { type: 'message-end', id: reasoningId }
+            for (const id of stepTexts) yield { type: 'message-end', id, graphPath: stepCalledTools ? GRAPH.analyst : GRAPH.final }
+            lastStepCalledTools = stepCalledTools
+            break
+          }
+          case 'error':
+            if (turn.signal.aborted) throw turn.signal.reason
+            throw new AgentError(timeout.aborted ? 'The model did not answer in time' : providerMessage(part.error))
+          case 'abort':
+            if (timeout.aborted && !turn.signal.aborted) throw new AgentError('The model did not answer in time')
+            throw turn.signal.reason ?? new Error('aborted')
+        }
+      }
+
+      if (lastStepCalledTools || !produced) {
+        // The loop stopped on its step limit (or the model said nothing): the user still gets a final word.
+        const id = crypto.randomUUID()
+        yield { type: 'message-start', id, graphPath: GRAPH.final }
+        yield {
+          type: 'text-delta',
+          id,
+          delta: lastStepCalledTools
+            ? `I could not finish the analysis within ${maxSteps} steps. Please ask a narrower question.`
+            : 'The model returned no answer. Please try again or rephrase the question.',
+        }
+        yield { type: 'message-end', id }
+      }
+    },
+  }
+}

@@ -1,0 +1,39 @@
+import type { MetaMember } from './meta-index'
+import type { Granularity } from './question'
+
+/**
+ * How the analyst writes numbers: counts as integers with thousands separators, money and averages with two
+ * decimals, rates as percentages. Tests format the numbers they compute the same way.
+ */
+export function formatValue(raw: string | number | null | undefined, member: MetaMember): string {
+  if (raw === null || raw === undefined || raw === '') return '–'
+  const value = typeof raw === 'number' ? raw : Number(raw)
+  if (!Number.isFinite(value)) return String(raw)
+  if (member.format === 'percent') return `${(value * 100).toFixed(1)}%`
+  const decimals = member.format === 'currency' || member.type === 'avg' || !Number.isInteger(value) ? 2 : 0
+  return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals })
+}
+
+/** A time bucket for people: `2024-03` for a month, `2024 Q1`, `2024`, `2024-03-04` for a day or week. */
+export function formatBucket(raw: string | null | undefined, granularity: Granularity | undefined): string {
+  if (!raw) return '–'
+  const day = String(raw).slice(0, 10)
+  const [year, month] = day.split('-')
+  switch (granularity) {
+    case 'year':
+      return year
+    case 'quarter':
+      return `${year} Q${Math.floor((Number(month) - 1) / 3) + 1}`
+    case 'month':
+      return `${year}-${month}`
+    case 'week':
+      return `week of ${day}`
+    default:
+      return day
+  }
+}
+
+/** Escapes a table cell. */
+export function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
+}

@@ -1,0 +1,73 @@
+/** A member of the model as the offline analyst sees it in `serviceMeta`'s result. */
+export interface MetaMember {
+  /** `cube.member`. */
+  path: string
+  cube: string
+  name: string
+  title: string
+  kind: 'measure' | 'dimension'
+  type: string
+  format?: string
+  primaryKey: boolean
+}
+
+export interface MetaCube {
+  name: string
+  title: string
+  measures: MetaMember[]
+  dimensions: MetaMember[]
+  /** Cubes this one joins to, as the meta lists them. */
+  joins: string[]
+}
+
+export interface MetaIndex {
+  cubes: MetaCube[]
+  members: Map<string, MetaMember>
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined)
+
+function titleOf(name: string): string {
+  const spaced = name.replace(/_/g, ' ')
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1)
+}
+
+/**
+ * Reads `serviceMeta`'s result tolerantly: member names with or without their cube prefix, titles optional, views
+ * skipped (the analyst queries cubes), joins as names or `{ name | target }` objects.
+ */
+export function indexMeta(meta: unknown): MetaIndex {
+  const cubes: MetaCube[] = []
+  const members = new Map<string, MetaMember>()
+  const list = (meta as { cubes?: unknown })?.cubes
+  if (!Array.isArray(list)) return { cubes, members }
+  for (const raw of list as Array<Record<string, unknown>>) {
+    const name = text(raw.name)
+    if (!name || raw.type === 'view') continue
+    const read = (entries: unknown, kind: 'measure' | 'dimension'): MetaMember[] =>
+      (Array.isArray(entries) ? (entries as Array<Record<string, unknown>>) : []).flatMap((entry) => {
+        const full = text(entry.name)
+        if (!full) return []
+        const short = full.startsWith(`${name}.`) ? full.slice(name.length + 1) : full
+        const member: MetaMember = {
+          path: `${name}.${short}`,
+          cube: name,
+          name: short,
+          title: text(entry.title) ?? text(entry.shortTitle) ?? titleOf(short),
+          kind,
+          type: text(entry.type) ?? (kind === 'measure' ? 'number' : 'string'),
+          format: text(entry.format),
+          primaryKey: entry.primaryKey === true || entry.primary_key === true,
+        }
+        members.set(member.path, member)
+        return [member]
+      })
+    const joins = (Array.isArray(raw.joins) ? raw.joins : []).flatMap((join: unknown) => {
+      if (typeof join === 'string') return [join]
+      const target = text((join as Record<string, unknown>)?.target) ?? text((join as Record<string, unknown>)?.name)
+      return target ? [target] : []
+    })
+    cubes.push({ name, title: text(raw.title) ?? titleOf(name), measures: read(raw.measures, 'measure'), dimensions: read(raw.dimensions, 'dimension'), joins })
+  }
+  return { cubes, members }
+}

@@ -1,0 +1,50 @@
+import type { Server } from 'bun'
+
+export type FakeTurn =
+  | { text?: string[]; toolCalls: Array<{ name: string; arguments: unknown }> }
+  | { text: string[] }
+  | { status: number; body: string }
+  | { malformed: true }
+
+/**
+ * A local OpenAI-compatible chat-completions server that streams (SSE) the scripted turns in order: each request gets
+ * the next turn. It records the requests so tests can check what the agent sent.
+ */
+export function startFakeOpenAI(turns: FakeTurn[]) {
+  const requests: Array<Record<string, unknown>> = []
+  let next = 0
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+  const server: Server<unknown> = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    reusePort: false,
+    async fetch(request) {
+      const body = (await request.json()) as Record<string, unknown>
+      requests.push(body)
+      const turn = turns[Math.min(next++, turns.length - 1)]
+      if ('status' in turn) return new Response(turn.body, { status: turn.status, headers: { 'content-type': 'application/json' } })
+      let text = ''
+      if ('malformed' in turn) text = 'data: {"id": not json\n\n'
+      else if ('toolCalls' in turn) {
+        for (const piece of turn.text ?? []) text += chunk({ role: 'assistant', content: piece })
+        turn.toolCalls.forEach((call, index) => {
+          text += chunk({ role: 'assistant', tool_calls: [{ index, id: `call_${next}_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] })
+          text += chunk({ tool_calls: [{ index, function: { arguments: JSON.stringify(call.arguments) } }] })
+        })
+        text += chunk({}, 'tool_calls')
+      } else {
+        text += chunk({ role: 'assistant', content: '' })
+        for (const piece of turn.text) text += chunk({ content: piece })
+        text += chunk({}, 'stop')
+      }
+      text += 'data: [DONE]\n\n'
+      return new Response(text, { headers: { 'content-type': 'text/event-stream' } })
+    },
+  })
+  return {
+    url: `http://127.0.0.1:${server.port}/v1`,
+    requests,
+    stop: () => server.stop(true),
+  }
+}

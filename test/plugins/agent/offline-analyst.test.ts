@@ -1,0 +1,192 @@
+import { Database } from 'bun:sqlite'
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { formatValue } from '../../../plugins/agent/offline/format'
+import type { MetaMember } from '../../../plugins/agent/offline/meta-index'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { chatBase, finalAnswer, mergeLines, readLines, type Line } from '../../helpers/chat'
+import { keys } from '../../helpers/fixtures'
+
+/** How a measure's numbers are written (the analyst's own formatting, applied to what the test computes). */
+const kinds = {
+  count: { type: 'count' },
+  money: { type: 'sum', format: 'currency' },
+  avgMoney: { type: 'avg', format: 'currency' },
+  minMoney: { type: 'min', format: 'currency' },
+  maxMoney: { type: 'max', format: 'currency' },
+  sum: { type: 'sum' },
+} as const
+const member = (kind: keyof typeof kinds) => ({ path: '', cube: '', name: '', title: '', kind: 'measure', primaryKey: false, ...kinds[kind] }) as MetaMember
+
+const REGION = 'FROM orders o JOIN customers c ON c.id = o.customer_id JOIN regions r ON r.id = c.region_id'
+const QUARTER = "strftime('%Y', o.created_at) || ' Q' || ((CAST(strftime('%m', o.created_at) AS INTEGER) + 2) / 3)"
+
+interface Case {
+  question: string
+  /** Hand-written SQL on the demo tables: label columns first, the number last. */
+  sql: string | ((latest: string) => string)
+  kind: keyof typeof kinds
+}
+
+const cases: Case[] = [
+  { question: 'How many orders were placed in 2024?', sql: "SELECT COUNT(*) FROM orders WHERE created_at >= '2024-01-01' AND created_at < '2025-01-01'", kind: 'count' },
+  { question: 'What was the total revenue in 2023?', sql: "SELECT SUM(amount) FROM orders WHERE created_at >= '2023-01-01' AND created_at < '2024-01-01'", kind: 'money' },
+  { question: 'What was the revenue by region?', sql: `SELECT r.name, SUM(o.amount) ${REGION} GROUP BY 1`, kind: 'money' },
+  {
+    question: 'Average order value by month in 2023',
+    sql: "SELECT strftime('%Y-%m', created_at), AVG(amount) FROM orders WHERE created_at >= '2023-01-01' AND created_at < '2024-01-01' GROUP BY 1",
+    kind: 'avgMoney',
+  },
+  {
+    question: 'Top 5 products by revenue',
+    sql: 'SELECT p.name, SUM(li.amount) FROM line_items li JOIN products p ON p.id = li.product_id GROUP BY p.id ORDER BY 2 DESC LIMIT 5',
+    kind: 'money',
+  },
+  { question: 'Units sold by category', sql: 'SELECT p.category, SUM(li.quantity) FROM line_items li JOIN products p ON p.id = li.product_id GROUP BY 1', kind: 'sum' },
+  { question: 'How many customers per region?', sql: 'SELECT r.name, COUNT(*) FROM customers c JOIN regions r ON r.id = c.region_id GROUP BY 1', kind: 'count' },
+  {
+    question: 'Number of orders by status in 2023',
+    sql: "SELECT status, COUNT(*) FROM orders WHERE created_at >= '2023-01-01' AND created_at < '2024-01-01' GROUP BY 1",
+    kind: 'count',
+  },
+  { question: 'Revenue by region and segment', sql: `SELECT r.name, c.segment, SUM(o.amount) ${REGION} GROUP BY 1, 2`, kind: 'money' },
+  {
+    question: 'Monthly revenue in 2024',
+    sql: "SELECT strftime('%Y-%m', created_at), SUM(amount) FROM orders WHERE created_at >= '2024-01-01' AND created_at < '2025-01-01' GROUP BY 1",
+    kind: 'money',
+  },
+  {
+    question: 'Which region had the highest revenue in 2022?',
+    sql: `SELECT r.name, SUM(o.amount) ${REGION} WHERE o.created_at >= '2022-01-01' AND o.created_at < '2023-01-01' GROUP BY 1 ORDER BY 2 DESC LIMIT 1`,
+    kind: 'money',
+  },
+  { question: 'Revenue in Europe by year', sql: `SELECT strftime('%Y', o.created_at), SUM(o.amount) ${REGION} WHERE r.name = 'Europe' GROUP BY 1`, kind: 'money' },
+  {
+    question: 'How many completed orders in the last 3 months?',
+    sql: (latest) => `SELECT COUNT(*) FROM orders WHERE status = 'completed' AND created_at >= date('${latest}', 'start of month', '-2 months')`,
+    kind: 'count',
+  },
+  {
+    question: 'Bottom 3 categories by units sold',
+    sql: 'SELECT p.category, SUM(li.quantity) FROM line_items li JOIN products p ON p.id = li.product_id GROUP BY 1 ORDER BY 2 ASC LIMIT 3',
+    kind: 'sum',
+  },
+  { question: 'Average price of products by category', sql: 'SELECT category, AVG(price) FROM products GROUP BY 1', kind: 'avgMoney' },
+  { question: 'How many VIP customers are there?', sql: 'SELECT COUNT(*) FROM customers WHERE is_vip = 1', kind: 'count' },
+  { question: 'Orders by quarter since 2024', sql: `SELECT ${QUARTER}, COUNT(*) FROM orders o WHERE o.created_at >= '2024-01-01' GROUP BY 1`, kind: 'count' },
+  {
+    question: 'Revenue of electronics by month in 2025',
+    sql: "SELECT strftime('%Y-%m', o.created_at), SUM(li.amount) FROM line_items li JOIN orders o ON o.id = li.order_id JOIN products p ON p.id = li.product_id WHERE p.category = 'Electronics' AND o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01' GROUP BY 1",
+    kind: 'money',
+  },
+  { question: 'Discounts granted by year', sql: "SELECT strftime('%Y', created_at), SUM(discount) FROM orders GROUP BY 1", kind: 'money' },
+  {
+    question: 'Quarterly revenue from 2022 to 2023',
+    sql: `SELECT ${QUARTER}, SUM(o.amount) FROM orders o WHERE o.created_at >= '2022-01-01' AND o.created_at < '2024-01-01' GROUP BY 1`,
+    kind: 'money',
+  },
+  { question: 'Largest order in 2021', sql: "SELECT MAX(amount) FROM orders WHERE created_at >= '2021-01-01' AND created_at < '2022-01-01'", kind: 'maxMoney' },
+  {
+    question: 'How many distinct customers ordered in March 2024?',
+    sql: "SELECT COUNT(DISTINCT customer_id) FROM orders WHERE created_at >= '2024-03-01' AND created_at < '2024-04-01'",
+    kind: 'count',
+  },
+  {
+    question: 'Revenue for Corporate customers in North America',
+    sql: `SELECT SUM(o.amount) ${REGION} WHERE r.name = 'North America' AND c.segment = 'Corporate'`,
+    kind: 'money',
+  },
+  {
+    question: 'Number of cancelled orders by region last year',
+    sql: (latest) =>
+      `SELECT r.name, COUNT(*) ${REGION} WHERE o.status = 'cancelled' AND o.created_at >= date('${latest}', 'start of year') GROUP BY 1`,
+    kind: 'count',
+  },
+  { question: 'Smallest order by segment', sql: `SELECT c.segment, MIN(o.amount) ${REGION} GROUP BY 1`, kind: 'minMoney' },
+  { question: 'Average order value for VIP customers', sql: `SELECT AVG(o.amount) ${REGION} WHERE c.is_vip = 1`, kind: 'avgMoney' },
+  {
+    question: 'Number of line items by category in 2022',
+    sql: "SELECT p.category, COUNT(*) FROM line_items li JOIN orders o ON o.id = li.order_id JOIN products p ON p.id = li.product_id WHERE o.created_at >= '2022-01-01' AND o.created_at < '2023-01-01' GROUP BY 1",
+    kind: 'count',
+  },
+  { question: 'Top 3 cities by number of orders', sql: `SELECT c.city, COUNT(*) ${REGION} GROUP BY 1 ORDER BY 2 DESC LIMIT 3`, kind: 'count' },
+  { question: 'How many customers signed up in 2023?', sql: "SELECT COUNT(*) FROM customers WHERE created_at >= '2023-01-01' AND created_at < '2024-01-01'", kind: 'count' },
+]
+
+let test: TestApp
+let data: Database
+let latest: string
+
+beforeAll(() => {
+  test = createTestApp()
+  data = new Database(test.deps.semantic.demoData().path, { readonly: true })
+  latest = (data.query('SELECT MAX(created_at) AS latest FROM orders').get() as { latest: string }).latest
+})
+afterAll(async () => {
+  data.close()
+  await test.close()
+})
+
+async function ask(question: string, settings: Record<string, unknown> = { externalId: 'analyst-test' }): Promise<Line[]> {
+  const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+    headers: apiKey(keys.admin),
+    body: { input: question, sessionSettings: settings },
+  })
+  return readLines(response)
+}
+
+describe('the offline analyst', () => {
+  for (const { question, sql, kind } of cases) {
+    it(`answers "${question}" with the numbers of the data`, async () => {
+      const lines = await ask(question)
+      expect(lines.at(-1)?.id).toBe('__state__')
+      const answer = finalAnswer(mergeLines(lines))?.content ?? ''
+      const rows = data.query(typeof sql === 'function' ? sql(latest) : sql).values() as Array<Array<string | number>>
+      expect(rows.length).toBeGreaterThan(0)
+      for (const row of rows) {
+        const labels = row.slice(0, -1).map(String)
+        const expected = `| ${[...labels, formatValue(row[row.length - 1] as number, member(kind))].join(' | ')} |`
+        expect(answer).toContain(expected)
+      }
+      // Every number in the table comes from a tool result: nothing is made up.
+      const results = lines.filter((line) => line.toolCall?.name === 'serviceSqlApi' && line.toolCall.result).map((line) => line.toolCall!.result!)
+      expect(results.length).toBeGreaterThan(0)
+    })
+  }
+
+  it('says plainly when it cannot map a question, listing what it can answer', async () => {
+    const answer = finalAnswer(mergeLines(await ask('What will the weather be tomorrow?')))?.content ?? ''
+    expect(answer).toStartWith('I could not map that question to the data')
+    expect(answer).toContain('Revenue (`orders.total_amount`)')
+    expect(answer).toContain('For example')
+  })
+
+  it('follows the graph analyst → tools → final, with thinking only on the dev branch', async () => {
+    const lines = await ask('Monthly revenue in 2024')
+    const paths = [...new Set(lines.filter((line) => line.graphPath).map((line) => line.graphPath!.join('/')))]
+    expect(paths).toEqual(['analyst/tools', 'final'])
+    expect(lines.some((line) => 'thinking' in line)).toBe(false)
+    const dev = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: apiKey(keys.admin),
+      body: { input: 'Cancellation rate by month in 2025', activeBranchName: 'dev', sessionSettings: { externalId: 'analyst-test' } },
+    })
+    const devLines = await readLines(dev)
+    const thinking = devLines.filter((line) => line.thinking).map((line) => line.thinking)
+    expect(thinking.length).toBeGreaterThan(0)
+    expect(devLines.filter((line) => line.graphPath?.[0] === 'analyst' && line.graphPath.length === 1).length).toBeGreaterThan(0)
+    const sql = devLines.find((line) => line.toolCall?.name === 'serviceSqlApi' && line.toolCall.input.includes('MEASURE'))?.toolCall?.input ?? ''
+    expect(sql).toContain('orders.cancellation_rate')
+    expect(finalAnswer(mergeLines(devLines))?.content).toMatch(/\| 2025-01 \| \d+\.\d%/)
+  })
+
+  it('gives each user only the rows their region attribute allows', async () => {
+    const expected = (region: string) =>
+      (data.query(`SELECT SUM(o.amount) AS total ${REGION} WHERE r.name = ?`).get(region) as { total: number }).total
+    for (const region of ['Europe', 'Asia']) {
+      const lines = await ask('What was the revenue by region?', { externalId: `viewer-${region.toLowerCase()}`, userAttributes: [{ name: 'region', value: region }] })
+      const answer = finalAnswer(mergeLines(lines))?.content ?? ''
+      expect(answer).toContain(`| ${region} | ${formatValue(expected(region), member('money'))} |`)
+      const others = ['Europe', 'Asia', 'North America', 'Africa', 'Oceania', 'South America'].filter((name) => name !== region)
+      for (const other of others) expect(answer).not.toContain(`| ${other} |`)
+    }
+  })
+})

@@ -1,0 +1,113 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { createAgentFactory } from '../../../plugins/agent/agent-factory'
+import type { AnalystTools } from '../../../plugins/agent/analyst-tools'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { chatBase, finalAnswer, mergeLines, readLines, type Line } from '../../helpers/chat'
+import { startFakeOpenAI, type FakeTurn } from '../../helpers/fake-openai'
+import { keys } from '../../helpers/fixtures'
+
+const meta = { cubes: [{ name: 'orders', measures: [{ name: 'orders.count', type: 'count' }], dimensions: [] }] }
+const tools: AnalystTools = {
+  serviceMeta: async () => meta,
+  serviceSqlApi: async (input) =>
+    input.sqlQuery.includes('MEASURE') ? { schema: [{ name: 'count', column_type: 'number' }], data: [['42']], totalRows: 1 } : { error: 'Use MEASURE() for measures' },
+}
+
+let test: TestApp | undefined
+let fake: ReturnType<typeof startFakeOpenAI> | undefined
+afterEach(async () => {
+  await test?.close()
+  fake?.stop()
+})
+
+function appWith(turns: FakeTurn[]) {
+  fake = startFakeOpenAI(turns)
+  test = createTestApp({
+    agents: createAgentFactory({ llm: { baseUrl: fake.url, apiKey: 'sk-test', model: 'fake-model' }, analystDelayMs: 0, tools: () => tools }),
+  })
+  return test
+}
+
+const ask = (app: TestApp, input: string) =>
+  app.request('POST', `${chatBase()}/stream-chat-state`, { headers: apiKey(keys.admin), body: { input, sessionSettings: { externalId: 'llm-user' } } })
+
+describe('the analyst on an OpenAI-compatible model', () => {
+  it('streams tool calls, their results and the final answer in the same line shape as the offline path', async () => {
+    const app = appWith([
+      { toolCalls: [{ name: 'serviceMeta', arguments: {} }] },
+      { toolCalls: [{ name: 'serviceSqlApi', arguments: { sqlQuery: 'SELECT count FROM orders' } }] },
+      { toolCalls: [{ name: 'serviceSqlApi', arguments: { sqlQuery: 'SELECT MEASURE(orders.count) FROM orders' } }] },
+      { text: ['There are ', '42', ' orders.'] },
+    ])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    const kinds = lines.map((line) => (line.toolCall ? `tool:${line.toolCall.name}:${line.toolCall.result ? 'result' : 'call'}` : (line.id as string).startsWith('__') ? line.id : line.role))
+    expect(kinds).toEqual([
+      '__cutoff__',
+      'user',
+      'tool:serviceMeta:call',
+      'tool:serviceMeta:result',
+      'tool:serviceSqlApi:call',
+      'tool:serviceSqlApi:result',
+      'tool:serviceSqlApi:call',
+      'tool:serviceSqlApi:result',
+      'assistant',
+      'assistant',
+      'assistant',
+      'assistant',
+      'assistant',
+      '__state__',
+    ])
+    const sqlResults = lines.filter((line) => line.toolCall?.name === 'serviceSqlApi' && line.toolCall.result)
+    expect(JSON.parse((sqlResults[0].toolCall as { result: string }).result)).toEqual({ error: 'Use MEASURE() for measures' })
+    expect(JSON.parse((sqlResults[1].toolCall as { result: string }).result)).toMatchObject({ data: [['42']] })
+    for (const line of lines.filter((entry) => entry.toolCall)) expect(line.graphPath).toEqual(['analyst', 'tools'])
+    const answer = finalAnswer(mergeLines(lines))
+    expect(answer?.content).toBe('There are 42 orders.')
+    expect(answer?.graphPath).toEqual(['final'])
+    // The model was asked with the system prompt, both tools and the tool results of earlier steps.
+    const last = fake!.requests.at(-1)!
+    expect((last.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name).sort()).toEqual(['serviceMeta', 'serviceSqlApi'])
+    expect(JSON.stringify(last.messages)).toContain('Use MEASURE() for measures')
+    expect(last.model).toBe('fake-model')
+    expect(last.stream).toBe(true)
+  })
+
+  it('relabels text of a step that goes on to call tools as the analyst’s own message', async () => {
+    const app = appWith([
+      { text: ['Let me check ', 'the model.'], toolCalls: [{ name: 'serviceMeta', arguments: {} }] },
+      { text: ['Answer: 42'] },
+    ])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    const state = (lines.at(-1)!.state as { messages: Line[] }).messages
+    expect(state.map((message) => [message.content, message.graphPath])).toEqual([
+      ['How many orders?', undefined],
+      ['Let me check the model.', ['analyst']],
+      ['', ['analyst', 'tools']],
+      ['Answer: 42', ['final']],
+    ])
+    expect(finalAnswer(state as never)?.content).toBe('Answer: 42')
+  })
+
+  it('ends the stream with an error line when the provider fails, without leaking details', async () => {
+    const app = appWith([{ status: 500, body: '{"error":{"message":"internal secret detail"}}' }])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    expect(lines.at(-1)).toEqual({ error: 'The model provider failed (HTTP 500)' })
+    expect(JSON.stringify(lines)).not.toContain('secret')
+  })
+
+  it('stops a model that keeps calling tools at the step limit and still gives a final word', async () => {
+    const app = appWith([{ toolCalls: [{ name: 'serviceMeta', arguments: {} }] }])
+    const lines = await readLines(await ask(app, 'Loop forever'))
+    expect(fake!.requests).toHaveLength(8)
+    expect(lines.filter((line) => line.toolCall && line.toolCall.result)).toHaveLength(8)
+    expect(finalAnswer(mergeLines(lines))?.content).toBe('I could not finish the analysis within 8 steps. Please ask a narrower question.')
+    expect(lines.at(-1)?.id).toBe('__state__')
+  })
+
+  it('ends the stream with an error line on a malformed provider stream', async () => {
+    const app = appWith([{ malformed: true }])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    expect(lines.at(-1)).toHaveProperty('error')
+    expect(lines.some((line) => line.id === '__state__')).toBe(false)
+  })
+})
