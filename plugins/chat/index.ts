@@ -12,6 +12,7 @@ import { AbortRequest, ChatParams, ChatRequest, StreamLine } from './model'
 import { abortingUser, resolveParticipant } from './participant'
 import { ndjsonStream, pipeTurnToSocket, type LineSocket, type ReaderHooks, type TurnSource } from './run-readers'
 import { createThreadStore } from './thread-store'
+import { createThreadPolicyGuard } from './thread-policies'
 import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { ServerWebSocket } from 'bun'
 
@@ -51,9 +52,11 @@ export function chatPlugin(deps: AppDeps) {
     return lookupUser.get(accountId, kind, identity)?.id
   }
 
+  const policies = createThreadPolicyGuard(deps.storage)
   const openTurn = (caller: Caller, agent: AgentInfo, deployment: DeploymentInfo, request: ChatRequest) => {
     if (request.input === undefined && request.chatId === undefined && request.messageId === undefined)
       throw new BadRequestError('Send input to start a chat, or chatId to read one', 'EMPTY_CHAT_REQUEST')
+    policies.chat(deployment.id, agent.id, request)
     const participant = resolveParticipant(deps.users, caller, agent, deployment, request.sessionSettings)
     return { source: chat.open(request, participant), userId: participant.userId }
   }
@@ -87,7 +90,8 @@ export function chatPlugin(deps: AppDeps) {
     )
     .post(
       `${CHAT_BASE}/abort`,
-      ({ body, caller, agent, set }) => {
+      ({ body, caller, agent, deployment, set }) => {
+        policies.abort(deployment.id, body.chatId)
         const userId = abortingUser(findUser, caller, body.sessionSettings)
         chat.abort(body.chatId, {
           accountId: caller.accountId,
@@ -139,6 +143,7 @@ export function chatPlugin(deps: AppDeps) {
           const chatId = request.chatId ?? state.current?.chatId
           if (!chatId) return sendError('Nothing to abort')
           try {
+            policies.abort(deployment.id, chatId)
             chat.abort(chatId, {
               accountId: caller.accountId,
               agentId: agent.id,

@@ -1,0 +1,36 @@
+import type { Storage } from '../../db/client'
+import { ForbiddenError } from '../../src/errors'
+import { evaluateChatThreadPolicies, loadChatThreadPolicies, type ChatThreadRequest } from '../management/chat-thread-policies'
+import type { ChatRequest } from './model'
+
+/**
+ * Applies the deployment's `chatThreadPolicies` (AI engineer settings) to a chat request: starting a thread or
+ * posting is `ChatThreadCreate` on the agent; reading a thread (state, rejoin, a finished messageId) is
+ * `ChatThreadRead` on the thread and the agent; stopping a run is `ChatThreadAbort` on the thread. A denial is a
+ * 403 before any stream starts. Policies are read per request, so a change applies to the next one.
+ */
+export function createThreadPolicyGuard(storage: Storage) {
+  const check = (deploymentId: number, requests: ChatThreadRequest[]) => {
+    const policies = loadChatThreadPolicies(storage, deploymentId)
+    if (policies.length === 0) return
+    for (const request of requests)
+      if (evaluateChatThreadPolicies(policies, request) === 'deny')
+        throw new ForbiddenError(`Chat thread policy denies ${request.action} on ${request.resourceType} ${request.resourceId}`, 'CHAT_POLICY_DENIED')
+  }
+  return {
+    chat(deploymentId: number, agentId: number, request: ChatRequest): void {
+      const agent = String(agentId)
+      const requests: ChatThreadRequest[] = []
+      if (request.input !== undefined) requests.push({ action: 'ChatThreadCreate', resourceType: 'agent', resourceId: agent })
+      if (request.chatId !== undefined)
+        requests.push(
+          { action: 'ChatThreadRead', resourceType: 'thread', resourceId: request.chatId },
+          { action: 'ChatThreadRead', resourceType: 'agent', resourceId: agent },
+        )
+      check(deploymentId, requests)
+    },
+    abort(deploymentId: number, chatId: string): void {
+      check(deploymentId, [{ action: 'ChatThreadAbort', resourceType: 'thread', resourceId: chatId }])
+    },
+  }
+}
