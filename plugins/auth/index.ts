@@ -70,35 +70,44 @@ export function authPlugin(deps: AppDeps) {
     return { caller, agent, deployment: agent.deployment }
   }
 
+  /**
+   * Authentication runs in `transform`, before Elysia validates the body, so a request without valid credentials
+   * is 401/403 whatever its body; `resolve` then hands the result to the handler with its type.
+   */
+  function authenticated<T>(authenticate: (context: AuthContext) => Promise<T>) {
+    const results = new WeakMap<Request, T>()
+    return {
+      async transform(context: AuthContext & { request: Request }) {
+        results.set(context.request, await authenticate(context))
+      },
+      async resolve(context: AuthContext & { request: Request }): Promise<T> {
+        return results.get(context.request) ?? authenticate(context)
+      },
+    }
+  }
+
+  const params = (context: AuthContext) => context.params as Record<string, string | undefined>
+
   return new Elysia({ name: 'auth', seed: deps.instanceId }).macro({
-    apiKey: {
-      async resolve({ headers }) {
-        return { caller: await apiKeyCaller(headers) }
-      },
-    },
-    adminKey: {
-      async resolve({ headers }) {
-        const caller = await apiKeyCaller(headers)
-        assertAdmin(caller)
-        return { caller }
-      },
-    },
-    managementAccess: {
-      async resolve({ headers, params }) {
-        const caller = await apiKeyCaller(headers)
-        const deploymentId = (params as Record<string, string | undefined>).deploymentId
-        return { caller, deployment: authorizeDeployment(caller, Number(deploymentId), directory) }
-      },
-    },
-    deploymentAccess: {
-      async resolve({ headers, params }) {
-        return deploymentCaller(headers, (params as Record<string, string | undefined>).deploymentId)
-      },
-    },
-    chatAccess: {
-      async resolve({ headers, params, query }) {
-        return chatCaller(headers, params as Record<string, string>, query as Record<string, string | undefined>)
-      },
-    },
+    apiKey: authenticated(async ({ headers }) => ({ caller: await apiKeyCaller(headers) })),
+    adminKey: authenticated(async ({ headers }) => {
+      const caller = await apiKeyCaller(headers)
+      assertAdmin(caller)
+      return { caller }
+    }),
+    managementAccess: authenticated(async (context) => {
+      const caller = await apiKeyCaller(context.headers)
+      return { caller, deployment: authorizeDeployment(caller, Number(params(context).deploymentId), directory) }
+    }),
+    deploymentAccess: authenticated((context) => deploymentCaller(context.headers, params(context).deploymentId)),
+    chatAccess: authenticated((context) =>
+      chatCaller(context.headers, params(context) as Record<string, string>, context.query as Record<string, string | undefined>),
+    ),
   })
+}
+
+interface AuthContext {
+  headers: Headers
+  params: unknown
+  query: unknown
 }

@@ -54,11 +54,20 @@ export function embedPlugin(deps: AppDeps) {
   timer.unref()
   deps.lifecycle.onShutdown(() => clearInterval(timer))
 
+  const rawBodies = new WeakMap<Request, unknown>()
+
   return new Elysia({ name: 'embed', seed: deps.instanceId })
     .use(authPlugin(deps))
     .post('/api/v1/embed/generate-session', ({ body, caller }) => generateSession(caller, body), {
       adminKey: true,
-      transform: ({ body }) => rejectUnknownFields(GenerateSessionBody, body),
+      // The raw body is kept before validation strips unknown fields, and checked after authentication, so a
+      // caller without a valid admin key gets 401/403 whatever it sent.
+      parse: async ({ request }) => {
+        const body = JSON.parse(await request.text())
+        rawBodies.set(request, structuredClone(body))
+        return body
+      },
+      beforeHandle: ({ request }) => rejectUnknownFields(GenerateSessionBody, rawBodies.get(request)),
       body: GenerateSessionBody,
       response: { 200: GenerateSessionResponse },
       detail: {

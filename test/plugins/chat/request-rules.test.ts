@@ -69,6 +69,15 @@ describe('POST {chat_base_url}/chat/stream-chat-state before the stream starts',
     await expectError(await stream({ input: 'x', sessionSettings: { externalId: 'a' } }, undefined, chatBase('acme', 99)), 404)
   })
 
+  it('checks credentials before the body: 401 for a bad body without valid credentials', async () => {
+    await expectError(await stream({ input: 42, messageId: 'bad' }, {}), 401)
+    await expectError(await stream({ input: 42 }, apiKey('ak_wrong_0123456789abcdef')), 401)
+    const generate = await test.request('POST', '/api/v1/embed/generate-session', { body: { deploymentId: 'x', unknownField: 1 } })
+    await expectError(generate, 401)
+    const member = await test.request('POST', '/api/v1/embed/generate-session', { headers: apiKey(keys.member), body: { unknownField: 1 } })
+    await expectError(member, 403)
+  })
+
   it('accepts an absent body as a request without input (400 here, not 500)', async () => {
     const response = await test.request('POST', `${chatBase()}/stream-chat-state`, { headers: apiKey(keys.admin) })
     await expectError(response, 400)
