@@ -27,6 +27,10 @@ export interface MetaIndex {
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined)
 
+function singular(title: string): string {
+  return title.endsWith('ies') ? `${title.slice(0, -3)}y` : title.endsWith('s') ? title.slice(0, -1) : title
+}
+
 function titleOf(name: string): string {
   const spaced = name.replace(/_/g, ' ')
   return spaced.charAt(0).toUpperCase() + spaced.slice(1)
@@ -49,11 +53,14 @@ export function indexMeta(meta: unknown): MetaIndex {
         const full = text(entry.name)
         if (!full) return []
         const short = full.startsWith(`${name}.`) ? full.slice(name.length + 1) : full
+        let title = text(entry.title) ?? text(entry.shortTitle) ?? titleOf(short)
+        // A cube's `name` dimension reads better as the thing it names: "Product", not "Name".
+        if (kind === 'dimension' && /^(name|title)$/i.test(title)) title = singular(text(raw.title) ?? titleOf(name))
         const member: MetaMember = {
           path: `${name}.${short}`,
           cube: name,
           name: short,
-          title: text(entry.title) ?? text(entry.shortTitle) ?? titleOf(short),
+          title,
           kind,
           type: text(entry.type) ?? (kind === 'measure' ? 'number' : 'string'),
           format: text(entry.format),
