@@ -68,19 +68,8 @@ export const StateLine = t.Object({
   state: t.Object({ messages: t.Array(ThreadMessage) }),
 })
 
-export const MessageLine = t.Object({
-  id: t.String(),
-  role: Role,
-  content: t.String(),
-  isDelta: t.Boolean(),
-  isInProcess: t.Boolean(),
-  sort: t.Integer({ minimum: 1 }),
-  graphPath: t.Optional(t.Array(t.String())),
-  thinking: t.Optional(t.String()),
-  toolCall: t.Optional(ToolCall),
-  images: t.Optional(t.Array(ImageAttachment)),
-  interrupted: t.Optional(t.Literal(true)),
-})
+/** A message line of the stream has the shape of a stored message (deltas carry only the new text). */
+export const MessageLine = ThreadMessage
 
 export const ErrorLine = t.Object({ error: t.String() }, { additionalProperties: false })
 

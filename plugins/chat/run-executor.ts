@@ -1,4 +1,5 @@
 import type { Logger } from '../../src/logger'
+import { abortable } from './abortable'
 import { AgentError, type Agent, type AgentEvent, type AgentTurn } from './agent'
 import { encodeLine, errorLine, stateLine } from './lines'
 import type { MessageLine, ToolCall } from './model'
@@ -33,25 +34,6 @@ export interface RunContext {
 }
 
 class ProtocolError extends Error {}
-
-/** Rejects when `signal` aborts; resolves with `promise` otherwise. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
-}
 
 /**
  * Drives one agent turn: each agent event becomes stream lines appended to the run's log and, when a message
@@ -142,7 +124,7 @@ export async function executeRun(context: RunContext): Promise<void> {
     const iterator = context.agent.run({ ...turn, signal: run.signal })[Symbol.asyncIterator]()
     try {
       for (;;) {
-        const next = await raceAbort(iterator.next(), run.signal)
+        const next = await abortable(iterator.next(), run.signal)
         if (next.done) break
         handle(next.value)
       }

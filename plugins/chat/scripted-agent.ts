@@ -1,3 +1,4 @@
+import { abortable } from './abortable'
 import { AgentError, GRAPH, type Agent, type AgentEvent, type AgentTurn } from './agent'
 
 /** One step of a script. */
@@ -35,24 +36,6 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-function untilOrAbort(promise: Promise<unknown>, signal: AbortSignal): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason)
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
-}
-
 /**
  * An agent that plays a fixed script with controllable timing: no model, no tools, the same lines every time.
  * Tests drive every protocol behaviour with it, and load tests measure the chat layer alone.
@@ -64,7 +47,7 @@ export function createScriptedAgent(script: Script | ((turn: AgentTurn) => Scrip
       const nextId = () => crypto.randomUUID()
       for (const step of steps) {
         if (step.kind === 'wait') {
-          await untilOrAbort(step.until, turn.signal)
+          await abortable(step.until, turn.signal)
         } else if (step.kind === 'fail') {
           throw new AgentError(step.message)
         } else if (step.kind === 'tool') {
@@ -77,7 +60,7 @@ export function createScriptedAgent(script: Script | ((turn: AgentTurn) => Scrip
           yield { type: 'message-start', id, graphPath: step.graphPath ?? GRAPH.final }
           if (step.thinking && turn.devMode) yield { type: 'thinking-delta', id, delta: step.thinking }
           for (const [index, chunk] of step.chunks.entries()) {
-            if (step.hold && step.hold.after === index) await untilOrAbort(step.hold.until, turn.signal)
+            if (step.hold && step.hold.after === index) await abortable(step.hold.until, turn.signal)
             await sleep(step.delayMs ?? 0, turn.signal)
             yield { type: 'text-delta', id, delta: chunk }
           }
