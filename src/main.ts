@@ -4,6 +4,8 @@ import { createDeps } from './deps'
 import { createLogger } from './logger'
 import { BootstrapError } from '../db/bootstrap/load'
 import { prepareStorage } from './startup'
+import { ModelError } from '../plugins/semantic/errors'
+import { prepareSemanticLayer } from '../plugins/semantic/startup'
 
 /** The server process: configuration, storage, bootstrap, the app on its port, and a graceful SIGTERM. */
 async function main(): Promise<void> {
@@ -20,6 +22,8 @@ async function main(): Promise<void> {
     )
   }
   const deps = createDeps(config, storage, { logger })
+  // Before listening: every model must load, and the demo data must exist before the first question.
+  prepareSemanticLayer(deps)
   const app = createApp(deps)
 
   try {
@@ -75,7 +79,7 @@ async function healthcheck(): Promise<never> {
 
 ;(process.argv.includes('--healthcheck') ? healthcheck() : main()).catch((error: unknown) => {
   const message =
-    error instanceof ConfigError || error instanceof BootstrapError || error instanceof StartupError
+    error instanceof ConfigError || error instanceof BootstrapError || error instanceof StartupError || error instanceof ModelError
       ? error.message
       : `Failed to start: ${(error as Error)?.stack ?? String(error)}`
   process.stderr.write(`${message}\n`)

@@ -43,8 +43,12 @@ function createCube(raw: RawCube, report: Report): Cube {
     else seen.set(name, source)
     return !first
   }
-  for (const { def: measure, source } of raw.measures) {
-    if (!claim(measure.name, source)) continue
+  // Claimed in the order written, so the later of two same-named members is the one reported.
+  const written = [...raw.measures, ...raw.dimensions].sort((a, b) => a.source.line - b.source.line)
+  const duplicates = new Set(written.filter(({ def, source }) => !claim(def.name, source)))
+  for (const entry of raw.measures) {
+    const { def: measure, source } = entry
+    if (duplicates.has(entry)) continue
     if (measure.sql === undefined && measure.type !== 'count')
       report(source, `${def.name}.${measure.name}`, `a ${measure.type} measure needs sql`)
     cube.measures.set(measure.name, {
@@ -63,8 +67,9 @@ function createCube(raw: RawCube, report: Report): Cube {
       source,
     })
   }
-  for (const { def: dimension, source } of raw.dimensions) {
-    if (!claim(dimension.name, source)) continue
+  for (const entry of raw.dimensions) {
+    const { def: dimension, source } = entry
+    if (duplicates.has(entry)) continue
     cube.dimensions.set(dimension.name, {
       kind: 'dimension',
       name: dimension.name,

@@ -30,9 +30,11 @@ interface Slot {
 /** A failure inside SQLite (a model with broken SQL, say): a server-side problem, not the caller's. */
 export class QueryExecutionError extends Error {}
 
-// A URL relative to this module: Bun resolves it in development and, with the worker listed as a build entry
-// point, inside the compiled binary.
-const WORKER_URL = new URL('./query-worker.ts', import.meta.url)
+// In development the worker is the file beside this module. In the compiled binary (`npm run build` lists the
+// worker as a second entry point) every module shares the binary's URL, and the worker is found by its path from
+// the entry points' common root, the project folder.
+const COMPILED = /\$bunfs|~BUN/.test(import.meta.url)
+const WORKER_URL: string | URL = COMPILED ? './plugins/semantic/query-worker.ts' : new URL('./query-worker.ts', import.meta.url)
 
 /**
  * A few workers that run queries, each with a time limit: a worker whose query runs too long is terminated and

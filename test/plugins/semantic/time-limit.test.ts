@@ -1,0 +1,45 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { serviceSqlApi } from '../../../plugins/semantic/tools'
+import { demoDeployment, demoService, WHOLE_MODEL } from './helpers'
+
+// A test-only model whose one cube never ends: a recursive CTE without a stop.
+const folder = mkdtempSync(join(tmpdir(), 'semantic-slow-'))
+writeFileSync(
+  join(folder, 'slow.yml'),
+  `cubes:
+  - name: endless
+    sql: "WITH RECURSIVE numbers(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM numbers) SELECT x FROM numbers"
+    dimensions:
+      - name: x
+        type: number
+    measures:
+      - name: count
+        type: count
+`,
+)
+const semantic = demoService({ queryTimeoutMs: 300, workers: 1 })
+afterAll(() => {
+  semantic.close()
+  rmSync(folder, { recursive: true, force: true })
+})
+
+describe('the query time limit', () => {
+  it('stops a query past the limit with { error }, and the next query runs on a fresh worker', async () => {
+    const slow = { semantic, deployment: { id: 9, model: folder, branches: ['main'], defaultBranch: 'main' }, access: WHOLE_MODEL }
+    const stopped = await serviceSqlApi({ sqlQuery: 'SELECT MEASURE(endless.count) FROM endless' }, slow)
+    expect(stopped).toEqual({ error: expect.stringContaining('300 ms time limit') })
+    const next = await serviceSqlApi({ sqlQuery: 'SELECT MEASURE(products.count) FROM products' }, { semantic, deployment: demoDeployment, access: WHOLE_MODEL })
+    expect(next).toEqual({ schema: [{ name: 'products.count', column_type: 'number' }], data: [['120']], totalRows: 1 })
+  })
+
+  it('answers 400 QUERY_TIMEOUT through the service', async () => {
+    const deployment = { id: 9, model: folder, branches: ['main'], defaultBranch: 'main' }
+    await expect(semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT endless.x FROM endless LIMIT 5')).rejects.toMatchObject({
+      status: 400,
+      code: 'QUERY_TIMEOUT',
+    })
+  })
+})
