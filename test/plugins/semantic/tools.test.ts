@@ -47,6 +47,16 @@ describe('serviceSqlApi', () => {
     expect(result).toEqual({ error: expect.stringContaining('the sum would be inflated') })
   })
 
+  it('accepts a bare measure and an aggregate matching the measure type as the measure', async () => {
+    const measured = await serviceSqlApi({ sqlQuery: 'SELECT MEASURE(orders.count), MEASURE(orders.total_amount), SUM(orders.amount) FROM orders' }, admin)
+    const lenient = await serviceSqlApi({ sqlQuery: 'SELECT orders.count, SUM(orders.total_amount), SUM(orders.amount) FROM orders' }, admin)
+    expect((lenient as { data: string[][] }).data).toEqual((measured as { data: string[][] }).data)
+    expect((measured as { data: string[][] }).data[0][1]).toBe((measured as { data: string[][] }).data[0][2])
+    expect(await serviceSqlApi({ sqlQuery: 'SELECT AVG(orders.total_amount) FROM orders' }, admin)).toEqual({
+      error: expect.stringContaining('orders.total_amount is a sum measure; select it as MEASURE(orders.total_amount)'),
+    })
+  })
+
   it('suggests the closest members for a typo', async () => {
     expect(await serviceSqlApi({ sqlQuery: 'SELECT MEASURE(orders.totl_amount) FROM orders' }, admin)).toEqual({
       error: expect.stringContaining('Did you mean orders.total_amount'),
