@@ -1,3 +1,4 @@
+import { RateLimitedError } from '../../src/errors'
 import { QueryTimeoutError } from './errors'
 
 export interface WorkerRequest {
@@ -27,6 +28,8 @@ interface Slot {
   job: (Job & { id: number; timer: ReturnType<typeof setTimeout> }) | undefined
 }
 
+const MAX_QUEUED = 200
+
 /** A failure inside SQLite (a model with broken SQL, say): a server-side problem, not the caller's. */
 export class QueryExecutionError extends Error {}
 
@@ -54,6 +57,8 @@ export class QueryPool {
 
   run(request: Omit<WorkerRequest, 'id'>): Promise<QueryOutput> {
     if (this.closed) return Promise.reject(new QueryExecutionError('The query engine is shutting down'))
+    // A bounded queue: past it, callers hear "later" at once instead of waiting behind minutes of queries.
+    if (this.queue.length >= MAX_QUEUED) return Promise.reject(new RateLimitedError('Too many queries are waiting; try again shortly'))
     return new Promise<QueryOutput>((resolve, reject) => {
       this.queue.push({ request, resolve, reject })
       this.dispatch()

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { QueryPool } from '../../../plugins/semantic/query-pool'
 import { serviceSqlApi } from '../../../plugins/semantic/tools'
 import { demoDeployment, demoService, WHOLE_MODEL } from './helpers'
 
@@ -41,5 +42,18 @@ describe('the query time limit', () => {
       status: 400,
       code: 'QUERY_TIMEOUT',
     })
+  })
+})
+
+describe('QueryPool', () => {
+  it('answers 429 at once when too many queries are already waiting', async () => {
+    const pool = new QueryPool({ size: 1, timeoutMs: 200 })
+    const endless = { path: semantic.demoData().path, sql: 'WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n', params: [], maxRows: 1 }
+    const waiting = Array.from({ length: 201 }, () => pool.run(endless).catch((error: Error) => error))
+    const refused = await pool.run(endless).catch((error: Error) => error)
+    expect(refused).toMatchObject({ status: 429, code: 'RATE_LIMITED' })
+    pool.close()
+    const settled = await Promise.all(waiting)
+    expect(settled.every((outcome) => outcome instanceof Error)).toBe(true)
   })
 })
