@@ -65,5 +65,6 @@ describe('cursor pagination', () => {
       ),
       { numRuns: 60 },
     )
-  })
+    // Sixty walks take a second or two alone; a busy machine may need more.
+  }, 30_000)
 })
