@@ -1,0 +1,73 @@
+/**
+ * A client process for the scenarios that need more streams than one process reads comfortably (10,000 held
+ * streams, 1,000 joiners). It prints `ready`, reads one JSON job from stdin, runs it and prints one JSON result.
+ * Run by `workers.ts`, never on its own.
+ */
+import { postTurn } from './ndjson-client'
+import { wallMs } from './stats'
+import type { HoldJob, HoldResult, JoinJob, JoinerResult, WorkerJob } from './worker-jobs'
+
+async function hold(job: HoldJob): Promise<HoldResult> {
+  const result: HoldResult = { completed: 0, failures: 0, failureSamples: [], maxMs: 0 }
+  const one = async (index: number) => {
+    await Bun.sleep(Math.max(0, job.startAt + (index * job.rampMs) / job.total - wallMs()))
+    const body = JSON.stringify({
+      input: 'Hold this stream open',
+      messageId: `${job.messageIdBase}${String(index).padStart(6, '0')}-message`,
+      sessionSettings: { externalId: `${job.userPrefix}${index % job.users}` },
+    })
+    const outcome = await postTurn(job.url, job.headers, body)
+    if (outcome.ok) result.completed++
+    else {
+      result.failures++
+      if (outcome.failure && result.failureSamples.length < 5 && !result.failureSamples.includes(outcome.failure)) result.failureSamples.push(outcome.failure)
+    }
+    result.maxMs = Math.max(result.maxMs, outcome.totalMs)
+  }
+  const indexes = Array.from({ length: job.count }, (_, k) => job.offset + k)
+  await Promise.all(indexes.map(one))
+  return result
+}
+
+/** One joiner: the arrival time of every line, and a digest of everything after its own `__cutoff__`. */
+async function join(job: JoinJob, index: number): Promise<JoinerResult> {
+  await Bun.sleep(Math.max(0, job.startAt + (index * job.spreadMs) / job.count - wallMs()))
+  const times: number[] = []
+  const hasher = new Bun.CryptoHasher('sha1')
+  let firstLineDone = false
+  try {
+    const response = await fetch(job.url, { method: 'POST', headers: job.headers, body: job.body })
+    if (!response.ok || !response.body) return { ok: false, failure: `HTTP ${response.status}`, times, digest: '' }
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      const now = wallMs()
+      let from = 0
+      for (let newline = chunk.indexOf(10); newline >= 0; newline = chunk.indexOf(10, newline + 1)) {
+        times.push(now)
+        if (!firstLineDone) {
+          firstLineDone = true
+          from = newline + 1
+        }
+      }
+      if (firstLineDone && from < chunk.byteLength) hasher.update(chunk.subarray(from))
+    }
+    return { ok: true, times, digest: hasher.digest('hex') }
+  } catch (error) {
+    return { ok: false, failure: `network: ${(error as Error).message}`, times, digest: '' }
+  }
+}
+
+async function main() {
+  process.stdout.write('ready\n')
+  let text = ''
+  for await (const chunk of Bun.stdin.stream()) {
+    text += new TextDecoder().decode(chunk)
+    if (text.includes('\n')) break
+  }
+  const job = JSON.parse(text.slice(0, text.indexOf('\n'))) as WorkerJob
+  const result = job.kind === 'hold' ? await hold(job) : await Promise.all(Array.from({ length: job.count }, (_, k) => join(job, k)))
+  // Bun.write resolves once every byte is out; process.exit right after a large write() could cut it short.
+  await Bun.write(Bun.stdout, `${JSON.stringify(result)}\n`)
+  process.exit(0)
+}
+
+void main()

@@ -1,0 +1,70 @@
+import type { TurnOutcome } from './ndjson-client'
+import { median, wallMs } from './stats'
+
+export interface LoadResult {
+  /** Turns that completed correctly. */
+  turns: number
+  failures: number
+  /** A few distinct failure reasons, for the report. */
+  failureSamples: string[]
+  seconds: number
+  /** Correct turns per second over the whole window. */
+  perSecond: number
+  outcomes: TurnOutcome[]
+}
+
+/**
+ * A closed loop: `concurrency` clients each send a turn, read it to the end and send the next, until `durationMs`
+ * has passed (turns in flight then are finished and counted; the window runs to the last of them).
+ */
+export async function closedLoop(
+  concurrency: number,
+  durationMs: number,
+  turn: (slot: number, sequence: number) => Promise<TurnOutcome>,
+): Promise<LoadResult> {
+  const outcomes: TurnOutcome[] = []
+  const startedAt = wallMs()
+  const deadline = startedAt + durationMs
+  let sequence = 0
+  const client = async (slot: number) => {
+    while (wallMs() < deadline) outcomes.push(await turn(slot, sequence++))
+  }
+  await Promise.all(Array.from({ length: concurrency }, (_, slot) => client(slot)))
+  const seconds = (wallMs() - startedAt) / 1000
+  return summarize(outcomes, seconds)
+}
+
+export function summarize(outcomes: TurnOutcome[], seconds: number): LoadResult {
+  const failed = outcomes.filter((outcome) => !outcome.ok)
+  const turns = outcomes.length - failed.length
+  return {
+    turns,
+    failures: failed.length,
+    failureSamples: [...new Set(failed.map((outcome) => outcome.failure ?? 'unknown'))].slice(0, 5),
+    seconds,
+    perSecond: turns / seconds,
+    outcomes,
+  }
+}
+
+export interface Alternation<T> {
+  a: T[]
+  b: T[]
+}
+
+/**
+ * Runs `a` and `b` in alternation, A B A B ..., `rounds` times each, so slow drifts of a shared machine (other
+ * processes, thermal limits) hit both sides alike; compare the medians.
+ */
+export async function alternate<T>(rounds: number, a: (round: number) => Promise<T>, b: (round: number) => Promise<T>): Promise<Alternation<T>> {
+  const result: Alternation<T> = { a: [], b: [] }
+  for (let round = 0; round < rounds; round++) {
+    result.a.push(await a(round))
+    result.b.push(await b(round))
+  }
+  return result
+}
+
+export function medianOf<T>(values: T[], pick: (value: T) => number): number {
+  return median(values.map(pick))
+}

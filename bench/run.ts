@@ -1,0 +1,175 @@
+/**
+ * `npm run bench [-- --quick | --soak 10m] [--only protocol,analyst,...] [--server auto|binary|source]`
+ *
+ * Starts the server under test as a real process (its own temporary database and bootstrap, LOG_LEVEL=warn,
+ * ANALYST_DELAY_MS=0, 127.0.0.1), records the lines of its turns for the baseline server, runs the scenarios,
+ * prints one table and writes it as JSON under `bench/results/`. Every loop is bounded; every process it starts is
+ * stopped and its temporary files removed, also on Ctrl-C.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { availableParallelism, cpus, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { benchConfig, type BenchConfig } from './lib/config'
+import { AGENTS, createContext, makeTempDir, recordShape, startBaseline, startServerUnderTest, writeBootstrap, type Baseline, type BenchContext } from './lib/context'
+import { renderTable, unmet, type Row } from './lib/report'
+import { binaryIsFresh, buildBinary, ROOT, serverCommand, type RunningServer, type ServerCommand } from './lib/server'
+import { fileLimit } from './lib/workers'
+import { analystBody, analystScenario, QUESTIONS } from './scenarios/analyst'
+import { concurrencyScenario } from './scenarios/concurrency'
+import { generateSessionScenario } from './scenarios/generate-session'
+import { protocolBody, protocolScenario } from './scenarios/protocol'
+import { rejoinScenario } from './scenarios/rejoin'
+import { parseDuration, soakScenario } from './scenarios/soak'
+import { startupScenario } from './scenarios/startup'
+import { websocketScenario } from './scenarios/websocket'
+
+export const SCENARIOS = ['protocol', 'analyst', 'rejoin', 'websocket', 'sessions', 'concurrency', 'startup'] as const
+export type ScenarioName = (typeof SCENARIOS)[number]
+
+export interface BenchOptions {
+  mode: BenchConfig['mode']
+  only?: ScenarioName[]
+  server?: 'auto' | 'binary' | 'source'
+  soakMs?: number
+  /** Where the JSON goes; undefined writes nothing (the harness's own test). */
+  resultsDir?: string
+  log?: (message: string) => void
+}
+
+export interface BenchResult {
+  rows: Row[]
+  /** Every process the run started; all have exited by the time this resolves. */
+  pids: number[]
+  file: string | undefined
+  server: string
+  /** The temporary folder (removed by the time this resolves). */
+  dir: string
+}
+
+function parseArguments(argv: string[]): BenchOptions {
+  const options: BenchOptions = { mode: 'full', resultsDir: join(ROOT, 'bench', 'results') }
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index]
+    const value = () => {
+      const next = argv[++index]
+      if (next === undefined) throw new Error(`${argument} needs a value`)
+      return next
+    }
+    if (argument === '--quick') options.mode = 'quick'
+    else if (argument === '--soak') options.soakMs = parseDuration(value())
+    else if (argument === '--server') {
+      const server = value()
+      if (server !== 'auto' && server !== 'binary' && server !== 'source') throw new Error('--server: auto, binary or source')
+      options.server = server
+    } else if (argument === '--only') {
+      const names = value().split(',')
+      const unknown = names.filter((name) => !(SCENARIOS as readonly string[]).includes(name))
+      if (unknown.length) throw new Error(`--only: unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`)
+      options.only = names as ScenarioName[]
+    } else throw new Error(`unknown argument ${argument}; use --quick, --soak <duration>, --only <scenarios>, --server auto|binary|source`)
+  }
+  return options
+}
+
+/** Everything the run started, stopped in `cleanup` whatever happens. */
+const running = { server: undefined as RunningServer | undefined, baseline: undefined as Baseline | undefined, dir: undefined as string | undefined }
+
+async function cleanup(context: BenchContext | undefined) {
+  await context?.server.stop().catch(() => undefined)
+  await running.server?.stop().catch(() => undefined)
+  await running.baseline?.stop().catch(() => undefined)
+  if (running.dir) rmSync(running.dir, { recursive: true, force: true })
+  running.server = running.baseline = running.dir = undefined
+}
+
+/** Runs the benchmark; resolves with the rows (and the JSON file written, if any). */
+export async function runBench(options: BenchOptions): Promise<BenchResult> {
+  const log = options.log ?? ((message: string) => process.stdout.write(`${message}\n`))
+  const config = benchConfig(options.mode)
+  const selected = (name: ScenarioName) => options.soakMs === undefined && (!options.only || options.only.includes(name))
+  const dir = makeTempDir()
+  running.dir = dir
+  writeBootstrap(dir, config)
+  let context: BenchContext | undefined
+  try {
+    // A binary is needed for the start-up scenario and wanted for the rest; a stale or missing dist/service is
+    // rebuilt into the temporary folder (about two seconds) rather than measured.
+    const prefer = options.server ?? 'auto'
+    const needBinary = prefer !== 'source' && !binaryIsFresh()
+    const built = needBinary || (selected('startup') && !binaryIsFresh()) ? await buildBinary(join(dir, 'service')) : undefined
+    const command: ServerCommand = serverCommand(prefer, built)
+    const binary: ServerCommand | undefined = command.kind === 'binary' ? command : built ? serverCommand('binary', built) : undefined
+    const limit = await fileLimit()
+    if (selected('concurrency') && limit < config.concurrency.runs + 1000)
+      log(`warning: the open-files hard limit is ${limit}; ${config.concurrency.runs} streams need more (raise it with ulimit -Hn)`)
+    log(`bench ${config.mode}: server ${command.note}; ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GB`)
+
+    const server = await startServerUnderTest(command, dir)
+    running.server = server
+    context = createContext({ config, dir, command, server, baselineUrl: '', log })
+    running.server = undefined
+    const ctx = context
+    // The baseline answers with the very lines of the service's turns, recorded here.
+    const protocolShape = await recordShape(ctx, 'protocol', ctx.chatUrl(AGENTS.protocol), protocolBody(ctx, 0))
+    for (const [index] of QUESTIONS.entries()) await recordShape(ctx, `analyst-${index}`, ctx.chatUrl(AGENTS.analyst), analystBody(ctx, 0, index))
+    running.baseline = await startBaseline(dir)
+    ctx.baselineUrl = running.baseline.url
+    ctx.pids.push(running.baseline.pid)
+
+    const rows: Row[] = []
+    if (options.soakMs !== undefined) rows.push(...(await soakScenario(ctx, options.soakMs)))
+    if (selected('protocol') || selected('analyst') || selected('websocket')) rows.push(...(await protocolScenario(ctx, protocolShape)))
+    if (selected('analyst')) rows.push(...(await analystScenario(ctx)))
+    if (selected('websocket')) rows.push(...(await websocketScenario(ctx)))
+    if (selected('rejoin')) rows.push(...(await rejoinScenario(ctx)))
+    if (selected('sessions')) rows.push(...(await generateSessionScenario(ctx)))
+    if (selected('concurrency')) rows.push(...(await concurrencyScenario(ctx)))
+    if (selected('startup')) rows.push(...(await startupScenario(ctx, binary)))
+
+    let file: string | undefined
+    if (options.resultsDir) {
+      mkdirSync(options.resultsDir, { recursive: true })
+      file = join(options.resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${options.soakMs !== undefined ? 'soak' : config.mode}.json`)
+      writeFileSync(
+        file,
+        `${JSON.stringify(
+          {
+            startedAt: new Date().toISOString(),
+            mode: options.soakMs !== undefined ? 'soak' : config.mode,
+            server: command.note,
+            machine: { cpus: availableParallelism(), cpu: cpus()[0]?.model, memoryGb: totalmem() / 2 ** 30, bun: Bun.version, platform: process.platform },
+            config,
+            rows,
+          },
+          null,
+          2,
+        )}\n`,
+      )
+    }
+    return { rows, pids: ctx.pids, file, server: command.note, dir }
+  } finally {
+    await cleanup(context)
+  }
+}
+
+if (import.meta.main) {
+  const stop = () => {
+    void cleanup(undefined).finally(() => process.exit(130))
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+  try {
+    const options = parseArguments(process.argv.slice(2))
+    const result = await runBench(options)
+    process.stdout.write(`\n${renderTable(result.rows)}\n\n`)
+    const missed = unmet(result.rows)
+    process.stdout.write(missed.length ? `Targets not met: ${missed.map((row) => `${row.scenario}: ${row.figure}`).join('; ')}\n` : 'Every target is met.\n')
+    for (const row of result.rows.filter((each) => each.note)) process.stdout.write(`  note, ${row.scenario} / ${row.figure}: ${row.note}\n`)
+    if (result.file) process.stdout.write(`Results: ${result.file}\n`)
+    process.exit(0)
+  } catch (error) {
+    process.stderr.write(`bench failed: ${(error as Error)?.stack ?? String(error)}\n`)
+    await cleanup(undefined)
+    process.exit(1)
+  }
+}

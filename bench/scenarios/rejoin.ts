@@ -1,0 +1,119 @@
+import { AGENTS, type BenchContext } from '../lib/context'
+import type { Row } from '../lib/report'
+import { percentile, wallMs } from '../lib/stats'
+import type { JoinerResult } from '../lib/worker-jobs'
+import { startWorker } from '../lib/workers'
+
+interface Trial {
+  joiners: number
+  complete: number
+  lags: number[]
+  failures: string[]
+}
+
+/** The original client: every line's arrival time, the chat id, and a digest of all after `__cutoff__`. */
+async function original(url: string, headers: Record<string, string>, body: string, onChatId: (chatId: string) => void) {
+  const response = await fetch(url, { method: 'POST', headers, body })
+  if (!response.ok || !response.body) throw new Error(`rejoin: the original request got HTTP ${response.status}`)
+  const times: number[] = []
+  const hasher = new Bun.CryptoHasher('sha1')
+  let head = ''
+  let firstLineDone = false
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    const now = wallMs()
+    let from = 0
+    for (let newline = chunk.indexOf(10); newline >= 0; newline = chunk.indexOf(10, newline + 1)) {
+      times.push(now)
+      if (!firstLineDone) {
+        firstLineDone = true
+        from = newline + 1
+        head += new TextDecoder().decode(chunk.subarray(0, newline))
+        onChatId((JSON.parse(head) as { state: { chatId: string } }).state.chatId)
+      }
+    }
+    if (!firstLineDone) head += new TextDecoder().decode(chunk)
+    else if (from < chunk.byteLength) hasher.update(chunk.subarray(from))
+  }
+  return { times, digest: hasher.digest('hex') }
+}
+
+async function trial(context: BenchContext): Promise<Trial> {
+  const { rejoin } = context.config
+  const workers = await Promise.all(Array.from({ length: rejoin.workers }, () => startWorker()))
+  try {
+    const messageId = context.messageId()
+    const sessionSettings = { externalId: 'bench-rejoin' }
+    const url = context.chatUrl(AGENTS.rejoin)
+    const runMs = rejoin.tokens * rejoin.delayMs
+    let joined: Promise<JoinerResult[][]> | undefined
+    const first = await original(url, context.headers, JSON.stringify({ input: 'Stream 200 tokens', messageId, sessionSettings }), (chatId) => {
+      // Joiners arrive evenly over the first 80% of the run, each worker taking its share.
+      const body = JSON.stringify({ chatId, messageId, sessionSettings })
+      const startAt = wallMs() + 20
+      const perWorker = Math.ceil(rejoin.joiners / workers.length)
+      joined = Promise.all(
+        workers.map((worker, index) =>
+          worker.run<JoinerResult[]>({
+            kind: 'join',
+            url,
+            headers: context.headers,
+            body,
+            count: Math.min(perWorker, rejoin.joiners - index * perWorker),
+            startAt: startAt + (index * runMs * 0.8) / rejoin.joiners,
+            spreadMs: runMs * 0.8,
+          }),
+        ),
+      )
+    })
+    const joiners = (await joined!).flat()
+    const lags: number[] = []
+    const failures: string[] = []
+    let complete = 0
+    for (const joiner of joiners) {
+      if (!joiner.ok) {
+        failures.push(joiner.failure ?? 'failed')
+        continue
+      }
+      // The joiner's own __cutoff__ then exactly the original's lines after its __cutoff__: every line, in order.
+      if (joiner.digest === first.digest && joiner.times.length === first.times.length) complete++
+      else failures.push(`joiner got ${joiner.times.length} lines (original ${first.times.length}) or other bytes`)
+      // A live line is one the original received after this joiner had its replay: lag = joiner's time - original's.
+      const attachedAt = joiner.times[0] ?? Number.POSITIVE_INFINITY
+      for (let line = 1; line < Math.min(joiner.times.length, first.times.length); line++)
+        if (first.times[line] >= attachedAt) lags.push(Math.max(0, joiner.times[line] - first.times[line]))
+    }
+    return { joiners: joiners.length, complete, lags, failures }
+  } finally {
+    for (const worker of workers) worker.kill()
+  }
+}
+
+/**
+ * Rejoin fan-out: one run streaming 200 tokens 10 ms apart, 1,000 joiners (same `messageId`) arriving during it.
+ * Every joiner must receive every line in order; p99 lag of a live line behind the original client ≤ 25 ms.
+ */
+export async function rejoinScenario(context: BenchContext): Promise<Row[]> {
+  const { rejoin } = context.config
+  const trials: Trial[] = []
+  for (let index = 0; index < rejoin.trials; index++) trials.push(await trial(context))
+  const joiners = trials.reduce((sum, each) => sum + each.joiners, 0)
+  const complete = trials.reduce((sum, each) => sum + each.complete, 0)
+  const lags = trials.flatMap((each) => each.lags)
+  const failures = [...new Set(trials.flatMap((each) => each.failures))].slice(0, 3)
+  const scenario = `rejoin fan-out (${rejoin.tokens} tokens at ${rejoin.delayMs} ms, ${rejoin.joiners} joiners${rejoin.trials > 1 ? `, ${rejoin.trials} runs` : ''})`
+  const p99 = percentile(lags, 99)
+  context.log(`  rejoin: ${complete}/${joiners} joiners complete, p99 lag ${p99.toFixed(1)} ms`)
+  return [
+    {
+      scenario,
+      figure: 'joiners with every line, in order',
+      value: (100 * complete) / joiners,
+      unit: '%',
+      target: '100%',
+      met: complete === joiners,
+      note: failures.length ? failures.join('; ') : undefined,
+    },
+    { scenario, figure: 'p50 live-line lag behind the original', value: percentile(lags, 50), unit: 'ms' },
+    { scenario, figure: 'p99 live-line lag behind the original', value: p99, unit: 'ms', target: '≤ 25 ms', met: p99 <= 25 },
+  ]
+}
