@@ -6,6 +6,7 @@ import { corePlugin } from '../plugins/core'
 import { embedPlugin } from '../plugins/embed'
 import { managementPlugin } from '../plugins/management'
 import { semanticPlugin } from '../plugins/semantic'
+import { webPlugin } from '../plugins/web'
 import type { AppDeps } from './deps'
 import { version } from '../package.json'
 
@@ -31,6 +32,7 @@ export function createApp(deps: AppDeps) {
     .use(embedPlugin(deps))
     .use(managementPlugin(deps))
     .use(semanticPlugin(deps))
+    .use(webPlugin(deps))
 }
 
 export type App = ReturnType<typeof createApp>

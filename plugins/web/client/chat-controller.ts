@@ -1,0 +1,211 @@
+import { abortChat, ChatRun, newMessageId, type ChatMessage } from '../../../client/chat-stream'
+import { createTransport, type Transport } from '../../../client/transport'
+import { describeError, pageFetch, PlatformApiError } from './api'
+
+/** An error line of the stream (or a failure to reach it), shown after the message it followed. */
+export interface ChatNotice {
+  id: number
+  afterSort: number
+  text: string
+  kind: 'error' | 'stopped'
+}
+
+export interface ChatView {
+  messages: ChatMessage[]
+  notices: ChatNotice[]
+  streaming: boolean
+  /** A run can be stopped once its `chatId` is known. */
+  canStop: boolean
+  restoring: boolean
+}
+
+/** What survives a reload, per tab: the thread, and the `messageId` of a turn still being answered. */
+interface Saved {
+  chatId?: string
+  inFlight?: string
+}
+
+export interface ChatControllerOptions {
+  token: string
+  accountName: string
+  agentId: number
+  /** Distinguishes the dashboard's panel from the standalone chat, and one agent from another. */
+  storageKey: string
+  /** A 401 or an unreachable service: the session is over (returns whether it was such an error). */
+  onSessionError(error: unknown): boolean
+}
+
+const ABORTED = 'Run aborted'
+
+/**
+ * The chat's turns, apart from how they are drawn: sends a question with a fresh `messageId` (saved in
+ * `sessionStorage` before the request leaves), follows the NDJSON stream line by line, and after a reload reads the
+ * thread and rejoins the turn still running with the same `messageId` (the server replays it from its start, so the
+ * replayed turn replaces its half-saved copy from the thread). Stop calls `POST .../chat/abort`; the stream then
+ * ends with its error line.
+ */
+export class ChatController {
+  view: ChatView = { messages: [], notices: [], streaming: false, canStop: false, restoring: true }
+  private readonly transport: Transport
+  private history: ChatMessage[] = []
+  private run: ChatRun | undefined
+  private chatId: string | undefined
+  private stopping = false
+  private notices = 0
+  private disposed = false
+  private listener: (() => void) | undefined
+
+  constructor(private readonly options: ChatControllerOptions) {
+    this.transport = createTransport({ baseUrl: window.location.origin, embedToken: options.token, fetch: pageFetch })
+  }
+
+  onChange(listener: () => void): void {
+    this.listener = listener
+  }
+
+  dispose(): void {
+    this.disposed = true
+    this.listener = undefined
+  }
+
+  /** Brings back the thread of this tab and rejoins the turn a reload interrupted. */
+  async restore(): Promise<void> {
+    const saved = this.load()
+    try {
+      if (saved.chatId) {
+        const state = new ChatRun(this.transport, this.target({ chatId: saved.chatId }))
+        const result = await state.done()
+        if (result.error) {
+          // The thread is not this user's (the host switched users) or is gone: start afresh.
+          this.save({})
+          saved.inFlight = undefined
+        } else {
+          this.chatId = saved.chatId
+          this.history = result.messages
+        }
+      }
+      this.view.restoring = false
+      this.emit()
+      if (saved.inFlight) {
+        const index = this.history.findIndex((message) => message.id === saved.inFlight)
+        if (index >= 0) this.history = this.history.slice(0, index)
+        await this.follow(new ChatRun(this.transport, this.target({ chatId: this.chatId, messageId: saved.inFlight })), saved.inFlight)
+      }
+    } catch (error) {
+      this.fail(error)
+    } finally {
+      this.view.restoring = false
+      this.emit()
+    }
+  }
+
+  async send(input: string): Promise<void> {
+    if (this.run || input.trim() === '') return
+    const messageId = newMessageId()
+    this.save({ chatId: this.chatId, inFlight: messageId })
+    await this.follow(new ChatRun(this.transport, this.target({ chatId: this.chatId, input, messageId })), messageId)
+  }
+
+  async stop(): Promise<void> {
+    if (!this.run || !this.chatId || this.stopping) return
+    this.stopping = true
+    this.emit()
+    try {
+      await abortChat(this.transport, { accountName: this.options.accountName, agentId: this.options.agentId, chatId: this.chatId })
+    } catch (error) {
+      this.stopping = false
+      this.fail(error)
+    }
+  }
+
+  private target(request: { chatId?: string; input?: string; messageId?: string }) {
+    return { accountName: this.options.accountName, agentId: this.options.agentId, ...request }
+  }
+
+  private async follow(run: ChatRun, messageId: string): Promise<void> {
+    this.run = run
+    this.stopping = false
+    this.emit()
+    let finished = false
+    let gotState = false
+    try {
+      for await (const { line } of run) {
+        if (this.disposed) return
+        if (run.chatId && run.chatId !== this.chatId) {
+          this.chatId = run.chatId
+          this.save({ chatId: run.chatId, inFlight: messageId })
+        }
+        if ('error' in line) {
+          finished = true
+          const stopped = this.stopping && line.error === ABORTED
+          this.view.notices.push({ id: ++this.notices, afterSort: this.lastSort(run), text: stopped ? 'Stopped.' : line.error, kind: stopped ? 'stopped' : 'error' })
+        } else if (line.id === '__state__') {
+          finished = gotState = true
+          this.history = run.messages
+        }
+        this.emit()
+      }
+    } catch (error) {
+      this.fail(error)
+    } finally {
+      if (this.run === run) {
+        // `__state__` put the whole thread in `history`. Otherwise the partial turn stays visible beside its error
+        // line, and what was still being written was cut short (the server stores it so, marked interrupted).
+        if (!gotState)
+          this.history = this.merge(run).map((message) => (message.isInProcess ? { ...message, isInProcess: false, interrupted: true } : message))
+        this.run = undefined
+        this.stopping = false
+      }
+      // A turn that ended is no longer in flight; one cut off by the page going away stays in flight for the reload.
+      if (finished) this.save({ chatId: this.chatId })
+      this.emit()
+    }
+  }
+
+  private fail(error: unknown): void {
+    if (this.disposed || this.options.onSessionError(error)) return
+    const text = error instanceof PlatformApiError ? error.message : describeError(error)
+    this.view.notices.push({ id: ++this.notices, afterSort: this.lastSort(this.run), text, kind: 'error' })
+  }
+
+  private lastSort(run: ChatRun | undefined): number {
+    const messages = run ? this.merge(run) : this.history
+    return messages.length ? messages[messages.length - 1].sort : 0
+  }
+
+  private merge(run: ChatRun): ChatMessage[] {
+    const byId = new Map(this.history.map((message) => [message.id, message]))
+    for (const message of run.messages) byId.set(message.id, message)
+    return [...byId.values()].sort((left, right) => left.sort - right.sort)
+  }
+
+  private emit(): void {
+    if (this.disposed) return
+    const run = this.run
+    this.view = {
+      messages: run ? this.merge(run) : this.history,
+      notices: this.view.notices,
+      streaming: run !== undefined,
+      canStop: run !== undefined && (run.chatId ?? this.chatId) !== undefined && !this.stopping,
+      restoring: this.view.restoring,
+    }
+    this.listener?.()
+  }
+
+  private load(): Saved {
+    try {
+      const raw = window.sessionStorage.getItem(this.options.storageKey)
+      return raw ? (JSON.parse(raw) as Saved) : {}
+    } catch {
+      return {}
+    }
+  }
+
+  private save(saved: Saved): void {
+    try {
+      window.sessionStorage.setItem(this.options.storageKey, JSON.stringify(saved))
+    } catch {
+      // Without storage the chat still works; only a reload forgets it.
+    }
+  }
+}

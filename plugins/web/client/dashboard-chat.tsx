@@ -1,0 +1,70 @@
+import { useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { ChatPanel } from './chat-panel'
+import type { EmbedSession, ReadySession } from './embed-session'
+
+const PANEL_ID = 'agent-panel'
+
+/**
+ * The AI chat of a dashboard: a launcher bubble that opens and closes the agent panel. The panel's chat is created
+ * on first opening and then kept, so closing it does not lose a running answer. Escape closes it and focus goes back
+ * to the launcher.
+ */
+export function DashboardChat({ session, ready }: { session: EmbedSession; ready: ReadySession }) {
+  const agent = ready.context.agent
+  const [open, setOpen] = useState(false)
+  const [created, setCreated] = useState(false)
+  const launcher = useRef<HTMLButtonElement>(null)
+  const panel = useRef<HTMLElement>(null)
+  const wasOpen = useRef(false)
+
+  // A layout effect: focus moves in the same task that shows or hides the panel.
+  useLayoutEffect(() => {
+    if (open) panel.current?.querySelector('textarea')?.focus()
+    else if (wasOpen.current) launcher.current?.focus()
+    wasOpen.current = open
+  }, [open])
+
+  if (!agent) return null
+  const toggle = () => {
+    setCreated(true)
+    setOpen(!open)
+  }
+
+  return (
+    <>
+      <aside
+        id={PANEL_ID}
+        class="agent-panel"
+        ref={panel}
+        hidden={!open}
+        aria-labelledby="agent-panel-title"
+        onKeyDown={(event) => {
+          if (event.key === 'Escape') setOpen(false)
+        }}
+      >
+        <header class="agent-panel-header">
+          <h2 id="agent-panel-title">{agent.name}</h2>
+          <button type="button" class="button-icon" onClick={() => setOpen(false)} aria-label="Close AI chat">
+            <svg viewBox="0 0 20 20" width="20" height="20" aria-hidden="true" focusable="false">
+              <path d="M5 5l10 10M15 5L5 15" class="icon-stroke" />
+            </svg>
+          </button>
+        </header>
+        {created && <ChatPanel session={session} ready={ready} surface="dashboard" />}
+      </aside>
+      <button
+        type="button"
+        class="launcher"
+        ref={launcher}
+        onClick={toggle}
+        aria-expanded={open}
+        aria-controls={PANEL_ID}
+        aria-label={open ? 'Close AI chat' : `Ask ${agent.name}`}
+      >
+        <svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true" focusable="false">
+          <path d="M4 5.5A2.5 2.5 0 0 1 6.5 3h11A2.5 2.5 0 0 1 20 5.5v8a2.5 2.5 0 0 1-2.5 2.5H10l-4.5 4v-4A2.5 2.5 0 0 1 4 13.5z" class="icon-fill" />
+        </svg>
+      </button>
+    </>
+  )
+}

@@ -1,0 +1,55 @@
+/** Number and label formatting shared by the widgets and the chat's result tables. */
+
+const plain = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 })
+const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 })
+
+export function isNumericType(columnType: string): boolean {
+  return columnType === 'number'
+}
+
+export function formatNumber(value: number): string {
+  return plain.format(value)
+}
+
+/** Axis ticks: short (`1.2M`). */
+export function formatCompact(value: number): string {
+  return compact.format(value)
+}
+
+/** A cell as text: numbers formatted, times shortened, null as an en dash. */
+export function formatCell(value: string | null, columnType: string): string {
+  if (value === null) return '–'
+  if (isNumericType(columnType)) {
+    const number = Number(value)
+    return Number.isFinite(number) ? formatNumber(number) : value
+  }
+  if (columnType === 'time') return formatTime(value)
+  return value
+}
+
+/** `2024-03-01 00:00:00` → `2024-03-01`; the time of day only when there is one. */
+export function formatTime(value: string): string {
+  const [day, time] = value.split(/[ T]/)
+  return time && !/^00:00(:00(\.0+)?)?Z?$/.test(time) ? `${day} ${time.slice(0, 5)}` : day
+}
+
+/** Month buckets read better as `2024-03`: used when every value of a column is the first of a month. */
+export function timeLabels(values: Array<string | null>): string[] {
+  const days = values.map((value) => (value === null ? '–' : formatTime(value)))
+  return days.every((day) => /^\d{4}-\d{2}-01$/.test(day)) ? days.map((day) => day.slice(0, 7)) : days
+}
+
+/** `orders.total_amount` → `Total amount`; an alias such as `revenue` → `Revenue`. */
+export function columnLabel(name: string): string {
+  const last = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1) : name
+  const words = last.replace(/_/g, ' ').trim()
+  return words ? words[0].toUpperCase() + words.slice(1) : name
+}
+
+/** Up to two initials from a display name: `Eva Europa` → `EE`, `anna` → `A`; `?` when there is no name. */
+export function initials(displayName: string | null | undefined): string {
+  const words = (displayName ?? '').trim().split(/\s+/).filter(Boolean)
+  if (words.length === 0) return '?'
+  const letters = words.length === 1 ? [words[0]] : [words[0], words[words.length - 1]]
+  return letters.map((word) => Array.from(word)[0].toUpperCase()).join('')
+}

@@ -1,0 +1,149 @@
+import type { ComponentChildren } from 'preact'
+
+/**
+ * The small part of Markdown the analysts write: paragraphs, headings, bullet and numbered lists, fenced code,
+ * tables (with `---:` alignment and `\|` escapes) and inline bold, italics, code and links. It builds elements, never
+ * HTML strings, so model output cannot inject markup; links open only http(s) URLs.
+ */
+export function Markdown({ text }: { text: string }) {
+  return <>{blocks(closeOpenMarks(text))}</>
+}
+
+/** While an answer streams in, a `**` or a backtick may be open: close it, so the reader sees bold, not asterisks. */
+function closeOpenMarks(text: string): string {
+  let closed = text
+  if ((closed.match(/\*\*/g)?.length ?? 0) % 2 === 1) closed = closed.endsWith('**') ? closed.slice(0, -2) : `${closed}**`
+  if ((closed.replace(/```/g, '').match(/`/g)?.length ?? 0) % 2 === 1) closed += '`'
+  return closed
+}
+
+type Align = 'left' | 'right' | 'center' | undefined
+
+function splitRow(line: string): string[] {
+  const trimmed = line.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '')
+  return trimmed.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, '|'))
+}
+
+function isSeparator(line: string): boolean {
+  return /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.test(line)
+}
+
+function alignments(line: string): Align[] {
+  return splitRow(line).map((cell) => (cell.startsWith(':') && cell.endsWith(':') ? 'center' : cell.endsWith(':') ? 'right' : undefined))
+}
+
+function blocks(text: string): ComponentChildren[] {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n')
+  const out: ComponentChildren[] = []
+  let paragraph: string[] = []
+  const flush = () => {
+    if (paragraph.length) out.push(<p key={out.length}>{inline(paragraph.join('\n'))}</p>)
+    paragraph = []
+  }
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]
+    if (line.trim() === '') {
+      flush()
+      continue
+    }
+    if (line.startsWith('```')) {
+      flush()
+      const code: string[] = []
+      for (index++; index < lines.length && !lines[index].startsWith('```'); index++) code.push(lines[index])
+      out.push(
+        <pre key={out.length}>
+          <code>{code.join('\n')}</code>
+        </pre>,
+      )
+      continue
+    }
+    const heading = /^(#{1,4})\s+(.*)$/.exec(line)
+    if (heading) {
+      flush()
+      // Headings inside a message stay below the page's own headings.
+      const Tag = (['h3', 'h4', 'h5', 'h6'] as const)[heading[1].length - 1]
+      out.push(<Tag key={out.length}>{inline(heading[2])}</Tag>)
+      continue
+    }
+    if (line.trimStart().startsWith('|') && index + 1 < lines.length && isSeparator(lines[index + 1])) {
+      flush()
+      const header = splitRow(line)
+      const align = alignments(lines[index + 1])
+      const rows: string[][] = []
+      for (index += 2; index < lines.length && lines[index].trimStart().startsWith('|'); index++) rows.push(splitRow(lines[index]))
+      index--
+      out.push(
+        <div class="table-scroll" key={out.length}>
+          <table>
+            <thead>
+              <tr>
+                {header.map((cell, column) => (
+                  <th scope="col" class={align[column] && `align-${align[column]}`}>
+                    {inline(cell)}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr>
+                  {header.map((_, column) => (
+                    <td class={align[column] && `align-${align[column]}`}>{inline(row[column] ?? '')}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>,
+      )
+      continue
+    }
+    const bullet = /^\s*([-*+]|\d+[.)])\s+/
+    if (bullet.test(line)) {
+      flush()
+      const ordered = /^\s*\d/.test(line)
+      const items: string[] = []
+      for (; index < lines.length && bullet.test(lines[index]); index++) items.push(lines[index].replace(bullet, ''))
+      index--
+      const List = ordered ? 'ol' : 'ul'
+      out.push(
+        <List key={out.length}>
+          {items.map((item) => (
+            <li>{inline(item)}</li>
+          ))}
+        </List>,
+      )
+      continue
+    }
+    paragraph.push(line)
+  }
+  flush()
+  return out
+}
+
+const INLINE = /(\*\*([^*]+)\*\*|__([^_]+)__|`([^`]+)`|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|\[([^\]]+)\]\((https?:\/\/[^\s)]+)\))/
+
+function inline(text: string): ComponentChildren[] {
+  const out: ComponentChildren[] = []
+  let rest = text
+  while (rest) {
+    const match = INLINE.exec(rest)
+    if (!match) {
+      out.push(rest)
+      break
+    }
+    if (match.index > 0) out.push(rest.slice(0, match.index))
+    const [whole, , bold, boldAlt, code, italic, italicAlt, linkText, href] = match
+    if (bold ?? boldAlt) out.push(<strong>{inline(bold ?? boldAlt)}</strong>)
+    else if (code) out.push(<code>{code}</code>)
+    else if (italic ?? italicAlt) out.push(<em>{inline(italic ?? italicAlt)}</em>)
+    else if (linkText)
+      out.push(
+        <a href={href} target="_blank" rel="noopener noreferrer">
+          {linkText}
+        </a>,
+      )
+    rest = rest.slice(match.index + whole.length)
+  }
+  return out
+}

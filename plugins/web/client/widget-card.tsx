@@ -1,0 +1,98 @@
+import { useEffect, useState } from 'preact/hooks'
+import type { SqlResult } from '../../semantic/model'
+import type { EmbedWidget } from '../model'
+import { describeError, request, requestJson } from './api'
+import { BarChart, DataTable, LineChart, NumberWidget } from './charts'
+import type { EmbedSession } from './embed-session'
+
+type WidgetState = { status: 'loading' } | { status: 'ready'; result: SqlResult } | { status: 'failed'; message: string }
+
+const KIND_LABELS: Record<EmbedWidget['kind'], string> = { number: 'Number', bar: 'Bar chart', line: 'Line chart', table: 'Table' }
+
+function WidgetBody({ widget, result }: { widget: EmbedWidget; result: SqlResult }) {
+  switch (widget.kind) {
+    case 'number':
+      return <NumberWidget result={result} />
+    case 'bar':
+      return <BarChart result={result} title={widget.title} />
+    case 'line':
+      return <LineChart result={result} title={widget.title} />
+    case 'table':
+      return <DataTable result={result} caption={widget.title} />
+  }
+}
+
+/** Saves the CSV the service sends (with the token, so a plain link cannot do it) under the name it gives. */
+async function download(path: string, token: string): Promise<void> {
+  const response = await request(path, token)
+  const disposition = response.headers.get('content-disposition') ?? ''
+  const filename = /filename="([^"]+)"/.exec(disposition)?.[1] ?? 'data.csv'
+  const url = URL.createObjectURL(await response.blob())
+  const link = document.createElement('a')
+  link.href = url
+  link.download = filename
+  document.body.append(link)
+  link.click()
+  link.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}
+
+/**
+ * One widget: its data fetched with the viewer's token (so row-level security applies), drawn by kind. The CSV
+ * download button exists only when the dashboard allows downloads; the service refuses it otherwise anyway.
+ */
+export function WidgetCard(props: { widget: EmbedWidget; publicId: string; token: string; session: EmbedSession; allowDownload: boolean }) {
+  const { widget, publicId, token, session, allowDownload } = props
+  const [state, setState] = useState<WidgetState>({ status: 'loading' })
+  const [downloadError, setDownloadError] = useState<string>()
+  const dataPath = `/api/v1/embed/dashboards/${encodeURIComponent(publicId)}/widgets/${encodeURIComponent(widget.id)}/data`
+  const headingId = `widget-${widget.id}-title`
+
+  useEffect(() => {
+    let live = true
+    setState({ status: 'loading' })
+    requestJson<SqlResult>(dataPath, token).then(
+      (result) => live && setState({ status: 'ready', result }),
+      (error: unknown) => {
+        if (!live || session.report(error)) return
+        setState({ status: 'failed', message: describeError(error) })
+      },
+    )
+    return () => {
+      live = false
+    }
+  }, [dataPath, token])
+
+  const onDownload = () => {
+    setDownloadError(undefined)
+    download(`${dataPath}?format=csv`, token).catch((error: unknown) => {
+      if (!session.report(error)) setDownloadError(describeError(error))
+    })
+  }
+
+  return (
+    <section class={`widget widget-${widget.kind}`} aria-labelledby={headingId} aria-busy={state.status === 'loading'} data-widget={widget.id} data-kind={widget.kind}>
+      <header class="widget-header">
+        <h2 id={headingId}>{widget.title}</h2>
+        <span class="sr-only">{KIND_LABELS[widget.kind]}</span>
+        {allowDownload && state.status === 'ready' && (
+          <button type="button" class="button-quiet" onClick={onDownload} aria-label={`Download ${widget.title} as CSV`}>
+            Download CSV
+          </button>
+        )}
+      </header>
+      {state.status === 'loading' && <p class="widget-loading">Loading…</p>}
+      {state.status === 'failed' && (
+        <p class="widget-error" role="alert">
+          This widget could not be loaded: {state.message}
+        </p>
+      )}
+      {state.status === 'ready' && <WidgetBody widget={widget} result={state.result} />}
+      {downloadError && (
+        <p class="widget-error" role="alert">
+          Download failed: {downloadError}
+        </p>
+      )}
+    </section>
+  )
+}

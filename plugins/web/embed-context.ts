@@ -1,0 +1,58 @@
+import { asc, eq } from 'drizzle-orm'
+import type { Storage } from '../../db/client'
+import { agents, users } from '../../db/schema'
+import { NotFoundError } from '../../src/errors'
+import type { Directory } from '../auth/directory'
+import type { EmbedCaller } from '../auth/model'
+import type { EmbedContext } from './model'
+
+/**
+ * Spec 2.12: `showDashboardChat` is tri-state. A session that set it wins (`false` hides, `true` shows); a session
+ * that did not follows the account-wide setting (on by default).
+ */
+export function effectiveShowDashboardChat(sessionSettings: Record<string, unknown>, accountSetting: boolean): boolean {
+  const value = sessionSettings.showDashboardChat
+  return typeof value === 'boolean' ? value : accountSetting
+}
+
+/** Only absolute http(s) URLs reach an `<img>`; anything else is treated as no picture. */
+function safePicture(picture: string | null): string | null {
+  if (!picture) return null
+  try {
+    const url = new URL(picture)
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.toString() : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Reads what an embed page needs about its session: the account (chat URLs carry its name), the deployment, the
+ * agent that answers (the deployment's first, by id), the user's profile and the effective settings.
+ */
+export function createEmbedContextReader(storage: Storage, directory: Directory) {
+  const { db } = storage
+  return (viewer: EmbedCaller): EmbedContext => {
+    const deployment = directory.deployment(viewer.deploymentId)
+    const account = directory.account(viewer.accountId)
+    if (!deployment || !account) throw new NotFoundError(`Deployment ${viewer.deploymentId} not found`, 'DEPLOYMENT_NOT_FOUND')
+    const agent = db
+      .select({ id: agents.id, name: agents.name })
+      .from(agents)
+      .where(eq(agents.deploymentId, deployment.id))
+      .orderBy(asc(agents.id))
+      .limit(1)
+      .get()
+    const profile = db.select({ displayName: users.displayName, picture: users.picture }).from(users).where(eq(users.id, viewer.userId)).get()
+    return {
+      accountName: account.name,
+      deployment: { id: deployment.id, name: deployment.name },
+      agent: agent
+        ? { id: agent.id, name: agent.name, chatPath: `/api/v1/public/${encodeURIComponent(account.name)}/agents/${agent.id}/chat` }
+        : null,
+      user: { displayName: profile?.displayName ?? null, picture: safePicture(profile?.picture ?? null) },
+      settings: { showDashboardChat: effectiveShowDashboardChat(viewer.settings, account.showDashboardChat) },
+      expiresAt: new Date(viewer.expiresAt * 1000).toISOString(),
+    }
+  }
+}

@@ -1,0 +1,184 @@
+import { Elysia, t } from 'elysia'
+import type { AppDeps } from '../../src/deps'
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../src/errors'
+import { readCredential } from '../auth/credentials'
+import type { EmbedCaller } from '../auth/model'
+import { toCsv } from '../management/widget-data'
+import { SqlResult } from '../semantic/model'
+import { webAssets } from './assets'
+import { createEmbedContextReader } from './embed-context'
+import { createEmbedDashboards } from './embed-dashboards'
+import {
+  AssetParams,
+  ChatPageQuery,
+  DashboardPageQuery,
+  EmbedContext,
+  EmbedDashboard,
+  EmbedWidgetDataQuery,
+  EmbedWidgetParams,
+  PublicIdParams,
+} from './model'
+import { ASSET_PREFIX, FAVICON, PAGE_HEADERS, renderPage } from './pages'
+
+const EMBED_TOKEN = [{ EmbedToken: [] }]
+
+interface ServedAsset {
+  contentType: string
+  cacheControl: string
+  body: Uint8Array<ArrayBuffer>
+  gzip: Uint8Array<ArrayBuffer>
+}
+
+/** Both forms of each asset, made once: assets are small and requested by every page view. */
+function serveableAssets(): Map<string, ServedAsset> {
+  const served = new Map<string, ServedAsset>()
+  const add = (asset: { name: string; contentType: string; body: string }, cacheControl: string) => {
+    const body = new TextEncoder().encode(asset.body)
+    served.set(asset.name, { contentType: asset.contentType, cacheControl, body, gzip: new Uint8Array(Bun.gzipSync(body)) })
+  }
+  // The script and stylesheet are named by their content's hash: a new build is a new name.
+  add(webAssets.script, 'public, max-age=31536000, immutable')
+  add(webAssets.style, 'public, max-age=31536000, immutable')
+  add(FAVICON, 'public, max-age=86400')
+  return served
+}
+
+/**
+ * The embedded web pages (issue 7; contract section 3): `/embed/dashboard/{publicId}?session=` and
+ * `/embed/chat?sessionId=` with their hashed script and stylesheet, and the embed-token routes the pages call:
+ * the session's context, the published dashboard and its widgets' data (viewed with the viewer's access, downloaded
+ * unless the dashboard restricts it). The pages never see an API key: they exchange the session for an embed token.
+ */
+export function webPlugin(deps: AppDeps) {
+  const { storage, directory, embedTokens, authenticateApiKey } = deps
+  const contextOf = createEmbedContextReader(storage, directory)
+  const dashboards = createEmbedDashboards({ storage, directory, semantic: deps.semantic, users: deps.users })
+  const pages = { dashboard: renderPage('dashboard', webAssets), chat: renderPage('chat', webAssets) }
+  const assets = serveableAssets()
+
+  /** Only an embed token names a viewer; a genuine API key is 403 here, a wrong one 401. */
+  async function embedViewer(headers: Record<string, string | undefined>): Promise<EmbedCaller> {
+    const credential = readCredential(headers)
+    if (!credential) throw new UnauthorizedError('Missing credentials: send "Authorization: Embed-Token <token>"', 'MISSING_CREDENTIALS')
+    if (credential.scheme === 'embedToken') return embedTokens.verify(credential.value)
+    if (credential.scheme === 'apiKey') authenticateApiKey(credential.value)
+    throw new ForbiddenError('This route takes an embed token (Authorization: Embed-Token <token>)', 'EMBED_TOKEN_REQUIRED')
+  }
+
+  return new Elysia({ name: 'web', seed: deps.instanceId })
+    .macro({
+      embedViewer: {
+        async resolve({ headers }) {
+          return { viewer: await embedViewer(headers) }
+        },
+      },
+    })
+    .get(
+      '/embed/dashboard/:publicId',
+      ({ set }) => {
+        Object.assign(set.headers, PAGE_HEADERS)
+        return pages.dashboard
+      },
+      {
+        params: PublicIdParams,
+        query: DashboardPageQuery,
+        detail: {
+          summary: 'Embedded published dashboard (web page)',
+          description:
+            'Frame it in your app with the session id from generate-session. The page exchanges the session for an embed ' +
+            'token, shows the widgets with the viewer\'s access and, per `showDashboardChat`, the AI chat.',
+          tags: ['Embed pages'],
+          security: [],
+        },
+      },
+    )
+    .get(
+      '/embed/chat',
+      ({ set }) => {
+        Object.assign(set.headers, PAGE_HEADERS)
+        return pages.chat
+      },
+      {
+        query: ChatPageQuery,
+        detail: {
+          summary: 'Standalone embedded chat (web page)',
+          description: 'Frame it in your app with the session id from generate-session. Not affected by `showDashboardChat`.',
+          tags: ['Embed pages'],
+          security: [],
+        },
+      },
+    )
+    .get(
+      `${ASSET_PREFIX}/:file`,
+      ({ params, headers }) => {
+        const asset = assets.get(params.file)
+        if (!asset) throw new NotFoundError('No such asset', 'ASSET_NOT_FOUND')
+        const gzip = /\bgzip\b/i.test(headers['accept-encoding'] ?? '')
+        return new Response(gzip ? asset.gzip : asset.body, {
+          headers: {
+            'content-type': asset.contentType,
+            ...(gzip && { 'content-encoding': 'gzip' }),
+            vary: 'accept-encoding',
+            'cache-control': asset.cacheControl,
+            'x-content-type-options': 'nosniff',
+            'cross-origin-resource-policy': 'same-origin',
+          },
+        })
+      },
+      {
+        params: AssetParams,
+        detail: { summary: "The embed pages' script, stylesheet and icon", tags: ['Embed pages'], security: [] },
+      },
+    )
+    .get('/api/v1/embed/session/context', ({ viewer }) => contextOf(viewer), {
+      embedViewer: true,
+      response: { 200: EmbedContext },
+      detail: {
+        summary: "The embed session's context",
+        description:
+          'For the embed pages: the account name and agent that make up the chat URL, the deployment, the user profile ' +
+          '(`displayName`, `picture`), the effective `showDashboardChat` (the session value, else the account setting) and the token expiry.',
+        tags: ['Embed'],
+        security: EMBED_TOKEN,
+      },
+    })
+    .get('/api/v1/embed/dashboards/:publicId', ({ viewer, params }) => dashboards.dashboard(viewer, params.publicId), {
+      embedViewer: true,
+      params: PublicIdParams,
+      response: { 200: EmbedDashboard },
+      detail: {
+        summary: 'A published dashboard, for its embed viewer',
+        description: "404 unless the dashboard is published on the session's deployment. Widget queries are not included.",
+        tags: ['Embed'],
+        security: EMBED_TOKEN,
+      },
+    })
+    .get(
+      '/api/v1/embed/dashboards/:publicId/widgets/:widgetId/data',
+      async ({ viewer, params, query, set }) => {
+        if (query.format !== 'csv') return dashboards.widgetData(viewer, params.publicId, params.widgetId)
+        const { widget, data } = await dashboards.widgetDownload(viewer, params.publicId, params.widgetId)
+        const filename = `${widget.title.replace(/[^A-Za-z0-9._-]+/g, '_') || widget.id}.csv`
+        Object.assign(set.headers, {
+          'content-type': 'text/csv; charset=utf-8',
+          'content-disposition': `attachment; filename="${filename}"`,
+          'cache-control': 'no-store',
+        })
+        return toCsv(data)
+      },
+      {
+        embedViewer: true,
+        params: EmbedWidgetParams,
+        query: EmbedWidgetDataQuery,
+        response: { 200: t.Union([SqlResult, t.String({ description: 'text/csv with format=csv' })]) },
+        detail: {
+          summary: "A widget's data, with the viewer's access",
+          description:
+            "Runs the widget's query with the session's row-level security. JSON (what the page draws, up to 1,000 rows) " +
+            'or `format=csv`, a download of the whole result, 403 `DATA_DOWNLOAD_RESTRICTED` when the dashboard has `restrictDataDownload`.',
+          tags: ['Embed'],
+          security: EMBED_TOKEN,
+        },
+      },
+    )
+}

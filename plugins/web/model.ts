@@ -1,0 +1,53 @@
+import { t } from 'elysia'
+import { DashboardWidgetKind, Nullable } from '../management/model'
+
+/** Wire shapes of the embed pages' routes. The front end imports the types only. */
+
+/** What a page needs to know about its session: `GET /api/v1/embed/session/context`. */
+export const EmbedContext = t.Object({
+  accountName: t.String(),
+  deployment: t.Object({ id: t.Integer(), name: t.String() }),
+  agent: Nullable(
+    t.Object({
+      id: t.Integer(),
+      name: t.String(),
+      /** `/api/v1/public/{accountName}/agents/{agentId}/chat`: append `/stream-chat-state` or `/abort`. */
+      chatPath: t.String(),
+    }),
+  ),
+  user: t.Object({
+    displayName: Nullable(t.String()),
+    /** An absolute http(s) URL the browser loads itself; null when none was given or it is not http(s). */
+    picture: Nullable(t.String()),
+  }),
+  settings: t.Object({
+    showDashboardChat: t.Boolean({ description: "The session's value when it set one, else the account-wide setting" }),
+  }),
+  expiresAt: t.String({ format: 'date-time', description: 'When the embed token stops working' }),
+})
+export type EmbedContext = typeof EmbedContext.static
+
+export const EmbedWidget = t.Object({ id: t.String(), kind: DashboardWidgetKind, title: t.String() })
+export type EmbedWidget = typeof EmbedWidget.static
+
+/** A published dashboard as its viewers see it: no queries, no management fields. */
+export const EmbedDashboard = t.Object({
+  publicId: t.String(),
+  name: t.String(),
+  restrictDataDownload: t.Boolean(),
+  widgets: t.Array(EmbedWidget),
+})
+export type EmbedDashboard = typeof EmbedDashboard.static
+
+export const PublicIdParams = t.Object({ publicId: t.String({ minLength: 1, maxLength: 100 }) })
+export const EmbedWidgetParams = t.Object({ publicId: t.String({ minLength: 1, maxLength: 100 }), widgetId: t.String({ minLength: 1, maxLength: 64 }) })
+
+export const EmbedWidgetDataQuery = t.Object({
+  format: t.Optional(t.Union([t.Literal('json'), t.Literal('csv')], { description: '`csv` is a download: refused when the dashboard restricts data download' })),
+})
+
+// Page queries are not validated: a page answers with HTML that explains a bad link, never with a JSON 400.
+export const DashboardPageQuery = t.Object({ session: t.Optional(t.String({ description: 'The session id from generate-session' })) })
+export const ChatPageQuery = t.Object({ sessionId: t.Optional(t.String({ description: 'The session id from generate-session' })) })
+
+export const AssetParams = t.Object({ file: t.String({ maxLength: 100 }) })
