@@ -1,0 +1,243 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
+import { launchBrowser, screenshot, watch, type PageLog } from './helpers/browser'
+import { startEmbedServer, type EmbedServer } from './helpers/embed-server'
+import type { Json } from '../plugins/web/helpers'
+
+setDefaultTimeout(30_000)
+
+let server: EmbedServer
+let browser: Browser
+let context: BrowserContext
+
+beforeAll(async () => {
+  server = await startEmbedServer({ analystDelayMs: 10 })
+  browser = await launchBrowser()
+  context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' })
+  // Well under the test's own limit, so a page that never gets there fails with the locator it waited for.
+  context.setDefaultTimeout(10_000)
+})
+
+afterEach(async () => {
+  for (const page of context.pages()) await page.close()
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+})
+
+const europe = { userAttributes: [{ name: 'region', value: 'Europe' }], userProfile: { displayName: 'Eva Europa' } }
+
+async function openChat(session: Json): Promise<{ page: Page; log: PageLog; sessionId: string }> {
+  const sessionId = await server.mintSession(session)
+  const page = await context.newPage()
+  const log = watch(page)
+  await page.goto(`${server.url}/embed/chat?sessionId=${sessionId}`)
+  await page.getByLabel('Ask a question about your data').waitFor()
+  return { page, log, sessionId }
+}
+
+async function ask(page: Page, question: string): Promise<void> {
+  await page.getByLabel('Ask a question about your data').fill(question)
+  await page.keyboard.press('Enter')
+}
+
+const finished = (page: Page) => page.locator('[data-final="true"]:not([data-streaming])').waitFor()
+const isStream = (request: Request) => request.url().endsWith('/chat/stream-chat-state') && request.method() === 'POST'
+
+/** Rows of the thread as stored, for checks of what really happened on the server. */
+function storedMessages(chatId: string) {
+  return server.storage.sqlite
+    .query<{ id: string; role: string; status: string; graphPath: string | null }, [string]>(
+      'SELECT id, role, status, graph_path AS graphPath FROM chat_messages WHERE thread_id = ? ORDER BY sort',
+    )
+    .all(chatId)
+}
+
+describe('GET /embed/chat in a browser', () => {
+  it('streams the offline analyst\'s answer as it arrives: tool calls with their SQL and results, then the final answer', async () => {
+    // A session that hides the dashboard chat: the standalone chat must not care.
+    const { page, log } = await openChat({ externalId: 'eva', ...europe, settings: { showDashboardChat: false } })
+    await page.evaluate(() => {
+      // Records every length the final answer shows, to prove it grew piece by piece.
+      const lengths: number[] = []
+      ;(window as unknown as { answerLengths: number[] }).answerLengths = lengths
+      new MutationObserver(() => {
+        const answer = document.querySelector('[data-final="true"]')
+        const length = answer?.textContent?.length ?? 0
+        if (length > 0 && lengths[lengths.length - 1] !== length) lengths.push(length)
+      }).observe(document.body, { subtree: true, childList: true, characterData: true })
+    })
+    // Held once, right after the first piece of the final answer, for a picture of the page mid-stream.
+    const held = server.control.pauseNext()
+    await ask(page, 'What is the revenue by status?')
+    await held.reached
+    await page.locator('[data-final="true"][data-streaming="true"]').waitFor()
+    await screenshot(page, 'chat-streaming')
+    held.release()
+    await finished(page)
+    await screenshot(page, 'chat-final-answer')
+
+    // Many intermediate states (the text can shrink for a moment when a table's separator row turns lines into a table).
+    const lengths = await page.evaluate(() => (window as unknown as { answerLengths: number[] }).answerLengths)
+    expect(lengths.length).toBeGreaterThanOrEqual(3)
+    expect(lengths[0]).toBeLessThan(lengths[lengths.length - 1])
+
+    expect(await page.locator('.msg-user .bubble').textContent()).toContain('What is the revenue by status?')
+    const query = page.locator('.tool[data-tool="serviceSqlApi"]')
+    expect(await query.locator('pre code').textContent()).toContain('MEASURE(orders.total_amount)')
+    expect(await query.locator('tbody tr').count()).toBe(5)
+    // The final answer's markdown table is a real table: one row per status.
+    const answer = page.locator('[data-final="true"]')
+    expect(await answer.locator('table thead th').allTextContents()).toEqual(['Status', 'Revenue'])
+    expect(await answer.locator('tbody tr').count()).toBe(5)
+    expect(await answer.locator('strong').first().textContent()).toBe('Revenue by Status')
+    // The avatar of the user's message: no picture, so the initials.
+    expect(await page.locator('.msg-user .avatar').textContent()).toBe('EE')
+    expect(log.unexpected()).toEqual([])
+  })
+
+  it('rejoins the running turn with the same messageId after a reload mid-answer', async () => {
+    const { page, log } = await openChat({ externalId: 'rex', ...europe })
+    const held = server.control.pauseNext()
+    const firstRequest = page.waitForRequest(isStream)
+    await ask(page, 'Orders by region')
+    const sent = (await firstRequest).postDataJSON() as Json
+    expect(sent.input).toBe('Orders by region')
+    expect(sent.messageId).toMatch(/^\d{13,}-message$/)
+    await held.reached
+    await page.locator('[data-final="true"][data-streaming="true"]').waitFor()
+    const partial = (await page.locator('[data-final="true"]').textContent()) ?? ''
+    expect(partial.length).toBeGreaterThan(0)
+
+    const rejoin = page.waitForResponse((response) => isStream(response.request()) && (response.request().postDataJSON() as Json).messageId === sent.messageId)
+    await page.reload()
+    const rejoined = await rejoin
+    const body = rejoined.request().postDataJSON() as Json
+    expect(body).toEqual({ chatId: expect.any(String), messageId: sent.messageId })
+    // The run is still held: the page shows the replayed partial answer, still streaming, and the question once.
+    await page.locator('[data-final="true"][data-streaming="true"]').waitFor()
+    expect(await page.locator('[data-final="true"]').textContent()).toBe(partial)
+    expect(await page.locator('.msg-user').count()).toBe(1)
+    await screenshot(page, 'chat-reload-rejoined-mid-answer')
+
+    held.release()
+    await finished(page)
+    const lines = (await rejoined.text()).trim().split('\n').map((line) => JSON.parse(line) as Json)
+    expect(lines[0]).toEqual({ id: '__cutoff__', sort: 0, state: { chatId: body.chatId, isStreaming: true } })
+    expect(lines[lines.length - 1].id).toBe('__state__')
+    await screenshot(page, 'chat-reload-finished')
+
+    // One turn on the server: the question stored once, answered once, nothing run twice.
+    const stored = storedMessages(body.chatId)
+    expect(stored.filter((message) => message.role === 'user').map((message) => message.id)).toEqual([sent.messageId])
+    expect(stored.filter((message) => message.graphPath === '["final"]').length).toBe(1)
+    expect(stored.every((message) => message.status === 'complete')).toBe(true)
+    const runs = server.storage.sqlite.query<{ count: number }, [string]>('SELECT count(*) AS count FROM chat_runs WHERE thread_id = ?').get(body.chatId)!
+    expect(runs.count).toBe(1)
+    expect(log.unexpected()).toEqual([])
+  })
+
+  it('stops a running answer with the Stop button (POST .../chat/abort) and keeps the partial answer', async () => {
+    const { page, log } = await openChat({ externalId: 'sam', ...europe })
+    const held = server.control.pauseNext()
+    await ask(page, 'Revenue by month in 2024')
+    await held.reached
+    const stop = page.getByRole('button', { name: 'Stop' })
+    await page.locator('button.button-stop:not([disabled])').waitFor()
+    const [abort] = await Promise.all([page.waitForResponse((response) => response.url().endsWith('/chat/abort')), stop.click()])
+    expect(abort.status()).toBe(204)
+    await page.locator('.msg-stopped').waitFor()
+    expect(await page.locator('.msg-stopped').textContent()).toBe('Stopped.')
+    expect(await page.locator('.msg-flag').textContent()).toBe('This answer was interrupted.')
+    expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(0)
+    await screenshot(page, 'chat-stopped')
+    expect(log.unexpected()).toEqual([])
+  })
+
+  it('shows an error line of the stream as an alert, and the chat goes on', async () => {
+    const { page, log } = await openChat({ externalId: 'eli', ...europe })
+    server.control.failNext()
+    await ask(page, 'Orders by status')
+    await page.locator('.msg-error').waitFor()
+    expect(await page.locator('.msg-error').textContent()).toBe('The model provider failed (HTTP 503)')
+    expect(await page.locator('.msg-error').getAttribute('role')).toBe('alert')
+    await screenshot(page, 'chat-error-line')
+    await ask(page, 'Orders by status')
+    await finished(page)
+    expect(log.unexpected()).toEqual([])
+  })
+
+  it('tells the host frame before the token expires and takes a new session from it without a reload', async () => {
+    // The server lives 24 hours minus 2 minutes in the past: the token it issues expires 2 minutes from now.
+    server.setClockOffset(-(24 * 3600_000 - 2 * 60_000))
+    const firstSession = await server.mintSession({ externalId: 'hana', ...europe })
+    const embedUrl = `${server.url}/embed/chat?sessionId=${firstSession}`
+    // The host app: another origin, with a backend that mints sessions (as a customer's would).
+    const host = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: async (request) => {
+        if (new URL(request.url).pathname === '/new-session') {
+          server.setClockOffset(0)
+          return Response.json({ sessionId: await server.mintSession({ externalId: 'hana' }) })
+        }
+        return new Response(hostPage(embedUrl, server.url), { headers: { 'content-type': 'text/html; charset=utf-8' } })
+      },
+    })
+    try {
+      const page = await context.newPage()
+      const log = watch(page)
+      await page.goto(`http://localhost:${host.port}/`)
+      await page.waitForFunction(() => (window as unknown as { received: Json[] }).received.some((message) => message.type === 'embed:session-expiring'))
+      const frame = page.frames().find((candidate) => candidate.url().startsWith(server.url))!
+      await frame.getByLabel('Ask a question about your data').waitFor()
+      await frame.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true))
+
+      // A session that does not work is refused and leaves the page as it was.
+      await page.evaluate(() => (window as unknown as { send(sessionId: string): void }).send('es_not_a_session'))
+      await page.waitForFunction(() => (window as unknown as { received: Json[] }).received.some((message) => message.type === 'embed:session-rejected'))
+      expect(await frame.getByLabel('Ask a question about your data').isVisible()).toBe(true)
+
+      await page.evaluate(() => (window as unknown as { renew(): Promise<void> }).renew())
+      await page.waitForFunction(() => (window as unknown as { received: Json[] }).received.some((message) => message.type === 'embed:session-accepted'))
+      const received = await page.evaluate(() => (window as unknown as { received: Json[] }).received.map((message) => message.type))
+      expect(received).toEqual(['embed:ready', 'embed:session-expiring', 'embed:session-rejected', 'embed:session-accepted'])
+      expect(await frame.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true)
+      const newSession = new URL(frame.url()).searchParams.get('sessionId')
+      expect(newSession).not.toBe(firstSession)
+
+      // The new token works: a question gets its answer.
+      await frame.getByLabel('Ask a question about your data').fill('Orders by region')
+      await frame.getByLabel('Ask a question about your data').press('Enter')
+      await frame.locator('[data-final="true"]:not([data-streaming])').waitFor()
+      await screenshot(page, 'host-frame-session-renewed')
+      // The refused session's exchange is the only failed request.
+      expect(log.unexpected([`${server.url}/api/v1/embed/session/token`])).toEqual([])
+    } finally {
+      server.setClockOffset(0)
+      await host.stop(true)
+    }
+  })
+})
+
+/** The host app's page: frames the chat and answers `embed:session-expiring` with a new session when asked to. */
+function hostPage(embedUrl: string, embedOrigin: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Host app</title>
+<style>body{font-family:system-ui,sans-serif;margin:16px;background:#eef2f7}iframe{width:100%;height:720px;border:1px solid #9aa5b1;border-radius:8px;background:#fff}</style>
+</head><body>
+<h1>Customer app</h1>
+<iframe id="embed" title="Embedded chat" src="${embedUrl}"></iframe>
+<script>
+window.received = []
+window.addEventListener('message', (event) => {
+  if (event.origin !== ${JSON.stringify(embedOrigin)}) return
+  window.received.push(event.data)
+})
+window.send = (sessionId) => document.getElementById('embed').contentWindow.postMessage({ type: 'embed:session', sessionId }, ${JSON.stringify(embedOrigin)})
+window.renew = async () => window.send((await (await fetch('/new-session')).json()).sessionId)
+</script>
+</body></html>`
+}

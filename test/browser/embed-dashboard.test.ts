@@ -1,0 +1,212 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { launchBrowser, screenshot, watch, type PageLog } from './helpers/browser'
+import { startEmbedServer, type EmbedServer } from './helpers/embed-server'
+import { demoWidgets, publishDashboard, quietAdminKey, type Json } from '../plugins/web/helpers'
+import { keys } from '../helpers/fixtures'
+
+setDefaultTimeout(30_000)
+
+let server: EmbedServer
+let browser: Browser
+/** One context for the file: every page (tab) still has its own sessionStorage, as in a real browser. */
+let context: BrowserContext
+let dashboard: Json
+/** One cheap widget, for the cases about the page around the charts (chat, avatar, sessions). */
+let small: Json
+
+beforeAll(async () => {
+  server = await startEmbedServer()
+  browser = await launchBrowser()
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' })
+  // Well under the test's own limit, so a page that never gets there fails with the locator it waited for.
+  context.setDefaultTimeout(10_000)
+  dashboard = await publishDashboard(server)
+  small = await publishDashboard(server, { widgets: [demoWidgets[0]] })
+})
+
+afterEach(async () => {
+  for (const page of context.pages()) await page.close()
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+})
+
+/** A fresh tab (its own sessionStorage) on the dashboard, opened with a newly minted session. */
+async function openDashboard(session: Json, options: { key?: string; publicId?: string } = {}): Promise<{ page: Page; log: PageLog; sessionId: string }> {
+  const sessionId = await server.mintSession(session, options.key)
+  const page = await context.newPage()
+  const log = watch(page)
+  await page.goto(`${server.url}/embed/dashboard/${options.publicId ?? dashboard.publicId}?session=${sessionId}`)
+  return { page, log, sessionId }
+}
+
+/** Waits until the dashboard and every one of its widgets have drawn their data. */
+async function widgetsDrawn(page: Page): Promise<void> {
+  await page.locator('.widget').first().waitFor()
+  await page.waitForFunction(() => document.querySelectorAll('.widget[aria-busy="true"]').length === 0)
+}
+
+const kpi = (page: Page) => page.locator('[data-widget="orders"] .kpi-value').getAttribute('data-value')
+
+describe('GET /embed/dashboard/:publicId in a browser', () => {
+  it('draws every widget kind with the viewer\'s row-level security: two regions, two sets of numbers', async () => {
+    const numbers: Record<string, Json> = {}
+    for (const region of ['Europe', 'Asia']) {
+      const { page, log } = await openDashboard({
+        externalId: `viewer-${region.toLowerCase()}`,
+        userAttributes: [{ name: 'region', value: region }],
+        userProfile: { displayName: `${region} Viewer` },
+      })
+      await widgetsDrawn(page)
+      expect(await page.locator('h1').textContent()).toBe('Sales overview')
+      expect(await page.locator('.widget').evaluateAll((widgets) => widgets.map((widget) => widget.getAttribute('data-kind')))).toEqual(['number', 'bar', 'line', 'table'])
+      expect(await page.locator('[data-widget="status"] svg rect.bar').count()).toBe(5)
+      expect(await page.locator('[data-widget="monthly"] svg path.line').count()).toBe(1)
+      const tableRegions = await page.locator('[data-widget="regions"] tbody tr td:first-child').allTextContents()
+      expect(tableRegions).toEqual([region])
+      numbers[region] = {
+        orders: await kpi(page),
+        tableOrders: await page.locator('[data-widget="regions"] tbody tr td:nth-child(2)').textContent(),
+        bars: await page.locator('[data-widget="status"] .chart-value').allTextContents(),
+      }
+      expect(Number(numbers[region].orders).toLocaleString('en-US')).toBe(numbers[region].tableOrders)
+      await screenshot(page, `dashboard-viewer-${region.toLowerCase()}`)
+      expect(log.unexpected()).toEqual([])
+    }
+    expect(numbers.Europe.orders).not.toBe(numbers.Asia.orders)
+    expect(numbers.Europe.bars).not.toEqual(numbers.Asia.bars)
+  })
+
+  const launcherCases: Array<{ name: string; account: 'acme' | 'quiet'; sessionValue?: boolean; shown: boolean }> = [
+    { name: 'hidden by showDashboardChat false with the account setting on', account: 'acme', sessionValue: false, shown: false },
+    { name: 'shown by showDashboardChat true with the account setting off', account: 'quiet', sessionValue: true, shown: true },
+    { name: 'shown when the session says nothing and the account setting is on', account: 'acme', shown: true },
+    { name: 'hidden when the session says nothing and the account setting is off', account: 'quiet', shown: false },
+  ]
+  for (const { name, account, sessionValue, shown } of launcherCases) {
+    it(`has the AI chat launcher and panel ${name}`, async () => {
+      const quiet = account === 'quiet'
+      const board = quiet ? await publishDashboard(server, { deploymentId: 5, key: quietAdminKey, widgets: [demoWidgets[0]] }) : small
+      const settings = sessionValue === undefined ? {} : { settings: { showDashboardChat: sessionValue } }
+      const { page, log } = await openDashboard(
+        { deploymentId: quiet ? 5 : 1, externalId: `launcher-${account}-${String(sessionValue)}`, ...settings },
+        { key: quiet ? quietAdminKey : keys.admin, publicId: board.publicId },
+      )
+      await widgetsDrawn(page)
+      expect(await page.locator('button.launcher').count()).toBe(shown ? 1 : 0)
+      expect(await page.locator('#agent-panel').count()).toBe(shown ? 1 : 0)
+      if (shown) {
+        // Keyboard: the launcher opens the panel and focuses its question box; Escape closes it and returns focus.
+        await page.locator('button.launcher').focus()
+        await page.keyboard.press('Enter')
+        await page.locator('#agent-panel textarea').waitFor()
+        await page.waitForFunction(() => document.activeElement?.id === 'dashboard-chat-input')
+        expect(await page.locator('button.launcher').getAttribute('aria-expanded')).toBe('true')
+      }
+      await screenshot(page, `dashboard-chat-${shown ? 'shown' : 'hidden'}-${account}-session-${sessionValue ?? 'absent'}`)
+      if (shown) {
+        await page.keyboard.press('Escape')
+        await page.locator('#agent-panel').waitFor({ state: 'hidden' })
+        await page.waitForFunction(() => document.activeElement?.className === 'launcher')
+      }
+      expect(log.unexpected()).toEqual([])
+    })
+  }
+
+  it('offers a CSV download of the viewer\'s rows, and none when the dashboard restricts data download', async () => {
+    const { page, log } = await openDashboard({ externalId: 'viewer-europe', userAttributes: [{ name: 'region', value: 'Europe' }] })
+    await widgetsDrawn(page)
+    expect(await page.getByRole('button', { name: /as CSV$/ }).count()).toBe(4)
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Orders by region as CSV' }).click()])
+    expect(download.suggestedFilename()).toBe('Orders_by_region.csv')
+    const csv = await Bun.file((await download.path())!).text()
+    expect(csv.split('\r\n')[1]).toStartWith('Europe,')
+    expect(log.unexpected()).toEqual([])
+
+    const restricted = await publishDashboard(server, { restrictDataDownload: true })
+    const viewer = await openDashboard({ externalId: 'viewer-europe' }, { publicId: restricted.publicId })
+    await widgetsDrawn(viewer.page)
+    expect(await viewer.page.getByRole('button', { name: /CSV/ }).count()).toBe(0)
+    await screenshot(viewer.page, 'dashboard-restricted-download')
+    expect(viewer.log.unexpected()).toEqual([])
+  })
+
+  it('shows the initials of displayName when the picture fails to load, and the picture when it loads', async () => {
+    const broken = `${server.url}/no-such-picture.png`
+    const { page, log } = await openDashboard({ externalId: 'eva', userProfile: { displayName: 'Eva Europa', picture: broken } }, { publicId: small.publicId })
+    await widgetsDrawn(page)
+    const avatar = page.locator('.page-header .avatar')
+    await page.locator('.page-header .avatar[data-avatar="failed"]').waitFor()
+    expect(await avatar.textContent()).toBe('EE')
+    expect(await avatar.getAttribute('aria-label')).toBe('Eva Europa')
+    // No broken-image icon: the failed <img> is gone, not merely hidden.
+    expect(await avatar.locator('img').count()).toBe(0)
+    await screenshot(page, 'avatar-initials-for-broken-picture')
+    // The browser notes the failed request itself; the page adds no error of its own.
+    expect(log.unexpected([broken])).toEqual([])
+    expect(log.console.filter((entry) => entry.url === broken).length).toBeGreaterThan(0)
+
+    const picture = 'https://pictures.example.test/eva.svg'
+    const good = await browser.newContext()
+    await good.route(picture, (route) =>
+      route.fulfill({ contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10" fill="#0a7d5a"/></svg>' }),
+    )
+    const pictured = await good.newPage()
+    const pictureLog = watch(pictured)
+    const sessionId = await server.mintSession({ externalId: 'eva', userProfile: { picture } })
+    await pictured.goto(`${server.url}/embed/dashboard/${small.publicId}?session=${sessionId}`)
+    await pictured.locator('.page-header .avatar[data-avatar="loaded"] img').waitFor()
+    expect(pictureLog.unexpected()).toEqual([])
+    await good.close()
+  })
+
+  it('explains an expired, an already used and a revoked session instead of showing the dashboard', async () => {
+    // Expired: the one-time link is opened more than five minutes after it was minted.
+    const expiredId = await server.mintSession({ externalId: 'late' })
+    server.setClockOffset(6 * 60_000)
+    const late = await context.newPage()
+    const lateLog = watch(late)
+    await late.goto(`${server.url}/embed/dashboard/${small.publicId}?session=${expiredId}`)
+    server.setClockOffset(0)
+    await late.getByRole('alert').waitFor()
+    expect(await late.locator('h1').textContent()).toBe('This link has expired')
+    expect(await late.locator('.widget').count()).toBe(0)
+    await screenshot(late, 'session-expired')
+    expect(lateLog.unexpected([`${server.url}/api/v1/embed/session/token`])).toEqual([])
+
+    // Already used: the same link in another tab, which does not have the token the first tab keeps.
+    const { page, sessionId } = await openDashboard({ externalId: 'twice' }, { publicId: small.publicId })
+    await widgetsDrawn(page)
+    const second = await context.newPage()
+    await second.goto(`${server.url}/embed/dashboard/${small.publicId}?session=${sessionId}`)
+    await second.getByRole('alert').waitFor()
+    expect(await second.locator('h1').textContent()).toBe('This link has expired')
+
+    // A reload of the first tab still works (the token is kept per tab)...
+    await page.reload()
+    await widgetsDrawn(page)
+    // ...until the app revokes the session.
+    await server.call('POST', '/api/v1/embed/session/revoke', { sessionId })
+    await page.reload()
+    await page.getByRole('alert').waitFor()
+    expect(await page.locator('h1').textContent()).toBe('Access was revoked')
+    expect(await page.locator('.problem p').textContent()).toContain('ended this session')
+    await screenshot(page, 'session-revoked')
+  })
+
+  it('explains a link without a session and a dashboard that is not published', async () => {
+    const page = await context.newPage()
+    const log = watch(page)
+    await page.goto(`${server.url}/embed/dashboard/${dashboard.publicId}`)
+    await page.getByRole('alert').waitFor()
+    expect(await page.locator('h1').textContent()).toBe('This link is incomplete')
+    expect(log.unexpected()).toEqual([])
+
+    const { page: missing } = await openDashboard({ externalId: 'lost' }, { publicId: 'no-such-dashboard' })
+    await missing.getByRole('alert').waitFor()
+    expect(await missing.locator('h1').textContent()).toBe('Dashboard not found')
+  })
+})
