@@ -47,7 +47,12 @@ export const chatMessages = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (table) => [primaryKey({ columns: [table.threadId, table.id] }), uniqueIndex('chat_messages_thread_sort').on(table.threadId, table.sort)],
+  (table) => [
+    primaryKey({ columns: [table.threadId, table.id] }),
+    uniqueIndex('chat_messages_thread_sort').on(table.threadId, table.sort),
+    // Migration 0005: a user's messageId is found without knowing its thread.
+    index('chat_messages_id').on(table.id),
+  ],
 )
 
 export const chatRuns = sqliteTable(

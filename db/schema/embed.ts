@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import type { AttributeValue } from './foundation'
 import { accounts, deployments, embedTenants, users } from './foundation'
@@ -41,5 +42,7 @@ export const embedSessions = sqliteTable(
     index('embed_sessions_tenant').on(table.embedTenantId),
     index('embed_sessions_deployment').on(table.deploymentId),
     index('embed_sessions_account').on(table.accountId),
+    // Migration 0005: pruning finds revoked sessions without a scan.
+    index('embed_sessions_revoked').on(table.revokedAt).where(sql`${table.revokedAt} IS NOT NULL`),
   ],
 )

@@ -1,8 +1,9 @@
+import type { Database } from 'bun:sqlite'
 import { and, eq, inArray, isNull, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client'
 import type { AttributeType } from '../../db/bootstrap/model'
-import { groupMemberships, groups, userAttributeDefinitions } from '../../db/schema'
+import { groups, userAttributeDefinitions } from '../../db/schema'
 import { BadRequestError } from '../../src/errors'
 import { assertUniqueNames } from './attribute-values'
 
@@ -48,45 +49,64 @@ function attributesIn(scope: CatalogScope): SQL | undefined {
   return and(eq(userAttributeDefinitions.accountId, scope.accountId), inTenant(userAttributeDefinitions.embedTenantId, scope.embedTenantId))
 }
 
-/** The ids of `names` in the scope; 400 `Groups with names <missing> not found` naming every missing one in order. */
-export function resolveGroups(db: Db, scope: CatalogScope, namespace: GroupNamespace, names: readonly string[]): number[] {
-  const unique = [...new Set(names)]
-  if (unique.length === 0) return []
-  const rows = db
-    .select({ id: groups.id, name: groups.name })
-    .from(groups)
-    .where(and(groupsIn(scope, namespace), inArray(groups.name, unique)))
-    .all()
-  const byName = new Map(rows.map((row) => [row.name, row.id]))
-  const missing = unique.filter((name) => !byName.has(name))
-  if (missing.length > 0) throw new BadRequestError(`Groups with names ${missing.join(', ')} not found`, 'GROUPS_NOT_FOUND')
-  return unique.map((name) => byName.get(name)!)
-}
-
-/** The definitions of `names` in the scope; 400 `User attributes not found` when any is unknown. */
-export function resolveAttributes(db: Db, scope: CatalogScope, names: readonly string[]): Map<string, ResolvedAttribute> {
-  const unique = [...new Set(names)]
-  if (unique.length === 0) return new Map()
-  const rows = db
-    .select({ id: userAttributeDefinitions.id, name: userAttributeDefinitions.name, type: userAttributeDefinitions.type })
-    .from(userAttributeDefinitions)
-    .where(and(attributesIn(scope), inArray(userAttributeDefinitions.name, unique)))
-    .all()
-  if (rows.length !== unique.length) throw new BadRequestError('User attributes not found', 'USER_ATTRIBUTES_NOT_FOUND')
-  return new Map(rows.map((row) => [row.name, row]))
-}
-
 /**
- * Replaces the user's memberships among the scope's groups of one namespace with exactly `groupIds`; memberships
- * in other scopes and namespaces are left alone.
+ * The catalog lookups and membership writes of every provisioning call, as prepared statements compiled once (the
+ * query builder would build and compile each one again per call). Tenant-wide rows have no tenant, so
+ * `ifnull(embed_tenant_id, 0)` selects them with 0, and matches the unique indexes on the same expression.
  */
-export function replaceMemberships(db: Db, userId: number, scope: CatalogScope, namespace: GroupNamespace, groupIds: readonly number[]): void {
-  const inScope = db.select({ id: groups.id }).from(groups).where(groupsIn(scope, namespace))
-  db.delete(groupMemberships)
-    .where(and(eq(groupMemberships.userId, userId), inArray(groupMemberships.groupId, inScope)))
-    .run()
-  for (const groupId of groupIds) db.insert(groupMemberships).values({ userId, groupId }).onConflictDoNothing().run()
+export function createCatalogQueries(sqlite: Database) {
+  const groupsByName = sqlite.query<{ id: number; name: string }, [number, number, GroupNamespace, string]>(
+    `SELECT id, name FROM groups
+      WHERE account_id = ? AND ifnull(embed_tenant_id, 0) = ? AND namespace = ? AND name IN (SELECT value FROM json_each(?))`,
+  )
+  const attributesByName = sqlite.query<ResolvedAttribute, [number, number, string]>(
+    `SELECT id, name, type FROM user_attribute_definitions
+      WHERE account_id = ? AND ifnull(embed_tenant_id, 0) = ? AND name IN (SELECT value FROM json_each(?))`,
+  )
+  const membershipsIn = sqlite.query<{ groupId: number }, [number, number, number, GroupNamespace]>(
+    `SELECT m.group_id AS groupId FROM group_memberships m JOIN groups g ON g.id = m.group_id
+      WHERE m.user_id = ? AND g.account_id = ? AND ifnull(g.embed_tenant_id, 0) = ? AND g.namespace = ?`,
+  )
+  const insertMembership = sqlite.query<never, [number, number]>('INSERT OR IGNORE INTO group_memberships (user_id, group_id) VALUES (?, ?)')
+  const deleteMembership = sqlite.query<never, [number, number]>('DELETE FROM group_memberships WHERE user_id = ? AND group_id = ?')
+  const tenantOf = (scope: CatalogScope) => scope.embedTenantId ?? 0
+
+  return {
+    /** The ids of `names` in the scope; 400 `Groups with names <missing> not found` naming every missing one in order. */
+    resolveGroups(scope: CatalogScope, namespace: GroupNamespace, names: readonly string[]): number[] {
+      const unique = [...new Set(names)]
+      if (unique.length === 0) return []
+      const rows = groupsByName.all(scope.accountId, tenantOf(scope), namespace, JSON.stringify(unique))
+      const byName = new Map(rows.map((row) => [row.name, row.id]))
+      const missing = unique.filter((name) => !byName.has(name))
+      if (missing.length > 0) throw new BadRequestError(`Groups with names ${missing.join(', ')} not found`, 'GROUPS_NOT_FOUND')
+      return unique.map((name) => byName.get(name)!)
+    },
+
+    /** The definitions of `names` in the scope; 400 `User attributes not found` when any is unknown. */
+    resolveAttributes(scope: CatalogScope, names: readonly string[]): Map<string, ResolvedAttribute> {
+      const unique = [...new Set(names)]
+      if (unique.length === 0) return new Map()
+      const rows = attributesByName.all(scope.accountId, tenantOf(scope), JSON.stringify(unique))
+      if (rows.length !== unique.length) throw new BadRequestError('User attributes not found', 'USER_ATTRIBUTES_NOT_FOUND')
+      return new Map(rows.map((row) => [row.name, row]))
+    },
+
+    /**
+     * Replaces the user's memberships among the scope's groups of one namespace with exactly `groupIds`; memberships
+     * in other scopes and namespaces are left alone. Only the difference is written, so re-applying the same groups
+     * (every chat request of a user names them again) writes nothing.
+     */
+    replaceMemberships(userId: number, scope: CatalogScope, namespace: GroupNamespace, groupIds: readonly number[]): void {
+      const wanted = new Set(groupIds)
+      const current = new Set(membershipsIn.all(userId, scope.accountId, tenantOf(scope), namespace).map((row) => row.groupId))
+      for (const groupId of current) if (!wanted.has(groupId)) deleteMembership.run(userId, groupId)
+      for (const groupId of wanted) if (!current.has(groupId)) insertMembership.run(userId, groupId)
+    },
+  }
 }
+
+export type CatalogQueries = ReturnType<typeof createCatalogQueries>
 
 /**
  * Checks a request's definitions against the scope without writing: duplicate names (400) and a type that differs

@@ -106,7 +106,8 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
         tenantGroups: body.tenantGroups,
         scope: creatorMode ? tenantScope : { accountId: account.id, embedTenantId: null },
       })
-      const access = provisioning.snapshot(user.userId, tenant?.id ?? null)
+      // Without a tenant the session sees what provisioning just read back; with one, the tenant's rows join in.
+      const { groups, userAttributes, securityContext } = tenant ? provisioning.snapshot(user.userId, tenant.id) : user.access
       const sessionId = sessions.mint({
         accountId: account.id,
         deploymentId: deployment.id,
@@ -114,7 +115,9 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
         embedTenantId: tenant?.id ?? null,
         creatorMode,
         settings: body.settings ?? {},
-        ...access,
+        groups,
+        userAttributes,
+        securityContext,
       })
       return { sessionId }
     })

@@ -1,10 +1,9 @@
-import { and, eq, sql } from 'drizzle-orm'
 import { transaction, type Storage } from '../../db/client'
-import { accounts, userAttributeValues, users, type AttributeValue } from '../../db/schema'
+import type { AttributeValue } from '../../db/schema'
 import { BadRequestError, ForbiddenError } from '../../src/errors'
 import type { ResolvedUser, UserAccess, UserProvisioner } from '../auth/user-access'
 import { assertAttributeValue, assertUniqueNames } from './attribute-values'
-import { replaceMemberships, resolveAttributes, resolveGroups, type CatalogScope } from './catalog'
+import { createCatalogQueries, type CatalogScope } from './catalog'
 import { checkIdentity, checkPictureUrl, FORBIDDEN_WITH_INTERNAL_ID, normalizeIdentity, type Identity } from './identity'
 import type { SessionSettings, UserAttributeInput } from './session-settings'
 
@@ -21,6 +20,16 @@ export interface ProvisionRequest {
   tenantGroups?: readonly string[]
   /** Where `groups` and `userAttributes` resolve: tenant-wide, or the embed tenant's scoped catalog in creator mode. */
   scope: CatalogScope
+}
+
+/** The stored profile of a user, as provisioning compares it. */
+interface StoredUser {
+  id: number
+  email: string | null
+  displayName: string | null
+  picture: string | null
+  /** JSON text. */
+  securityContext: string | null
 }
 
 /** The user's groups, attribute values and security context as one session or request sees them. */
@@ -46,7 +55,8 @@ export interface Provisioning extends UserProvisioner {
  * or what they may see. Public calls each run in one transaction.
  */
 export function createUserProvisioner(storage: Storage, clock: () => number): Provisioning {
-  const { db, sqlite } = storage
+  const { sqlite } = storage
+  const catalog = createCatalogQueries(sqlite)
   const groupNames = sqlite.query<{ name: string }, [number, number]>(
     `SELECT g.name AS name FROM group_memberships m JOIN groups g ON g.id = m.group_id
       WHERE m.user_id = ? AND g.namespace = 'group' AND (g.embed_tenant_id IS NULL OR g.embed_tenant_id = ?)
@@ -61,6 +71,30 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
   const securityContextOf = sqlite.query<{ securityContext: string | null }, [number]>(
     'SELECT security_context AS securityContext FROM users WHERE id = ?',
   )
+  const userByIdentity = sqlite.query<StoredUser, [number, string, string]>(
+    `SELECT id, email, display_name AS displayName, picture, security_context AS securityContext
+       FROM users WHERE account_id = ? AND kind = ? AND identity = ?`,
+  )
+  // The counter table is kept by triggers on users (migration 0005): one row read instead of a count(*).
+  const externalUserRoom = sqlite.query<{ limit: number; count: number }, [number]>(
+    `SELECT a.max_external_users AS "limit", ifnull(c.count, 0) AS count
+       FROM accounts a LEFT JOIN external_user_counts c ON c.account_id = a.id WHERE a.id = ?`,
+  )
+  const insertUser = sqlite.query<{ id: number }, [number, string, string | null, string | null, string | null, string | null, number, number]>(
+    `INSERT INTO users (account_id, kind, identity, email, display_name, picture, security_context, created_at, updated_at)
+     VALUES (?, 'external', ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  )
+  const updateUser = sqlite.query<never, [string | null, string | null, string | null, string | null, number, number]>(
+    'UPDATE users SET email = ?, display_name = ?, picture = ?, security_context = ?, updated_at = ? WHERE id = ?',
+  )
+  const storedValues = sqlite.query<{ attributeId: number; value: string }, [number]>(
+    'SELECT attribute_id AS attributeId, value FROM user_attribute_values WHERE user_id = ?',
+  )
+  const upsertValue = sqlite.query<never, [number, number, string]>(
+    `INSERT INTO user_attribute_values (user_id, attribute_id, value) VALUES (?, ?, ?)
+       ON CONFLICT (user_id, attribute_id) DO UPDATE SET value = excluded.value`,
+  )
+  const deleteValue = sqlite.query<never, [number, number]>('DELETE FROM user_attribute_values WHERE user_id = ? AND attribute_id = ?')
 
   function snapshot(userId: number, embedTenantId: number | null): AccessSnapshot {
     // 0 never names a tenant (ids start at 1), so it selects the tenant-wide rows only.
@@ -79,33 +113,41 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     return { userId, ...snapshot(userId, null) }
   }
 
-  function findUser(accountId: number, kind: 'internal' | 'external', identity: string) {
-    return db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.accountId, accountId), eq(users.kind, kind), eq(users.identity, identity)))
-      .get()
-  }
-
-  /** Creates the external user, 403 once the account holds its `max_external_users`. */
-  function createExternalUser(accountId: number, externalId: string, now: number): number {
-    const account = db.select({ limit: accounts.maxExternalUsers }).from(accounts).where(eq(accounts.id, accountId)).get()
-    const count =
-      db
-        .select({ count: sql<number>`count(*)` })
-        .from(users)
-        .where(and(eq(users.accountId, accountId), eq(users.kind, 'external')))
-        .get()?.count ?? 0
-    if (!account || count >= account.limit)
+  /** 403 once the account holds its `max_external_users`. */
+  function assertRoomForExternalUser(accountId: number): void {
+    const room = externalUserRoom.get(accountId)
+    if (!room || room.count >= room.limit)
       throw new ForbiddenError(
-        `External user limit reached: the account may have at most ${account?.limit ?? 0} external users`,
+        `External user limit reached: the account may have at most ${room?.limit ?? 0} external users`,
         'EXTERNAL_USER_LIMIT',
       )
-    return db
-      .insert(users)
-      .values({ accountId, kind: 'external', identity: externalId, createdAt: now, updatedAt: now })
-      .returning({ id: users.id })
-      .get().id
+  }
+
+  /**
+   * Creates the external user or updates the fields the request sends. The profile of a known user is written only
+   * when it changes: repeated requests of one user (every chat request names it again) then write nothing.
+   */
+  function upsertExternalUser(request: ProvisionRequest, externalId: string, now: number): number {
+    const email = request.email?.trim()
+    const stored = userByIdentity.get(request.accountId, 'external', externalId)
+    const wanted = {
+      email: email !== undefined ? (email === '' ? null : email) : (stored?.email ?? null),
+      displayName: request.userProfile?.displayName ?? stored?.displayName ?? null,
+      picture: request.userProfile?.picture ?? stored?.picture ?? null,
+      securityContext: request.securityContext !== undefined ? JSON.stringify(request.securityContext) : (stored?.securityContext ?? null),
+    }
+    if (!stored) {
+      assertRoomForExternalUser(request.accountId)
+      return insertUser.get(request.accountId, externalId, wanted.email, wanted.displayName, wanted.picture, wanted.securityContext, now, now)!.id
+    }
+    if (
+      wanted.email !== stored.email ||
+      wanted.displayName !== stored.displayName ||
+      wanted.picture !== stored.picture ||
+      wanted.securityContext !== stored.securityContext
+    )
+      updateUser.run(wanted.email, wanted.displayName, wanted.picture, wanted.securityContext, now, stored.id)
+    return stored.id
   }
 
   function provision(request: ProvisionRequest): ResolvedUser {
@@ -116,49 +158,37 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     if (request.userProfile?.picture !== undefined) checkPictureUrl(request.userProfile.picture)
     if (request.tenantGroups !== undefined && scope.embedTenantId === null)
       throw new BadRequestError('tenantGroups requires an embed tenant', 'EMBED_TENANT_REQUIRED')
-    const groupIds = request.groups === undefined ? undefined : resolveGroups(db, scope, 'group', request.groups)
-    const tenantGroupIds =
-      request.tenantGroups === undefined ? undefined : resolveGroups(db, scope, 'tenant_group', request.tenantGroups)
-    const definitions = resolveAttributes(db, scope, attributes.map((attribute) => attribute.name))
+    const groupIds = request.groups === undefined ? undefined : catalog.resolveGroups(scope, 'group', request.groups)
+    const tenantGroupIds = request.tenantGroups === undefined ? undefined : catalog.resolveGroups(scope, 'tenant_group', request.tenantGroups)
+    const definitions = catalog.resolveAttributes(scope, attributes.map((attribute) => attribute.name))
     for (const attribute of attributes)
       if (attribute.value !== null) assertAttributeValue(attribute.name, definitions.get(attribute.name)!.type, attribute.value)
 
     const now = clock()
     let userId: number
     if (identity.kind === 'internal') {
-      const found = findUser(accountId, 'internal', identity.username)
+      const found = userByIdentity.get(accountId, 'internal', identity.username)
       if (!found) throw new BadRequestError(`Internal user ${identity.username} not found`, 'INTERNAL_USER_NOT_FOUND')
       userId = found.id
     } else {
-      userId = findUser(accountId, 'external', identity.externalId)?.id ?? createExternalUser(accountId, identity.externalId, now)
-      const email = request.email?.trim()
-      db.update(users)
-        .set({
-          updatedAt: now,
-          ...(email !== undefined && { email: email === '' ? null : email }),
-          ...(request.userProfile?.displayName !== undefined && { displayName: request.userProfile.displayName }),
-          ...(request.userProfile?.picture !== undefined && { picture: request.userProfile.picture }),
-          ...(request.securityContext !== undefined && { securityContext: request.securityContext }),
-        })
-        .where(eq(users.id, userId))
-        .run()
+      userId = upsertExternalUser(request, identity.externalId, now)
     }
 
-    for (const attribute of attributes) {
-      const attributeId = definitions.get(attribute.name)!.id
-      if (attribute.value === null) {
-        db.delete(userAttributeValues)
-          .where(and(eq(userAttributeValues.userId, userId), eq(userAttributeValues.attributeId, attributeId)))
-          .run()
-      } else {
-        db.insert(userAttributeValues)
-          .values({ userId, attributeId, value: attribute.value })
-          .onConflictDoUpdate({ target: [userAttributeValues.userId, userAttributeValues.attributeId], set: { value: attribute.value } })
-          .run()
+    if (attributes.length > 0) {
+      // Values are stored as JSON text; an unchanged value is not written again.
+      const current = new Map(storedValues.all(userId).map((row) => [row.attributeId, row.value]))
+      for (const attribute of attributes) {
+        const attributeId = definitions.get(attribute.name)!.id
+        if (attribute.value === null) {
+          if (current.has(attributeId)) deleteValue.run(userId, attributeId)
+        } else {
+          const value = JSON.stringify(attribute.value)
+          if (current.get(attributeId) !== value) upsertValue.run(userId, attributeId, value)
+        }
       }
     }
-    if (groupIds !== undefined) replaceMemberships(db, userId, scope, 'group', groupIds)
-    if (tenantGroupIds !== undefined) replaceMemberships(db, userId, scope, 'tenant_group', tenantGroupIds)
+    if (groupIds !== undefined) catalog.replaceMemberships(userId, scope, 'group', groupIds)
+    if (tenantGroupIds !== undefined) catalog.replaceMemberships(userId, scope, 'tenant_group', tenantGroupIds)
     return { userId, kind: identity.kind, access: accessOf(userId) }
   }
 
@@ -183,7 +213,13 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     fromExternalId(accountId: number, externalId: string, securityContext?: Record<string, unknown>): ResolvedUser {
       const id = normalizeIdentity(externalId)
       if (id === '') throw new BadRequestError('externalId must not be blank', 'BLANK_IDENTITY')
-      const userId = transaction(storage, () => findUser(accountId, 'external', id)?.id ?? createExternalUser(accountId, id, clock()))
+      const userId = transaction(storage, () => {
+        const found = userByIdentity.get(accountId, 'external', id)
+        if (found) return found.id
+        assertRoomForExternalUser(accountId)
+        const now = clock()
+        return insertUser.get(accountId, id, null, null, null, null, now, now)!.id
+      })
       const access = accessOf(userId)
       // The token's own context applies to its requests; the stored user is left as it was.
       return { userId, kind: 'external', access: securityContext === undefined ? access : { ...access, securityContext } }

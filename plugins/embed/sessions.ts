@@ -1,5 +1,5 @@
 import type { Storage } from '../../db/client'
-import { embedSessions, type AttributeValue } from '../../db/schema'
+import type { AttributeValue } from '../../db/schema'
 import { UnauthorizedError } from '../../src/errors'
 import { hashSecret, randomToken } from '../../src/secrets'
 
@@ -34,7 +34,7 @@ export interface ExchangedSession {
  * five minutes, revoke, prune. The exchange is one conditional UPDATE, so two racing exchanges cannot both win.
  */
 export function createSessionStore(storage: Storage, clock: () => number) {
-  const { db, sqlite } = storage
+  const { sqlite } = storage
   const exchangeStatement = sqlite.query<
     { publicId: string; userId: number; deploymentId: number; expiresAt: number },
     [number, number, string, number]
@@ -46,22 +46,35 @@ export function createSessionStore(storage: Storage, clock: () => number) {
   const revokeStatement = sqlite.query<unknown, [number, string, number]>(
     'UPDATE embed_sessions SET revoked_at = ?1 WHERE secret_hash = ?2 AND account_id = ?3 AND revoked_at IS NULL',
   )
-  const pruneStatement = sqlite.query<unknown, [number]>('DELETE FROM embed_sessions WHERE expires_at <= ?1 OR revoked_at IS NOT NULL')
+  // Two statements rather than one OR, so each uses its index (embed_sessions_expires, embed_sessions_revoked).
+  const pruneExpired = sqlite.query<unknown, [number]>('DELETE FROM embed_sessions WHERE expires_at <= ?1')
+  const pruneRevoked = sqlite.query<unknown, []>('DELETE FROM embed_sessions WHERE revoked_at IS NOT NULL')
+  const insertSession = sqlite.query<unknown, [string, string, number, number, number, number | null, number, string, string, string, string, number, number]>(
+    `INSERT INTO embed_sessions (public_id, secret_hash, account_id, deployment_id, user_id, embed_tenant_id, creator_mode, settings,
+                                 security_context, groups, user_attributes, created_at, expires_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  )
 
   return {
     /** Stores a new session and returns its secret `sessionId`. Runs inside the caller's transaction. */
     mint(grant: SessionGrant): string {
       const sessionId = `es_${randomToken(32)}`
       const now = clock()
-      db.insert(embedSessions)
-        .values({
-          ...grant,
-          publicId: randomToken(16),
-          secretHash: hashSecret(sessionId),
-          createdAt: now,
-          expiresAt: now + EXCHANGE_WINDOW_MS,
-        })
-        .run()
+      insertSession.run(
+        randomToken(16),
+        hashSecret(sessionId),
+        grant.accountId,
+        grant.deploymentId,
+        grant.userId,
+        grant.embedTenantId,
+        grant.creatorMode ? 1 : 0,
+        JSON.stringify(grant.settings),
+        JSON.stringify(grant.securityContext),
+        JSON.stringify(grant.groups),
+        JSON.stringify(grant.userAttributes),
+        now,
+        now + EXCHANGE_WINDOW_MS,
+      )
       return sessionId
     },
 
@@ -80,7 +93,7 @@ export function createSessionStore(storage: Storage, clock: () => number) {
 
     /** Deletes sessions past their exchange window or token lifetime, and revoked ones. Returns how many. */
     prune(): number {
-      return pruneStatement.run(clock()).changes
+      return pruneExpired.run(clock()).changes + pruneRevoked.run().changes
     },
   }
 }
