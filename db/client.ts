@@ -41,7 +41,15 @@ export function openStorage(path: string): Storage {
   }
 }
 
+const runners = new WeakMap<Database, ReturnType<Database['transaction']>>()
+
 /** Runs `work` in one SQLite transaction (immediate, so writers queue instead of failing mid-way). */
 export function transaction<T>(storage: Storage, work: () => T): T {
-  return storage.sqlite.transaction(work).immediate()
+  // One wrapper per database, reused: wrapping anew on every call costs more than a small transaction itself.
+  let runner = runners.get(storage.sqlite)
+  if (!runner) {
+    runner = storage.sqlite.transaction((inner: () => unknown) => inner())
+    runners.set(storage.sqlite, runner)
+  }
+  return runner.immediate(work) as T
 }

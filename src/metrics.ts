@@ -8,9 +8,20 @@ interface Series {
   render(): string
 }
 
+const NEEDS_ESCAPE = /[\\"\n]/
+
+/** The series key of a label set (sorted names, escaped values). Runs several times per request: kept cheap. */
 function labelKey(labels: Labels): string {
-  const keys = Object.keys(labels).sort()
-  return keys.map((key) => `${key}="${String(labels[key]).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`).join(',')
+  const keys = Object.keys(labels)
+  if (keys.length === 0) return ''
+  if (keys.length > 1) keys.sort()
+  let key = ''
+  for (const name of keys) {
+    let value = String(labels[name])
+    if (NEEDS_ESCAPE.test(value)) value = value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
+    key += `${key === '' ? '' : ','}${name}="${value}"`
+  }
+  return key
 }
 
 function header(name: string, help: string, type: string): string {

@@ -31,7 +31,9 @@ export interface AccountInfo {
 
 /**
  * Read-only lookups of accounts, deployments and agents with prepared statements, shared by every area that
- * needs to know where a request is going.
+ * needs to know where a request is going. Every chat request asks for its agent, deployment and account, so found
+ * rows are kept in memory: these tables change only when the bootstrap is applied, at start, before the directory
+ * is created. Whatever changes them while the server runs must call `forget()`.
  */
 export function createDirectory(storage: Storage) {
   const { sqlite } = storage
@@ -67,30 +69,57 @@ export function createDirectory(storage: Storage) {
     showDashboardChat: row.showDashboardChat === 1,
   })
 
+  /** Only rows that exist are kept: a lookup of an unknown id or name always asks the database. */
+  const cache = {
+    deployments: new Map<number, DeploymentInfo>(),
+    agents: new Map<number, AgentInfo>(),
+    accountsByName: new Map<string, AccountInfo>(),
+    accounts: new Map<number, AccountInfo>(),
+  }
+  const remembered = <K, V>(map: Map<K, V>, key: K, load: () => V | undefined): V | undefined => {
+    const known = map.get(key)
+    if (known !== undefined) return known
+    const value = load()
+    if (value !== undefined) map.set(key, value)
+    return value
+  }
+
   function deployment(id: number): DeploymentInfo | undefined {
-    const row = deploymentById.get(id)
-    if (!row) return undefined
-    const branches = branchesOf.all(id).map((branch) => branch.name)
-    if (branches.length === 0) branches.push('main')
-    return { ...row, tokenAuthEnabled: row.tokenAuthEnabled === 1, branches, defaultBranch: branches[0] }
+    return remembered(cache.deployments, id, () => {
+      const row = deploymentById.get(id)
+      if (!row) return undefined
+      const branches = branchesOf.all(id).map((branch) => branch.name)
+      if (branches.length === 0) branches.push('main')
+      return { ...row, tokenAuthEnabled: row.tokenAuthEnabled === 1, branches, defaultBranch: branches[0] }
+    })
   }
 
   return {
     deployment,
     agent(id: number): AgentInfo | undefined {
-      const row = agentById.get(id)
-      if (!row) return undefined
-      const owner = deployment(row.deploymentId)
-      if (!owner) return undefined
-      return { id: row.id, name: row.name, kind: row.kind, config: row.config ? JSON.parse(row.config) : null, deployment: owner }
+      return remembered(cache.agents, id, () => {
+        const row = agentById.get(id)
+        if (!row) return undefined
+        const owner = deployment(row.deploymentId)
+        if (!owner) return undefined
+        return { id: row.id, name: row.name, kind: row.kind, config: row.config ? JSON.parse(row.config) : null, deployment: owner }
+      })
     },
     accountByName(name: string): AccountInfo | undefined {
-      const row = accountByName.get(name)
-      return row ? toAccount(row) : undefined
+      return remembered(cache.accountsByName, name, () => {
+        const row = accountByName.get(name)
+        return row ? toAccount(row) : undefined
+      })
     },
     account(id: number): AccountInfo | undefined {
-      const row = accountById.get(id)
-      return row ? toAccount(row) : undefined
+      return remembered(cache.accounts, id, () => {
+        const row = accountById.get(id)
+        return row ? toAccount(row) : undefined
+      })
+    },
+    /** Drops what is kept in memory (after the tables changed). */
+    forget(): void {
+      for (const map of Object.values(cache)) map.clear()
     },
   }
 }

@@ -43,12 +43,16 @@ export function createChatService(options: ChatServiceOptions) {
   const runsTotal = metrics.counter('chat_runs_total', 'Chat runs by outcome')
   metrics.gauge('chat_active_runs', 'Chat runs currently streaming').collect(() => registry.size)
 
+  /** Saves the messages that changed since they were last saved (all of them, or one thread's). */
+  const flush = (threadId?: string) => {
+    const pending = threadId === undefined ? [...dirty] : [...dirty].filter((message) => message.threadId === threadId)
+    if (pending.length === 0) return
+    store.checkpoint(pending)
+    for (const message of pending) dirty.delete(message)
+  }
   const checkpointTimer = setInterval(() => {
-    if (dirty.size === 0) return
-    const entries = [...dirty].map((message) => ({ threadId: message.threadId, id: message.id, content: message.content, thinking: message.thinking }))
-    dirty.clear()
     try {
-      store.checkpoint(entries)
+      flush()
     } catch (error) {
       logger.error('chat checkpoint failed', { error })
     }
@@ -56,8 +60,11 @@ export function createChatService(options: ChatServiceOptions) {
   checkpointTimer.unref?.()
 
   const fixed = (...lines: Parameters<typeof encodeLine>[0][]): TurnSource => ({ head: lines.map(encodeLine) })
-  const stateOf = (chatId: string, devMode: boolean): TurnSource =>
-    fixed(cutoffLine(chatId, false), stateLine(store.messages(chatId, devMode)))
+  const stateOf = (chatId: string, devMode: boolean): TurnSource => {
+    // A running turn saves its messages in batches: what it streamed so far is saved before the thread is read.
+    if (registry.forChat(chatId)) flush(chatId)
+    return fixed(cutoffLine(chatId, false), stateLine(store.messages(chatId, devMode)))
+  }
 
   function startRun(request: ChatRequest & { input: string }, participant: ChatParticipant, chatId: string | undefined, branch: string, devMode: boolean): TurnSource {
     const isNewThread = chatId === undefined
@@ -98,10 +105,12 @@ export function createChatService(options: ChatServiceOptions) {
         access: participant.access,
       },
       firstSort: nextSort,
+      userMessage,
       store,
       registry,
       logger,
       dirty,
+      clock,
       onEnd: (outcome: RunOutcome) => runsTotal.inc({ outcome }),
     }).catch((error) => logger.error('chat run crashed', { runId, error }))
     return { head: [encodeLine(cutoffLine(threadId, false))], run }

@@ -1,20 +1,27 @@
 import type { Logger } from '../../src/logger'
-import { abortable } from './abortable'
 import { AgentError, type Agent, type AgentEvent, type AgentTurn } from './agent'
 import { encodeLine, errorLine, stateLine } from './lines'
-import type { MessageLine, ToolCall } from './model'
+import type { MessageLine, ThreadMessage, ToolCall } from './model'
 import type { Run, RunRegistry } from './run-registry'
-import type { ThreadStore } from './thread-store'
+import { assistantThreadMessage, type ThreadStore } from './thread-store'
 
-/** A message the run has started and not finished yet. */
+/**
+ * An assistant message of a running turn. The run keeps it in memory and the database receives it in batches: the
+ * checkpointer saves the messages that changed about once a second (so a crash keeps what was streamed) and the
+ * run's last transaction saves the rest, so a turn costs two commits (its start and its end) however many messages
+ * and lines it has.
+ */
 export interface OpenMessage {
   threadId: string
+  runId: string
   id: string
   sort: number
   graphPath: readonly string[]
   content: string
   thinking: string
   toolCall?: ToolCall
+  status: 'in_process' | 'complete' | 'interrupted'
+  createdAt: number
 }
 
 export type RunOutcome = 'completed' | 'failed' | 'aborted'
@@ -25,27 +32,59 @@ export interface RunContext {
   agent: Agent
   turn: Omit<AgentTurn, 'signal'>
   firstSort: number
+  /** The user message of this turn, as stored: `__state__` is the history, this message and the run's messages. */
+  userMessage: ThreadMessage
   store: ThreadStore
   registry: RunRegistry
   logger: Logger
-  /** In-process messages whose partial content the checkpointer saves. */
+  /** Messages changed since they were last saved: the checkpointer saves them, and so does the run's end. */
   dirty: Set<OpenMessage>
+  clock(): number
   onEnd(outcome: RunOutcome): void
 }
 
 class ProtocolError extends Error {}
 
 /**
- * Drives one agent turn: each agent event becomes stream lines appended to the run's log and, when a message
- * starts or ends, a database write. The run ends with `__state__` (the whole thread, read back from the database)
- * or with one error line; on abort or failure the unfinished messages keep their partial content, marked
- * interrupted. A stuck agent cannot hold an abort: every step races the run's signal.
+ * Drives one agent turn: each agent event becomes stream lines appended to the run's log and a change to an
+ * in-memory message (saved by the checkpointer and, at the end, in the run's one closing transaction). The run ends
+ * with `__state__` (the whole thread, read back from the database) or with one error line; on abort or failure the
+ * unfinished messages keep their partial content, marked interrupted. No database call is awaited and none is made
+ * per line. A stuck agent cannot hold an abort: every step races the run's signal.
  */
 export async function executeRun(context: RunContext): Promise<void> {
-  const { run, runId, store, turn, dirty } = context
+  const { run, runId, store, turn, dirty, clock } = context
   const threadId = run.key.threadId
   const open = new Map<string, OpenMessage>()
   let sort = context.firstSort
+  /** Every message of this run, in order: the run's closing transaction saves those still dirty. */
+  const messages: OpenMessage[] = []
+  const begin = (id: string, graphPath: readonly string[], toolCall?: ToolCall): OpenMessage => {
+    const message: OpenMessage = { threadId, runId, id, sort: sort++, graphPath, content: '', thinking: '', toolCall, status: 'in_process', createdAt: clock() }
+    open.set(id, message)
+    messages.push(message)
+    dirty.add(message)
+    return message
+  }
+  /**
+   * Marks every unfinished message `status` and saves what is unsaved with the end of the run, in one transaction.
+   * A run cut short between messages still has an unfinished answer: its last message is marked interrupted too.
+   */
+  const close = (status: 'complete' | 'interrupted', outcome: RunOutcome, error?: string) => {
+    for (const message of open.values()) {
+      message.status = status
+      dirty.add(message)
+    }
+    open.clear()
+    const last = messages[messages.length - 1]
+    if (outcome !== 'completed' && last) {
+      last.status = 'interrupted'
+      dirty.add(last)
+    }
+    const unsaved = messages.filter((message) => dirty.has(message))
+    store.endRun(runId, outcome, error, unsaved)
+    for (const message of unsaved) dirty.delete(message)
+  }
   const emit = (line: MessageLine) => run.append(encodeLine(line))
   const base = (message: OpenMessage) => ({ id: message.id, role: 'assistant' as const, sort: message.sort, graphPath: [...message.graphPath] })
 
@@ -59,9 +98,7 @@ export async function executeRun(context: RunContext): Promise<void> {
     switch (event.type) {
       case 'message-start': {
         if (open.has(event.id)) throw new ProtocolError(`agent started message ${event.id} twice`)
-        const message: OpenMessage = { threadId, id: event.id, sort: sort++, graphPath: event.graphPath, content: '', thinking: '' }
-        open.set(event.id, message)
-        store.startAssistantMessage(threadId, runId, { id: message.id, sort: message.sort, graphPath: [...message.graphPath] })
+        const message = begin(event.id, event.graphPath)
         emit({ ...base(message), content: '', isDelta: false, isInProcess: true })
         return
       }
@@ -81,10 +118,8 @@ export async function executeRun(context: RunContext): Promise<void> {
         const message = get(event)
         if (event.graphPath) message.graphPath = event.graphPath
         open.delete(event.id)
-        dirty.delete(message)
-        store.completeAssistantMessage(threadId, message.id, message.content, message.thinking, {
-          graphPath: event.graphPath ? [...event.graphPath] : undefined,
-        })
+        message.status = 'complete'
+        dirty.add(message)
         const line: MessageLine = { ...base(message), content: '', isDelta: true, isInProcess: false }
         if (turn.devMode && message.thinking) line.thinking = message.thinking
         emit(line)
@@ -93,17 +128,7 @@ export async function executeRun(context: RunContext): Promise<void> {
       case 'tool-call': {
         if (open.has(event.id)) throw new ProtocolError(`agent reused message id ${event.id}`)
         const toolCall: ToolCall = { name: event.name, input: event.input }
-        const message: OpenMessage = {
-          threadId,
-          id: event.id,
-          sort: sort++,
-          graphPath: event.graphPath ?? ['analyst', 'tools'],
-          content: '',
-          thinking: '',
-          toolCall,
-        }
-        open.set(event.id, message)
-        store.startAssistantMessage(threadId, runId, { id: message.id, sort: message.sort, graphPath: [...message.graphPath], toolCall })
+        const message = begin(event.id, event.graphPath ?? ['analyst', 'tools'], toolCall)
         emit({ ...base(message), content: '', isDelta: false, isInProcess: true, toolCall })
         return
       }
@@ -112,7 +137,8 @@ export async function executeRun(context: RunContext): Promise<void> {
         if (!message.toolCall) throw new ProtocolError(`agent sent a tool result for text message ${event.id}`)
         message.toolCall = { ...message.toolCall, result: event.result }
         open.delete(event.id)
-        store.completeAssistantMessage(threadId, message.id, '', undefined, { toolCall: message.toolCall })
+        message.status = 'complete'
+        dirty.add(message)
         emit({ ...base(message), content: '', isDelta: false, isInProcess: false, toolCall: message.toolCall })
         return
       }
@@ -122,30 +148,36 @@ export async function executeRun(context: RunContext): Promise<void> {
   let outcome: RunOutcome = 'completed'
   try {
     const iterator = context.agent.run({ ...turn, signal: run.signal })[Symbol.asyncIterator]()
+    // Each step races the run's signal through one listener for the whole run (an AbortSignal listener added and
+    // removed per step would cost more than a fast step itself).
+    let failStep: ((reason: unknown) => void) | undefined
+    const onAbort = () => failStep?.(run.signal.reason)
+    run.signal.addEventListener('abort', onAbort, { once: true })
+    const step = () =>
+      new Promise<IteratorResult<AgentEvent>>((resolve, reject) => {
+        if (run.signal.aborted) return reject(run.signal.reason)
+        failStep = reject
+        iterator.next().then(resolve, reject)
+      })
     try {
       for (;;) {
-        const next = await abortable(iterator.next(), run.signal)
+        const next = await step()
         if (next.done) break
         handle(next.value)
       }
     } finally {
+      failStep = undefined
+      run.signal.removeEventListener('abort', onAbort)
       if (run.signal.aborted) void iterator.return?.()?.catch(() => {})
     }
     // An agent that forgets to close a message still leaves a complete thread.
-    for (const message of open.values()) {
-      store.completeAssistantMessage(threadId, message.id, message.content, message.thinking, { toolCall: message.toolCall })
-      dirty.delete(message)
-    }
-    open.clear()
-    store.endRun(runId, 'completed')
-    run.append(encodeLine(stateLine(store.messages(threadId, turn.devMode))))
+    close('complete', 'completed')
+    // The thread as it now stands in the database, without reading it back: this run is its only writer.
+    const thread = [...turn.history, context.userMessage, ...messages.map((message) => assistantThreadMessage(message, turn.devMode))]
+    run.append(encodeLine(stateLine(thread)))
   } catch (error) {
     const aborted = run.signal.aborted
     outcome = aborted ? 'aborted' : 'failed'
-    for (const message of open.values()) {
-      store.completeAssistantMessage(threadId, message.id, message.content, message.thinking, { interrupted: true, toolCall: message.toolCall })
-      dirty.delete(message)
-    }
     let message: string
     if (aborted) message = run.abortReason ?? 'Run aborted'
     else if (error instanceof AgentError) message = error.message
@@ -153,7 +185,7 @@ export async function executeRun(context: RunContext): Promise<void> {
       message = 'The agent failed to answer; please try again'
       context.logger.error('chat run failed', { runId, chatId: run.key.chatId, error })
     }
-    store.endRun(runId, outcome, message)
+    close('interrupted', outcome, message)
     run.append(encodeLine(errorLine(message)))
   } finally {
     context.registry.end(run)

@@ -63,11 +63,20 @@ export function ndjsonStream(source: TurnSource, maxLagLines: number, hooks: Rea
   }
 
   // Runs on every appended line, whether or not the client is reading: a reader that lets the live log run too far
-  // ahead is dropped, the rest are woken.
+  // ahead is dropped. The others are woken once per turn of the event loop, not once per line: every line the run
+  // produced meanwhile then goes out in one chunk, one socket write (a fast agent emits dozens of lines in a burst).
+  let wakeScheduled = false
+  const wakeSoon = () => {
+    wakeScheduled = false
+    wake?.()
+  }
   const onAppend = (controller: ReadableStreamDefaultController<Uint8Array>) => () => {
     if (closed) return
     if (run!.lines.length - cursor > maxLagLines) return drop(controller)
-    wake?.()
+    if (wake && !wakeScheduled) {
+      wakeScheduled = true
+      setImmediate(wakeSoon)
+    }
   }
 
   return new ReadableStream<Uint8Array>({

@@ -1,6 +1,9 @@
 import type { Storage } from '../../db/client'
 import { ForbiddenError } from '../../src/errors'
-import { evaluateChatThreadPolicies, loadChatThreadPolicies, type ChatThreadRequest } from '../management/chat-thread-policies'
+import { eq, sql } from 'drizzle-orm'
+import { aiEngineerSettings } from '../../db/schema'
+import { evaluateChatThreadPolicies, type ChatThreadRequest } from '../management/chat-thread-policies'
+import type { ChatThreadPolicyDTO } from '../management/model'
 import type { ChatRequest } from './model'
 
 /**
@@ -10,8 +13,16 @@ import type { ChatRequest } from './model'
  * 403 before any stream starts. Policies are read per request, so a change applies to the next one.
  */
 export function createThreadPolicyGuard(storage: Storage) {
+  // Read on every chat request: prepared once rather than built and compiled per request.
+  const settingsOf = storage.db
+    .select({ settings: aiEngineerSettings.settings })
+    .from(aiEngineerSettings)
+    .where(eq(aiEngineerSettings.deploymentId, sql.placeholder('deploymentId')))
+    .prepare()
   const check = (deploymentId: number, requests: ChatThreadRequest[]) => {
-    const policies = loadChatThreadPolicies(storage, deploymentId)
+    // The same reading of the settings as the management area's `loadChatThreadPolicies`.
+    const stored = settingsOf.get({ deploymentId })?.settings.chatThreadPolicies
+    const policies = Array.isArray(stored) ? (stored as ChatThreadPolicyDTO[]) : []
     if (policies.length === 0) return
     for (const request of requests)
       if (evaluateChatThreadPolicies(policies, request) === 'deny')

@@ -1,5 +1,6 @@
 import type { Storage } from '../../db/client'
-import type { ImageAttachment, ThreadMessage, ToolCall } from './model'
+import type { ImageAttachment, ThreadMessage } from './model'
+import type { OpenMessage } from './run-executor'
 
 export interface ThreadRow {
   id: string
@@ -21,11 +22,15 @@ interface MessageRow {
   status: 'complete' | 'in_process' | 'interrupted'
 }
 
-export interface NewAssistantMessage {
-  id: string
-  sort: number
-  graphPath: string[]
-  toolCall?: ToolCall
+/** What `startTurn` writes. */
+export interface NewTurn {
+  thread: ThreadRow
+  isNewThread: boolean
+  runId: string
+  messageId: string
+  branch: string
+  input: string
+  images: ImageAttachment[] | undefined
 }
 
 /** Maps a stored message to its wire shape; `thinking` only in development mode. */
@@ -47,6 +52,26 @@ function toThreadMessage(row: MessageRow, devMode: boolean): ThreadMessage {
 }
 
 /**
+ * A running turn's assistant message in its wire shape, exactly as `toThreadMessage` maps it once saved (same
+ * fields, same order), so `__state__` can be built without reading the thread back.
+ */
+export function assistantThreadMessage(message: OpenMessage, devMode: boolean): ThreadMessage {
+  const mapped: ThreadMessage = {
+    id: message.id,
+    role: 'assistant',
+    content: message.content,
+    isDelta: false,
+    isInProcess: message.status === 'in_process',
+    sort: message.sort,
+  }
+  mapped.graphPath = [...message.graphPath]
+  if (message.toolCall) mapped.toolCall = { ...message.toolCall }
+  if (devMode && message.thinking) mapped.thinking = message.thinking
+  if (message.status === 'interrupted') mapped.interrupted = true
+  return mapped
+}
+
+/**
  * Threads, messages and runs in SQLite, through prepared statements (bun:sqlite is synchronous, so nothing on the
  * stream path awaits the database). The user message and its run are written in one transaction before the first
  * assistant line goes out; assistant messages are inserted when they start and completed when they end.
@@ -65,9 +90,13 @@ export function createThreadStore(storage: Storage, clock: () => number) {
        FROM chat_messages WHERE thread_id = ? ORDER BY sort`,
   )
   const maxSort = sqlite.query<{ sort: number | null }, [string]>('SELECT MAX(sort) AS sort FROM chat_messages WHERE thread_id = ?')
+  // Written so SQLite starts from the message id (index chat_messages_id), not from the user's threads: a user
+  // with thousands of threads would otherwise cost a lookup per thread on every request that names a messageId.
   const userMessage = sqlite.query<{ threadId: string }, [string, number, number]>(
-    `SELECT m.thread_id AS threadId FROM chat_messages m JOIN chat_threads t ON t.id = m.thread_id
-      WHERE m.id = ? AND m.role = 'user' AND t.user_id = ? AND t.agent_id = ? LIMIT 1`,
+    `SELECT m.thread_id AS threadId FROM chat_messages m
+      WHERE m.id = ? AND m.role = 'user'
+        AND EXISTS (SELECT 1 FROM chat_threads t WHERE t.id = m.thread_id AND t.user_id = ? AND t.agent_id = ?)
+      LIMIT 1`,
   )
   const messageInThread = sqlite.query<{ id: string }, [string, string]>(
     "SELECT id FROM chat_messages WHERE thread_id = ? AND id = ? AND role = 'user'",
@@ -79,12 +108,16 @@ export function createThreadStore(storage: Storage, clock: () => number) {
     `INSERT INTO chat_messages (thread_id, id, sort, role, content, graph_path, tool_call, attachments, status, run_id, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
-  const completeMessage = sqlite.query<never, [string, string | null, string | null, string, string | null, number, string, string]>(
-    `UPDATE chat_messages SET content = ?, thinking = ?, graph_path = COALESCE(?, graph_path), status = ?, tool_call = COALESCE(?, tool_call), updated_at = ?
-      WHERE thread_id = ? AND id = ?`,
-  )
-  const checkpointMessage = sqlite.query<never, [string, string | null, number, string, string]>(
-    "UPDATE chat_messages SET content = ?, thinking = ?, updated_at = ? WHERE thread_id = ? AND id = ? AND status = 'in_process'",
+  // An assistant message as the run holds it now: inserted the first time, updated after.
+  const saveMessage = sqlite.query<
+    never,
+    [string, string, number, string, string | null, string | null, string | null, string, string, number, number]
+  >(
+    `INSERT INTO chat_messages (thread_id, id, sort, role, content, thinking, graph_path, tool_call, status, run_id, created_at, updated_at)
+     VALUES (?, ?, ?, 'assistant', ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (thread_id, id) DO UPDATE SET
+       content = excluded.content, thinking = excluded.thinking, graph_path = excluded.graph_path,
+       tool_call = excluded.tool_call, status = excluded.status, updated_at = excluded.updated_at`,
   )
   const insertRun = sqlite.query<never, [string, string, string, string, number]>(
     "INSERT INTO chat_runs (id, thread_id, message_id, branch, status, started_at) VALUES (?, ?, ?, ?, 'running', ?)",
@@ -92,14 +125,44 @@ export function createThreadStore(storage: Storage, clock: () => number) {
   const endRun = sqlite.query<never, [string, string | null, number, string]>(
     'UPDATE chat_runs SET status = ?, error = ?, ended_at = ? WHERE id = ?',
   )
-  const interruptRunMessages = sqlite.query<never, [number, string]>(
-    "UPDATE chat_messages SET status = 'interrupted', updated_at = ? WHERE run_id = ? AND status = 'in_process'",
-  )
-  // A run cut short between messages still has an unfinished answer: its last assistant message says so.
-  const interruptLastAnswer = sqlite.query<never, [number, string, string]>(
-    `UPDATE chat_messages SET status = 'interrupted', updated_at = ?
-      WHERE run_id = ? AND role = 'assistant'
-        AND sort = (SELECT MAX(sort) FROM chat_messages WHERE run_id = ? AND role = 'assistant')`,
+
+  const save = (message: OpenMessage, now: number) =>
+    saveMessage.run(
+      message.threadId,
+      message.id,
+      message.sort,
+      message.content,
+      message.thinking || null,
+      JSON.stringify(message.graphPath),
+      message.toolCall ? JSON.stringify(message.toolCall) : null,
+      message.status,
+      message.runId,
+      message.createdAt,
+      now,
+    )
+
+  // Transactions are wrapped once, not per call (wrapping costs more than a small transaction's statements).
+  const startTurnTransaction = sqlite.transaction((turn: NewTurn, now: number) => {
+    const { thread } = turn
+    if (turn.isNewThread)
+      insertThread.run(thread.id, thread.accountId, thread.deploymentId, thread.agentId, thread.userId, turn.input.slice(0, 200) || null, now, now)
+    else touchThread.run(now, thread.id)
+    const sort = turn.isNewThread ? 1 : (maxSort.get(thread.id)?.sort ?? 0) + 1
+    insertRun.run(turn.runId, thread.id, turn.messageId, turn.branch, now)
+    const attachments = turn.images?.length ? JSON.stringify(turn.images) : null
+    insertMessage.run(thread.id, turn.messageId, sort, 'user', turn.input, null, null, attachments, 'complete', turn.runId, now, now)
+    const userMessage: ThreadMessage = { id: turn.messageId, role: 'user', content: turn.input, isDelta: false, isInProcess: false, sort }
+    if (turn.images?.length) userMessage.images = turn.images
+    return { userMessage, nextSort: sort + 1 }
+  })
+  const saveTransaction = sqlite.transaction((messages: readonly OpenMessage[], now: number) => {
+    for (const message of messages) save(message, now)
+  })
+  const endRunTransaction = sqlite.transaction(
+    (runId: string, status: string, error: string | null, messages: readonly OpenMessage[], now: number) => {
+      for (const message of messages) save(message, now)
+      endRun.run(status, error, now, runId)
+    },
   )
 
   return {
@@ -124,86 +187,22 @@ export function createThreadStore(storage: Storage, clock: () => number) {
      * Starts a turn in one transaction: the thread (when new), the run and the user message. Returns the user
      * message as stored and the next free `sort`.
      */
-    startTurn(turn: {
-      thread: ThreadRow
-      isNewThread: boolean
-      runId: string
-      messageId: string
-      branch: string
-      input: string
-      images: ImageAttachment[] | undefined
-    }): { userMessage: ThreadMessage; nextSort: number } {
-      const now = clock()
-      return sqlite
-        .transaction(() => {
-          const { thread } = turn
-          if (turn.isNewThread)
-            insertThread.run(thread.id, thread.accountId, thread.deploymentId, thread.agentId, thread.userId, turn.input.slice(0, 200) || null, now, now)
-          else touchThread.run(now, thread.id)
-          const sort = (maxSort.get(thread.id)?.sort ?? 0) + 1
-          insertRun.run(turn.runId, thread.id, turn.messageId, turn.branch, now)
-          const attachments = turn.images?.length ? JSON.stringify(turn.images) : null
-          insertMessage.run(thread.id, turn.messageId, sort, 'user', turn.input, null, null, attachments, 'complete', turn.runId, now, now)
-          const userMessage: ThreadMessage = { id: turn.messageId, role: 'user', content: turn.input, isDelta: false, isInProcess: false, sort }
-          if (turn.images?.length) userMessage.images = turn.images
-          return { userMessage, nextSort: sort + 1 }
-        })
-        .immediate()
+    startTurn(turn: NewTurn): { userMessage: ThreadMessage; nextSort: number } {
+      return startTurnTransaction.immediate(turn, clock())
     },
 
-    startAssistantMessage(threadId: string, runId: string, message: NewAssistantMessage): void {
-      const now = clock()
-      insertMessage.run(
-        threadId,
-        message.id,
-        message.sort,
-        'assistant',
-        '',
-        JSON.stringify(message.graphPath),
-        message.toolCall ? JSON.stringify(message.toolCall) : null,
-        null,
-        'in_process',
-        runId,
-        now,
-        now,
-      )
+    /** Saves assistant messages as the run holds them, in one transaction (the checkpointer's batch). */
+    checkpoint(messages: readonly OpenMessage[]): void {
+      if (messages.length === 0) return
+      saveTransaction(messages, clock())
     },
 
-    completeAssistantMessage(
-      threadId: string,
-      id: string,
-      content: string,
-      thinking: string | undefined,
-      options: { interrupted?: boolean; graphPath?: string[]; toolCall?: ToolCall } = {},
-    ): void {
-      completeMessage.run(
-        content,
-        thinking || null,
-        options.graphPath ? JSON.stringify(options.graphPath) : null,
-        options.interrupted ? 'interrupted' : 'complete',
-        options.toolCall ? JSON.stringify(options.toolCall) : null,
-        clock(),
-        threadId,
-        id,
-      )
-    },
-
-    /** Saves the partial content of in-process messages in one transaction, so a crash keeps what was streamed. */
-    checkpoint(entries: Array<{ threadId: string; id: string; content: string; thinking: string | undefined }>): void {
-      if (entries.length === 0) return
-      const now = clock()
-      sqlite.transaction(() => {
-        for (const entry of entries) checkpointMessage.run(entry.content, entry.thinking || null, now, entry.threadId, entry.id)
-      })()
-    },
-
-    endRun(runId: string, status: 'completed' | 'failed' | 'aborted', error?: string): void {
-      const now = clock()
-      sqlite.transaction(() => {
-        endRun.run(status, error ?? null, now, runId)
-        interruptRunMessages.run(now, runId)
-        if (status !== 'completed') interruptLastAnswer.run(now, runId, runId)
-      })()
+    /**
+     * Ends a run in one transaction: its status and its messages not saved yet (with their final status: the run
+     * marks what it left unfinished as interrupted).
+     */
+    endRun(runId: string, status: 'completed' | 'failed' | 'aborted', error: string | undefined, messages: readonly OpenMessage[]): void {
+      endRunTransaction(runId, status, error ?? null, messages, clock())
     },
 
     /**
