@@ -1,7 +1,8 @@
 -- Lookups the hot paths make on every request, found by `npm run bench`.
 
--- A request's messageId is looked up without its thread (idempotent replays, rejoins that lost the chatId).
-CREATE INDEX chat_messages_id ON chat_messages (id);
+-- A request's messageId is looked up without its thread (idempotent replays, rejoins that lost the chatId). Only
+-- user messages carry a client's messageId, so assistant messages (most rows) stay out of the index.
+CREATE INDEX chat_messages_id ON chat_messages (id) WHERE role = 'user';
 
 -- Every mint prunes revoked sessions; without this index that is a scan of the whole table.
 CREATE INDEX embed_sessions_revoked ON embed_sessions (revoked_at) WHERE revoked_at IS NOT NULL;

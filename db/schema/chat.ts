@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { accounts, agents, deployments, users } from './foundation'
 
@@ -51,7 +52,7 @@ export const chatMessages = sqliteTable(
     primaryKey({ columns: [table.threadId, table.id] }),
     uniqueIndex('chat_messages_thread_sort').on(table.threadId, table.sort),
     // Migration 0005: a user's messageId is found without knowing its thread.
-    index('chat_messages_id').on(table.id),
+    index('chat_messages_id').on(table.id).where(sql`${table.role} = 'user'`),
   ],
 )
 

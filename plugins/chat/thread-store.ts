@@ -90,12 +90,13 @@ export function createThreadStore(storage: Storage, clock: () => number) {
        FROM chat_messages WHERE thread_id = ? ORDER BY sort`,
   )
   const maxSort = sqlite.query<{ sort: number | null }, [string]>('SELECT MAX(sort) AS sort FROM chat_messages WHERE thread_id = ?')
-  // Written so SQLite starts from the message id (index chat_messages_id), not from the user's threads: a user
-  // with thousands of threads would otherwise cost a lookup per thread on every request that names a messageId.
+  // Written so SQLite starts from the message id (index chat_messages_id), not from the user's threads (a user with
+  // thousands of threads would cost a lookup per thread on every request naming a messageId), and with a scalar
+  // subquery rather than EXISTS or a JOIN, which cost about ten times as much per execution in this SQLite.
   const userMessage = sqlite.query<{ threadId: string }, [string, number, number]>(
     `SELECT m.thread_id AS threadId FROM chat_messages m
-      WHERE m.id = ? AND m.role = 'user'
-        AND EXISTS (SELECT 1 FROM chat_threads t WHERE t.id = m.thread_id AND t.user_id = ? AND t.agent_id = ?)
+      WHERE m.id = ?1 AND m.role = 'user'
+        AND (SELECT user_id = ?2 AND agent_id = ?3 FROM chat_threads t WHERE t.id = m.thread_id)
       LIMIT 1`,
   )
   const messageInThread = sqlite.query<{ id: string }, [string, string]>(

@@ -56,7 +56,7 @@ describe('migration 0005: indexes', () => {
         .all()
         .map((row) => row.detail)
         .join('; ')
-    expect(plan("SELECT thread_id FROM chat_messages WHERE id = '1700000000000-message'")).toContain('chat_messages_id')
+    expect(plan("SELECT thread_id FROM chat_messages WHERE id = '1700000000000-message' AND role = 'user'")).toContain('chat_messages_id')
     expect(plan('DELETE FROM embed_sessions WHERE revoked_at IS NOT NULL')).toContain('embed_sessions_revoked')
   })
 })
