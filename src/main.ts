@@ -4,6 +4,7 @@ import { createDeps } from './deps'
 import { createLogger } from './logger'
 import { BootstrapError } from '../db/bootstrap/load'
 import { prepareStorage } from './startup'
+import { startWalCheckpointer } from './wal-checkpointer'
 import { ModelError } from '../plugins/semantic/errors'
 import { prepareSemanticLayer } from '../plugins/semantic/startup'
 
@@ -22,6 +23,9 @@ async function main(): Promise<void> {
     )
   }
   const deps = createDeps(config, storage, { logger })
+  // Write-ahead log checkpoints run on a worker thread, never inside a request (registered first: stops last).
+  const checkpointer = startWalCheckpointer(storage, logger)
+  deps.lifecycle.onShutdown(() => checkpointer.stop())
   // Before listening: every model must load, and the demo data must exist before the first question.
   prepareSemanticLayer(deps)
   const app = createApp(deps)
