@@ -74,7 +74,10 @@ export function createChatService(options: ChatServiceOptions) {
     const messageId = request.messageId ?? `${clock()}-message`
     const runId = Bun.randomUUIDv7()
     const history = isNewThread ? [] : store.messages(threadId, devMode)
-    const { userMessage, nextSort } = store.startTurn({
+    // The run is registered at once (a second request for the thread is busy, a rejoin finds it) and starts once
+    // its user message is committed; readers attached meanwhile simply wait for its first line.
+    const run = registry.start({ chatId: threadId, messageId, userId: participant.userId, threadId })
+    const started = store.startTurn({
       thread: {
         id: threadId,
         accountId: participant.deployment.accountId,
@@ -89,33 +92,43 @@ export function createChatService(options: ChatServiceOptions) {
       input: request.input,
       images: request.images,
     })
-    const run = registry.start({ chatId: threadId, messageId, userId: participant.userId, threadId })
-    run.append(encodeLine(userMessage))
-    const agent = agents(participant.agent)
-    void executeRun({
-      run,
-      runId,
-      agent,
-      turn: {
-        agent: participant.agent,
-        deployment: participant.deployment,
-        branch,
-        devMode,
-        history,
-        input: request.input,
-        images: request.images ?? [],
-        access: participant.access,
+    started.then(
+      ({ userMessage, nextSort }) => {
+        run.append(encodeLine(userMessage))
+        return executeRun({
+          run,
+          runId,
+          agent: agents(participant.agent),
+          turn: {
+            agent: participant.agent,
+            deployment: participant.deployment,
+            branch,
+            devMode,
+            history,
+            input: request.input,
+            images: request.images ?? [],
+            access: participant.access,
+          },
+          firstSort: nextSort,
+          userMessage,
+          store,
+          registry,
+          logger,
+          dirty,
+          clock,
+          onEnd: (outcome: RunOutcome) => runsTotal.inc({ outcome }),
+        })
       },
-      firstSort: nextSort,
-      userMessage,
-      store,
-      registry,
-      logger,
-      dirty,
-      clock,
-      onEnd: (outcome: RunOutcome) => runsTotal.inc({ outcome }),
-    }).catch((error) => logger.error('chat run crashed', { runId, error }))
-    return { head: [encodeLine(cutoffLine(threadId, false))], run }
+      (error: unknown) => {
+        logger.error('chat turn could not be stored', { runId, error })
+        run.append(encodeLine(errorLine('The message could not be stored; please try again')))
+        registry.end(run)
+        runsTotal.inc({ outcome: 'failed' })
+      },
+    ).catch((error) => logger.error('chat run crashed', { runId, error }))
+    // The `__cutoff__` names the thread: it goes out once the thread is stored, so the chatId a client learns is
+    // always one the next request finds.
+    return { head: [encodeLine(cutoffLine(threadId, false))], run, ready: started.catch(() => undefined) }
   }
 
   return {
@@ -177,6 +190,7 @@ export function createChatService(options: ChatServiceOptions) {
     async shutdown(timeoutMs: number): Promise<void> {
       registry.abortAll('The server is shutting down; the run was interrupted')
       await registry.whenIdle(timeoutMs)
+      store.flushWrites()
       clearInterval(checkpointTimer)
     },
   }

@@ -1,6 +1,10 @@
 import type { CutoffLine, ErrorLine, MessageLine, StateLine, StreamLine, ThreadMessage } from './model'
 
-/** A stream line encoded once and shared by every reader: JSON for WebSocket frames, bytes (with `\n`) for NDJSON. */
+/**
+ * A stream line encoded once and shared by every reader: JSON for WebSocket frames, bytes (with `\n`) for NDJSON.
+ * The bytes are made on first use only: WebSocket readers never need them, and a reader that sends a burst of
+ * lines encodes the burst in one piece.
+ */
 export interface EncodedLine {
   readonly json: string
   readonly bytes: Uint8Array
@@ -8,9 +12,35 @@ export interface EncodedLine {
 
 const encoder = new TextEncoder()
 
+class Encoded implements EncodedLine {
+  private encoded: Uint8Array | undefined
+  constructor(readonly json: string) {}
+  get bytes(): Uint8Array {
+    this.encoded ??= encoder.encode(`${this.json}\n`)
+    return this.encoded
+  }
+}
+
 export function encodeLine(line: StreamLine): EncodedLine {
-  const json = JSON.stringify(line)
-  return { json, bytes: encoder.encode(`${json}\n`) }
+  return new Encoded(JSON.stringify(line))
+}
+
+/** The NDJSON bytes of several lines at once (one encoding pass for a burst, not one per line). */
+export function encodeLines(lines: readonly EncodedLine[], from: number, to: number): Uint8Array {
+  if (to - from === 1) return lines[from].bytes
+  let text = ''
+  for (let index = from; index < to; index++) text += `${lines[index].json}\n`
+  return encoder.encode(text)
+}
+
+/**
+ * The delta lines of one assistant message. Everything before `content` is the same on every delta, so it is
+ * serialised once per message; each delta then costs one string's JSON. The result is exactly
+ * `encodeLine({ id, role: 'assistant', sort, graphPath, content, isDelta: true, isInProcess: true })`.
+ */
+export function deltaLines(message: { id: string; sort: number; graphPath: readonly string[] }): (content: string) => EncodedLine {
+  const head = JSON.stringify({ id: message.id, role: 'assistant', sort: message.sort, graphPath: message.graphPath }).slice(0, -1)
+  return (content) => new Encoded(`${head},"content":${JSON.stringify(content)},"isDelta":true,"isInProcess":true}`)
 }
 
 export function cutoffLine(chatId: string, isStreaming: boolean): CutoffLine {

@@ -1,6 +1,6 @@
 import type { Logger } from '../../src/logger'
 import { AgentError, type Agent, type AgentEvent, type AgentTurn } from './agent'
-import { encodeLine, errorLine, stateLine } from './lines'
+import { deltaLines, encodeLine, errorLine, stateLine, type EncodedLine } from './lines'
 import type { MessageLine, ThreadMessage, ToolCall } from './model'
 import type { Run, RunRegistry } from './run-registry'
 import { assistantThreadMessage, type ThreadStore } from './thread-store'
@@ -22,6 +22,8 @@ export interface OpenMessage {
   toolCall?: ToolCall
   status: 'in_process' | 'complete' | 'interrupted'
   createdAt: number
+  /** Builds this message's delta lines (made at the first delta). */
+  delta?: (content: string) => EncodedLine
 }
 
 export type RunOutcome = 'completed' | 'failed' | 'aborted'
@@ -82,8 +84,12 @@ export async function executeRun(context: RunContext): Promise<void> {
       dirty.add(last)
     }
     const unsaved = messages.filter((message) => dirty.has(message))
-    store.endRun(runId, outcome, error, unsaved)
     for (const message of unsaved) dirty.delete(message)
+    return store.endRun(runId, outcome, error, unsaved).catch((failure: unknown) => {
+      // Not stored with the run's end: the checkpointer tries again.
+      for (const message of unsaved) dirty.add(message)
+      throw failure
+    })
   }
   const emit = (line: MessageLine) => run.append(encodeLine(line))
   const base = (message: OpenMessage) => ({ id: message.id, role: 'assistant' as const, sort: message.sort, graphPath: [...message.graphPath] })
@@ -107,7 +113,8 @@ export async function executeRun(context: RunContext): Promise<void> {
         if (event.delta === '') return
         message.content += event.delta
         dirty.add(message)
-        emit({ ...base(message), content: event.delta, isDelta: true, isInProcess: true })
+        message.delta ??= deltaLines(message)
+        run.append(message.delta(event.delta))
         return
       }
       case 'thinking-delta': {
@@ -117,6 +124,7 @@ export async function executeRun(context: RunContext): Promise<void> {
       case 'message-end': {
         const message = get(event)
         if (event.graphPath) message.graphPath = event.graphPath
+        message.delta = undefined
         open.delete(event.id)
         message.status = 'complete'
         dirty.add(message)
@@ -171,7 +179,7 @@ export async function executeRun(context: RunContext): Promise<void> {
       if (run.signal.aborted) void iterator.return?.()?.catch(() => {})
     }
     // An agent that forgets to close a message still leaves a complete thread.
-    close('complete', 'completed')
+    await close('complete', 'completed')
     // The thread as it now stands in the database, without reading it back: this run is its only writer.
     const thread = [...turn.history, context.userMessage, ...messages.map((message) => assistantThreadMessage(message, turn.devMode))]
     run.append(encodeLine(stateLine(thread)))
@@ -185,7 +193,9 @@ export async function executeRun(context: RunContext): Promise<void> {
       message = 'The agent failed to answer; please try again'
       context.logger.error('chat run failed', { runId, chatId: run.key.chatId, error })
     }
-    close('interrupted', outcome, message)
+    await close('interrupted', outcome, message).catch((failure: unknown) =>
+      context.logger.error('chat run end could not be stored', { runId, error: failure }),
+    )
     run.append(encodeLine(errorLine(message)))
   } finally {
     context.registry.end(run)

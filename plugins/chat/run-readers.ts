@@ -1,10 +1,15 @@
-import { encodeLine, errorLine, type EncodedLine } from './lines'
+import { encodeLine, encodeLines, errorLine, type EncodedLine } from './lines'
 import type { Run } from './run-registry'
 
 /** What one response sends: its own leading lines (the `__cutoff__`), then a run's log, or fixed lines only. */
 export interface TurnSource {
   head: EncodedLine[]
   run?: Run
+  /**
+   * Settles when the head may go out: a new run's `__cutoff__` names its thread, which exists once the turn's start
+   * is committed (the group commit right after the request). Never rejects.
+   */
+  ready?: Promise<unknown>
 }
 
 export interface ReaderHooks {
@@ -15,19 +20,6 @@ export interface ReaderHooks {
 }
 
 export const TOO_SLOW = encodeLine(errorLine('The connection fell too far behind the run; rejoin with the same messageId'))
-
-function concat(lines: EncodedLine[], from: number, to: number): Uint8Array {
-  if (to - from === 1) return lines[from].bytes
-  let size = 0
-  for (let index = from; index < to; index++) size += lines[index].bytes.byteLength
-  const out = new Uint8Array(size)
-  let offset = 0
-  for (let index = from; index < to; index++) {
-    out.set(lines[index].bytes, offset)
-    offset += lines[index].bytes.byteLength
-  }
-  return out
-}
 
 /**
  * The NDJSON body of a turn. Pull-based: lines are copied out only as fast as the client reads, so a slow client
@@ -56,7 +48,7 @@ export function ndjsonStream(source: TurnSource, maxLagLines: number, hooks: Rea
     if (!run || closed) return false
     const end = run.lines.length
     if (cursor >= end) return false
-    controller.enqueue(concat(run.lines, cursor, end))
+    controller.enqueue(encodeLines(run.lines, cursor, end))
     hooks.onLines?.(end - cursor)
     cursor = end
     return true
@@ -80,12 +72,14 @@ export function ndjsonStream(source: TurnSource, maxLagLines: number, hooks: Rea
   }
 
   return new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
       if (closed) return
       if (!headSent) {
+        if (source.ready) await source.ready
+        if (closed) return
         headSent = true
         if (source.head.length) {
-          controller.enqueue(concat(source.head, 0, source.head.length))
+          controller.enqueue(encodeLines(source.head, 0, source.head.length))
           hooks.onLines?.(source.head.length)
         }
         if (run) unlisten = run.listen(onAppend(controller))
@@ -177,11 +171,16 @@ export function pipeTurnToSocket(
     if (run.done) end()
   }
 
-  sendAll(source.head)
-  if (!run) end()
-  else {
-    unlisten = run.listen(pump)
-    pump()
+  const start = () => {
+    if (stopped) return
+    sendAll(source.head)
+    if (!run) end()
+    else {
+      unlisten = run.listen(pump)
+      pump()
+    }
   }
+  if (source.ready) void source.ready.then(start)
+  else start()
   return { done, stop: end }
 }

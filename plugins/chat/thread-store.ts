@@ -1,6 +1,7 @@
 import type { Storage } from '../../db/client'
 import type { ImageAttachment, ThreadMessage } from './model'
 import type { OpenMessage } from './run-executor'
+import { createWriteBatch } from './write-batch'
 
 export interface ThreadRow {
   id: string
@@ -142,8 +143,10 @@ export function createThreadStore(storage: Storage, clock: () => number) {
       now,
     )
 
-  // Transactions are wrapped once, not per call (wrapping costs more than a small transaction's statements).
-  const startTurnTransaction = sqlite.transaction((turn: NewTurn, now: number) => {
+  // A turn's start and end go through the group commit; the checkpointer's batch is a transaction of its own
+  // (wrapped once, not per call: wrapping costs more than a small transaction's statements).
+  const batch = createWriteBatch(sqlite)
+  const startTurnWrites = (turn: NewTurn, now: number) => {
     const { thread } = turn
     if (turn.isNewThread)
       insertThread.run(thread.id, thread.accountId, thread.deploymentId, thread.agentId, thread.userId, turn.input.slice(0, 200) || null, now, now)
@@ -155,16 +158,14 @@ export function createThreadStore(storage: Storage, clock: () => number) {
     const userMessage: ThreadMessage = { id: turn.messageId, role: 'user', content: turn.input, isDelta: false, isInProcess: false, sort }
     if (turn.images?.length) userMessage.images = turn.images
     return { userMessage, nextSort: sort + 1 }
-  })
+  }
   const saveTransaction = sqlite.transaction((messages: readonly OpenMessage[], now: number) => {
     for (const message of messages) save(message, now)
   })
-  const endRunTransaction = sqlite.transaction(
-    (runId: string, status: string, error: string | null, messages: readonly OpenMessage[], now: number) => {
-      for (const message of messages) save(message, now)
-      endRun.run(status, error, now, runId)
-    },
-  )
+  const endRunWrites = (runId: string, status: string, error: string | null, messages: readonly OpenMessage[], now: number) => {
+    for (const message of messages) save(message, now)
+    endRun.run(status, error, now, runId)
+  }
 
   return {
     thread(id: string): ThreadRow | undefined {
@@ -185,11 +186,11 @@ export function createThreadStore(storage: Storage, clock: () => number) {
     },
 
     /**
-     * Starts a turn in one transaction: the thread (when new), the run and the user message. Returns the user
-     * message as stored and the next free `sort`.
+     * Starts a turn: the thread (when new), the run and the user message, committed together (in the next group
+     * commit). Resolves with the user message as stored and the next free `sort`.
      */
-    startTurn(turn: NewTurn): { userMessage: ThreadMessage; nextSort: number } {
-      return startTurnTransaction.immediate(turn, clock())
+    startTurn(turn: NewTurn): Promise<{ userMessage: ThreadMessage; nextSort: number }> {
+      return batch.run(() => startTurnWrites(turn, clock()))
     },
 
     /** Saves assistant messages as the run holds them, in one transaction (the checkpointer's batch). */
@@ -199,12 +200,15 @@ export function createThreadStore(storage: Storage, clock: () => number) {
     },
 
     /**
-     * Ends a run in one transaction: its status and its messages not saved yet (with their final status: the run
-     * marks what it left unfinished as interrupted).
+     * Ends a run: its status and its messages not saved yet (with their final status: the run marks what it left
+     * unfinished as interrupted), committed together, in the next group commit.
      */
-    endRun(runId: string, status: 'completed' | 'failed' | 'aborted', error: string | undefined, messages: readonly OpenMessage[]): void {
-      endRunTransaction(runId, status, error ?? null, messages, clock())
+    endRun(runId: string, status: 'completed' | 'failed' | 'aborted', error: string | undefined, messages: readonly OpenMessage[]): Promise<void> {
+      return batch.run(() => endRunWrites(runId, status, error ?? null, messages, clock()))
     },
+
+    /** Commits the queued turn starts and ends now. */
+    flushWrites: () => batch.flush(),
 
     /**
      * Marks the runs left `running` by a process that died as interrupted, and their unfinished messages too, so
