@@ -124,18 +124,22 @@ export interface LineSocket {
   send(json: string): void
   /** Bytes queued in the socket and not yet written. */
   bufferedAmount(): number
+  /** Runs `sending` with the socket corked: its frames leave in one write. */
+  cork?(sending: () => void): void
 }
 
 /**
  * Sends a turn over a WebSocket, one line a frame, and resolves when the turn's last line is sent (or the reader is
  * dropped or stopped). Sending is push-based; a socket whose unsent bytes exceed `maxBufferedBytes` is dropped from
- * the run with an error line instead of being waited for.
+ * the run with an error line instead of being waited for. With `coalesce`, the socket is served once per turn of
+ * the event loop rather than once per line, corked: a burst of lines then leaves in one write, not one a frame.
  */
 export function pipeTurnToSocket(
   source: TurnSource,
   socket: LineSocket,
   maxBufferedBytes: number,
   hooks: ReaderHooks = {},
+  options: { coalesce?: boolean } = {},
 ): { done: Promise<void>; stop(): void } {
   const { run } = source
   let cursor = 0
@@ -171,13 +175,23 @@ export function pipeTurnToSocket(
     if (run.done) end()
   }
 
+  const corked = (sending: () => void) => (socket.cork ? socket.cork(sending) : sending())
+  let scheduled = false
+  const pumpSoon = () => {
+    if (scheduled) return
+    scheduled = true
+    setImmediate(() => {
+      scheduled = false
+      corked(pump)
+    })
+  }
   const start = () => {
     if (stopped) return
-    sendAll(source.head)
+    corked(() => sendAll(source.head))
     if (!run) end()
     else {
-      unlisten = run.listen(pump)
-      pump()
+      unlisten = run.listen(options.coalesce ? pumpSoon : pump)
+      corked(pump)
     }
   }
   if (source.ready) void source.ready.then(start)
