@@ -3,7 +3,7 @@ import { createApiKeyAuthenticator } from '../plugins/auth/api-keys'
 import { createDirectory, type Directory } from '../plugins/auth/directory'
 import type { EmbedTokenVerifier } from '../plugins/auth/model'
 import type { UserProvisioner } from '../plugins/auth/user-access'
-import { createAgentFactory } from '../plugins/agent/agent-factory'
+import type { AgentFactoryOptions } from '../plugins/agent/agent-factory'
 import type { AgentFactory } from '../plugins/chat/agent'
 import { createEmbedTokens } from '../plugins/embed/embed-tokens'
 import { createUserProvisioner } from '../plugins/embed/provisioning'
@@ -62,10 +62,22 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
     semantic,
     agents:
       overrides.agents ??
-      createAgentFactory({
+      lazyAgentFactory({
         llm: config.llm,
         analystDelayMs: config.analystDelayMs,
         tools: (turn) => bindSemanticTools(semantic, { deployment: turn.deployment, branchName: turn.branch, access: turn.access }, logger),
       }),
+  }
+}
+
+/**
+ * The agent factory, loaded by the first chat turn rather than at start: the AI SDK and its schema library take
+ * about a fifth of the start-up time, and nothing before the first turn needs them.
+ */
+function lazyAgentFactory(options: AgentFactoryOptions): AgentFactory {
+  let factory: AgentFactory | undefined
+  return (agent) => {
+    factory ??= (require('../plugins/agent/agent-factory') as typeof import('../plugins/agent/agent-factory')).createAgentFactory(options)
+    return factory(agent)
   }
 }
