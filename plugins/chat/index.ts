@@ -40,9 +40,11 @@ export function chatPlugin(deps: AppDeps) {
 
   const linesSent = deps.metrics.counter('chat_lines_sent_total', 'Chat stream lines handed to clients')
   const readers = deps.metrics.gauge('chat_readers', 'Clients reading a chat stream (HTTP and WebSocket)')
+  // One hooks object for every reader (they keep no state of their own): held streams are many.
+  const hooks: ReaderHooks = { onLines: (count) => linesSent.inc({}, count), onClose: () => readers.dec() }
   const readerHooks = (): ReaderHooks => {
     readers.inc()
-    return { onLines: (count) => linesSent.inc({}, count), onClose: () => readers.dec() }
+    return hooks
   }
 
   const lookupUser = deps.storage.sqlite.query<{ id: number }, [number, string, string]>(

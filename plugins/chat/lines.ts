@@ -25,9 +25,14 @@ export function encodeLine(line: StreamLine): EncodedLine {
   return new Encoded(JSON.stringify(line))
 }
 
-/** The NDJSON bytes of several lines at once (one encoding pass for a burst, not one per line). */
-export function encodeLines(lines: readonly EncodedLine[], from: number, to: number): Uint8Array {
-  if (to - from === 1) return lines[from].bytes
+/**
+ * The NDJSON bytes of several lines at once (one encoding pass for a burst, not one per line). A single line's
+ * bytes are kept on the line only when `shared` (several readers will send them); otherwise a held stream would
+ * keep every line twice, as text and as bytes, for the whole run.
+ */
+export function encodeLines(lines: readonly EncodedLine[], from: number, to: number, shared = false): Uint8Array {
+  if (to - from === 1 && shared) return lines[from].bytes
+  if (to - from === 1) return encoder.encode(`${lines[from].json}\n`)
   let text = ''
   for (let index = from; index < to; index++) text += `${lines[index].json}\n`
   return encoder.encode(text)
@@ -39,8 +44,28 @@ export function encodeLines(lines: readonly EncodedLine[], from: number, to: num
  * `encodeLine({ id, role: 'assistant', sort, graphPath, content, isDelta: true, isInProcess: true })`.
  */
 export function deltaLines(message: { id: string; sort: number; graphPath: readonly string[] }): (content: string) => EncodedLine {
-  const head = JSON.stringify({ id: message.id, role: 'assistant', sort: message.sort, graphPath: message.graphPath }).slice(0, -1)
-  return (content) => new Encoded(`${head},"content":${JSON.stringify(content)},"isDelta":true,"isInProcess":true}`)
+  const head = `${JSON.stringify({ id: message.id, role: 'assistant', sort: message.sort, graphPath: message.graphPath }).slice(0, -1)},"content":`
+  return (content) => new Delta(head, content)
+}
+
+/**
+ * A delta line keeps only its content and the message's shared head; its JSON is made when a reader sends it. A
+ * run's log holds every line until the run ends (a rejoin replays it), and for a long answer most lines are deltas:
+ * the log then costs little more than the answer's text.
+ */
+class Delta implements EncodedLine {
+  private encoded: Uint8Array | undefined
+  constructor(
+    private readonly head: string,
+    private readonly content: string,
+  ) {}
+  get json(): string {
+    return `${this.head}${JSON.stringify(this.content)},"isDelta":true,"isInProcess":true}`
+  }
+  get bytes(): Uint8Array {
+    this.encoded ??= encoder.encode(`${this.json}\n`)
+    return this.encoded
+  }
 }
 
 export function cutoffLine(chatId: string, isStreaming: boolean): CutoffLine {

@@ -22,6 +22,10 @@ export interface OpenMessage {
   toolCall?: ToolCall
   status: 'in_process' | 'complete' | 'interrupted'
   createdAt: number
+  /** Whether the message has a row yet; once it has, saves append the content streamed since the last save. */
+  saved: boolean
+  /** The content streamed since the last save. */
+  unsaved: string[]
   /** Builds this message's delta lines (made at the first delta). */
   delta?: (content: string) => EncodedLine
 }
@@ -62,7 +66,20 @@ export async function executeRun(context: RunContext): Promise<void> {
   /** Every message of this run, in order: the run's closing transaction saves those still dirty. */
   const messages: OpenMessage[] = []
   const begin = (id: string, graphPath: readonly string[], toolCall?: ToolCall): OpenMessage => {
-    const message: OpenMessage = { threadId, runId, id, sort: sort++, graphPath, content: '', thinking: '', toolCall, status: 'in_process', createdAt: clock() }
+    const message: OpenMessage = {
+      threadId,
+      runId,
+      id,
+      sort: sort++,
+      graphPath,
+      content: '',
+      thinking: '',
+      toolCall,
+      status: 'in_process',
+      createdAt: clock(),
+      saved: false,
+      unsaved: [],
+    }
     open.set(id, message)
     messages.push(message)
     dirty.add(message)
@@ -112,6 +129,7 @@ export async function executeRun(context: RunContext): Promise<void> {
         const message = get(event)
         if (event.delta === '') return
         message.content += event.delta
+        if (message.saved) message.unsaved.push(event.delta)
         dirty.add(message)
         message.delta ??= deltaLines(message)
         run.append(message.delta(event.delta))

@@ -27,96 +27,121 @@ export const TOO_SLOW = encodeLine(errorLine('The connection fell too far behind
  * with an error line; it never slows the run or other readers. Cancelling (client gone) detaches the reader only.
  */
 export function ndjsonStream(source: TurnSource, maxLagLines: number, hooks: ReaderHooks = {}): ReadableStream<Uint8Array> {
-  const { run } = source
-  let cursor = 0
-  let headSent = false
-  let closed = false
-  let unlisten: (() => void) | undefined
-  let wake: (() => void) | undefined
-  let settle: (() => void) | undefined
+  return new ReadableStream<Uint8Array>(new NdjsonSource(source, maxLagLines, hooks))
+}
 
-  const close = (controller: ReadableStreamDefaultController<Uint8Array>) => {
-    if (closed) return
-    closed = true
-    unlisten?.()
-    controller.close()
-    hooks.onClose?.()
+/**
+ * The reader behind `ndjsonStream`, as a class: ten thousand held streams are ten thousand of these, and methods on
+ * a prototype cost nothing per stream where a set of closures costs a function and a scope each.
+ */
+class NdjsonSource implements UnderlyingDefaultSource<Uint8Array> {
+  private cursor = 0
+  private headSent = false
+  private closed = false
+  private controller: ReadableStreamDefaultController<Uint8Array> | undefined
+  /** Resolves the pending `pull` once there is something to send (or the run is over). */
+  private settle: (() => void) | undefined
+  private wakeScheduled = false
+  /** Called on every appended line (bound once, it is also the key to stop listening). */
+  private readonly listener = () => this.onAppend()
+  private readonly wakeSoon = () => {
+    this.wakeScheduled = false
+    this.wake()
+  }
+
+  constructor(
+    private readonly source: TurnSource,
+    private readonly maxLagLines: number,
+    private readonly hooks: ReaderHooks,
+  ) {}
+
+  async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+    if (this.closed) return
+    const { source } = this
+    const { run } = source
+    if (!this.headSent) {
+      if (source.ready) await source.ready
+      if (this.closed) return
+      this.headSent = true
+      this.controller = controller
+      if (source.head.length) {
+        controller.enqueue(encodeLines(source.head, 0, source.head.length))
+        this.hooks.onLines?.(source.head.length)
+      }
+      run?.listen(this.listener)
+    }
+    if (!run) return this.close()
+    if (this.drain()) return
+    if (run.done) return this.close()
+    return new Promise<void>((resolve) => {
+      this.settle = resolve
+    })
+  }
+
+  cancel(): void {
+    if (this.closed) return
+    this.closed = true
+    this.source.run?.unlisten(this.listener)
+    this.hooks.onClose?.()
+    this.release()
   }
 
   /** Enqueues what the log holds beyond the cursor; true when something was sent. */
-  const drain = (controller: ReadableStreamDefaultController<Uint8Array>): boolean => {
-    if (!run || closed) return false
+  private drain(): boolean {
+    const { run } = this.source
+    if (!run || this.closed) return false
     const end = run.lines.length
-    if (cursor >= end) return false
-    controller.enqueue(encodeLines(run.lines, cursor, end))
-    hooks.onLines?.(end - cursor)
-    cursor = end
+    if (this.cursor >= end) return false
+    this.controller!.enqueue(encodeLines(run.lines, this.cursor, end, run.readerCount > 1))
+    this.hooks.onLines?.(end - this.cursor)
+    this.cursor = end
     return true
   }
 
   // Runs on every appended line, whether or not the client is reading: a reader that lets the live log run too far
   // ahead is dropped. The others are woken once per turn of the event loop, not once per line: every line the run
   // produced meanwhile then goes out in one chunk, one socket write (a fast agent emits dozens of lines in a burst).
-  let wakeScheduled = false
-  const wakeSoon = () => {
-    wakeScheduled = false
-    wake?.()
-  }
-  const onAppend = (controller: ReadableStreamDefaultController<Uint8Array>) => () => {
-    if (closed) return
-    if (run!.lines.length - cursor > maxLagLines) return drop(controller)
-    if (wake && !wakeScheduled) {
-      wakeScheduled = true
-      setImmediate(wakeSoon)
+  private onAppend(): void {
+    if (this.closed) return
+    if (this.source.run!.lines.length - this.cursor > this.maxLagLines) return this.drop()
+    if (this.settle && !this.wakeScheduled) {
+      this.wakeScheduled = true
+      setImmediate(this.wakeSoon)
     }
   }
 
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (closed) return
-      if (!headSent) {
-        if (source.ready) await source.ready
-        if (closed) return
-        headSent = true
-        if (source.head.length) {
-          controller.enqueue(encodeLines(source.head, 0, source.head.length))
-          hooks.onLines?.(source.head.length)
-        }
-        if (run) unlisten = run.listen(onAppend(controller))
-      }
-      if (!run) return close(controller)
-      if (drain(controller)) return
-      if (run.done) return close(controller)
-      return new Promise<void>((resolve) => {
-        settle = resolve
-        wake = () => {
-          if (drain(controller) || run.done) {
-            wake = undefined
-            settle = undefined
-            if (run.done && cursor >= run.lines.length) close(controller)
-            resolve()
-          }
-        }
-      })
-    },
-    cancel() {
-      if (closed) return
-      closed = true
-      unlisten?.()
-      hooks.onClose?.()
-      settle?.()
-    },
-  })
+  /** Answers the pending `pull` when there is something to send or the run is over. */
+  private wake(): void {
+    const run = this.source.run!
+    if (!this.settle || this.closed) return
+    if (this.drain() || run.done) {
+      if (run.done && this.cursor >= run.lines.length) this.close()
+      this.release()
+    }
+  }
 
-  function drop(controller: ReadableStreamDefaultController<Uint8Array>) {
-    closed = true
-    unlisten?.()
-    controller.enqueue(TOO_SLOW.bytes)
-    controller.close()
-    hooks.onLines?.(1)
-    hooks.onClose?.()
-    wake = undefined
+  private release(): void {
+    const settle = this.settle
+    this.settle = undefined
     settle?.()
+  }
+
+  private close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.source.run?.unlisten(this.listener)
+    this.controller?.close()
+    this.hooks.onClose?.()
+  }
+
+  private drop(): void {
+    this.closed = true
+    this.source.run?.unlisten(this.listener)
+    this.controller!.enqueue(TOO_SLOW.bytes)
+    this.controller!.close()
+    this.hooks.onLines?.(1)
+    this.hooks.onClose?.()
+    this.release()
   }
 }
 

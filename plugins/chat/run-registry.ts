@@ -63,6 +63,11 @@ export class Run {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
   }
+
+  /** Stops calling `listener` (the same function that was passed to `listen`). */
+  unlisten(listener: Listener): void {
+    this.listeners.delete(listener)
+  }
 }
 
 /**

@@ -110,7 +110,9 @@ export function createThreadStore(storage: Storage, clock: () => number) {
     `INSERT INTO chat_messages (thread_id, id, sort, role, content, graph_path, tool_call, attachments, status, run_id, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   )
-  // An assistant message as the run holds it now: inserted the first time, updated after.
+  // An assistant message as the run holds it now: inserted the first time (with its whole content), updated after
+  // (with the content streamed since, appended: re-sending a long answer's whole text every second, for every
+  // running answer, was most of the memory churn of many concurrent runs).
   const saveMessage = sqlite.query<
     never,
     [string, string, number, string, string | null, string | null, string | null, string, string, number, number]
@@ -118,7 +120,7 @@ export function createThreadStore(storage: Storage, clock: () => number) {
     `INSERT INTO chat_messages (thread_id, id, sort, role, content, thinking, graph_path, tool_call, status, run_id, created_at, updated_at)
      VALUES (?, ?, ?, 'assistant', ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (thread_id, id) DO UPDATE SET
-       content = excluded.content, thinking = excluded.thinking, graph_path = excluded.graph_path,
+       content = chat_messages.content || excluded.content, thinking = excluded.thinking, graph_path = excluded.graph_path,
        tool_call = excluded.tool_call, status = excluded.status, updated_at = excluded.updated_at`,
   )
   const insertRun = sqlite.query<never, [string, string, string, string, number]>(
@@ -133,7 +135,7 @@ export function createThreadStore(storage: Storage, clock: () => number) {
       message.threadId,
       message.id,
       message.sort,
-      message.content,
+      message.saved ? message.unsaved.join('') : message.content,
       message.thinking || null,
       JSON.stringify(message.graphPath),
       message.toolCall ? JSON.stringify(message.toolCall) : null,
@@ -158,6 +160,13 @@ export function createThreadStore(storage: Storage, clock: () => number) {
     const userMessage: ThreadMessage = { id: turn.messageId, role: 'user', content: turn.input, isDelta: false, isInProcess: false, sort }
     if (turn.images?.length) userMessage.images = turn.images
     return { userMessage, nextSort: sort + 1 }
+  }
+  /** After a commit: the rows exist, and hold everything streamed so far. */
+  const markSaved = (messages: readonly OpenMessage[]) => {
+    for (const message of messages) {
+      message.saved = true
+      message.unsaved.length = 0
+    }
   }
   const saveTransaction = sqlite.transaction((messages: readonly OpenMessage[], now: number) => {
     for (const message of messages) save(message, now)
@@ -197,6 +206,7 @@ export function createThreadStore(storage: Storage, clock: () => number) {
     checkpoint(messages: readonly OpenMessage[]): void {
       if (messages.length === 0) return
       saveTransaction(messages, clock())
+      markSaved(messages)
     },
 
     /**
@@ -204,7 +214,7 @@ export function createThreadStore(storage: Storage, clock: () => number) {
      * unfinished as interrupted), committed together, in the next group commit.
      */
     endRun(runId: string, status: 'completed' | 'failed' | 'aborted', error: string | undefined, messages: readonly OpenMessage[]): Promise<void> {
-      return batch.run(() => endRunWrites(runId, status, error ?? null, messages, clock()))
+      return batch.run(() => endRunWrites(runId, status, error ?? null, messages, clock())).then(() => markSaved(messages))
     },
 
     /** Commits the queued turn starts and ends now. */
@@ -218,10 +228,15 @@ export function createThreadStore(storage: Storage, clock: () => number) {
       const now = clock()
       return sqlite.transaction(() => {
         sqlite.run("UPDATE chat_messages SET status = 'interrupted', updated_at = ? WHERE status = 'in_process'", [now])
+        // From the few running runs to each one's last answer through the (thread_id, sort) index: filtering all
+        // messages by run would read the whole table, and this runs at every start.
         sqlite.run(
           `UPDATE chat_messages SET status = 'interrupted', updated_at = ?
-            WHERE role = 'assistant' AND run_id IN (SELECT id FROM chat_runs WHERE status = 'running')
-              AND sort = (SELECT MAX(m.sort) FROM chat_messages m WHERE m.run_id = chat_messages.run_id AND m.role = 'assistant')`,
+            WHERE rowid IN (
+              SELECT (SELECT m.rowid FROM chat_messages m
+                       WHERE m.thread_id = r.thread_id AND m.run_id = r.id AND m.role = 'assistant'
+                       ORDER BY m.sort DESC LIMIT 1)
+                FROM chat_runs r WHERE r.status = 'running')`,
           [now],
         )
         return sqlite.run("UPDATE chat_runs SET status = 'interrupted', ended_at = ?, error = 'Interrupted by a server restart' WHERE status = 'running'", [now])

@@ -1,0 +1,50 @@
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { chatBase, lineReader, messageId, type Line } from '../../helpers/chat'
+import { keys } from '../../helpers/fixtures'
+import { gate } from '../../helpers/gates'
+
+const admin = apiKey(keys.admin)
+const alice = { externalId: 'alice' }
+let test: TestApp
+let script: Script
+
+beforeEach(() => {
+  test = createTestApp({ agents: () => createScriptedAgent(() => script) })
+})
+afterEach(() => test.close())
+
+const storedContent = (chatId: string) =>
+  test.storage.sqlite
+    .query<{ content: string; status: string }, [string]>("SELECT content, status FROM chat_messages WHERE thread_id = ? AND role = 'assistant'")
+    .get(chatId)
+
+describe('saving a running answer', () => {
+  it('saves what was streamed when the thread is read mid-run, then appends the rest: the stored answer is whole', async () => {
+    const hold = gate()
+    script = { steps: [{ kind: 'text', chunks: ['Alpha ', 'beta ', 'gamma ', 'delta'], hold: { after: 2, until: hold.promise } }] }
+    const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: admin,
+      body: { input: 'Tell me', messageId: messageId(1), sessionSettings: alice },
+    })
+    const reader = lineReader(response)
+    const seen: Line[] = []
+    while (seen.filter((line) => line.isDelta).length < 2) seen.push((await reader.next())!)
+    const chatId = (seen[0].state as { chatId: string }).chatId
+
+    // Reading the thread saves the running answer as it stands.
+    const midway = await lineReader(
+      await test.request('POST', `${chatBase()}/stream-chat-state`, { headers: admin, body: { chatId, sessionSettings: alice } }),
+    ).rest()
+    const partial = (midway[1].state as { messages: Line[] }).messages[1]
+    expect(partial).toMatchObject({ role: 'assistant', content: 'Alpha beta ', isInProcess: true })
+    expect(storedContent(chatId)).toEqual({ content: 'Alpha beta ', status: 'in_process' })
+
+    hold.open()
+    const rest = await reader.rest()
+    const final = (rest.at(-1)!.state as { messages: Line[] }).messages[1]
+    expect(final).toMatchObject({ content: 'Alpha beta gamma delta', isInProcess: false })
+    expect(storedContent(chatId)).toEqual({ content: 'Alpha beta gamma delta', status: 'complete' })
+  })
+})
