@@ -8,6 +8,7 @@ import { cutoffLine, encodeLine, errorLine, stateLine } from './lines'
 import type { ChatRequest } from './model'
 import { executeRun, type OpenMessage, type RunOutcome } from './run-executor'
 import type { TurnSource } from './run-readers'
+import { createLoopBudget } from './loop-budget'
 import { RunRegistry } from './run-registry'
 import type { ThreadStore } from './thread-store'
 
@@ -27,6 +28,8 @@ export interface ChatServiceOptions {
   clock: () => number
   /** How often partial answers are saved, so a crash keeps what was streamed. */
   checkpointMs?: number
+  /** How long runs may hold the event loop before they let it serve other requests (see `createLoopBudget`). */
+  loopBudgetMs?: number
 }
 
 const BUSY = 'Streaming for thread is in progress'
@@ -40,6 +43,7 @@ export function createChatService(options: ChatServiceOptions) {
   const { store, agents, logger, metrics, clock } = options
   const registry = new RunRegistry()
   const dirty = new Set<OpenMessage>()
+  const budget = createLoopBudget(options.loopBudgetMs ?? 4)
   const runsTotal = metrics.counter('chat_runs_total', 'Chat runs by outcome')
   metrics.gauge('chat_active_runs', 'Chat runs currently streaming').collect(() => registry.size)
 
@@ -115,6 +119,7 @@ export function createChatService(options: ChatServiceOptions) {
           registry,
           logger,
           dirty,
+          budget,
           clock,
           onEnd: (outcome: RunOutcome) => runsTotal.inc({ outcome }),
         })
@@ -126,9 +131,9 @@ export function createChatService(options: ChatServiceOptions) {
         runsTotal.inc({ outcome: 'failed' })
       },
     ).catch((error) => logger.error('chat run crashed', { runId, error }))
-    // The `__cutoff__` names the thread: it goes out once the thread is stored, so the chatId a client learns is
-    // always one the next request finds.
-    return { head: [encodeLine(cutoffLine(threadId, false))], run, ready: started.catch(() => undefined) }
+    // The `__cutoff__` goes out at once; a request naming this thread before its start is committed commits it
+    // first (see `open` and `abort`), so the chatId a client learns is always one its next request finds.
+    return { head: [encodeLine(cutoffLine(threadId, false))], run }
   }
 
   return {
@@ -137,6 +142,7 @@ export function createChatService(options: ChatServiceOptions) {
     /** What to send for one chat request. Never throws for thread-level problems: they become an error line. */
     open(request: ChatRequest, participant: ChatParticipant): TurnSource {
       const { deployment, userId } = participant
+      if (request.chatId !== undefined && registry.forChat(request.chatId)) store.flushWrites()
       const branch = request.activeBranchName ?? deployment.defaultBranch
       if (!deployment.branches.includes(branch)) return fixed(errorLine(`Branch ${branch} not found in deployment ${deployment.id}`))
       const devMode = branch !== deployment.defaultBranch
@@ -170,6 +176,7 @@ export function createChatService(options: ChatServiceOptions) {
      * means an account-level caller (an API key naming no user). Returns whether a run was stopped.
      */
     abort(chatId: string, scope: { accountId: number; agentId: number; deploymentIds: number[] | null; userId: number | null }): boolean {
+      if (registry.forChat(chatId)) store.flushWrites()
       const thread = store.thread(chatId)
       if (
         !thread ||

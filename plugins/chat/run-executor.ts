@@ -2,6 +2,7 @@ import type { Logger } from '../../src/logger'
 import { AgentError, type Agent, type AgentEvent, type AgentTurn } from './agent'
 import { deltaLines, encodeLine, errorLine, stateLine, type EncodedLine } from './lines'
 import type { MessageLine, ThreadMessage, ToolCall } from './model'
+import type { LoopBudget } from './loop-budget'
 import type { Run, RunRegistry } from './run-registry'
 import { assistantThreadMessage, type ThreadStore } from './thread-store'
 
@@ -45,6 +46,8 @@ export interface RunContext {
   logger: Logger
   /** Messages changed since they were last saved: the checkpointer saves them, and so does the run's end. */
   dirty: Set<OpenMessage>
+  /** Shared by all runs: between events a run waits when runs have held the event loop long enough. */
+  budget: LoopBudget
   clock(): number
   onEnd(outcome: RunOutcome): void
 }
@@ -187,6 +190,8 @@ export async function executeRun(context: RunContext): Promise<void> {
       })
     try {
       for (;;) {
+        const pause = context.budget.pause()
+        if (pause) await pause
         const next = await step()
         if (next.done) break
         handle(next.value)

@@ -5,11 +5,6 @@ import type { Run } from './run-registry'
 export interface TurnSource {
   head: EncodedLine[]
   run?: Run
-  /**
-   * Settles when the head may go out: a new run's `__cutoff__` names its thread, which exists once the turn's start
-   * is committed (the group commit right after the request). Never rejects.
-   */
-  ready?: Promise<unknown>
 }
 
 export interface ReaderHooks {
@@ -55,13 +50,11 @@ class NdjsonSource implements UnderlyingDefaultSource<Uint8Array> {
     private readonly hooks: ReaderHooks,
   ) {}
 
-  async pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
+  pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> | void {
     if (this.closed) return
     const { source } = this
     const { run } = source
     if (!this.headSent) {
-      if (source.ready) await source.ready
-      if (this.closed) return
       this.headSent = true
       this.controller = controller
       if (source.head.length) {
@@ -219,7 +212,6 @@ export function pipeTurnToSocket(
       corked(pump)
     }
   }
-  if (source.ready) void source.ready.then(start)
-  else start()
+  start()
   return { done, stop: end }
 }
