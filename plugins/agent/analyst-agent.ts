@@ -60,6 +60,8 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
         stopWhen: stepCountIs(maxSteps),
         abortSignal: signal,
         maxRetries: options.maxRetries ?? 1,
+        // Models that reason on request (the offline analyst) need not when nobody will see it.
+        providerOptions: { offline: { reasoning: turn.devMode } },
         // Failures arrive as `error` parts below and become one redacted error line; nothing is printed.
         onError: () => {},
       })

@@ -1,6 +1,10 @@
 import type { MetaMember } from './meta-index'
 import type { Granularity } from './question'
 
+// Formatters are costly to build and cheap to reuse.
+const TWO_DECIMALS = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+const WHOLE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })
+
 /**
  * How the analyst writes numbers: counts as integers with thousands separators, money and averages with two
  * decimals, rates as percentages. Tests format the numbers they compute the same way.
@@ -11,7 +15,7 @@ export function formatValue(raw: string | number | null | undefined, member: Met
   if (!Number.isFinite(value)) return String(raw)
   if (member.format === 'percent') return `${(value * 100).toFixed(1)}%`
   const decimals = member.format === 'currency' || member.type === 'avg' || !Number.isInteger(value) ? 2 : 0
-  return value.toLocaleString('en-US', { minimumFractionDigits: decimals, maximumFractionDigits: decimals })
+  return (decimals === 2 ? TWO_DECIMALS : WHOLE).format(value)
 }
 
 /** A time bucket for people: `2024-03` for a month, `2024 Q1`, `2024`, `2024-03-04` for a day or week. */

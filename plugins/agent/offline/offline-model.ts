@@ -39,14 +39,49 @@ function readPrompt(prompt: LanguageModelV3Prompt): { question: string; exchange
   return { question: question.trim(), exchanges: [...calls.values()] }
 }
 
-/** Splits text into word-sized tokens (each with its trailing space), the unit the analyst streams. */
-function tokens(text: string): string[] {
-  return text.match(/\S+\s*|\s+/g) ?? []
+/**
+ * Splits text into word-sized tokens (each with its trailing space), the unit the analyst streams. Unpaced
+ * (`delayMs` 0), tokens are grouped into pieces of about `unpacedChars` characters: nobody watches them appear,
+ * and every delta costs the same work however small.
+ */
+function tokens(text: string, delayMs: number, unpacedChars = 48): string[] {
+  const words = text.match(/\S+\s*|\s+/g) ?? []
+  if (delayMs > 0) return words
+  const pieces: string[] = []
+  let piece = ''
+  for (const word of words) {
+    piece += word
+    if (piece.length >= unpacedChars) {
+      pieces.push(piece)
+      piece = ''
+    }
+  }
+  if (piece) pieces.push(piece)
+  return pieces
 }
 
 type Action =
   | { kind: 'tools'; reasoning: string; calls: Array<{ name: string; input: Record<string, unknown> }> }
   | { kind: 'answer'; reasoning: string; text: string }
+
+// A turn asks the model several times with the same meta result and question: read them once.
+const indexes = new WeakMap<object, MetaIndex>()
+const readings = new WeakMap<MetaIndex, Map<string, ReturnType<typeof understand>>>()
+
+function indexOf(meta: unknown): MetaIndex {
+  if (typeof meta !== 'object' || meta === null) return indexMeta(meta)
+  let index = indexes.get(meta)
+  if (!index) indexes.set(meta, (index = indexMeta(meta)))
+  return index
+}
+
+function readingOf(question: string, index: MetaIndex): ReturnType<typeof understand> {
+  let byQuestion = readings.get(index)
+  if (!byQuestion) readings.set(index, (byQuestion = new Map()))
+  let reading = byQuestion.get(question)
+  if (!reading) byQuestion.set(question, (reading = understand(question, index)))
+  return reading
+}
 
 /**
  * Decides the next step from the question and what the tools returned so far: read the model, look up what the
@@ -58,8 +93,8 @@ export function decide(question: string, exchanges: ToolExchange[]): Action {
   if (!meta) return { kind: 'tools', reasoning: 'I will read the data model first to see which measures and dimensions I may use.', calls: [{ name: 'serviceMeta', input: {} }] }
   if (meta.output === undefined || (meta.output as { error?: string }).error)
     return { kind: 'answer', reasoning: 'The model could not be read.', text: `I could not read the data model: ${(meta.output as { error?: string })?.error ?? 'no result'}.` }
-  const index: MetaIndex = indexMeta(meta.output)
-  const reading = understand(question, index)
+  const index = indexOf(meta.output)
+  const reading = readingOf(question, index)
   if (reading.kind === 'unmapped') return { kind: 'answer', reasoning: reading.reason, text: writeUnmapped(reading.reason, index) }
   const understanding = reading.understanding
   const sqlOf = (sql: string) => exchanges.find((exchange) => exchange.name === 'serviceSqlApi' && exchange.input.sqlQuery === sql)?.output as SqlResult | undefined
@@ -155,16 +190,19 @@ export function createOfflineAnalystModel(options: { delayMs: number }): Languag
         async start(controller) {
           try {
             controller.enqueue({ type: 'stream-start', warnings: [] })
-            controller.enqueue({ type: 'reasoning-start', id: 'r' })
-            controller.enqueue({ type: 'reasoning-delta', id: 'r', delta: action.reasoning })
-            controller.enqueue({ type: 'reasoning-end', id: 'r' })
+            // Reasoning is shown only in development mode; the agent says when it is wanted.
+            if (call.providerOptions?.offline?.reasoning !== false) {
+              controller.enqueue({ type: 'reasoning-start', id: 'r' })
+              controller.enqueue({ type: 'reasoning-delta', id: 'r', delta: action.reasoning })
+              controller.enqueue({ type: 'reasoning-end', id: 'r' })
+            }
             if (action.kind === 'tools') {
               for (const toolCall of action.calls)
                 controller.enqueue({ type: 'tool-call', toolCallId: crypto.randomUUID(), toolName: toolCall.name, input: JSON.stringify(toolCall.input) })
               controller.enqueue({ type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage })
             } else {
               controller.enqueue({ type: 'text-start', id: 't' })
-              for (const token of tokens(action.text)) {
+              for (const token of tokens(action.text, options.delayMs)) {
                 await delay(options.delayMs, signal)
                 controller.enqueue({ type: 'text-delta', id: 't', delta: token })
               }
