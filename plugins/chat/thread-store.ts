@@ -1,7 +1,7 @@
 import type { Storage } from '../../db/client'
 import type { ImageAttachment, ThreadMessage } from './model'
 import type { OpenMessage } from './run-executor'
-import { createWriteBatch } from './write-batch'
+import { writeBatchOf } from '../../db/write-batch'
 
 export interface ThreadRow {
   id: string
@@ -147,7 +147,7 @@ export function createThreadStore(storage: Storage, clock: () => number) {
 
   // A turn's start and end go through the group commit; the checkpointer's batch is a transaction of its own
   // (wrapped once, not per call: wrapping costs more than a small transaction's statements).
-  const batch = createWriteBatch(sqlite)
+  const batch = writeBatchOf(storage)
   const startTurnWrites = (turn: NewTurn, now: number) => {
     const { thread } = turn
     if (turn.isNewThread)

@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm'
-import { transaction, type Storage } from '../../db/client'
+import type { Storage } from '../../db/client'
+import { writeBatchOf } from '../../db/write-batch'
 import { embedTenants } from '../../db/schema'
 import { BadRequestError, ForbiddenError } from '../../src/errors'
 import { authorizeDeployment } from '../auth/access'
@@ -39,9 +40,9 @@ export interface GenerateSessionDeps {
 
 /**
  * `POST /api/v1/embed/generate-session` (spec 2.6 to 2.14): checks the caller and the request, then in ONE
- * transaction resolves or creates the embed tenant, upserts creator-mode definitions (all checked before any is
- * written), provisions the user and mints the session with a snapshot of the user's access. Any error rolls
- * everything back.
+ * transaction (a savepoint of the storage's group commit) resolves or creates the embed tenant, upserts creator-mode
+ * definitions (all checked before any is written), provisions the user and mints the session with a snapshot of
+ * the user's access. Any error rolls everything back.
  */
 export function createSessionGenerator(deps: GenerateSessionDeps) {
   const { storage, clock, directory, provisioning, sessions } = deps
@@ -62,7 +63,9 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
       .get()
   }
 
-  return function generateSession(caller: ApiKeyCaller, body: GenerateSessionBody): { sessionId: string } {
+  const batch = writeBatchOf(storage)
+
+  return function generateSession(caller: ApiKeyCaller, body: GenerateSessionBody): Promise<{ sessionId: string }> {
     const account = directory.account(caller.accountId)
     if (!account || !EMBED_PLANS.has(account.plan))
       throw new ForbiddenError('Embed sessions are available on the premium and enterprise plans only', 'PLAN_NOT_ELIGIBLE')
@@ -78,7 +81,8 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
     if (body.embedTenantProfile !== undefined && body.embedTenantName === undefined)
       throw new BadRequestError('embedTenantProfile requires embedTenantName', 'EMBED_TENANT_REQUIRED')
 
-    return transaction(storage, () => {
+    // One savepoint of the next group commit: calls arriving together commit together, each still all or nothing.
+    return batch.run(() => {
       sessions.prune()
       const tenant = body.embedTenantName === undefined ? undefined : findOrCreateTenant(account.id, body.embedTenantName)
       if (creatorMode && !tenant?.useCreatorMode)

@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import type { Storage } from './client'
 
 /**
  * Group commit: writes queued during one turn of the event loop are committed together, in one transaction, right
@@ -63,3 +64,15 @@ export function createWriteBatch(sqlite: Database) {
 }
 
 export type WriteBatch = ReturnType<typeof createWriteBatch>
+
+const batches = new WeakMap<Database, WriteBatch>()
+
+/** The write batch of a database: every area that uses it shares its commits. */
+export function writeBatchOf(storage: Storage): WriteBatch {
+  let batch = batches.get(storage.sqlite)
+  if (!batch) {
+    batch = createWriteBatch(storage.sqlite)
+    batches.set(storage.sqlite, batch)
+  }
+  return batch
+}
