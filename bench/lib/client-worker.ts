@@ -4,6 +4,7 @@
  * Run by `workers.ts`, never on its own.
  */
 import { postTurn } from './ndjson-client'
+import { rawPost } from './raw-http'
 import { wallMs } from './stats'
 import type { HoldJob, HoldResult, JoinJob, JoinerResult, WorkerJob } from './worker-jobs'
 
@@ -36,20 +37,24 @@ async function join(job: JoinJob, index: number): Promise<JoinerResult> {
   const hasher = new Bun.CryptoHasher('sha1')
   let firstLineDone = false
   try {
-    const response = await fetch(job.url, { method: 'POST', headers: job.headers, body: job.body })
-    if (!response.ok || !response.body) return { ok: false, failure: `HTTP ${response.status}`, times, digest: '' }
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      const now = wallMs()
-      let from = 0
-      for (let newline = chunk.indexOf(10); newline >= 0; newline = chunk.indexOf(10, newline + 1)) {
-        times.push(now)
-        if (!firstLineDone) {
-          firstLineDone = true
-          from = newline + 1
+    const response = await rawPost(
+      job.url,
+      job.headers,
+      job.body,
+      (bytes, now) => {
+        let from = 0
+        for (let newline = bytes.indexOf(10); newline >= 0; newline = bytes.indexOf(10, newline + 1)) {
+          times.push(now)
+          if (!firstLineDone) {
+            firstLineDone = true
+            from = newline + 1
+          }
         }
-      }
-      if (firstLineDone && from < chunk.byteLength) hasher.update(chunk.subarray(from))
-    }
+        if (firstLineDone && from < bytes.byteLength) hasher.update(bytes.subarray(from))
+      },
+      wallMs,
+    )
+    if (response.status !== 200) return { ok: false, failure: `HTTP ${response.status}`, times, digest: '' }
     return { ok: true, times, digest: hasher.digest('hex') }
   } catch (error) {
     return { ok: false, failure: `network: ${(error as Error).message}`, times, digest: '' }
