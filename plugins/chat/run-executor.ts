@@ -61,19 +61,89 @@ class ProtocolError extends Error {}
  * unfinished messages keep their partial content, marked interrupted. No database call is awaited and none is made
  * per line. A stuck agent cannot hold an abort: every step races the run's signal.
  */
-export async function executeRun(context: RunContext): Promise<void> {
-  const { run, runId, store, turn, dirty, clock } = context
-  const threadId = run.key.threadId
-  const open = new Map<string, OpenMessage>()
-  let sort = context.firstSort
+export function executeRun(context: RunContext): Promise<void> {
+  return new Execution(context).execute()
+}
+
+/**
+ * The state of one running turn, as a class rather than closures: ten thousand held runs are ten thousand of these,
+ * and methods on a prototype cost nothing per run where each closure costs a function and a scope.
+ */
+class Execution {
+  private readonly open = new Map<string, OpenMessage>()
   /** Every message of this run, in order: the run's closing transaction saves those still dirty. */
-  const messages: OpenMessage[] = []
-  const begin = (id: string, graphPath: readonly string[], toolCall?: ToolCall): OpenMessage => {
+  private readonly messages: OpenMessage[] = []
+  private sort: number
+  private outcome: RunOutcome = 'completed'
+  /** Rejects the step in progress (set while a step is awaited). */
+  private failStep: ((reason: unknown) => void) | undefined
+  private readonly onAbort = () => this.failStep?.(this.context.run.signal.reason)
+
+  constructor(private readonly context: RunContext) {
+    this.sort = context.firstSort
+  }
+
+  async execute(): Promise<void> {
+    const { run, turn, runId } = this.context
+    try {
+      const iterator = this.context.agent.run({ ...turn, signal: run.signal })[Symbol.asyncIterator]()
+      // Each step races the run's signal through one listener for the whole run (an AbortSignal listener added and
+      // removed per step would cost more than a fast step itself).
+      run.signal.addEventListener('abort', this.onAbort, { once: true })
+      try {
+        for (;;) {
+          const pause = this.context.budget.pause()
+          if (pause) await pause
+          const next = await this.step(iterator)
+          if (next.done) break
+          this.handle(next.value)
+        }
+      } finally {
+        this.failStep = undefined
+        run.signal.removeEventListener('abort', this.onAbort)
+        if (run.signal.aborted) void iterator.return?.()?.catch(() => {})
+      }
+      // An agent that forgets to close a message still leaves a complete thread.
+      await this.close('complete', 'completed')
+      // The thread as it now stands in the database, without reading it back: this run is its only writer.
+      const thread = [...turn.history, this.context.userMessage, ...this.messages.map((message) => assistantThreadMessage(message, turn.devMode))]
+      run.append(encodeLine(stateLine(thread)))
+    } catch (error) {
+      const aborted = run.signal.aborted
+      this.outcome = aborted ? 'aborted' : 'failed'
+      let message: string
+      if (aborted) message = run.abortReason ?? 'Run aborted'
+      else if (error instanceof AgentError) message = error.message
+      else {
+        message = 'The agent failed to answer; please try again'
+        this.context.logger.error('chat run failed', { runId, chatId: run.key.chatId, error })
+      }
+      await this.close('interrupted', this.outcome, message).catch((failure: unknown) =>
+        this.context.logger.error('chat run end could not be stored', { runId, error: failure }),
+      )
+      run.append(encodeLine(errorLine(message)))
+    } finally {
+      this.context.registry.end(run)
+      this.context.onEnd(this.outcome)
+    }
+  }
+
+  private step(iterator: AsyncIterator<AgentEvent>): Promise<IteratorResult<AgentEvent>> {
+    const { signal } = this.context.run
+    return new Promise<IteratorResult<AgentEvent>>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason)
+      this.failStep = reject
+      iterator.next().then(resolve, reject)
+    })
+  }
+
+  private begin(id: string, graphPath: readonly string[], toolCall?: ToolCall): OpenMessage {
+    const { run, runId, dirty, clock } = this.context
     const message: OpenMessage = {
-      threadId,
+      threadId: run.key.threadId,
       runId,
       id,
-      sort: sort++,
+      sort: this.sort++,
       graphPath,
       content: '',
       thinking: '',
@@ -83,27 +153,29 @@ export async function executeRun(context: RunContext): Promise<void> {
       saved: false,
       unsaved: [],
     }
-    open.set(id, message)
-    messages.push(message)
+    this.open.set(id, message)
+    this.messages.push(message)
     dirty.add(message)
     return message
   }
+
   /**
    * Marks every unfinished message `status` and saves what is unsaved with the end of the run, in one transaction.
    * A run cut short between messages still has an unfinished answer: its last message is marked interrupted too.
    */
-  const close = (status: 'complete' | 'interrupted', outcome: RunOutcome, error?: string) => {
-    for (const message of open.values()) {
+  private close(status: 'complete' | 'interrupted', outcome: RunOutcome, error?: string): Promise<void> {
+    const { dirty, store, runId } = this.context
+    for (const message of this.open.values()) {
       message.status = status
       dirty.add(message)
     }
-    open.clear()
-    const last = messages[messages.length - 1]
+    this.open.clear()
+    const last = this.messages[this.messages.length - 1]
     if (outcome !== 'completed' && last) {
       last.status = 'interrupted'
       dirty.add(last)
     }
-    const unsaved = messages.filter((message) => dirty.has(message))
+    const unsaved = this.messages.filter((message) => dirty.has(message))
     for (const message of unsaved) dirty.delete(message)
     return store.endRun(runId, outcome, error, unsaved).catch((failure: unknown) => {
       // Not stored with the run's end: the checkpointer tries again.
@@ -111,25 +183,32 @@ export async function executeRun(context: RunContext): Promise<void> {
       throw failure
     })
   }
-  const emit = (line: MessageLine) => run.append(encodeLine(line))
-  const base = (message: OpenMessage) => ({ id: message.id, role: 'assistant' as const, sort: message.sort, graphPath: [...message.graphPath] })
 
-  const get = (event: AgentEvent): OpenMessage => {
-    const message = open.get(event.id)
+  private emit(line: MessageLine): void {
+    this.context.run.append(encodeLine(line))
+  }
+
+  private base(message: OpenMessage) {
+    return { id: message.id, role: 'assistant' as const, sort: message.sort, graphPath: [...message.graphPath] }
+  }
+
+  private get(event: AgentEvent): OpenMessage {
+    const message = this.open.get(event.id)
     if (!message) throw new ProtocolError(`agent sent ${event.type} for unknown message ${event.id}`)
     return message
   }
 
-  const handle = (event: AgentEvent) => {
+  private handle(event: AgentEvent): void {
+    const { dirty, turn, run } = this.context
     switch (event.type) {
       case 'message-start': {
-        if (open.has(event.id)) throw new ProtocolError(`agent started message ${event.id} twice`)
-        const message = begin(event.id, event.graphPath)
-        emit({ ...base(message), content: '', isDelta: false, isInProcess: true })
+        if (this.open.has(event.id)) throw new ProtocolError(`agent started message ${event.id} twice`)
+        const message = this.begin(event.id, event.graphPath)
+        this.emit({ ...this.base(message), content: '', isDelta: false, isInProcess: true })
         return
       }
       case 'text-delta': {
-        const message = get(event)
+        const message = this.get(event)
         if (event.delta === '') return
         message.content += event.delta
         if (message.saved) message.unsaved.push(event.delta)
@@ -139,89 +218,38 @@ export async function executeRun(context: RunContext): Promise<void> {
         return
       }
       case 'thinking-delta': {
-        if (turn.devMode) get(event).thinking += event.delta
+        if (turn.devMode) this.get(event).thinking += event.delta
         return
       }
       case 'message-end': {
-        const message = get(event)
+        const message = this.get(event)
         if (event.graphPath) message.graphPath = event.graphPath
         message.delta = undefined
-        open.delete(event.id)
+        this.open.delete(event.id)
         message.status = 'complete'
         dirty.add(message)
-        const line: MessageLine = { ...base(message), content: '', isDelta: true, isInProcess: false }
+        const line: MessageLine = { ...this.base(message), content: '', isDelta: true, isInProcess: false }
         if (turn.devMode && message.thinking) line.thinking = message.thinking
-        emit(line)
+        this.emit(line)
         return
       }
       case 'tool-call': {
-        if (open.has(event.id)) throw new ProtocolError(`agent reused message id ${event.id}`)
+        if (this.open.has(event.id)) throw new ProtocolError(`agent reused message id ${event.id}`)
         const toolCall: ToolCall = { name: event.name, input: event.input }
-        const message = begin(event.id, event.graphPath ?? ['analyst', 'tools'], toolCall)
-        emit({ ...base(message), content: '', isDelta: false, isInProcess: true, toolCall })
+        const message = this.begin(event.id, event.graphPath ?? ['analyst', 'tools'], toolCall)
+        this.emit({ ...this.base(message), content: '', isDelta: false, isInProcess: true, toolCall })
         return
       }
       case 'tool-result': {
-        const message = get(event)
+        const message = this.get(event)
         if (!message.toolCall) throw new ProtocolError(`agent sent a tool result for text message ${event.id}`)
         message.toolCall = { ...message.toolCall, result: event.result }
-        open.delete(event.id)
+        this.open.delete(event.id)
         message.status = 'complete'
         dirty.add(message)
-        emit({ ...base(message), content: '', isDelta: false, isInProcess: false, toolCall: message.toolCall })
+        this.emit({ ...this.base(message), content: '', isDelta: false, isInProcess: false, toolCall: message.toolCall })
         return
       }
     }
-  }
-
-  let outcome: RunOutcome = 'completed'
-  try {
-    const iterator = context.agent.run({ ...turn, signal: run.signal })[Symbol.asyncIterator]()
-    // Each step races the run's signal through one listener for the whole run (an AbortSignal listener added and
-    // removed per step would cost more than a fast step itself).
-    let failStep: ((reason: unknown) => void) | undefined
-    const onAbort = () => failStep?.(run.signal.reason)
-    run.signal.addEventListener('abort', onAbort, { once: true })
-    const step = () =>
-      new Promise<IteratorResult<AgentEvent>>((resolve, reject) => {
-        if (run.signal.aborted) return reject(run.signal.reason)
-        failStep = reject
-        iterator.next().then(resolve, reject)
-      })
-    try {
-      for (;;) {
-        const pause = context.budget.pause()
-        if (pause) await pause
-        const next = await step()
-        if (next.done) break
-        handle(next.value)
-      }
-    } finally {
-      failStep = undefined
-      run.signal.removeEventListener('abort', onAbort)
-      if (run.signal.aborted) void iterator.return?.()?.catch(() => {})
-    }
-    // An agent that forgets to close a message still leaves a complete thread.
-    await close('complete', 'completed')
-    // The thread as it now stands in the database, without reading it back: this run is its only writer.
-    const thread = [...turn.history, context.userMessage, ...messages.map((message) => assistantThreadMessage(message, turn.devMode))]
-    run.append(encodeLine(stateLine(thread)))
-  } catch (error) {
-    const aborted = run.signal.aborted
-    outcome = aborted ? 'aborted' : 'failed'
-    let message: string
-    if (aborted) message = run.abortReason ?? 'Run aborted'
-    else if (error instanceof AgentError) message = error.message
-    else {
-      message = 'The agent failed to answer; please try again'
-      context.logger.error('chat run failed', { runId, chatId: run.key.chatId, error })
-    }
-    await close('interrupted', outcome, message).catch((failure: unknown) =>
-      context.logger.error('chat run end could not be stored', { runId, error: failure }),
-    )
-    run.append(encodeLine(errorLine(message)))
-  } finally {
-    context.registry.end(run)
-    context.onEnd(outcome)
   }
 }

@@ -41,7 +41,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * Tests drive every protocol behaviour with it, and load tests measure the chat layer alone.
  */
 export function createScriptedAgent(script: Script | ((turn: AgentTurn) => Script)): Agent {
-  return {
+  // The agent keeps no state between turns: one per script (a configured agent's script is made once, below).
+  const known = typeof script === 'function' ? undefined : agents.get(script)
+  if (known) return known
+  const agent: Agent = {
     async *run(turn: AgentTurn): AsyncIterable<AgentEvent> {
       const { steps } = typeof script === 'function' ? script(turn) : script
       const nextId = () => crypto.randomUUID()
@@ -69,13 +72,20 @@ export function createScriptedAgent(script: Script | ((turn: AgentTurn) => Scrip
       }
     },
   }
+  if (typeof script !== 'function') agents.set(script, agent)
+  return agent
 }
+
+const agents = new WeakMap<Script, Agent>()
+const scripts = new WeakMap<Record<string, unknown>, Script>()
 
 /**
  * The script of a `kind: scripted` agent from its bootstrap config: `{ lines, lineBytes, delayMs }` gives one final
  * message of `lines` deltas of about `lineBytes` characters each, `delayMs` apart.
  */
 export function scriptFromConfig(config: Record<string, unknown> | null): Script {
+  const known = config && scripts.get(config)
+  if (known) return known
   const number = (key: string, fallback: number, max: number) => {
     const value = Number(config?.[key] ?? fallback)
     return Number.isFinite(value) && value >= 0 ? Math.min(value, max) : fallback
@@ -85,5 +95,8 @@ export function scriptFromConfig(config: Record<string, unknown> | null): Script
   const delayMs = number('delayMs', 0, 3_600_000)
   const word = 'lorem ipsum dolor sit amet '
   const chunk = word.repeat(Math.ceil(lineBytes / word.length)).slice(0, lineBytes)
-  return { steps: [{ kind: 'text', graphPath: GRAPH.final, chunks: Array.from({ length: lines }, () => chunk), delayMs }] }
+  const script: Script = { steps: [{ kind: 'text', graphPath: GRAPH.final, chunks: Array.from({ length: lines }, () => chunk), delayMs }] }
+  // Agent configs come from the directory's remembered rows, so every turn of an agent shares one script.
+  if (config) scripts.set(config, script)
+  return script
 }
