@@ -64,8 +64,28 @@ function withoutExtensions(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).filter(([key]) => !key.startsWith('x-')))
 }
 
+/**
+ * Files parsed without problems, by name and text: every branch of a deployment loads the same default files (the
+ * demo model's two variants parse its main file twice at every start), and parsing is most of a model's load time.
+ * Parsed files are only read afterwards, so one parse can serve every load of the same text.
+ */
+const parsedFiles = new Map<string, ParsedFile>()
+const PARSED_FILES_KEPT = 64
+
 /** Parses one file and checks it against the schema; every problem names file, line and member. */
 export function parseModelFile(source: ModelSource, problems: ModelProblem[]): ParsedFile | undefined {
+  const key = `${source.file}\n${source.text}`
+  const known = parsedFiles.get(key)
+  if (known) return known
+  const parsed = parseAndCheck(source, problems)
+  if (parsed) {
+    if (parsedFiles.size >= PARSED_FILES_KEPT) parsedFiles.delete(parsedFiles.keys().next().value!)
+    parsedFiles.set(key, parsed)
+  }
+  return parsed
+}
+
+function parseAndCheck(source: ModelSource, problems: ModelProblem[]): ParsedFile | undefined {
   const lineCounter = new LineCounter()
   const document = parseDocument(source.text, { lineCounter, prettyErrors: false })
   if (document.errors.length > 0) {
