@@ -72,14 +72,20 @@ function parseArguments(argv: string[]): BenchOptions {
 }
 
 /** Everything the run started, stopped in `cleanup` whatever happens. */
-const running = { server: undefined as RunningServer | undefined, baseline: undefined as Baseline | undefined, dir: undefined as string | undefined }
+const running = {
+  server: undefined as RunningServer | undefined,
+  /** Holds the server once scenarios run (they may restart it), so Ctrl-C stops the current one. */
+  context: undefined as BenchContext | undefined,
+  baseline: undefined as Baseline | undefined,
+  dir: undefined as string | undefined,
+}
 
-async function cleanup(context: BenchContext | undefined) {
-  await context?.server.stop().catch(() => undefined)
+async function cleanup() {
+  await running.context?.server.stop().catch(() => undefined)
   await running.server?.stop().catch(() => undefined)
   await running.baseline?.stop().catch(() => undefined)
   if (running.dir) rmSync(running.dir, { recursive: true, force: true })
-  running.server = running.baseline = running.dir = undefined
+  running.server = running.context = running.baseline = running.dir = undefined
 }
 
 /** Runs the benchmark; resolves with the rows (and the JSON file written, if any). */
@@ -90,13 +96,13 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const dir = makeTempDir()
   running.dir = dir
   writeBootstrap(dir, config)
-  let context: BenchContext | undefined
   try {
-    // A binary is needed for the start-up scenario and wanted for the rest; a stale or missing dist/service is
-    // rebuilt into the temporary folder (about two seconds) rather than measured.
+    // The server under test: dist/service when it is up to date, else `bun run src/main.ts` (a stale binary would
+    // measure old code). The start-up scenario needs a binary: without an up-to-date one, it builds one from the
+    // sources into the temporary folder (a few seconds), as does `--server binary`.
     const prefer = options.server ?? 'auto'
-    const needBinary = prefer !== 'source' && !binaryIsFresh()
-    const built = needBinary || (selected('startup') && !binaryIsFresh()) ? await buildBinary(join(dir, 'service')) : undefined
+    const needBinary = !binaryIsFresh() && (prefer === 'binary' || selected('startup'))
+    const built = needBinary ? await buildBinary(join(dir, 'service')) : undefined
     const command: ServerCommand = serverCommand(prefer, built)
     const binary: ServerCommand | undefined = command.kind === 'binary' ? command : built ? serverCommand('binary', built) : undefined
     const limit = await fileLimit()
@@ -106,9 +112,9 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
 
     const server = await startServerUnderTest(command, dir)
     running.server = server
-    context = createContext({ config, dir, command, server, baselineUrl: '', log })
+    const ctx = createContext({ config, dir, command, server, baselineUrl: '', log })
+    running.context = ctx
     running.server = undefined
-    const ctx = context
     // The baseline answers with the very lines of the service's turns, recorded here.
     const protocolShape = await recordShape(ctx, 'protocol', ctx.chatUrl(AGENTS.protocol), protocolBody(ctx, 0))
     for (const [index] of QUESTIONS.entries()) await recordShape(ctx, `analyst-${index}`, ctx.chatUrl(AGENTS.analyst), analystBody(ctx, 0, index))
@@ -148,13 +154,13 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     }
     return { rows, pids: ctx.pids, file, server: command.note, dir }
   } finally {
-    await cleanup(context)
+    await cleanup()
   }
 }
 
 if (import.meta.main) {
   const stop = () => {
-    void cleanup(undefined).finally(() => process.exit(130))
+    void cleanup().finally(() => process.exit(130))
   }
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
@@ -169,7 +175,7 @@ if (import.meta.main) {
     process.exit(0)
   } catch (error) {
     process.stderr.write(`bench failed: ${(error as Error)?.stack ?? String(error)}\n`)
-    await cleanup(undefined)
+    await cleanup()
     process.exit(1)
   }
 }

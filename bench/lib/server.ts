@@ -52,8 +52,10 @@ export function serverCommand(prefer: 'auto' | 'binary' | 'source', builtBinary?
   const source: ServerCommand = { argv: [process.execPath, 'run', join(ROOT, 'src', 'main.ts')], kind: 'source', note: 'bun run src/main.ts' }
   if (prefer === 'source') return source
   if (existsSync(BINARY) && binaryIsFresh()) return { argv: [BINARY], kind: 'binary', note: 'dist/service' }
-  if (builtBinary) return { argv: [builtBinary], kind: 'binary', note: 'a binary built from the current sources by the harness' }
-  if (prefer === 'binary') throw new Error('no up-to-date dist/service: run `npm run build` first')
+  if (prefer === 'binary') {
+    if (builtBinary) return { argv: [builtBinary], kind: 'binary', note: 'a binary built from the current sources by the harness' }
+    throw new Error('no up-to-date dist/service and the build failed: run `npm run build`')
+  }
   return { ...source, note: existsSync(BINARY) ? 'bun run src/main.ts (dist/service is older than the sources)' : source.note }
 }
 
