@@ -50,6 +50,8 @@ async function main(): Promise<void> {
     db: config.dbPath,
     agent: config.llm ? `llm:${config.llm.model}` : 'offline analyst',
     startupMs: Math.round(performance.now() - startedAt),
+    // Since the process started, module loading included.
+    processMs: Math.round(performance.now()),
   })
   let stopping = false
   const stop = async (signal: string) => {

@@ -10,6 +10,8 @@ import type { SemanticModel, SourceRef } from './semantic-model'
 export interface ModelSource {
   file: string
   text: string
+  /** The file already parsed and checked (a built-in model parsed when the binary was built). */
+  parsed?: ParsedFile
 }
 
 /** A definition with where it was written. */
@@ -28,7 +30,7 @@ export interface RawCube {
   policies: Located<PolicyFile>[] | null
 }
 
-interface ParsedFile {
+export interface ParsedFile {
   cubes: RawCube[]
   views: Located<ViewFile>[]
 }
@@ -74,6 +76,7 @@ const PARSED_FILES_KEPT = 64
 
 /** Parses one file and checks it against the schema; every problem names file, line and member. */
 export function parseModelFile(source: ModelSource, problems: ModelProblem[]): ParsedFile | undefined {
+  if (source.parsed) return source.parsed
   const key = `${source.file}\n${source.text}`
   const known = parsedFiles.get(key)
   if (known) return known
