@@ -169,7 +169,11 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
     server.setClockOffset(6 * 60_000)
     const late = await context.newPage()
     const lateLog = watch(late)
+    // The page exchanges the session from its script, which may run after goto() resolves: keep the clock moved
+    // until the exchange has been answered.
+    const exchanged = late.waitForResponse((response) => response.url().endsWith('/api/v1/embed/session/token'))
     await late.goto(`${server.url}/embed/dashboard/${small.publicId}?session=${expiredId}`)
+    expect((await exchanged).status()).toBe(401)
     server.setClockOffset(0)
     await late.getByRole('alert').waitFor()
     expect(await late.locator('h1').textContent()).toBe('This link has expired')
