@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick | --soak 10m] [--only protocol,analyst,...] [--server auto|binary|source]`
+ * `npm run bench [-- --quick | --soak 10m] [--only protocol,analyst,...] [--server auto|binary|source] [--profile <dir>]`
  *
  * Starts the server under test as a real process (its own temporary database and bootstrap, LOG_LEVEL=warn,
  * ANALYST_DELAY_MS=0, 127.0.0.1), records the lines of its turns for the baseline server, runs the scenarios,
@@ -8,7 +8,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus, totalmem } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { benchConfig, type BenchConfig } from './lib/config'
 import { AGENTS, createContext, makeTempDir, recordShape, startBaseline, startServerUnderTest, writeBootstrap, type Baseline, type BenchContext } from './lib/context'
 import { renderTable, unmet, type Row } from './lib/report'
@@ -31,6 +31,11 @@ export interface BenchOptions {
   only?: ScenarioName[]
   server?: 'auto' | 'binary' | 'source'
   soakMs?: number
+  /**
+   * Runs the server from source under Bun's CPU profiler, which writes a `.cpuprofile` and a markdown summary into
+   * this folder when the server stops (one pair per server process the run starts).
+   */
+  profileDir?: string
   /** Where the JSON goes; undefined writes nothing (the harness's own test). */
   resultsDir?: string
   log?: (message: string) => void
@@ -61,14 +66,24 @@ function parseArguments(argv: string[]): BenchOptions {
       const server = value()
       if (server !== 'auto' && server !== 'binary' && server !== 'source') throw new Error('--server: auto, binary or source')
       options.server = server
-    } else if (argument === '--only') {
+    } else if (argument === '--profile') options.profileDir = value()
+    else if (argument === '--only') {
       const names = value().split(',')
       const unknown = names.filter((name) => !(SCENARIOS as readonly string[]).includes(name))
       if (unknown.length) throw new Error(`--only: unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`)
       options.only = names as ScenarioName[]
-    } else throw new Error(`unknown argument ${argument}; use --quick, --soak <duration>, --only <scenarios>, --server auto|binary|source`)
+    } else throw new Error(`unknown argument ${argument}; use --quick, --soak <duration>, --only <scenarios>, --server auto|binary|source, --profile <dir>`)
   }
   return options
+}
+
+/** `bun run src/main.ts` under the CPU profiler, writing into `dir` at exit. */
+function profiledCommand(dir: string): ServerCommand {
+  const source = serverCommand('source')
+  const out = resolve(dir)
+  mkdirSync(out, { recursive: true })
+  const [bun, ...rest] = source.argv
+  return { ...source, argv: [bun, '--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${out}`, ...rest], note: `${source.note} under --cpu-prof (into ${out})` }
 }
 
 /** Everything the run started, stopped in `cleanup` whatever happens. */
@@ -103,7 +118,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     const prefer = options.server ?? 'auto'
     const needBinary = !binaryIsFresh() && (prefer === 'binary' || selected('startup'))
     const built = needBinary ? await buildBinary(join(dir, 'service')) : undefined
-    const command: ServerCommand = serverCommand(prefer, built)
+    const command: ServerCommand = options.profileDir ? profiledCommand(options.profileDir) : serverCommand(prefer, built)
     const binary: ServerCommand | undefined = command.kind === 'binary' ? command : built ? serverCommand('binary', built) : undefined
     const limit = await fileLimit()
     if (selected('concurrency') && limit < config.concurrency.runs + 1000)
