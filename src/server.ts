@@ -8,7 +8,7 @@ import { startWalCheckpointer } from './wal-checkpointer'
 import { ModelError } from '../plugins/semantic/errors'
 import { prepareSemanticLayer } from '../plugins/semantic/startup'
 
-/** The server process: configuration, storage, bootstrap, the app on its port, and a graceful SIGTERM. */
+/** The server process (started by `main.ts`): configuration, storage, bootstrap, the app on its port, and a graceful SIGTERM. */
 async function main(): Promise<void> {
   const startedAt = performance.now()
   const config = loadConfig()

@@ -1,0 +1,44 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { HEAP_GROWTH_OPTION, HEAP_GROWTH_VALUE } from '../../src/runtime-tuning'
+import { startServerProcess, type ServerProcess } from '../helpers/server-process'
+
+const dir = mkdtempSync(join(tmpdir(), 'runtime-tuning-'))
+const servers: ServerProcess[] = []
+afterAll(async () => {
+  for (const server of servers) await server.stop('SIGKILL')
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** The environment the kernel holds for a process (what JSC read when it started). */
+const environmentOf = (pid: number): Record<string, string> =>
+  Object.fromEntries(
+    readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .filter(Boolean)
+      .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+  )
+
+const start = async (extra: Record<string, string> = {}) => {
+  const server = await startServerProcess({ DB_PATH: join(dir, `service-${servers.length}.db`), DEMO_DATA_PATH: join(tmpdir(), 'analytics-demo-tests.db'), ...extra })
+  servers.push(server)
+  return server
+}
+
+describe('the entry point', () => {
+  it.skipIf(process.platform !== 'linux')('re-executes the server in place with the heap option set', async () => {
+    const server = await start()
+    // Same process (the pid the parent spawned), now started with the option in its environment.
+    expect(environmentOf(server.process.pid)[HEAP_GROWTH_OPTION]).toBe(HEAP_GROWTH_VALUE)
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+    expect(await server.stop()).toBe(0)
+  })
+
+  it.skipIf(process.platform !== 'linux')("keeps an operator's own value", async () => {
+    const server = await start({ [HEAP_GROWTH_OPTION]: '2' })
+    expect(environmentOf(server.process.pid)[HEAP_GROWTH_OPTION]).toBe('2')
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+  })
+})
