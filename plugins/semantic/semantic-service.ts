@@ -65,6 +65,21 @@ export function createSemanticService(options: SemanticServiceOptions) {
   const pool = new QueryPool({ size: options.workers ?? 2, timeoutMs })
   const models = new Map<string, LoadedModel>()
   const cache = new LRUCache<string, SqlResult>({ max: options.cacheEntries ?? 500, ttl: 10 * 60_000 })
+  const inflight = new Map<string, Promise<SqlResult>>()
+
+  /** Runs a compiled query on a worker and formats its result; database errors become `InvalidQueryError`. */
+  const execute = async (context: SemanticContext, dataPath: string, compiled: ReturnType<typeof compileQuery>, maxRows: number): Promise<SqlResult> => {
+    const output = await pool.run({ path: dataPath, sql: compiled.sql, params: compiled.params, maxRows }).catch((error: unknown) => {
+      if (!(error instanceof QueryExecutionError)) throw error
+      logger.warn('semantic query failed in the database', { deploymentId: context.deployment.id, sql: compiled.sql, error: error.message })
+      throw new InvalidQueryError(`The database could not run the query: ${error.message}`)
+    })
+    return {
+      schema: compiled.columns.map((column) => ({ name: column.name, column_type: column.type })),
+      data: output.rows.map((row) => row.map((value, index) => formatValue(value, compiled.columns[index].type))),
+      totalRows: output.totalRows,
+    }
+  }
   const demoPath = demoDataPath(options.config)
   let demoFile: DemoDataFile | undefined
 
@@ -132,20 +147,18 @@ export function createSemanticService(options: SemanticServiceOptions) {
       const key = JSON.stringify([loaded.dataVersion, compiled.sql, compiled.params, maxRows])
       const hit = cache.get(key)
       if (hit) return hit
-      const output = await pool.run({ path: loaded.dataPath, sql: compiled.sql, params: compiled.params, maxRows }).catch((error: unknown) => {
-        if (!(error instanceof QueryExecutionError)) throw error
-        logger.warn('semantic query failed in the database', { deploymentId: context.deployment.id, sql: compiled.sql, error: error.message })
-        throw new InvalidQueryError(`The database could not run the query: ${error.message}`)
+      // Callers asking the same query while it runs share its execution: a burst of users asking one question
+      // costs one query, not one each (they all missed the cache together).
+      const running = inflight.get(key)
+      if (running) return running.then((result) => (cache.set(asked, result), result))
+      const execution = execute(context, loaded.dataPath, compiled, maxRows).then((result) => {
+        cache.set(key, result)
+        cache.set(asked, result)
+        logger.debug('semantic query', { deploymentId: context.deployment.id, ms: Math.round(performance.now() - startedAt), rows: result.totalRows })
+        return result
       })
-      const result: SqlResult = {
-        schema: compiled.columns.map((column) => ({ name: column.name, column_type: column.type })),
-        data: output.rows.map((row) => row.map((value, index) => formatValue(value, compiled.columns[index].type))),
-        totalRows: output.totalRows,
-      }
-      cache.set(key, result)
-      cache.set(asked, result)
-      logger.debug('semantic query', { deploymentId: context.deployment.id, ms: Math.round(performance.now() - startedAt), rows: result.totalRows })
-      return result
+      inflight.set(key, execution)
+      return execution.finally(() => inflight.delete(key))
     },
 
     /**

@@ -1,3 +1,4 @@
+import { createLogger } from '../../../src/logger'
 import { afterAll, describe, expect, it } from 'bun:test'
 import { ROW_CAP, type SqlResult } from '../../../plugins/semantic/model'
 import { demoDeployment, demoService, formatted, rawRows, WHOLE_MODEL } from './helpers'
@@ -206,5 +207,18 @@ describe('serviceSqlApi over the demo data', () => {
     const first = await semantic.query({ deployment: demoDeployment, access: WHOLE_MODEL }, question)
     const second = await semantic.query({ deployment: demoDeployment, access: WHOLE_MODEL }, question)
     expect(second).toEqual(first)
+  })
+
+  it('runs a query asked by many callers at once a single time, and gives each the result', async () => {
+    const lines: string[] = []
+    const service = demoService({ logger: createLogger('debug', {}, (line) => lines.push(line)) })
+    const question = 'SELECT products.category, MEASURE(line_items.total_quantity) FROM line_items GROUP BY 1 ORDER BY 1'
+    // Written differently, compiled the same: they share the execution too.
+    const asked = [question, question.replace('SELECT', 'select'), question, `${question} `]
+    const results = await Promise.all(asked.map((sql) => service.query({ deployment: demoDeployment, access: WHOLE_MODEL }, sql)))
+    for (const result of results) expect(result).toEqual(results[0])
+    expect(results[0].data.length).toBeGreaterThan(0)
+    expect(lines.filter((line) => line.includes('"msg":"semantic query"'))).toHaveLength(1)
+    service.close()
   })
 })
