@@ -119,7 +119,9 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     const needBinary = !binaryIsFresh() && (prefer === 'binary' || selected('startup'))
     const built = needBinary ? await buildBinary(join(dir, 'service')) : undefined
     const command: ServerCommand = options.profileDir ? profiledCommand(options.profileDir) : serverCommand(prefer, built)
-    const binary: ServerCommand | undefined = command.kind === 'binary' ? command : built ? serverCommand('binary', built) : undefined
+    // The start-up scenario's binary: the server under test when it is one, else the up-to-date dist/service or the
+    // one just built (with `--server source` and a fresh dist/service, nothing is built).
+    const binary: ServerCommand | undefined = command.kind === 'binary' ? command : built || binaryIsFresh() ? serverCommand('binary', built) : undefined
     const limit = await fileLimit()
     if (selected('concurrency') && limit < config.concurrency.runs + 1000)
       log(`warning: the open-files hard limit is ${limit}; ${config.concurrency.runs} streams need more (raise it with ulimit -Hn)`)
