@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/config'
 import { createDeps, type AppDeps, type DepsOverrides } from '../../src/deps'
 import { createLogger } from '../../src/logger'
 import { testBootstrap } from './fixtures'
+import { TEST_DEMO_DATA } from './demo-data'
 
 export interface TestAppOptions extends DepsOverrides {
   bootstrap?: BootstrapFile
@@ -28,7 +29,7 @@ export function testClock(start = Date.UTC(2026, 6, 20, 12, 0, 0)) {
 
 /** A fresh app over an in-memory database with the test bootstrap applied. */
 export function createTestApp(options: TestAppOptions = {}) {
-  const config: Config = { ...loadConfig({ ANALYST_DELAY_MS: '0' }), dbPath: ':memory:', ...options.config }
+  const config: Config = { ...loadConfig({ ANALYST_DELAY_MS: '0' }), dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA, ...options.config }
   const storage = options.storage ?? openStorage(':memory:')
   applyBootstrap(storage, options.bootstrap ?? testBootstrap(), 'test bootstrap')
   const deps: AppDeps = createDeps(config, storage, { logger: createLogger('silent'), ...options })

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { HEAP_GROWTH_OPTION, HEAP_GROWTH_VALUE } from '../../src/runtime-tuning'
 import { startServerProcess, type ServerProcess } from '../helpers/server-process'
+import { TEST_DEMO_DATA } from '../helpers/demo-data'
 
 const dir = mkdtempSync(join(tmpdir(), 'runtime-tuning-'))
 const servers: ServerProcess[] = []
@@ -22,7 +23,7 @@ const environmentOf = (pid: number): Record<string, string> =>
   )
 
 const start = async (extra: Record<string, string> = {}) => {
-  const server = await startServerProcess({ DB_PATH: join(dir, `service-${servers.length}.db`), DEMO_DATA_PATH: join(tmpdir(), 'analytics-demo-tests.db'), ...extra })
+  const server = await startServerProcess({ DB_PATH: join(dir, `service-${servers.length}.db`), DEMO_DATA_PATH: TEST_DEMO_DATA, ...extra })
   servers.push(server)
   return server
 }

@@ -8,6 +8,7 @@ import { AgentError, type AgentFactory } from '../../../plugins/chat/agent'
 import { gate } from '../../helpers/gates'
 import { keys } from '../../helpers/fixtures'
 import { webBootstrap, type Json } from '../../plugins/web/helpers'
+import { TEST_DEMO_DATA } from '../../helpers/demo-data'
 
 /**
  * Agents that can be held mid-answer: `pauseNext()` stops the next run right after the first piece of its final
@@ -57,7 +58,7 @@ function controllableAgents(factory: AgentFactory) {
  * can be shifted. `stop()` closes everything it started.
  */
 export async function startEmbedServer(options: { analystDelayMs?: number } = {}) {
-  const config = { ...loadConfig({ ANALYST_DELAY_MS: String(options.analystDelayMs ?? 10) }), dbPath: ':memory:' }
+  const config = { ...loadConfig({ ANALYST_DELAY_MS: String(options.analystDelayMs ?? 10) }), dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA }
   const storage = openStorage(':memory:')
   applyBootstrap(storage, webBootstrap(), 'browser test bootstrap')
   let offsetMs = 0

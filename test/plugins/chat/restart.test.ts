@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { lineReader, messageId, type Line } from '../../helpers/chat'
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process'
+import { TEST_DEMO_DATA } from '../../helpers/demo-data'
 
 const dir = mkdtempSync(join(tmpdir(), 'chat-restart-'))
 const key = 'ak_restart_test_0123456789'
@@ -26,7 +27,7 @@ writeFileSync(
         agents: [{ id: 1, name: Slow, kind: scripted, config: { lines: 30, lineBytes: 5, delayMs: 1000 } }]
 `,
 )
-const env = { DB_PATH: join(dir, 'service.db'), BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'), DEMO_DATA_PATH: join(tmpdir(), 'analytics-demo-tests.db') }
+const env = { DB_PATH: join(dir, 'service.db'), BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'), DEMO_DATA_PATH: TEST_DEMO_DATA }
 const post = (server: ServerProcess, body: unknown) =>
   fetch(`${server.url}/api/v1/public/acme/agents/1/chat/stream-chat-state`, {
     method: 'POST',

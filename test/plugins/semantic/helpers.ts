@@ -5,13 +5,14 @@ import type { SqlResult } from '../../../plugins/semantic/model'
 import { formatValue } from '../../../plugins/semantic/result-format'
 import { createSemanticService, WHOLE_MODEL, type DeploymentRef, type SemanticServiceOptions } from '../../../plugins/semantic/semantic-service'
 import type { ColumnType } from '../../../plugins/semantic/query-plan'
+import { TEST_DEMO_DATA } from '../../helpers/demo-data'
 
 /** Deployment 1 of the test bootstrap: the demo model on branches main and dev. */
 export const demoDeployment: DeploymentRef = { id: 1, model: 'demo', branches: ['main', 'dev'], defaultBranch: 'main' }
 
-/** A service over the shared demo data cache file (what an in-memory database gets). */
+/** A service over the run's shared demo data file. */
 export function demoService(options: Partial<SemanticServiceOptions> = {}) {
-  return createSemanticService({ config: { dbPath: ':memory:', demoDataPath: undefined }, logger: createLogger('silent'), ...options })
+  return createSemanticService({ config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA }, logger: createLogger('silent'), ...options })
 }
 
 /** The access of an external user with these attributes and groups. */

@@ -1,0 +1,12 @@
+import { afterAll } from 'bun:test'
+import { readdirSync, rmSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import { TEST_DEMO_DATA } from './helpers/demo-data'
+
+// Preloaded by bunfig.toml: hooks here run once for the whole run. The run leaves no files behind: the shared demo
+// data file goes, with its journal and any unfinished temporary copy.
+afterAll(() => {
+  const folder = dirname(TEST_DEMO_DATA)
+  const name = basename(TEST_DEMO_DATA)
+  for (const entry of readdirSync(folder)) if (entry.startsWith(name)) rmSync(join(folder, entry), { force: true })
+})
