@@ -3,7 +3,7 @@
  * streams, 1,000 joiners). It prints `ready`, reads one JSON job from stdin, runs it and prints one JSON result.
  * Run by `workers.ts`, never on its own.
  */
-import { postTurn } from './ndjson-client'
+import { lineRecorder, postTurn } from './ndjson-client'
 import { rawPost } from './raw-http'
 import { wallMs } from './stats'
 import type { HoldJob, HoldResult, JoinJob, JoinerResult, WorkerJob } from './worker-jobs'
@@ -33,29 +33,12 @@ async function hold(job: HoldJob): Promise<HoldResult> {
 /** One joiner: the arrival time of every line, and a digest of everything after its own `__cutoff__`. */
 async function join(job: JoinJob, index: number): Promise<JoinerResult> {
   await Bun.sleep(Math.max(0, job.startAt + (index * job.spreadMs) / job.count - wallMs()))
-  const times: number[] = []
-  const hasher = new Bun.CryptoHasher('sha1')
-  let firstLineDone = false
+  const recorder = lineRecorder()
+  const { times } = recorder
   try {
-    const response = await rawPost(
-      job.url,
-      job.headers,
-      job.body,
-      (bytes, now) => {
-        let from = 0
-        for (let newline = bytes.indexOf(10); newline >= 0; newline = bytes.indexOf(10, newline + 1)) {
-          times.push(now)
-          if (!firstLineDone) {
-            firstLineDone = true
-            from = newline + 1
-          }
-        }
-        if (firstLineDone && from < bytes.byteLength) hasher.update(bytes.subarray(from))
-      },
-      wallMs,
-    )
+    const response = await rawPost(job.url, job.headers, job.body, recorder.chunk, wallMs)
     if (response.status !== 200) return { ok: false, failure: `HTTP ${response.status}`, times, digest: '' }
-    return { ok: true, times, digest: hasher.digest('hex') }
+    return { ok: true, times, digest: recorder.digest() }
   } catch (error) {
     return { ok: false, failure: `network: ${(error as Error).message}`, times, digest: '' }
   }

@@ -72,3 +72,34 @@ export async function postTurn(url: string, headers: Record<string, string>, bod
     return { ok: false, failure: `network: ${(error as Error).message}`, lines: 0, bytes: 0, totalMs: wallMs() - sentAt }
   }
 }
+
+/**
+ * Reads an NDJSON body chunk by chunk: each line's arrival time, and a SHA-1 of every byte after the first line
+ * (the `__cutoff__`, which differs between an original client and its joiners), whose text goes to `onFirstLine`.
+ * The rejoin scenario's original client and its joiners share it, so their line counts and digests compare.
+ */
+export function lineRecorder(onFirstLine?: (line: string) => void) {
+  const times: number[] = []
+  const hasher = new Bun.CryptoHasher('sha1')
+  const decoder = new TextDecoder()
+  let head = ''
+  let firstLineDone = false
+  return {
+    times,
+    chunk(bytes: Uint8Array, now: number): void {
+      let from = 0
+      for (let newline = bytes.indexOf(10); newline >= 0; newline = bytes.indexOf(10, newline + 1)) {
+        times.push(now)
+        if (!firstLineDone) {
+          firstLineDone = true
+          from = newline + 1
+          onFirstLine?.(head + decoder.decode(bytes.subarray(0, newline)))
+        }
+      }
+      if (!firstLineDone) {
+        if (onFirstLine) head += decoder.decode(bytes, { stream: true })
+      } else if (from < bytes.byteLength) hasher.update(bytes.subarray(from))
+    },
+    digest: (): string => hasher.digest('hex'),
+  }
+}

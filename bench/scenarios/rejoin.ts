@@ -1,4 +1,5 @@
 import { AGENTS, type BenchContext } from '../lib/context'
+import { lineRecorder } from '../lib/ndjson-client'
 import type { Row } from '../lib/report'
 import { percentile, wallMs } from '../lib/stats'
 import type { JoinerResult } from '../lib/worker-jobs'
@@ -15,26 +16,9 @@ interface Trial {
 async function original(url: string, headers: Record<string, string>, body: string, onChatId: (chatId: string) => void) {
   const response = await fetch(url, { method: 'POST', headers, body })
   if (!response.ok || !response.body) throw new Error(`rejoin: the original request got HTTP ${response.status}`)
-  const times: number[] = []
-  const hasher = new Bun.CryptoHasher('sha1')
-  let head = ''
-  let firstLineDone = false
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    const now = wallMs()
-    let from = 0
-    for (let newline = chunk.indexOf(10); newline >= 0; newline = chunk.indexOf(10, newline + 1)) {
-      times.push(now)
-      if (!firstLineDone) {
-        firstLineDone = true
-        from = newline + 1
-        head += new TextDecoder().decode(chunk.subarray(0, newline))
-        onChatId((JSON.parse(head) as { state: { chatId: string } }).state.chatId)
-      }
-    }
-    if (!firstLineDone) head += new TextDecoder().decode(chunk)
-    else if (from < chunk.byteLength) hasher.update(chunk.subarray(from))
-  }
-  return { times, digest: hasher.digest('hex') }
+  const recorder = lineRecorder((cutoff) => onChatId((JSON.parse(cutoff) as { state: { chatId: string } }).state.chatId))
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) recorder.chunk(chunk, wallMs())
+  return { times: recorder.times, digest: recorder.digest() }
 }
 
 async function trial(context: BenchContext): Promise<Trial> {
