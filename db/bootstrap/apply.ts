@@ -3,6 +3,7 @@ import { transaction, type Storage } from '../client'
 import {
   accounts,
   agents,
+  apiKeyPolicies,
   apiKeys,
   deploymentBranches,
   deployments,
@@ -12,6 +13,7 @@ import {
   users,
 } from '../schema'
 import { hashSecret } from '../../src/secrets'
+import { ROLE_ACTIONS } from '../../plugins/management/access-control'
 import { BootstrapError } from './load'
 import type { BootstrapAccount, BootstrapFile } from './model'
 
@@ -105,8 +107,29 @@ function applyAccount(
       .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.name, key.name)))
       .get()
     const revokedAt = key.revoked ? (existing?.revokedAt ?? now) : null
-    if (existing) db.update(apiKeys).set({ ...keyValues, revokedAt }).where(eq(apiKeys.id, existing.id)).run()
-    else db.insert(apiKeys).values({ accountId, name: key.name, createdAt: now, revokedAt, ...keyValues }).run()
+    let keyId: number
+    if (existing) {
+      db.update(apiKeys).set({ ...keyValues, revokedAt }).where(eq(apiKeys.id, existing.id)).run()
+      keyId = existing.id
+    } else {
+      keyId = db.insert(apiKeys).values({ accountId, name: key.name, createdAt: now, revokedAt, ...keyValues }).returning({ id: apiKeys.id }).get().id
+    }
+    // The file is the source of truth for the keys it names: a policy changed through the API (by mistake or by a
+    // compromised key) is put back at the next start, so an operator can always recover the account's keys.
+    if (key.role) {
+      const actions = [...ROLE_ACTIONS[key.role]]
+      const stored = db.select().from(apiKeyPolicies).where(eq(apiKeyPolicies.apiKeyId, keyId)).get()
+      // Left alone when already right, so applying the same file twice leaves the same rows.
+      if (stored?.role !== key.role || stored.actions.join() !== actions.join()) {
+        const policy = { role: key.role, actions, updatedAt: now }
+        db.insert(apiKeyPolicies)
+          .values({ apiKeyId: keyId, ...policy })
+          .onConflictDoUpdate({ target: apiKeyPolicies.apiKeyId, set: policy })
+          .run()
+      }
+    } else {
+      db.delete(apiKeyPolicies).where(eq(apiKeyPolicies.apiKeyId, keyId)).run()
+    }
     summary.apiKeys++
   }
 

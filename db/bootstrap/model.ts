@@ -25,6 +25,8 @@ export const BootstrapApiKey = t.Object(
     admin: t.Optional(t.Boolean()),
     deployments: t.Optional(t.Array(Id)),
     revoked: t.Optional(t.Boolean()),
+    /** The key's management policy; omitted: `admin` for admin keys, `editor` otherwise. Restored at every start. */
+    role: t.Optional(t.Union([t.Literal('admin'), t.Literal('editor'), t.Literal('viewer')])),
   },
   { additionalProperties: false },
 )

@@ -24,3 +24,25 @@ export function assertDeploymentInScope(caller: Caller, id: number): void {
 export function assertAdmin(caller: ApiKeyCaller): void {
   if (!caller.admin) throw new ForbiddenError('This operation requires an admin API key', 'ADMIN_REQUIRED')
 }
+
+/**
+ * 403 unless a key with `target` as its deployment scope lies within the reach of `manager`: an unscoped key
+ * reaches every key of its account; a scoped key reaches only keys scoped to a subset of its own deployments.
+ * Without this, a key scoped to one deployment could rewrite the policy of the account's unscoped admin key and
+ * take the account over.
+ */
+export function assertKeyWithinReach(manager: { deploymentScope: readonly number[] | null }, target: readonly number[] | null): void {
+  if (manager.deploymentScope === null) return
+  const reach = new Set(manager.deploymentScope)
+  if (target === null || !target.every((id) => reach.has(id)))
+    throw new ForbiddenError(
+      'API key cannot manage a key that reaches deployments outside its own scope',
+      'KEY_OUT_OF_SCOPE',
+    )
+}
+
+/** 403 for deployment-scoped keys: account-wide settings and resources affect deployments outside their scope. */
+export function assertAccountWide(caller: { deploymentScope: readonly number[] | null }, what: string): void {
+  if (caller.deploymentScope !== null)
+    throw new ForbiddenError(`${what} needs an API key that is not scoped to deployments`, 'ACCOUNT_WIDE_KEY_REQUIRED')
+}

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from '../../src/deps'
 import { NotFoundError } from '../../src/errors'
 import { authPlugin } from '../auth'
+import { assertAccountWide } from '../auth/access'
 import { createEmbedTenantAdmin } from './embed-tenants'
 import { createEmbedTokens } from './embed-tokens'
 import { createSessionGenerator } from './generate-session'
@@ -104,7 +105,8 @@ export function embedPlugin(deps: AppDeps) {
     .post(
       '/api/v1/embed/session/revoke',
       ({ body, caller, set }) => {
-        sessions.revoke(caller.accountId, body.sessionId)
+        // A scoped key revokes only its deployments' sessions: it must not log out users of other deployments.
+        sessions.revoke(caller.accountId, body.sessionId, caller.deploymentScope)
         set.status = 204
         return null
       },
@@ -113,7 +115,7 @@ export function embedPlugin(deps: AppDeps) {
         body: SessionIdBody,
         detail: {
           summary: 'Revoke an embed session',
-          description: "204 also for unknown or already revoked ids. The session's tokens stop working at once.",
+          description: "204 also for unknown or already revoked ids, and for sessions of deployments outside a scoped key's scope (left alone). The session's tokens stop working at once.",
           tags: ['Embed'],
           security: ADMIN_SECURITY,
         },
@@ -138,6 +140,7 @@ export function embedPlugin(deps: AppDeps) {
     .delete(
       `${TENANTS}/groups/:id`,
       ({ caller, params, set }) => {
+        assertAccountWide(caller, 'Deleting an embed tenant group')
         tenants.deleteGroup(caller.accountId, params.embedTenantName, params.id)
         set.status = 204
         return null
@@ -145,12 +148,13 @@ export function embedPlugin(deps: AppDeps) {
       {
         adminKey: true,
         params: EmbedTenantGroupParams,
-        detail: { summary: 'Delete a group of an embed tenant', description: 'Its memberships go with it.', tags: ['Embed tenants'], security: ADMIN_SECURITY },
+        detail: { summary: 'Delete a group of an embed tenant', description: 'Its memberships go with it. Unscoped admin key (a tenant spans deployments).', tags: ['Embed tenants'], security: ADMIN_SECURITY },
       },
     )
     .delete(
       TENANTS,
       ({ caller, params, set }) => {
+        assertAccountWide(caller, 'Deleting an embed tenant')
         tenants.deleteTenant(caller.accountId, params.embedTenantName)
         set.status = 204
         return null
@@ -161,7 +165,7 @@ export function embedPlugin(deps: AppDeps) {
         detail: {
           operationId: 'deleteEmbedTenant',
           summary: 'Delete an embed tenant',
-          description: 'Deletes the tenant and everything scoped to it: groups, memberships, attribute definitions and values, sessions. A trailing slash is accepted.',
+          description: 'Deletes the tenant and everything scoped to it: groups, memberships, attribute definitions and values, sessions. Unscoped admin key (a tenant spans deployments). A trailing slash is accepted.',
           tags: ['Embed tenants'],
           security: ADMIN_SECURITY,
         },

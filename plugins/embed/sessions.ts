@@ -43,8 +43,10 @@ export function createSessionStore(storage: Storage, clock: () => number) {
       WHERE secret_hash = ?3 AND exchanged_at IS NULL AND revoked_at IS NULL AND expires_at > ?4
       RETURNING public_id AS publicId, user_id AS userId, deployment_id AS deploymentId, expires_at AS expiresAt`,
   )
-  const revokeStatement = sqlite.query<unknown, [number, string, number]>(
-    'UPDATE embed_sessions SET revoked_at = ?1 WHERE secret_hash = ?2 AND account_id = ?3 AND revoked_at IS NULL',
+  const revokeStatement = sqlite.query<unknown, [number, string, number, string | null]>(
+    `UPDATE embed_sessions SET revoked_at = ?1
+      WHERE secret_hash = ?2 AND account_id = ?3 AND revoked_at IS NULL
+        AND (?4 IS NULL OR deployment_id IN (SELECT value FROM json_each(?4)))`,
   )
   // Two statements rather than one OR, so each uses its index (embed_sessions_expires, embed_sessions_revoked).
   const pruneExpired = sqlite.query<unknown, [number]>('DELETE FROM embed_sessions WHERE expires_at <= ?1')
@@ -86,9 +88,12 @@ export function createSessionStore(storage: Storage, clock: () => number) {
       return row
     },
 
-    /** Revokes a session of the account; unknown, foreign and already revoked ids are silently ignored. */
-    revoke(accountId: number, sessionId: string): void {
-      revokeStatement.run(clock(), hashSecret(sessionId), accountId)
+    /**
+     * Revokes a session of the account on one of `deploymentScope`'s deployments (any, when `null`); unknown,
+     * foreign, out-of-scope and already revoked ids are silently ignored, so the answer never tells them apart.
+     */
+    revoke(accountId: number, sessionId: string, deploymentScope: readonly number[] | null = null): void {
+      revokeStatement.run(clock(), hashSecret(sessionId), accountId, deploymentScope === null ? null : JSON.stringify(deploymentScope))
     },
 
     /** Deletes sessions past their exchange window or token lifetime, and revoked ones. Returns how many. */

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
 import { apiKeyPolicies, apiKeys } from '../../db/schema'
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../src/errors'
+import { assertKeyWithinReach } from '../auth/access'
 import type { ApiKeyCaller } from '../auth/model'
 import type { KeyPolicy, KeyRole, PolicyAction, UpdateKeyPolicyInput } from './model'
 
@@ -31,6 +32,8 @@ export const ROLE_ACTIONS: Record<Exclude<KeyRole, 'custom'>, readonly PolicyAct
 export interface Actor {
   accountId: number
   keyId: number
+  /** The key's deployments; `null` for an unscoped key. Bounds which keys and settings it may manage. */
+  deploymentScope: readonly number[] | null
   actions: ReadonlySet<PolicyAction>
 }
 
@@ -42,7 +45,7 @@ function storedPolicy(storage: Storage, keyId: number) {
 export function actorOf(storage: Storage, caller: ApiKeyCaller): Actor {
   const stored = storedPolicy(storage, caller.keyId)
   const actions = stored ? (stored.actions as PolicyAction[]) : ROLE_ACTIONS[caller.admin ? 'admin' : 'editor']
-  return { accountId: caller.accountId, keyId: caller.keyId, actions: new Set(actions) }
+  return { accountId: caller.accountId, keyId: caller.keyId, deploymentScope: caller.deploymentScope, actions: new Set(actions) }
 }
 
 /** 403 unless the actor holds `action`. */
@@ -51,20 +54,25 @@ export function requireAction(actor: Actor, action: PolicyAction): void {
     throw new ForbiddenError(`This API key lacks the ${action} permission`, 'PERMISSION_DENIED')
 }
 
-function keyOfAccount(storage: Storage, accountId: number, keyId: number) {
+/**
+ * A key the actor may manage: 404 for another account's key (its existence is not revealed), 403 for a key of the
+ * account whose deployments are not all within the actor's scope.
+ */
+function managedKey(storage: Storage, actor: Actor, keyId: number) {
   const key = storage.db
-    .select({ id: apiKeys.id, name: apiKeys.name, admin: apiKeys.admin })
+    .select({ id: apiKeys.id, name: apiKeys.name, admin: apiKeys.admin, deploymentScope: apiKeys.deploymentScope })
     .from(apiKeys)
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, accountId)))
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, actor.accountId)))
     .get()
   if (!key) throw new NotFoundError(`API key ${keyId} not found`, 'API_KEY_NOT_FOUND')
+  assertKeyWithinReach(actor, key.deploymentScope ?? null)
   return key
 }
 
-/** The policy of one of the actor's account's keys (needs `SecretsManage`). */
+/** The policy of a key within the actor's reach (needs `SecretsManage`). */
 export function readKeyPolicy(storage: Storage, actor: Actor, keyId: number): KeyPolicy {
   requireAction(actor, 'SecretsManage')
-  const key = keyOfAccount(storage, actor.accountId, keyId)
+  const key = managedKey(storage, actor, keyId)
   const stored = storedPolicy(storage, keyId)
   if (stored) return { keyId, keyName: key.name, role: stored.role, actions: stored.actions as PolicyAction[], isDefault: false }
   const role = key.admin ? 'admin' : 'editor'
@@ -72,16 +80,21 @@ export function readKeyPolicy(storage: Storage, actor: Actor, keyId: number): Ke
 }
 
 /**
- * Sets a key's policy: a preset `role` or a custom `actions` set (exactly one). A key cannot take
- * `SecretsManage` away from itself, so an account is never left without a key that can manage policies by accident.
+ * Sets the policy of a key within the actor's reach: a preset `role` or a custom `actions` set (exactly one). A key
+ * grants only actions it holds itself, so a policy change never widens what the account's keys can do together.
+ * A key cannot take `SecretsManage` away from itself, so an account is never left without a key that can manage
+ * policies by accident.
  */
 export function writeKeyPolicy(storage: Storage, actor: Actor, keyId: number, input: UpdateKeyPolicyInput, now: number): KeyPolicy {
   requireAction(actor, 'SecretsManage')
-  keyOfAccount(storage, actor.accountId, keyId)
+  managedKey(storage, actor, keyId)
   if ((input.role === undefined) === (input.actions === undefined))
     throw new BadRequestError('Send exactly one of role and actions', 'ROLE_OR_ACTIONS')
   const role: KeyRole = input.role ?? 'custom'
   const actions = input.role ? [...ROLE_ACTIONS[input.role]] : ALL_ACTIONS.filter((action) => input.actions!.includes(action))
+  const beyond = actions.filter((action) => !actor.actions.has(action))
+  if (beyond.length > 0)
+    throw new ForbiddenError(`This API key cannot grant ${beyond.join(', ')}: it does not hold them`, 'PERMISSION_DENIED')
   if (keyId === actor.keyId && !actions.includes('SecretsManage'))
     throw new ConflictError('An API key cannot remove SecretsManage from itself; use another key', 'SELF_LOCKOUT')
   storage.db

@@ -134,13 +134,13 @@ export function settingsRoutes(deps: AppDeps) {
       apiKey: true,
       body: UpdateAppConfigInput,
       response: { 200: AppConfigResponse },
-      detail: doc('App configuration', 'Update the app configuration', 'Only the fields sent change. Needs `SettingsManage`.'),
+      detail: doc('App configuration', 'Update the app configuration', 'Only the fields sent change. Needs `SettingsManage` and a key not scoped to deployments (the configuration is account-wide).'),
     })
     .get('/api/v1/api-keys/:keyId/policy', ({ caller, params }) => readKeyPolicy(storage, actorOf(storage, caller), params.keyId), {
       adminKey: true,
       params: KeyParams,
       response: { 200: KeyPolicy },
-      detail: doc('Access control', "Get an API key's policy", 'Admin key with `SecretsManage`.'),
+      detail: doc('Access control', "Get an API key's policy", 'Admin key with `SecretsManage`; the target key must be within its reach (a scoped key reaches only keys scoped to a subset of its deployments).'),
     })
     .put(
       '/api/v1/api-keys/:keyId/policy',
@@ -150,7 +150,7 @@ export function settingsRoutes(deps: AppDeps) {
         params: KeyParams,
         body: UpdateKeyPolicyInput,
         response: { 200: KeyPolicy },
-        detail: doc('Access control', "Set an API key's policy", 'Exactly one of `role` (admin, editor, viewer) and `actions`. Admin key with `SecretsManage`.'),
+        detail: doc('Access control', "Set an API key's policy", 'Exactly one of `role` (admin, editor, viewer) and `actions`. Admin key with `SecretsManage`; the target key must be within its reach, and only actions the caller holds can be granted.'),
       },
     )
 }

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
 import { aiEngineerSettings, appConfigs } from '../../db/schema'
+import { assertAccountWide } from '../auth/access'
 import { requireAction, type Actor } from './access-control'
 import { isoTimeOrNull, type ManagementContext } from './context'
 import type { AIEngineerSettings, AppConfigResponse, ChatThreadPolicyDTO, UpdateAIEngineerSettingsInput, UpdateAppConfigInput } from './model'
@@ -31,9 +32,13 @@ export function getAppConfig(storage: Storage, actor: Actor): AppConfigResponse 
   return storedAppConfig(storage, actor.accountId)
 }
 
-/** Changes only the fields sent (nested objects field by field; `localizedTitles` is replaced whole). */
+/**
+ * Changes only the fields sent (nested objects field by field; `localizedTitles` is replaced whole). The
+ * configuration is the whole account's, so a key scoped to some deployments may read it but not change it.
+ */
 export function updateAppConfig(storage: Storage, actor: Actor, input: UpdateAppConfigInput, now: number): AppConfigResponse {
   requireAction(actor, 'SettingsManage')
+  assertAccountWide(actor, 'Changing the app configuration')
   const current = storedAppConfig(storage, actor.accountId)
   const next: AppConfigResponse = {
     appTheme: { ...current.appTheme, ...input.appTheme },
