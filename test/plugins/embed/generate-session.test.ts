@@ -105,14 +105,20 @@ describe(`${ROUTE} body`, () => {
 })
 
 describe(`${ROUTE} identity`, () => {
-  it('lowercases and trims externalId, so differently written ids are one user', async () => {
+  it('returns 400 for an externalId that is not lowercase and trimmed, and never merges it into another user', async () => {
     test = createTestApp()
-    expect((await generate(test, { deploymentId: 1, externalId: '  Customer-42 ' })).status).toBe(200)
-    expect((await generate(test, { deploymentId: 1, externalId: 'CUSTOMER-42' })).status).toBe(200)
-    const user = userRow(test, 'customer-42')!
-    expect(user).toBeDefined()
-    expect(sessionRows(test).map((row) => row.userId)).toEqual([user.id, user.id])
-    expect(test.storage.sqlite.query("SELECT count(*) AS n FROM users WHERE kind = 'external'").get()).toEqual({ n: 1 })
+    expect((await generate(test, { deploymentId: 1, externalId: 'customer-42', userAttributes: [{ name: 'region', value: 'EU' }] })).status).toBe(200)
+    for (const externalId of ['Customer-42', 'CUSTOMER-42', ' customer-42', 'customer-42 ', '\tcustomer-42']) {
+      const response = await generate(test, { deploymentId: 1, externalId, userAttributes: [{ name: 'region', value: 'US' }] })
+      expect({ externalId, ...response }).toEqual({
+        externalId,
+        status: 400,
+        body: { error: 'externalId must be lowercase and trimmed', code: 'INVALID_EXTERNAL_ID' },
+      })
+    }
+    expect(test.storage.sqlite.query("SELECT identity FROM users WHERE kind = 'external'").all()).toEqual([{ identity: 'customer-42' }])
+    expect(sessionRows(test)).toHaveLength(1)
+    expect(test.storage.sqlite.query('SELECT value FROM user_attribute_values').all()).toEqual([{ value: '"EU"' }])
   })
 
   it('requires exactly one of externalId and internalId', async () => {
@@ -282,7 +288,7 @@ describe(`${ROUTE} external-user limit`, () => {
   it('still updates existing external users and serves internal users at the limit', async () => {
     test = limited(1)
     await generate(test, { deploymentId: 1, externalId: 'u1' })
-    const update = await generate(test, { deploymentId: 1, externalId: 'U1', email: 'u1@example.com' })
+    const update = await generate(test, { deploymentId: 1, externalId: 'u1', email: 'u1@example.com' })
     expect(update.status).toBe(200)
     expect(userRow(test, 'u1')?.email).toBe('u1@example.com')
     expect((await generate(test, { deploymentId: 1, internalId: 'bob' })).status).toBe(200)

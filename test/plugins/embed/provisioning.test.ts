@@ -20,10 +20,10 @@ function failure(run: () => unknown): { status: number; error: string; code: str
 }
 
 describe('createUserProvisioner fromSessionSettings', () => {
-  it('creates the external user lowercased and trimmed, with groups, attributes and security context', () => {
+  it('creates the external user with groups, attributes and security context', () => {
     test = createTestApp()
     const resolved = test.deps.users.fromSessionSettings(ACME, {
-      externalId: '  User-1 ',
+      externalId: 'user-1',
       email: 'u1@example.com',
       groups: ['sales', 'ops'],
       userAttributes: [

@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { chatBase, messageId, readLines } from '../../helpers/chat'
+import { keys, tokenSecrets } from '../../helpers/fixtures'
+import { serviceToken } from '../../helpers/tokens'
+
+let test: TestApp
+afterEach(() => test?.close())
+
+const INVALID = { error: 'externalId must be lowercase and trimmed', code: 'INVALID_EXTERNAL_ID' }
+const SPELLINGS = ['Acme-7', 'ACME-7', ' acme-7', 'acme-7 ', 'acme-7\n']
+
+const externalUsers = () => test.storage.sqlite.query("SELECT identity FROM users WHERE kind = 'external' ORDER BY identity").all()
+
+describe('externalId is never normalized', () => {
+  it('returns 400 for a chat sessionSettings.externalId that is not lowercase and trimmed, before the stream', async () => {
+    test = createTestApp({ agents: () => createScriptedAgent(() => ({ steps: [{ kind: 'text', chunks: ['ok'] }] })) })
+    const chat = (externalId: string, region: string, n: number) =>
+      test.request('POST', `${chatBase()}/stream-chat-state`, {
+        headers: apiKey(keys.admin),
+        body: { input: 'Hi', messageId: messageId(n), sessionSettings: { externalId, userAttributes: [{ name: 'region', value: region }] } },
+      })
+    const first = await chat('acme-7', 'EU', 1)
+    expect(first.status).toBe(200)
+    expect((await readLines(first)).at(-1)?.id).toBe('__state__')
+    for (const [index, externalId] of SPELLINGS.entries()) {
+      const response = await chat(externalId, 'US', index + 2)
+      expect({ externalId, status: response.status, body: await response.json() }).toEqual({ externalId, status: 400, body: INVALID })
+    }
+    expect(externalUsers()).toEqual([{ identity: 'acme-7' }])
+    expect(test.storage.sqlite.query('SELECT value FROM user_attribute_values').all()).toEqual([{ value: '"EU"' }])
+    expect(test.storage.sqlite.query('SELECT count(*) AS n FROM chat_threads').get()).toEqual({ n: 1 })
+  })
+
+  it('returns 400 for such an externalId in the sessionSettings of the SQL API too', async () => {
+    test = createTestApp()
+    const response = await test.request('POST', '/api/v1/deployments/1/sql', {
+      headers: apiKey(keys.admin),
+      body: { query: 'SELECT MEASURE(orders.count) FROM orders', sessionSettings: { externalId: 'Acme-7' } },
+    })
+    expect({ status: response.status, body: await response.json() }).toEqual({ status: 400, body: INVALID })
+    expect(externalUsers()).toEqual([])
+  })
+
+  it('still matches internalId lowercased and trimmed', async () => {
+    test = createTestApp()
+    const response = await test.request('POST', '/api/v1/embed/generate-session', {
+      headers: apiKey(keys.admin),
+      body: { deploymentId: 1, internalId: '  ALICE@acme.com ' },
+    })
+    expect(response.status).toBe(200)
+  })
+
+  it('returns 401 for a service token whose externalId or sub claim is not lowercase and trimmed', async () => {
+    test = createTestApp()
+    const post = async (claims: Record<string, unknown>) => {
+      const token = await serviceToken(tokenSecrets.deployment2, { scope: ['chat'], ...claims })
+      const response = await test.request('POST', `${chatBase('acme', 2)}/stream-chat-state`, {
+        headers: { 'x-service-auth-token': token },
+        body: { input: 'Hi', messageId: messageId(1) },
+      })
+      return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, unknown> | null }
+    }
+    expect(await post({ externalId: 'Acme-7' })).toEqual({
+      status: 401,
+      body: { error: 'Token claim externalId must be lowercase and trimmed: it names an external user', code: 'INVALID_EXTERNAL_ID' },
+    })
+    expect(await post({ sub: ' acme-7' })).toMatchObject({ status: 401, body: { code: 'INVALID_EXTERNAL_ID' } })
+    expect(await post({ sub: 'ACME-7', externalId: 'acme-7' })).toMatchObject({ status: 200 })
+    expect(externalUsers()).toEqual([{ identity: 'acme-7' }])
+  })
+})
