@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import type { AppDeps } from '../../src/deps'
 import { PayloadTooLargeError } from '../../src/errors'
 import { randomToken } from '../../src/secrets'
+import { createBodyLimit } from './body-limit'
 import { toErrorResponse } from './error-handler'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -21,6 +22,7 @@ export function corePlugin(deps: AppDeps) {
   const requests = metrics.counter('http_requests_total', 'HTTP requests by method, route and status')
   const duration = metrics.histogram('http_request_duration_seconds', 'HTTP request duration until the response starts')
   const info = new WeakMap<Request, RequestInfo>()
+  const bodyLimit = createBodyLimit(config.maxBodyBytes)
 
   const requestInfo = (request: Request): RequestInfo => {
     let entry = info.get(request)
@@ -33,13 +35,24 @@ export function corePlugin(deps: AppDeps) {
   }
 
   return new Elysia({ name: 'core', seed: deps.instanceId })
-    .onRequest(({ request, set }) => {
-      set.headers['x-request-id'] = requestInfo(request).id
-      const length = Number(request.headers.get('content-length') ?? 0)
-      if (length > config.maxBodyBytes) throw new PayloadTooLargeError(config.maxBodyBytes)
+    .onRequest((context) => {
+      const entry = requestInfo(context.request)
+      context.set.headers['x-request-id'] = entry.id
+      const guarded = bodyLimit.guard(context.request)
+      if (guarded !== context.request) {
+        // Everything after this hook (parsers, auth, the handler) reads the guarded copy of the request.
+        info.set(guarded, entry)
+        context.request = guarded
+      }
+    })
+    .onTransform({ as: 'global' }, ({ request }) => {
+      // An optional body that overflowed was swallowed as "no body" by the parser: still a 413.
+      if (bodyLimit.exceeded(request)) throw new PayloadTooLargeError(config.maxBodyBytes)
     })
     .onError({ as: 'global' }, ({ code, error, set, request, path }) => {
-      const { status, body } = toErrorResponse(code, error)
+      const { status, body } = bodyLimit.exceeded(request)
+        ? toErrorResponse(code, new PayloadTooLargeError(config.maxBodyBytes))
+        : toErrorResponse(code, error)
       set.status = status
       set.headers['content-type'] = 'application/json; charset=utf-8'
       set.headers['x-request-id'] = requestInfo(request).id
