@@ -5,6 +5,7 @@ import { BadRequestError } from '../../src/errors'
 import type { Logger } from '../../src/logger'
 import type { UserAccess } from '../auth/user-access'
 import { accessView } from './access-policy'
+import { cacheKey } from './cache-key'
 import { demoDataPath, ensureDemoDataFile, type DemoDataFile } from './demo/demo-data-file'
 import { DEMO_DATA_VERSION } from './demo/demo-data'
 import { loadDemoModel } from './demo/demo-model'
@@ -48,34 +49,45 @@ export interface SemanticServiceOptions {
 }
 
 interface LoadedModel {
+  /** Which model this is (built-in variant or folder and branch overlay): two deployments with the same key run the same model. */
+  key: string
   model: SemanticModel
   dataPath: string
   /** Part of every result cache key: results of another data file or generation never match. */
   dataVersion: string
 }
 
+/** The rows of one compiled query over one data file: the part of an answer any caller asking it may share. */
+interface QueryRows {
+  data: SqlResult['data']
+  totalRows: number
+}
+
 /**
  * The semantic layer of every deployment: models loaded once per model and branch, the demo data, a pool of
- * query workers with a time limit, and a result cache keyed by the compiled SQL and its parameters (which carry
- * the caller's row rules), so callers whose access differs never share an entry.
+ * query workers with a time limit, and two caches. Rows are cached (and shared while a query runs) by the data
+ * file, the compiled SQL and its parameters, which carry the caller's row rules; column names never come from
+ * there, since two queries differing only in their aliases compile to the same SQL. Whole answers are cached by
+ * everything that shapes them: deployment, model and branch, data, the caller's access and the query text.
  */
 export function createSemanticService(options: SemanticServiceOptions) {
   const { logger } = options
   const timeoutMs = options.queryTimeoutMs ?? 15_000
   const pool = new QueryPool({ size: options.workers ?? 2, timeoutMs })
   const models = new Map<string, LoadedModel>()
-  const cache = new LRUCache<string, SqlResult>({ max: options.cacheEntries ?? 500, ttl: 10 * 60_000 })
-  const inflight = new Map<string, Promise<SqlResult>>()
+  const entries = { max: options.cacheEntries ?? 500, ttl: 10 * 60_000 }
+  const answers = new LRUCache<string, SqlResult>(entries)
+  const rowCache = new LRUCache<string, QueryRows>(entries)
+  const inflight = new Map<string, Promise<QueryRows>>()
 
-  /** Runs a compiled query on a worker and formats its result; database errors become `InvalidQueryError`. */
-  const execute = async (context: SemanticContext, dataPath: string, compiled: ReturnType<typeof compileQuery>, maxRows: number): Promise<SqlResult> => {
+  /** Runs a compiled query on a worker and formats its rows; database errors become `InvalidQueryError`. */
+  const execute = async (context: SemanticContext, dataPath: string, compiled: ReturnType<typeof compileQuery>, maxRows: number): Promise<QueryRows> => {
     const output = await pool.run({ path: dataPath, sql: compiled.sql, params: compiled.params, maxRows }).catch((error: unknown) => {
       if (!(error instanceof QueryExecutionError)) throw error
       logger.warn('semantic query failed in the database', { deploymentId: context.deployment.id, sql: compiled.sql, error: error.message })
       throw new InvalidQueryError(`The database could not run the query: ${error.message}`)
     })
     return {
-      schema: compiled.columns.map((column) => ({ name: column.name, column_type: column.type })),
       data: output.rows.map((row) => row.map((value, index) => formatValue(value, compiled.columns[index].type))),
       totalRows: output.totalRows,
     }
@@ -106,24 +118,48 @@ export function createSemanticService(options: SemanticServiceOptions) {
     let loaded = models.get(key)
     if (!loaded) {
       if (deployment.model === 'demo') {
-        loaded = { model: loadDemoModel(overlay ? 'dev' : 'main'), dataPath: demoPath, dataVersion: `demo-v${DEMO_DATA_VERSION}:${demoPath}` }
+        loaded = { key, model: loadDemoModel(overlay ? 'dev' : 'main'), dataPath: demoPath, dataVersion: `demo-v${DEMO_DATA_VERSION}:${demoPath}` }
       } else {
         const files = readFolderModel(deployment.model, overlay)
         const model = loadModel(`${deployment.model}${overlay ? ` (branch ${overlay})` : ''}`, files.base, files.branch)
         const stat = files.dataPath ? statSync(files.dataPath) : undefined
         loaded = files.dataPath
-          ? { model, dataPath: files.dataPath, dataVersion: `${files.dataPath}:${stat?.mtimeMs}:${stat?.size}` }
-          : { model, dataPath: demoPath, dataVersion: `demo-v${DEMO_DATA_VERSION}:${demoPath}` }
+          ? { key, model, dataPath: files.dataPath, dataVersion: `${files.dataPath}:${stat?.mtimeMs}:${stat?.size}` }
+          : { key, model, dataPath: demoPath, dataVersion: `demo-v${DEMO_DATA_VERSION}:${demoPath}` }
       }
       models.set(key, loaded)
     }
     return loaded
   }
 
+  /**
+   * The rows of a compiled query, from the cache or from one execution shared by callers asking the same query
+   * while it runs (a burst of users asking one question costs one query, not one each). Keyed by what decides the
+   * rows: the data file, the SQL with its parameters (the caller's row rules among them), the row limit and the
+   * column types the values are formatted by.
+   */
+  function rowsOf(context: SemanticContext, loaded: LoadedModel, compiled: ReturnType<typeof compileQuery>, maxRows: number): Promise<QueryRows> | QueryRows {
+    const key = cacheKey([loaded.dataVersion, compiled.sql, compiled.params, maxRows, compiled.columns.map((column) => column.type)])
+    const hit = rowCache.get(key)
+    if (hit) return hit
+    const running = inflight.get(key)
+    if (running) return running
+    const startedAt = performance.now()
+    const execution = execute(context, loaded.dataPath, compiled, maxRows)
+      .then((rows) => {
+        rowCache.set(key, rows)
+        logger.debug('semantic query', { deploymentId: context.deployment.id, ms: Math.round(performance.now() - startedAt), rows: rows.totalRows })
+        return rows
+      })
+      .finally(() => inflight.delete(key))
+    inflight.set(key, execution)
+    return execution
+  }
+
   const viewOf = (model: SemanticModel, access: UserAccess) => accessView(model, access.userId === null ? null : access)
   /** Everything of the access that the model's policies read (the user id only as "names a user or not"). */
   const accessKey = (access: UserAccess) =>
-    access.userId === null ? null : [access.groups, access.userAttributes, access.securityContext]
+    access.userId === null ? null : { groups: access.groups, userAttributes: access.userAttributes, securityContext: access.securityContext }
 
   return {
     /** `serviceMeta`: the cubes and members the caller may see. */
@@ -134,31 +170,21 @@ export function createSemanticService(options: SemanticServiceOptions) {
 
     /** `serviceSqlApi`: runs one query for the caller; throws `InvalidQueryError`/`QueryTimeoutError` for bad queries. */
     async query(context: SemanticContext, sql: string, maxRows = ROW_CAP): Promise<SqlResult> {
-      const startedAt = performance.now()
       const loaded = load(context.deployment, context.branchName)
       if (loaded.dataPath === demoPath) demoData()
-      // A repeated question skips parsing and compiling: the same text, on the same model and data, for a caller
-      // whose access is the same gets the same result (a caller whose access differs gets another entry).
-      const asked = JSON.stringify([loaded.dataVersion, context.deployment.model, branchOf(context.deployment, context.branchName), sql, maxRows, accessKey(context.access)])
-      const answered = cache.get(asked)
+      // A repeated question skips parsing and compiling: the same text (aliases included), on the same deployment,
+      // model and data, for a caller whose access is the same gets the same answer.
+      const asked = cacheKey([context.deployment.id, loaded.key, loaded.dataVersion, sql, maxRows, accessKey(context.access)])
+      const answered = answers.get(asked)
       if (answered) return answered
       const view = viewOf(loaded.model, context.access)
       const compiled = compileQuery(loaded.model, view, planQuery(loaded.model, view, parseQuery(sql)))
-      const key = JSON.stringify([loaded.dataVersion, compiled.sql, compiled.params, maxRows])
-      const hit = cache.get(key)
-      if (hit) return hit
-      // Callers asking the same query while it runs share its execution: a burst of users asking one question
-      // costs one query, not one each (they all missed the cache together).
-      const running = inflight.get(key)
-      if (running) return running.then((result) => (cache.set(asked, result), result))
-      const execution = execute(context, loaded.dataPath, compiled, maxRows).then((result) => {
-        cache.set(key, result)
-        cache.set(asked, result)
-        logger.debug('semantic query', { deploymentId: context.deployment.id, ms: Math.round(performance.now() - startedAt), rows: result.totalRows })
-        return result
-      })
-      inflight.set(key, execution)
-      return execution.finally(() => inflight.delete(key))
+      // The column names and types are this caller's own; only the rows may come from another caller's query.
+      const schema = compiled.columns.map((column) => ({ name: column.name, column_type: column.type }))
+      const rows = await rowsOf(context, loaded, compiled, maxRows)
+      const result: SqlResult = { schema, data: rows.data, totalRows: rows.totalRows }
+      answers.set(asked, result)
+      return result
     },
 
     /**
@@ -180,7 +206,8 @@ export function createSemanticService(options: SemanticServiceOptions) {
 
     close(): void {
       pool.close()
-      cache.clear()
+      answers.clear()
+      rowCache.clear()
     },
   }
 }
