@@ -1,0 +1,384 @@
+import fc from 'fast-check'
+
+/** One operation of the OpenAPI document, as the fuzzer drives it. */
+export interface Operation {
+  method: string
+  path: string
+  pathParams: string[]
+  queryParams: string[]
+  /** The JSON request body schema, when the operation takes one. */
+  body: JsonSchema | undefined
+}
+
+export interface JsonSchema {
+  type?: string | string[]
+  properties?: Record<string, JsonSchema>
+  items?: JsonSchema
+  enum?: unknown[]
+  const?: unknown
+  anyOf?: JsonSchema[]
+  oneOf?: JsonSchema[]
+  $ref?: string
+  required?: string[]
+}
+
+const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete'])
+
+/**
+ * Every operation of an OpenAPI document. The WebSocket route is kept as a plain GET (no upgrade), which must be
+ * refused cleanly too; the socket itself is exercised by the chat tests.
+ */
+export function operationsOf(
+  document: { paths: Record<string, Record<string, any>>; components?: { schemas?: Record<string, JsonSchema> } },
+  /** Body schemas for operations whose document lists none (bodies the handler parses itself), by path ending. */
+  fallbacks: Record<string, JsonSchema> = {},
+): Operation[] {
+  const schemas = document.components?.schemas ?? {}
+  const resolve = (schema: JsonSchema | undefined): JsonSchema | undefined =>
+    schema?.$ref ? resolve(schemas[schema.$ref.replace('#/components/schemas/', '')]) : schema
+  const operations: Operation[] = []
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const verb = METHODS.has(method) ? method : method === 'ws' || method === 'subscribe' ? 'get' : undefined
+      if (!verb) continue
+      const parameters = (operation.parameters ?? []) as Array<{ in: string; name: string }>
+      operations.push({
+        method: verb.toUpperCase(),
+        path,
+        pathParams: [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]),
+        queryParams: parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
+        body:
+          resolve(operation.requestBody?.content?.['application/json']?.schema) ??
+          Object.entries(fallbacks).find(([ending]) => path.endsWith(ending))?.[1],
+      })
+    }
+  }
+  return operations
+}
+
+/** Credentials the fuzzer sends: the valid ones it was given, and every malformed form a client might send. */
+export interface Credentials {
+  admin: string
+  member: string
+  scoped: string
+  embedToken: string
+  serviceToken: string
+}
+
+export function headersArbitrary(credentials: Credentials): fc.Arbitrary<Record<string, string>> {
+  const ascii = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 60 })
+  const auth: fc.Arbitrary<Record<string, string>> = fc.oneof(
+    fc.constant({}),
+    { weight: 4, arbitrary: fc.constant({ authorization: `Api-Key ${credentials.admin}` }) },
+    fc.constant({ authorization: `Api-Key ${credentials.member}` }),
+    fc.constant({ authorization: `Api-Key ${credentials.scoped}` }),
+    fc.constant({ authorization: `Embed-Token ${credentials.embedToken}` }),
+    fc.constant({ 'x-service-auth-token': credentials.serviceToken }),
+    fc.constantFrom<Record<string, string>>(
+      { authorization: 'Api-Key' },
+      { authorization: 'Api-Key ' },
+      { authorization: `api-key ${credentials.admin}` },
+      { authorization: `Bearer ${credentials.admin}` },
+      { authorization: `Api-Key  ${credentials.admin}` },
+      { authorization: `Api-Key ${credentials.admin}x` },
+      { authorization: `Embed-Token ${credentials.admin}` },
+      { authorization: `Api-Key ${credentials.embedToken}` },
+      { authorization: 'Embed-Token a.b.c' },
+      { authorization: 'Embed-Token eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.' },
+      { authorization: 'Basic Zm9vOmJhcg==' },
+      { authorization: `Api-Key ${'k'.repeat(8000)}` },
+      { 'x-service-auth-token': 'eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJleHRlcm5hbElkIjoieCJ9.' },
+      { 'x-service-auth-token': '' },
+      { 'x-service-auth-token': `${credentials.serviceToken}x`, authorization: `Api-Key ${credentials.admin}` },
+      { authorization: `Api-Key ${credentials.admin}`, 'embed-token': credentials.embedToken },
+    ),
+    ascii.map((value) => ({ authorization: value })),
+    ascii.map((value) => ({ authorization: `Api-Key ${value}` })),
+    ascii.map((value) => ({ authorization: `Embed-Token ${value}` })),
+    ascii.map((value) => ({ 'x-service-auth-token': value })),
+  )
+  const contentType = fc.oneof(
+    { weight: 6, arbitrary: fc.constant('application/json') },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json; charset=utf-16',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data',
+      'multipart/form-data; boundary=zz',
+      'application/xml',
+      'application/octet-stream',
+      'application/json, text/html',
+      '*/*',
+      'garbage',
+      '',
+      ),
+    },
+  )
+  const extra = fc.option(
+    fc.constantFrom<Record<string, string>>(
+      { accept: 'text/html' },
+      { accept: '*/*;q=abc' },
+      { origin: 'https://evil.example' },
+      { 'content-encoding': 'gzip' },
+      { 'x-forwarded-for': '1.2.3.4, ::1, garbage' },
+      { cookie: '__proto__=1; constructor=2' },
+      { range: 'bytes=0-1' },
+    ),
+    { nil: undefined },
+  )
+  return fc.tuple(auth, contentType, extra).map(([credentials, type, more]) => ({
+    ...credentials,
+    ...(type === undefined ? {} : { 'content-type': type }),
+    ...more,
+  }))
+}
+
+const SQLISH = [
+  "' OR '1'='1",
+  "1; DROP TABLE accounts; --",
+  'SELECT * FROM sqlite_master',
+  "SELECT MEASURE(orders.count) FROM orders; ATTACH DATABASE '/tmp/x' AS x",
+  'SELECT load_extension("x")',
+  "') UNION SELECT key_hash FROM api_keys --",
+  'SELECT customers.region AS "__proto__", MEASURE(orders.count) FROM orders GROUP BY 1',
+  'SELECT MEASURE(orders.count) FROM orders WHERE orders.status IN (' + '?,'.repeat(2000) + '?)',
+  'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r',
+]
+
+/** Strings a careless handler trips over: SQL, unicode edge cases, path tricks, huge and empty ones. */
+export const hostileString: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...SQLISH) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      '\u0000',
+      '\ud800',
+      '\udfff\ud800',
+      '\u202e\u0644\u0627',
+      '💥🧨'.repeat(50),
+      'NaN',
+      'Infinity',
+      '-0',
+      '1e309',
+      '9007199254740993',
+      '../../etc/passwd',
+      '%2e%2e%2f',
+      '__proto__',
+      'constructor',
+      'prototype',
+      'null',
+      'undefined',
+      'true',
+      '<script>alert(1)</script>',
+      '${7*7}{{7*7}}',
+      'a'.repeat(70_000),
+    ),
+  },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
+  { weight: 2, arbitrary: fc.string({ maxLength: 20 }) },
+)
+
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  hostileString,
+  fc.constantFrom(null, true, false, 0, -1, 1.5, 2 ** 53, -(2 ** 31), [], {}, [null], { __proto__: null }),
+  fc.double(),
+  fc.jsonValue({ maxDepth: 3 }),
+)
+
+/** A value that fits a schema most of the time, so the handler behind validation is reached too. */
+function plausible(schema: JsonSchema | undefined, depth = 0, name = ''): fc.Arbitrary<unknown> {
+  if (!schema || depth > 4) return hostileValue
+  const known = BY_NAME[name]
+  if (known && schema.type !== 'object' && schema.type !== 'array') return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...known) }, plausibleOfType(schema, depth))
+  return plausibleOfType(schema, depth)
+}
+
+/** Values that exist or make sense for fields of these names, so requests get past the first lookup. */
+const BY_NAME: Record<string, unknown[]> = {
+  query: ['SELECT MEASURE(orders.count) FROM orders', 'SELECT customers.region, MEASURE(orders.total_amount) FROM orders GROUP BY 1'],
+  sqlQuery: ['SELECT MEASURE(orders.count) FROM orders'],
+  input: ['How many orders were placed in 2024?', 'What was the revenue by region?', 'hello'],
+  externalId: ['fuzz-user', 'fuzz-other', 'acme-7'],
+  internalId: ['bob', 'alice@acme.com'],
+  deploymentId: [1, 2, 3],
+  embedTenantName: ['tenant-one', 'tenant-two'],
+  name: ['region', 'sales', 'A folder'],
+  branchName: ['main', 'dev'],
+  activeBranchName: ['main', 'dev'],
+  email: ['someone@example.com'],
+  messageId: ['1795507716127-message'],
+}
+
+function plausibleOfType(schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
+  if (schema.const !== undefined) return fc.constant(schema.const)
+  if (schema.enum) return fc.constantFrom(...schema.enum)
+  const choices = schema.anyOf ?? schema.oneOf
+  if (choices?.length) return fc.oneof(...choices.map((choice) => plausible(choice, depth + 1)))
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type
+  switch (type) {
+    case 'string':
+      return fc.oneof(fc.constantFrom('acme', 'tenant-one', 'sales', 'region', 'user-1', 'SELECT MEASURE(orders.count) FROM orders'), fc.string({ maxLength: 12 }))
+    case 'integer':
+    case 'number':
+      return fc.oneof(fc.constantFrom(1, 2, 3), fc.integer({ min: -5, max: 5 }))
+    case 'boolean':
+      return fc.boolean()
+    case 'array':
+      return fc.array(plausible(schema.items, depth + 1), { maxLength: 3 })
+    case 'object':
+      return objectOf(schema, depth)
+    default:
+      return hostileValue
+  }
+}
+
+function objectOf(schema: JsonSchema, depth: number): fc.Arbitrary<Record<string, unknown>> {
+  const properties = Object.entries(schema.properties ?? {})
+  if (properties.length === 0) return fc.dictionary(fc.string({ maxLength: 8 }), hostileValue, { maxKeys: 3 })
+  const required = (schema.required ?? []).filter((name) => schema.properties?.[name])
+  return fc.record(Object.fromEntries(properties.map(([name, property]) => [name, plausible(property, depth + 1, name)])), { requiredKeys: required })
+}
+
+/** A body for an operation: valid-looking with one field made hostile, random JSON, broken JSON, or none. */
+export function bodyArbitrary(operation: Operation): fc.Arbitrary<string | undefined> {
+  const shaped = objectOf(operation.body ?? { type: 'object' }, 0)
+  const mutated = fc.tuple(shaped, fc.string({ maxLength: 10 }), hostileValue).map(([object, key, value]) => {
+    const keys = Object.keys(operation.body?.properties ?? {})
+    const target = keys.length > 0 ? keys[Math.abs(hashOf(key)) % keys.length] : key
+    return JSON.stringify({ ...object, [target]: value })
+  })
+  const pollution = shaped.map((object) => {
+    const text = JSON.stringify(object)
+    const inject = '"__proto__":{"admin":true,"isAdmin":true,"deployments":null},"constructor":{"prototype":{"polluted":1}}'
+    return text === '{}' ? `{${inject}}` : `{${inject},${text.slice(1)}`
+  })
+  return fc.oneof(
+    { weight: 4, arbitrary: shaped.map((object) => JSON.stringify(object)) },
+    { weight: 5, arbitrary: mutated },
+    { weight: 2, arbitrary: pollution },
+    { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '',
+        '{',
+        '{"a":',
+        '[1,2',
+        'nul',
+        '\u0000',
+        '{"query": "\\ud800"}',
+        '{}{}',
+        '{"a":1,"a":2}',
+        'a=1&__proto__[admin]=true',
+        '--zz\r\nContent-Disposition: form-data; name="x"\r\n\r\n1\r\n--zz--',
+        '['.repeat(5000) + ']'.repeat(5000),
+        JSON.stringify({ input: 'x'.repeat(300_000) }),
+      ),
+    },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  )
+}
+
+function hashOf(text: string): number {
+  let hash = 0
+  for (const char of text) hash = (hash * 31 + char.charCodeAt(0)) | 0
+  return hash
+}
+
+/** Path parameter values: the ones that exist in the test bootstrap, and hostile ones. */
+export function pathValue(name: string, valid: Record<string, string[]>): fc.Arbitrary<string> {
+  const known = valid[name] ?? ['1']
+  return fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(...known) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '0',
+        '-1',
+        '1.5',
+        '1e3',
+        '99999999999999999999999',
+        'abc',
+        '%00',
+        '%',
+        '%E0%A4%A',
+        '..%2F..%2Fetc%2Fpasswd',
+        '__proto__',
+        'constructor',
+        "1'%20OR%20'1'%3D'1",
+        encodeURIComponent('💥\u202e'),
+        'a'.repeat(3000),
+      ),
+    },
+    { weight: 1, arbitrary: hostileString.map((value) => encodeURIComponent(value.slice(0, 200).toWellFormed()) || 'x') },
+  )
+}
+
+/** A query string for an operation: declared parameters with plausible or hostile values, plus stray ones. */
+export function queryArbitrary(operation: Operation): fc.Arbitrary<string> {
+  const names = [...operation.queryParams, '__proto__', 'constructor[prototype][x]', 'first', 'after']
+  const value = fc.oneof(fc.constantFrom('1', '100', '101', '-1', 'true', 'abc', ''), hostileString.map((text) => text.slice(0, 300)))
+  return fc.array(fc.tuple(fc.constantFrom(...names), value), { maxLength: 4 }).map((pairs) =>
+    pairs.length === 0 ? '' : `?${pairs.map(([name, text]) => `${encodeURIComponent(name)}=${encodeURIComponent(text.toWellFormed())}`).join('&')}`,
+  )
+}
+
+export interface HostileRequest {
+  method: string
+  url: string
+  headers: Record<string, string>
+  body: string | undefined
+}
+
+/** Requests over every operation; `valid` names path parameter values that exist. */
+export function requestArbitrary(operations: Operation[], credentials: Credentials, valid: Record<string, string[]>): fc.Arbitrary<HostileRequest> {
+  return fc.constantFrom(...operations).chain((operation) =>
+    fc
+      .record({
+        params: fc.tuple(...operation.pathParams.map((name) => pathValue(name, valid))),
+        query: queryArbitrary(operation),
+        headers: headersArbitrary(credentials),
+        body: operation.method === 'GET' || operation.method === 'DELETE' ? fc.option(bodyArbitrary(operation), { freq: 8, nil: undefined }) : bodyArbitrary(operation),
+        method: fc.oneof({ weight: 12, arbitrary: fc.constant(operation.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD') }),
+      })
+      .map(({ params, query, headers, body, method }) => {
+        let index = 0
+        const path = operation.path.replace(/\{\w+\}/g, () => params[index++])
+        // GET and HEAD requests cannot carry a body in fetch.
+        const withBody = method === 'GET' || method === 'HEAD' ? undefined : body
+        return { method, url: `${path}${query}`, headers, body: withBody }
+      }),
+  )
+}
+
+/**
+ * What every answer must be: no 5xx, and every JSON error body `{ error, code }` with string values (API routes
+ * answer errors in JSON only). Returns a description of the problem, or undefined.
+ */
+export async function problemWith(request: HostileRequest, response: Response): Promise<string | undefined> {
+  const text = await response.text()
+  const type = response.headers.get('content-type') ?? ''
+  const describe = (problem: string) =>
+    `${problem}: ${request.method} ${request.url.slice(0, 300)} headers=${JSON.stringify(request.headers).slice(0, 300)} body=${JSON.stringify(request.body?.slice(0, 300))} → ${response.status} ${type} ${text.slice(0, 300)}`
+  if (response.status >= 500) return describe('server error')
+  if (response.status < 400) return undefined
+  const isApi = new URL(request.url, 'http://localhost').pathname.startsWith('/api/')
+  if (!type.includes('json')) return isApi && request.method !== 'HEAD' ? describe('API error without a JSON body') : undefined
+  if (request.method === 'HEAD') return undefined
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return describe('error body is not JSON')
+  }
+  const { error, code } = (body ?? {}) as { error?: unknown; code?: unknown }
+  if (typeof error !== 'string' || typeof code !== 'string' || error === '' || code === '') return describe('error body is not { error, code }')
+  return undefined
+}

@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import fc from 'fast-check'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { apiKey, createTestApp, type TestApp } from '../helpers/app'
+import { TEST_DEMO_DATA } from '../helpers/demo-data'
+import { keys, testBootstrap, tokenSecrets } from '../helpers/fixtures'
+import { operationsOf, problemWith, requestArbitrary, type Credentials, type HostileRequest, type JsonSchema, type Operation } from '../helpers/hostile-requests'
+import { startServerProcess, type ServerProcess } from '../helpers/server-process'
+import { serviceToken } from '../helpers/tokens'
+
+// Fixed run counts keep the test bounded; FUZZ_SEED replays a failure (fast-check prints the seed with it).
+const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))
+const RUNS = Number(process.env.FUZZ_RUNS ?? 1000)
+const SERVER_RUNS = Number(process.env.FUZZ_SERVER_RUNS ?? 150)
+
+/** Path parameter values that exist in the test bootstrap. */
+const VALID: Record<string, string[]> = {
+  accountName: ['acme', 'other'],
+  agentId: ['1', '2', '3'],
+  deploymentId: ['1', '2', '3'],
+  embedTenantName: ['tenant-one', 'tenant-two'],
+  keyId: ['1', '2', '3'],
+  id: ['1', '2'],
+  widgetId: ['w1'],
+  file: ['app.js'],
+}
+
+const SESSION_SETTINGS = {
+  type: 'object',
+  properties: {
+    externalId: { type: 'string' },
+    email: { type: 'string' },
+    userAttributes: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, value: { type: 'string' } }, required: ['name', 'value'] } },
+    groups: { type: 'array', items: { type: 'string' } },
+  },
+  required: ['externalId'],
+}
+
+/** Bodies of the operations the document describes without a schema (their handlers parse the body themselves). */
+const FALLBACK_BODIES: Record<string, JsonSchema> = {
+  '/chat/stream-chat-state': {
+    type: 'object',
+    properties: { input: { type: 'string' }, messageId: { type: 'string' }, chatId: { type: 'string' }, activeBranchName: { type: 'string' }, sessionSettings: SESSION_SETTINGS },
+    required: ['input', 'sessionSettings'],
+  },
+  '/embed/generate-session': { ...SESSION_SETTINGS, properties: { ...SESSION_SETTINGS.properties, deploymentId: { type: 'integer' }, embedTenantName: { type: 'string' } }, required: ['deploymentId', 'externalId'] },
+}
+
+/** Embed token of an external user of deployment 1, minted and exchanged as a customer's backend would. */
+async function embedToken(send: (method: string, path: string, headers: Record<string, string>, body: unknown) => Promise<Response>) {
+  const session = await send('POST', '/api/v1/embed/generate-session', apiKey(keys.admin), { deploymentId: 1, externalId: 'fuzz-user', userAttributes: [{ name: 'region', value: 'Europe' }] })
+  expect(session.status).toBe(200)
+  const { sessionId } = (await session.json()) as { sessionId: string }
+  const exchanged = await send('POST', '/api/v1/embed/session/token', {}, { sessionId })
+  expect(exchanged.status).toBe(200)
+  return ((await exchanged.json()) as { token: string }).token
+}
+
+async function credentialsFor(send: Parameters<typeof embedToken>[0]): Promise<Credentials> {
+  return {
+    admin: keys.admin,
+    member: keys.member,
+    scoped: keys.scoped,
+    embedToken: await embedToken(send),
+    serviceToken: await serviceToken(tokenSecrets.deployment2, { sub: 'fuzz-service-user', scope: ['chat'] }),
+  }
+}
+
+function toRequest(base: string, request: HostileRequest): Request {
+  return new Request(`${base}${request.url}`, { method: request.method, headers: request.headers, body: request.body })
+}
+
+/**
+ * The account `other` is never among the fuzzer's credentials, so whatever the fuzzer changed (policies, settings,
+ * deletions), its query must still answer as before.
+ */
+async function assertHealthy(send: (request: Request) => Promise<Response>, base: string) {
+  const health = await send(new Request(`${base}/healthz`))
+  expect(health.status).toBe(200)
+  const query = await send(
+    new Request(`${base}/api/v1/deployments/3/sql`, {
+      method: 'POST',
+      headers: { ...apiKey(keys.otherAdmin), 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'SELECT orders.status, MEASURE(orders.count) FROM orders GROUP BY 1 ORDER BY 1' }),
+    }),
+  )
+  expect(query.status).toBe(200)
+  const body = (await query.json()) as { data: unknown[] }
+  expect(body.data.length).toBeGreaterThan(0)
+}
+
+describe('every route of /openapi/json under hostile input', () => {
+  let test: TestApp
+  let operations: Operation[]
+
+  beforeAll(async () => {
+    test = createTestApp()
+    const document = await (await test.request('GET', '/openapi/json')).json()
+    operations = operationsOf(document as never, FALLBACK_BODIES)
+  })
+  afterAll(() => test.close())
+
+  it('lists the routes it drives', () => {
+    const paths = new Set(operations.map((operation) => operation.path))
+    for (const path of ['/api/v1/deployments/{deploymentId}/sql', '/api/v1/embed/generate-session', '/api/v1/public/{accountName}/agents/{agentId}/chat/stream-chat-state'])
+      expect(paths).toContain(path)
+    expect(operations.length).toBeGreaterThan(40)
+  })
+
+  it('answers every request below 500 with { error, code } errors, and stays healthy', async () => {
+    const handle = (request: Request) => test.app.handle(request)
+    const credentials = await credentialsFor((method, path, headers, body) => test.request(method, path, { headers, body }))
+    const seen = new Map<number, number>()
+    await fc.assert(
+      fc.asyncProperty(requestArbitrary(operations, credentials, VALID), async (request) => {
+        const response = await handle(toRequest('http://localhost', request))
+        seen.set(response.status, (seen.get(response.status) ?? 0) + 1)
+        if (process.env.FUZZ_DEBUG) console.log(response.status, request.method, request.url.slice(0, 90), JSON.stringify(request.headers).slice(0, 80), request.body?.slice(0, 120), (await response.clone().text()).slice(0, 160))
+        const problem = await problemWith(request, response)
+        if (problem) throw new Error(problem)
+      }),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    )
+    // The fuzzer reaches handlers, not only the validators in front of them.
+    expect([...seen.keys()].some((status) => status < 300)).toBe(true)
+    expect(seen.get(400) ?? 0).toBeGreaterThan(0)
+    await assertHealthy(handle, 'http://localhost')
+  }, 120_000)
+})
+
+describe('a listening server under hostile input', () => {
+  let server: ServerProcess | undefined
+  let folder: string
+
+  beforeAll(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'route-fuzz-'))
+    const bootstrap = join(folder, 'bootstrap.json')
+    writeFileSync(bootstrap, JSON.stringify(testBootstrap()))
+    server = await startServerProcess({
+      DB_PATH: join(folder, 'service.db'),
+      BOOTSTRAP_FILE: bootstrap,
+      DEMO_DATA_PATH: TEST_DEMO_DATA,
+      ANALYST_DELAY_MS: '0',
+    })
+  }, 90_000)
+  afterAll(async () => {
+    await server?.stop('SIGKILL')
+    rmSync(folder, { recursive: true, force: true })
+  })
+
+  /** Sends raw bytes and reads until the server answers or closes; malformed HTTP never reaches the app. */
+  function raw(port: number, bytes: string): Promise<string> {
+    return new Promise((resolve) => {
+      let text = ''
+      const socket = connect(port, '127.0.0.1', () => socket.end(bytes))
+      socket.setTimeout(5_000, () => socket.destroy())
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')))
+      socket.on('error', () => resolve(text))
+      socket.on('close', () => resolve(text))
+    })
+  }
+
+  it('answers hostile requests over the network below 500 and stays healthy', async () => {
+    const base = server!.url
+    const document = await (await fetch(`${base}/openapi/json`)).json()
+    const operations = operationsOf(document as never, FALLBACK_BODIES)
+    const credentials = await credentialsFor((method, path, headers, body) =>
+      fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    )
+    await fc.assert(
+      fc.asyncProperty(requestArbitrary(operations, credentials, VALID), async (request) => {
+        const response = await fetch(toRequest(base, request))
+        const problem = await problemWith(request, response)
+        if (problem) throw new Error(problem)
+      }),
+      { numRuns: SERVER_RUNS, seed: SEED, endOnFailure: true },
+    )
+
+    const broken = [
+      'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+      'POST /api/v1/embed/session/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"sessionId"',
+      'POST /api/v1/embed/session/token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`,
+      'GARBAGE\r\n\r\n',
+      'GET /api/v1/deployments/1/meta HTTP/1.1\r\nHost: x\r\nAuthorization: Api-Key \u00ff\u00fe\r\n\r\n',
+    ]
+    for (const bytes of broken) {
+      const answer = await raw(server!.port, bytes)
+      expect(answer).not.toMatch(/^HTTP\/1\.1 5\d\d/)
+    }
+    await assertHealthy((request) => fetch(request), base)
+    expect(server!.process.exitCode).toBeNull()
+  }, 120_000)
+})
