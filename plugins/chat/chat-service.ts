@@ -80,7 +80,7 @@ export function createChatService(options: ChatServiceOptions) {
     const history = isNewThread ? [] : store.messages(threadId, devMode)
     // The run is registered at once (a second request for the thread is busy, a rejoin finds it) and starts once
     // its user message is committed; readers attached meanwhile simply wait for its first line.
-    const run = registry.start({ chatId: threadId, messageId, userId: participant.userId, threadId })
+    const run = registry.start({ chatId: threadId, messageId, userId: participant.userId, agentId: participant.agent.id, threadId })
     const started = store.startTurn({
       thread: {
         id: threadId,
@@ -148,8 +148,8 @@ export function createChatService(options: ChatServiceOptions) {
       const devMode = branch !== deployment.defaultBranch
 
       if (request.messageId !== undefined) {
-        const active = request.chatId !== undefined ? registry.forChat(request.chatId) : registry.forMessage(userId, request.messageId)
-        if (active && active.key.messageId === request.messageId && active.key.userId === userId)
+        const active = request.chatId !== undefined ? registry.forChat(request.chatId) : registry.forMessage(userId, participant.agent.id, request.messageId)
+        if (active && active.key.messageId === request.messageId && active.key.userId === userId && active.key.agentId === participant.agent.id)
           return { head: [encodeLine(cutoffLine(active.key.chatId, true))], run: active }
       }
 

@@ -5,6 +5,8 @@ export interface RunKey {
   messageId: string
   /** The user the thread belongs to. */
   userId: number
+  /** The agent the thread belongs to: a rejoin through another agent (maybe another deployment) is not this run's. */
+  agentId: number
   threadId: string
 }
 
@@ -111,8 +113,8 @@ export class RunRegistry {
     return this.byChat.get(chatId)
   }
 
-  forMessage(userId: number, messageId: string): Run | undefined {
-    return this.byUserMessage.get(`${userId}:${messageId}`)
+  forMessage(userId: number, agentId: number, messageId: string): Run | undefined {
+    return this.byUserMessage.get(`${userId}:${agentId}:${messageId}`)
   }
 
   /** Registers a new run; the caller has checked that the thread has none. */
@@ -120,7 +122,7 @@ export class RunRegistry {
     if (this.byChat.has(key.chatId)) throw new Error(`thread ${key.chatId} already has an active run`)
     const run = new Run(key)
     this.byChat.set(key.chatId, run)
-    this.byUserMessage.set(`${key.userId}:${key.messageId}`, run)
+    this.byUserMessage.set(`${key.userId}:${key.agentId}:${key.messageId}`, run)
     return run
   }
 
@@ -128,7 +130,7 @@ export class RunRegistry {
   end(run: Run): void {
     run.finish()
     if (this.byChat.get(run.key.chatId) === run) this.byChat.delete(run.key.chatId)
-    const userKey = `${run.key.userId}:${run.key.messageId}`
+    const userKey = `${run.key.userId}:${run.key.agentId}:${run.key.messageId}`
     if (this.byUserMessage.get(userKey) === run) this.byUserMessage.delete(userKey)
     if (this.byChat.size === 0) for (const resolve of this.idle) resolve()
   }

@@ -4,7 +4,7 @@ import { pipeTurnToSocket } from '../../../plugins/chat/run-readers'
 import { RunRegistry } from '../../../plugins/chat/run-registry'
 
 const line = (index: number) => encodeLine({ id: `m${index}`, role: 'assistant', content: `chunk ${index}`, isDelta: true, isInProcess: true, sort: 1 })
-const newRun = () => new RunRegistry().start({ chatId: 'c', messageId: '1700000000000-message', userId: 1, threadId: 'c' })
+const newRun = () => new RunRegistry().start({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
 
 /** A socket that records which frames went out under one cork. */
 function recordingSocket() {
