@@ -337,16 +337,31 @@ export interface HostileRequest {
   body: string | undefined
 }
 
-/** Requests over every operation; `valid` names path parameter values that exist. */
-export function requestArbitrary(operations: Operation[], credentials: Credentials, valid: Record<string, string[]>): fc.Arbitrary<HostileRequest> {
+/**
+ * Requests over every operation; `valid` names path parameter values that exist. `hostile` (the default) varies
+ * everything; `plausible` keeps existing path values, valid credentials and JSON, so that most requests reach
+ * the handler behind authentication and validation with one odd field.
+ */
+export function requestArbitrary(
+  operations: Operation[],
+  credentials: Credentials,
+  valid: Record<string, string[]>,
+  mode: 'hostile' | 'plausible' = 'hostile',
+): fc.Arbitrary<HostileRequest> {
+  const plausibleHeaders = fc
+    .constantFrom(`Api-Key ${credentials.admin}`, `Api-Key ${credentials.member}`, `Embed-Token ${credentials.embedToken}`)
+    .map((authorization): Record<string, string> => ({ authorization, 'content-type': 'application/json' }))
   return fc.constantFrom(...operations).chain((operation) =>
     fc
       .record({
-        params: fc.tuple(...operation.pathParams.map((name) => pathValue(name, valid))),
-        query: queryArbitrary(operation),
-        headers: headersArbitrary(credentials),
+        params: fc.tuple(...operation.pathParams.map((name) => (mode === 'plausible' ? fc.constantFrom(...(valid[name] ?? ['1'])) : pathValue(name, valid)))),
+        query: mode === 'plausible' ? fc.constant('') : queryArbitrary(operation),
+        headers: mode === 'plausible' ? plausibleHeaders : headersArbitrary(credentials),
         body: operation.method === 'GET' || operation.method === 'DELETE' ? fc.option(bodyArbitrary(operation), { freq: 8, nil: undefined }) : bodyArbitrary(operation),
-        method: fc.oneof({ weight: 12, arbitrary: fc.constant(operation.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD') }),
+        method:
+          mode === 'plausible'
+            ? fc.constant(operation.method)
+            : fc.oneof({ weight: 12, arbitrary: fc.constant(operation.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD') }),
       })
       .map(({ params, query, headers, body, method }) => {
         let index = 0

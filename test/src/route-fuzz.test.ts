@@ -49,6 +49,32 @@ const FALLBACK_BODIES: Record<string, JsonSchema> = {
   '/embed/generate-session': { ...SESSION_SETTINGS, properties: { ...SESSION_SETTINGS.properties, deploymentId: { type: 'integer' }, embedTenantName: { type: 'string' } }, required: ['deploymentId', 'externalId'] },
 }
 
+/**
+ * Content on deployment 1 for the path parameters to name: a folder, a report, a workbook and a published
+ * dashboard with one widget. Their ids (and the dashboard's public id) join the existing values.
+ */
+async function seedContent(send: Parameters<typeof embedToken>[0]): Promise<Record<string, string[]>> {
+  const create = async (path: string, body: unknown) => {
+    const response = await send('POST', `/api/v1/deployments/1/${path}`, apiKey(keys.admin), body)
+    expect(response.status).toBe(201)
+    return (await response.json()) as { id: number; publicId?: string }
+  }
+  const folder = await create('folders', { name: 'Fuzzed folder' })
+  const report = await create('reports', { name: 'Fuzzed report', query: 'SELECT MEASURE(orders.count) FROM orders', folderId: folder.id })
+  const workbook = await create('workbooks', { name: 'Fuzzed workbook' })
+  const widget = { id: 'w1', kind: 'number', title: 'Orders', query: 'SELECT MEASURE(orders.count) FROM orders' }
+  const dashboard = await create('dashboards', { workbookId: workbook.id, name: 'Fuzzed board', widgets: [widget], published: true })
+  const ids = (id: number) => [String(id), '1']
+  return {
+    ...VALID,
+    folderId: ids(folder.id),
+    reportId: ids(report.id),
+    workbookId: ids(workbook.id),
+    dashboardId: ids(dashboard.id),
+    publicId: dashboard.publicId ? [dashboard.publicId] : ['1'],
+  }
+}
+
 /** Embed token of an external user of deployment 1, minted and exchanged as a customer's backend would. */
 async function embedToken(send: (method: string, path: string, headers: Record<string, string>, body: unknown) => Promise<Response>) {
   const session = await send('POST', '/api/v1/embed/generate-session', apiKey(keys.admin), { deploymentId: 1, externalId: 'fuzz-user', userAttributes: [{ name: 'region', value: 'Europe' }] })
@@ -112,10 +138,13 @@ describe('every route of /openapi/json under hostile input', () => {
 
   it('answers every request below 500 with { error, code } errors, and stays healthy', async () => {
     const handle = (request: Request) => test.app.handle(request)
-    const credentials = await credentialsFor((method, path, headers, body) => test.request(method, path, { headers, body }))
+    const send = (method: string, path: string, headers: Record<string, string>, body: unknown) => test.request(method, path, { headers, body })
+    const credentials = await credentialsFor(send)
+    const valid = await seedContent(send)
     const seen = new Map<number, number>()
+    const requests = fc.oneof(requestArbitrary(operations, credentials, valid), requestArbitrary(operations, credentials, valid, 'plausible'))
     await fc.assert(
-      fc.asyncProperty(requestArbitrary(operations, credentials, VALID), async (request) => {
+      fc.asyncProperty(requests, async (request) => {
         const response = await handle(toRequest('http://localhost', request))
         seen.set(response.status, (seen.get(response.status) ?? 0) + 1)
         if (process.env.FUZZ_DEBUG) console.log(response.status, request.method, request.url.slice(0, 90), JSON.stringify(request.headers).slice(0, 80), request.body?.slice(0, 120), (await response.clone().text()).slice(0, 160))
@@ -171,7 +200,7 @@ describe('a listening server under hostile input', () => {
       fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     )
     await fc.assert(
-      fc.asyncProperty(requestArbitrary(operations, credentials, VALID), async (request) => {
+      fc.asyncProperty(fc.oneof(requestArbitrary(operations, credentials, VALID), requestArbitrary(operations, credentials, VALID, 'plausible')), async (request) => {
         const response = await fetch(toRequest(base, request))
         const problem = await problemWith(request, response)
         if (problem) throw new Error(problem)
