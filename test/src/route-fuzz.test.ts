@@ -181,6 +181,8 @@ describe('a listening server under hostile input', () => {
       BOOTSTRAP_FILE: bootstrap,
       DEMO_DATA_PATH: TEST_DEMO_DATA,
       ANALYST_DELAY_MS: '0',
+      // Small enough that the fuzzer's large bodies meet the limit and its 413 answer.
+      MAX_BODY_BYTES: '65536',
     })
   }, 90_000)
   afterAll(async () => {
@@ -215,6 +217,19 @@ describe('a listening server under hostile input', () => {
       }),
       { numRuns: SERVER_RUNS, seed: SEED, endOnFailure: true },
     )
+
+    // Oversized bodies, declared and chunked: 413 with the JSON error body, like every other refusal.
+    const oversized: HostileRequest = {
+      method: 'POST',
+      url: '/api/v1/deployments/1/sql',
+      headers: { authorization: `Api-Key ${keys.admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'x'.repeat(200_000) }),
+    }
+    for (const body of [oversized.body!, new Blob([oversized.body!]).stream()]) {
+      const response = await fetch(`${base}${oversized.url}`, { method: 'POST', headers: oversized.headers, body })
+      expect(response.status).toBe(413)
+      expect(await problemWith(oversized, response)).toBeUndefined()
+    }
 
     const broken = [
       'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
