@@ -60,10 +60,14 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
       }
     },
 
-    /** The rows a widget draws, with the viewer's access. */
-    async widgetData(viewer: EmbedCaller, publicId: string, widgetId: string): Promise<SqlResult> {
+    /** The rows a widget draws, with the viewer's access, and its columns' titles from the model. */
+    async widgetData(viewer: EmbedCaller, publicId: string, widgetId: string): Promise<SqlResult & { titles: string[] }> {
       const dashboard = visibleDashboard(viewer, publicId)
-      return run(viewer, dashboard, widgetOf(dashboard, widgetId), WIDGET_VIEW_ROWS)
+      const widget = widgetOf(dashboard, widgetId)
+      const result = await run(viewer, dashboard, widget, WIDGET_VIEW_ROWS)
+      const deployment = directory.deployment(dashboard.deploymentId)!
+      const columns = semantic.describe({ deployment, access: callerAccess(viewer, undefined, users) }, widget.query)
+      return { ...result, titles: columns.map((column) => column.title) }
     },
 
     /** A widget's whole result for download; 403 when the dashboard restricts data download (before any query). */

@@ -4,7 +4,6 @@ import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../src/erro
 import { readCredential } from '../auth/credentials'
 import type { EmbedCaller } from '../auth/model'
 import { toCsv } from '../management/widget-data'
-import { SqlResult } from '../semantic/model'
 import { webAssets } from './assets'
 import { createEmbedContextReader } from './embed-context'
 import { createEmbedDashboards } from './embed-dashboards'
@@ -14,11 +13,13 @@ import {
   DashboardPageQuery,
   EmbedContext,
   EmbedDashboard,
+  EmbedWidgetData,
   EmbedWidgetDataQuery,
   EmbedWidgetParams,
   PublicIdParams,
 } from './model'
-import { ASSET_PREFIX, FAVICON, PAGE_HEADERS, renderPage } from './pages'
+import { version } from '../../package.json'
+import { ASSET_PREFIX, FAVICON, HOME_HEADERS, PAGE_HEADERS, renderPage } from './pages'
 
 const EMBED_TOKEN = [{ EmbedToken: [] }]
 
@@ -51,9 +52,9 @@ function serveableAssets(): Map<string, ServedAsset> {
  */
 export function webPlugin(deps: AppDeps) {
   const { storage, directory, embedTokens, authenticateApiKey } = deps
-  const contextOf = createEmbedContextReader(storage, directory)
+  const contextOf = createEmbedContextReader(storage, directory, deps.semantic, deps.users)
   const dashboards = createEmbedDashboards({ storage, directory, semantic: deps.semantic, users: deps.users })
-  const pages = { dashboard: renderPage('dashboard', webAssets), chat: renderPage('chat', webAssets) }
+  const pages = { dashboard: renderPage('dashboard', webAssets), chat: renderPage('chat', webAssets), home: renderPage('home', webAssets, version) }
   const assets = serveableAssets()
 
   /** Only an embed token names a viewer; a genuine API key is 403 here, a wrong one 401. */
@@ -73,6 +74,23 @@ export function webPlugin(deps: AppDeps) {
         },
       },
     })
+    .get(
+      '/',
+      ({ set }) => {
+        Object.assign(set.headers, HOME_HEADERS)
+        return pages.home
+      },
+      {
+        detail: {
+          summary: 'Front door (web page)',
+          description:
+            "The server's status and version, links to the API reference and metrics and, with an API key pasted (kept in the " +
+            "tab's memory only), the key's deployments and an embed preview that opens the chat or a dashboard as a chosen user.",
+          tags: ['Embed pages'],
+          security: [],
+        },
+      },
+    )
     .get(
       '/embed/dashboard/:publicId',
       ({ set }) => {
@@ -170,7 +188,7 @@ export function webPlugin(deps: AppDeps) {
         embedViewer: true,
         params: EmbedWidgetParams,
         query: EmbedWidgetDataQuery,
-        response: { 200: t.Union([SqlResult, t.String({ description: 'text/csv with format=csv' })]) },
+        response: { 200: t.Union([EmbedWidgetData, t.String({ description: 'text/csv with format=csv' })]) },
         detail: {
           summary: "A widget's data, with the viewer's access",
           description:

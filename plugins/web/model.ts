@@ -1,5 +1,6 @@
 import { t } from 'elysia'
 import { DashboardWidgetKind, Nullable } from '../management/model'
+import { SqlResult } from '../semantic/model'
 
 /** Wire shapes of the embed pages' routes. The front end imports the types only. */
 
@@ -24,6 +25,9 @@ export const EmbedContext = t.Object({
     showDashboardChat: t.Boolean({ description: "The session's value when it set one, else the account-wide setting" }),
   }),
   expiresAt: t.String({ format: 'date-time', description: 'When the embed token stops working' }),
+  starterQuestions: t.Array(t.String(), {
+    description: "Questions an empty chat offers, built from the members of the deployment's model this user may see",
+  }),
 })
 export type EmbedContext = typeof EmbedContext.static
 
@@ -38,6 +42,12 @@ export const EmbedDashboard = t.Object({
   widgets: t.Array(EmbedWidget),
 })
 export type EmbedDashboard = typeof EmbedDashboard.static
+
+/** A widget's rows, with each column's title from the model (`Revenue` for `MEASURE(orders.total_amount)`). */
+export const EmbedWidgetData = t.Object({
+  ...SqlResult.properties,
+  titles: t.Array(t.String(), { description: "One per column of `schema`: the model's title of the member it shows" }),
+})
 
 export const PublicIdParams = t.Object({ publicId: t.String({ minLength: 1, maxLength: 100 }) })
 export const EmbedWidgetParams = t.Object({ publicId: t.String({ minLength: 1, maxLength: 100 }), widgetId: t.String({ minLength: 1, maxLength: 64 }) })

@@ -47,9 +47,13 @@ function Dashboard({ session, ready }: { session: EmbedSession; ready: ReadySess
   const { dashboard } = loaded
   return (
     <div class="dashboard-page">
-      <header class="page-header">
+      {/* The chat launcher sits in the header, which stays on screen: it never covers a widget. */}
+      <header class="page-header page-header-sticky">
         <h1>{dashboard.name}</h1>
-        <UserChip user={ready.context.user} />
+        <div class="header-actions">
+          {ready.context.settings.showDashboardChat && <DashboardChat session={session} ready={ready} />}
+          <UserChip user={ready.context.user} />
+        </div>
       </header>
       <main class="widget-grid">
         {dashboard.widgets.length === 0 && <p class="widget-empty">This dashboard has no widgets yet.</p>}
@@ -57,7 +61,6 @@ function Dashboard({ session, ready }: { session: EmbedSession; ready: ReadySess
           <WidgetCard key={widget.id} widget={widget} publicId={publicId} token={ready.token} session={session} allowDownload={!dashboard.restrictDataDownload} />
         ))}
       </main>
-      {ready.context.settings.showDashboardChat && <DashboardChat session={session} ready={ready} />}
     </div>
   )
 }

@@ -5,8 +5,8 @@ import type { ComponentChildren } from 'preact'
  * tables (with `---:` alignment and `\|` escapes) and inline bold, italics, code and links. It builds elements, never
  * HTML strings, so model output cannot inject markup; links open only http(s) URLs.
  */
-export function Markdown({ text }: { text: string }) {
-  return <>{blocks(closeOpenMarks(text))}</>
+export function Markdown({ text, withoutTables = false }: { text: string; withoutTables?: boolean }) {
+  return <>{blocks(closeOpenMarks(text), withoutTables)}</>
 }
 
 /** While an answer streams in, a `**` or a backtick may be open: close it, so the reader sees bold, not asterisks. */
@@ -32,7 +32,8 @@ function alignments(line: string): Align[] {
   return splitRow(line).map((cell) => (cell.startsWith(':') && cell.endsWith(':') ? 'center' : cell.endsWith(':') ? 'right' : undefined))
 }
 
-function blocks(text: string): ComponentChildren[] {
+/** `withoutTables` leaves tables out: the answer shows its result as a chart with the table one click away. */
+function blocks(text: string, withoutTables: boolean): ComponentChildren[] {
   const lines = text.replace(/\r\n?/g, '\n').split('\n')
   const out: ComponentChildren[] = []
   let paragraph: string[] = []
@@ -72,6 +73,7 @@ function blocks(text: string): ComponentChildren[] {
       const rows: string[][] = []
       for (index += 2; index < lines.length && lines[index].trimStart().startsWith('|'); index++) rows.push(splitRow(lines[index]))
       index--
+      if (withoutTables) continue
       out.push(
         <div class="table-scroll" key={out.length}>
           <table>
