@@ -13,13 +13,14 @@ function groupable(member: MetaMember): boolean {
 /**
  * Questions to start an empty thread with, built from what the user may see of the deployment's model: the first
  * cube's main measures over time and by its (and its joined cubes') text dimensions, such as "Revenue by month"
- * and "Number of orders by region". Sums and counts come first: they read best as totals.
+ * and "Number of orders by region". The first sum and the first count: they read best as totals.
  */
 export function starterQuestions(meta: MetaResult): string[] {
   const cube = meta.cubes.find((candidate) => candidate.type === 'cube' && candidate.measures.length > 0)
   if (!cube) return []
-  const rank = (member: MetaMember) => ['sum', 'count', 'number'].indexOf(member.type) >>> 0
-  const measures = [...cube.measures].sort((left, right) => rank(left) - rank(right)).slice(0, 2)
+  const firstOf = (type: string) => cube.measures.find((member) => member.type === type)
+  const picked = [firstOf('sum'), firstOf('count')].filter((member): member is MetaMember => member !== undefined)
+  const measures = picked.length ? picked : cube.measures.slice(0, 2)
   const joined = new Set(cube.joins.map((join) => join.name))
   const dimensions = [
     ...cube.dimensions.filter(groupable),

@@ -146,6 +146,9 @@ function describe(series: Series, title: string): string {
  */
 export function Chart({ series, title, height = 240 }: { series: Series; title: string; height?: number }) {
   const holder = useRef<HTMLDivElement>(null)
+  // Callers rebuild the series on every render: the chart is redrawn only when what it shows changed (a redraw
+  // empties and refills the figure, which would make a scrolling chat jump).
+  const key = JSON.stringify([series.kind, series.labelName, series.valueName, series.labels, series.values, height])
   useLayoutEffect(() => {
     const element = holder.current
     if (!element) return
@@ -170,7 +173,7 @@ export function Chart({ series, title, height = 240 }: { series: Series; title: 
       scheme.removeEventListener('change', redraw)
       plot.destroy()
     }
-  }, [series, height])
+  }, [key])
   return (
     <figure class="chart" data-chart={series.kind}>
       <div class="chart-canvas" ref={holder} role="img" aria-label={describe(series, title)} />

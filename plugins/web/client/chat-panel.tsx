@@ -42,6 +42,7 @@ export function ChatPanel({ session, ready, surface }: { session: EmbedSession; 
   // scrolled up to read something earlier: then a button offers the new messages instead.
   const following = useRef(true)
   const lastTop = useRef(0)
+  const lastHeight = useRef(0)
   const [unseen, setUnseen] = useState(false)
   const toBottom = () => {
     const element = log.current
@@ -108,8 +109,11 @@ export function ChatPanel({ session, ready, surface }: { session: EmbedSession; 
           if (atBottom) {
             following.current = true
             setUnseen(false)
-          } else if (element.scrollTop < lastTop.current - 2) following.current = false
+          } else if (element.scrollTop < lastTop.current - 2 && element.scrollHeight >= lastHeight.current) following.current = false
+          // (A move up while the content shrank is the browser clamping the position, as when a chart replaces a
+          // long table: not the reader.)
           lastTop.current = element.scrollTop
+          lastHeight.current = element.scrollHeight
         }}
       >
         {items.length === 0 && !view.restoring && (
