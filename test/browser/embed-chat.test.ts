@@ -87,7 +87,7 @@ describe('GET /embed/chat in a browser', () => {
     expect(await page.locator('.msg-user .bubble').textContent()).toContain('What is the revenue by status?')
     // The steps: one closed line; opened, the query's SQL (the lookups of region and status values are not shown).
     const steps = page.locator('details.steps')
-    expect(await steps.locator('summary').textContent()).toMatch(/^1 query, \d+\.\d s$/)
+    expect(await steps.locator('summary').textContent()).toMatch(/^1 query, (\d+ ms|\d+\.\d s)$/)
     expect(await steps.getAttribute('open')).toBeNull()
     await steps.locator('summary').click()
     const query = page.locator('.tool[data-tool="serviceSqlApi"]')

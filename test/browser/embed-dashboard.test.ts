@@ -101,7 +101,10 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
       expect(await value.getAttribute('title')).toMatch(/^\d{2},\d{3}$/)
       // Titles from the model: the table's `MEASURE(orders.count) AS orders` column is "Number of orders".
       expect(await page.locator('[data-widget="regions"] thead th').allTextContents()).toEqual(['Region', 'Number of orders', 'Revenue'])
-      expect(await page.locator('[data-widget="status"] .u-legend').textContent()).toContain('Revenue')
+      // The legend names the series, visibly.
+      const legend = page.locator('[data-widget="status"] .u-legend .u-series')
+      expect(await legend.textContent()).toBe('Revenue')
+      expect(await legend.isVisible()).toBe(true)
       // A tooltip under the cursor names the bar and its value.
       const canvas = page.locator('[data-widget="status"] .u-over')
       const box = (await canvas.boundingBox())!

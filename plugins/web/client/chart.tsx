@@ -136,7 +136,7 @@ function describe(series: Series, title: string): string {
   const top = series.values.reduce((best, value, index) => (value > series.values[best] ? index : best), 0)
   const kind = series.kind === 'bar' ? 'Bar chart' : 'Line chart'
   const span = series.kind === 'line' ? `from ${series.labels[0]} to ${series.labels[series.labels.length - 1]}` : `${series.values.length} bars`
-  return `${kind}: ${title}, ${series.valueName} by ${series.labelName}, ${span}; highest ${series.labels[top]} at ${formatCompact(series.values[top])}.`
+  return `${kind}: ${title} (${series.valueName} by ${series.labelName}), ${span}; highest ${series.labels[top]} at ${formatCompact(series.values[top])}.`
 }
 
 /**

@@ -87,7 +87,7 @@ function summary(queries: QueryStep[], steps: ChatMessage[], elapsedMs: number |
   const failed = queries.filter((query) => query.error).length
   const parts = [queries.length === 0 ? 'Read the data model' : `${queries.length} ${queries.length === 1 ? 'query' : 'queries'}`]
   if (failed) parts.push(`${failed} failed`)
-  if (elapsedMs !== undefined) parts.push(`${(elapsedMs / 1000).toFixed(1)} s`)
+  if (elapsedMs !== undefined) parts.push(elapsedMs < 100 ? `${Math.max(1, Math.round(elapsedMs))} ms` : `${(elapsedMs / 1000).toFixed(1)} s`)
   return parts.join(', ')
 }
 

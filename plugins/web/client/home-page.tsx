@@ -124,7 +124,9 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
           <input value={externalId} onInput={(event) => setExternalId(event.currentTarget.value)} required maxLength={200} />
         </label>
         <label>
-          Attributes, one <code>name=value</code> a line (empty value: null)
+          <span>
+            Attributes, one <code>name=value</code> a line (an empty value sends <code>null</code>, which clears a stored one)
+          </span>
           <textarea rows={2} value={attributes} onInput={(event) => setAttributes(event.currentTarget.value)} />
         </label>
         <fieldset>
