@@ -1,6 +1,8 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../src/deps'
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../src/errors'
+import { Value } from '@sinclair/typebox/value'
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../src/errors'
+import type { ViewerControls } from './dashboard-controls'
 import { readCredential } from '../auth/credentials'
 import type { EmbedCaller } from '../auth/model'
 import { toCsv } from '../management/widget-data'
@@ -17,11 +19,26 @@ import {
   EmbedWidgetDataQuery,
   EmbedWidgetParams,
   PublicIdParams,
+  ViewerControlsSchema,
 } from './model'
 import { version } from '../../package.json'
 import { ASSET_PREFIX, FAVICON, HOME_HEADERS, PAGE_HEADERS, renderPage } from './pages'
 
 const EMBED_TOKEN = [{ EmbedToken: [] }]
+
+/** The `controls` parameter: JSON of the viewer's filter values and time grains; malformed is 400, never a 500. */
+function parseControls(raw: string | undefined): ViewerControls {
+  if (raw === undefined || raw === '') return {}
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    throw new BadRequestError('controls: not JSON', 'INVALID_CONTROLS')
+  }
+  if (!Value.Check(ViewerControlsSchema, parsed))
+    throw new BadRequestError('controls: expected {"filters":{"cube.member":["value"]},"timeGrains":{"cube.member":"month"}}', 'INVALID_CONTROLS')
+  return parsed
+}
 
 interface ServedAsset {
   contentType: string
@@ -160,7 +177,7 @@ export function webPlugin(deps: AppDeps) {
         security: EMBED_TOKEN,
       },
     })
-    .get('/api/v1/embed/dashboards/:publicId', ({ viewer, params }) => dashboards.dashboard(viewer, params.publicId), {
+    .get('/api/v1/embed/dashboards/:publicId', async ({ viewer, params }) => dashboards.dashboard(viewer, params.publicId), {
       embedViewer: true,
       params: PublicIdParams,
       response: { 200: EmbedDashboard },
@@ -174,8 +191,9 @@ export function webPlugin(deps: AppDeps) {
     .get(
       '/api/v1/embed/dashboards/:publicId/widgets/:widgetId/data',
       async ({ viewer, params, query, set }) => {
-        if (query.format !== 'csv') return dashboards.widgetData(viewer, params.publicId, params.widgetId)
-        const { widget, data } = await dashboards.widgetDownload(viewer, params.publicId, params.widgetId)
+        const controls = parseControls(query.controls)
+        if (query.format !== 'csv') return dashboards.widgetData(viewer, params.publicId, params.widgetId, controls)
+        const { widget, data } = await dashboards.widgetDownload(viewer, params.publicId, params.widgetId, controls)
         const filename = `${widget.title.replace(/[^A-Za-z0-9._-]+/g, '_') || widget.id}.csv`
         Object.assign(set.headers, {
           'content-type': 'text/csv; charset=utf-8',

@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { apiKey, createTestApp, testClock } from '../../helpers/app'
 import { keys } from '../../helpers/fixtures'
 import { embed, embedToken, json, mintSession, publishDashboard, quietAdminKey, webBootstrap, type Json } from './helpers'
+
+// The first widget query generates the demo data file: seconds on a busy machine.
+setDefaultTimeout(20_000)
 
 const clock = testClock()
 const test = createTestApp({ bootstrap: webBootstrap(), clock })
@@ -90,6 +93,9 @@ describe('GET /api/v1/embed/dashboards/:publicId', () => {
         { id: 'monthly', kind: 'line', title: 'Revenue by month' },
         { id: 'regions', kind: 'table', title: 'Orders by region' },
       ],
+      filters: [],
+      timeGrains: [],
+      locked: [{ name: 'region', title: 'Region', value: 'Europe' }],
     })
   })
 
