@@ -134,6 +134,44 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
     })
   }
 
+  for (const { width, theme } of [
+    { width: 1280, theme: 'light' },
+    { width: 375, theme: 'dark' },
+  ] as const) {
+    it(`applies the dashboard's filters and time grains, lets the viewer change them and shows the session's locked values, at ${width} px in ${theme} mode`, async () => {
+      const board = await publishDashboard(server, {
+        widgets: [demoWidgets[1], demoWidgets[2]],
+        filters: [{ member: 'orders.status', operator: 'equals', values: ['completed'] }],
+        timeGrains: [{ member: 'orders.created_at', granularity: 'quarter' }],
+      })
+      const { page, log } = await openDashboard({ externalId: `controls-${width}`, userAttributes: [{ name: 'region', value: 'Europe' }] }, { publicId: board.publicId })
+      await page.setViewportSize({ width, height: 900 })
+      await page.emulateMedia({ colorScheme: theme })
+      await widgetsDrawn(page)
+      const bars = () => page.locator('[data-widget="status"] .chart .sr-only tbody th').allTextContents()
+      const points = () => page.locator('[data-widget="monthly"] .chart .sr-only tbody tr').count()
+      expect(await bars()).toEqual(['completed'])
+      expect(await points()).toBe(20)
+      const status = page.getByLabel('Status is')
+      expect(await status.inputValue()).toBe('completed')
+      const locked = page.locator('.control-locked')
+      expect(await locked.textContent()).toContain('Region: Europe')
+      expect(await locked.textContent()).toContain('locked by your session')
+      await screenshot(page, `dashboard-controls-${width}-${theme}`)
+
+      // The viewer picks another status and a coarser grain: every widget follows.
+      await status.selectOption('shipped')
+      await page.waitForFunction(() => document.querySelector('[data-widget="status"] .chart .sr-only tbody th')?.textContent === 'shipped')
+      await page.getByLabel('Order date by').selectOption('year')
+      await page.waitForFunction(() => document.querySelectorAll('[data-widget="monthly"] .chart .sr-only tbody tr').length === 5)
+      await status.selectOption('')
+      await page.waitForFunction(() => document.querySelectorAll('[data-widget="status"] .chart .sr-only tbody tr').length === 5)
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0)
+      await screenshot(page, `dashboard-controls-changed-${width}-${theme}`)
+      expect(log.unexpected()).toEqual([])
+    })
+  }
+
   it('shows a plain "This chart could not be loaded" with the request id when a widget query fails, never the query error', async () => {
     // Saving refuses such a widget now; one saved before that check (or broken by a model change) is still shown plainly.
     const broken = await publishDashboard(server, { widgets: [demoWidgets[0], demoWidgets[1]] })

@@ -39,11 +39,13 @@ async function download(path: string, token: string): Promise<void> {
  * One widget: its data fetched with the viewer's token (so row-level security applies), drawn by kind. The CSV
  * download button exists only when the dashboard allows downloads; the service refuses it otherwise anyway.
  */
-export function WidgetCard(props: { widget: EmbedWidget; publicId: string; token: string; session: EmbedSession; allowDownload: boolean }) {
-  const { widget, publicId, token, session, allowDownload } = props
+export function WidgetCard(props: { widget: EmbedWidget; publicId: string; token: string; session: EmbedSession; allowDownload: boolean; controls: string }) {
+  const { widget, publicId, token, session, allowDownload, controls } = props
   const [state, setState] = useState<WidgetState>({ status: 'loading' })
   const [downloadError, setDownloadError] = useState<string>()
-  const dataPath = `/api/v1/embed/dashboards/${encodeURIComponent(publicId)}/widgets/${encodeURIComponent(widget.id)}/data`
+  const basePath = `/api/v1/embed/dashboards/${encodeURIComponent(publicId)}/widgets/${encodeURIComponent(widget.id)}/data`
+  // The viewer's filter values and time grains (JSON), for the view and the download alike.
+  const dataPath = controls ? `${basePath}?controls=${encodeURIComponent(controls)}` : basePath
   const headingId = `widget-${widget.id}-title`
 
   useEffect(() => {
@@ -65,7 +67,7 @@ export function WidgetCard(props: { widget: EmbedWidget; publicId: string; token
 
   const onDownload = () => {
     setDownloadError(undefined)
-    download(`${dataPath}?format=csv`, token).catch((error: unknown) => {
+    download(`${dataPath}${controls ? '&' : '?'}format=csv`, token).catch((error: unknown) => {
       if (!session.report(error)) setDownloadError(describeError(error))
     })
   }
