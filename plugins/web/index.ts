@@ -83,6 +83,26 @@ export function webPlugin(deps: AppDeps) {
     throw new ForbiddenError('This route takes an embed token (Authorization: Embed-Token <token>)', 'EMBED_TOKEN_REQUIRED')
   }
 
+
+  /** A widget's rows as JSON, or its whole result as a CSV download. */
+  async function widgetResponse(
+    viewer: EmbedCaller,
+    params: { publicId: string; widgetId: string },
+    query: { format?: 'json' | 'csv'; controls?: string },
+    set: { headers: Record<string, unknown> },
+  ) {
+    const controls = parseControls(query.controls)
+    if (query.format !== 'csv') return dashboards.widgetData(viewer, params.publicId, params.widgetId, controls)
+    const { widget, data } = await dashboards.widgetDownload(viewer, params.publicId, params.widgetId, controls)
+    const filename = `${widget.title.replace(/[^A-Za-z0-9._-]+/g, '_') || widget.id}.csv`
+    Object.assign(set.headers, {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="${filename}"`,
+      'cache-control': 'no-store',
+    })
+    return toCsv(data)
+  }
+
   return new Elysia({ name: 'web', seed: deps.instanceId })
     .macro({
       embedViewer: {
@@ -191,16 +211,19 @@ export function webPlugin(deps: AppDeps) {
     .get(
       '/api/v1/embed/dashboards/:publicId/widgets/:widgetId/data',
       async ({ viewer, params, query, set }) => {
-        const controls = parseControls(query.controls)
-        if (query.format !== 'csv') return dashboards.widgetData(viewer, params.publicId, params.widgetId, controls)
-        const { widget, data } = await dashboards.widgetDownload(viewer, params.publicId, params.widgetId, controls)
-        const filename = `${widget.title.replace(/[^A-Za-z0-9._-]+/g, '_') || widget.id}.csv`
-        Object.assign(set.headers, {
-          'content-type': 'text/csv; charset=utf-8',
-          'content-disposition': `attachment; filename="${filename}"`,
-          'cache-control': 'no-store',
-        })
-        return toCsv(data)
+        // A viewer reads only "This chart could not be loaded" and the request id: the reason goes to the log.
+        try {
+          return await widgetResponse(viewer, params, query, set)
+        } catch (error) {
+          if (!(error instanceof UnauthorizedError))
+            deps.logger.warn('dashboard widget could not be loaded', {
+              requestId: set.headers['x-request-id'],
+              publicId: params.publicId,
+              widgetId: params.widgetId,
+              error: error instanceof Error ? error.message : String(error),
+            })
+          throw error
+        }
       },
       {
         embedViewer: true,

@@ -108,3 +108,26 @@ describe('dashboard filters and time grains for embed viewers', () => {
     }
   })
 })
+
+describe('a widget that cannot be loaded', () => {
+  it("logs the reason under the request id the viewer is shown, for the people who run the service", async () => {
+    const warnings: Array<{ message: string; fields?: Record<string, unknown> }> = []
+    const silent = { debug() {}, info() {}, error() {}, child: () => logger }
+    const logger = { ...silent, warn: (message: string, fields?: Record<string, unknown>) => void warnings.push({ message, fields }) }
+    const app = createTestApp({ bootstrap: webBootstrap(), clock: testClock(), logger })
+    try {
+      const broken = await publishDashboard(app, { widgets: [demoWidgets[0]] })
+      const widgets = [{ ...demoWidgets[0], query: 'SELECT MEASURE(orders.no_such_measure) FROM orders' }]
+      app.storage.sqlite.query('UPDATE dashboards SET widgets = ? WHERE public_id = ?').run(JSON.stringify(widgets), broken.publicId)
+      const token = await embedToken(app, { externalId: 'logged' })
+      const response = await app.request('GET', `/api/v1/embed/dashboards/${broken.publicId}/widgets/orders/data`, { headers: embed(token) })
+      expect(response.status).toBe(400)
+      const requestId = response.headers.get('x-request-id')
+      const logged = warnings.find((entry) => entry.message === 'dashboard widget could not be loaded')
+      expect(logged?.fields).toMatchObject({ requestId, publicId: broken.publicId, widgetId: 'orders' })
+      expect(String(logged?.fields?.error)).toContain('no_such_measure')
+    } finally {
+      app.close()
+    }
+  })
+})
