@@ -139,7 +139,10 @@ describe('GET /embed/chat in a browser', () => {
       // The conversation is announced politely, and only once complete (busy while streaming).
       expect(await page.locator('.chat-log').getAttribute('aria-live')).toBe('polite')
       expect(await page.locator('.chat-log').getAttribute('aria-busy')).toBe('false')
-      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0)
+      // The page itself never scrolls: the conversation scrolls inside its log, the composer stays in view.
+      expect(await page.evaluate(() => [document.documentElement.scrollWidth - window.innerWidth, document.documentElement.scrollHeight - window.innerHeight])).toEqual([0, 0])
+      const paint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime)
+      console.log(`chat first contentful paint at ${width} px ${theme}: ${Math.round(paint ?? -1)} ms`)
       const background = await page.evaluate(() => getComputedStyle(document.querySelector('.chat-main')!).backgroundColor)
       expect(background).toBe(theme === 'dark' ? 'rgb(27, 36, 49)' : 'rgb(255, 255, 255)')
       await screenshot(page, `chat-line-chart-${width}-${theme}`)
@@ -169,6 +172,8 @@ describe('GET /embed/chat in a browser', () => {
       await page.waitForTimeout(100)
       expect(await atBottom()).toBe(true)
     }
+    // A long conversation scrolls inside its log: the page itself (and its composer) stays put.
+    expect(await page.evaluate(() => document.documentElement.scrollHeight - window.innerHeight)).toBe(0)
     await screenshot(page, 'chat-followed-to-bottom')
     // Held mid-answer, the reader scrolls up: the page stops following and offers the new messages.
     const held = server.control.pauseNext()
