@@ -1,5 +1,6 @@
 import type { SqlResult } from '../../semantic/model'
-import { Chart, seriesOf, type ChartKind } from './chart'
+import { Chart } from './chart'
+import { seriesOf, type ChartKind } from './chart-series'
 import { columnTitle, formatCell, formatKpi, formatNumber, isNumericType } from './format'
 
 /** Widget data: a query result, with column titles from the model when the server resolved them. */

@@ -2,7 +2,8 @@ import type { ComponentChildren } from 'preact'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { problems } from './api'
 import { ChatController, type ChatNotice } from './chat-controller'
-import { AnswerItem, QuestionItem, queriesOf, StepsSummary, turnsOf } from './chat-turn'
+import { queriesOf, turnsOf } from './chat-steps'
+import { AnswerItem, QuestionItem, StepsSummary } from './chat-turn'
 import type { EmbedSession, ReadySession } from './embed-session'
 
 /**
