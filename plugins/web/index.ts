@@ -22,6 +22,7 @@ import {
   ViewerControlsSchema,
 } from './model'
 import { version } from '../../package.json'
+import readme from '../../README.md' with { type: 'text' }
 import { ASSET_PREFIX, FAVICON, HOME_HEADERS, PAGE_HEADERS, renderPage } from './pages'
 
 const EMBED_TOKEN = [{ EmbedToken: [] }]
@@ -71,7 +72,7 @@ export function webPlugin(deps: AppDeps) {
   const { storage, directory, embedTokens, authenticateApiKey } = deps
   const contextOf = createEmbedContextReader(storage, directory, deps.semantic, deps.users)
   const dashboards = createEmbedDashboards({ storage, directory, semantic: deps.semantic, users: deps.users })
-  const pages = { dashboard: renderPage('dashboard', webAssets), chat: renderPage('chat', webAssets), home: renderPage('home', webAssets, version) }
+  const pages = { dashboard: renderPage('dashboard', webAssets), chat: renderPage('chat', webAssets), home: renderPage('home', webAssets, version), readme: renderPage('readme', webAssets) }
   const assets = serveableAssets()
 
   /** Only an embed token names a viewer; a genuine API key is 403 here, a wrong one 401. */
@@ -127,6 +128,22 @@ export function webPlugin(deps: AppDeps) {
           security: [],
         },
       },
+    )
+    .get(
+      '/readme',
+      ({ set }) => {
+        Object.assign(set.headers, HOME_HEADERS)
+        return pages.readme
+      },
+      { detail: { summary: "The project's README (web page)", tags: ['Embed pages'], security: [] } },
+    )
+    .get(
+      '/readme.md',
+      ({ set }) => {
+        Object.assign(set.headers, { 'content-type': 'text/markdown; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })
+        return readme
+      },
+      { detail: { summary: "The project's README as Markdown, from the build that runs", tags: ['Embed pages'], security: [] } },
     )
     .get(
       '/embed/dashboard/:publicId',

@@ -1,6 +1,6 @@
 import type { WebAssets } from './bundle-web-assets'
 
-export type PageKind = 'dashboard' | 'chat' | 'home'
+export type PageKind = 'dashboard' | 'chat' | 'home' | 'readme'
 
 export const ASSET_PREFIX = '/embed/assets'
 
@@ -40,7 +40,7 @@ export const PAGE_HEADERS: Record<string, string> = {
 /** The front door's headers: its own policy (it takes an API key, so it is never framed). */
 export const HOME_HEADERS: Record<string, string> = { ...PAGE_HEADERS, 'content-security-policy': HOME_CONTENT_SECURITY_POLICY }
 
-const TITLES: Record<PageKind, string> = { dashboard: 'Dashboard', chat: 'AI chat', home: 'Analytics chat service' }
+const TITLES: Record<PageKind, string> = { dashboard: 'Dashboard', chat: 'AI chat', home: 'Analytics chat service', readme: 'README' }
 
 /** The pages' icon: a chat bubble. Without one, browsers ask for `/favicon.ico` and log the 404. */
 export const FAVICON = {

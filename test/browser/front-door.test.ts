@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, setDefaultTimeout
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { keys } from '../helpers/fixtures'
 import { publishDashboard, type Json } from '../plugins/web/helpers'
-import { launchBrowser, screenshot, watch } from './helpers/browser'
+import { join } from 'node:path'
+import { ARTIFACTS, launchBrowser, screenshot, watch } from './helpers/browser'
 import { startEmbedServer, type EmbedServer } from './helpers/embed-server'
 
 setDefaultTimeout(30_000)
@@ -52,7 +53,7 @@ describe('GET / in a browser', () => {
       expect(await page.locator('.home-status').textContent()).toMatch(/^Status: running · version \d+\.\d+\.\d+/)
       expect(await page.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('/openapi')
       expect(await page.getByRole('link', { name: 'Metrics' }).getAttribute('href')).toBe('/metrics')
-      expect(await page.locator('main').textContent()).toContain('Embedded pages')
+      expect(await page.getByRole('link', { name: 'Embedded pages' }).getAttribute('href')).toBe('/readme#embedded-pages')
       const text = (await page.locator('body').textContent()) ?? ''
       for (const secret of ['Sales analytics', 'acme', 'Analyst']) expect(text).not.toContain(secret)
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0)
@@ -60,6 +61,24 @@ describe('GET / in a browser', () => {
       expect(log.unexpected()).toEqual([])
     })
   }
+
+  it("opens the README's sections from the front door, served by the service itself", async () => {
+    const page = await openFrontDoor(1280, 'light')
+    const log = watch(page)
+    await page.getByRole('link', { name: 'Embedded pages' }).click()
+    const heading = page.locator('h2#embedded-pages')
+    await heading.waitFor()
+    expect(await heading.textContent()).toBe('Embedded pages')
+    await page.waitForFunction(() => {
+      const top = document.getElementById('embedded-pages')!.getBoundingClientRect().top
+      return top >= 0 && top < window.innerHeight
+    })
+    expect(await page.locator('h1').textContent()).toBe('Analytics chat streaming and embed session service')
+    expect(await page.locator('h2').allTextContents()).toContain('Embed sessions')
+    // The visible part only: the whole README is a very long picture.
+    await page.screenshot({ path: join(ARTIFACTS, 'readme-embedded-pages.png') })
+    expect(log.unexpected()).toEqual([])
+  })
 
   it('says so when the key is not accepted, and shows nothing', async () => {
     const page = await openFrontDoor(1280, 'light')
@@ -116,7 +135,7 @@ describe('GET / in a browser', () => {
 })
 
 describe('every page with all requests to other origins blocked', () => {
-  it('renders the front door, the embedded chat and the embedded dashboard from this origin alone', async () => {
+  it('renders the front door, the README, the embedded chat and the embedded dashboard from this origin alone', async () => {
     const offline = await browser.newContext({ viewport: { width: 1280, height: 900 } })
     const blocked: string[] = []
     await offline.route('**/*', (route) => {
@@ -130,6 +149,9 @@ describe('every page with all requests to other origins blocked', () => {
       const log = watch(page)
       await page.goto(`${server.url}/`)
       await page.locator('[data-status="running"]').waitFor()
+
+      await page.goto(`${server.url}/readme`)
+      await page.locator('h2#quick-start').waitFor()
 
       const chatSession = await server.mintSession({ externalId: 'offline-chat', userAttributes: [{ name: 'region', value: 'Europe' }] })
       await page.goto(`${server.url}/embed/chat?sessionId=${chatSession}`)

@@ -3,6 +3,8 @@ import type { DeploymentSummary } from '../../management/model-deployments'
 import { describeError, pageFetch, PlatformApiError } from './api'
 
 const README_SECTIONS = ['Quick start', 'Configuration', 'Authentication', 'Chat API', 'Embed sessions', 'Embedded pages', 'Management API', 'Operations']
+/** GitHub's anchor of a heading, which the README page gives its headings too. */
+const anchor = (title: string) => title.toLowerCase().replace(/\s+/g, '-')
 
 interface PublishedDashboard {
   name: string
@@ -213,7 +215,15 @@ export function HomePage() {
             <li>
               <a href="/metrics">Metrics</a> (Prometheus) and <a href="/healthz">health</a>
             </li>
-            <li>README sections: {README_SECTIONS.join(' · ')}</li>
+            <li>
+              <a href="/readme">README</a>:{' '}
+              {README_SECTIONS.map((section, index) => (
+                <span key={section}>
+                  {index > 0 && ' · '}
+                  <a href={`/readme#${anchor(section)}`}>{section}</a>
+                </span>
+              ))}
+            </li>
           </ul>
         </section>
         <section class="home-card" aria-labelledby="key-title">

@@ -3,6 +3,7 @@ import { ChatPage } from './chat-page'
 import { DashboardPage } from './dashboard-page'
 import { EmbedSession, type PageKind } from './embed-session'
 import { HomePage } from './home-page'
+import { ReadmePage } from './readme-page'
 import './styles/base.css'
 import './styles/dashboard.css'
 import './styles/chat.css'
@@ -16,6 +17,7 @@ if (theme === 'dark' || theme === 'light') document.documentElement.dataset.them
 const root = document.getElementById('app')!
 root.textContent = ''
 if (document.body.dataset.page === 'home') render(<HomePage />, root)
+else if (document.body.dataset.page === 'readme') render(<ReadmePage />, root)
 else {
   const page: PageKind = document.body.dataset.page === 'chat' ? 'chat' : 'dashboard'
   const session = new EmbedSession(page)

@@ -106,3 +106,18 @@ describe('GET /', () => {
     expect(linkedAssets(html).script?.path).toBe(`/embed/assets/${webAssets.script.name}`)
   })
 })
+
+describe('GET /readme and GET /readme.md', () => {
+  it("serves the project's README as Markdown and as a page with the front door's policy", async () => {
+    const markdown = await test.request('GET', '/readme.md')
+    expect(markdown.status).toBe(200)
+    expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8')
+    const text = await markdown.text()
+    expect(text).toStartWith('# Analytics chat streaming and embed session service')
+    expect(text).toContain('## Embedded pages')
+    const page = await test.request('GET', '/readme')
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-security-policy')).toBe(HOME_CONTENT_SECURITY_POLICY)
+    expect(await page.text()).toContain('data-page="readme"')
+  })
+})
