@@ -34,6 +34,7 @@ export function managementPlugin(deps: AppDeps, options: { runWidgetQuery?: Widg
       apiKey: true,
       response: { 200: DeploymentsResponse },
       detail: {
+        operationId: 'listDeployments',
         summary: 'List the deployments this API key may use',
         description:
           "The key's account's deployments, narrowed by the key's deployment scope, each with its agents and branches. " +

@@ -120,6 +120,7 @@ export function webPlugin(deps: AppDeps) {
       },
       {
         detail: {
+          operationId: 'getFrontDoorPage',
           summary: 'Front door (web page)',
           description:
             "The server's status and version, links to the API reference and metrics and, with an API key pasted (kept in the " +
@@ -135,7 +136,7 @@ export function webPlugin(deps: AppDeps) {
         Object.assign(set.headers, HOME_HEADERS)
         return pages.readme
       },
-      { detail: { summary: "The project's README (web page)", tags: ['Embed pages'], security: [] } },
+      { detail: { operationId: 'getReadmePage', summary: "The project's README (web page)", tags: ['Embed pages'], security: [] } },
     )
     .get(
       '/readme.md',
@@ -143,7 +144,9 @@ export function webPlugin(deps: AppDeps) {
         Object.assign(set.headers, { 'content-type': 'text/markdown; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })
         return readme
       },
-      { detail: { summary: "The project's README as Markdown, from the build that runs", tags: ['Embed pages'], security: [] } },
+      {
+        detail: { operationId: 'getReadmeMarkdown', summary: "The project's README as Markdown, from the build that runs", tags: ['Embed pages'], security: [] },
+      },
     )
     .get(
       '/embed/dashboard/:publicId',
