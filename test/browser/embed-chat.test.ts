@@ -104,6 +104,8 @@ describe('GET /embed/chat in a browser', () => {
     await answer.getByRole('button', { name: 'Show table' }).click()
     expect(await visibleTables()).toBe(1)
     expect(await answer.locator('.data-table tbody tr').count()).toBe(5)
+    // Headed as the answer names its columns, not by the result's column names.
+    expect(await answer.locator('.data-table thead th').allTextContents()).toEqual(['Status', 'Revenue'])
     expect(await answer.getByRole('button', { name: 'Show chart' }).getAttribute('aria-pressed')).toBe('true')
     expect(await answer.locator('strong').first().textContent()).toBe('Revenue by Status')
     // The avatar of the user's message: no picture, so the initials.

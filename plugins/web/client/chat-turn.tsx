@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
 import type { ChatMessage } from '../../../client/chat-stream'
 import type { SqlResult } from '../../semantic/model'
-import { queriesOf, stepsSummary } from './chat-steps'
+import { answerTableHeadings, queriesOf, stepsSummary } from './chat-steps'
 import type { EmbedContext } from '../model'
 import { Avatar } from './avatar'
 import { Chart } from './chart'
@@ -51,7 +51,7 @@ export function StepsSummary({ steps, elapsedMs }: { steps: ChatMessage[]; elaps
 }
 
 /** The chart of an answer, with its table one click away (and back). */
-function AnswerFigure({ result, title }: { result: SqlResult; title: string }) {
+function AnswerFigure({ result, title }: { result: SqlResult & { titles?: string[] }; title: string }) {
   const [showTable, setShowTable] = useState(false)
   const series = chartable(result)!
   return (
@@ -69,7 +69,9 @@ export function AnswerItem({ answer, steps, isLatest }: { answer: ChatMessage; s
   const main = queriesOf(steps)
     .filter((query) => query.result && !query.error)
     .pop()
-  const figure = !answer.isInProcess && main?.result && chartable(main.result) ? main : undefined
+  const headings = answerTableHeadings(answer.content)
+  const result = main?.result && headings?.length === main.result.schema.length ? { ...main.result, titles: headings } : main?.result
+  const figure = !answer.isInProcess && result && chartable(result) ? { title: main!.title, result } : undefined
   return (
     <li
       class="msg msg-assistant msg-final"
