@@ -4,6 +4,7 @@ import { demoBootstrap } from '../db/bootstrap/demo'
 import { loadBootstrapFile } from '../db/bootstrap/load'
 import type { Config } from './config'
 import type { Logger } from './logger'
+import { seedDemoDashboard } from './demo-dashboard'
 import { randomToken } from './secrets'
 
 export interface Prepared {
@@ -28,6 +29,7 @@ export function prepareStorage(config: Config, logger: Logger): Prepared {
     if (isEmptyDatabase(storage)) {
       const key = config.demoApiKey ?? `ak_demo_${randomToken(24)}`
       applyBootstrap(storage, demoBootstrap(key), 'built-in demo bootstrap')
+      seedDemoDashboard(storage, 1, Date.now())
       logger.info('demo bootstrap applied', { account: 'demo', deploymentId: 1, agentId: 1 })
       return { storage, demoApiKey: key }
     }

@@ -6,3 +6,7 @@ declare module '*.yaml' {
   const text: string
   export default text
 }
+declare module '*.md' {
+  const text: string
+  export default text
+}

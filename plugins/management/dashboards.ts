@@ -70,6 +70,25 @@ export function toDashboard(row: DashboardRow): Dashboard {
   }
 }
 
+/** Throws when a widget's query cannot run on the deployment's model (plans it, runs nothing). */
+export type WidgetQueryCheck = (query: string) => void
+
+/**
+ * Refuses widgets whose query cannot run, naming the widget, so a broken chart is caught by whoever saves the
+ * dashboard instead of being shown to its viewers.
+ */
+function checkWidgetQueries(widgets: DashboardWidget[], check: WidgetQueryCheck | undefined): void {
+  if (!check) return
+  widgets.forEach((widget, index) => {
+    try {
+      check(widget.query)
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error)
+      throw new BadRequestError(`widgets[${index}] "${widget.title}" (id ${widget.id}): its query cannot run: ${reason}`, 'INVALID_WIDGET_QUERY')
+    }
+  })
+}
+
 /** Gives widgets without an id one, and refuses two widgets with the same id. */
 function normalizeWidgets(inputs: DashboardWidgetInput[]): DashboardWidget[] {
   const seen = new Set<string>()
@@ -160,9 +179,10 @@ export function insertDashboard(
 }
 
 /** Creates the dashboard of a workbook (one per workbook: a second is 409). */
-export function createDashboard(context: ManagementContext, input: DashboardConfigInput): Dashboard {
+export function createDashboard(context: ManagementContext, input: DashboardConfigInput, checkQuery?: WidgetQueryCheck): Dashboard {
   requireAction(context.actor, 'ContentEdit')
   requireManageFor(context, input)
+  const widgets = normalizeWidgets(input.widgets ?? [])
   return transaction(context.storage, () => {
     const workbook = context.storage.db
       .select({ id: workbooks.id })
@@ -172,10 +192,11 @@ export function createDashboard(context: ManagementContext, input: DashboardConf
     if (!workbook) throw new BadRequestError(`workbookId: workbook ${input.workbookId} does not exist in this deployment`, 'UNKNOWN_WORKBOOK')
     const existing = context.storage.db.select({ id: dashboards.id }).from(dashboards).where(eq(dashboards.workbookId, input.workbookId)).get()
     if (existing) throw new ConflictError(`Workbook ${input.workbookId} already has dashboard ${existing.id}`, 'DASHBOARD_EXISTS')
+    checkWidgetQueries(widgets, checkQuery)
     const content: DashboardContent = {
       name: input.name,
       published: input.published ?? false,
-      widgets: normalizeWidgets(input.widgets ?? []),
+      widgets,
       filters: input.filters ?? [],
       timeGrains: input.timeGrains ?? [],
       aiWidgetThreads: [],
@@ -227,7 +248,7 @@ function contentOf(row: DashboardRow): DashboardContent {
  * Updates a dashboard. With `checksum`, a dashboard changed since that checksum is 409 instead of being
  * overwritten. Replacing `widgets` drops the AI widget threads of widgets that are gone.
  */
-export function updateDashboard(context: ManagementContext, id: number, input: UpdateDashboardInput): Dashboard {
+export function updateDashboard(context: ManagementContext, id: number, input: UpdateDashboardInput, checkQuery?: WidgetQueryCheck): Dashboard {
   requireAction(context.actor, 'ContentEdit')
   return transaction(context.storage, () => {
     const row = requireDashboard(context, id)
@@ -235,6 +256,8 @@ export function updateDashboard(context: ManagementContext, id: number, input: U
     assertFreshChecksum(row, input.checksum)
     const current = contentOf(row)
     const widgets = input.widgets ? normalizeWidgets(input.widgets) : current.widgets
+    // Only new widgets are checked: an unrelated edit (a rename) still saves when the model changed under a widget.
+    if (input.widgets) checkWidgetQueries(widgets, checkQuery)
     const widgetIds = new Set(widgets.map((widget) => widget.id))
     const content: DashboardContent = {
       name: input.name ?? current.name,

@@ -1,4 +1,7 @@
 import { Elysia } from 'elysia'
+import { authPlugin } from '../auth'
+import { listKeyDeployments } from './deployments'
+import { DeploymentsResponse } from './model-deployments'
 import type { AppDeps } from '../../src/deps'
 import { NotFoundError } from '../../src/errors'
 import { MAX_ROUTE_LIMIT } from '../semantic/model'
@@ -26,6 +29,20 @@ export function managementPlugin(deps: AppDeps, options: { runWidgetQuery?: Widg
       return deps.semantic.query({ deployment, access: WHOLE_MODEL }, query, MAX_ROUTE_LIMIT)
     })
   return new Elysia({ name: 'management', seed: deps.instanceId })
+    .use(authPlugin(deps))
+    .get('/api/v1/deployments', ({ caller }) => ({ items: listKeyDeployments(deps.storage, deps.directory, caller) }), {
+      apiKey: true,
+      response: { 200: DeploymentsResponse },
+      detail: {
+        operationId: 'listDeployments',
+        summary: 'List the deployments this API key may use',
+        description:
+          "The key's account's deployments, narrowed by the key's deployment scope, each with its agents and branches. " +
+          'Read-only; any API key of the account (admin or not).',
+        tags: ['Deployments'],
+        security: [{ ApiKey: [] }],
+      },
+    })
     .use(reportRoutes(deps))
     .use(workbookRoutes(deps, runWidgetQuery))
     .use(settingsRoutes(deps))

@@ -3,7 +3,9 @@ import type { AppDeps } from '../../src/deps'
 import { authPlugin } from '../auth'
 import { parseOptionalJson } from '../core/optional-json'
 import { managementContext } from './context'
-import { attachAiWidgetThread, createDashboard, deleteDashboard, getDashboard, listDashboards, updateDashboard } from './dashboards'
+import { NotFoundError } from '../../src/errors'
+import { WHOLE_MODEL } from '../semantic/semantic-service'
+import { attachAiWidgetThread, createDashboard, deleteDashboard, getDashboard, listDashboards, updateDashboard, type WidgetQueryCheck } from './dashboards'
 import {
   CreateWorkbookInput,
   Dashboard,
@@ -34,6 +36,12 @@ const NoContent = { 204: t.Void() }
 export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner) {
   const { storage, clock } = deps
   const doc = (tag: string, summary: string, description?: string) => ({ summary, description, tags: [tag], security: SECURITY })
+  /** Plans a widget query on the deployment's model over all its data (no user's policies), running nothing. */
+  const widgetCheck = (deploymentId: number): WidgetQueryCheck => (query) => {
+    const deployment = deps.directory.deployment(deploymentId)
+    if (!deployment) throw new NotFoundError(`Deployment ${deploymentId} not found`, 'DEPLOYMENT_NOT_FOUND')
+    deps.semantic.describe({ deployment, access: WHOLE_MODEL }, query)
+  }
 
   return new Elysia({ name: 'management-workbooks', seed: deps.instanceId })
     .use(authPlugin(deps))
@@ -116,13 +124,18 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
     })
     .post(
       `${DEPLOYMENT}/dashboards`,
-      ({ caller, params, body, status }) => status(201, createDashboard(managementContext(storage, clock(), caller, params.deploymentId), body)),
+      ({ caller, params, body, status }) => status(201, createDashboard(managementContext(storage, clock(), caller, params.deploymentId), body, widgetCheck(params.deploymentId))),
       {
         managementAccess: true,
         params: DeploymentParams,
         body: DashboardConfigInput,
         response: { 201: Dashboard },
-        detail: doc('Dashboards', "Create a workbook's dashboard", '`widgets` is optional (v0.2.1). `published: true` assigns a `publicId`.'),
+        detail: doc(
+          'Dashboards',
+          "Create a workbook's dashboard",
+          '`widgets` is optional (v0.2.1). `published: true` assigns a `publicId`. Each widget query is planned against the ' +
+            "deployment's model (nothing runs): one that cannot run is 400 `INVALID_WIDGET_QUERY`, naming the widget.",
+        ),
       },
     )
     .get(
@@ -132,13 +145,17 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
     )
     .patch(
       `${DEPLOYMENT}/dashboards/:dashboardId`,
-      ({ caller, params, body }) => updateDashboard(managementContext(storage, clock(), caller, params.deploymentId), params.dashboardId, body),
+      ({ caller, params, body }) => updateDashboard(managementContext(storage, clock(), caller, params.deploymentId), params.dashboardId, body, widgetCheck(params.deploymentId)),
       {
         managementAccess: true,
         params: DashboardParams,
         body: UpdateDashboardInput,
         response: { 200: Dashboard },
-        detail: doc('Dashboards', 'Update a dashboard', 'With `checksum`, a dashboard changed since is 409 instead of being overwritten.'),
+        detail: doc(
+          'Dashboards',
+          'Update a dashboard',
+          'With `checksum`, a dashboard changed since is 409 instead of being overwritten. New `widgets` are checked as on create (400 `INVALID_WIDGET_QUERY`).',
+        ),
       },
     )
     .delete(

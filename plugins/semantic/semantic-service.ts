@@ -2,6 +2,7 @@ import { statSync } from 'node:fs'
 import { LRUCache } from 'lru-cache'
 import type { Config } from '../../src/config'
 import { BadRequestError } from '../../src/errors'
+import { columnTitleOf } from './column-titles'
 import type { Logger } from '../../src/logger'
 import type { UserAccess } from '../auth/user-access'
 import { accessView } from './access-policy'
@@ -185,6 +186,19 @@ export function createSemanticService(options: SemanticServiceOptions) {
       const result: SqlResult = { schema, data: rows.data, totalRows: rows.totalRows }
       answers.set(asked, result)
       return result
+    },
+
+    /**
+     * Parses and plans a query for the caller without running it: its columns with the model's titles. Throws
+     * `InvalidQueryError` as `query` would for a query that cannot run (unknown member, bad SQL), so a saved
+     * dashboard can be checked before anyone opens it.
+     */
+    describe(context: SemanticContext, sql: string): Array<{ name: string; type: string; title: string }> {
+      const { model } = load(context.deployment, context.branchName)
+      const view = viewOf(model, context.access)
+      const plan = planQuery(model, view, parseQuery(sql))
+      compileQuery(model, view, plan)
+      return plan.columns.map((column) => ({ name: column.name, type: column.type, title: columnTitleOf(column) }))
     },
 
     /**

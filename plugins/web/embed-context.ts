@@ -2,9 +2,13 @@ import { asc, eq } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
 import { agents, users } from '../../db/schema'
 import { NotFoundError } from '../../src/errors'
-import type { Directory } from '../auth/directory'
+import type { DeploymentInfo, Directory } from '../auth/directory'
 import type { EmbedCaller } from '../auth/model'
+import type { UserProvisioner } from '../auth/user-access'
+import { callerAccess } from '../semantic/caller-access'
+import type { SemanticService } from '../semantic/semantic-service'
 import type { EmbedContext } from './model'
+import { starterQuestions } from './starter-questions'
 
 /**
  * Spec 2.12: `showDashboardChat` is tri-state. A session that set it wins (`false` hides, `true` shows); a session
@@ -30,8 +34,16 @@ function safePicture(picture: string | null): string | null {
  * Reads what an embed page needs about its session: the account (chat URLs carry its name), the deployment, the
  * agent that answers (the deployment's first, by id), the user's profile and the effective settings.
  */
-export function createEmbedContextReader(storage: Storage, directory: Directory) {
+export function createEmbedContextReader(storage: Storage, directory: Directory, semantic: SemanticService, userAccess: UserProvisioner) {
   const { db } = storage
+  /** A model that cannot be read leaves the chat without suggestions; the chat itself then explains the problem. */
+  const starters = (viewer: EmbedCaller, deployment: DeploymentInfo): string[] => {
+    try {
+      return starterQuestions(semantic.meta({ deployment, access: callerAccess(viewer, undefined, userAccess) }))
+    } catch {
+      return []
+    }
+  }
   return (viewer: EmbedCaller): EmbedContext => {
     const deployment = directory.deployment(viewer.deploymentId)
     const account = directory.account(viewer.accountId)
@@ -53,6 +65,7 @@ export function createEmbedContextReader(storage: Storage, directory: Directory)
       user: { displayName: profile?.displayName ?? null, picture: safePicture(profile?.picture ?? null) },
       settings: { showDashboardChat: effectiveShowDashboardChat(viewer.settings, account.showDashboardChat) },
       expiresAt: new Date(viewer.expiresAt * 1000).toISOString(),
+      starterQuestions: starters(viewer, deployment),
     }
   }
 }

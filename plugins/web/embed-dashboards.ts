@@ -1,17 +1,21 @@
 import type { Storage } from '../../db/client'
 import { ForbiddenError, NotFoundError } from '../../src/errors'
-import type { Directory } from '../auth/directory'
+import type { DeploymentInfo, Directory } from '../auth/directory'
 import type { EmbedCaller } from '../auth/model'
-import type { UserProvisioner } from '../auth/user-access'
+import type { UserAccess, UserProvisioner } from '../auth/user-access'
 import type { DashboardWidget } from '../management/model'
 import { findPublishedDashboard, type PublishedDashboard } from '../management/published-dashboards'
 import { callerAccess } from '../semantic/caller-access'
 import { MAX_ROUTE_LIMIT, type SqlResult } from '../semantic/model'
+import { titleOf } from '../semantic/semantic-model'
 import type { SemanticService } from '../semantic/semantic-service'
+import { applyControls, effectiveControls, type ViewerControls } from './dashboard-controls'
 import type { EmbedDashboard } from './model'
 
 /** Rows a widget draws at most; a download gets the semantic layer's route limit. */
 export const WIDGET_VIEW_ROWS = 1000
+/** Values a filter offers to choose from at most. */
+const FILTER_OPTIONS = 200
 
 export interface EmbedDashboardsOptions {
   storage: Storage
@@ -24,16 +28,17 @@ export interface EmbedDashboardsOptions {
  * Published dashboards as their embed viewers see them. A dashboard is visible only to sessions of its own
  * deployment; anything else is the same 404 as an unknown id, so a viewer cannot probe other deployments. Widget
  * queries run with the viewer's access (the session's groups, attributes and security context), so row-level
- * security shapes every number.
+ * security shapes every number, and with the dashboard's filters and time grains (values the viewer may change).
  */
 export function createEmbedDashboards(options: EmbedDashboardsOptions) {
   const { storage, directory, semantic, users } = options
 
-  function visibleDashboard(viewer: EmbedCaller, publicId: string): PublishedDashboard {
+  function visibleDashboard(viewer: EmbedCaller, publicId: string): { dashboard: PublishedDashboard; deployment: DeploymentInfo } {
     const dashboard = findPublishedDashboard(storage, publicId)
-    if (!dashboard || dashboard.accountId !== viewer.accountId || dashboard.deploymentId !== viewer.deploymentId)
+    const deployment = dashboard && directory.deployment(dashboard.deploymentId)
+    if (!dashboard || !deployment || dashboard.accountId !== viewer.accountId || dashboard.deploymentId !== viewer.deploymentId)
       throw new NotFoundError(`Dashboard ${publicId} not found`, 'DASHBOARD_NOT_FOUND')
-    return dashboard
+    return { dashboard, deployment }
   }
 
   function widgetOf(dashboard: PublishedDashboard, widgetId: string): DashboardWidget {
@@ -42,37 +47,93 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
     return widget
   }
 
-  async function run(viewer: EmbedCaller, dashboard: PublishedDashboard, widget: DashboardWidget, limit: number): Promise<SqlResult> {
-    const deployment = directory.deployment(dashboard.deploymentId)
-    if (!deployment) throw new NotFoundError(`Dashboard ${dashboard.publicId} not found`, 'DASHBOARD_NOT_FOUND')
-    return semantic.query({ deployment, access: callerAccess(viewer, undefined, users) }, widget.query, limit)
+  /** Title and type of every member the viewer may see. */
+  function members(deployment: DeploymentInfo, access: UserAccess): Map<string, { title: string; type: string }> {
+    const found = new Map<string, { title: string; type: string }>()
+    for (const cube of semantic.meta({ deployment, access }).cubes)
+      for (const member of [...cube.measures, ...cube.dimensions]) found.set(member.name, { title: member.title, type: member.type })
+    return found
+  }
+
+  /**
+   * The widget's query with the controls that apply to it: a filter on a member its cube cannot reach (another
+   * part of the model) is left out for this widget rather than breaking it.
+   */
+  function controlledQuery(deployment: DeploymentInfo, access: UserAccess, dashboard: PublishedDashboard, widget: DashboardWidget, chosen: ViewerControls): string {
+    const controls = effectiveControls(dashboard.filters, dashboard.timeGrains, chosen)
+    if (controls.filters.length === 0 && controls.timeGrains.length === 0) return widget.query
+    const types = new Map([...members(deployment, access)].map(([name, member]) => [name, member.type]))
+    const fits = controls.filters.filter((filter) => {
+      try {
+        semantic.describe({ deployment, access }, applyControls(widget.query, { filters: [filter], timeGrains: [] }, types))
+        return true
+      } catch {
+        return false
+      }
+    })
+    return applyControls(widget.query, { filters: fits, timeGrains: controls.timeGrains }, types)
+  }
+
+  async function run(viewer: EmbedCaller, publicId: string, widgetId: string, chosen: ViewerControls, download: boolean) {
+    const { dashboard, deployment } = visibleDashboard(viewer, publicId)
+    const widget = widgetOf(dashboard, widgetId)
+    if (download && dashboard.restrictDataDownload)
+      throw new ForbiddenError(`Data download is restricted on dashboard ${publicId}`, 'DATA_DOWNLOAD_RESTRICTED')
+    const access = callerAccess(viewer, undefined, users)
+    const query = controlledQuery(deployment, access, dashboard, widget, chosen)
+    const data = await semantic.query({ deployment, access }, query, download ? MAX_ROUTE_LIMIT : WIDGET_VIEW_ROWS)
+    return { widget, data, titles: semantic.describe({ deployment, access }, query).map((column) => column.title) }
   }
 
   return {
-    /** The dashboard's name, download flag and widgets (kind and title; queries stay on the server). */
-    dashboard(viewer: EmbedCaller, publicId: string): EmbedDashboard {
-      const dashboard = visibleDashboard(viewer, publicId)
+    /**
+     * The dashboard's name, download flag and widgets (kind and title; queries stay on the server), its filters
+     * and time grains with their titles (string filters with the values this viewer may pick from), and the
+     * attributes the session fixed, which no control can change.
+     */
+    async dashboard(viewer: EmbedCaller, publicId: string): Promise<EmbedDashboard> {
+      const { dashboard, deployment } = visibleDashboard(viewer, publicId)
+      const access = callerAccess(viewer, undefined, users)
+      const known = dashboard.filters.length || dashboard.timeGrains.length ? members(deployment, access) : new Map()
+      const filters = await Promise.all(
+        dashboard.filters.map(async (filter) => {
+          const member = known.get(filter.member)
+          let choices: string[] | undefined
+          if (member?.type === 'string' && (filter.operator === 'equals' || filter.operator === 'notEquals')) {
+            const [cube] = filter.member.split('.')
+            const values = await semantic.query({ deployment, access }, `SELECT ${filter.member} FROM ${cube} GROUP BY 1 ORDER BY 1`, FILTER_OPTIONS).catch(() => undefined)
+            choices = values?.data.map((row) => row[0]).filter((value): value is string => value !== null)
+          }
+          return { member: filter.member, title: filter.title ?? member?.title ?? titleOf(filter.member), operator: filter.operator, values: filter.values, ...(choices && { choices }) }
+        }),
+      )
       return {
         publicId,
         name: dashboard.name,
         restrictDataDownload: dashboard.restrictDataDownload,
         widgets: dashboard.widgets.map((widget) => ({ id: widget.id, kind: widget.kind, title: widget.title })),
+        filters,
+        timeGrains: dashboard.timeGrains.map((grain) => ({
+          member: grain.member,
+          title: grain.title ?? known.get(grain.member)?.title ?? titleOf(grain.member),
+          granularity: grain.granularity,
+        })),
+        locked: Object.entries(access.userAttributes)
+          .filter(([, value]) => value !== null && value !== undefined)
+          .map(([name, value]) => ({ name, title: titleOf(name), value: Array.isArray(value) ? value.join(', ') : String(value) })),
       }
     },
 
-    /** The rows a widget draws, with the viewer's access. */
-    async widgetData(viewer: EmbedCaller, publicId: string, widgetId: string): Promise<SqlResult> {
-      const dashboard = visibleDashboard(viewer, publicId)
-      return run(viewer, dashboard, widgetOf(dashboard, widgetId), WIDGET_VIEW_ROWS)
+    /** The rows a widget draws, with the viewer's access and controls, and its columns' titles from the model. */
+    async widgetData(viewer: EmbedCaller, publicId: string, widgetId: string, chosen: ViewerControls = {}): Promise<SqlResult & { titles: string[] }> {
+      const { data, titles } = await run(viewer, publicId, widgetId, chosen, false)
+      return { ...data, titles }
     },
 
     /** A widget's whole result for download; 403 when the dashboard restricts data download (before any query). */
-    async widgetDownload(viewer: EmbedCaller, publicId: string, widgetId: string): Promise<{ widget: DashboardWidget; data: SqlResult }> {
-      const dashboard = visibleDashboard(viewer, publicId)
-      const widget = widgetOf(dashboard, widgetId)
-      if (dashboard.restrictDataDownload)
-        throw new ForbiddenError(`Data download is restricted on dashboard ${publicId}`, 'DATA_DOWNLOAD_RESTRICTED')
-      return { widget, data: await run(viewer, dashboard, widget, MAX_ROUTE_LIMIT) }
+    async widgetDownload(viewer: EmbedCaller, publicId: string, widgetId: string, chosen: ViewerControls = {}): Promise<{ widget: DashboardWidget; data: SqlResult }> {
+      const { widget, data } = await run(viewer, publicId, widgetId, chosen, true)
+      return { widget, data }
     },
   }
 }

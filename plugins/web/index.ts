@@ -1,10 +1,11 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../src/deps'
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../src/errors'
+import { Value } from '@sinclair/typebox/value'
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../src/errors'
+import type { ViewerControls } from './dashboard-controls'
 import { readCredential } from '../auth/credentials'
 import type { EmbedCaller } from '../auth/model'
 import { toCsv } from '../management/widget-data'
-import { SqlResult } from '../semantic/model'
 import { webAssets } from './assets'
 import { createEmbedContextReader } from './embed-context'
 import { createEmbedDashboards } from './embed-dashboards'
@@ -14,13 +15,31 @@ import {
   DashboardPageQuery,
   EmbedContext,
   EmbedDashboard,
+  EmbedWidgetData,
   EmbedWidgetDataQuery,
   EmbedWidgetParams,
   PublicIdParams,
+  ViewerControlsSchema,
 } from './model'
-import { ASSET_PREFIX, FAVICON, PAGE_HEADERS, renderPage } from './pages'
+import { version } from '../../package.json'
+import readme from '../../README.md' with { type: 'text' }
+import { ASSET_PREFIX, FAVICON, HOME_HEADERS, PAGE_HEADERS, renderPage } from './pages'
 
 const EMBED_TOKEN = [{ EmbedToken: [] }]
+
+/** The `controls` parameter: JSON of the viewer's filter values and time grains; malformed is 400, never a 500. */
+function parseControls(raw: string | undefined): ViewerControls {
+  if (raw === undefined || raw === '') return {}
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    throw new BadRequestError('controls: not JSON', 'INVALID_CONTROLS')
+  }
+  if (!Value.Check(ViewerControlsSchema, parsed))
+    throw new BadRequestError('controls: expected {"filters":{"cube.member":["value"]},"timeGrains":{"cube.member":"month"}}', 'INVALID_CONTROLS')
+  return parsed
+}
 
 interface ServedAsset {
   contentType: string
@@ -51,9 +70,9 @@ function serveableAssets(): Map<string, ServedAsset> {
  */
 export function webPlugin(deps: AppDeps) {
   const { storage, directory, embedTokens, authenticateApiKey } = deps
-  const contextOf = createEmbedContextReader(storage, directory)
+  const contextOf = createEmbedContextReader(storage, directory, deps.semantic, deps.users)
   const dashboards = createEmbedDashboards({ storage, directory, semantic: deps.semantic, users: deps.users })
-  const pages = { dashboard: renderPage('dashboard', webAssets), chat: renderPage('chat', webAssets) }
+  const pages = { dashboard: renderPage('dashboard', webAssets), chat: renderPage('chat', webAssets), home: renderPage('home', webAssets, version), readme: renderPage('readme', webAssets) }
   const assets = serveableAssets()
 
   /** Only an embed token names a viewer; a genuine API key is 403 here, a wrong one 401. */
@@ -65,6 +84,26 @@ export function webPlugin(deps: AppDeps) {
     throw new ForbiddenError('This route takes an embed token (Authorization: Embed-Token <token>)', 'EMBED_TOKEN_REQUIRED')
   }
 
+
+  /** A widget's rows as JSON, or its whole result as a CSV download. */
+  async function widgetResponse(
+    viewer: EmbedCaller,
+    params: { publicId: string; widgetId: string },
+    query: { format?: 'json' | 'csv'; controls?: string },
+    set: { headers: Record<string, unknown> },
+  ) {
+    const controls = parseControls(query.controls)
+    if (query.format !== 'csv') return dashboards.widgetData(viewer, params.publicId, params.widgetId, controls)
+    const { widget, data } = await dashboards.widgetDownload(viewer, params.publicId, params.widgetId, controls)
+    const filename = `${widget.title.replace(/[^A-Za-z0-9._-]+/g, '_') || widget.id}.csv`
+    Object.assign(set.headers, {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="${filename}"`,
+      'cache-control': 'no-store',
+    })
+    return toCsv(data)
+  }
+
   return new Elysia({ name: 'web', seed: deps.instanceId })
     .macro({
       embedViewer: {
@@ -73,6 +112,42 @@ export function webPlugin(deps: AppDeps) {
         },
       },
     })
+    .get(
+      '/',
+      ({ set }) => {
+        Object.assign(set.headers, HOME_HEADERS)
+        return pages.home
+      },
+      {
+        detail: {
+          operationId: 'getFrontDoorPage',
+          summary: 'Front door (web page)',
+          description:
+            "The server's status and version, links to the API reference and metrics and, with an API key pasted (kept in the " +
+            "tab's memory only), the key's deployments and an embed preview that opens the chat or a dashboard as a chosen user.",
+          tags: ['Embed pages'],
+          security: [],
+        },
+      },
+    )
+    .get(
+      '/readme',
+      ({ set }) => {
+        Object.assign(set.headers, HOME_HEADERS)
+        return pages.readme
+      },
+      { detail: { operationId: 'getReadmePage', summary: "The project's README (web page)", tags: ['Embed pages'], security: [] } },
+    )
+    .get(
+      '/readme.md',
+      ({ set }) => {
+        Object.assign(set.headers, { 'content-type': 'text/markdown; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })
+        return readme
+      },
+      {
+        detail: { operationId: 'getReadmeMarkdown', summary: "The project's README as Markdown, from the build that runs", tags: ['Embed pages'], security: [] },
+      },
+    )
     .get(
       '/embed/dashboard/:publicId',
       ({ set }) => {
@@ -142,7 +217,7 @@ export function webPlugin(deps: AppDeps) {
         security: EMBED_TOKEN,
       },
     })
-    .get('/api/v1/embed/dashboards/:publicId', ({ viewer, params }) => dashboards.dashboard(viewer, params.publicId), {
+    .get('/api/v1/embed/dashboards/:publicId', async ({ viewer, params }) => dashboards.dashboard(viewer, params.publicId), {
       embedViewer: true,
       params: PublicIdParams,
       response: { 200: EmbedDashboard },
@@ -156,21 +231,25 @@ export function webPlugin(deps: AppDeps) {
     .get(
       '/api/v1/embed/dashboards/:publicId/widgets/:widgetId/data',
       async ({ viewer, params, query, set }) => {
-        if (query.format !== 'csv') return dashboards.widgetData(viewer, params.publicId, params.widgetId)
-        const { widget, data } = await dashboards.widgetDownload(viewer, params.publicId, params.widgetId)
-        const filename = `${widget.title.replace(/[^A-Za-z0-9._-]+/g, '_') || widget.id}.csv`
-        Object.assign(set.headers, {
-          'content-type': 'text/csv; charset=utf-8',
-          'content-disposition': `attachment; filename="${filename}"`,
-          'cache-control': 'no-store',
-        })
-        return toCsv(data)
+        // A viewer reads only "This chart could not be loaded" and the request id: the reason goes to the log.
+        try {
+          return await widgetResponse(viewer, params, query, set)
+        } catch (error) {
+          if (!(error instanceof UnauthorizedError))
+            deps.logger.warn('dashboard widget could not be loaded', {
+              requestId: set.headers['x-request-id'],
+              publicId: params.publicId,
+              widgetId: params.widgetId,
+              error: error instanceof Error ? error.message : String(error),
+            })
+          throw error
+        }
       },
       {
         embedViewer: true,
         params: EmbedWidgetParams,
         query: EmbedWidgetDataQuery,
-        response: { 200: t.Union([SqlResult, t.String({ description: 'text/csv with format=csv' })]) },
+        response: { 200: t.Union([EmbedWidgetData, t.String({ description: 'text/csv with format=csv' })]) },
         detail: {
           summary: "A widget's data, with the viewer's access",
           description:

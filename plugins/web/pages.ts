@@ -1,6 +1,6 @@
 import type { WebAssets } from './bundle-web-assets'
 
-export type PageKind = 'dashboard' | 'chat'
+export type PageKind = 'dashboard' | 'chat' | 'home' | 'readme'
 
 export const ASSET_PREFIX = '/embed/assets'
 
@@ -21,6 +21,12 @@ export const CONTENT_SECURITY_POLICY = [
   'frame-ancestors *',
 ].join('; ')
 
+/** The front door's policy: the embed pages' one, plus frames of this origin for its embed preview. */
+export const HOME_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace("connect-src 'self'", "connect-src 'self'; frame-src 'self'").replace(
+  'frame-ancestors *',
+  "frame-ancestors 'none'",
+)
+
 /** Headers of every page: never cached (the URL holds a one-time session id), never sending a Referer. */
 export const PAGE_HEADERS: Record<string, string> = {
   'content-type': 'text/html; charset=utf-8',
@@ -31,7 +37,10 @@ export const PAGE_HEADERS: Record<string, string> = {
   'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
 }
 
-const TITLES: Record<PageKind, string> = { dashboard: 'Dashboard', chat: 'AI chat' }
+/** The front door's headers: its own policy (it takes an API key, so it is never framed). */
+export const HOME_HEADERS: Record<string, string> = { ...PAGE_HEADERS, 'content-security-policy': HOME_CONTENT_SECURITY_POLICY }
+
+const TITLES: Record<PageKind, string> = { dashboard: 'Dashboard', chat: 'AI chat', home: 'Analytics chat service', readme: 'README' }
 
 /** The pages' icon: a chat bubble. Without one, browsers ask for `/favicon.ico` and log the 404. */
 export const FAVICON = {
@@ -44,7 +53,7 @@ export const FAVICON = {
  * The HTML of a page: static, the same for every session. The script reads the session id and the dashboard's
  * public id from the address, so nothing from the request is ever written into the markup.
  */
-export function renderPage(kind: PageKind, assets: WebAssets): string {
+export function renderPage(kind: PageKind, assets: WebAssets, version = ''): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -56,7 +65,7 @@ export function renderPage(kind: PageKind, assets: WebAssets): string {
 <link rel="stylesheet" href="${ASSET_PREFIX}/${assets.style.name}" integrity="${assets.style.integrity}">
 <script type="module" src="${ASSET_PREFIX}/${assets.script.name}" integrity="${assets.script.integrity}"></script>
 </head>
-<body data-page="${kind}">
+<body data-page="${kind}"${version ? ` data-version="${version.replace(/[^0-9A-Za-z.+-]/g, '')}"` : ''}>
 <div id="app"><p class="page-status" role="status">Loading…</p></div>
 <noscript><p class="page-status">This page needs JavaScript.</p></noscript>
 </body>

@@ -85,16 +85,114 @@ describe('GET /embed/chat in a browser', () => {
     expect(lengths[0]).toBeLessThan(lengths[lengths.length - 1])
 
     expect(await page.locator('.msg-user .bubble').textContent()).toContain('What is the revenue by status?')
+    // The steps: one closed line; opened, the query's SQL (the lookups of region and status values are not shown).
+    const steps = page.locator('details.steps')
+    expect(await steps.locator('summary').textContent()).toMatch(/^1 query, (\d+ ms|\d+\.\d s)$/)
+    expect(await steps.getAttribute('open')).toBeNull()
+    await steps.locator('summary').click()
     const query = page.locator('.tool[data-tool="serviceSqlApi"]')
+    expect(await query.count()).toBe(1)
     expect(await query.locator('pre code').textContent()).toContain('MEASURE(orders.total_amount)')
-    expect(await query.locator('tbody tr').count()).toBe(5)
-    // The final answer's markdown table is a real table: one row per status.
+    expect(await query.locator('pre code').isVisible()).toBe(true)
+    // A few categories: the answer draws bars, with the one table one click away.
     const answer = page.locator('[data-final="true"]')
-    expect(await answer.locator('table thead th').allTextContents()).toEqual(['Status', 'Revenue'])
-    expect(await answer.locator('tbody tr').count()).toBe(5)
+    expect(await answer.locator('[data-chart="bar"] canvas').count()).toBe(1)
+    expect(await answer.locator('[data-chart="bar"] [role="img"]').getAttribute('aria-label')).toMatch(/^Bar chart: .*5 bars; highest completed/)
+    // No result table until asked for: not in the steps, not in the answer's text (uPlot's legend is a table too).
+    const visibleTables = () => page.locator('table:not(.u-legend)').evaluateAll((tables) => tables.filter((table) => !table.closest('.sr-only')).length)
+    expect(await visibleTables()).toBe(0)
+    await answer.getByRole('button', { name: 'Show table' }).click()
+    expect(await visibleTables()).toBe(1)
+    expect(await answer.locator('.data-table tbody tr').count()).toBe(5)
+    // Headed as the answer names its columns, not by the result's column names.
+    expect(await answer.locator('.data-table thead th').allTextContents()).toEqual(['Status', 'Revenue'])
+    expect(await answer.getByRole('button', { name: 'Show chart' }).getAttribute('aria-pressed')).toBe('true')
     expect(await answer.locator('strong').first().textContent()).toBe('Revenue by Status')
     // The avatar of the user's message: no picture, so the initials.
     expect(await page.locator('.msg-user .avatar').textContent()).toBe('EE')
+    expect(log.unexpected()).toEqual([])
+  })
+
+  for (const { width, theme } of [
+    { width: 1280, theme: 'light' },
+    { width: 1280, theme: 'dark' },
+    { width: 375, theme: 'light' },
+    { width: 375, theme: 'dark' },
+  ] as const) {
+    it(`offers starter questions from the model and answers a trend with a line chart at ${width} px in ${theme} mode, by keyboard`, async () => {
+      const page = await context.newPage()
+      await page.setViewportSize({ width, height: 800 })
+      await page.emulateMedia({ colorScheme: theme })
+      const log = watch(page)
+      const sessionId = await server.mintSession({ externalId: `starter-${width}-${theme}`, ...europe })
+      await page.goto(`${server.url}/embed/chat?sessionId=${sessionId}`)
+      const starters = page.getByRole('list', { name: 'Suggested questions' }).getByRole('button')
+      await starters.first().waitFor()
+      expect(await starters.allTextContents()).toEqual(['Revenue by month', 'Revenue by status', 'Number of orders by region', 'Number of orders by month'])
+      await screenshot(page, `chat-empty-${width}-${theme}`)
+      // Keyboard only: the first starter is reachable and Enter asks it.
+      await starters.first().focus()
+      await page.keyboard.press('Enter')
+      await finished(page)
+      expect(await page.locator('.msg-user .bubble').textContent()).toContain('Revenue by month')
+      const answer = page.locator('[data-final="true"]')
+      expect(await answer.locator('[data-chart="line"] canvas').count()).toBe(1)
+      expect(await answer.locator('[role="img"]').getAttribute('aria-label')).toMatch(/^Line chart: .* from 2021-01 to 2025-12/)
+      // The conversation is announced politely, and only once complete (busy while streaming).
+      expect(await page.locator('.chat-log').getAttribute('aria-live')).toBe('polite')
+      expect(await page.locator('.chat-log').getAttribute('aria-busy')).toBe('false')
+      // The page itself never scrolls: the conversation scrolls inside its log, the composer stays in view.
+      expect(await page.evaluate(() => [document.documentElement.scrollWidth - window.innerWidth, document.documentElement.scrollHeight - window.innerHeight])).toEqual([0, 0])
+      const paint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime)
+      console.log(`chat first contentful paint at ${width} px ${theme}: ${Math.round(paint ?? -1)} ms`)
+      const background = await page.evaluate(() => getComputedStyle(document.querySelector('.chat-main')!).backgroundColor)
+      expect(background).toBe(theme === 'dark' ? 'rgb(27, 36, 49)' : 'rgb(255, 255, 255)')
+      await screenshot(page, `chat-line-chart-${width}-${theme}`)
+      expect(log.unexpected()).toEqual([])
+    })
+  }
+
+  it('takes its theme from the theme parameter over the system setting', async () => {
+    const page = await context.newPage()
+    await page.emulateMedia({ colorScheme: 'light' })
+    const sessionId = await server.mintSession({ externalId: 'theme-param', ...europe })
+    await page.goto(`${server.url}/embed/chat?sessionId=${sessionId}&theme=dark`)
+    await page.getByLabel('Ask a question about your data').waitFor()
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('.chat-main')!).backgroundColor)).toBe('rgb(27, 36, 49)')
+    // The parameter survives the page replacing the one-time session id in its address.
+    expect(new URL(page.url()).searchParams.get('theme')).toBe('dark')
+  })
+
+  it('follows the stream to the bottom, and offers "New messages" instead when the reader scrolled up', async () => {
+    const { page, log } = await openChat({ externalId: 'scroller', ...europe })
+    await page.setViewportSize({ width: 1280, height: 600 })
+    const atBottom = () => page.locator('.chat-log').evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight < 48)
+    for (const question of ['Revenue by month', 'Revenue by status', 'Number of orders by region']) {
+      await ask(page, question)
+      await page.waitForFunction((count) => document.querySelectorAll('.msg-final:not([data-streaming])').length === count, ['Revenue by month', 'Revenue by status', 'Number of orders by region'].indexOf(question) + 1)
+      await page.waitForTimeout(100)
+      expect(await atBottom()).toBe(true)
+    }
+    // A long conversation scrolls inside its log: the page itself (and its composer) stays put.
+    expect(await page.evaluate(() => document.documentElement.scrollHeight - window.innerHeight)).toBe(0)
+    await screenshot(page, 'chat-followed-to-bottom')
+    // Held mid-answer, the reader scrolls up: the page stops following and offers the new messages.
+    const held = server.control.pauseNext()
+    await ask(page, 'Revenue by month')
+    await held.reached
+    await page.locator('.chat-log').evaluate((element) => element.scrollTo(0, 0))
+    await page.mouse.move(640, 200)
+    await page.mouse.wheel(0, -400)
+    held.release()
+    await page.waitForFunction(() => document.querySelectorAll('.msg-final:not([data-streaming])').length === 4)
+    const button = page.getByRole('button', { name: /New messages/ })
+    await button.waitFor()
+    expect(await atBottom()).toBe(false)
+    await screenshot(page, 'chat-new-messages-button')
+    await button.click()
+    expect(await atBottom()).toBe(true)
+    expect(await button.count()).toBe(0)
     expect(log.unexpected()).toEqual([])
   })
 

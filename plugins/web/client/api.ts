@@ -41,14 +41,32 @@ export async function requestJson<T>(path: string, token: string | undefined, in
   return (await (await request(path, token, init)).json()) as T
 }
 
+/** An error answer of this service, with the request id it gave (what a user quotes to the people who run it). */
+export class PageApiError extends PlatformApiError {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    readonly requestId: string | undefined,
+  ) {
+    super(status, code, message)
+  }
+}
+
 async function failure(response: Response): Promise<PlatformApiError> {
+  const requestId = response.headers.get('x-request-id') ?? undefined
   try {
     const body = (await response.json()) as { error?: unknown; code?: unknown }
-    if (typeof body.error === 'string') return new PlatformApiError(response.status, String(body.code ?? 'UNKNOWN'), body.error)
+    if (typeof body.error === 'string') return new PageApiError(response.status, String(body.code ?? 'UNKNOWN'), body.error, requestId)
   } catch {
     // Not the service's JSON error body (a proxy's page, say).
   }
-  return new PlatformApiError(response.status, 'HTTP_ERROR', `The service answered HTTP ${response.status}`)
+  return new PageApiError(response.status, 'HTTP_ERROR', `The service answered HTTP ${response.status}`, requestId)
+}
+
+/** The request id of a failed request, when the service gave one. */
+export function requestIdOf(error: unknown): string | undefined {
+  return error instanceof PageApiError ? error.requestId : undefined
 }
 
 /** What a person reads when something went wrong: a title and one or two plain sentences, never a stack trace. */

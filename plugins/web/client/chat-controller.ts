@@ -17,6 +17,8 @@ export interface ChatView {
   /** A run can be stopped once its `chatId` is known. */
   canStop: boolean
   restoring: boolean
+  /** How long each tool call took, by message id, as this page saw it (unknown for turns read back from history). */
+  toolMs: Record<string, number>
 }
 
 /** What survives a reload, per tab: the thread, and the `messageId` of a turn still being answered. */
@@ -45,7 +47,8 @@ const ABORTED = 'Run aborted'
  * ends with its error line.
  */
 export class ChatController {
-  view: ChatView = { messages: [], notices: [], streaming: false, canStop: false, restoring: true }
+  view: ChatView = { messages: [], notices: [], streaming: false, canStop: false, restoring: true, toolMs: {} }
+  private readonly toolStarts = new Map<string, number>()
   private readonly transport: Transport
   private history: ChatMessage[] = []
   private run: ChatRun | undefined
@@ -129,8 +132,9 @@ export class ChatController {
     let finished = false
     let gotState = false
     try {
-      for await (const { line } of run) {
+      for await (const { line, message } of run) {
         if (this.disposed) return
+        if (message?.toolCall) this.time(message)
         if (run.chatId && run.chatId !== this.chatId) {
           this.chatId = run.chatId
           this.save({ chatId: run.chatId, inFlight: messageId })
@@ -162,6 +166,18 @@ export class ChatController {
     }
   }
 
+  private time(message: ChatMessage): void {
+    const now = performance.now()
+    const start = this.toolStarts.get(message.id)
+    // A call first seen with its result (a replay after a reload) has no duration this page could measure.
+    if (start === undefined) {
+      this.toolStarts.set(message.id, now)
+      return
+    }
+    if (message.toolCall?.result !== undefined && this.view.toolMs[message.id] === undefined)
+      this.view.toolMs[message.id] = now - start
+  }
+
   private fail(error: unknown): void {
     if (this.disposed || this.options.onSessionError(error)) return
     const text = error instanceof PlatformApiError ? error.message : describeError(error)
@@ -188,6 +204,7 @@ export class ChatController {
       streaming: run !== undefined,
       canStop: run !== undefined && (run.chatId ?? this.chatId) !== undefined && !this.stopping,
       restoring: this.view.restoring,
+      toolMs: this.view.toolMs,
     }
     this.listener?.()
   }

@@ -1,9 +1,9 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
-import { finalAnswerOf } from '../../../client/chat-stream'
 import { problems } from './api'
 import { ChatController, type ChatNotice } from './chat-controller'
-import { MessageItem } from './chat-message'
+import { queriesOf, turnsOf } from './chat-steps'
+import { AnswerItem, QuestionItem, StepsSummary } from './chat-turn'
 import type { EmbedSession, ReadySession } from './embed-session'
 
 /**
@@ -28,6 +28,7 @@ export function ChatPanel({ session, ready, surface }: { session: EmbedSession; 
   const [view, setView] = useState(controller?.view)
   const [input, setInput] = useState('')
   const log = useRef<HTMLDivElement>(null)
+  const messagesList = useRef<HTMLOListElement>(null)
   const inputId = `${surface}-chat-input`
 
   useEffect(() => {
@@ -38,31 +39,58 @@ export function ChatPanel({ session, ready, surface }: { session: EmbedSession; 
     return () => controller.dispose()
   }, [controller])
 
-  // Follow the answer as it grows, unless the reader scrolled up to read something earlier.
-  const nearBottom = useRef(true)
-  useEffect(() => {
+  // Follow the answer as it grows (also when a chart or table below it changes height), unless the reader
+  // scrolled up to read something earlier: then a button offers the new messages instead.
+  const following = useRef(true)
+  const lastTop = useRef(0)
+  const lastHeight = useRef(0)
+  const [unseen, setUnseen] = useState(false)
+  const toBottom = () => {
     const element = log.current
-    if (element && nearBottom.current) element.scrollTop = element.scrollHeight
+    if (element) element.scrollTop = element.scrollHeight
+  }
+  useEffect(() => {
+    if (following.current) toBottom()
+    else if (view?.streaming || view?.messages.length) setUnseen(true)
   }, [view])
+  useEffect(() => {
+    const list = messagesList.current
+    if (!list) return
+    const observer = new ResizeObserver(() => following.current && toBottom())
+    observer.observe(list)
+    return () => observer.disconnect()
+  }, [controller])
 
   if (!agent || !controller || !view) return <p class="chat-empty">{problems.noAgent.detail}</p>
 
-  const final = finalAnswerOf(view.messages)
-  const send = () => {
-    const text = input.trim()
+  const ask = (question: string) => {
+    const text = question.trim()
     if (!text || view.streaming || view.restoring) return
     setInput('')
-    nearBottom.current = true
+    following.current = true
+    setUnseen(false)
     void controller.send(text)
   }
+  const send = () => ask(input)
 
   const items: ComponentChildren[] = []
   const notices = [...view.notices]
-  for (const message of view.messages) {
-    while (notices.length && notices[0].afterSort < message.sort) items.push(notice(notices.shift()!))
-    items.push(<MessageItem key={message.id} message={message} isFinal={message === final} user={context.user} />)
+  const turns = turnsOf(view.messages)
+  const latestAnswer = [...turns].reverse().find((turn) => turn.answer)?.answer
+  for (const turn of turns) {
+    const first = turn.question ?? turn.steps[0] ?? turn.answer
+    while (first && notices.length && notices[0].afterSort < first.sort) items.push(notice(notices.shift()!))
+    if (turn.question) items.push(<QuestionItem key={turn.question.id} message={turn.question} user={context.user} />)
+    if (turn.steps.some((step) => step.toolCall || step.content.trim() !== '')) {
+      const known = queriesOf(turn.steps)
+        .map((query) => view.toolMs[query.id])
+        .filter((ms) => ms !== undefined)
+      items.push(<StepsSummary key={`steps-${first?.id}`} steps={turn.steps} elapsedMs={known.length ? known.reduce((sum, ms) => sum + ms, 0) : undefined} />)
+    }
+    if (turn.answer) items.push(<AnswerItem key={turn.answer.id} answer={turn.answer} steps={turn.steps} isLatest={turn.answer === latestAnswer} />)
   }
   for (const rest of notices) items.push(notice(rest))
+  const answering = view.streaming && !view.restoring
 
   return (
     <div class="chat" data-surface={surface}>
@@ -71,20 +99,62 @@ export function ChatPanel({ session, ready, surface }: { session: EmbedSession; 
         ref={log}
         role="log"
         aria-label={`Conversation with ${agent.name}`}
+        aria-live="polite"
         aria-busy={view.streaming || view.restoring}
         tabIndex={0}
         onScroll={(event) => {
           const element = event.currentTarget
-          nearBottom.current = element.scrollHeight - element.scrollTop - element.clientHeight < 48
+          const atBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 48
+          // Only the reader scrolls up (the page itself only ever scrolls down, and content may grow between its
+          // scroll and this event), so moving up stops following and reaching the bottom resumes it.
+          if (atBottom) {
+            following.current = true
+            setUnseen(false)
+          } else if (element.scrollTop < lastTop.current - 2 && element.scrollHeight >= lastHeight.current) following.current = false
+          // (A move up while the content shrank is the browser clamping the position, as when a chart replaces a
+          // long table: not the reader.)
+          lastTop.current = element.scrollTop
+          lastHeight.current = element.scrollHeight
         }}
       >
         {items.length === 0 && !view.restoring && (
-          <p class="chat-intro">
-            Ask {agent.name} a question about the data in {context.deployment.name}. Answers show the queries they ran.
-          </p>
+          <div class="chat-intro">
+            <p>
+              Ask {agent.name} a question about the data in {context.deployment.name}. Answers show the queries they ran.
+            </p>
+            {context.starterQuestions.length > 0 && (
+              <ul class="starters" aria-label="Suggested questions">
+                {context.starterQuestions.map((question) => (
+                  <li key={question}>
+                    <button type="button" class="starter" onClick={() => ask(question)}>
+                      {question}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
         )}
-        <ol class="chat-messages">{items}</ol>
+        <ol class="chat-messages" ref={messagesList}>
+          {items}
+        </ol>
       </div>
+      {unseen && (
+        <button
+          type="button"
+          class="new-messages"
+          onClick={() => {
+            following.current = true
+            setUnseen(false)
+            toBottom()
+          }}
+        >
+          New messages ↓
+        </button>
+      )}
+      <p class="sr-only" role="status">
+        {answering ? `${agent.name} is answering…` : ''}
+      </p>
       <form
         class="composer"
         onSubmit={(event) => {

@@ -1,7 +1,9 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { EmbedDashboard } from '../model'
 import { describeError, PlatformApiError, requestJson } from './api'
+import type { ViewerControls } from '../dashboard-controls'
 import { DashboardChat } from './dashboard-chat'
+import { DashboardControls } from './dashboard-controls'
 import type { EmbedSession, ReadySession } from './embed-session'
 import { Loading, ProblemView } from './problem-view'
 import { useSessionState } from './use-session'
@@ -18,6 +20,8 @@ type Loaded = { status: 'loading' } | { status: 'ready'; dashboard: EmbedDashboa
 function Dashboard({ session, ready }: { session: EmbedSession; ready: ReadySession }) {
   const publicId = publicIdFromPath()
   const [loaded, setLoaded] = useState<Loaded>({ status: 'loading' })
+  const [controls, setControls] = useState<ViewerControls>({})
+  const hasControls = Object.keys(controls).length > 0
 
   useEffect(() => {
     let live = true
@@ -47,17 +51,29 @@ function Dashboard({ session, ready }: { session: EmbedSession; ready: ReadySess
   const { dashboard } = loaded
   return (
     <div class="dashboard-page">
-      <header class="page-header">
+      {/* The chat launcher sits in the header, which stays on screen: it never covers a widget. */}
+      <header class="page-header page-header-sticky">
         <h1>{dashboard.name}</h1>
-        <UserChip user={ready.context.user} />
+        <div class="header-actions">
+          {ready.context.settings.showDashboardChat && <DashboardChat session={session} ready={ready} />}
+          <UserChip user={ready.context.user} />
+        </div>
       </header>
+      <DashboardControls dashboard={dashboard} controls={controls} onChange={setControls} />
       <main class="widget-grid">
         {dashboard.widgets.length === 0 && <p class="widget-empty">This dashboard has no widgets yet.</p>}
         {dashboard.widgets.map((widget) => (
-          <WidgetCard key={widget.id} widget={widget} publicId={publicId} token={ready.token} session={session} allowDownload={!dashboard.restrictDataDownload} />
+          <WidgetCard
+            key={widget.id}
+            widget={widget}
+            publicId={publicId}
+            token={ready.token}
+            session={session}
+            allowDownload={!dashboard.restrictDataDownload}
+            controls={hasControls ? JSON.stringify(controls) : ''}
+          />
         ))}
       </main>
-      {ready.context.settings.showDashboardChat && <DashboardChat session={session} ready={ready} />}
     </div>
   )
 }

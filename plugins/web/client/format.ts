@@ -46,6 +46,19 @@ export function columnLabel(name: string): string {
   return words ? words[0].toUpperCase() + words.slice(1) : name
 }
 
+/**
+ * A column's heading: the title the server resolved from the model (`titles`, sent with dashboard widget data)
+ * when there is one, else the column's name made readable.
+ */
+export function columnTitle(result: { schema: Array<{ name: string }>; titles?: string[] }, index: number): string {
+  return result.titles?.[index] || columnLabel(result.schema[index]?.name ?? '')
+}
+
+/** A KPI: short enough for its card (`59.8M`) from ten thousand up; the full value goes in its `title`. */
+export function formatKpi(value: number): string {
+  return Math.abs(value) >= 10_000 ? formatCompact(value) : formatNumber(value)
+}
+
 /** Up to two initials from a display name: `Eva Europa` → `EE`, `anna` → `A`; `?` when there is no name. */
 export function initials(displayName: string | null | undefined): string {
   const words = (displayName ?? '').trim().split(/\s+/).filter(Boolean)

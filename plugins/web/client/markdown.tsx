@@ -5,8 +5,17 @@ import type { ComponentChildren } from 'preact'
  * tables (with `---:` alignment and `\|` escapes) and inline bold, italics, code and links. It builds elements, never
  * HTML strings, so model output cannot inject markup; links open only http(s) URLs.
  */
-export function Markdown({ text }: { text: string }) {
-  return <>{blocks(closeOpenMarks(text))}</>
+export function Markdown({ text, withoutTables = false, document = false }: { text: string; withoutTables?: boolean; document?: boolean }) {
+  return <>{blocks(closeOpenMarks(text), withoutTables, document)}</>
+}
+
+/** A heading's anchor as GitHub makes it: `Embedded pages` → `embedded-pages`. */
+export function headingId(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s-]/gu, '')
+    .trim()
+    .replace(/\s/g, '-')
 }
 
 /** While an answer streams in, a `**` or a backtick may be open: close it, so the reader sees bold, not asterisks. */
@@ -32,7 +41,11 @@ function alignments(line: string): Align[] {
   return splitRow(line).map((cell) => (cell.startsWith(':') && cell.endsWith(':') ? 'center' : cell.endsWith(':') ? 'right' : undefined))
 }
 
-function blocks(text: string): ComponentChildren[] {
+/**
+ * `withoutTables` leaves tables out: the answer shows its result as a chart with the table one click away.
+ * `document` renders a page of its own (the README): headings at their own level, with anchors.
+ */
+function blocks(text: string, withoutTables: boolean, document = false): ComponentChildren[] {
   const lines = text.replace(/\r\n?/g, '\n').split('\n')
   const out: ComponentChildren[] = []
   let paragraph: string[] = []
@@ -60,6 +73,15 @@ function blocks(text: string): ComponentChildren[] {
     const heading = /^(#{1,4})\s+(.*)$/.exec(line)
     if (heading) {
       flush()
+      if (document) {
+        const Tag = (['h1', 'h2', 'h3', 'h4'] as const)[heading[1].length - 1]
+        out.push(
+          <Tag key={out.length} id={headingId(heading[2])}>
+            {inline(heading[2])}
+          </Tag>,
+        )
+        continue
+      }
       // Headings inside a message stay below the page's own headings.
       const Tag = (['h3', 'h4', 'h5', 'h6'] as const)[heading[1].length - 1]
       out.push(<Tag key={out.length}>{inline(heading[2])}</Tag>)
@@ -72,6 +94,7 @@ function blocks(text: string): ComponentChildren[] {
       const rows: string[][] = []
       for (index += 2; index < lines.length && lines[index].trimStart().startsWith('|'); index++) rows.push(splitRow(lines[index]))
       index--
+      if (withoutTables) continue
       out.push(
         <div class="table-scroll" key={out.length}>
           <table>
@@ -103,7 +126,12 @@ function blocks(text: string): ComponentChildren[] {
       flush()
       const ordered = /^\s*\d/.test(line)
       const items: string[] = []
-      for (; index < lines.length && bullet.test(lines[index]); index++) items.push(lines[index].replace(bullet, ''))
+      for (; index < lines.length; index++) {
+        if (bullet.test(lines[index])) items.push(lines[index].replace(bullet, ''))
+        // An indented line goes on with the item above it.
+        else if (/^\s+\S/.test(lines[index])) items[items.length - 1] += ` ${lines[index].trim()}`
+        else break
+      }
       index--
       const List = ordered ? 'ol' : 'ul'
       out.push(
@@ -121,7 +149,7 @@ function blocks(text: string): ComponentChildren[] {
   return out
 }
 
-const INLINE = /(\*\*([^*]+)\*\*|__([^_]+)__|`([^`]+)`|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|\[([^\]]+)\]\((https?:\/\/[^\s)]+)\))/
+const INLINE = /(\*\*([^*]+)\*\*|__([^_]+)__|`([^`]+)`|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|\[([^\]]+)\]\((https?:\/\/[^\s)]+|#[\w-]+)\))/
 
 function inline(text: string): ComponentChildren[] {
   const out: ComponentChildren[] = []
@@ -139,9 +167,13 @@ function inline(text: string): ComponentChildren[] {
     else if (italic ?? italicAlt) out.push(<em>{inline(italic ?? italicAlt)}</em>)
     else if (linkText)
       out.push(
-        <a href={href} target="_blank" rel="noopener noreferrer">
-          {linkText}
-        </a>,
+        href.startsWith('#') ? (
+          <a href={href}>{linkText}</a>
+        ) : (
+          <a href={href} target="_blank" rel="noopener noreferrer">
+            {linkText}
+          </a>
+        ),
       )
     rest = rest.slice(match.index + whole.length)
   }

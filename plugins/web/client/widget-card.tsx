@@ -1,22 +1,20 @@
 import { useEffect, useState } from 'preact/hooks'
-import type { SqlResult } from '../../semantic/model'
 import type { EmbedWidget } from '../model'
-import { describeError, request, requestJson } from './api'
-import { BarChart, DataTable, LineChart, NumberWidget } from './charts'
+import { describeError, NetworkError, request, requestIdOf, requestJson } from './api'
+import { ChartWidget, DataTable, NumberWidget, type TitledResult } from './charts'
 import type { EmbedSession } from './embed-session'
 
-type WidgetState = { status: 'loading' } | { status: 'ready'; result: SqlResult } | { status: 'failed'; message: string }
+type WidgetState = { status: 'loading' } | { status: 'ready'; result: TitledResult } | { status: 'failed'; requestId: string | undefined; offline: boolean }
 
 const KIND_LABELS: Record<EmbedWidget['kind'], string> = { number: 'Number', bar: 'Bar chart', line: 'Line chart', table: 'Table' }
 
-function WidgetBody({ widget, result }: { widget: EmbedWidget; result: SqlResult }) {
+function WidgetBody({ widget, result }: { widget: EmbedWidget; result: TitledResult }) {
   switch (widget.kind) {
     case 'number':
       return <NumberWidget result={result} />
     case 'bar':
-      return <BarChart result={result} title={widget.title} />
     case 'line':
-      return <LineChart result={result} title={widget.title} />
+      return <ChartWidget result={result} title={widget.title} kind={widget.kind} />
     case 'table':
       return <DataTable result={result} caption={widget.title} />
   }
@@ -41,21 +39,25 @@ async function download(path: string, token: string): Promise<void> {
  * One widget: its data fetched with the viewer's token (so row-level security applies), drawn by kind. The CSV
  * download button exists only when the dashboard allows downloads; the service refuses it otherwise anyway.
  */
-export function WidgetCard(props: { widget: EmbedWidget; publicId: string; token: string; session: EmbedSession; allowDownload: boolean }) {
-  const { widget, publicId, token, session, allowDownload } = props
+export function WidgetCard(props: { widget: EmbedWidget; publicId: string; token: string; session: EmbedSession; allowDownload: boolean; controls: string }) {
+  const { widget, publicId, token, session, allowDownload, controls } = props
   const [state, setState] = useState<WidgetState>({ status: 'loading' })
   const [downloadError, setDownloadError] = useState<string>()
-  const dataPath = `/api/v1/embed/dashboards/${encodeURIComponent(publicId)}/widgets/${encodeURIComponent(widget.id)}/data`
+  const basePath = `/api/v1/embed/dashboards/${encodeURIComponent(publicId)}/widgets/${encodeURIComponent(widget.id)}/data`
+  // The viewer's filter values and time grains (JSON), for the view and the download alike.
+  const dataPath = controls ? `${basePath}?controls=${encodeURIComponent(controls)}` : basePath
   const headingId = `widget-${widget.id}-title`
 
   useEffect(() => {
     let live = true
     setState({ status: 'loading' })
-    requestJson<SqlResult>(dataPath, token).then(
+    requestJson<TitledResult>(dataPath, token).then(
       (result) => live && setState({ status: 'ready', result }),
       (error: unknown) => {
         if (!live || session.report(error)) return
-        setState({ status: 'failed', message: describeError(error) })
+        // The reason stays in the service's log under this request id: a viewer gets a plain sentence, never the
+        // wording of a query error meant for the people who build the dashboard.
+        setState({ status: 'failed', requestId: requestIdOf(error), offline: error instanceof NetworkError })
       },
     )
     return () => {
@@ -65,7 +67,7 @@ export function WidgetCard(props: { widget: EmbedWidget; publicId: string; token
 
   const onDownload = () => {
     setDownloadError(undefined)
-    download(`${dataPath}?format=csv`, token).catch((error: unknown) => {
+    download(`${dataPath}${controls ? '&' : '?'}format=csv`, token).catch((error: unknown) => {
       if (!session.report(error)) setDownloadError(describeError(error))
     })
   }
@@ -83,9 +85,15 @@ export function WidgetCard(props: { widget: EmbedWidget; publicId: string; token
       </header>
       {state.status === 'loading' && <p class="widget-loading">Loading…</p>}
       {state.status === 'failed' && (
-        <p class="widget-error" role="alert">
-          This widget could not be loaded: {state.message}
-        </p>
+        <div class="widget-error" role="alert">
+          <p>This chart could not be loaded.</p>
+          {state.offline && <p>The service cannot be reached. Check your connection, then reload the page.</p>}
+          {state.requestId && (
+            <p class="request-id">
+              Request id: <code>{state.requestId}</code>
+            </p>
+          )}
+        </div>
       )}
       {state.status === 'ready' && <WidgetBody widget={widget} result={state.result} />}
       {downloadError && (

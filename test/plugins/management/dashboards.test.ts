@@ -165,3 +165,35 @@ describe('POST /api/v1/deployments/:deploymentId/workbooks/:workbookId/dashboard
     expect(updated.body.aiWidgetThreads).toEqual([])
   })
 })
+
+describe('widget queries checked when a dashboard is saved', () => {
+  it('returns 400 INVALID_WIDGET_QUERY naming the widget when a created widget query cannot run, and saves nothing', async () => {
+    app = managementApp()
+    const workbook = await app.call('POST', `${D1}/workbooks`, { name: 'Broken' })
+    const created = await app.call('POST', `${D1}/dashboards`, {
+      workbookId: workbook.body.id,
+      name: 'Board',
+      widgets: [widget, { id: 'bad', kind: 'number', title: 'Ghost metric', query: 'SELECT MEASURE(orders.no_such_measure) FROM orders' }],
+    })
+    expect(created.status).toBe(400)
+    expect(created.body.code).toBe('INVALID_WIDGET_QUERY')
+    expect(created.body.error).toContain('widgets[1] "Ghost metric" (id bad)')
+    expect(created.body.error).toContain('no_such_measure')
+    expect((await app.call('GET', `${D1}/workbooks/${workbook.body.id}`)).body.dashboardId ?? null).toBeNull()
+  })
+
+  it('returns 400 INVALID_WIDGET_QUERY on update with new widgets, and keeps the saved ones', async () => {
+    app = managementApp()
+    const workbook = await app.call('POST', `${D1}/workbooks`, { name: 'Sales' })
+    const created = await app.call('POST', `${D1}/dashboards`, { workbookId: workbook.body.id, name: 'Board', widgets: [widget] })
+    expect(created.status).toBe(201)
+    const updated = await app.call('PATCH', `${D1}/dashboards/${created.body.id}`, {
+      widgets: [{ id: 'syntax', kind: 'table', title: 'Not SQL', query: 'SELEC orders.status FROM orders' }],
+    })
+    expect(updated).toMatchObject({ status: 400, body: { code: 'INVALID_WIDGET_QUERY' } })
+    expect(updated.body.error).toContain('"Not SQL" (id syntax)')
+    expect((await app.call('GET', `${D1}/dashboards/${created.body.id}`)).body.widgets).toEqual([widget])
+    // An edit that leaves the widgets alone is not checked again.
+    expect((await app.call('PATCH', `${D1}/dashboards/${created.body.id}`, { name: 'Renamed' })).status).toBe(200)
+  })
+})

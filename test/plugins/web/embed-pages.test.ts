@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { webAssets } from '../../../plugins/web/assets'
-import { CONTENT_SECURITY_POLICY } from '../../../plugins/web/pages'
+import { CONTENT_SECURITY_POLICY, HOME_CONTENT_SECURITY_POLICY } from '../../../plugins/web/pages'
 import { createTestApp } from '../../helpers/app'
 
 const test = createTestApp()
@@ -85,5 +85,39 @@ describe('GET /embed/assets/:file', () => {
     const urls = new Set([...webAssets.script.body.matchAll(/https?:\/\/[^"'`\s)]+/g)].map((match) => match[0]))
     for (const url of urls) expect(url).toStartWith('http://www.w3.org/')
     expect(webAssets.style.body).not.toMatch(/url\(|@import|https?:/)
+  })
+})
+
+describe('GET /', () => {
+  it('serves the front door with the same bundle, its version, and a policy that frames only this origin and is never framed', async () => {
+    const response = await test.request('GET', '/')
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8')
+    expect(response.headers.get('cache-control')).toBe('no-store')
+    const policy = response.headers.get('content-security-policy')!
+    expect(policy).toBe(HOME_CONTENT_SECURITY_POLICY)
+    expect(policy).toContain("frame-src 'self'")
+    expect(policy).toContain("frame-ancestors 'none'")
+    expect(policy).toContain("script-src 'self'")
+    expect(policy).not.toContain('unsafe')
+    const html = await response.text()
+    expect(html).toContain('data-page="home"')
+    expect(html).toMatch(/data-version="\d+\.\d+\.\d+/)
+    expect(linkedAssets(html).script?.path).toBe(`/embed/assets/${webAssets.script.name}`)
+  })
+})
+
+describe('GET /readme and GET /readme.md', () => {
+  it("serves the project's README as Markdown and as a page with the front door's policy", async () => {
+    const markdown = await test.request('GET', '/readme.md')
+    expect(markdown.status).toBe(200)
+    expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8')
+    const text = await markdown.text()
+    expect(text).toStartWith('# Analytics chat streaming and embed session service')
+    expect(text).toContain('## Embedded pages')
+    const page = await test.request('GET', '/readme')
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-security-policy')).toBe(HOME_CONTENT_SECURITY_POLICY)
+    expect(await page.text()).toContain('data-page="readme"')
   })
 })

@@ -50,7 +50,15 @@ async function json(response: Response): Promise<Json> {
 /** Creates a workbook and its published dashboard on `deploymentId`; returns the dashboard. */
 export async function publishDashboard(
   test: Pick<TestApp, 'request'>,
-  options: { deploymentId?: number; key?: string; restrictDataDownload?: boolean; widgets?: ReadonlyArray<Record<string, string>>; published?: boolean } = {},
+  options: {
+    deploymentId?: number
+    key?: string
+    restrictDataDownload?: boolean
+    widgets?: ReadonlyArray<Record<string, string>>
+    published?: boolean
+    filters?: Json[]
+    timeGrains?: Json[]
+  } = {},
 ): Promise<Json> {
   const deployment = `/api/v1/deployments/${options.deploymentId ?? 1}`
   const headers = apiKey(options.key ?? keys.admin)
@@ -63,6 +71,8 @@ export async function publishDashboard(
       published: options.published ?? true,
       restrictDataDownload: options.restrictDataDownload ?? false,
       widgets: options.widgets ?? demoWidgets,
+      filters: options.filters ?? [],
+      timeGrains: options.timeGrains ?? [],
     },
   })
   if (response.status !== 201) throw new Error(`creating the dashboard failed: ${response.status} ${await response.text()}`)

@@ -1,0 +1,101 @@
+import { useState } from 'preact/hooks'
+import type { ChatMessage } from '../../../client/chat-stream'
+import type { SqlResult } from '../../semantic/model'
+import { answerTableHeadings, queriesOf, stepsSummary } from './chat-steps'
+import type { EmbedContext } from '../model'
+import { Avatar } from './avatar'
+import { Chart } from './chart'
+import { chartable } from './chart-series'
+import { DataTable } from './charts'
+import { formatNumber } from './format'
+import { Markdown } from './markdown'
+
+/** A turn's steps as one line ("2 queries, 0.3 s") that opens to show each query's SQL. */
+export function StepsSummary({ steps, elapsedMs }: { steps: ChatMessage[]; elapsedMs: number | undefined }) {
+  const queries = queriesOf(steps)
+  const notes = steps.filter((step) => !step.toolCall && step.content.trim() !== '')
+  return (
+    <li class="msg msg-steps">
+      <details class="steps">
+        <summary>{stepsSummary(queries, steps, elapsedMs)}</summary>
+        {notes.length > 0 && (
+          <div class="steps-notes">
+            {notes.map((note) => (
+              <Markdown key={note.id} text={note.content} />
+            ))}
+          </div>
+        )}
+        <ol class="steps-queries">
+          {queries.map((query) => (
+            <li class="tool" data-tool="serviceSqlApi" key={query.id}>
+              <p class="tool-head">
+                <span class="tool-title">{query.title}</span>{' '}
+                <span class="tool-status">
+                  {query.running
+                    ? 'Running…'
+                    : query.error
+                      ? 'Failed'
+                      : query.result && `${formatNumber(query.result.totalRows)} ${query.result.totalRows === 1 ? 'row' : 'rows'}`}
+                </span>
+              </p>
+              <pre class="sql" aria-label={`SQL of ${query.title}`}>
+                <code>{query.sql}</code>
+              </pre>
+              {query.error && <p class="tool-error">{query.error}</p>}
+            </li>
+          ))}
+        </ol>
+      </details>
+    </li>
+  )
+}
+
+/** The chart of an answer, with its table one click away (and back). */
+function AnswerFigure({ result, title }: { result: SqlResult & { titles?: string[] }; title: string }) {
+  const [showTable, setShowTable] = useState(false)
+  const series = chartable(result)!
+  return (
+    <div class="answer-figure">
+      {showTable ? <DataTable result={result} caption={title} /> : <Chart series={series} title={title} height={220} />}
+      <button type="button" class="button-quiet answer-toggle" aria-pressed={showTable} onClick={() => setShowTable(!showTable)}>
+        {showTable ? 'Show chart' : 'Show table'}
+      </button>
+    </div>
+  )
+}
+
+/** The answer: its text, and a chart of its query's result when it is a series over time or a few categories. */
+export function AnswerItem({ answer, steps, isLatest }: { answer: ChatMessage; steps: ChatMessage[]; isLatest: boolean }) {
+  const main = queriesOf(steps)
+    .filter((query) => query.result && !query.error)
+    .pop()
+  const headings = answerTableHeadings(answer.content)
+  const result = main?.result && headings?.length === main.result.schema.length ? { ...main.result, titles: headings } : main?.result
+  const figure = !answer.isInProcess && result && chartable(result) ? { title: main!.title, result } : undefined
+  return (
+    <li
+      class="msg msg-assistant msg-final"
+      data-message-id={answer.id}
+      data-final={isLatest ? 'true' : undefined}
+      data-streaming={answer.isInProcess ? 'true' : undefined}
+    >
+      <span class="sr-only">Answer: </span>
+      {answer.content === '' && answer.isInProcess ? <p class="thinking">Thinking…</p> : <Markdown text={answer.content} withoutTables={figure !== undefined} />}
+      {figure?.result && <AnswerFigure result={figure.result} title={figure.title} />}
+      {answer.interrupted && <p class="msg-flag">This answer was interrupted.</p>}
+    </li>
+  )
+}
+
+/** The user's question, with their avatar. */
+export function QuestionItem({ message, user }: { message: ChatMessage; user: EmbedContext['user'] }) {
+  return (
+    <li class="msg msg-user" data-message-id={message.id}>
+      <Avatar displayName={user.displayName} picture={user.picture} size="small" />
+      <div class="bubble">
+        <span class="sr-only">You: </span>
+        {message.content}
+      </div>
+    </li>
+  )
+}
