@@ -35,11 +35,11 @@ describe('the entry point', () => {
     expect(environmentOf(server.process.pid)[HEAP_GROWTH_OPTION]).toBe(HEAP_GROWTH_VALUE)
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
     expect(await server.stop()).toBe(0)
-  })
+  }, 60_000)
 
   it.skipIf(process.platform !== 'linux')("keeps an operator's own value", async () => {
     const server = await start({ [HEAP_GROWTH_OPTION]: '2' })
     expect(environmentOf(server.process.pid)[HEAP_GROWTH_OPTION]).toBe('2')
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
-  })
+  }, 60_000)
 })
