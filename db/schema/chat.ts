@@ -53,6 +53,7 @@ export const chatMessages = sqliteTable(
     uniqueIndex('chat_messages_thread_sort').on(table.threadId, table.sort),
     // Migration 0005: a user's messageId is found without knowing its thread.
     index('chat_messages_id').on(table.id).where(sql`${table.role} = 'user'`),
+    index('chat_messages_in_process').on(table.status).where(sql`${table.status} = 'in_process'`),
   ],
 )
 
@@ -70,5 +71,8 @@ export const chatRuns = sqliteTable(
     startedAt: integer('started_at').notNull(),
     endedAt: integer('ended_at'),
   },
-  (table) => [index('chat_runs_thread').on(table.threadId)],
+  (table) => [
+    index('chat_runs_thread').on(table.threadId),
+    index('chat_runs_running').on(table.status).where(sql`${table.status} = 'running'`),
+  ],
 )

@@ -35,18 +35,22 @@ export const apiKeys = sqliteTable(
   (table) => [uniqueIndex('api_keys_account_name').on(table.accountId, table.name)],
 )
 
-export const deployments = sqliteTable('deployments', {
-  id: integer('id').primaryKey(),
-  accountId: integer('account_id')
-    .notNull()
-    .references(() => accounts.id, { onDelete: 'cascade' }),
-  name: text('name').notNull(),
-  /** `demo` for the built-in model, else a folder of model files. */
-  model: text('model').notNull(),
-  tokenAuthEnabled: integer('token_auth_enabled', { mode: 'boolean' }).notNull().default(false),
-  tokenAuthSecret: text('token_auth_secret'),
-  createdAt: integer('created_at').notNull(),
-})
+export const deployments = sqliteTable(
+  'deployments',
+  {
+    id: integer('id').primaryKey(),
+    accountId: integer('account_id')
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** `demo` for the built-in model, else a folder of model files. */
+    model: text('model').notNull(),
+    tokenAuthEnabled: integer('token_auth_enabled', { mode: 'boolean' }).notNull().default(false),
+    tokenAuthSecret: text('token_auth_secret'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (table) => [index('deployments_account').on(table.accountId)],
+)
 
 export const deploymentBranches = sqliteTable(
   'deployment_branches',
@@ -61,16 +65,20 @@ export const deploymentBranches = sqliteTable(
   (table) => [primaryKey({ columns: [table.deploymentId, table.name] })],
 )
 
-export const agents = sqliteTable('agents', {
-  id: integer('id').primaryKey(),
-  deploymentId: integer('deployment_id')
-    .notNull()
-    .references(() => deployments.id, { onDelete: 'cascade' }),
-  name: text('name').notNull(),
-  /** `analyst` (offline or LLM) or `scripted` (a fixed script, for load tests). */
-  kind: text('kind', { enum: ['analyst', 'scripted'] }).notNull().default('analyst'),
-  config: text('config', { mode: 'json' }).$type<Record<string, unknown>>(),
-})
+export const agents = sqliteTable(
+  'agents',
+  {
+    id: integer('id').primaryKey(),
+    deploymentId: integer('deployment_id')
+      .notNull()
+      .references(() => deployments.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    /** `analyst` (offline or LLM) or `scripted` (a fixed script, for load tests). */
+    kind: text('kind', { enum: ['analyst', 'scripted'] }).notNull().default('analyst'),
+    config: text('config', { mode: 'json' }).$type<Record<string, unknown>>(),
+  },
+  (table) => [index('agents_deployment').on(table.deploymentId)],
+)
 
 export const embedTenants = sqliteTable(
   'embed_tenants',
