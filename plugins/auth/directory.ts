@@ -1,33 +1,24 @@
+import { eq, sql } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
+import { accounts, agents, deploymentBranches, deployments } from '../../db/schema'
 
-export interface DeploymentInfo {
-  id: number
-  accountId: number
+/** A deployment as every area sees it: its row, its account's name and its branches. */
+export type DeploymentInfo = Pick<
+  typeof deployments.$inferSelect,
+  'id' | 'accountId' | 'name' | 'model' | 'tokenAuthEnabled' | 'tokenAuthSecret'
+> & {
   accountName: string
-  name: string
-  model: string
-  tokenAuthEnabled: boolean
-  tokenAuthSecret: string | null
   /** Branch names, the default first. */
   branches: string[]
   defaultBranch: string
 }
 
-export interface AgentInfo {
-  id: number
-  name: string
-  kind: 'analyst' | 'scripted'
+export type AgentInfo = Pick<typeof agents.$inferSelect, 'id' | 'name' | 'kind'> & {
   config: Record<string, unknown> | null
   deployment: DeploymentInfo
 }
 
-export interface AccountInfo {
-  id: number
-  name: string
-  plan: 'free' | 'starter' | 'premium' | 'enterprise'
-  maxExternalUsers: number
-  showDashboardChat: boolean
-}
+export type AccountInfo = Pick<typeof accounts.$inferSelect, 'id' | 'name' | 'plan' | 'maxExternalUsers' | 'showDashboardChat'>
 
 /**
  * Read-only lookups of accounts, deployments and agents with prepared statements, shared by every area that
@@ -36,38 +27,41 @@ export interface AccountInfo {
  * is created. Whatever changes them while the server runs must call `forget()`.
  */
 export function createDirectory(storage: Storage) {
-  const { sqlite } = storage
-  const deploymentById = sqlite.query<
-    { id: number; accountId: number; accountName: string; name: string; model: string; tokenAuthEnabled: number; tokenAuthSecret: string | null },
-    [number]
-  >(
-    `SELECT d.id AS id, d.account_id AS accountId, a.name AS accountName, d.name AS name, d.model AS model,
-            d.token_auth_enabled AS tokenAuthEnabled, d.token_auth_secret AS tokenAuthSecret
-       FROM deployments d JOIN accounts a ON a.id = d.account_id WHERE d.id = ?`,
-  )
-  const branchesOf = sqlite.query<{ name: string }, [number]>(
-    'SELECT name FROM deployment_branches WHERE deployment_id = ? ORDER BY position',
-  )
-  const agentById = sqlite.query<{ id: number; name: string; kind: 'analyst' | 'scripted'; config: string | null; deploymentId: number }, [number]>(
-    'SELECT id, name, kind, config, deployment_id AS deploymentId FROM agents WHERE id = ?',
-  )
-  const accountByName = sqlite.query<
-    { id: number; name: string; plan: AccountInfo['plan']; maxExternalUsers: number; showDashboardChat: number },
-    [string]
-  >(
-    'SELECT id, name, plan, max_external_users AS maxExternalUsers, show_dashboard_chat AS showDashboardChat FROM accounts WHERE name = ?',
-  )
-  const accountById = sqlite.query<
-    { id: number; name: string; plan: AccountInfo['plan']; maxExternalUsers: number; showDashboardChat: number },
-    [number]
-  >(
-    'SELECT id, name, plan, max_external_users AS maxExternalUsers, show_dashboard_chat AS showDashboardChat FROM accounts WHERE id = ?',
-  )
-
-  const toAccount = (row: { id: number; name: string; plan: AccountInfo['plan']; maxExternalUsers: number; showDashboardChat: number }): AccountInfo => ({
-    ...row,
-    showDashboardChat: row.showDashboardChat === 1,
-  })
+  const { db } = storage
+  const deploymentById = db
+    .select({
+      id: deployments.id,
+      accountId: deployments.accountId,
+      accountName: accounts.name,
+      name: deployments.name,
+      model: deployments.model,
+      tokenAuthEnabled: deployments.tokenAuthEnabled,
+      tokenAuthSecret: deployments.tokenAuthSecret,
+    })
+    .from(deployments)
+    .innerJoin(accounts, eq(accounts.id, deployments.accountId))
+    .where(eq(deployments.id, sql.placeholder('id')))
+    .prepare()
+  const branchesOf = db
+    .select({ name: deploymentBranches.name })
+    .from(deploymentBranches)
+    .where(eq(deploymentBranches.deploymentId, sql.placeholder('id')))
+    .orderBy(deploymentBranches.position)
+    .prepare()
+  const agentById = db
+    .select({ id: agents.id, name: agents.name, kind: agents.kind, config: agents.config, deploymentId: agents.deploymentId })
+    .from(agents)
+    .where(eq(agents.id, sql.placeholder('id')))
+    .prepare()
+  const accountColumns = {
+    id: accounts.id,
+    name: accounts.name,
+    plan: accounts.plan,
+    maxExternalUsers: accounts.maxExternalUsers,
+    showDashboardChat: accounts.showDashboardChat,
+  }
+  const accountByName = db.select(accountColumns).from(accounts).where(eq(accounts.name, sql.placeholder('name'))).prepare()
+  const accountById = db.select(accountColumns).from(accounts).where(eq(accounts.id, sql.placeholder('id'))).prepare()
 
   /** Only rows that exist are kept: a lookup of an unknown id or name always asks the database. */
   const cache = {
@@ -86,11 +80,11 @@ export function createDirectory(storage: Storage) {
 
   function deployment(id: number): DeploymentInfo | undefined {
     return remembered(cache.deployments, id, () => {
-      const row = deploymentById.get(id)
+      const row = deploymentById.get({ id })
       if (!row) return undefined
-      const branches = branchesOf.all(id).map((branch) => branch.name)
+      const branches = branchesOf.all({ id }).map((branch) => branch.name)
       if (branches.length === 0) branches.push('main')
-      return { ...row, tokenAuthEnabled: row.tokenAuthEnabled === 1, branches, defaultBranch: branches[0] }
+      return { ...row, branches, defaultBranch: branches[0] }
     })
   }
 
@@ -98,24 +92,18 @@ export function createDirectory(storage: Storage) {
     deployment,
     agent(id: number): AgentInfo | undefined {
       return remembered(cache.agents, id, () => {
-        const row = agentById.get(id)
+        const row = agentById.get({ id })
         if (!row) return undefined
         const owner = deployment(row.deploymentId)
         if (!owner) return undefined
-        return { id: row.id, name: row.name, kind: row.kind, config: row.config ? JSON.parse(row.config) : null, deployment: owner }
+        return { id: row.id, name: row.name, kind: row.kind, config: row.config ?? null, deployment: owner }
       })
     },
     accountByName(name: string): AccountInfo | undefined {
-      return remembered(cache.accountsByName, name, () => {
-        const row = accountByName.get(name)
-        return row ? toAccount(row) : undefined
-      })
+      return remembered(cache.accountsByName, name, () => accountByName.get({ name }))
     },
     account(id: number): AccountInfo | undefined {
-      return remembered(cache.accounts, id, () => {
-        const row = accountById.get(id)
-        return row ? toAccount(row) : undefined
-      })
+      return remembered(cache.accounts, id, () => accountById.get({ id }))
     },
     /** Drops what is kept in memory (after the tables changed). */
     forget(): void {

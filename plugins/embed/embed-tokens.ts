@@ -1,6 +1,7 @@
+import { eq, getTableColumns, sql } from 'drizzle-orm'
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import type { Storage } from '../../db/client'
-import type { AttributeValue } from '../../db/schema'
+import { accounts, embedSessions } from '../../db/schema'
 import { UnauthorizedError } from '../../src/errors'
 import { randomToken } from '../../src/secrets'
 import type { EmbedCaller, EmbedTokenVerifier } from '../auth/model'
@@ -22,22 +23,6 @@ export function loadSigningKey(storage: Storage, now: number): Uint8Array {
   return new Uint8Array(Buffer.from(row!.value, 'base64url'))
 }
 
-interface SessionRow {
-  accountId: number
-  accountName: string
-  deploymentId: number
-  userId: number
-  embedTenantId: number | null
-  creatorMode: number
-  settings: string
-  securityContext: string
-  groups: string
-  userAttributes: string
-  exchangedAt: number | null
-  expiresAt: number
-  revokedAt: number | null
-}
-
 /**
  * Signs and verifies embed tokens. A token names its session (`sid`, the non-secret public id); every check reads
  * the session row (one prepared statement), so a revoked or deleted session's tokens stop working at once and
@@ -45,13 +30,13 @@ interface SessionRow {
  */
 export function createEmbedTokens(storage: Storage, clock: () => number): EmbedTokenVerifier & { sign(session: ExchangedSession): Promise<string> } {
   const key = loadSigningKey(storage, clock())
-  const sessionByPublicId = storage.sqlite.query<SessionRow, [string]>(
-    `SELECT s.account_id AS accountId, a.name AS accountName, s.deployment_id AS deploymentId, s.user_id AS userId,
-            s.embed_tenant_id AS embedTenantId, s.creator_mode AS creatorMode, s.settings, s.security_context AS securityContext,
-            s.groups, s.user_attributes AS userAttributes, s.exchanged_at AS exchangedAt, s.expires_at AS expiresAt,
-            s.revoked_at AS revokedAt
-       FROM embed_sessions s JOIN accounts a ON a.id = s.account_id WHERE s.public_id = ?`,
-  )
+  // Every column of the session (the grant recorded at mint time) and its account's name.
+  const sessionByPublicId = storage.db
+    .select({ ...getTableColumns(embedSessions), accountName: accounts.name })
+    .from(embedSessions)
+    .innerJoin(accounts, eq(accounts.id, embedSessions.accountId))
+    .where(eq(embedSessions.publicId, sql.placeholder('publicId')))
+    .prepare()
 
   return {
     sign(session: ExchangedSession): Promise<string> {
@@ -81,7 +66,7 @@ export function createEmbedTokens(storage: Storage, clock: () => number): EmbedT
         if (error instanceof joseErrors.JWTExpired) throw new UnauthorizedError('Embed token expired', 'EMBED_TOKEN_EXPIRED')
         throw new UnauthorizedError('Invalid embed token', 'INVALID_EMBED_TOKEN')
       }
-      const row = typeof sid === 'string' ? sessionByPublicId.get(sid) : null
+      const row = typeof sid === 'string' ? sessionByPublicId.get({ publicId: sid }) : undefined
       if (!row || row.exchangedAt === null) throw new UnauthorizedError('Invalid embed token', 'INVALID_EMBED_TOKEN')
       if (row.revokedAt !== null) throw new UnauthorizedError('Embed session was revoked', 'EMBED_SESSION_REVOKED')
       if (row.expiresAt <= clock()) throw new UnauthorizedError('Embed token expired', 'EMBED_TOKEN_EXPIRED')
@@ -93,11 +78,11 @@ export function createEmbedTokens(storage: Storage, clock: () => number): EmbedT
         sessionId: sid as string,
         userId: row.userId,
         embedTenantId: row.embedTenantId,
-        creatorMode: row.creatorMode === 1,
-        groups: JSON.parse(row.groups) as string[],
-        userAttributes: JSON.parse(row.userAttributes) as Record<string, AttributeValue>,
-        securityContext: JSON.parse(row.securityContext) as Record<string, unknown>,
-        settings: JSON.parse(row.settings) as Record<string, unknown>,
+        creatorMode: row.creatorMode,
+        groups: row.groups,
+        userAttributes: row.userAttributes,
+        securityContext: row.securityContext,
+        settings: row.settings,
         expiresAt: exp ?? Math.floor(row.expiresAt / 1000),
       }
     },

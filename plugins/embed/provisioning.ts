@@ -1,5 +1,5 @@
 import { transaction, type Storage } from '../../db/client'
-import type { AttributeValue } from '../../db/schema'
+import type { AttributeValue, users } from '../../db/schema'
 import { BadRequestError, ForbiddenError } from '../../src/errors'
 import type { ResolvedUser, UserAccess, UserProvisioner } from '../auth/user-access'
 import { assertAttributeValue, assertUniqueNames } from './attribute-values'
@@ -27,15 +27,8 @@ function byText(left: string, right: string): number {
   return Buffer.compare(Buffer.from(left), Buffer.from(right))
 }
 
-/** The stored profile of a user, as provisioning compares it. */
-interface StoredUser {
-  id: number
-  email: string | null
-  displayName: string | null
-  picture: string | null
-  /** JSON text. */
-  securityContext: string | null
-}
+/** The stored profile of a user, as provisioning compares it: the security context as its stored JSON text. */
+type StoredUser = Pick<typeof users.$inferSelect, 'id' | 'email' | 'displayName' | 'picture'> & { securityContext: string | null }
 
 /** The user's groups, attribute values and security context as one session or request sees them. */
 export interface AccessSnapshot {
