@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { and, eq, type SQL } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { transaction } from '../../db/client'
 import { dashboards, workbooks } from '../../db/schema'
 import { BadRequestError, ConflictError, NotFoundError } from '../../src/errors'
@@ -19,7 +19,7 @@ import type {
   UpdateDashboardInput,
   UpdatePublishedAiWidgetThreadInput,
 } from './model'
-import { fetchPage } from './pagination'
+import { byCreation, listPage } from './pagination'
 
 export type DashboardRow = typeof dashboards.$inferSelect
 
@@ -131,19 +131,16 @@ export function getDashboard(context: ManagementContext, id: number): Dashboard 
 
 export function listDashboards(context: ManagementContext, query: DashboardsListQuery): DashboardsListResponse {
   requireAction(context.actor, 'ContentRead')
-  const filters: (SQL | undefined)[] = [eq(dashboards.deploymentId, context.deploymentId)]
-  if (query.workbookId !== undefined) filters.push(eq(dashboards.workbookId, query.workbookId))
-  if (query.published !== undefined) filters.push(eq(dashboards.published, query.published))
-  const filter = and(...filters)
-  const { db } = context.storage
-  const page = fetchPage({
+  const page = listPage(context.storage.db, {
+    table: dashboards,
+    where: [
+      eq(dashboards.deploymentId, context.deploymentId),
+      query.workbookId !== undefined ? eq(dashboards.workbookId, query.workbookId) : undefined,
+      query.published !== undefined ? eq(dashboards.published, query.published) : undefined,
+    ],
+    sorts: byCreation<DashboardRow>(dashboards.createdAt),
     sortBy: 'createdAt',
-    direction: 'asc',
-    sort: { expression: dashboards.createdAt, valueOf: (row: DashboardRow) => row.createdAt },
-    idColumn: dashboards.id,
-    first: query.first,
-    after: query.after,
-    fetch: (where, orderBy, limit) => db.select().from(dashboards).where(and(filter, where)).orderBy(...orderBy).limit(limit).all(),
+    query,
   })
   return { items: page.rows.map(toDashboard), pageInfo: page.pageInfo }
 }

@@ -1,11 +1,11 @@
-import { and, count, eq, sql, type SQL } from 'drizzle-orm'
+import { and, count, eq } from 'drizzle-orm'
 import { transaction } from '../../db/client'
 import { folders, reports } from '../../db/schema'
 import { BadRequestError, ConflictError, NotFoundError } from '../../src/errors'
 import { requireAction } from './access-control'
-import { containsPattern, isoTime, type ManagementContext } from './context'
+import { isoTime, type ManagementContext } from './context'
 import type { CreateFolderInput, Folder, FoldersListQuery, FoldersListResponse, UpdateFolderInput } from './model'
-import { fetchPage, type SortDirection, type SortKey } from './pagination'
+import { contentSorts, listPage, nameContains, withDeprecatedTotals } from './pagination'
 
 type FolderRow = typeof folders.$inferSelect
 
@@ -46,34 +46,23 @@ export function getFolder(context: ManagementContext, id: number): Folder {
   return toFolder(requireFolder(context, id))
 }
 
-const FOLDER_SORTS: Record<NonNullable<FoldersListQuery['sortBy']>, { key: SortKey<FolderRow>; direction: SortDirection }> = {
-  name: { key: { expression: sql`${folders.name} COLLATE NOCASE`, valueOf: (row) => row.name }, direction: 'asc' },
-  createdAt: { key: { expression: folders.createdAt, valueOf: (row) => row.createdAt }, direction: 'asc' },
-  updatedAt: { key: { expression: folders.updatedAt, valueOf: (row) => row.updatedAt }, direction: 'desc' },
-}
+const FOLDER_SORTS = contentSorts<FolderRow>(folders)
 
 /** Folders, filtered and cursor-paginated; default order: oldest first. */
 export function listFolders(context: ManagementContext, query: FoldersListQuery): FoldersListResponse {
   requireAction(context.actor, 'ContentRead')
-  const sortBy = query.sortBy ?? 'createdAt'
-  const sort = FOLDER_SORTS[sortBy]
-  const filters: (SQL | undefined)[] = [eq(folders.deploymentId, context.deploymentId)]
-  if (query.search) filters.push(sql`${folders.name} LIKE ${containsPattern(query.search)} ESCAPE '\\'`)
-  if (query.parentId !== undefined) filters.push(eq(folders.parentId, query.parentId))
-  const filter = and(...filters)
-  const { db } = context.storage
-  const page = fetchPage({
-    sortBy,
-    direction: query.sortOrder ?? sort.direction,
-    sort: sort.key,
-    idColumn: folders.id,
-    first: query.first,
-    after: query.after,
-    fetch: (where, orderBy, limit) => db.select().from(folders).where(and(filter, where)).orderBy(...orderBy).limit(limit).all(),
+  const page = listPage(context.storage.db, {
+    table: folders,
+    where: [
+      eq(folders.deploymentId, context.deploymentId),
+      query.search ? nameContains(folders.name, query.search) : undefined,
+      query.parentId !== undefined ? eq(folders.parentId, query.parentId) : undefined,
+    ],
+    sorts: FOLDER_SORTS,
+    sortBy: query.sortBy ?? 'createdAt',
+    query,
   })
-  const total = db.select({ n: count() }).from(folders).where(filter).get()?.n ?? 0
-  const items = page.rows.map(toFolder)
-  return { items, pageInfo: page.pageInfo, data: items, count: total }
+  return withDeprecatedTotals(page.rows.map(toFolder), page)
 }
 
 export function createFolder(context: ManagementContext, input: CreateFolderInput): Folder {

@@ -14,7 +14,7 @@ import type {
   NotificationsListResponse,
   UpdateNotificationInput,
 } from './model'
-import { fetchPage } from './pagination'
+import { byCreation, listPage } from './pagination'
 
 type NotificationRow = typeof notifications.$inferSelect
 
@@ -144,16 +144,12 @@ export function listNotifications(context: ManagementContext, query: Notificatio
         sql`${field('kind')} = 'embedUser' AND ${field('embedTenantName')} = ${query.recipientEmbedTenantName} AND ${field('externalId')} = ${query.recipientExternalId.trim().toLowerCase()}`,
       ),
     )
-  const filter = and(...filters)
-  const { db } = context.storage
-  const page = fetchPage({
+  const page = listPage(context.storage.db, {
+    table: notifications,
+    where: filters,
+    sorts: byCreation<NotificationRow>(notifications.createdAt),
     sortBy: 'createdAt',
-    direction: 'asc',
-    sort: { expression: notifications.createdAt, valueOf: (row: NotificationRow) => row.createdAt },
-    idColumn: notifications.id,
-    first: query.first,
-    after: query.after,
-    fetch: (where, orderBy, limit) => db.select().from(notifications).where(and(filter, where)).orderBy(...orderBy).limit(limit).all(),
+    query,
   })
   return { items: toNotifications(context, page.rows), pageInfo: page.pageInfo }
 }

@@ -1,4 +1,6 @@
-import { and, asc, desc, eq, gt, lt, or, type SQL, type SQLWrapper } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, lt, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
+import type { Db } from '../../db/client'
 import { BadRequestError } from '../../src/errors'
 import type { PageInfo } from './model'
 
@@ -79,4 +81,86 @@ export function fetchPage<Row extends { id: number }>(request: PageRequest<Row>)
   const endCursor =
     last && request.cursors !== false && lastValue !== null ? encodeCursor(request.sortBy, request.direction, lastValue, last.id) : null
   return { rows, pageInfo: { hasNextPage: fetched.length > size, endCursor } }
+}
+
+/** One order a list offers: the sort key, and the direction it takes when `sortOrder` is not sent. */
+export interface SortOption<Row> {
+  key: SortKey<Row>
+  direction: SortDirection
+}
+
+/** The oldest-first order of lists that offer no other. */
+export function byCreation<Row extends { createdAt: number }>(createdAt: SQLWrapper): { createdAt: SortOption<Row> } {
+  return { createdAt: { key: { expression: createdAt, valueOf: (row) => row.createdAt }, direction: 'asc' } }
+}
+
+/** The orders of content lists: `name` A to Z ignoring case, `createdAt` oldest first, `updatedAt` newest first. */
+export function contentSorts<Row extends { name: string; createdAt: number; updatedAt: number }>(table: {
+  name: SQLWrapper
+  createdAt: SQLWrapper
+  updatedAt: SQLWrapper
+}): Record<'name' | 'createdAt' | 'updatedAt', SortOption<Row>> {
+  return {
+    name: { key: { expression: sql`${table.name} COLLATE NOCASE`, valueOf: (row) => row.name }, direction: 'asc' },
+    ...byCreation<Row>(table.createdAt),
+    updatedAt: { key: { expression: table.updatedAt, valueOf: (row) => row.updatedAt }, direction: 'desc' },
+  }
+}
+
+/** A `name` filter: rows whose `column` contains `text`, case-insensitively (SQLite's `LIKE`), wildcards taken literally. */
+export function nameContains(column: SQLWrapper, text: string): SQL {
+  return sql`${column} LIKE ${`%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`} ESCAPE '\\'`
+}
+
+type ListedTable = SQLiteTable & { id: SQLiteColumn; $inferSelect: { id: number } }
+
+export interface ListRequest<Table extends ListedTable, SortBy extends string> {
+  table: Table
+  /** Conditions every listed row meets (undefined ones are skipped). */
+  where: (SQL | undefined)[]
+  sorts: Record<SortBy, SortOption<Table['$inferSelect']>>
+  sortBy: SortBy
+  query: { first?: number; after?: string; sortOrder?: SortDirection }
+  /** Whether `endCursor` is issued; false for orders that change while being read. */
+  cursors?: boolean
+}
+
+export interface ListPage<Row> {
+  rows: Row[]
+  pageInfo: PageInfo
+  /** How many rows match in all, for the deprecated `count`; counted only when asked. */
+  total(): number
+}
+
+/** One page of a table's rows matching `where`, in the requested order, after the cursor. */
+export function listPage<Table extends ListedTable, SortBy extends string>(
+  db: Db,
+  request: ListRequest<Table, SortBy>,
+): ListPage<Table['$inferSelect']> {
+  const { table, query } = request
+  const filter = and(...request.where)
+  const sort = request.sorts[request.sortBy]
+  const page = fetchPage<Table['$inferSelect']>({
+    sortBy: request.sortBy,
+    direction: query.sortOrder ?? sort.direction,
+    sort: sort.key,
+    idColumn: table.id,
+    first: query.first,
+    after: query.after,
+    cursors: request.cursors,
+    fetch: (where, orderBy, limit) =>
+      db
+        .select()
+        .from(table as SQLiteTable)
+        .where(and(filter, where))
+        .orderBy(...orderBy)
+        .limit(limit)
+        .all() as Table['$inferSelect'][],
+  })
+  return { ...page, total: () => db.select({ n: count() }).from(table as SQLiteTable).where(filter).get()?.n ?? 0 }
+}
+
+/** A list response that also fills the deprecated `data` (the page's items again) and `count` (all matches). */
+export function withDeprecatedTotals<Item>(items: Item[], page: ListPage<unknown>) {
+  return { items, pageInfo: page.pageInfo, data: items, count: page.total() }
 }

@@ -11,7 +11,7 @@ import type {
   ReportSnapshotsListResponse,
   UpdateReportSnapshotInput,
 } from './model'
-import { fetchPage } from './pagination'
+import { byCreation, listPage } from './pagination'
 import { requireReport } from './reports'
 
 type SnapshotRow = typeof reportSnapshots.$inferSelect
@@ -70,16 +70,12 @@ export function getReportSnapshot(context: ManagementContext, reportId: number, 
 export function listReportSnapshots(context: ManagementContext, reportId: number, query: ReportSnapshotsListQuery): ReportSnapshotsListResponse {
   requireAction(context.actor, 'ContentRead')
   requireReport(context, reportId)
-  const { db } = context.storage
-  const page = fetchPage({
+  const page = listPage(context.storage.db, {
+    table: reportSnapshots,
+    where: [eq(reportSnapshots.reportId, reportId)],
+    sorts: byCreation<SnapshotRow>(reportSnapshots.createdAt),
     sortBy: 'createdAt',
-    direction: 'asc',
-    sort: { expression: reportSnapshots.createdAt, valueOf: (row: SnapshotRow) => row.createdAt },
-    idColumn: reportSnapshots.id,
-    first: query.first,
-    after: query.after,
-    fetch: (where, orderBy, limit) =>
-      db.select().from(reportSnapshots).where(and(eq(reportSnapshots.reportId, reportId), where)).orderBy(...orderBy).limit(limit).all(),
+    query,
   })
   return { items: page.rows.map(toSnapshot), pageInfo: page.pageInfo }
 }

@@ -1,9 +1,9 @@
-import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, inArray } from 'drizzle-orm'
 import { transaction } from '../../db/client'
 import { reportPlacements, reports } from '../../db/schema'
 import { BadRequestError, NotFoundError } from '../../src/errors'
 import { requireAction, type Actor } from './access-control'
-import { containsPattern, isoTime, isoTimeOrNull, type ManagementContext } from './context'
+import { isoTime, isoTimeOrNull, type ManagementContext } from './context'
 import { assertFolderReference } from './folders'
 import type {
   ConnectReportToWorkbookInput,
@@ -14,7 +14,7 @@ import type {
   ReportsListResponse,
   UpdateReportInput,
 } from './model'
-import { fetchPage, type SortDirection, type SortKey } from './pagination'
+import { contentSorts, listPage, nameContains, withDeprecatedTotals, type SortOption } from './pagination'
 
 type ReportRow = typeof reports.$inferSelect
 type PlacementRow = typeof reportPlacements.$inferSelect
@@ -87,10 +87,8 @@ export function getReport(context: ManagementContext, id: number): Report {
   return reportById(context, id)
 }
 
-const REPORT_SORTS: Record<ReportSortBy, { key: SortKey<ReportRow>; direction: SortDirection }> = {
-  name: { key: { expression: sql`${reports.name} COLLATE NOCASE`, valueOf: (row) => row.name }, direction: 'asc' },
-  createdAt: { key: { expression: reports.createdAt, valueOf: (row) => row.createdAt }, direction: 'asc' },
-  updatedAt: { key: { expression: reports.updatedAt, valueOf: (row) => row.updatedAt }, direction: 'desc' },
+const REPORT_SORTS: Record<ReportSortBy, SortOption<ReportRow>> = {
+  ...contentSorts<ReportRow>(reports),
   lastViewedAt: { key: { expression: reports.lastViewedAt, valueOf: (row) => row.lastViewedAt }, direction: 'desc' },
 }
 
@@ -106,35 +104,29 @@ export function listReports(context: ManagementContext, query: ReportsListQuery)
       'Cursor pagination is unavailable when sorting by lastViewedAt: request the first page without after (first up to 100), or sort by name, createdAt or updatedAt',
       'CURSOR_UNAVAILABLE',
     )
-  const sort = REPORT_SORTS[sortBy]
   const { db } = context.storage
-  const filters: (SQL | undefined)[] = [eq(reports.deploymentId, context.deploymentId)]
-  if (query.search) filters.push(sql`${reports.name} LIKE ${containsPattern(query.search)} ESCAPE '\\'`)
-  if (query.folderId !== undefined) filters.push(eq(reports.folderId, query.folderId))
-  if (query.externalWorkbookId !== undefined)
-    filters.push(
-      inArray(
-        reports.id,
-        db
-          .select({ id: reportPlacements.reportId })
-          .from(reportPlacements)
-          .where(eq(reportPlacements.externalWorkbookId, query.externalWorkbookId)),
-      ),
-    )
-  const filter = and(...filters)
-  const page = fetchPage({
+  const page = listPage(db, {
+    table: reports,
+    where: [
+      eq(reports.deploymentId, context.deploymentId),
+      query.search ? nameContains(reports.name, query.search) : undefined,
+      query.folderId !== undefined ? eq(reports.folderId, query.folderId) : undefined,
+      query.externalWorkbookId !== undefined
+        ? inArray(
+            reports.id,
+            db
+              .select({ id: reportPlacements.reportId })
+              .from(reportPlacements)
+              .where(eq(reportPlacements.externalWorkbookId, query.externalWorkbookId)),
+          )
+        : undefined,
+    ],
+    sorts: REPORT_SORTS,
     sortBy,
-    direction: query.sortOrder ?? sort.direction,
-    sort: sort.key,
-    idColumn: reports.id,
-    first: query.first,
-    after: query.after,
+    query,
     cursors: sortBy !== 'lastViewedAt',
-    fetch: (where, orderBy, limit) => db.select().from(reports).where(and(filter, where)).orderBy(...orderBy).limit(limit).all(),
   })
-  const total = db.select({ n: count() }).from(reports).where(filter).get()?.n ?? 0
-  const items = toReports(context, page.rows)
-  return { items, pageInfo: page.pageInfo, data: items, count: total }
+  return withDeprecatedTotals(toReports(context, page.rows), page)
 }
 
 export function createReport(context: ManagementContext, input: CreateReportInput): Report {

@@ -1,11 +1,11 @@
-import { and, eq, inArray, ne, sql, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, ne } from 'drizzle-orm'
 import { transaction } from '../../db/client'
 import { apiKeys, dashboards, workbooks } from '../../db/schema'
 import { ConflictError, NotFoundError } from '../../src/errors'
 import { requireAction } from './access-control'
-import { containsPattern, isoTime, type ManagementContext } from './context'
+import { isoTime, type ManagementContext } from './context'
 import type { CreateWorkbookInput, UpdateWorkbookInput, Workbook, WorkbooksListQuery, WorkbooksListResponse } from './model'
-import { fetchPage, type SortDirection, type SortKey } from './pagination'
+import { contentSorts, listPage, nameContains } from './pagination'
 
 export type WorkbookRow = typeof workbooks.$inferSelect
 
@@ -85,29 +85,20 @@ export function getWorkbook(context: ManagementContext, id: number): Workbook {
   return workbookById(context, id)
 }
 
-const WORKBOOK_SORTS: Record<NonNullable<WorkbooksListQuery['sortBy']>, { key: SortKey<WorkbookRow>; direction: SortDirection }> = {
-  name: { key: { expression: sql`${workbooks.name} COLLATE NOCASE`, valueOf: (row) => row.name }, direction: 'asc' },
-  createdAt: { key: { expression: workbooks.createdAt, valueOf: (row) => row.createdAt }, direction: 'asc' },
-  updatedAt: { key: { expression: workbooks.updatedAt, valueOf: (row) => row.updatedAt }, direction: 'desc' },
-}
+const WORKBOOK_SORTS = contentSorts<WorkbookRow>(workbooks)
 
 export function listWorkbooks(context: ManagementContext, query: WorkbooksListQuery): WorkbooksListResponse {
   requireAction(context.actor, 'ContentRead')
-  const sortBy = query.sortBy ?? 'createdAt'
-  const sort = WORKBOOK_SORTS[sortBy]
-  const filters: (SQL | undefined)[] = [eq(workbooks.deploymentId, context.deploymentId)]
-  if (query.search) filters.push(sql`${workbooks.name} LIKE ${containsPattern(query.search)} ESCAPE '\\'`)
-  if (query.shared !== undefined) filters.push(eq(workbooks.shared, query.shared))
-  const filter = and(...filters)
-  const { db } = context.storage
-  const page = fetchPage({
-    sortBy,
-    direction: query.sortOrder ?? sort.direction,
-    sort: sort.key,
-    idColumn: workbooks.id,
-    first: query.first,
-    after: query.after,
-    fetch: (where, orderBy, limit) => db.select().from(workbooks).where(and(filter, where)).orderBy(...orderBy).limit(limit).all(),
+  const page = listPage(context.storage.db, {
+    table: workbooks,
+    where: [
+      eq(workbooks.deploymentId, context.deploymentId),
+      query.search ? nameContains(workbooks.name, query.search) : undefined,
+      query.shared !== undefined ? eq(workbooks.shared, query.shared) : undefined,
+    ],
+    sorts: WORKBOOK_SORTS,
+    sortBy: query.sortBy ?? 'createdAt',
+    query,
   })
   return { items: toWorkbooks(context, page.rows), pageInfo: page.pageInfo }
 }
