@@ -1,10 +1,9 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../src/deps'
-import { authPlugin } from '../auth'
 import { parseOptionalJson } from '../core/optional-json'
 import { actorOf, readKeyPolicy, writeKeyPolicy } from './access-control'
-import { managementContext } from './context'
 import { getDbtSyncJob, startDbtSync } from './dbt-sync'
+import { DEPLOYMENT, DeploymentParams, doc, managementAccess, NoContent } from './management-access'
 import {
   AIEngineerSettings,
   AppConfigResponse,
@@ -23,7 +22,6 @@ import {
   UpdateNotificationInput,
 } from './model'
 import { createNotification, deleteNotification, getNotification, listNotifications, updateNotification } from './notifications'
-import { DEPLOYMENT, DeploymentParams, SECURITY } from './report-routes'
 import { getAIEngineerSettings, getAppConfig, updateAIEngineerSettings, updateAppConfig } from './settings'
 
 const NotificationParams = t.Object({ deploymentId: Id, notificationId: Id })
@@ -33,15 +31,13 @@ const KeyParams = t.Object({ keyId: Id })
 /** Notifications, dbt syncs, app configuration, AI engineer settings and key policies: HTTP glue. */
 export function settingsRoutes(deps: AppDeps) {
   const { storage, clock } = deps
-  const doc = (tag: string, summary: string, description?: string) => ({ summary, description, tags: [tag], security: SECURITY })
-
   return new Elysia({ name: 'management-settings', seed: deps.instanceId })
-    .use(authPlugin(deps))
+    .use(managementAccess(deps))
     .get(
       `${DEPLOYMENT}/notifications`,
-      ({ caller, params, query }) => listNotifications(managementContext(storage, clock(), caller, params.deploymentId), query),
+      ({ context, query }) => listNotifications(context, query),
       {
-        managementAccess: true,
+        management: true,
         params: DeploymentParams,
         query: NotificationsListQuery,
         response: { 200: NotificationsListResponse },
@@ -54,9 +50,9 @@ export function settingsRoutes(deps: AppDeps) {
     )
     .post(
       `${DEPLOYMENT}/notifications`,
-      ({ caller, params, body, status }) => status(201, createNotification(managementContext(storage, clock(), caller, params.deploymentId), body)),
+      ({ context, body, status }) => status(201, createNotification(context, body)),
       {
-        managementAccess: true,
+        management: true,
         params: DeploymentParams,
         body: CreateNotificationInput,
         response: { 201: Notification },
@@ -65,14 +61,14 @@ export function settingsRoutes(deps: AppDeps) {
     )
     .get(
       `${DEPLOYMENT}/notifications/:notificationId`,
-      ({ caller, params }) => getNotification(managementContext(storage, clock(), caller, params.deploymentId), params.notificationId),
-      { managementAccess: true, params: NotificationParams, response: { 200: Notification }, detail: doc('Notifications', 'Get a notification') },
+      ({ context, params }) => getNotification(context, params.notificationId),
+      { management: true, params: NotificationParams, response: { 200: Notification }, detail: doc('Notifications', 'Get a notification') },
     )
     .patch(
       `${DEPLOYMENT}/notifications/:notificationId`,
-      ({ caller, params, body }) => updateNotification(managementContext(storage, clock(), caller, params.deploymentId), params.notificationId, body),
+      ({ context, params, body }) => updateNotification(context, params.notificationId, body),
       {
-        managementAccess: true,
+        management: true,
         params: NotificationParams,
         body: UpdateNotificationInput,
         response: { 200: Notification },
@@ -81,18 +77,18 @@ export function settingsRoutes(deps: AppDeps) {
     )
     .delete(
       `${DEPLOYMENT}/notifications/:notificationId`,
-      ({ caller, params, status }) => {
-        deleteNotification(managementContext(storage, clock(), caller, params.deploymentId), params.notificationId)
+      ({ context, params, status }) => {
+        deleteNotification(context, params.notificationId)
         return status(204, undefined)
       },
-      { managementAccess: true, params: NotificationParams, response: { 204: t.Void() }, detail: doc('Notifications', 'Delete a notification') },
+      { management: true, params: NotificationParams, response: NoContent, detail: doc('Notifications', 'Delete a notification') },
     )
     .post(
       `${DEPLOYMENT}/dbt-sync`,
-      ({ caller, params, body, deployment, status }) =>
-        status(201, startDbtSync(managementContext(storage, clock(), caller, params.deploymentId), deployment.branches, body ?? {})),
+      ({ context, body, deployment, status }) =>
+        status(201, startDbtSync(context, deployment.branches, body ?? {})),
       {
-        managementAccess: true,
+        management: true,
         params: DeploymentParams,
         parse: parseOptionalJson,
         body: t.Optional(StartDbtSyncInput),
@@ -106,19 +102,19 @@ export function settingsRoutes(deps: AppDeps) {
     )
     .get(
       `${DEPLOYMENT}/dbt-sync/:syncJobId`,
-      ({ caller, params }) => getDbtSyncJob(managementContext(storage, clock(), caller, params.deploymentId), params.syncJobId),
-      { managementAccess: true, params: SyncJobParams, response: { 200: DbtSyncJob }, detail: doc('dbt sync', 'Get a dbt sync job') },
+      ({ context, params }) => getDbtSyncJob(context, params.syncJobId),
+      { management: true, params: SyncJobParams, response: { 200: DbtSyncJob }, detail: doc('dbt sync', 'Get a dbt sync job') },
     )
     .get(
       `${DEPLOYMENT}/ai-engineer-settings`,
-      ({ caller, params }) => getAIEngineerSettings(managementContext(storage, clock(), caller, params.deploymentId)),
-      { managementAccess: true, params: DeploymentParams, response: { 200: AIEngineerSettings }, detail: doc('AI engineer', 'Get AI engineer settings') },
+      ({ context }) => getAIEngineerSettings(context),
+      { management: true, params: DeploymentParams, response: { 200: AIEngineerSettings }, detail: doc('AI engineer', 'Get AI engineer settings') },
     )
     .patch(
       `${DEPLOYMENT}/ai-engineer-settings`,
-      ({ caller, params, body }) => updateAIEngineerSettings(managementContext(storage, clock(), caller, params.deploymentId), body),
+      ({ context, body }) => updateAIEngineerSettings(context, body),
       {
-        managementAccess: true,
+        management: true,
         params: DeploymentParams,
         body: UpdateAIEngineerSettingsInput,
         response: { 200: AIEngineerSettings },

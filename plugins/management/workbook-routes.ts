@@ -1,11 +1,10 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../src/deps'
-import { authPlugin } from '../auth'
 import { parseOptionalJson } from '../core/optional-json'
-import { managementContext } from './context'
 import { NotFoundError } from '../../src/errors'
 import { WHOLE_MODEL } from '../semantic/semantic-service'
 import { attachAiWidgetThread, createDashboard, deleteDashboard, getDashboard, listDashboards, updateDashboard, type WidgetQueryCheck } from './dashboards'
+import { DEPLOYMENT, DeploymentParams, doc, managementAccess, NoContent } from './management-access'
 import {
   CreateWorkbookInput,
   Dashboard,
@@ -22,7 +21,6 @@ import {
   WorkbooksListQuery,
   WorkbooksListResponse,
 } from './model'
-import { DEPLOYMENT, DeploymentParams, SECURITY } from './report-routes'
 import { downloadWidgetData, toCsv, type WidgetQueryRunner } from './widget-data'
 import { duplicateWorkbook } from './workbook-duplicate'
 import { createWorkbook, deleteWorkbook, getWorkbook, listWorkbooks, updateWorkbook } from './workbooks'
@@ -30,12 +28,9 @@ import { createWorkbook, deleteWorkbook, getWorkbook, listWorkbooks, updateWorkb
 const WorkbookParams = t.Object({ deploymentId: Id, workbookId: Id })
 const DashboardParams = t.Object({ deploymentId: Id, dashboardId: Id })
 const WidgetParams = t.Object({ deploymentId: Id, dashboardId: Id, widgetId: t.String({ minLength: 1, maxLength: 64 }) })
-const NoContent = { 204: t.Void() }
 
 /** Workbooks, their dashboards, AI widget threads and widget data downloads: HTTP glue over the domain modules. */
 export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner) {
-  const { storage, clock } = deps
-  const doc = (tag: string, summary: string, description?: string) => ({ summary, description, tags: [tag], security: SECURITY })
   /** Plans a widget query on the deployment's model over all its data (no user's policies), running nothing. */
   const widgetCheck = (deploymentId: number): WidgetQueryCheck => (query) => {
     const deployment = deps.directory.deployment(deploymentId)
@@ -44,9 +39,9 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
   }
 
   return new Elysia({ name: 'management-workbooks', seed: deps.instanceId })
-    .use(authPlugin(deps))
-    .get(`${DEPLOYMENT}/workbooks`, ({ caller, params, query }) => listWorkbooks(managementContext(storage, clock(), caller, params.deploymentId), query), {
-      managementAccess: true,
+    .use(managementAccess(deps))
+    .get(`${DEPLOYMENT}/workbooks`, ({ context, query }) => listWorkbooks(context, query), {
+      management: true,
       params: DeploymentParams,
       query: WorkbooksListQuery,
       response: { 200: WorkbooksListResponse },
@@ -54,9 +49,9 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
     })
     .post(
       `${DEPLOYMENT}/workbooks`,
-      ({ caller, params, body, status }) => status(201, createWorkbook(managementContext(storage, clock(), caller, params.deploymentId), body)),
+      ({ context, body, status }) => status(201, createWorkbook(context, body)),
       {
-        managementAccess: true,
+        management: true,
         params: DeploymentParams,
         body: CreateWorkbookInput,
         response: { 201: Workbook },
@@ -65,14 +60,14 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
     )
     .get(
       `${DEPLOYMENT}/workbooks/:workbookId`,
-      ({ caller, params }) => getWorkbook(managementContext(storage, clock(), caller, params.deploymentId), params.workbookId),
-      { managementAccess: true, params: WorkbookParams, response: { 200: Workbook }, detail: doc('Workbooks', 'Get a workbook') },
+      ({ context, params }) => getWorkbook(context, params.workbookId),
+      { management: true, params: WorkbookParams, response: { 200: Workbook }, detail: doc('Workbooks', 'Get a workbook') },
     )
     .patch(
       `${DEPLOYMENT}/workbooks/:workbookId`,
-      ({ caller, params, body }) => updateWorkbook(managementContext(storage, clock(), caller, params.deploymentId), params.workbookId, body),
+      ({ context, params, body }) => updateWorkbook(context, params.workbookId, body),
       {
-        managementAccess: true,
+        management: true,
         params: WorkbookParams,
         body: UpdateWorkbookInput,
         response: { 200: Workbook },
@@ -81,18 +76,18 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
     )
     .delete(
       `${DEPLOYMENT}/workbooks/:workbookId`,
-      ({ caller, params, status }) => {
-        deleteWorkbook(managementContext(storage, clock(), caller, params.deploymentId), params.workbookId)
+      ({ context, params, status }) => {
+        deleteWorkbook(context, params.workbookId)
         return status(204, undefined)
       },
-      { managementAccess: true, params: WorkbookParams, response: NoContent, detail: doc('Workbooks', 'Delete a workbook with its dashboard') },
+      { management: true, params: WorkbookParams, response: NoContent, detail: doc('Workbooks', 'Delete a workbook with its dashboard') },
     )
     .post(
       `${DEPLOYMENT}/workbooks/:workbookId/duplicate`,
-      ({ caller, params, body, status }) =>
-        status(201, duplicateWorkbook(managementContext(storage, clock(), caller, params.deploymentId), params.workbookId, body ?? {})),
+      ({ context, params, body, status }) =>
+        status(201, duplicateWorkbook(context, params.workbookId, body ?? {})),
       {
-        managementAccess: true,
+        management: true,
         params: WorkbookParams,
         parse: parseOptionalJson,
         body: t.Optional(DuplicateWorkbookInput),
@@ -102,9 +97,9 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
     )
     .post(
       `${DEPLOYMENT}/workbooks/:workbookId/dashboard/ai-widget-thread`,
-      ({ caller, params, body }) => attachAiWidgetThread(managementContext(storage, clock(), caller, params.deploymentId), params.workbookId, body),
+      ({ context, params, body }) => attachAiWidgetThread(context, params.workbookId, body),
       {
-        managementAccess: true,
+        management: true,
         params: WorkbookParams,
         body: UpdatePublishedAiWidgetThreadInput,
         response: { 200: Dashboard },
@@ -115,8 +110,8 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
         ),
       },
     )
-    .get(`${DEPLOYMENT}/dashboards`, ({ caller, params, query }) => listDashboards(managementContext(storage, clock(), caller, params.deploymentId), query), {
-      managementAccess: true,
+    .get(`${DEPLOYMENT}/dashboards`, ({ context, query }) => listDashboards(context, query), {
+      management: true,
       params: DeploymentParams,
       query: DashboardsListQuery,
       response: { 200: DashboardsListResponse },
@@ -124,9 +119,9 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
     })
     .post(
       `${DEPLOYMENT}/dashboards`,
-      ({ caller, params, body, status }) => status(201, createDashboard(managementContext(storage, clock(), caller, params.deploymentId), body, widgetCheck(params.deploymentId))),
+      ({ context, body, status }) => status(201, createDashboard(context, body, widgetCheck(context.deploymentId))),
       {
-        managementAccess: true,
+        management: true,
         params: DeploymentParams,
         body: DashboardConfigInput,
         response: { 201: Dashboard },
@@ -140,14 +135,14 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
     )
     .get(
       `${DEPLOYMENT}/dashboards/:dashboardId`,
-      ({ caller, params }) => getDashboard(managementContext(storage, clock(), caller, params.deploymentId), params.dashboardId),
-      { managementAccess: true, params: DashboardParams, response: { 200: Dashboard }, detail: doc('Dashboards', 'Get a dashboard') },
+      ({ context, params }) => getDashboard(context, params.dashboardId),
+      { management: true, params: DashboardParams, response: { 200: Dashboard }, detail: doc('Dashboards', 'Get a dashboard') },
     )
     .patch(
       `${DEPLOYMENT}/dashboards/:dashboardId`,
-      ({ caller, params, body }) => updateDashboard(managementContext(storage, clock(), caller, params.deploymentId), params.dashboardId, body, widgetCheck(params.deploymentId)),
+      ({ context, params, body }) => updateDashboard(context, params.dashboardId, body, widgetCheck(context.deploymentId)),
       {
-        managementAccess: true,
+        management: true,
         params: DashboardParams,
         body: UpdateDashboardInput,
         response: { 200: Dashboard },
@@ -160,16 +155,15 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
     )
     .delete(
       `${DEPLOYMENT}/dashboards/:dashboardId`,
-      ({ caller, params, status }) => {
-        deleteDashboard(managementContext(storage, clock(), caller, params.deploymentId), params.dashboardId)
+      ({ context, params, status }) => {
+        deleteDashboard(context, params.dashboardId)
         return status(204, undefined)
       },
-      { managementAccess: true, params: DashboardParams, response: NoContent, detail: doc('Dashboards', 'Delete a dashboard') },
+      { management: true, params: DashboardParams, response: NoContent, detail: doc('Dashboards', 'Delete a dashboard') },
     )
     .get(
       `${DEPLOYMENT}/dashboards/:dashboardId/widgets/:widgetId/data`,
-      async ({ caller, params, query }) => {
-        const context = managementContext(storage, clock(), caller, params.deploymentId)
+      async ({ context, params, query }) => {
         const { widget, data } = await downloadWidgetData(context, params.dashboardId, params.widgetId, runWidgetQuery)
         if (query.format !== 'csv') return data
         const filename = `${widget.title.replace(/[^A-Za-z0-9._-]+/g, '_') || widget.id}.csv`
@@ -178,7 +172,7 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
         })
       },
       {
-        managementAccess: true,
+        management: true,
         params: WidgetParams,
         query: WidgetDataQuery,
         detail: doc(

@@ -1,0 +1,30 @@
+import { Elysia, t } from 'elysia'
+import type { AppDeps } from '../../src/deps'
+import { authPlugin } from '../auth'
+import { managementContext } from './context'
+import { Id } from './model'
+
+/** What every route of the management API shares: the deployment prefix, its parameters and the docs' security. */
+export const DEPLOYMENT = '/api/v1/deployments/:deploymentId'
+export const DeploymentParams = t.Object({ deploymentId: Id })
+export const NoContent = { 204: t.Void() }
+const SECURITY = [{ ApiKey: [] }]
+
+/** OpenAPI details of a management operation, behind an API key. */
+export function doc(tag: string, summary: string, description?: string) {
+  return { summary, description, tags: [tag], security: SECURITY }
+}
+
+/**
+ * The `management` macro: an API key in scope for the route's deployment (`managementAccess`), and the management
+ * context of that key on that deployment, built once per request and handed to the handler as `context`.
+ */
+export function managementAccess(deps: AppDeps) {
+  const { storage, clock } = deps
+  return new Elysia({ name: 'management-access', seed: deps.instanceId })
+    .use(authPlugin(deps))
+    .macro('management', {
+      managementAccess: true,
+      resolve: ({ caller, deployment }) => ({ context: managementContext(storage, clock(), caller, deployment.id) }),
+    })
+}
