@@ -20,11 +20,6 @@ export function isoTimeOrNull(ms: number | null): string | null {
   return ms === null ? null : isoTime(ms)
 }
 
-/** A `LIKE` pattern matching `text` anywhere, with the wildcards in `text` escaped (use with `ESCAPE '\\'`). */
-export function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`
-}
-
 /** The context of a management request: the key's actor on the deployment the route names. */
 export function managementContext(storage: Storage, now: number, caller: ApiKeyCaller, deploymentId: number): ManagementContext {
   return { storage, now, deploymentId, actor: actorOf(storage, caller) }
