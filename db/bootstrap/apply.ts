@@ -13,6 +13,7 @@ import {
   users,
 } from '../schema'
 import { hashSecret } from '../../src/secrets'
+import { normalizeIdentity } from '../../plugins/auth/normalize-identity'
 import { ROLE_ACTIONS } from '../../plugins/management/access-control'
 import { BootstrapError } from './load'
 import type { BootstrapAccount, BootstrapFile } from './model'
@@ -135,7 +136,7 @@ function applyAccount(
 
   for (const user of account.users ?? []) {
     db.insert(users)
-      .values({ accountId, kind: 'internal', identity: user.username.trim().toLowerCase(), createdAt: now, updatedAt: now })
+      .values({ accountId, kind: 'internal', identity: normalizeIdentity(user.username), createdAt: now, updatedAt: now })
       .onConflictDoNothing()
       .run()
   }

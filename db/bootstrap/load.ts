@@ -2,6 +2,7 @@ import { Value } from '@sinclair/typebox/value'
 import { readFileSync } from 'node:fs'
 import { extname } from 'node:path'
 import { parse as parseYaml } from 'yaml'
+import { normalizeIdentity } from '../../plugins/auth/normalize-identity'
 import { schemaErrors } from '../../src/schema-errors'
 import { BootstrapFile } from './model'
 
@@ -61,7 +62,7 @@ export function validateBootstrap(document: unknown, source: string): BootstrapF
       for (const id of key.deployments ?? [])
         if (!ownDeployments.has(id)) problems.push(`${at}.apiKeys[${index}].deployments: deployment ${id} is not a deployment of account ${account.name}`)
     })
-    duplicates(account.users ?? [], (user) => user.username.trim().toLowerCase(), (index) => `${at}.users[${index}].username`, 'username')
+    duplicates(account.users ?? [], (user) => normalizeIdentity(user.username), (index) => `${at}.users[${index}].username`, 'username')
     duplicates(account.groups ?? [], (group) => group.name, (index) => `${at}.groups[${index}].name`, 'group name')
     duplicates(account.userAttributes ?? [], (attribute) => attribute.name, (index) => `${at}.userAttributes[${index}].name`, 'attribute name')
     duplicates(account.embedTenants ?? [], (tenant) => tenant.name, (index) => `${at}.embedTenants[${index}].name`, 'embed tenant name')

@@ -2,6 +2,7 @@ import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jos
 import { ForbiddenError, UnauthorizedError } from '../../src/errors'
 import type { DeploymentInfo, Directory } from './directory'
 import type { ServiceTokenCaller } from './model'
+import { isNormalizedIdentity } from './normalize-identity'
 
 const encoder = new TextEncoder()
 
@@ -47,7 +48,7 @@ export async function verifyServiceToken(
   if (typeof identity !== 'string' || identity.trim() === '')
     throw new UnauthorizedError('Token has neither an externalId nor a sub claim', 'INVALID_TOKEN')
   // Never normalized: `Acme-7` and `acme-7` may be two people, and merging them would merge their row-level security.
-  if (identity !== identity.trim().toLowerCase())
+  if (!isNormalizedIdentity(identity))
     throw new UnauthorizedError(`Token claim ${claim} must be lowercase and trimmed: it names an external user`, 'INVALID_EXTERNAL_ID')
   if (!Array.isArray(payload.scope) || !payload.scope.includes('chat'))
     throw new ForbiddenError('Token scope must be an array containing "chat"', 'TOKEN_SCOPE')

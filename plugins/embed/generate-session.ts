@@ -12,19 +12,6 @@ import type { GenerateSessionBody } from './model'
 import type { Provisioning } from './provisioning'
 import type { SessionStore } from './sessions'
 
-/** Fields refused with `internalId`: the internal user's stored permissions apply (spec 2.6). */
-const FORBIDDEN_WITH_INTERNAL_ID = [
-  'email',
-  'userProfile',
-  'groups',
-  'userAttributes',
-  'securityContext',
-  'groupDefinitions',
-  'userAttributeDefinitions',
-  'tenantGroups',
-  'tenantGroupDefinitions',
-] as const
-
 /** Fields that only make sense in a creator-mode session (spec 2.13; tenant groups are creator-mode groups). */
 const CREATOR_MODE_FIELDS = ['groupDefinitions', 'userAttributeDefinitions', 'tenantGroupDefinitions', 'tenantGroups'] as const
 
@@ -70,7 +57,7 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
     if (!account || !EMBED_PLANS.has(account.plan))
       throw new ForbiddenError('Embed sessions are available on the premium and enterprise plans only', 'PLAN_NOT_ELIGIBLE')
     const deployment = authorizeDeployment(caller, body.deploymentId, directory)
-    const identity = checkIdentity(body, FORBIDDEN_WITH_INTERNAL_ID)
+    const identity = checkIdentity(body)
     const creatorMode = body.creatorMode === true
     if (!creatorMode) {
       const sent = CREATOR_MODE_FIELDS.find((field) => body[field] !== undefined)

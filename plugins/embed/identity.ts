@@ -1,28 +1,37 @@
 import { BadRequestError } from '../../src/errors'
+import { isNormalizedIdentity, normalizeIdentity } from '../auth/normalize-identity'
 
 export type Identity = { kind: 'external'; externalId: string } | { kind: 'internal'; username: string }
 
-/** Fields of a chat `sessionSettings` that an internal user may not send: their stored permissions apply. */
-export const FORBIDDEN_WITH_INTERNAL_ID = ['email', 'groups', 'userAttributes', 'securityContext'] as const
-
-/** Lowercased and trimmed, as identities are stored (spec 2.3 and 2.6). */
-export function normalizeIdentity(value: string): string {
-  return value.trim().toLowerCase()
-}
+/**
+ * Fields refused with `internalId`, in generate-session and in chat `sessionSettings` (which has only the first
+ * four): the internal user's stored permissions apply. The first one sent is named in the 400.
+ */
+export const FORBIDDEN_WITH_INTERNAL_ID = [
+  'email',
+  'userProfile',
+  'groups',
+  'userAttributes',
+  'securityContext',
+  'groupDefinitions',
+  'userAttributeDefinitions',
+  'tenantGroups',
+  'tenantGroupDefinitions',
+] as const
 
 /**
  * The identity rules of spec 2.3 and 2.6: exactly one of `externalId` and `internalId` (400 naming them), with
- * `internalId` none of the `forbidden` fields (400 naming the first one sent), and no blank identity. `internalId`
+ * `internalId` none of the fields in `FORBIDDEN_WITH_INTERNAL_ID` (400 naming the first one sent), and no blank identity. `internalId`
  * names an existing user and is matched lowercased and trimmed; `externalId` must already be in that form.
  */
-export function checkIdentity(fields: Record<string, unknown>, forbidden: readonly string[]): Identity {
+export function checkIdentity(fields: Record<string, unknown>): Identity {
   const { externalId, internalId } = fields as { externalId?: string; internalId?: string }
   if (externalId !== undefined && internalId !== undefined)
     throw new BadRequestError('Send either externalId or internalId, not both', 'IDENTITY_CONFLICT')
   if (externalId === undefined && internalId === undefined)
     throw new BadRequestError('externalId or internalId is required', 'IDENTITY_REQUIRED')
   if (internalId !== undefined) {
-    const sent = forbidden.find((field) => fields[field] !== undefined)
+    const sent = FORBIDDEN_WITH_INTERNAL_ID.find((field) => fields[field] !== undefined)
     if (sent) throw new BadRequestError(`${sent} is not allowed with internalId`, 'NOT_ALLOWED_WITH_INTERNAL_ID')
     const username = normalizeIdentity(internalId)
     if (username === '') throw new BadRequestError('internalId must not be blank', 'BLANK_IDENTITY')
@@ -37,7 +46,7 @@ export function checkIdentity(fields: Record<string, unknown>, forbidden: readon
  */
 export function checkExternalId(externalId: string): string {
   if (externalId.trim() === '') throw new BadRequestError('externalId must not be blank', 'BLANK_IDENTITY')
-  if (externalId !== normalizeIdentity(externalId))
+  if (!isNormalizedIdentity(externalId))
     throw new BadRequestError('externalId must be lowercase and trimmed', 'INVALID_EXTERNAL_ID')
   return externalId
 }

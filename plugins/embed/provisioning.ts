@@ -1,10 +1,11 @@
 import { transaction, type Storage } from '../../db/client'
 import type { AttributeValue, users } from '../../db/schema'
 import { BadRequestError, ForbiddenError } from '../../src/errors'
+import { normalizeIdentity } from '../auth/normalize-identity'
 import type { ResolvedUser, UserAccess, UserProvisioner } from '../auth/user-access'
 import { assertAttributeValue, assertUniqueNames } from './attribute-values'
 import { createCatalogQueries, type CatalogScope } from './catalog'
-import { checkIdentity, checkPictureUrl, FORBIDDEN_WITH_INTERNAL_ID, normalizeIdentity, type Identity } from './identity'
+import { checkIdentity, checkPictureUrl, type Identity } from './identity'
 import type { SessionSettings, UserAttributeInput } from './session-settings'
 
 /** What one provisioning call may change of a user; the fields of generate-session and chat `sessionSettings`. */
@@ -202,7 +203,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     snapshot,
     accessOf,
     fromSessionSettings(accountId: number, settings: SessionSettings): ResolvedUser {
-      const identity = checkIdentity(settings, FORBIDDEN_WITH_INTERNAL_ID)
+      const identity = checkIdentity(settings)
       return transaction(storage, () =>
         provision({
           accountId,

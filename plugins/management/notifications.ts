@@ -2,6 +2,7 @@ import { and, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import { transaction } from '../../db/client'
 import { dashboards, embedTenants, notifications, users } from '../../db/schema'
 import { BadRequestError, NotFoundError } from '../../src/errors'
+import { normalizeIdentity } from '../auth/normalize-identity'
 import { requireAction } from './access-control'
 import { isoTime, type ManagementContext } from './context'
 import type {
@@ -95,7 +96,7 @@ function checkRecipients(context: ManagementContext, recipients: NotificationRec
           .get()
         if (!user) throw new BadRequestError(`${at}.userId: user ${recipient.userId} is not a console user of this account`, 'UNKNOWN_USER')
       }
-      return recipient.email === undefined ? recipient : { ...recipient, email: recipient.email.trim().toLowerCase() }
+      return recipient.email === undefined ? recipient : { ...recipient, email: normalizeIdentity(recipient.email) }
     }
     const tenant = db
       .select({ id: embedTenants.id })
@@ -103,7 +104,7 @@ function checkRecipients(context: ManagementContext, recipients: NotificationRec
       .where(and(eq(embedTenants.accountId, context.actor.accountId), eq(embedTenants.name, recipient.embedTenantName)))
       .get()
     if (!tenant) throw new BadRequestError(`${at}.embedTenantName: embed tenant "${recipient.embedTenantName}" does not exist`, 'UNKNOWN_EMBED_TENANT')
-    return { ...recipient, externalId: recipient.externalId.trim().toLowerCase() }
+    return { ...recipient, externalId: normalizeIdentity(recipient.externalId) }
   })
 }
 
@@ -137,11 +138,11 @@ export function listNotifications(context: ManagementContext, query: Notificatio
   if (query.recipientUserId !== undefined)
     filters.push(recipientMatches(sql`${field('kind')} = 'user' AND ${field('userId')} = ${query.recipientUserId}`))
   if (query.recipientEmail !== undefined)
-    filters.push(recipientMatches(sql`${field('kind')} = 'user' AND ${field('email')} = ${query.recipientEmail.trim().toLowerCase()}`))
+    filters.push(recipientMatches(sql`${field('kind')} = 'user' AND ${field('email')} = ${normalizeIdentity(query.recipientEmail)}`))
   if (query.recipientEmbedTenantName !== undefined && query.recipientExternalId !== undefined)
     filters.push(
       recipientMatches(
-        sql`${field('kind')} = 'embedUser' AND ${field('embedTenantName')} = ${query.recipientEmbedTenantName} AND ${field('externalId')} = ${query.recipientExternalId.trim().toLowerCase()}`,
+        sql`${field('kind')} = 'embedUser' AND ${field('embedTenantName')} = ${query.recipientEmbedTenantName} AND ${field('externalId')} = ${normalizeIdentity(query.recipientExternalId)}`,
       ),
     )
   const page = listPage(context.storage.db, {
