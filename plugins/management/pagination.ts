@@ -4,7 +4,7 @@ import type { Db } from '../../db/client'
 import { BadRequestError } from '../../src/errors'
 import type { PageInfo } from './model'
 
-export const DEFAULT_PAGE_SIZE = 20
+const DEFAULT_PAGE_SIZE = 20
 
 export type SortDirection = 'asc' | 'desc'
 
@@ -20,15 +20,15 @@ interface Cursor {
 }
 
 /**
- * Keyset pagination (contract section 6). The cursor is the sort value and id of the last item of a page, so a
+ * Keyset pagination. The cursor is the sort value and id of the last item of a page, so a
  * page starts strictly after it whatever was added or removed meanwhile: items present for the whole walk come
  * exactly once and in order. The cursor also names its sort, so it cannot be replayed against another order.
  */
-export function encodeCursor(sortBy: string, direction: SortDirection, value: string | number, id: number): string {
+function encodeCursor(sortBy: string, direction: SortDirection, value: string | number, id: number): string {
   return Buffer.from(JSON.stringify([sortBy, direction, value, id])).toString('base64url')
 }
 
-export function decodeCursor(after: string, sortBy: string, direction: SortDirection): Cursor {
+function decodeCursor(after: string, sortBy: string, direction: SortDirection): Cursor {
   let parsed: unknown
   try {
     parsed = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'))
@@ -48,39 +48,6 @@ export function decodeCursor(after: string, sortBy: string, direction: SortDirec
       'INVALID_CURSOR',
     )
   return { value: parsed[2], id: parsed[3] }
-}
-
-export interface PageRequest<Row extends { id: number }> {
-  sortBy: string
-  direction: SortDirection
-  sort: SortKey<Row>
-  idColumn: SQLWrapper
-  first: number | undefined
-  after: string | undefined
-  /** Whether `endCursor` is issued; false for orders that change while being read (`lastViewedAt`). */
-  cursors?: boolean
-  /** Runs the query: rows matching `where`, in `orderBy`, at most `limit`. */
-  fetch(where: SQL | undefined, orderBy: SQL[], limit: number): Row[]
-}
-
-/** Fetches one page: `first` rows after the cursor, and whether more follow. */
-export function fetchPage<Row extends { id: number }>(request: PageRequest<Row>): { rows: Row[]; pageInfo: PageInfo } {
-  const size = request.first ?? DEFAULT_PAGE_SIZE
-  const { expression } = request.sort
-  const ahead = request.direction === 'asc' ? gt : lt
-  const order = request.direction === 'asc' ? asc : desc
-  let where: SQL | undefined
-  if (request.after !== undefined) {
-    const cursor = decodeCursor(request.after, request.sortBy, request.direction)
-    where = or(ahead(expression, cursor.value), and(eq(expression, cursor.value), ahead(request.idColumn, cursor.id)))
-  }
-  const fetched = request.fetch(where, [order(expression), order(request.idColumn)], size + 1)
-  const rows = fetched.slice(0, size)
-  const last = rows.at(-1)
-  const lastValue = last ? request.sort.valueOf(last) : null
-  const endCursor =
-    last && request.cursors !== false && lastValue !== null ? encodeCursor(request.sortBy, request.direction, lastValue, last.id) : null
-  return { rows, pageInfo: { hasNextPage: fetched.length > size, endCursor } }
 }
 
 /** One order a list offers: the sort key, and the direction it takes when `sortOrder` is not sent. */
@@ -132,32 +99,43 @@ export interface ListPage<Row> {
   total(): number
 }
 
-/** One page of a table's rows matching `where`, in the requested order, after the cursor. */
+/**
+ * One page of a table's rows matching `where`: `first` rows after the cursor in the requested order (the id breaks
+ * ties), and whether more follow.
+ */
 export function listPage<Table extends ListedTable, SortBy extends string>(
   db: Db,
   request: ListRequest<Table, SortBy>,
 ): ListPage<Table['$inferSelect']> {
-  const { table, query } = request
+  const { table, query, sortBy } = request
+  const { key, direction: defaultDirection } = request.sorts[sortBy]
+  const direction = query.sortOrder ?? defaultDirection
+  const size = query.first ?? DEFAULT_PAGE_SIZE
+  const ahead = direction === 'asc' ? gt : lt
+  const order = direction === 'asc' ? asc : desc
   const filter = and(...request.where)
-  const sort = request.sorts[request.sortBy]
-  const page = fetchPage<Table['$inferSelect']>({
-    sortBy: request.sortBy,
-    direction: query.sortOrder ?? sort.direction,
-    sort: sort.key,
-    idColumn: table.id,
-    first: query.first,
-    after: query.after,
-    cursors: request.cursors,
-    fetch: (where, orderBy, limit) =>
-      db
-        .select()
-        .from(table as SQLiteTable)
-        .where(and(filter, where))
-        .orderBy(...orderBy)
-        .limit(limit)
-        .all() as Table['$inferSelect'][],
-  })
-  return { ...page, total: () => db.select({ n: count() }).from(table as SQLiteTable).where(filter).get()?.n ?? 0 }
+  let after: SQL | undefined
+  if (query.after !== undefined) {
+    const cursor = decodeCursor(query.after, sortBy, direction)
+    after = or(ahead(key.expression, cursor.value), and(eq(key.expression, cursor.value), ahead(table.id, cursor.id)))
+  }
+  const listed = table as SQLiteTable
+  const fetched = db
+    .select()
+    .from(listed)
+    .where(and(filter, after))
+    .orderBy(order(key.expression), order(table.id))
+    .limit(size + 1)
+    .all() as Table['$inferSelect'][]
+  const rows = fetched.slice(0, size)
+  const last = rows.at(-1)
+  const lastValue = last ? key.valueOf(last) : null
+  const endCursor = last && request.cursors !== false && lastValue !== null ? encodeCursor(sortBy, direction, lastValue, last.id) : null
+  return {
+    rows,
+    pageInfo: { hasNextPage: fetched.length > size, endCursor },
+    total: () => db.select({ n: count() }).from(listed).where(filter).get()?.n ?? 0,
+  }
 }
 
 /** A list response that also fills the deprecated `data` (the page's items again) and `count` (all matches). */
