@@ -63,6 +63,18 @@ describe('management routes and credentials', () => {
     expect(outside).toMatchObject({ status: 403, body: { code: 'DEPLOYMENT_OUT_OF_SCOPE' } })
     expect((await app.call('GET', `${D2}/reports`, undefined, keys.scoped)).status).toBe(200)
   })
+
+  it('checks the credentials before the body: no key is 401 and a key outside the deployment 403, whatever the body', async () => {
+    app = managementApp()
+    for (const body of [{}, { name: '' }, { name: 'Fine', unexpected: true }]) {
+      expect(await app.call('POST', `${D1}/folders`, body, '')).toMatchObject({ status: 401, body: { code: 'MISSING_CREDENTIALS' } })
+      expect(await app.call('POST', `${D1}/folders`, body, keys.scoped)).toMatchObject({
+        status: 403,
+        body: { code: 'DEPLOYMENT_OUT_OF_SCOPE' },
+      })
+    }
+    expect(await app.call('POST', `${D1}/folders`, {})).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } })
+  })
 })
 
 describe('GET/PUT /api/v1/api-keys/:keyId/policy', () => {
