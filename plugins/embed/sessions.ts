@@ -1,5 +1,5 @@
 import type { Storage } from '../../db/client'
-import type { AttributeValue } from '../../db/schema'
+import type { embedSessions } from '../../db/schema'
 import { UnauthorizedError } from '../../src/errors'
 import { hashSecret, randomToken } from '../../src/secrets'
 
@@ -8,26 +8,16 @@ export const EXCHANGE_WINDOW_MS = 5 * 60_000
 /** Lifetime of the embed token a session is exchanged for. */
 export const TOKEN_TTL_MS = 24 * 60 * 60_000
 
-/** What a session grants, fixed at mint time. */
-export interface SessionGrant {
-  accountId: number
-  deploymentId: number
-  userId: number
-  embedTenantId: number | null
-  creatorMode: boolean
-  settings: { showDashboardChat?: boolean }
-  securityContext: Record<string, unknown>
-  groups: string[]
-  userAttributes: Record<string, AttributeValue>
-}
+type SessionRow = typeof embedSessions.$inferSelect
 
-export interface ExchangedSession {
-  publicId: string
-  userId: number
-  deploymentId: number
-  /** Unix milliseconds. */
-  expiresAt: number
-}
+/** What a session grants, fixed at mint time. */
+export type SessionGrant = Pick<
+  SessionRow,
+  'accountId' | 'deploymentId' | 'userId' | 'embedTenantId' | 'creatorMode' | 'settings' | 'securityContext' | 'groups' | 'userAttributes'
+>
+
+/** An exchanged session, as the embed token is signed from it (`expiresAt` in Unix milliseconds). */
+export type ExchangedSession = Pick<SessionRow, 'publicId' | 'userId' | 'deploymentId' | 'expiresAt'>
 
 /**
  * The session lifecycle: mint (the caller gets a 256-bit secret; only its SHA-256 is stored), exchange once within
@@ -35,10 +25,7 @@ export interface ExchangedSession {
  */
 export function createSessionStore(storage: Storage, clock: () => number) {
   const { sqlite } = storage
-  const exchangeStatement = sqlite.query<
-    { publicId: string; userId: number; deploymentId: number; expiresAt: number },
-    [number, number, string, number]
-  >(
+  const exchangeStatement = sqlite.query<ExchangedSession, [number, number, string, number]>(
     `UPDATE embed_sessions SET exchanged_at = ?1, expires_at = ?2
       WHERE secret_hash = ?3 AND exchanged_at IS NULL AND revoked_at IS NULL AND expires_at > ?4
       RETURNING public_id AS publicId, user_id AS userId, deployment_id AS deploymentId, expires_at AS expiresAt`,
