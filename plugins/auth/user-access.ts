@@ -1,5 +1,5 @@
 import type { AttributeValue } from '../../db/schema'
-import type { SessionSettings } from '../embed/session-settings'
+import type { SessionSettings } from './session-settings'
 
 /**
  * What a user may see of a deployment's data: the inputs of the semantic layer's access policies. `userId` is null

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { AttributeType, EMBED_TENANT_NAME_PATTERN } from '../../db/bootstrap/model'
-import { UserAttributeInput } from './session-settings'
+import { UserAttributeInput } from '../auth/session-settings'
 
 const Name = t.String({ minLength: 1, maxLength: 200 })
 const Identity = t.String({ minLength: 1, maxLength: 320 })

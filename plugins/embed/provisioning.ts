@@ -6,7 +6,7 @@ import type { ResolvedUser, UserAccess, UserProvisioner } from '../auth/user-acc
 import { assertAttributeValue, assertUniqueNames } from './attribute-values'
 import { createCatalogQueries, type CatalogScope } from './catalog'
 import { checkIdentity, checkPictureUrl, type Identity } from './identity'
-import type { SessionSettings, UserAttributeInput } from './session-settings'
+import type { SessionSettings, UserAttributeInput } from '../auth/session-settings'
 
 /** What one provisioning call may change of a user; the fields of generate-session and chat `sessionSettings`. */
 export interface ProvisionRequest {
