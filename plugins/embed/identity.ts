@@ -20,9 +20,9 @@ export const FORBIDDEN_WITH_INTERNAL_ID = [
 ] as const
 
 /**
- * The identity rules of spec 2.3 and 2.6: exactly one of `externalId` and `internalId` (400 naming them), with
- * `internalId` none of the fields in `FORBIDDEN_WITH_INTERNAL_ID` (400 naming the first one sent), and no blank identity. `internalId`
- * names an existing user and is matched lowercased and trimmed; `externalId` must already be in that form.
+ * The identity rules: exactly one of `externalId` and `internalId` (400 naming them), with `internalId` none of
+ * `FORBIDDEN_WITH_INTERNAL_ID` (400 naming the first one sent), and no blank identity. `internalId` names an
+ * existing user and is matched lowercased and trimmed; `externalId` must already be in that form.
  */
 export function checkIdentity(fields: Record<string, unknown>): Identity {
   const { externalId, internalId } = fields as { externalId?: string; internalId?: string }

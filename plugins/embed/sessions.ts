@@ -13,7 +13,15 @@ type SessionRow = typeof embedSessions.$inferSelect
 /** What a session grants, fixed at mint time. */
 export type SessionGrant = Pick<
   SessionRow,
-  'accountId' | 'deploymentId' | 'userId' | 'embedTenantId' | 'creatorMode' | 'settings' | 'securityContext' | 'groups' | 'userAttributes'
+  | 'accountId'
+  | 'deploymentId'
+  | 'userId'
+  | 'embedTenantId'
+  | 'creatorMode'
+  | 'settings'
+  | 'securityContext'
+  | 'groups'
+  | 'userAttributes'
 >
 
 /** An exchanged session, as the embed token is signed from it (`expiresAt` in Unix milliseconds). */

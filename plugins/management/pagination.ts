@@ -74,7 +74,7 @@ export function contentSorts<Row extends { name: string; createdAt: number; upda
   }
 }
 
-/** A `name` filter: rows whose `column` contains `text`, case-insensitively (SQLite's `LIKE`), wildcards taken literally. */
+/** The `search` filter: `column` contains `text`, ignoring case (SQLite's `LIKE`), with its wildcards taken literally. */
 export function nameContains(column: SQLWrapper, text: string): SQL {
   return sql`${column} LIKE ${`%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`} ESCAPE '\\'`
 }
@@ -130,7 +130,8 @@ export function listPage<Table extends ListedTable, SortBy extends string>(
   const rows = fetched.slice(0, size)
   const last = rows.at(-1)
   const lastValue = last ? key.valueOf(last) : null
-  const endCursor = last && request.cursors !== false && lastValue !== null ? encodeCursor(sortBy, direction, lastValue, last.id) : null
+  const endCursor =
+    last && request.cursors !== false && lastValue !== null ? encodeCursor(sortBy, direction, lastValue, last.id) : null
   return {
     rows,
     pageInfo: { hasNextPage: fetched.length > size, endCursor },

@@ -17,7 +17,9 @@ export interface TableShape {
 /** Tables of the migrated database, without SQLite's own and the migration runner's bookkeeping (`_migrations`). */
 export function databaseShapes(sqlite: Database): Record<string, TableShape> {
   const tables = sqlite
-    .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_%' ESCAPE '\\'")
+    .query<{ name: string }, []>(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_%' ESCAPE '\\'",
+    )
     .all()
     .map((row) => row.name)
   return Object.fromEntries(tables.sort().map((table) => [table, databaseShape(sqlite, table)]))
@@ -25,12 +27,10 @@ export function databaseShapes(sqlite: Database): Record<string, TableShape> {
 
 function databaseShape(sqlite: Database, table: string): TableShape {
   const quoted = JSON.stringify(table)
-  const columns = sqlite
-    .query<{ name: string; type: string; notnull: number; pk: number; dflt_value: string | null }, []>(`PRAGMA table_info(${quoted})`)
-    .all()
-  const foreignKeys = sqlite
-    .query<{ id: number; table: string; from: string; to: string; on_delete: string }, []>(`PRAGMA foreign_key_list(${quoted})`)
-    .all()
+  type ColumnInfo = { name: string; type: string; notnull: number; pk: number; dflt_value: string | null }
+  type ForeignKeyInfo = { id: number; table: string; from: string; to: string; on_delete: string }
+  const columns = sqlite.query<ColumnInfo, []>(`PRAGMA table_info(${quoted})`).all()
+  const foreignKeys = sqlite.query<ForeignKeyInfo, []>(`PRAGMA foreign_key_list(${quoted})`).all()
   const byId = new Map<number, typeof foreignKeys>()
   for (const key of foreignKeys) byId.set(key.id, [...(byId.get(key.id) ?? []), key])
   const indexes: Record<string, string> = {}
@@ -92,7 +92,8 @@ function schemaShape(table: SQLiteTable): TableShape {
     column.primary ? 1 : composite.includes(column.name) ? composite.indexOf(column.name) + 1 : 0
   const indexes: Record<string, string> = {}
   for (const column of config.columns) if (column.isUnique) indexes[`unique(${column.name})`] = 'unique'
-  for (const unique of config.uniqueConstraints) indexes[`unique(${unique.columns.map((column) => column.name).join(', ')})`] = 'unique'
+  for (const unique of config.uniqueConstraints)
+    indexes[`unique(${unique.columns.map((column) => column.name).join(', ')})`] = 'unique'
   for (const index of config.indexes) {
     const columns = index.config.columns.map((column) => (is(column, SQL) ? '<expression>' : column.name))
     indexes[index.config.name] = indexDescription(index.config.unique, columns, index.config.where !== undefined)
@@ -166,11 +167,15 @@ export function shapeDifferences(database: Record<string, TableShape>, schema: R
   return differences
 }
 
-function compare(differences: string[], what: string, database: Record<string, unknown>, schema: Record<string, unknown>): void {
+type Described = Record<string, unknown>
+
+function compare(differences: string[], what: string, database: Described, schema: Described): void {
   for (const name of new Set([...Object.keys(database), ...Object.keys(schema)])) {
     if (!(name in schema)) differences.push(`${what} ${name}: in the migrated database only`)
     else if (!(name in database)) differences.push(`${what} ${name}: in the drizzle schema only`)
     else if (JSON.stringify(database[name]) !== JSON.stringify(schema[name]))
-      differences.push(`${what} ${name}: database ${JSON.stringify(database[name])}, schema ${JSON.stringify(schema[name])}`)
+      differences.push(
+        `${what} ${name}: database ${JSON.stringify(database[name])}, schema ${JSON.stringify(schema[name])}`,
+      )
   }
 }
