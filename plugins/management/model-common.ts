@@ -21,4 +21,18 @@ export const PageQuery = {
   after: t.Optional(t.String({ minLength: 1, maxLength: 500, description: '`pageInfo.endCursor` of the previous page' })),
 }
 export const SortOrder = t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')]))
+/** The orders of content lists (folders, reports, workbooks). */
+export const ContentSortBy = [t.Literal('name'), t.Literal('createdAt'), t.Literal('updatedAt')] as const
+
+/** A page of a list: its items and where the next page starts. */
+export const ListResponse = <T extends TSchema>(item: T) => t.Object({ items: t.Array(item), pageInfo: PageInfo })
+
+/** A page of a list renamed in v0.1.x, which still fills the deprecated `data` and `count` of its old form. */
+export const ListResponseWithTotals = <T extends TSchema>(item: T, noun: string) =>
+  t.Object({
+    items: t.Array(item),
+    pageInfo: PageInfo,
+    data: t.Array(item, { deprecated: true }),
+    count: t.Integer({ deprecated: true, description: `Total number of matching ${noun}` }),
+  })
 

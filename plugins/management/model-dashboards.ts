@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { SqlResult } from '../semantic/model'
-import { Id, Name, Nullable, PageInfo, PageQuery, SemanticSql, Timestamp } from './model-common'
+import { Id, ListResponse, Name, Nullable, PageQuery, SemanticSql, Timestamp } from './model-common'
 
 /** Schemas of dashboards, notifications, dbt syncs and app configuration; re-exported by `model.ts`. */
 
@@ -120,7 +120,7 @@ export type UpdateDashboardInput = typeof UpdateDashboardInput.static
 export const DashboardsListQuery = t.Object({ workbookId: t.Optional(Id), published: t.Optional(t.Boolean()), ...PageQuery })
 export type DashboardsListQuery = typeof DashboardsListQuery.static
 
-export const DashboardsListResponse = t.Object({ items: t.Array(Dashboard), pageInfo: PageInfo })
+export const DashboardsListResponse = ListResponse(Dashboard)
 export type DashboardsListResponse = typeof DashboardsListResponse.static
 
 export const UpdatePublishedAiWidgetThreadInput = t.Object(
@@ -219,7 +219,7 @@ export const NotificationsListQuery = t.Object({
 })
 export type NotificationsListQuery = typeof NotificationsListQuery.static
 
-export const NotificationsListResponse = t.Object({ items: t.Array(Notification), pageInfo: PageInfo })
+export const NotificationsListResponse = ListResponse(Notification)
 export type NotificationsListResponse = typeof NotificationsListResponse.static
 
 // ---------------------------------------------------------------- dbt sync

@@ -1,5 +1,5 @@
 import { t } from 'elysia'
-import { Id, Name, Nullable, PageInfo, PageQuery, SemanticSql, SortOrder, Timestamp } from './model-common'
+import { ContentSortBy, Id, ListResponse, ListResponseWithTotals, Name, Nullable, PageQuery, SemanticSql, SortOrder, Timestamp } from './model-common'
 
 /**
  * The management API's wire schemas (spec 2.15 and 4.4, release v0.2.1): validation, types, OpenAPI and the
@@ -106,19 +106,14 @@ export type UpdateFolderInput = typeof UpdateFolderInput.static
 export const FoldersListQuery = t.Object({
   search: t.Optional(t.String({ maxLength: 200 })),
   parentId: t.Optional(Id),
-  sortBy: t.Optional(t.Union([t.Literal('name'), t.Literal('createdAt'), t.Literal('updatedAt')])),
+  sortBy: t.Optional(t.Union([...ContentSortBy])),
   sortOrder: SortOrder,
   ...PageQuery,
 })
 export type FoldersListQuery = typeof FoldersListQuery.static
 
 /** Renamed from `FoldersFindAllResult` in v0.1.0; `data` and `count` are deprecated but still filled. */
-export const FoldersListResponse = t.Object({
-  items: t.Array(Folder),
-  pageInfo: PageInfo,
-  data: t.Array(Folder, { deprecated: true }),
-  count: t.Integer({ deprecated: true, description: 'Total number of matching folders' }),
-})
+export const FoldersListResponse = ListResponseWithTotals(Folder, 'folders')
 export type FoldersListResponse = typeof FoldersListResponse.static
 
 // ---------------------------------------------------------------- reports
@@ -161,7 +156,7 @@ export type CreateReportInput = typeof CreateReportInput.static
 export const UpdateReportInput = t.Partial(CreateReportInput, { additionalProperties: false })
 export type UpdateReportInput = typeof UpdateReportInput.static
 
-export const ReportSortBy = t.Union([t.Literal('name'), t.Literal('createdAt'), t.Literal('updatedAt'), t.Literal('lastViewedAt')])
+export const ReportSortBy = t.Union([...ContentSortBy, t.Literal('lastViewedAt')])
 export type ReportSortBy = typeof ReportSortBy.static
 
 export const ReportsListQuery = t.Object({
@@ -175,12 +170,7 @@ export const ReportsListQuery = t.Object({
 export type ReportsListQuery = typeof ReportsListQuery.static
 
 /** Renamed from `ReportsFindAllResult` in v0.1.1; `data` and `count` are deprecated but still filled. */
-export const ReportsListResponse = t.Object({
-  items: t.Array(Report),
-  pageInfo: PageInfo,
-  data: t.Array(Report, { deprecated: true }),
-  count: t.Integer({ deprecated: true, description: 'Total number of matching reports' }),
-})
+export const ReportsListResponse = ListResponseWithTotals(Report, 'reports')
 export type ReportsListResponse = typeof ReportsListResponse.static
 
 export const ConnectReportToWorkbookInput = t.Object(
@@ -227,7 +217,7 @@ export type UpdateReportSnapshotInput = typeof UpdateReportSnapshotInput.static
 export const ReportSnapshotsListQuery = t.Object({ ...PageQuery })
 export type ReportSnapshotsListQuery = typeof ReportSnapshotsListQuery.static
 
-export const ReportSnapshotsListResponse = t.Object({ items: t.Array(ReportSnapshot), pageInfo: PageInfo })
+export const ReportSnapshotsListResponse = ListResponse(ReportSnapshot)
 export type ReportSnapshotsListResponse = typeof ReportSnapshotsListResponse.static
 
 // ---------------------------------------------------------------- workbooks
@@ -281,13 +271,13 @@ export type DuplicateWorkbookInput = typeof DuplicateWorkbookInput.static
 export const WorkbooksListQuery = t.Object({
   search: t.Optional(t.String({ maxLength: 200 })),
   shared: t.Optional(t.Boolean()),
-  sortBy: t.Optional(t.Union([t.Literal('name'), t.Literal('createdAt'), t.Literal('updatedAt')])),
+  sortBy: t.Optional(t.Union([...ContentSortBy])),
   sortOrder: SortOrder,
   ...PageQuery,
 })
 export type WorkbooksListQuery = typeof WorkbooksListQuery.static
 
-export const WorkbooksListResponse = t.Object({ items: t.Array(Workbook), pageInfo: PageInfo })
+export const WorkbooksListResponse = ListResponse(Workbook)
 export type WorkbooksListResponse = typeof WorkbooksListResponse.static
 
 export * from './model-common'
