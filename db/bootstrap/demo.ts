@@ -1,8 +1,9 @@
 import type { BootstrapFile } from './model'
 
 /**
- * The built-in demo bootstrap (contract section 1): account `demo` on the enterprise plan, deployment 1 with
- * agent 1 over the demo model, the `region` attribute its access policy reads, and one admin key.
+ * The built-in demo bootstrap, applied to an empty database when no `BOOTSTRAP_FILE` is set: account `demo` on the
+ * enterprise plan, deployment 1 with agent 1 over the demo model, the `region` attribute its access policy reads,
+ * and one admin key.
  */
 export function demoBootstrap(adminKey: string): BootstrapFile {
   return {

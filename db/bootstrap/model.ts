@@ -1,6 +1,6 @@
 import { Type as t, type Static } from '@sinclair/typebox'
 
-/** The bootstrap file (contract section 2). One schema: validation, types and the README's reference. */
+/** The bootstrap file (`BOOTSTRAP_FILE`). One schema: validation, types and the README's reference. */
 export const EMBED_TENANT_NAME_PATTERN = '^(?=.{5,36}$)[a-z][a-z0-9-]*[a-z0-9]$'
 export const ACCOUNT_NAME_PATTERN = '^[a-z][a-z0-9-]{2,62}$'
 

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 
-/** `{ name, value }` of a user attribute (spec 2.8); `null` clears the value. */
+/** `{ name, value }` of a user attribute; `null` clears the value. */
 export const UserAttributeInput = t.Object(
   {
     name: t.String({ minLength: 1 }),
@@ -18,7 +18,7 @@ export const UserAttributeInput = t.Object(
 export type UserAttributeInput = typeof UserAttributeInput.static
 
 /**
- * `sessionSettings` of a chat request (spec 2.3) and of `.../sql`: who is asking. Exactly one of `externalId` and
+ * `sessionSettings` of a chat request and of `.../sql`: who is asking. Exactly one of `externalId` and
  * `internalId`; `email`, `groups`, `securityContext` and `userAttributes` only with `externalId`. The cross-field
  * rules are checked by the provisioner (`checkIdentity` in `plugins/embed/identity.ts`), so the message names the
  * field.

@@ -25,7 +25,7 @@ function matches(type: AttributeType, value: AttributeValue): boolean {
   }
 }
 
-/** 400 unless `value` has the definition's type (spec 2.8). `null` never reaches here: it clears the value. */
+/** 400 unless `value` has the definition's type. `null` never reaches here: it clears the value. */
 export function assertAttributeValue(name: string, type: AttributeType, value: AttributeValue): void {
   if (!matches(type, value))
     throw new BadRequestError(`User attribute "${name}" expects ${TYPE_NAMES[type]} (its type is ${type})`, 'ATTRIBUTE_TYPE_MISMATCH')

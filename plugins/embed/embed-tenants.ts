@@ -26,7 +26,7 @@ function decodeCursor(cursor: string): number {
 }
 
 /**
- * The embed-tenant admin operations (spec 4.3), always within the caller's account: list and delete the groups
+ * The embed-tenant admin operations, always within the caller's account: list and delete the groups
  * bootstrapped into a tenant (`groupDefinitions`; tenant groups go only with their tenant), and delete a tenant
  * with everything scoped to it (its groups and memberships, attribute definitions and values, and sessions, by
  * the foreign keys' cascades).

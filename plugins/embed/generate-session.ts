@@ -12,7 +12,7 @@ import type { GenerateSessionBody } from './model'
 import type { Provisioning } from './provisioning'
 import type { SessionStore } from './sessions'
 
-/** Fields that only make sense in a creator-mode session (spec 2.13; tenant groups are creator-mode groups). */
+/** Fields that only make sense in a creator-mode session (tenant groups are creator-mode groups). */
 const CREATOR_MODE_FIELDS = ['groupDefinitions', 'userAttributeDefinitions', 'tenantGroupDefinitions', 'tenantGroups'] as const
 
 const EMBED_PLANS = new Set(['premium', 'enterprise'])
@@ -26,7 +26,7 @@ export interface GenerateSessionDeps {
 }
 
 /**
- * `POST /api/v1/embed/generate-session` (spec 2.6 to 2.14): checks the caller and the request, then in ONE
+ * `POST /api/v1/embed/generate-session`: checks the caller and the request, then in ONE
  * transaction (a savepoint of the storage's group commit) resolves or creates the embed tenant, upserts creator-mode
  * definitions (all checked before any is written), provisions the user and mints the session with a snapshot of
  * the user's access. Any error rolls everything back.

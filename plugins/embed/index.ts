@@ -29,7 +29,7 @@ function removedInV020(what: string): never {
 }
 
 /**
- * Embed sessions (spec 2.6 to 2.14, 4.2, 4.3; contract section 3): generate-session, the token exchange and
+ * Embed sessions: generate-session, the token exchange and
  * revocation, and the embed-tenant admin routes. Expired sessions are pruned on every mint and once a minute.
  */
 export function embedPlugin(deps: AppDeps) {

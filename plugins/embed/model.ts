@@ -5,7 +5,7 @@ import { UserAttributeInput } from '../auth/session-settings'
 const Name = t.String({ minLength: 1, maxLength: 200 })
 const Identity = t.String({ minLength: 1, maxLength: 320 })
 
-/** `groupDefinitions` and `tenantGroupDefinitions` elements (spec 2.11 and 2.13). */
+/** `groupDefinitions` and `tenantGroupDefinitions` elements. */
 export const GroupDefinition = t.Object(
   {
     name: Name,
@@ -15,7 +15,7 @@ export const GroupDefinition = t.Object(
 )
 export type GroupDefinition = typeof GroupDefinition.static
 
-/** `userAttributeDefinitions` elements (spec 2.10). */
+/** `userAttributeDefinitions` elements. */
 export const UserAttributeDefinition = t.Object(
   {
     name: Name,
@@ -42,7 +42,7 @@ export const EmbedTenantName = t.String({
 })
 
 /**
- * The generate-session body (spec 2.6 to 2.13, release v0.2.1). Unknown fields are rejected (a misspelt
+ * The generate-session body (release v0.2.1). Unknown fields are rejected (a misspelt
  * `userAttributes` must not silently mint a session without its row-level security), and so is
  * `ephemeralTtlSeconds`, removed in v0.2.0; both are checked before this schema by the route.
  */

@@ -3,7 +3,7 @@ import type { embedSessions } from '../../db/schema'
 import { UnauthorizedError } from '../../src/errors'
 import { hashSecret, randomToken } from '../../src/secrets'
 
-/** A minted session must be exchanged within this window (contract section 3). */
+/** A minted session must be exchanged within this window: a leaked session id is worth little for long. */
 export const EXCHANGE_WINDOW_MS = 5 * 60_000
 /** Lifetime of the embed token a session is exchanged for. */
 export const TOKEN_TTL_MS = 24 * 60 * 60_000

@@ -15,7 +15,7 @@ export { evaluateChatThreadPolicies, loadChatThreadPolicies } from './chat-threa
 export { findPublishedDashboard } from './published-dashboards'
 
 /**
- * The management API of release v0.2.1 (spec 4.4, contract section 3): folders, reports, snapshots, workbooks,
+ * The management API of release v0.2.1: folders, reports, snapshots, workbooks,
  * dashboards, notifications, dbt syncs, app configuration, AI engineer settings and key policies, all behind an
  * API key (embed and service tokens are refused by the auth macros).
  */

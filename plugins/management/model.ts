@@ -2,7 +2,7 @@ import { t } from 'elysia'
 import { ContentSortBy, Id, ListResponse, ListResponseWithTotals, Name, Nullable, PageQuery, SemanticSql, SortOrder, Timestamp } from './model-common'
 
 /**
- * The management API's wire schemas (spec 2.15 and 4.4, release v0.2.1): validation, types, OpenAPI and the
+ * The management API's wire schemas (release v0.2.1): validation, types, OpenAPI and the
  * client's types all come from here. Times are ISO 8601 strings; ids of stored resources are positive integers.
  */
 

@@ -170,7 +170,7 @@ export function deleteReport(context: ManagementContext, id: number): void {
 }
 
 /**
- * Links a report to the caller's spreadsheet (spec 4.4): needs only read access, since the report itself does not
+ * Links a report to the caller's spreadsheet: needs only read access, since the report itself does not
  * change. Connecting the same workbook again moves the placement; the report's `updatedAt` is left alone.
  */
 export function connectReportToWorkbook(context: ManagementContext, id: number, input: ConnectReportToWorkbookInput): Report {
