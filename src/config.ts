@@ -4,6 +4,15 @@
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
+/** `pretty`: one readable line per entry (for a terminal); `json`: one JSON object per line (for collectors). */
+export type LogFormat = 'json' | 'pretty'
+
+/** A token bucket: `burst` requests at once, refilled at `perSecond`; 0 turns the limit off. */
+export interface RateLimit {
+  perSecond: number
+  burst: number
+}
+
 export interface LlmConfig {
   baseUrl: string
   apiKey: string | undefined
@@ -18,6 +27,16 @@ export interface Config {
   llm: LlmConfig | undefined
   analystDelayMs: number
   logLevel: LogLevel
+  /** Unset: pretty when stdout is a terminal, JSON otherwise. */
+  logFormat: LogFormat | undefined
+  /** Browser origins allowed to call the API (exact `scheme://host[:port]`); empty: no CORS headers at all. */
+  corsOrigins: string[]
+  /** Request rate limit per API key. */
+  apiKeyRateLimit: RateLimit
+  /** Request rate limit per embed session (its tokens and its page requests). */
+  embedSessionRateLimit: RateLimit
+  /** Prefix of the service's own metric names (`<prefix>_build_info`, ...). */
+  metricsPrefix: string
   /** Largest request body accepted, in bytes; larger ones get 413. */
   maxBodyBytes: number
   /** How long SIGTERM waits for in-flight requests and runs before closing the database. */
@@ -38,6 +57,32 @@ export class ConfigError extends Error {
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error']
+const LOG_FORMATS: readonly LogFormat[] = ['json', 'pretty']
+
+function origins(environment: Record<string, string | undefined>, problems: string[]): string[] {
+  const raw = text(environment, 'CORS_ORIGINS')
+  if (raw === undefined) return []
+  const list: string[] = []
+  for (const entry of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+    // An origin is exactly scheme, host and port: a path or a trailing slash would never match a browser's Origin.
+    const parsed = URL.canParse(entry) ? new URL(entry) : undefined
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== entry)
+      problems.push(`CORS_ORIGINS: ${JSON.stringify(entry)} is not an origin like https://app.example.com`)
+    else list.push(parsed.origin)
+  }
+  return list
+}
+
+function rateLimit(
+  environment: Record<string, string | undefined>,
+  prefix: string,
+  fallback: RateLimit,
+  problems: string[],
+): RateLimit {
+  const perSecond = integer(environment, `${prefix}_PER_SECOND`, fallback.perSecond, 0, 1_000_000, problems)
+  const burst = integer(environment, `${prefix}_BURST`, Math.max(fallback.burst, perSecond), 0, 10_000_000, problems)
+  return { perSecond, burst }
+}
 
 function integer(
   environment: Record<string, string | undefined>,
@@ -79,6 +124,20 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
   if ((LOG_LEVELS as readonly string[]).includes(rawLevel)) logLevel = rawLevel as LogLevel
   else problems.push(`LOG_LEVEL: expected one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(rawLevel)}`)
 
+  const rawFormat = text(environment, 'LOG_FORMAT')?.toLowerCase()
+  let logFormat: LogFormat | undefined
+  if (rawFormat === undefined || rawFormat === 'auto') logFormat = undefined
+  else if ((LOG_FORMATS as readonly string[]).includes(rawFormat)) logFormat = rawFormat as LogFormat
+  else problems.push(`LOG_FORMAT: expected json or pretty, got ${JSON.stringify(rawFormat)}`)
+
+  const corsOrigins = origins(environment, problems)
+  // Generous defaults: they stop a runaway client, not a busy backend (the run admission limits concurrent runs).
+  const apiKeyRateLimit = rateLimit(environment, 'RATE_LIMIT_API_KEY', { perSecond: 200, burst: 1000 }, problems)
+  const embedSessionRateLimit = rateLimit(environment, 'RATE_LIMIT_EMBED_SESSION', { perSecond: 20, burst: 200 }, problems)
+  const metricsPrefix = text(environment, 'METRICS_PREFIX') ?? 'acs'
+  if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(metricsPrefix))
+    problems.push(`METRICS_PREFIX: expected letters, digits and underscores, got ${JSON.stringify(metricsPrefix)}`)
+
   const llmBaseUrl = text(environment, 'LLM_BASE_URL')
   const llmApiKey = text(environment, 'LLM_API_KEY')
   const llmModel = text(environment, 'LLM_MODEL')
@@ -105,6 +164,11 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     llm,
     analystDelayMs,
     logLevel,
+    logFormat,
+    corsOrigins,
+    apiKeyRateLimit,
+    embedSessionRateLimit,
+    metricsPrefix,
     maxBodyBytes,
     shutdownGraceMs,
     demoApiKey,

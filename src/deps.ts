@@ -11,7 +11,7 @@ import { bindSemanticTools } from '../plugins/semantic/tools'
 import { createSemanticService, type SemanticService } from '../plugins/semantic/semantic-service'
 import type { Config } from './config'
 import { Lifecycle } from './lifecycle'
-import { createLogger, type Logger } from './logger'
+import { createLogger, resolveLogFormat, type Logger } from './logger'
 import { Metrics } from './metrics'
 import { randomToken } from './secrets'
 
@@ -44,7 +44,7 @@ export type DepsOverrides = Partial<Omit<AppDeps, 'config' | 'storage'>>
 
 /** Builds the dependencies of one app over an open storage. */
 export function createDeps(config: Config, storage: Storage, overrides: DepsOverrides = {}): AppDeps {
-  const logger = overrides.logger ?? createLogger(config.logLevel)
+  const logger = overrides.logger ?? createLogger(config.logLevel, {}, undefined, resolveLogFormat(config.logFormat))
   const clock = overrides.clock ?? Date.now
   const semantic = overrides.semantic ?? createSemanticService({ config, logger })
   return {

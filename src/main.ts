@@ -1,9 +1,16 @@
 import { applyRuntimeTuning } from './runtime-tuning'
 
 // The entry point. Runtime options first (this may re-execute the process, so nothing else is loaded before it),
-// then the server itself, or the `--healthcheck` probe. (No top-level await: the binary's bytecode is CommonJS.)
+// then the command line: `serve` by default, or another subcommand. (No top-level await: the binary's bytecode is
+// CommonJS.)
 applyRuntimeTuning()
-import('./server').catch((error: unknown) => {
-  process.stderr.write(`Failed to start: ${(error as Error)?.stack ?? String(error)}\n`)
-  process.exit(1)
-})
+import('./cli')
+  .then(({ runCli }) => runCli(process.argv.slice(2)))
+  .then((code) => {
+    // A finished command exits with its code; the server (no code) keeps the process alive until a signal.
+    if (code !== undefined) process.exitCode = code
+  })
+  .catch((error: unknown) => {
+    process.stderr.write(`Failed to start: ${(error as Error)?.stack ?? String(error)}\n`)
+    process.exit(1)
+  })

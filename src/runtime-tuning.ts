@@ -19,11 +19,19 @@ function ownCommand(): string[] {
   return [process.argv0, ...process.execArgv, process.argv[1], ...process.argv.slice(2)]
 }
 
+/** Whether the command line starts the server: no subcommand (options only) or `serve`. */
+function runsServer(argv: string[]): boolean {
+  const first = argv[0]
+  if (first === undefined) return true
+  if (first.startsWith('-')) return !argv.some((flag) => ['--help', '-h', '--version', '-v', '--healthcheck'].includes(flag))
+  return first === 'serve' && !argv.includes('--help') && !argv.includes('-h')
+}
+
 /** Re-executes the process with the heap option when it is missing; returns only when it does not (or cannot). */
 export function applyRuntimeTuning(): void {
   if (process.env[HEAP_GROWTH_OPTION] !== undefined) return
-  // Watch and hot modes restart the process themselves; a health check lives a few milliseconds.
-  if (process.execArgv.some((flag) => flag === '--watch' || flag === '--hot') || process.argv.includes('--healthcheck')) return
+  // Watch and hot modes restart the process themselves; only the server lives long enough for the option to matter.
+  if (process.execArgv.some((flag) => flag === '--watch' || flag === '--hot') || !runsServer(process.argv.slice(2))) return
   if (typeof process.execve !== 'function') return
   try {
     process.execve(process.execPath, ownCommand(), { ...process.env, [HEAP_GROWTH_OPTION]: HEAP_GROWTH_VALUE })

@@ -1,18 +1,20 @@
 import { createApp } from './app'
-import { ConfigError, loadConfig } from './config'
+import { loadConfig } from './config'
 import { createDeps } from './deps'
-import { createLogger } from './logger'
-import { BootstrapError } from '../db/bootstrap/load'
+import { createLogger, resolveLogFormat } from './logger'
+import { StartupError } from './server-errors'
 import { prepareStorage } from './startup'
 import { startWalCheckpointer } from './wal-checkpointer'
-import { ModelError } from '../plugins/semantic/errors'
 import { prepareSemanticLayer } from '../plugins/semantic/startup'
 
-/** The server process (started by `main.ts`): configuration, storage, bootstrap, the app on its port, and a graceful SIGTERM. */
-async function main(): Promise<void> {
+/**
+ * The server (`service serve`): configuration, storage, bootstrap, the app on its port, and a graceful SIGTERM.
+ * Resolves once it listens; the process then runs until a signal stops it.
+ */
+export async function serve(environment: Record<string, string | undefined> = process.env): Promise<void> {
   const startedAt = performance.now()
-  const config = loadConfig()
-  const logger = createLogger(config.logLevel)
+  const config = loadConfig(environment)
+  const logger = createLogger(config.logLevel, {}, undefined, resolveLogFormat(config.logFormat))
   const { storage, demoApiKey } = prepareStorage(config, logger)
   if (demoApiKey) {
     // Printed before listening so the key is not lost if the port turns out to be taken.
@@ -70,8 +72,6 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'))
 }
 
-class StartupError extends Error {}
-
 /**
  * Bun's own body limit answers 413 with an empty body, before the app sees the request. The app enforces
  * `MAX_BODY_BYTES` itself with the JSON error body (`plugins/core/body-limit.ts`): by the declared length before
@@ -79,22 +79,16 @@ class StartupError extends Error {}
  */
 const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER
 
-/** `service --healthcheck`: exit 0 when the local server answers /healthz (for images without curl). */
-async function healthcheck(): Promise<never> {
-  const config = loadConfig()
+/** `service healthcheck`: exit 0 when the local server answers /healthz (for images without curl). */
+export async function healthcheck(environment: Record<string, string | undefined> = process.env): Promise<number> {
+  const config = loadConfig(environment)
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
   try {
-    const response = await fetch(`http://127.0.0.1:${config.port}/healthz`, { signal: AbortSignal.timeout(2000) })
-    process.exit(response.ok ? 0 : 1)
+    const response = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${config.port}/healthz`, {
+      signal: AbortSignal.timeout(2000),
+    })
+    return response.ok ? 0 : 1
   } catch {
-    process.exit(1)
+    return 1
   }
 }
-
-;(process.argv.includes('--healthcheck') ? healthcheck() : main()).catch((error: unknown) => {
-  const message =
-    error instanceof ConfigError || error instanceof BootstrapError || error instanceof StartupError || error instanceof ModelError
-      ? error.message
-      : `Failed to start: ${(error as Error)?.stack ?? String(error)}`
-  process.stderr.write(`${message}\n`)
-  process.exit(1)
-})

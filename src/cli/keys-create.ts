@@ -1,0 +1,107 @@
+import { and, eq } from 'drizzle-orm'
+import { openStorage, type Storage } from '../../db/client'
+import { accounts, apiKeys, deployments } from '../../db/schema'
+import { loadConfig } from '../config'
+import { hashSecret, randomToken } from '../secrets'
+import { requiredString, UsageError, type CliCommand } from './command'
+
+export interface NewApiKey {
+  account: string
+  name: string
+  admin: boolean
+  /** Omitted: every deployment of the account. */
+  deployments?: number[]
+}
+
+/** Why a key cannot be created (an unknown account, a taken name): shown as it is, exit code 1. */
+export class KeyCreationError extends Error {}
+
+/**
+ * Creates an API key and returns the secret, which exists only in this return value: the database keeps its
+ * SHA-256 hash and an 8-character prefix to recognise it by, as for keys of the bootstrap file.
+ */
+export function createApiKey(storage: Storage, request: NewApiKey, now = Date.now()): string {
+  const { db } = storage
+  const account = db.select({ id: accounts.id }).from(accounts).where(eq(accounts.name, request.account)).get()
+  if (!account) {
+    const names = db.select({ name: accounts.name }).from(accounts).all().map((row) => row.name)
+    throw new KeyCreationError(
+      `No account named ${JSON.stringify(request.account)}${names.length ? ` (accounts: ${names.join(', ')})` : ' (the database has no account yet: start the server once, or apply a bootstrap file)'}`,
+    )
+  }
+  const taken = db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.accountId, account.id), eq(apiKeys.name, request.name)))
+    .get()
+  if (taken) throw new KeyCreationError(`Account ${request.account} already has a key named ${JSON.stringify(request.name)}; choose another --name`)
+  if (request.deployments) {
+    const own = new Set(
+      db.select({ id: deployments.id }).from(deployments).where(eq(deployments.accountId, account.id)).all().map((row) => row.id),
+    )
+    const foreign = request.deployments.filter((id) => !own.has(id))
+    if (foreign.length > 0) throw new KeyCreationError(`Deployment(s) ${foreign.join(', ')} do not belong to account ${request.account}`)
+  }
+  const key = `ak_${randomToken(24)}`
+  db.insert(apiKeys)
+    .values({
+      accountId: account.id,
+      name: request.name,
+      keyHash: hashSecret(key),
+      keyPrefix: key.slice(0, 8),
+      admin: request.admin,
+      deploymentScope: request.deployments ?? null,
+      createdAt: now,
+      revokedAt: null,
+    })
+    .run()
+  return key
+}
+
+function deploymentList(raw: string): number[] {
+  const ids = raw.split(',').map((part) => part.trim())
+  if (ids.some((id) => !/^[1-9]\d{0,15}$/.test(id))) throw new UsageError(`--deployments: expected ids like 1,2, got ${JSON.stringify(raw)}`)
+  return [...new Set(ids.map(Number))]
+}
+
+/** `service keys create`: a new key for an account, printed once (also how a lost demo key is replaced). */
+export const keysCreateCommand: CliCommand = {
+  name: 'keys create',
+  summary: 'Create an API key for an account and print it once (only its hash is stored).',
+  usage: 'service keys create --account NAME [--admin] [--deployments 1,2] [--name NAME] [--db PATH]',
+  details: [
+    'Options:',
+    '  --account NAME       the account the key belongs to (required)',
+    '  --admin              an admin key (generate-session, embed tenants, settings)',
+    '  --deployments 1,2    limit the key to these deployments (default: all of the account)',
+    '  --name NAME          a name to recognise the key by (default: cli-<date and time>)',
+    '  --db PATH            the database (default: DB_PATH, else ./data/service.db)',
+  ].join('\n'),
+  options: {
+    account: { type: 'string' },
+    admin: { type: 'boolean' },
+    deployments: { type: 'string' },
+    name: { type: 'string' },
+    db: { type: 'string' },
+  },
+  async run(args, io) {
+    const account = requiredString(args, 'account')
+    const name = typeof args.values.name === 'string' ? args.values.name.trim() : `cli-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}`
+    if (name === '' || name.length > 100) throw new UsageError('--name: expected 1 to 100 characters')
+    const scope = typeof args.values.deployments === 'string' ? deploymentList(args.values.deployments) : undefined
+    const path = typeof args.values.db === 'string' ? args.values.db : loadConfig(io.env).dbPath
+    if (path === ':memory:') throw new UsageError('DB_PATH is :memory:: a key there would vanish with this command; name a database file')
+    const storage = openStorage(path)
+    try {
+      const key = createApiKey(storage, { account, name, admin: args.values.admin === true, deployments: scope })
+      io.out(
+        `Created ${args.values.admin === true ? 'admin ' : ''}API key ${JSON.stringify(name)} for account ${account}` +
+          `${scope ? ` (deployments ${scope.join(', ')})` : ''}.\n` +
+          `Shown once, stored only as a hash:\n\n  ${key}\n\nUse it as: Authorization: Api-Key ${key}\n`,
+      )
+      return 0
+    } finally {
+      storage.close()
+    }
+  },
+}

@@ -1,0 +1,165 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import { spawnSync } from 'bun'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openStorage } from '../../../db/client'
+import { applyBootstrap } from '../../../db/bootstrap/apply'
+import { commands, runCli } from '../../../src/cli'
+import { hashSecret } from '../../../src/secrets'
+import { createTestApp } from '../../helpers/app'
+import { testBootstrap } from '../../helpers/fixtures'
+
+const dir = mkdtempSync(join(tmpdir(), 'cli-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const root = join(import.meta.dir, '..', '..', '..')
+
+/** Runs the command line in this process, capturing what it prints. */
+async function cli(argv: string[], env: Record<string, string | undefined> = {}) {
+  let out = ''
+  let err = ''
+  const code = await runCli(argv, { out: (text) => void (out += text), err: (text) => void (err += text), env })
+  return { code, out, err }
+}
+
+let databases = 0
+/** A database file with the test bootstrap applied. */
+function bootstrappedDatabase(): string {
+  const path = join(dir, `service-${databases++}.db`)
+  const storage = openStorage(path)
+  applyBootstrap(storage, testBootstrap(), 'test')
+  storage.close()
+  return path
+}
+
+describe('service --help', () => {
+  it('lists every subcommand and exits without starting the server', () => {
+    const result = spawnSync([process.execPath, 'run', join(root, 'src', 'main.ts'), '--help'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DB_PATH: join(dir, 'never-created.db') },
+      timeout: 30_000,
+    })
+    const out = result.stdout.toString()
+    expect(result.exitCode).toBe(0)
+    for (const command of commands) expect(out).toContain(command.name)
+    expect(out).not.toContain('listening')
+    expect(() => readFileSync(join(dir, 'never-created.db'))).toThrow()
+  })
+
+  it("prints a subcommand's options with `<command> --help`", async () => {
+    const result = await cli(['keys', 'create', '--help'])
+    expect(result.code).toBe(0)
+    expect(result.out).toContain('--account NAME')
+    expect(result.out).toContain('--deployments 1,2')
+  })
+
+  it('exits 2 naming the problem for an unknown command or option', async () => {
+    const unknown = await cli(['frobnicate'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.err).toContain('Unknown command "frobnicate"')
+    const badOption = await cli(['migrate', '--frob'])
+    expect(badOption.code).toBe(2)
+    expect(badOption.err).toContain("'--frob'")
+    const half = await cli(['keys'])
+    expect(half.code).toBe(2)
+    expect(half.err).toContain('keys create')
+  })
+})
+
+describe('service keys create', () => {
+  it('prints a new admin key once, stores only its hash, and the key authenticates', async () => {
+    const path = bootstrappedDatabase()
+    const result = await cli(['keys', 'create', '--account', 'acme', '--admin', '--name', 'ops-laptop'], { DB_PATH: path })
+    expect(result.code).toBe(0)
+    const key = /\b(ak_[A-Za-z0-9_-]{20,})\b/.exec(result.out)?.[1]
+    expect(key).toBeDefined()
+
+    const storage = openStorage(path)
+    const row = storage.sqlite
+      .query<{ key_hash: string; admin: number; deployment_scope: string | null }, [string]>(
+        'SELECT key_hash, admin, deployment_scope FROM api_keys WHERE name = ?',
+      )
+      .get('ops-laptop')
+    expect(row).toMatchObject({ key_hash: hashSecret(key!), admin: 1, deployment_scope: null })
+    expect(readFileSync(path).includes(Buffer.from(key!))).toBe(false)
+
+    const test = createTestApp({ storage, bootstrap: { accounts: [] } })
+    try {
+      const response = await test.request('POST', '/api/v1/embed/generate-session', {
+        headers: { authorization: `Api-Key ${key}` },
+        body: { deploymentId: 1, externalId: 'someone' },
+      })
+      expect(response.status).toBe(200)
+    } finally {
+      await test.close()
+    }
+  })
+
+  it('scopes a key to the given deployments', async () => {
+    const path = bootstrappedDatabase()
+    const result = await cli(['keys', 'create', '--account', 'acme', '--deployments', '2'], { DB_PATH: path })
+    expect(result.code).toBe(0)
+    const key = /\b(ak_[A-Za-z0-9_-]{20,})\b/.exec(result.out)![1]
+    const test = createTestApp({ storage: openStorage(path), bootstrap: { accounts: [] } })
+    try {
+      const outside = await test.request('GET', '/api/v1/deployments/1/meta', { headers: { authorization: `Api-Key ${key}` } })
+      expect(outside.status).toBe(403)
+      const inside = await test.request('GET', '/api/v1/deployments/2/meta', { headers: { authorization: `Api-Key ${key}` } })
+      expect(inside.status).toBe(200)
+    } finally {
+      await test.close()
+    }
+  })
+
+  it('exits 1 for an unknown account, a taken name or a deployment of another account', async () => {
+    const path = bootstrappedDatabase()
+    const unknown = await cli(['keys', 'create', '--account', 'nobody'], { DB_PATH: path })
+    expect(unknown.code).toBe(1)
+    expect(unknown.err).toContain('No account named "nobody" (accounts: acme')
+    const taken = await cli(['keys', 'create', '--account', 'acme', '--name', 'admin'], { DB_PATH: path })
+    expect(taken.code).toBe(1)
+    expect(taken.err).toContain('already has a key named "admin"')
+    const foreign = await cli(['keys', 'create', '--account', 'acme', '--deployments', '1,3'], { DB_PATH: path })
+    expect(foreign.code).toBe(1)
+    expect(foreign.err).toContain('Deployment(s) 3 do not belong to account acme')
+    const missing = await cli(['keys', 'create'], { DB_PATH: path })
+    expect(missing.code).toBe(2)
+    expect(missing.err).toContain('--account is required')
+  })
+})
+
+describe('service migrate', () => {
+  it('applies the migrations once and reports the database up to date after that', async () => {
+    const path = join(dir, 'migrate.db')
+    const first = await cli(['migrate'], { DB_PATH: path })
+    expect(first.code).toBe(0)
+    expect(first.out).toContain('applied 0001_foundation')
+    const second = await cli(['migrate', '--db', path])
+    expect(second.out).toContain('up to date')
+  })
+})
+
+describe('service check-config', () => {
+  it('exits 1 naming the bad variable', async () => {
+    const result = await cli(['check-config'], { PORT: 'eighty', CORS_ORIGINS: 'https://ok.example, not-an-origin' })
+    expect(result.code).toBe(1)
+    expect(result.err).toContain('PORT: expected an integer')
+    expect(result.err).toContain('CORS_ORIGINS: "not-an-origin"')
+  })
+
+  it('exits 1 naming the bad path of the bootstrap file', async () => {
+    const file = join(dir, 'bad-bootstrap.yaml')
+    writeFileSync(file, 'accounts:\n  - name: acme\n    plan: enterprise\n    apiKeys:\n      - name: short\n        key: tooshort\n')
+    const result = await cli(['check-config', '--bootstrap', file])
+    expect(result.code).toBe(1)
+    expect(result.err).toContain('accounts[0].apiKeys[0].key')
+  })
+
+  it('exits 0 for a valid environment and bootstrap file', async () => {
+    const file = join(dir, 'good-bootstrap.json')
+    writeFileSync(file, JSON.stringify(testBootstrap()))
+    const result = await cli(['check-config'], { BOOTSTRAP_FILE: file, PORT: '8080' })
+    expect(result.code).toBe(0)
+    expect(result.out).toContain('ok (3 account(s)')
+  })
+})
