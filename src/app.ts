@@ -5,6 +5,8 @@ import { chatPlugin } from '../plugins/chat'
 import { corePlugin } from '../plugins/core'
 import { embedPlugin } from '../plugins/embed'
 import { managementPlugin } from '../plugins/management'
+import { corsPlugin } from '../plugins/operations/cors'
+import { operationsPlugin } from '../plugins/operations'
 import { semanticPlugin } from '../plugins/semantic'
 import { webPlugin } from '../plugins/web'
 import type { AppDeps } from './deps'
@@ -13,7 +15,10 @@ import { version } from '../package.json'
 /** Composes every feature area into one app. It never listens: `main.ts` does, and tests call `app.handle()`. */
 export function createApp(deps: AppDeps) {
   return new Elysia()
+    // First, so even a refused request (413, 429, 404) carries the CORS headers a browser needs to read it.
+    .use(corsPlugin(deps))
     .use(corePlugin(deps))
+    .use(operationsPlugin(deps))
     .use(
       openapi({
         path: '/openapi',

@@ -13,6 +13,7 @@ import type { Config } from './config'
 import { Lifecycle } from './lifecycle'
 import { createLogger, resolveLogFormat, type Logger } from './logger'
 import { Metrics } from './metrics'
+import { createRequestLimits } from './request-limits'
 import { randomToken } from './secrets'
 
 /**
@@ -46,17 +47,19 @@ export type DepsOverrides = Partial<Omit<AppDeps, 'config' | 'storage'>>
 export function createDeps(config: Config, storage: Storage, overrides: DepsOverrides = {}): AppDeps {
   const logger = overrides.logger ?? createLogger(config.logLevel, {}, undefined, resolveLogFormat(config.logFormat))
   const clock = overrides.clock ?? Date.now
-  const semantic = overrides.semantic ?? createSemanticService({ config, logger })
+  const metrics = overrides.metrics ?? new Metrics({ prefix: config.metricsPrefix })
+  const limits = createRequestLimits(config, clock, metrics)
+  const semantic = overrides.semantic ?? createSemanticService({ config, logger, metrics })
   return {
     config,
     storage,
     logger,
-    metrics: overrides.metrics ?? new Metrics(),
+    metrics,
     clock,
     instanceId: overrides.instanceId ?? randomToken(8),
     directory: overrides.directory ?? createDirectory(storage),
-    authenticateApiKey: overrides.authenticateApiKey ?? createApiKeyAuthenticator(storage),
-    embedTokens: overrides.embedTokens ?? createEmbedTokens(storage, clock),
+    authenticateApiKey: overrides.authenticateApiKey ?? limits.forApiKeys(createApiKeyAuthenticator(storage)),
+    embedTokens: overrides.embedTokens ?? limits.forEmbedTokens(createEmbedTokens(storage, clock)),
     users: overrides.users ?? createUserProvisioner(storage, clock),
     lifecycle: overrides.lifecycle ?? new Lifecycle(),
     semantic,
@@ -65,6 +68,7 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
       lazyAgentFactory({
         llm: config.llm,
         analystDelayMs: config.analystDelayMs,
+        metrics,
         tools: (turn) => bindSemanticTools(semantic, { deployment: turn.deployment, branchName: turn.branch, access: turn.access }, logger),
       }),
   }

@@ -3,6 +3,9 @@
  * error handler in `plugins/core` turns them into `{ error, code }` with the error's status.
  */
 export class AppError extends Error {
+  /** Sent as `Retry-After` (seconds) with a 429 or 503, when the caller can tell when to try again. */
+  retryAfterSeconds?: number
+
   constructor(
     readonly status: number,
     readonly code: string,
@@ -50,8 +53,9 @@ export class PayloadTooLargeError extends AppError {
 }
 
 export class RateLimitedError extends AppError {
-  constructor(message = 'Too many requests') {
+  constructor(message = 'Too many requests', retryAfterSeconds?: number) {
     super(429, 'RATE_LIMITED', message)
+    this.retryAfterSeconds = retryAfterSeconds
   }
 }
 

@@ -1,160 +1,118 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { version } from '../package.json'
+
+export type { Counter, Gauge, Histogram } from 'prom-client'
+
+/** Seconds; from a cached answer (about a millisecond) to a query near its time limit. */
+const QUERY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+/** Seconds; a model call streams for seconds to minutes. */
+const LLM_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120]
+
+let processRegistry: Registry | undefined
+
 /**
- * A small Prometheus text-format registry: counters, gauges and histograms with labels. Feature areas register
- * their own series through the shared `Metrics` passed in by `createApp`.
+ * The process metrics of the Prometheus client conventions (`process_cpu_seconds_total`,
+ * `process_resident_memory_bytes`, event-loop lag, heap): one registry per process, because they describe the
+ * process, however many apps it holds (tests build hundreds; each would otherwise start its own lag monitor).
  */
-type Labels = Record<string, string | number>
-
-interface Series {
-  render(): string
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry()
+    collectDefaultMetrics({ register: processRegistry })
+    // Bun's event-loop delay histogram records nothing, so these read as NaN and 2^63 ns; the lag itself
+    // (`nodejs_eventloop_lag_seconds`, measured with a timer at each scrape) is kept.
+    for (const statistic of ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'])
+      if (typeof Bun !== 'undefined') processRegistry.removeSingleMetric(`nodejs_eventloop_lag_${statistic}_seconds`)
+  }
+  return processRegistry
 }
 
-const NEEDS_ESCAPE = /[\\"\n]/
-
-/** The series key of a label set (sorted names, escaped values). Runs several times per request: kept cheap. */
-function labelKey(labels: Labels): string {
-  const keys = Object.keys(labels)
-  if (keys.length === 0) return ''
-  if (keys.length > 1) keys.sort()
-  let key = ''
-  for (const name of keys) {
-    let value = String(labels[name])
-    if (NEEDS_ESCAPE.test(value)) value = value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
-    key += `${key === '' ? '' : ','}${name}="${value}"`
-  }
-  return key
+export interface MetricsOptions {
+  /** Prefix of the service's own metric names; the process metrics keep their conventional names. */
+  prefix?: string
 }
 
-function header(name: string, help: string, type: string): string {
-  return `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n`
-}
-
-export class Counter implements Series {
-  private readonly values = new Map<string, number>()
-  constructor(
-    readonly name: string,
-    readonly help: string,
-  ) {}
-
-  inc(labels: Labels = {}, amount = 1): void {
-    const key = labelKey(labels)
-    this.values.set(key, (this.values.get(key) ?? 0) + amount)
-  }
-
-  get(labels: Labels = {}): number {
-    return this.values.get(labelKey(labels)) ?? 0
-  }
-
-  render(): string {
-    let out = header(this.name, this.help, 'counter')
-    if (this.values.size === 0) out += `${this.name} 0\n`
-    for (const [key, value] of this.values) out += `${this.name}${key ? `{${key}}` : ''} ${value}\n`
-    return out
-  }
-}
-
-export class Gauge implements Series {
-  private readonly values = new Map<string, number>()
-  private collector: (() => number) | undefined
-  constructor(
-    readonly name: string,
-    readonly help: string,
-  ) {}
-
-  set(value: number, labels: Labels = {}): void {
-    this.values.set(labelKey(labels), value)
-  }
-
-  inc(labels: Labels = {}, amount = 1): void {
-    const key = labelKey(labels)
-    this.values.set(key, (this.values.get(key) ?? 0) + amount)
-  }
-
-  dec(labels: Labels = {}, amount = 1): void {
-    this.inc(labels, -amount)
-  }
-
-  get(labels: Labels = {}): number {
-    if (this.collector && Object.keys(labels).length === 0) return this.collector()
-    return this.values.get(labelKey(labels)) ?? 0
-  }
-
-  /** Reads the value from `collect` at scrape time instead of keeping it. */
-  collect(collect: () => number): this {
-    this.collector = collect
-    return this
-  }
-
-  render(): string {
-    let out = header(this.name, this.help, 'gauge')
-    if (this.collector) return `${out}${this.name} ${this.collector()}\n`
-    if (this.values.size === 0) out += `${this.name} 0\n`
-    for (const [key, value] of this.values) out += `${this.name}${key ? `{${key}}` : ''} ${value}\n`
-    return out
-  }
-}
-
-export class Histogram implements Series {
-  private readonly series = new Map<string, { buckets: number[]; sum: number; count: number }>()
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly bounds: readonly number[] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-  ) {}
-
-  observe(value: number, labels: Labels = {}): void {
-    const key = labelKey(labels)
-    let entry = this.series.get(key)
-    if (!entry) {
-      entry = { buckets: new Array(this.bounds.length).fill(0), sum: 0, count: 0 }
-      this.series.set(key, entry)
-    }
-    for (let index = 0; index < this.bounds.length; index++) if (value <= this.bounds[index]) entry.buckets[index]++
-    entry.sum += value
-    entry.count++
-  }
-
-  render(): string {
-    let out = header(this.name, this.help, 'histogram')
-    for (const [key, entry] of this.series) {
-      const prefix = key ? `${key},` : ''
-      this.bounds.forEach((bound, index) => {
-        out += `${this.name}_bucket{${prefix}le="${bound}"} ${entry.buckets[index]}\n`
-      })
-      out += `${this.name}_bucket{${prefix}le="+Inf"} ${entry.count}\n`
-      out += `${this.name}_sum${key ? `{${key}}` : ''} ${entry.sum}\n`
-      out += `${this.name}_count${key ? `{${key}}` : ''} ${entry.count}\n`
-    }
-    return out
-  }
-}
-
-/** The registry shared by every feature area of one app. */
+/**
+ * The metrics of one app, on a prom-client registry. The series every area shares are created here, so the
+ * areas that record them (chat admission, the semantic layer, the model calls) and the tests name one object;
+ * an area with series of its own registers them with `counter`, `gauge` and `histogram`, under the same prefix.
+ */
 export class Metrics {
-  private readonly all = new Map<string, Series>()
+  readonly registry = new Registry()
+  readonly prefix: string
 
-  counter(name: string, help: string): Counter {
-    return this.register(name, () => new Counter(name, help))
+  /** Semantic queries by how the cache answered them (`hit`, `miss`, `shared` with a running query) and `outcome`. */
+  readonly semanticQueries: Counter<'cache' | 'outcome'>
+  readonly semanticQueryDuration: Histogram<'cache'>
+  /** Language-model calls (one per agent step) by `outcome` (`ok`, `error`). */
+  readonly llmCalls: Counter<'outcome'>
+  readonly llmCallDuration: Histogram<'outcome'>
+  /** Tokens the model reported, by `kind` (`input`, `output`). */
+  readonly llmTokens: Counter<'kind'>
+  readonly llmErrors: Counter
+  /** Chat runs waiting for an admission slot right now (inc when one starts waiting, dec when it leaves the queue). */
+  readonly admissionQueued: Gauge
+  /** Chat runs refused with 429, by the `limit` they hit (`user`, `key`, `queue`, ...). */
+  readonly admissionRefused: Counter<'limit'>
+  /** Requests refused by the request rate limit, by `scope` (`api_key`, `embed_session`). */
+  readonly rateLimited: Counter<'scope'>
+
+  constructor(options: MetricsOptions = {}) {
+    this.prefix = options.prefix ?? 'acs'
+    this.gauge('build_info', 'Always 1; the labels say which build runs', { labelNames: ['version', 'runtime'] }).set(
+      { version, runtime: `bun ${typeof Bun === 'undefined' ? 'unknown' : Bun.version}` },
+      1,
+    )
+    this.semanticQueries = this.counter('semantic_queries_total', 'Semantic SQL queries by cache use and outcome', ['cache', 'outcome'])
+    this.semanticQueryDuration = this.histogram('semantic_query_duration_seconds', 'Semantic SQL query time, cache included', ['cache'], QUERY_BUCKETS)
+    this.llmCalls = this.counter('llm_calls_total', 'Language-model calls by outcome', ['outcome'])
+    this.llmCallDuration = this.histogram('llm_call_duration_seconds', 'Language-model call time, until its stream ends', ['outcome'], LLM_BUCKETS)
+    this.llmTokens = this.counter('llm_tokens_total', 'Tokens reported by the language model', ['kind'])
+    this.llmErrors = this.counter('llm_errors_total', 'Language-model calls that failed')
+    this.admissionQueued = this.gauge('chat_admission_queued', 'Chat runs waiting for an admission slot')
+    this.admissionRefused = this.counter('chat_admission_refused_total', 'Chat runs refused with 429 by the limit they hit', ['limit'])
+    this.rateLimited = this.counter('rate_limited_total', 'Requests refused by the request rate limit', ['scope'])
   }
 
-  gauge(name: string, help: string): Gauge {
-    return this.register(name, () => new Gauge(name, help))
+  /** A counter named `<prefix>_<name>`; asking twice for one name returns the same counter. */
+  counter<L extends string = string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    return this.existing(name) ?? new Counter({ name: this.full(name), help, labelNames, registers: [this.registry] })
   }
 
-  histogram(name: string, help: string, bounds?: readonly number[]): Histogram {
-    return this.register(name, () => new Histogram(name, help, bounds))
+  /** A gauge named `<prefix>_<name>`; with `collect`, its value is read at scrape time instead of kept. */
+  gauge<L extends string = string>(name: string, help: string, options: { labelNames?: readonly L[]; collect?: () => number } = {}): Gauge<L> {
+    const existing = this.existing<Gauge<L>>(name)
+    if (existing) return existing
+    const read = options.collect
+    return new Gauge({
+      name: this.full(name),
+      help,
+      labelNames: options.labelNames ?? [],
+      registers: [this.registry],
+      ...(read && {
+        collect(this: Gauge<L>) {
+          this.set(read())
+        },
+      }),
+    })
   }
 
-  render(): string {
-    let out = ''
-    for (const series of this.all.values()) out += series.render()
-    return out
+  histogram<L extends string = string>(name: string, help: string, labelNames: readonly L[] = [], buckets?: number[]): Histogram<L> {
+    return this.existing(name) ?? new Histogram({ name: this.full(name), help, labelNames, registers: [this.registry], ...(buckets && { buckets }) })
   }
 
-  private register<T extends Series>(name: string, create: () => T): T {
-    const existing = this.all.get(name)
-    if (existing) return existing as T
-    const created = create()
-    this.all.set(name, created)
-    return created
+  /** The Prometheus text of the process metrics and this app's. */
+  async render(): Promise<string> {
+    return `${await processMetrics().metrics()}\n${await this.registry.metrics()}`
+  }
+
+  readonly contentType = this.registry.contentType
+
+  private full(name: string): string {
+    return `${this.prefix}_${name}`
+  }
+
+  private existing<T>(name: string): T | undefined {
+    return this.registry.getSingleMetric(this.full(name)) as T | undefined
   }
 }

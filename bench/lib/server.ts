@@ -103,7 +103,17 @@ export async function startServer(command: ServerCommand, env: Record<string, st
   const startedAt = wallMs()
   const child = spawn(command.argv, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      // The scenarios drive thousands of requests a second through one key: the request rate limits would measure
+      // themselves. A scenario that wants them sets its own values.
+      RATE_LIMIT_API_KEY_PER_SECOND: '0',
+      RATE_LIMIT_EMBED_SESSION_PER_SECOND: '0',
+      ...env,
+    },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',

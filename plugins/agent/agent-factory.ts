@@ -5,6 +5,7 @@ import type { AgentFactory, AgentTurn } from '../chat/agent'
 import { createScriptedAgent, scriptFromConfig } from '../chat/scripted-agent'
 import { createAnalystAgent } from './analyst-agent'
 import type { AnalystTools } from './analyst-tools'
+import { withCallMetrics, type ModelCallMetrics } from './model-metrics'
 import { createOfflineAnalystModel } from './offline/offline-model'
 
 export interface AgentFactoryOptions {
@@ -16,6 +17,8 @@ export interface AgentFactoryOptions {
   tools(turn: AgentTurn): AnalystTools
   /** Replaces the language model (tests). */
   model?: LanguageModelV3
+  /** Where the model's calls are counted and timed. */
+  metrics?: ModelCallMetrics
 }
 
 /** The language model of the analyst: the configured OpenAI-compatible endpoint, or the built-in offline analyst. */
@@ -30,6 +33,7 @@ export function analystModel(options: Pick<AgentFactoryOptions, 'llm' | 'analyst
 
 /** Picks the agent for an agent row: the scripted agent for `kind: scripted`, else the analyst. */
 export function createAgentFactory(options: AgentFactoryOptions): AgentFactory {
-  const analyst = createAnalystAgent({ model: analystModel(options), tools: options.tools })
+  const model = analystModel(options)
+  const analyst = createAnalystAgent({ model: options.metrics ? withCallMetrics(model, options.metrics) : model, tools: options.tools })
   return (agent) => (agent.kind === 'scripted' ? createScriptedAgent(scriptFromConfig(agent.config)) : analyst)
 }

@@ -44,8 +44,8 @@ export function createChatService(options: ChatServiceOptions) {
   const registry = new RunRegistry()
   const dirty = new Set<OpenMessage>()
   const budget = createLoopBudget(options.loopBudgetMs ?? 4)
-  const runsTotal = metrics.counter('chat_runs_total', 'Chat runs by outcome')
-  metrics.gauge('chat_active_runs', 'Chat runs currently streaming').collect(() => registry.size)
+  const runsTotal = metrics.counter('chat_runs_total', 'Chat runs by outcome', ['outcome'])
+  metrics.gauge('chat_active_runs', 'Chat runs currently streaming', { collect: () => registry.size })
 
   /** Saves the messages that changed since they were last saved (all of them, or one thread's). */
   const flush = (threadId?: string) => {

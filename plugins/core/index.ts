@@ -14,13 +14,13 @@ interface RequestInfo {
 
 /**
  * What every request goes through: a request id (echoed as `x-request-id`), the body size limit, one error
- * model (`{ error, code }`, 400 for schema failures, JSON 404), a JSON access log and the request metrics; and
- * the operations routes `/healthz` and `/metrics`.
+ * model (`{ error, code }`, 400 for schema failures, JSON 404, `Retry-After` on errors that know it), the access
+ * log and the request metrics.
  */
 export function corePlugin(deps: AppDeps) {
   const { logger, metrics, config } = deps
-  const requests = metrics.counter('http_requests_total', 'HTTP requests by method, route and status')
-  const duration = metrics.histogram('http_request_duration_seconds', 'HTTP request duration until the response starts')
+  const requests = metrics.counter('http_requests_total', 'HTTP requests by method, route and status', ['method', 'route', 'status'])
+  const duration = metrics.histogram('http_request_duration_seconds', 'HTTP request duration until the response starts', ['method', 'route'])
   const info = new WeakMap<Request, RequestInfo>()
   const bodyLimit = createBodyLimit(config.maxBodyBytes)
 
@@ -56,6 +56,8 @@ export function corePlugin(deps: AppDeps) {
       set.status = status
       set.headers['content-type'] = 'application/json; charset=utf-8'
       set.headers['x-request-id'] = requestInfo(request).id
+      const retryAfter = (error as { retryAfterSeconds?: unknown })?.retryAfterSeconds
+      if (typeof retryAfter === 'number') set.headers['retry-after'] = String(retryAfter)
       if (status >= 500)
         logger.error('request failed', { requestId: requestInfo(request).id, method: request.method, path, error })
       return body
@@ -66,13 +68,7 @@ export function corePlugin(deps: AppDeps) {
       const seconds = (performance.now() - entry.startedAt) / 1000
       const label = route || 'unmatched'
       requests.inc({ method: request.method, route: label, status })
-      duration.observe(seconds, { method: request.method, route: label })
+      duration.observe({ method: request.method, route: label }, seconds)
       logger.info('request', { requestId: entry.id, method: request.method, path, route: label, status, ms: Math.round(seconds * 1000) })
     })
-    .get('/healthz', () => ({ status: 'ok' }), { detail: { summary: 'Liveness', tags: ['Operations'] } })
-    .get(
-      '/metrics',
-      () => new Response(metrics.render(), { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' } }),
-      { detail: { summary: 'Prometheus metrics', tags: ['Operations'] } },
-    )
 }

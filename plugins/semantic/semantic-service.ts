@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs'
 import { LRUCache } from 'lru-cache'
+import type { Metrics } from '../../src/metrics'
 import type { Config } from '../../src/config'
 import { BadRequestError } from '../../src/errors'
 import { columnTitleOf } from './column-titles'
@@ -47,7 +48,12 @@ export interface SemanticServiceOptions {
   queryTimeoutMs?: number
   workers?: number
   cacheEntries?: number
+  /** Where queries are counted and timed, by how the caches answered them. */
+  metrics?: Pick<Metrics, 'semanticQueries' | 'semanticQueryDuration'>
 }
+
+/** How a query was answered: from a cache, by joining the same query running for another caller, or by running it. */
+type CacheUse = 'hit' | 'shared' | 'miss'
 
 interface LoadedModel {
   /** Which model this is (built-in variant or folder and branch overlay): two deployments with the same key run the same model. */
@@ -80,6 +86,15 @@ export function createSemanticService(options: SemanticServiceOptions) {
   const answers = new LRUCache<string, SqlResult>(entries)
   const rowCache = new LRUCache<string, QueryRows>(entries)
   const inflight = new Map<string, Promise<QueryRows>>()
+  const counted = (result: SqlResult, cacheUse: CacheUse, startedAt: number): SqlResult => {
+    options.metrics?.semanticQueries.inc({ cache: cacheUse, outcome: 'ok' })
+    options.metrics?.semanticQueryDuration.observe({ cache: cacheUse }, (performance.now() - startedAt) / 1000)
+    return result
+  }
+  const failed = (error: unknown, cacheUse: CacheUse): never => {
+    options.metrics?.semanticQueries.inc({ cache: cacheUse, outcome: 'error' })
+    throw error
+  }
 
   /** Runs a compiled query on a worker and formats its rows; database errors become `InvalidQueryError`. */
   const execute = async (context: SemanticContext, dataPath: string, compiled: ReturnType<typeof compileQuery>, maxRows: number): Promise<QueryRows> => {
@@ -139,12 +154,24 @@ export function createSemanticService(options: SemanticServiceOptions) {
    * rows: the data file, the SQL with its parameters (the caller's row rules among them), the row limit and the
    * column types the values are formatted by.
    */
-  function rowsOf(context: SemanticContext, loaded: LoadedModel, compiled: ReturnType<typeof compileQuery>, maxRows: number): Promise<QueryRows> | QueryRows {
+  function rowsOf(
+    context: SemanticContext,
+    loaded: LoadedModel,
+    compiled: ReturnType<typeof compileQuery>,
+    maxRows: number,
+    use: { cache: CacheUse },
+  ): Promise<QueryRows> | QueryRows {
     const key = cacheKey([loaded.dataVersion, compiled.sql, compiled.params, maxRows, compiled.columns.map((column) => column.type)])
     const hit = rowCache.get(key)
-    if (hit) return hit
+    if (hit) {
+      use.cache = 'hit'
+      return hit
+    }
     const running = inflight.get(key)
-    if (running) return running
+    if (running) {
+      use.cache = 'shared'
+      return running
+    }
     const startedAt = performance.now()
     const execution = execute(context, loaded.dataPath, compiled, maxRows)
       .then((rows) => {
@@ -171,21 +198,33 @@ export function createSemanticService(options: SemanticServiceOptions) {
 
     /** `serviceSqlApi`: runs one query for the caller; throws `InvalidQueryError`/`QueryTimeoutError` for bad queries. */
     async query(context: SemanticContext, sql: string, maxRows = ROW_CAP): Promise<SqlResult> {
+      const startedAt = performance.now()
       const loaded = load(context.deployment, context.branchName)
       if (loaded.dataPath === demoPath) demoData()
       // A repeated question skips parsing and compiling: the same text (aliases included), on the same deployment,
       // model and data, for a caller whose access is the same gets the same answer.
       const asked = cacheKey([context.deployment.id, loaded.key, loaded.dataVersion, sql, maxRows, accessKey(context.access)])
       const answered = answers.get(asked)
-      if (answered) return answered
+      if (answered) return counted(answered, 'hit', startedAt)
       const view = viewOf(loaded.model, context.access)
-      const compiled = compileQuery(loaded.model, view, planQuery(loaded.model, view, parseQuery(sql)))
+      let compiled: ReturnType<typeof compileQuery>
+      try {
+        compiled = compileQuery(loaded.model, view, planQuery(loaded.model, view, parseQuery(sql)))
+      } catch (error) {
+        return failed(error, 'miss')
+      }
       // The column names and types are this caller's own; only the rows may come from another caller's query.
       const schema = compiled.columns.map((column) => ({ name: column.name, column_type: column.type }))
-      const rows = await rowsOf(context, loaded, compiled, maxRows)
+      const use: { cache: CacheUse } = { cache: 'miss' }
+      let rows: QueryRows
+      try {
+        rows = await rowsOf(context, loaded, compiled, maxRows, use)
+      } catch (error) {
+        return failed(error, use.cache)
+      }
       const result: SqlResult = { schema, data: rows.data, totalRows: rows.totalRows }
       answers.set(asked, result)
-      return result
+      return counted(result, use.cache, startedAt)
     },
 
     /**

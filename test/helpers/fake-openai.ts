@@ -38,6 +38,8 @@ export function startFakeOpenAI(turns: FakeTurn[]) {
         for (const piece of turn.text) text += chunk({ content: piece })
         text += chunk({}, 'stop')
       }
+      // The provider's usage report, as OpenAI sends it when asked to (`stream_options.include_usage`).
+      text += `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } })}\n\n`
       text += 'data: [DONE]\n\n'
       return new Response(text, { headers: { 'content-type': 'text/event-stream' } })
     },

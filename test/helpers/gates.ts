@@ -8,9 +8,9 @@ export function gate() {
 }
 
 /** Waits until `condition` holds, checking each millisecond, for at most `timeoutMs`. */
-export async function until(condition: () => boolean, timeoutMs = 2000): Promise<void> {
+export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 2000): Promise<void> {
   const started = Date.now()
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() - started > timeoutMs) throw new Error('condition not met in time')
     await Bun.sleep(1)
   }

@@ -102,7 +102,7 @@ describe('POST {chat_base_url}/chat/abort', () => {
       body: { chatId },
     })
     expect(otherAccount.status).toBe(404)
-    expect(test.deps.metrics.render()).toContain('chat_active_runs 1')
+    expect(await test.deps.metrics.render()).toContain('chat_active_runs 1')
     hold.open()
   })
 
@@ -114,6 +114,6 @@ describe('POST {chat_base_url}/chat/abort', () => {
     })
     expect(response.status).toBe(204)
     expect((await reader.rest()).at(-1)).toEqual({ error: 'Run aborted' })
-    await until(() => test.deps.metrics.render().includes('chat_runs_total{outcome="aborted"} 1'))
+    await until(async () => (await test.deps.metrics.render()).includes('chat_runs_total{outcome="aborted"} 1'))
   })
 })

@@ -91,7 +91,7 @@ describe('corePlugin', () => {
     const text = await response.text()
     expect(text).toContain('http_requests_total{method="GET",route="/healthz",status="200"} 1')
     expect(text).toContain('status="404"')
-    expect(text).toContain('# TYPE http_request_duration_seconds histogram')
+    expect(text).toContain('# TYPE acs_http_request_duration_seconds histogram')
   })
 
   it('serves the OpenAPI 3.1 document', async () => {

@@ -1,0 +1,52 @@
+import { Elysia, t } from 'elysia'
+import type { AppDeps } from '../../src/deps'
+import { createReadiness } from './readiness'
+
+const CheckResult = t.Object({
+  status: t.Union([t.Literal('ok'), t.Literal('failing')]),
+  error: t.Optional(t.String()),
+  ms: t.Number({ description: 'How long the check took, in milliseconds' }),
+})
+export const ReadinessBody = t.Object({
+  status: t.Union([t.Literal('ready'), t.Literal('unready')]),
+  checks: t.Record(t.String(), CheckResult, { description: 'One entry per dependency: `storage`, and `shutdown` while the node stops' }),
+})
+
+type OperationsDeps = Pick<AppDeps, 'metrics' | 'storage' | 'lifecycle' | 'instanceId'>
+
+/** The operator's routes: liveness, readiness and the Prometheus metrics. None needs credentials. */
+export function operationsPlugin(deps: OperationsDeps) {
+  const readiness = createReadiness(deps)
+  return new Elysia({ name: 'operations', seed: deps.instanceId })
+    .get('/healthz', () => ({ status: 'ok' as const }), {
+      response: t.Object({ status: t.Literal('ok') }),
+      detail: { summary: 'Liveness', description: 'Answers 200 as long as the process serves requests.', tags: ['Operations'] },
+    })
+    .get(
+      '/readyz',
+      async ({ set }) => {
+        const { ready, checks } = await readiness()
+        if (!ready) set.status = 503
+        return { status: ready ? ('ready' as const) : ('unready' as const), checks }
+      },
+      {
+        response: { 200: ReadinessBody, 503: ReadinessBody },
+        detail: {
+          summary: 'Readiness',
+          description: '200 when the storage answers; 503 naming the failing check otherwise, and while the node shuts down.',
+          tags: ['Operations'],
+        },
+      },
+    )
+    .get(
+      '/metrics',
+      async () => new Response(await deps.metrics.render(), { headers: { 'content-type': deps.metrics.contentType } }),
+      {
+        detail: {
+          summary: 'Prometheus metrics',
+          description: 'Process metrics (CPU, memory, event-loop lag), `<prefix>_build_info`, HTTP, chat, semantic-query, model-call and admission series.',
+          tags: ['Operations'],
+        },
+      },
+    )
+}

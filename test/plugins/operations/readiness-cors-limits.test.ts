@@ -1,0 +1,122 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { apiKey, createTestApp, testClock, type TestApp } from '../../helpers/app'
+import { keys } from '../../helpers/fixtures'
+
+let test: TestApp | undefined
+afterEach(async () => {
+  await test?.close()
+  test = undefined
+})
+
+describe('GET /readyz', () => {
+  it('answers 200 ready with the storage check while the database answers', async () => {
+    test = createTestApp()
+    const response = await test.request('GET', '/readyz')
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({ status: 'ready', checks: { storage: { status: 'ok' } } })
+  })
+
+  it('answers 503 naming the failing check when the database is gone, while /healthz stays 200', async () => {
+    test = createTestApp()
+    test.storage.sqlite.close()
+    const response = await test.request('GET', '/readyz')
+    expect(response.status).toBe(503)
+    const body = (await response.json()) as { status: string; checks: Record<string, { status: string; error?: string }> }
+    expect(body.status).toBe('unready')
+    expect(body.checks.storage.status).toBe('failing')
+    expect(body.checks.storage.error).toBeString()
+    expect((await test.request('GET', '/healthz')).status).toBe(200)
+  })
+
+  it('answers 503 while the node shuts down', async () => {
+    test = createTestApp()
+    const stopping = test.deps.lifecycle.shutdown()
+    const response = await test.request('GET', '/readyz')
+    expect(response.status).toBe(503)
+    expect(((await response.json()) as { checks: Record<string, unknown> }).checks.shutdown).toMatchObject({ status: 'failing' })
+    await stopping
+  })
+})
+
+const ALLOWED = 'https://app.example.com'
+const preflight = (app: TestApp, origin: string, path = '/api/v1/embed/generate-session') =>
+  app.request('OPTIONS', path, {
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+  })
+
+describe('CORS_ORIGINS', () => {
+  it('answers a preflight from a listed origin with the methods and the credential headers', async () => {
+    test = createTestApp({ config: { corsOrigins: [ALLOWED, 'http://localhost:5173'] } })
+    const response = await preflight(test, ALLOWED)
+    expect(response.status).toBe(204)
+    expect(response.headers.get('access-control-allow-origin')).toBe(ALLOWED)
+    const allowedHeaders = (response.headers.get('access-control-allow-headers') ?? '').toLowerCase()
+    for (const header of ['authorization', 'x-service-auth-token', 'content-type']) expect(allowedHeaders).toContain(header)
+    expect(response.headers.get('access-control-allow-methods')).toContain('POST')
+    expect(response.headers.get('vary')).toContain('Origin')
+  })
+
+  it('gives no CORS header to another origin, on a preflight or a request', async () => {
+    test = createTestApp({ config: { corsOrigins: [ALLOWED] } })
+    const response = await preflight(test, 'https://evil.example.com')
+    expect([...response.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([])
+    const request = await test.request('GET', '/healthz', { headers: { origin: 'https://evil.example.com' } })
+    expect(request.headers.get('access-control-allow-origin')).toBeNull()
+  })
+
+  it('names the listed origin on responses, errors included, and exposes the request id', async () => {
+    test = createTestApp({ config: { corsOrigins: [ALLOWED] } })
+    const ok = await test.request('GET', '/api/v1/deployments/1/meta', { headers: { origin: ALLOWED, ...apiKey(keys.admin) } })
+    expect(ok.status).toBe(200)
+    expect(ok.headers.get('access-control-allow-origin')).toBe(ALLOWED)
+    expect(ok.headers.get('access-control-expose-headers')).toContain('X-Request-Id')
+    const denied = await test.request('GET', '/api/v1/deployments/1/meta', { headers: { origin: ALLOWED } })
+    expect(denied.status).toBe(401)
+    expect(denied.headers.get('access-control-allow-origin')).toBe(ALLOWED)
+  })
+
+  it('sends no CORS header at all by default', async () => {
+    test = createTestApp()
+    const response = await preflight(test, ALLOWED)
+    expect(response.headers.get('access-control-allow-origin')).toBeNull()
+  })
+})
+
+describe('request rate limits', () => {
+  it('answers 429 RATE_LIMITED with Retry-After once an API key spends its burst, and again after the refill', async () => {
+    const clock = testClock()
+    test = createTestApp({ clock, config: { apiKeyRateLimit: { perSecond: 1, burst: 3 } } })
+    const meta = (key: string) => test!.request('GET', '/api/v1/deployments/1/meta', { headers: apiKey(key) })
+    for (let index = 0; index < 3; index++) expect((await meta(keys.admin)).status).toBe(200)
+    const refused = await meta(keys.admin)
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('1')
+    expect(await refused.json()).toMatchObject({ code: 'RATE_LIMITED' })
+    // Another key has its own bucket.
+    expect((await meta(keys.member)).status).toBe(200)
+    clock.advance(1000)
+    expect((await meta(keys.admin)).status).toBe(200)
+    expect((await meta(keys.admin)).status).toBe(429)
+    expect(await (await test.request('GET', '/metrics')).text()).toContain('acs_rate_limited_total{scope="api_key"} 2')
+  })
+
+  it('limits each embed session on its own', async () => {
+    const clock = testClock()
+    test = createTestApp({ clock, config: { embedSessionRateLimit: { perSecond: 1, burst: 2 } } })
+    const token = async (externalId: string) => {
+      const session = await test!.request('POST', '/api/v1/embed/generate-session', { headers: apiKey(keys.admin), body: { deploymentId: 1, externalId } })
+      const { sessionId } = (await session.json()) as { sessionId: string }
+      const exchanged = await test!.request('POST', '/api/v1/embed/session/token', { body: { sessionId } })
+      return { authorization: `Embed-Token ${((await exchanged.json()) as { token: string }).token}` }
+    }
+    const first = await token('first-viewer')
+    const second = await token('second-viewer')
+    const meta = (headers: Record<string, string>) => test!.request('GET', '/api/v1/deployments/1/meta', { headers })
+    expect((await meta(first)).status).toBe(200)
+    expect((await meta(first)).status).toBe(200)
+    const refused = await meta(first)
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('1')
+    expect((await meta(second)).status).toBe(200)
+  })
+})
