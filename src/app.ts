@@ -1,4 +1,3 @@
-import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import { securitySchemes } from '../plugins/auth/model'
 import { chatPlugin } from '../plugins/chat'
@@ -10,34 +9,33 @@ import { operationsPlugin } from '../plugins/operations'
 import { semanticPlugin } from '../plugins/semantic'
 import { webPlugin } from '../plugins/web'
 import type { AppDeps } from './deps'
+import { createApiDocs } from './openapi'
 import { version } from '../package.json'
 
 /** Composes every feature area into one app. It never listens: `main.ts` does, and tests call `app.handle()`. */
 export function createApp(deps: AppDeps) {
-  return new Elysia()
+  const docs = createApiDocs({
+    info: {
+      title: 'Analytics chat streaming and embed session service',
+      version,
+      description: 'Chat API 1.0.0; embed and management API as of release v0.2.1. Every error outside a chat stream has the body `{ error, code }`.',
+    },
+    securitySchemes,
+    instanceId: deps.instanceId,
+  })
+  const app = new Elysia()
     // First, so even a refused request (413, 429, 404) carries the CORS headers a browser needs to read it.
     .use(corsPlugin(deps))
     .use(corePlugin(deps))
     .use(operationsPlugin(deps))
-    .use(
-      openapi({
-        path: '/openapi',
-        documentation: {
-          openapi: '3.1.0',
-          info: {
-            title: 'Analytics chat streaming and embed session service',
-            version,
-            description: 'Chat API 1.0.0; embed and management API as of release v0.2.1.',
-          },
-          components: { securitySchemes },
-        },
-      }),
-    )
+    .use(docs.plugin)
     .use(chatPlugin(deps))
     .use(embedPlugin(deps))
     .use(managementPlugin(deps))
     .use(semanticPlugin(deps))
     .use(webPlugin(deps))
+  docs.attach(app)
+  return app
 }
 
 export type App = ReturnType<typeof createApp>

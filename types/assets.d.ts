@@ -10,3 +10,8 @@ declare module '*.md' {
   const text: string
   export default text
 }
+declare module '*.js' {
+  /** With `with { type: 'file' }`: the path of the file (embedded in the binary by `bun build --compile`). */
+  const path: string
+  export default path
+}

@@ -1,0 +1,52 @@
+import { toOpenAPISchema } from '@elysiajs/openapi'
+import { Elysia, type AnyElysia } from 'elysia'
+// The API reference UI, one self-contained script (its styles included), embedded in the binary by `bun build`
+// as a file: the page works without internet and never loads a third-party script.
+import scalarScriptPath from '../../node_modules/@scalar/api-reference/dist/browser/standalone.js' with { type: 'file' }
+import { version as scalarVersion } from '../../node_modules/@scalar/api-reference/package.json'
+import { finishDocument } from './finish-document'
+import { referencePage } from './reference-page'
+
+const SCRIPT_PATH = `/openapi/assets/api-reference-${scalarVersion}.js`
+
+export interface ApiDocsOptions {
+  info: { title: string; version: string; description: string }
+  securitySchemes: Record<string, unknown>
+  instanceId: string
+}
+
+/**
+ * The OpenAPI document at `/openapi/json` and its reference page at `/openapi`. The document is built from the
+ * whole app's routes once, on first request, by `attach`ing the app after composing it.
+ */
+export function createApiDocs(options: ApiDocsOptions) {
+  let app: AnyElysia | undefined
+  let document: Record<string, unknown> | undefined
+  const build = () => {
+    if (!app) throw new Error('createApiDocs: attach(app) was not called')
+    document ??= finishDocument(toOpenAPISchema(app, undefined, undefined, undefined, '3.1.0'), options.info, options.securitySchemes)
+    return document
+  }
+  const page = referencePage({ title: options.info.title, specUrl: '/openapi/json', scriptUrl: SCRIPT_PATH })
+  const plugin = new Elysia({ name: 'api-docs', seed: options.instanceId })
+    .get('/openapi', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }), { detail: { hide: true } })
+    .get('/openapi/json', () => build(), { detail: { hide: true } })
+    .get(
+      SCRIPT_PATH,
+      () =>
+        new Response(Bun.file(scalarScriptPath), {
+          headers: {
+            'content-type': 'text/javascript; charset=utf-8',
+            // The file name carries the package version: a new one is a new URL.
+            'cache-control': 'public, max-age=31536000, immutable',
+          },
+        }),
+      { detail: { hide: true } },
+    )
+  return {
+    plugin,
+    attach(composed: AnyElysia) {
+      app = composed
+    },
+  }
+}

@@ -1,0 +1,201 @@
+import type { TSchema } from '@sinclair/typebox'
+import { ChatRequest } from '../../plugins/chat/model'
+import { GenerateSessionBody } from '../../plugins/embed/model'
+import { CreateReportSnapshotInput, DuplicateWorkbookInput } from '../../plugins/management/model'
+import { StartDbtSyncInput } from '../../plugins/management/model-dashboards'
+
+/** What the document says about one operation beyond what its route declares. */
+export interface OperationNotes {
+  /** The short camelCase operation id clients are generated with. */
+  id: string
+  /** Error statuses besides those the route's shape implies (409 for conflicting state, say). */
+  errors?: number[]
+  /** A body the route parses itself (optional bodies, strict parsing), so the generator cannot see its schema. */
+  body?: { schema: TSchema; required: boolean }
+  /** Request and response examples, by status. */
+  examples?: { request?: unknown; responses?: Record<number, { mediaType?: string; value: unknown }> }
+}
+
+const DEPLOYMENT = '/api/v1/deployments/{deploymentId}'
+const CHAT = '/api/v1/public/{accountName}/agents/{agentId}/chat'
+
+/**
+ * Every operation, keyed `METHOD path`. The route files stay about behaviour; the names and notes the document's
+ * readers and client generators depend on are kept together here, where a missing one is easy to spot.
+ */
+export const OPERATIONS: Record<string, OperationNotes> = {
+  'GET /healthz': { id: 'getHealth' },
+  'GET /readyz': { id: 'getReadiness' },
+  'GET /metrics': { id: 'getMetrics' },
+
+  [`POST ${CHAT}/stream-chat-state`]: {
+    id: 'streamChatState',
+    errors: [429],
+    body: { schema: ChatRequest, required: false },
+    examples: {
+      request: { input: 'How many orders per region?', messageId: '1752998400000-message', sessionSettings: { externalId: 'user-42' } },
+      // The lines of a short exchange (on the wire, one JSON object per line).
+      responses: {
+        200: {
+          value: [
+            { id: '__cutoff__', sort: 0, state: { chatId: 'c_9f2d', isStreaming: false } },
+            { id: '1752998400000-message', role: 'user', content: 'How many orders per region?', isDelta: false, isInProcess: false, sort: 1, graphPath: ['analyst'] },
+            { id: 'm_2', role: 'assistant', content: 'Europe leads with 1,208 orders.', isDelta: true, isInProcess: true, sort: 2, graphPath: ['final'] },
+            { id: '__state__', sort: 3, state: { messages: [] } },
+          ],
+        },
+      },
+    },
+  },
+  [`POST ${CHAT}/abort`]: { id: 'abortChat', examples: { request: { chatId: 'c_9f2d' } } },
+
+  'POST /api/v1/embed/generate-session': {
+    id: 'generateSession',
+    body: { schema: GenerateSessionBody, required: true },
+    examples: {
+      request: {
+        deploymentId: 1,
+        externalId: 'user-42',
+        email: 'ada@example.com',
+        userProfile: { displayName: 'Ada Lovelace' },
+        userAttributes: [{ name: 'region', value: 'Europe' }],
+        groups: ['sales'],
+      },
+      responses: { 200: { value: { sessionId: 'es_3q2x8Yt0mZ5v7kQ1' } } },
+    },
+  },
+  'POST /api/v1/embed/session/token': {
+    id: 'exchangeEmbedSession',
+    examples: {
+      request: { sessionId: 'es_3q2x8Yt0mZ5v7kQ1' },
+      responses: { 200: { value: { token: 'eyJhbGciOiJIUzI1NiJ9.eyJzaWQiOiIuLi4ifQ.c2lnbmF0dXJl', expiresAt: '2026-07-21T12:00:00.000Z' } } },
+    },
+  },
+  'POST /api/v1/embed/session/revoke': { id: 'revokeEmbedSession', examples: { request: { sessionId: 'es_3q2x8Yt0mZ5v7kQ1' } } },
+  'GET /api/v1/embed/session/context': { id: 'getEmbedSessionContext' },
+  'GET /api/v1/embed/dashboards/{publicId}': { id: 'getEmbeddedDashboard' },
+  'GET /api/v1/embed/dashboards/{publicId}/widgets/{widgetId}/data': { id: 'getEmbeddedWidgetData' },
+
+  'GET /api/v1/embed-tenants/{embedTenantName}/groups': { id: 'listEmbedTenantGroups' },
+  'DELETE /api/v1/embed-tenants/{embedTenantName}/groups/{id}': { id: 'deleteEmbedTenantGroup' },
+  'DELETE /api/v1/embed-tenants/{embedTenantName}': { id: 'deleteEmbedTenant' },
+  'GET /api/v1/embed-tenants/{embedTenantName}/user-attributes': { id: 'listEmbedTenantUserAttributes' },
+  'DELETE /api/v1/embed-tenants/{embedTenantName}/user-attributes/{id}': { id: 'deleteEmbedTenantUserAttribute' },
+
+  [`GET ${DEPLOYMENT}/folders`]: { id: 'listFolders' },
+  [`POST ${DEPLOYMENT}/folders`]: { id: 'createFolder', errors: [409] },
+  [`GET ${DEPLOYMENT}/folders/{folderId}`]: { id: 'getFolder' },
+  [`PATCH ${DEPLOYMENT}/folders/{folderId}`]: { id: 'updateFolder', errors: [409] },
+  [`DELETE ${DEPLOYMENT}/folders/{folderId}`]: { id: 'deleteFolder', errors: [409] },
+
+  [`GET ${DEPLOYMENT}/reports`]: {
+    id: 'listReports',
+    examples: {
+      responses: {
+        200: {
+          value: {
+            // An empty first page: a report's full shape is in the schema below.
+            items: [],
+            pageInfo: { hasNextPage: false, endCursor: null },
+            data: [],
+            count: 0,
+          },
+        },
+      },
+    },
+  },
+  [`POST ${DEPLOYMENT}/reports`]: { id: 'createReport', errors: [409] },
+  [`GET ${DEPLOYMENT}/reports/{reportId}`]: { id: 'getReport' },
+  [`PATCH ${DEPLOYMENT}/reports/{reportId}`]: { id: 'updateReport', errors: [409] },
+  [`DELETE ${DEPLOYMENT}/reports/{reportId}`]: { id: 'deleteReport' },
+  [`PUT ${DEPLOYMENT}/reports/{reportId}/connect-workbook`]: { id: 'connectReportToWorkbook' },
+  [`DELETE ${DEPLOYMENT}/reports/{reportId}/connect-workbook/{externalWorkbookId}`]: { id: 'disconnectReportFromWorkbook' },
+  [`GET ${DEPLOYMENT}/reports/{reportId}/snapshots`]: { id: 'listReportSnapshots' },
+  [`POST ${DEPLOYMENT}/reports/{reportId}/snapshots`]: {
+    id: 'createReportSnapshot',
+    body: { schema: CreateReportSnapshotInput, required: false },
+  },
+  [`GET ${DEPLOYMENT}/reports/{reportId}/snapshots/{snapshotId}`]: { id: 'getReportSnapshot' },
+  [`PATCH ${DEPLOYMENT}/reports/{reportId}/snapshots/{snapshotId}`]: { id: 'updateReportSnapshot' },
+  [`DELETE ${DEPLOYMENT}/reports/{reportId}/snapshots/{snapshotId}`]: { id: 'deleteReportSnapshot' },
+
+  [`GET ${DEPLOYMENT}/workbooks`]: { id: 'listWorkbooks' },
+  [`POST ${DEPLOYMENT}/workbooks`]: { id: 'createWorkbook', errors: [409] },
+  [`GET ${DEPLOYMENT}/workbooks/{workbookId}`]: { id: 'getWorkbook' },
+  [`PATCH ${DEPLOYMENT}/workbooks/{workbookId}`]: { id: 'updateWorkbook', errors: [409] },
+  [`DELETE ${DEPLOYMENT}/workbooks/{workbookId}`]: { id: 'deleteWorkbook' },
+  [`POST ${DEPLOYMENT}/workbooks/{workbookId}/duplicate`]: {
+    id: 'duplicateWorkbook',
+    body: { schema: DuplicateWorkbookInput, required: false },
+  },
+  [`POST ${DEPLOYMENT}/workbooks/{workbookId}/dashboard/ai-widget-thread`]: { id: 'updatePublishedAiWidgetThread', errors: [409] },
+
+  [`GET ${DEPLOYMENT}/dashboards`]: { id: 'listDashboards' },
+  [`POST ${DEPLOYMENT}/dashboards`]: { id: 'createDashboard', errors: [409] },
+  [`GET ${DEPLOYMENT}/dashboards/{dashboardId}`]: { id: 'getDashboard' },
+  [`PATCH ${DEPLOYMENT}/dashboards/{dashboardId}`]: { id: 'updateDashboard', errors: [409] },
+  [`DELETE ${DEPLOYMENT}/dashboards/{dashboardId}`]: { id: 'deleteDashboard' },
+  [`GET ${DEPLOYMENT}/dashboards/{dashboardId}/widgets/{widgetId}/data`]: { id: 'getDashboardWidgetData' },
+
+  [`GET ${DEPLOYMENT}/notifications`]: { id: 'listNotifications' },
+  [`POST ${DEPLOYMENT}/notifications`]: { id: 'createNotification' },
+  [`GET ${DEPLOYMENT}/notifications/{notificationId}`]: { id: 'getNotification' },
+  [`PATCH ${DEPLOYMENT}/notifications/{notificationId}`]: { id: 'updateNotification' },
+  [`DELETE ${DEPLOYMENT}/notifications/{notificationId}`]: { id: 'deleteNotification' },
+
+  [`POST ${DEPLOYMENT}/dbt-sync`]: { id: 'startDbtSync', body: { schema: StartDbtSyncInput, required: false } },
+  [`GET ${DEPLOYMENT}/dbt-sync/{syncJobId}`]: { id: 'getDbtSyncJob' },
+  [`GET ${DEPLOYMENT}/ai-engineer-settings`]: { id: 'getAiEngineerSettings' },
+  [`PATCH ${DEPLOYMENT}/ai-engineer-settings`]: { id: 'updateAiEngineerSettings' },
+  'GET /api/v1/app-config': { id: 'getAppConfig' },
+  'PATCH /api/v1/app-config': { id: 'updateAppConfig' },
+  'GET /api/v1/api-keys/{keyId}/policy': { id: 'getApiKeyPolicy' },
+  'PUT /api/v1/api-keys/{keyId}/policy': { id: 'setApiKeyPolicy' },
+
+  [`GET ${DEPLOYMENT}/meta`]: {
+    id: 'getSemanticModel',
+    examples: {
+      responses: {
+        200: {
+          value: {
+            cubes: [
+              {
+                name: 'orders',
+                title: 'Orders',
+                type: 'cube',
+                measures: [{ name: 'orders.count', title: 'Orders', type: 'count' }],
+                dimensions: [{ name: 'orders.status', title: 'Status', type: 'string' }],
+                joins: [{ name: 'customers', relationship: 'many_to_one' }],
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+  [`POST ${DEPLOYMENT}/sql`]: {
+    id: 'runSemanticSql',
+    examples: {
+      request: { query: 'SELECT customers.region, MEASURE(orders.count) FROM orders GROUP BY 1 ORDER BY 2 DESC' },
+      responses: {
+        200: {
+          value: {
+            schema: [
+              { name: 'customers.region', column_type: 'string' },
+              { name: 'orders.count', column_type: 'number' },
+            ],
+            data: [
+              ['Europe', '1208'],
+              ['Asia', '1131'],
+            ],
+            totalRows: 2,
+          },
+        },
+      },
+    },
+  },
+
+  'GET /embed/dashboard/{publicId}': { id: 'openEmbeddedDashboardPage' },
+  'GET /embed/chat': { id: 'openEmbeddedChatPage' },
+  'GET /embed/assets/{file}': { id: 'getEmbedAsset' },
+}

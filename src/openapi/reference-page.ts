@@ -1,0 +1,24 @@
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
+
+/**
+ * The HTML of the API reference: Scalar's standalone script from this server, configured to fetch nothing else
+ * (no web fonts from its CDN, no telemetry); the document comes from `specUrl` on the same origin.
+ */
+export function referencePage(options: { title: string; specUrl: string; scriptUrl: string }): string {
+  const configuration = { withDefaultFonts: false, telemetry: false, hideClientButton: true, showDeveloperTools: 'never', theme: 'default' }
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${escapeHtml(options.title)}</title>
+    <style>body { margin: 0; font-family: system-ui, sans-serif; }</style>
+  </head>
+  <body>
+    <noscript>The API reference needs JavaScript; the document itself is at <a href="${options.specUrl}">${options.specUrl}</a>.</noscript>
+    <script id="api-reference" data-url="${options.specUrl}" data-configuration="${escapeHtml(JSON.stringify(configuration))}"></script>
+    <script src="${options.scriptUrl}"></script>
+  </body>
+</html>
+`
+}

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { spawnSync } from 'bun'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createTestApp, type TestApp } from '../../helpers/app'
+
+type Json = Record<string, any>
+const root = join(import.meta.dir, '..', '..', '..')
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace']
+
+let test: TestApp
+let document: Json
+const dir = mkdtempSync(join(tmpdir(), 'openapi-'))
+beforeAll(async () => {
+  test = createTestApp()
+  document = (await (await test.request('GET', '/openapi/json')).json()) as Json
+})
+afterAll(async () => {
+  await test.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const operations = () =>
+  Object.entries<Json>(document.paths).flatMap(([path, item]) =>
+    Object.entries<Json>(item).map(([method, operation]) => ({ method, path, operation })),
+  )
+const operation = (id: string) => operations().find((entry) => entry.operation.operationId === id)
+
+describe('GET /openapi/json', () => {
+  it('passes `redocly lint` (recommended rules) with no error, offline', () => {
+    const file = join(dir, 'openapi.json')
+    writeFileSync(file, JSON.stringify(document))
+    // Telemetry and the update check are the CLI's only network calls; both are off, so the lint needs no network.
+    const result = spawnSync(
+      ['node', join(root, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js'), 'lint', file, '--config', join(root, 'redocly.yaml'), '--format=json'],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', HOME: dir, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_UPDATE_NOTIFIER: '1' },
+        timeout: 120_000,
+      },
+    )
+    const output = result.stdout.toString()
+    const report = JSON.parse(output.slice(output.indexOf('{'))) as { totals: { errors: number }; problems: Array<{ severity: string; ruleId: string; message: string }> }
+    expect(report.problems.filter((problem) => problem.severity === 'error')).toEqual([])
+    expect(report.totals.errors).toBe(0)
+    expect(result.exitCode).toBe(0)
+  }, 120_000)
+
+  it('names the operations with short camelCase ids, as the specification does', () => {
+    const ids = operations().map((entry) => entry.operation.operationId as string)
+    expect(new Set(ids).size).toBe(ids.length)
+    for (const id of ids) expect(id).toMatch(/^[a-z][a-zA-Z]{2,40}$/)
+    expect(operation('streamChatState')?.path).toBe('/api/v1/public/{accountName}/agents/{agentId}/chat/stream-chat-state')
+    expect(operation('generateSession')?.path).toBe('/api/v1/embed/generate-session')
+    expect(operation('exchangeEmbedSession')?.path).toBe('/api/v1/embed/session/token')
+    expect(operation('revokeEmbedSession')?.path).toBe('/api/v1/embed/session/revoke')
+    expect(operation('listReports')?.path).toBe('/api/v1/deployments/{deploymentId}/reports')
+    expect(operation('deleteEmbedTenant')?.path).toBe('/api/v1/embed-tenants/{embedTenantName}')
+  })
+
+  it('documents the error responses of every API operation with the { error, code } body', () => {
+    expect(document.components.schemas.Error).toMatchObject({ required: ['error', 'code'] })
+    for (const { path, operation: op } of operations()) {
+      if (!path.startsWith('/api/')) continue
+      const errors = Object.keys(op.responses).filter((status) => status.startsWith('4'))
+      expect({ path, errors: errors.length > 0 }).toEqual({ path, errors: true })
+    }
+    const generate = operation('generateSession')!.operation
+    expect(Object.keys(generate.responses).sort()).toEqual(['200', '400', '401', '403', '413', '429'])
+    expect(generate.responses['403']).toEqual({ $ref: '#/components/responses/Forbidden' })
+    expect(document.components.responses.Forbidden.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
+    expect(Object.keys(operation('deleteFolder')!.operation.responses)).toContain('409')
+    expect(document.components.responses.TooManyRequests.headers['Retry-After']).toBeDefined()
+  })
+
+  it('puts security on every operation: the schemes it takes, or an empty list', () => {
+    for (const { operation: op } of operations()) expect(Array.isArray(op.security)).toBe(true)
+    expect(operation('getHealth')!.operation.security).toEqual([])
+    expect(operation('exchangeEmbedSession')!.operation.security).toEqual([])
+    expect(operation('generateSession')!.operation.security).toEqual([{ ApiKey: [] }])
+    expect(operation('streamChatState')!.operation.security).toEqual([{ ApiKey: [] }, { ServiceAuthToken: [] }, { EmbedToken: [] }])
+  })
+
+  it('describes the WebSocket in prose, has servers, no pseudo-methods and no void content', () => {
+    expect(document.servers).toEqual([{ url: '/', description: 'This server' }])
+    for (const item of Object.values<Json>(document.paths)) for (const method of Object.keys(item)) expect(METHODS).toContain(method)
+    expect(document.tags.find((tag: Json) => tag.name === 'Chat').description).toContain('/chat/ws')
+    for (const { operation: op } of operations())
+      for (const response of Object.values<Json>(op.responses)) if (response.content) for (const type of Object.keys(response.content)) expect(type).toContain('/')
+    expect(operation('deleteFolder')!.operation.responses['204'].content).toBeUndefined()
+  })
+
+  it('carries the request body schema and examples of the main operations', () => {
+    const generate = operation('generateSession')!.operation.requestBody.content['application/json']
+    expect(generate.schema.required).toContain('deploymentId')
+    expect(generate.example).toMatchObject({ deploymentId: 1, externalId: 'user-42' })
+    const stream = operation('streamChatState')!.operation
+    expect(stream.requestBody.content['application/json'].schema.properties.messageId).toBeDefined()
+    expect(stream.responses['200'].content['application/json'].example[0]).toMatchObject({ id: '__cutoff__' })
+    expect(operation('runSemanticSql')!.operation.responses['200'].content['application/json'].example.totalRows).toBe(2)
+  })
+})
+
+describe('GET /openapi', () => {
+  it('loads only same-origin scripts and styles, which the server serves itself', async () => {
+    const response = await test.request('GET', '/openapi')
+    expect(response.status).toBe(200)
+    const html = await response.text()
+    const urls = [...html.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((match) => match[1])
+    const assets = [...html.matchAll(/<script[^>]*\bsrc="([^"]+)"|<link[^>]*\bhref="([^"]+)"/g)].map((match) => match[1] ?? match[2])
+    expect(assets.length).toBeGreaterThan(0)
+    for (const url of urls) expect(url).toStartWith('/')
+    expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)/)
+    for (const asset of assets) {
+      const served = await test.request('GET', asset)
+      expect(served.status).toBe(200)
+      expect(served.headers.get('content-type')).toMatch(/javascript|css/)
+      expect((await served.text()).length).toBeGreaterThan(100_000)
+    }
+    // The reference reads the document from the same origin and asks the UI for no web fonts from its CDN.
+    expect(html).toContain('data-url="/openapi/json"')
+    expect(html).toContain('withDefaultFonts&#34;:false')
+  })
+})
