@@ -15,5 +15,5 @@ WORKDIR /srv
 ENV HOST=0.0.0.0 PORT=4000 DB_PATH=/srv/data/service.db
 VOLUME ["/srv/data"]
 EXPOSE 4000
-HEALTHCHECK --interval=10s --timeout=2s CMD ["/usr/local/bin/service", "--healthcheck"]
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s CMD ["/usr/local/bin/service", "healthcheck"]
 ENTRYPOINT ["/usr/local/bin/service"]

@@ -79,12 +79,12 @@ export async function serve(environment: Record<string, string | undefined> = pr
  */
 const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER
 
-/** `service healthcheck`: exit 0 when the local server answers /healthz (for images without curl). */
-export async function healthcheck(environment: Record<string, string | undefined> = process.env): Promise<number> {
+/** `service healthcheck`: exit 0 when the local server answers `path` with 200 (for images without curl). */
+export async function healthcheck(environment: Record<string, string | undefined> = process.env, path = '/healthz'): Promise<number> {
   const config = loadConfig(environment)
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
   try {
-    const response = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${config.port}/healthz`, {
+    const response = await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${config.port}${path}`, {
       signal: AbortSignal.timeout(2000),
     })
     return response.ok ? 0 : 1
