@@ -1,4 +1,4 @@
-import type { ChatRequest, StreamLine, ThreadMessage } from '../plugins/chat/model'
+import type { ChatRequest, StreamLine, ThreadMessage } from './wire-types'
 import { PlatformApiError, type Transport } from './transport'
 
 /** A message of the thread as the helper has assembled it from the stream's lines. */

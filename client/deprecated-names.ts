@@ -1,5 +1,5 @@
-import type { GenerateSessionBody } from '../plugins/embed/model'
-import type * as M from '../plugins/management/model'
+import type * as M from './wire-types'
+import type { GenerateSessionBody } from './wire-types'
 import type { CorePlatformClient } from './platform-client'
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The TypeScript client of the analytics chat and embed service, release v0.2.1. Only `fetch` is used, so it runs
- * in browsers, Bun and Node 18+. Its types are the server's own schemas (imported as types only).
+ * in browsers, Bun and Node 18+ (from another origin too, when the server lists it in CORS_ORIGINS). Its types are
+ * generated from the server's own schemas into `wire-types.ts`, so the folder stands on its own.
  */
 import type { PlatformClientOptions } from './transport'
 import { createPlatformClient, type PlatformClient } from './platform-client'
@@ -20,10 +21,8 @@ export {
   type ChatStreamRequest,
   type ChatTarget,
 } from './chat-stream'
-export type * from '../plugins/management/model'
-export type { StreamLine, ChatRequest, ThreadMessage } from '../plugins/chat/model'
-export type { GenerateSessionBody } from '../plugins/embed/model'
-export type { MetaResult, SqlBody, SqlResult } from '../plugins/semantic/model'
+// Every wire type (requests, responses, stream lines, management resources), generated from the server's schemas.
+export type * from './wire-types'
 
 /** @deprecated Since v0.0.20: use `createPlatformClient`. */
 export function createClient(options: PlatformClientOptions): PlatformClient {

@@ -1,6 +1,5 @@
-import type { EmbedTokenResponse, GenerateSessionBody, GenerateSessionResponse } from '../plugins/embed/model'
-import type * as M from '../plugins/management/model'
-import type { MetaResult, SqlBody, SqlResult } from '../plugins/semantic/model'
+import type * as M from './wire-types'
+import type { EmbedTokenResponse, GenerateSessionBody, GenerateSessionResponse, MetaResult, SqlBody, SqlResult } from './wire-types'
 import { abortChat, ChatRun, type ChatStreamRequest, type ChatTarget } from './chat-stream'
 import { deprecatedAliases } from './deprecated-names'
 import { createTransport, type PlatformClientOptions, type Query, type Transport } from './transport'
@@ -146,10 +145,10 @@ function coreClient(transport: Transport) {
     embed: {
       /** Mints an embed session (admin API key; spec 2.6). */
       generateSession: (body: GenerateSessionBody) =>
-        transport.json<typeof GenerateSessionResponse.static>('POST', '/api/v1/embed/generate-session', { body }),
+        transport.json<GenerateSessionResponse>('POST', '/api/v1/embed/generate-session', { body }),
       /** Exchanges a session id for an embed token (once, within 5 minutes of minting; no credential needed). */
       exchangeSession: (sessionId: string) =>
-        transport.json<typeof EmbedTokenResponse.static>('POST', '/api/v1/embed/session/token', { body: { sessionId } }),
+        transport.json<EmbedTokenResponse>('POST', '/api/v1/embed/session/token', { body: { sessionId } }),
       revokeSession: (sessionId: string) => transport.json<void>('POST', '/api/v1/embed/session/revoke', { body: { sessionId } }),
     },
     chat: {

@@ -28,7 +28,9 @@ export class RateLimiter {
     if (!this.enabled) return 0
     const now = this.clock()
     const bucket = this.buckets.get(key) ?? { tokens: this.limit.burst, updatedAt: now }
-    bucket.tokens = Math.min(this.limit.burst, bucket.tokens + ((now - bucket.updatedAt) / 1000) * this.limit.perSecond)
+    // A clock set back (tests move theirs; so can NTP) refills nothing rather than draining the bucket.
+    const elapsedMs = Math.max(0, now - bucket.updatedAt)
+    bucket.tokens = Math.min(this.limit.burst, bucket.tokens + (elapsedMs / 1000) * this.limit.perSecond)
     bucket.updatedAt = now
     this.buckets.set(key, bucket)
     if (bucket.tokens >= 1) {

@@ -120,3 +120,17 @@ describe('request rate limits', () => {
     expect((await meta(second)).status).toBe(200)
   })
 })
+
+describe('RateLimiter', () => {
+  it('neither drains nor refills a bucket when the clock goes back', async () => {
+    const { RateLimiter } = await import('../../../src/rate-limiter')
+    let now = 1_000_000
+    const limiter = new RateLimiter({ perSecond: 1, burst: 2 }, () => now)
+    expect(limiter.take('key')).toBe(0)
+    now -= 86_400_000
+    expect(limiter.take('key')).toBe(0)
+    expect(limiter.take('key')).toBe(1)
+    now += 1000
+    expect(limiter.take('key')).toBe(0)
+  })
+})
