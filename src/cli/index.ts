@@ -1,4 +1,5 @@
 import { BootstrapError } from '../../db/bootstrap/load'
+import { NewerDatabaseError } from '../../db/migrate'
 import { ModelError } from '../../plugins/semantic/errors'
 import { version } from '../../package.json'
 import { ConfigError } from '../config'
@@ -14,7 +15,7 @@ import { serveCommand } from './serve'
 export const commands: readonly CliCommand[] = [serveCommand, migrateCommand, checkConfigCommand, keysCreateCommand, healthcheckCommand]
 
 /** Errors whose message is the whole story for the operator: printed without a stack, exit code 1. */
-const EXPECTED_ERRORS = [ConfigError, BootstrapError, StartupError, ModelError, KeyCreationError]
+const EXPECTED_ERRORS = [ConfigError, BootstrapError, StartupError, ModelError, KeyCreationError, NewerDatabaseError]
 
 export function globalHelp(): string {
   const width = Math.max(...commands.map((command) => command.name.length)) + 2
