@@ -10,7 +10,7 @@ declare module '*.md' {
   const text: string
   export default text
 }
-declare module '*.js' {
+declare module '*/browser/standalone.js' {
   /** With `with { type: 'file' }`: the path of the file (embedded in the binary by `bun build --compile`). */
   const path: string
   export default path

@@ -60,7 +60,8 @@ async function runClient(origin: Server<unknown>) {
     return {
       log,
       result: await page.evaluate(async (adminKey) => {
-        const { createPlatformClient } = await import('/client.js')
+        const clientUrl: string = '/client.js'
+        const { createPlatformClient } = (await import(clientUrl)) as typeof import('../../client')
         const baseUrl = (window as unknown as { api: string }).api
         try {
           const admin = createPlatformClient({ baseUrl, apiKey: adminKey })
