@@ -2,10 +2,20 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${cha
 
 /**
  * The HTML of the API reference: Scalar's standalone script from this server, configured to fetch nothing else
- * (no web fonts from its CDN, no telemetry); the document comes from `specUrl` on the same origin.
+ * (no web fonts from its CDN, no telemetry, no hosted AI or MCP buttons); the document comes from `specUrl` on the
+ * same origin.
  */
 export function referencePage(options: { title: string; specUrl: string; scriptUrl: string }): string {
-  const configuration = { withDefaultFonts: false, telemetry: false, hideClientButton: true, showDeveloperTools: 'never', theme: 'default' }
+  // Its hosted extras (AI chat, MCP generation) call the vendor's services: off for a self-hosted reference.
+  const configuration = {
+    withDefaultFonts: false,
+    telemetry: false,
+    hideClientButton: true,
+    showDeveloperTools: 'never',
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    theme: 'default',
+  }
   return `<!doctype html>
 <html lang="en">
   <head>
