@@ -50,14 +50,17 @@ describe('GET /metrics', () => {
     expect(text).not.toContain('acs_build_info')
   })
 
-  it('counts semantic queries with their cache use and duration', async () => {
+  it('counts semantic queries with their cache use, outcome and duration', async () => {
     test = createTestApp()
     const query = { query: 'SELECT MEASURE(orders.count) FROM orders' }
     for (let attempt = 0; attempt < 2; attempt++) {
       const response = await test.request('POST', '/api/v1/deployments/1/sql', { headers: apiKey(keys.admin), body: query })
       expect(response.status).toBe(200)
     }
+    const invalid = await test.request('POST', '/api/v1/deployments/1/sql', { headers: apiKey(keys.admin), body: { query: 'SELECT nope FROM nowhere' } })
+    expect(invalid.status).toBe(400)
     const text = await scrape(test)
+    expect(valueOf(text, 'acs_semantic_queries_total{cache="miss",outcome="error"}')).toBe(1)
     expect(valueOf(text, 'acs_semantic_queries_total{cache="miss",outcome="ok"}')).toBe(1)
     expect(valueOf(text, 'acs_semantic_queries_total{cache="hit",outcome="ok"}')).toBe(1)
     expect(valueOf(text, 'acs_semantic_query_duration_seconds_count{cache="miss"}')).toBe(1)
