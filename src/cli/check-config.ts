@@ -1,15 +1,19 @@
 import { loadBootstrapFile } from '../../db/bootstrap/load'
+import type { BootstrapFile } from '../../db/bootstrap/model'
+import { readFolderModel } from '../../plugins/semantic/folder-model'
+import { loadModel } from '../../plugins/semantic/model-loader'
 import { loadConfig } from '../config'
 import type { CliCommand } from './command'
 
 /**
- * `service check-config`: the checks a start makes before it touches the database (the environment, then the
- * bootstrap file), without starting. A problem throws `ConfigError` or `BootstrapError`, whose message names the
- * variable or the path in the file, and the process exits 1.
+ * `service check-config`: the checks a start makes, without starting or touching the database: the environment,
+ * the bootstrap file, and the model folders its deployments name (every branch). A problem throws `ConfigError`,
+ * `BootstrapError` or `ModelError`, whose message names the variable, the path in the file, or the model file,
+ * line and member, and the process exits 1.
  */
 export const checkConfigCommand: CliCommand = {
   name: 'check-config',
-  summary: 'Validate the environment variables and the bootstrap file, then exit (1 naming each problem).',
+  summary: 'Validate the environment, the bootstrap file and its model folders, then exit (1 naming each problem).',
   usage: 'service check-config [--bootstrap FILE]',
   details: 'Options:\n  --bootstrap FILE  the bootstrap file to check (default: BOOTSTRAP_FILE)',
   options: { bootstrap: { type: 'string' } },
@@ -23,8 +27,27 @@ export const checkConfigCommand: CliCommand = {
       const file = loadBootstrapFile(bootstrapFile)
       const deployments = file.accounts.reduce((sum, account) => sum + (account.deployments?.length ?? 0), 0)
       lines.push(`bootstrap file ${bootstrapFile}: ok (${file.accounts.length} account(s), ${deployments} deployment(s))`)
+      for (const checked of checkModelFolders(file)) lines.push(`model ${checked.folder}: ok (${checked.branches.join(', ')})`)
     } else lines.push('bootstrap file: none (the built-in demo bootstrap applies to an empty database)')
     io.out(`${lines.join('\n')}\n`)
     return 0
   },
+}
+
+/** Loads every folder model the file names, on each of its deployment's branches, as the start would. */
+function checkModelFolders(file: BootstrapFile): Array<{ folder: string; branches: string[] }> {
+  const checked: Array<{ folder: string; branches: string[] }> = []
+  for (const account of file.accounts)
+    for (const deployment of account.deployments ?? []) {
+      const folder = deployment.model ?? 'demo'
+      if (folder === 'demo') continue
+      const branches = deployment.branches ?? ['main']
+      branches.forEach((branch, index) => {
+        const overlay = index === 0 ? undefined : branch
+        const files = readFolderModel(folder, overlay)
+        loadModel(`${folder}${overlay ? ` (branch ${overlay})` : ''}`, files.base, files.branch)
+      })
+      checked.push({ folder, branches })
+    }
+  return checked
 }

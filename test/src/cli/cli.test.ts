@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { spawnSync } from 'bun'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openStorage } from '../../../db/client'
@@ -153,6 +153,23 @@ describe('service check-config', () => {
     const result = await cli(['check-config', '--bootstrap', file])
     expect(result.code).toBe(1)
     expect(result.err).toContain('accounts[0].apiKeys[0].key')
+  })
+
+  it('exits 1 naming the file, line and member of a broken model folder the bootstrap file names', async () => {
+    const models = join(dir, 'shop-model')
+    mkdirSync(models, { recursive: true })
+    writeFileSync(join(models, 'orders.yml'), 'cubes:\n  - name: orders\n    sql_table: orders\n    measures:\n      - name: count\n        type: total\n')
+    const file = join(dir, 'model-bootstrap.json')
+    const bootstrap = testBootstrap()
+    bootstrap.accounts[0].deployments![0].model = models
+    writeFileSync(file, JSON.stringify(bootstrap))
+    const result = await cli(['check-config', '--bootstrap', file])
+    expect(result.code).toBe(1)
+    expect(result.err).toContain('orders.yml:6: orders.count: type: expected one of')
+    writeFileSync(join(models, 'orders.yml'), 'cubes:\n  - name: orders\n    sql_table: orders\n    measures:\n      - name: count\n        type: count\n')
+    const fixed = await cli(['check-config', '--bootstrap', file])
+    expect(fixed.code).toBe(0)
+    expect(fixed.out).toContain(`model ${models}: ok (main, dev)`)
   })
 
   it('exits 0 for a valid environment and bootstrap file', async () => {
