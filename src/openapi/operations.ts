@@ -27,6 +27,8 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   'GET /healthz': { id: 'getHealth' },
   'GET /readyz': { id: 'getReadiness' },
   'GET /metrics': { id: 'getMetrics' },
+  'GET /': { id: 'getFrontDoor' },
+  'GET /readme': { id: 'getReadme' },
 
   [`POST ${CHAT}/stream-chat-state`]: {
     id: 'streamChatState',
@@ -82,6 +84,7 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   'GET /api/v1/embed-tenants/{embedTenantName}/user-attributes': { id: 'listEmbedTenantUserAttributes' },
   'DELETE /api/v1/embed-tenants/{embedTenantName}/user-attributes/{id}': { id: 'deleteEmbedTenantUserAttribute' },
 
+  'GET /api/v1/deployments': { id: 'listDeployments' },
   [`GET ${DEPLOYMENT}/folders`]: { id: 'listFolders' },
   [`POST ${DEPLOYMENT}/folders`]: { id: 'createFolder', errors: [409] },
   [`GET ${DEPLOYMENT}/folders/{folderId}`]: { id: 'getFolder' },
