@@ -6,7 +6,8 @@ import type { UserAccess } from '../auth/user-access'
 import type { AgentFactory } from './agent'
 import { cutoffLine, encodeLine, errorLine, stateLine } from './lines'
 import type { ChatRequest } from './model'
-import { executeRun, type OpenMessage, type RunOutcome } from './run-executor'
+import { OpenMessages } from './open-message'
+import { executeRun, type RunOutcome, type RunServices } from './run-executor'
 import type { TurnSource } from './run-readers'
 import { createLoopBudget } from './loop-budget'
 import { RunRegistry } from './run-registry'
@@ -26,8 +27,6 @@ export interface ChatServiceOptions {
   logger: Logger
   metrics: Metrics
   clock: () => number
-  /** How often partial answers are saved, so a crash keeps what was streamed. */
-  checkpointMs?: number
   /** How long runs may hold the event loop before they let it serve other requests (see `createLoopBudget`). */
   loopBudgetMs?: number
 }
@@ -42,33 +41,23 @@ const BUSY = 'Streaming for thread is in progress'
 export function createChatService(options: ChatServiceOptions) {
   const { store, agents, logger, metrics, clock } = options
   const registry = new RunRegistry()
-  const dirty = new Set<OpenMessage>()
-  const budget = createLoopBudget(options.loopBudgetMs ?? 4)
   const runsTotal = metrics.counter('chat_runs_total', 'Chat runs by outcome', ['outcome'])
   metrics.gauge('chat_active_runs', 'Chat runs currently streaming', { collect: () => registry.size })
-
-  /** Saves the messages that changed since they were last saved (all of them, or one thread's). */
-  const flush = (threadId?: string) => {
-    const pending = threadId === undefined ? [...dirty] : [...dirty].filter((message) => message.threadId === threadId)
-    if (pending.length === 0) return
-    store.checkpoint(pending)
-    for (const message of pending) dirty.delete(message)
+  const messages = new OpenMessages(store, clock, logger)
+  const services: RunServices = {
+    store,
+    messages,
+    registry,
+    logger,
+    budget: createLoopBudget(options.loopBudgetMs ?? 4),
+    clock,
+    onEnd: (outcome: RunOutcome) => runsTotal.inc({ outcome }),
   }
-  const checkpointTimer = setInterval(() => {
-    try {
-      flush()
-    } catch (error) {
-      logger.error('chat checkpoint failed', { error })
-    }
-  }, options.checkpointMs ?? 1000)
-  checkpointTimer.unref?.()
 
   const fixed = (...lines: Parameters<typeof encodeLine>[0][]): TurnSource => ({ head: lines.map(encodeLine) })
-  const stateOf = (chatId: string, devMode: boolean): TurnSource => {
-    // A running turn saves its messages in batches: what it streamed so far is saved before the thread is read.
-    if (registry.forChat(chatId)) flush(chatId)
-    return fixed(cutoffLine(chatId, false), stateLine(store.messages(chatId, devMode)))
-  }
+  // A running turn's lines went out once saved: the thread as stored holds everything its clients were sent.
+  const stateOf = (chatId: string, devMode: boolean): TurnSource =>
+    fixed(cutoffLine(chatId, false), stateLine(store.messages(chatId, devMode)))
 
   function startRun(request: ChatRequest & { input: string }, participant: ChatParticipant, chatId: string | undefined, branch: string, devMode: boolean): TurnSource {
     const isNewThread = chatId === undefined
@@ -99,7 +88,7 @@ export function createChatService(options: ChatServiceOptions) {
     started.then(
       ({ userMessage, nextSort }) => {
         run.append(encodeLine(userMessage))
-        return executeRun({
+        return executeRun(services, {
           run,
           runId,
           agent: agents(participant.agent),
@@ -115,13 +104,6 @@ export function createChatService(options: ChatServiceOptions) {
           },
           firstSort: nextSort,
           userMessage,
-          store,
-          registry,
-          logger,
-          dirty,
-          budget,
-          clock,
-          onEnd: (outcome: RunOutcome) => runsTotal.inc({ outcome }),
         })
       },
       (error: unknown) => {
@@ -198,7 +180,7 @@ export function createChatService(options: ChatServiceOptions) {
       registry.abortAll('The server is shutting down; the run was interrupted')
       await registry.whenIdle(timeoutMs)
       store.flushWrites()
-      clearInterval(checkpointTimer)
+      messages.close()
     },
   }
 }

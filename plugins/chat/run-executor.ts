@@ -1,38 +1,28 @@
 import type { Logger } from '../../src/logger'
 import { AgentError, type Agent, type AgentEvent, type AgentTurn } from './agent'
-import { deltaLines, encodeLine, errorLine, stateLine, type EncodedLine } from './lines'
+import { deltaLines, encodeLine, errorLine, stateLine } from './lines'
 import type { MessageLine, ThreadMessage, ToolCall } from './model'
 import type { LoopBudget } from './loop-budget'
+import { OpenMessage, type OpenMessages } from './open-message'
 import type { Run, RunRegistry } from './run-registry'
-import { assistantThreadMessage, type ThreadStore } from './thread-store'
-
-/**
- * An assistant message of a running turn. The run keeps it in memory and the database receives it in batches: the
- * checkpointer saves the messages that changed about once a second (so a crash keeps what was streamed) and the
- * run's last transaction saves the rest, so a turn costs two commits (its start and its end) however many messages
- * and lines it has.
- */
-export interface OpenMessage {
-  threadId: string
-  runId: string
-  id: string
-  sort: number
-  graphPath: readonly string[]
-  content: string
-  thinking: string
-  toolCall?: ToolCall
-  status: 'in_process' | 'complete' | 'interrupted'
-  createdAt: number
-  /** Whether the message has a row yet; once it has, saves append the content streamed since the last save. */
-  saved: boolean
-  /** The content streamed since the last save. */
-  unsaved: string[]
-  /** Builds this message's delta lines (made at the first delta). */
-  delta?: (content: string) => EncodedLine
-}
+import type { ThreadStore } from './thread-store'
 
 export type RunOutcome = 'completed' | 'failed' | 'aborted'
 
+/** What every run of the service shares. */
+export interface RunServices {
+  store: Pick<ThreadStore, 'endRun'>
+  /** Saves the runs' messages and sends their lines once saved. */
+  messages: OpenMessages
+  registry: RunRegistry
+  logger: Logger
+  /** Between events a run waits when runs have held the event loop long enough. */
+  budget: LoopBudget
+  clock(): number
+  onEnd(outcome: RunOutcome): void
+}
+
+/** One turn to run. */
 export interface RunContext {
   run: Run
   runId: string
@@ -41,28 +31,18 @@ export interface RunContext {
   firstSort: number
   /** The user message of this turn, as stored: `__state__` is the history, this message and the run's messages. */
   userMessage: ThreadMessage
-  store: ThreadStore
-  registry: RunRegistry
-  logger: Logger
-  /** Messages changed since they were last saved: the checkpointer saves them, and so does the run's end. */
-  dirty: Set<OpenMessage>
-  /** Shared by all runs: between events a run waits when runs have held the event loop long enough. */
-  budget: LoopBudget
-  clock(): number
-  onEnd(outcome: RunOutcome): void
 }
 
 class ProtocolError extends Error {}
 
 /**
- * Drives one agent turn: each agent event becomes stream lines appended to the run's log and a change to an
- * in-memory message (saved by the checkpointer and, at the end, in the run's one closing transaction). The run ends
- * with `__state__` (the whole thread, read back from the database) or with one error line; on abort or failure the
- * unfinished messages keep their partial content, marked interrupted. No database call is awaited and none is made
- * per line. A stuck agent cannot hold an abort: every step races the run's signal.
+ * Drives one agent turn: each agent event becomes a change to an in-memory message and a stream line appended to the
+ * run's log, sent once the change is saved (`OpenMessages`). The run ends with `__state__` (the whole thread) or with
+ * one error line; on abort or failure the unfinished messages keep their partial content, marked interrupted. No
+ * database call is awaited per line. A stuck agent cannot hold an abort: every step races the run's signal.
  */
-export function executeRun(context: RunContext): Promise<void> {
-  return new Execution(context).execute()
+export function executeRun(services: RunServices, context: RunContext): Promise<void> {
+  return new Execution(services, context).execute()
 }
 
 /**
@@ -71,7 +51,7 @@ export function executeRun(context: RunContext): Promise<void> {
  */
 class Execution {
   private readonly open = new Map<string, OpenMessage>()
-  /** Every message of this run, in order: the run's closing transaction saves those still dirty. */
+  /** Every message of this run, in order. */
   private readonly messages: OpenMessage[] = []
   private sort: number
   private outcome: RunOutcome = 'completed'
@@ -79,7 +59,10 @@ class Execution {
   private failStep: ((reason: unknown) => void) | undefined
   private readonly onAbort = () => this.failStep?.(this.context.run.signal.reason)
 
-  constructor(private readonly context: RunContext) {
+  constructor(
+    private readonly services: RunServices,
+    private readonly context: RunContext,
+  ) {
     this.sort = context.firstSort
   }
 
@@ -92,7 +75,7 @@ class Execution {
       run.signal.addEventListener('abort', this.onAbort, { once: true })
       try {
         for (;;) {
-          const pause = this.context.budget.pause()
+          const pause = this.services.budget.pause()
           if (pause) await pause
           const next = await this.step(iterator)
           if (next.done) break
@@ -106,7 +89,7 @@ class Execution {
       // An agent that forgets to close a message still leaves a complete thread.
       await this.close('complete', 'completed')
       // The thread as it now stands in the database, without reading it back: this run is its only writer.
-      const thread = [...turn.history, this.context.userMessage, ...this.messages.map((message) => assistantThreadMessage(message, turn.devMode))]
+      const thread = [...turn.history, this.context.userMessage, ...this.messages.map((message) => message.toThreadMessage(turn.devMode))]
       run.append(encodeLine(stateLine(thread)))
     } catch (error) {
       const aborted = run.signal.aborted
@@ -116,15 +99,15 @@ class Execution {
       else if (error instanceof AgentError) message = error.message
       else {
         message = 'The agent failed to answer; please try again'
-        this.context.logger.error('chat run failed', { runId, chatId: run.key.chatId, error })
+        this.services.logger.error('chat run failed', { runId, chatId: run.key.chatId, error })
       }
       await this.close('interrupted', this.outcome, message).catch((failure: unknown) =>
-        this.context.logger.error('chat run end could not be stored', { runId, error: failure }),
+        this.services.logger.error('chat run end could not be stored', { runId, error: failure }),
       )
       run.append(encodeLine(errorLine(message)))
     } finally {
-      this.context.registry.end(run)
-      this.context.onEnd(this.outcome)
+      this.services.registry.end(run)
+      this.services.onEnd(this.outcome)
     }
   }
 
@@ -138,54 +121,35 @@ class Execution {
   }
 
   private begin(id: string, graphPath: readonly string[], toolCall?: ToolCall): OpenMessage {
-    const { run, runId, dirty, clock } = this.context
-    const message: OpenMessage = {
-      threadId: run.key.threadId,
-      runId,
-      id,
-      sort: this.sort++,
-      graphPath,
-      content: '',
-      thinking: '',
-      toolCall,
-      status: 'in_process',
-      createdAt: clock(),
-      saved: false,
-      unsaved: [],
-    }
+    const { run, runId } = this.context
+    const message = new OpenMessage(run.key.threadId, runId, id, this.sort++, graphPath, toolCall, this.services.clock())
     this.open.set(id, message)
     this.messages.push(message)
-    dirty.add(message)
     return message
   }
 
   /**
-   * Marks every unfinished message `status` and saves what is unsaved with the end of the run, in one transaction.
-   * A run cut short between messages still has an unfinished answer: its last message is marked interrupted too.
+   * Marks every unfinished message `status` and saves them with the end of the run, in one group commit. A run cut
+   * short between messages still has an unfinished answer: its last message is marked interrupted too.
    */
   private close(status: 'complete' | 'interrupted', outcome: RunOutcome, error?: string): Promise<void> {
-    const { dirty, store, runId } = this.context
+    const { messages, store } = this.services
     for (const message of this.open.values()) {
       message.status = status
-      dirty.add(message)
+      messages.touch(message)
     }
     this.open.clear()
     const last = this.messages[this.messages.length - 1]
     if (outcome !== 'completed' && last) {
       last.status = 'interrupted'
-      dirty.add(last)
+      messages.touch(last)
     }
-    const unsaved = this.messages.filter((message) => dirty.has(message))
-    for (const message of unsaved) dirty.delete(message)
-    return store.endRun(runId, outcome, error, unsaved).catch((failure: unknown) => {
-      // Not stored with the run's end: the checkpointer tries again.
-      for (const message of unsaved) dirty.add(message)
-      throw failure
-    })
+    return store.endRun(this.context.runId, outcome, error)
   }
 
-  private emit(line: MessageLine): void {
-    this.context.run.append(encodeLine(line))
+  /** Appends the line showing `message` as it now stands; it goes out once that is saved. */
+  private emit(message: OpenMessage, line: MessageLine): void {
+    this.services.messages.append(this.context.run, message, encodeLine(line))
   }
 
   private base(message: OpenMessage) {
@@ -199,22 +163,20 @@ class Execution {
   }
 
   private handle(event: AgentEvent): void {
-    const { dirty, turn, run } = this.context
+    const { turn, run } = this.context
     switch (event.type) {
       case 'message-start': {
         if (this.open.has(event.id)) throw new ProtocolError(`agent started message ${event.id} twice`)
         const message = this.begin(event.id, event.graphPath)
-        this.emit({ ...this.base(message), content: '', isDelta: false, isInProcess: true })
+        this.emit(message, { ...this.base(message), content: '', isDelta: false, isInProcess: true })
         return
       }
       case 'text-delta': {
         const message = this.get(event)
         if (event.delta === '') return
-        message.content += event.delta
-        if (message.saved) message.unsaved.push(event.delta)
-        dirty.add(message)
+        message.appendText(event.delta)
         message.delta ??= deltaLines(message)
-        run.append(message.delta(event.delta))
+        this.services.messages.append(run, message, message.delta(event.delta))
         return
       }
       case 'thinking-delta': {
@@ -227,17 +189,16 @@ class Execution {
         message.delta = undefined
         this.open.delete(event.id)
         message.status = 'complete'
-        dirty.add(message)
         const line: MessageLine = { ...this.base(message), content: '', isDelta: true, isInProcess: false }
         if (turn.devMode && message.thinking) line.thinking = message.thinking
-        this.emit(line)
+        this.emit(message, line)
         return
       }
       case 'tool-call': {
         if (this.open.has(event.id)) throw new ProtocolError(`agent reused message id ${event.id}`)
         const toolCall: ToolCall = { name: event.name, input: event.input }
         const message = this.begin(event.id, event.graphPath ?? ['analyst', 'tools'], toolCall)
-        this.emit({ ...this.base(message), content: '', isDelta: false, isInProcess: true, toolCall })
+        this.emit(message, { ...this.base(message), content: '', isDelta: false, isInProcess: true, toolCall })
         return
       }
       case 'tool-result': {
@@ -246,8 +207,7 @@ class Execution {
         message.toolCall = { ...message.toolCall, result: event.result }
         this.open.delete(event.id)
         message.status = 'complete'
-        dirty.add(message)
-        this.emit({ ...this.base(message), content: '', isDelta: false, isInProcess: false, toolCall: message.toolCall })
+        this.emit(message, { ...this.base(message), content: '', isDelta: false, isInProcess: false, toolCall: message.toolCall })
         return
       }
     }

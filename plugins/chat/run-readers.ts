@@ -69,7 +69,7 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
     if (!run) return this.close()
     run.listen(this.listener)
     while (!this.closed) {
-      const end = run.lines.length
+      const end = run.published
       if (this.cursor < end) {
         const bytes = encodeLines(run.lines, this.cursor, end, run.readerCount > 1)
         this.hooks.onLines?.(end - this.cursor)
@@ -101,7 +101,7 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
   // produced meanwhile then goes out in one chunk, one socket write (a fast agent emits dozens of lines in a burst).
   private onAppend(): void {
     if (this.closed) return
-    if (this.source.run!.lines.length - this.cursor > this.maxLagLines) return this.drop()
+    if (this.source.run!.published - this.cursor > this.maxLagLines) return this.drop()
     if (this.settle && !this.wakeScheduled) {
       this.wakeScheduled = true
       this.source.run!.wakeLater(this.wakeSoon)
@@ -182,7 +182,7 @@ export function pipeTurnToSocket(
       return end()
     }
     const from = cursor
-    const to = run.lines.length
+    const to = run.published
     for (; cursor < to; cursor++) socket.send(run.lines[cursor].json)
     if (to > from) hooks.onLines?.(to - from)
     if (run.done) end()

@@ -14,10 +14,14 @@ type Listener = () => void
 
 /**
  * One active run: an append-only log of encoded lines that every reader replays from its start and then follows
- * live. Readers are woken by `listen` callbacks (no polling); the run never waits for them.
+ * live. Readers are woken by `listen` callbacks (no polling); the run never waits for them. Lines may be staged
+ * first and published later: readers send only the first `published` lines (a line that shows stored data goes out
+ * once that data is committed).
  */
 export class Run {
   readonly lines: EncodedLine[] = []
+  /** How many lines of the log readers may send. */
+  published = 0
   readonly abortController = new AbortController()
   readonly startedAt = performance.now()
   private listeners = new Set<Listener>()
@@ -39,15 +43,29 @@ export class Run {
     return this.listeners.size
   }
 
+  /** Adds a line and publishes it with every line staged before it. */
   append(line: EncodedLine): void {
+    this.stage(line)
+    this.publish(this.lines.length)
+  }
+
+  /** Adds a line that readers do not get until `publish` covers it. */
+  stage(line: EncodedLine): void {
     if (this.finished) throw new Error('append after the run finished')
     this.lines.push(line)
+  }
+
+  /** Lets readers send the first `count` lines. */
+  publish(count: number): void {
+    if (this.finished || count <= this.published) return
+    this.published = Math.min(count, this.lines.length)
     for (const listener of this.listeners) listener()
   }
 
-  /** Ends the log: readers drain what is left and stop. */
+  /** Ends the log, every line of it published: readers drain what is left and stop. */
   finish(): void {
     if (this.finished) return
+    this.published = this.lines.length
     this.finished = true
     for (const listener of this.listeners) listener()
     this.listeners.clear()

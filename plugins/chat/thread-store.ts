@@ -1,6 +1,6 @@
 import type { Storage } from '../../db/client'
 import type { ImageAttachment, ThreadMessage } from './model'
-import type { OpenMessage } from './run-executor'
+import type { OpenMessage } from './open-message'
 import { writeBatchOf } from '../../db/write-batch'
 
 export interface ThreadRow {
@@ -53,29 +53,9 @@ function toThreadMessage(row: MessageRow, devMode: boolean): ThreadMessage {
 }
 
 /**
- * A running turn's assistant message in its wire shape, exactly as `toThreadMessage` maps it once saved (same
- * fields, same order), so `__state__` can be built without reading the thread back.
- */
-export function assistantThreadMessage(message: OpenMessage, devMode: boolean): ThreadMessage {
-  const mapped: ThreadMessage = {
-    id: message.id,
-    role: 'assistant',
-    content: message.content,
-    isDelta: false,
-    isInProcess: message.status === 'in_process',
-    sort: message.sort,
-  }
-  mapped.graphPath = [...message.graphPath]
-  if (message.toolCall) mapped.toolCall = { ...message.toolCall }
-  if (devMode && message.thinking) mapped.thinking = message.thinking
-  if (message.status === 'interrupted') mapped.interrupted = true
-  return mapped
-}
-
-/**
  * Threads, messages and runs in SQLite, through prepared statements (bun:sqlite is synchronous, so nothing on the
  * stream path awaits the database). The user message and its run are written in one transaction before the first
- * assistant line goes out; assistant messages are inserted when they start and completed when they end.
+ * assistant line goes out; assistant messages are saved through the group commit (see `OpenMessages`).
  */
 export function createThreadStore(storage: Storage, clock: () => number) {
   const { sqlite } = storage
@@ -135,7 +115,7 @@ export function createThreadStore(storage: Storage, clock: () => number) {
       message.threadId,
       message.id,
       message.sort,
-      message.saved ? message.unsaved.join('') : message.content,
+      message.contentToSave(),
       message.thinking || null,
       JSON.stringify(message.graphPath),
       message.toolCall ? JSON.stringify(message.toolCall) : null,
@@ -145,8 +125,7 @@ export function createThreadStore(storage: Storage, clock: () => number) {
       now,
     )
 
-  // A turn's start and end go through the group commit; the checkpointer's batch is a transaction of its own
-  // (wrapped once, not per call: wrapping costs more than a small transaction's statements).
+  // Everything goes through the group commit: the turns' starts and ends and the running answers' saves.
   const batch = writeBatchOf(storage)
   const startTurnWrites = (turn: NewTurn, now: number) => {
     const { thread } = turn
@@ -161,21 +140,6 @@ export function createThreadStore(storage: Storage, clock: () => number) {
     if (turn.images?.length) userMessage.images = turn.images
     return { userMessage, nextSort: sort + 1 }
   }
-  /** After a commit: the rows exist, and hold everything streamed so far. */
-  const markSaved = (messages: readonly OpenMessage[]) => {
-    for (const message of messages) {
-      message.saved = true
-      message.unsaved.length = 0
-    }
-  }
-  const saveTransaction = sqlite.transaction((messages: readonly OpenMessage[], now: number) => {
-    for (const message of messages) save(message, now)
-  })
-  const endRunWrites = (runId: string, status: string, error: string | null, messages: readonly OpenMessage[], now: number) => {
-    for (const message of messages) save(message, now)
-    endRun.run(status, error, now, runId)
-  }
-
   return {
     thread(id: string): ThreadRow | undefined {
       return threadById.get(id) ?? undefined
@@ -202,22 +166,18 @@ export function createThreadStore(storage: Storage, clock: () => number) {
       return batch.run(() => startTurnWrites(turn, clock()))
     },
 
-    /** Saves assistant messages as the run holds them, in one transaction (the checkpointer's batch). */
-    checkpoint(messages: readonly OpenMessage[]): void {
-      if (messages.length === 0) return
-      saveTransaction(messages, clock())
-      markSaved(messages)
+    /** Ends a run: its status, in the next group commit (its messages' last changes are saved in the same one). */
+    endRun(runId: string, status: 'completed' | 'failed' | 'aborted', error: string | undefined): Promise<void> {
+      return batch.run(() => void endRun.run(status, error ?? null, clock(), runId))
     },
 
-    /**
-     * Ends a run: its status and its messages not saved yet (with their final status: the run marks what it left
-     * unfinished as interrupted), committed together, in the next group commit.
-     */
-    endRun(runId: string, status: 'completed' | 'failed' | 'aborted', error: string | undefined, messages: readonly OpenMessage[]): Promise<void> {
-      return batch.run(() => endRunWrites(runId, status, error ?? null, messages, clock())).then(() => markSaved(messages))
-    },
+    /** Runs `work` in the next group commit (see `createWriteBatch`). */
+    inNextCommit: batch.run,
 
-    /** Commits the queued turn starts and ends now. */
+    /** Writes an assistant message as its run holds it now (inside a commit). */
+    saveMessage: save,
+
+    /** Commits the queued writes now (turn starts and ends, answers' saves). */
     flushWrites: () => batch.flush(),
 
     /**

@@ -1,0 +1,170 @@
+import type { Logger } from '../../src/logger'
+import type { EncodedLine } from './lines'
+import type { ThreadMessage, ToolCall } from './model'
+import type { Run } from './run-registry'
+
+export type MessageStatus = 'in_process' | 'complete' | 'interrupted'
+
+/**
+ * An assistant message of a running turn, as the run holds it in memory, with what of it the database does not
+ * have yet. The run changes it; `OpenMessages` saves it.
+ */
+export class OpenMessage {
+  content = ''
+  thinking = ''
+  status: MessageStatus = 'in_process'
+  /** Whether the message has a row yet; once it has, a save appends the content streamed since the last one. */
+  saved = false
+  /** The content streamed since the last save (kept as pieces: joining a long answer at every save is churn). */
+  unsaved: string[] = []
+  /** Builds this message's delta lines (made at the first delta). */
+  delta?: (content: string) => EncodedLine
+
+  constructor(
+    readonly threadId: string,
+    readonly runId: string,
+    readonly id: string,
+    readonly sort: number,
+    public graphPath: readonly string[],
+    public toolCall: ToolCall | undefined,
+    readonly createdAt: number,
+  ) {}
+
+  appendText(delta: string): void {
+    this.content += delta
+    this.unsaved.push(delta)
+  }
+
+  /** The content the next save writes: all of it for a new row, else what was streamed since the last save. */
+  contentToSave(): string {
+    return this.saved ? this.unsaved.join('') : this.content
+  }
+
+  /**
+   * The message in its wire shape, exactly as the thread store maps it once saved (same fields, same order), so
+   * `__state__` can be built without reading the thread back.
+   */
+  toThreadMessage(devMode: boolean): ThreadMessage {
+    const mapped: ThreadMessage = {
+      id: this.id,
+      role: 'assistant',
+      content: this.content,
+      isDelta: false,
+      isInProcess: this.status === 'in_process',
+      sort: this.sort,
+    }
+    mapped.graphPath = [...this.graphPath]
+    if (this.toolCall) mapped.toolCall = { ...this.toolCall }
+    if (devMode && this.thinking) mapped.thinking = this.thinking
+    if (this.status === 'interrupted') mapped.interrupted = true
+    return mapped
+  }
+}
+
+/** What `OpenMessages` needs from storage. */
+export interface MessageStorage {
+  /** Runs `work` (synchronous writes) in the next group commit; settles once that is committed. */
+  inNextCommit<T>(work: () => T): Promise<T>
+  /** Writes one message as it stands (inside a commit): inserted the first time, its new content appended after. */
+  saveMessage(message: OpenMessage, now: number): void
+}
+
+/** One group commit's share of the messages: what it saved, and how far each run's log may then be sent. */
+interface Save {
+  /** Whether the commit got as far as writing it. */
+  written: boolean
+  messages: OpenMessage[]
+  /** How many unsaved pieces of each message the save wrote. */
+  pieces: number[]
+  runs: Run[]
+  /** Each run's log length when the save was written: every line up to it shows only what was saved. */
+  lengths: number[]
+}
+
+const RETRY_MS = 1000
+
+/**
+ * The save state of every open assistant message, and the rule that a line goes to clients only once what it shows
+ * is durable. A run stages each line in its log and marks the message it shows as changed; the changed messages are
+ * written in the next group commit (shared with every other write of that turn of the event loop, the runs' starts
+ * and ends included), and once it is committed each run's log is published up to where it stood at the write. A
+ * client therefore never sees a line a crash could take back, and a turn still costs no commit of its own per line:
+ * a fast agent's burst of lines is one write, and concurrent runs share one commit.
+ */
+export class OpenMessages {
+  private readonly changed = new Set<OpenMessage>()
+  private readonly waiting = new Set<Run>()
+  private queued = false
+  private retry: ReturnType<typeof setTimeout> | undefined
+
+  constructor(
+    private readonly storage: MessageStorage,
+    private readonly clock: () => number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Adds `line` to the run's log; its readers get it once the change to `message` it shows is committed. */
+  append(run: Run, message: OpenMessage, line: EncodedLine): void {
+    run.stage(line)
+    this.waiting.add(run)
+    this.touch(message)
+  }
+
+  /** Marks `message` changed: the next group commit saves it. */
+  touch(message: OpenMessage): void {
+    this.changed.add(message)
+    this.schedule()
+  }
+
+  private schedule(): void {
+    if (this.queued || this.changed.size === 0) return
+    this.queued = true
+    const save: Save = { written: false, messages: [], pieces: [], runs: [], lengths: [] }
+    this.storage.inNextCommit(() => this.write(save)).then(
+      () => this.saved(save),
+      (error: unknown) => this.failed(save, error),
+    )
+  }
+
+  /** Stops retrying failed saves (shutdown). */
+  close(): void {
+    clearTimeout(this.retry)
+  }
+
+  /** Inside the commit: writes every changed message and notes how far each waiting run's log is covered. */
+  private write(save: Save): void {
+    this.queued = false
+    save.written = true
+    const now = this.clock()
+    for (const message of this.changed) {
+      save.messages.push(message)
+      save.pieces.push(message.unsaved.length)
+    }
+    for (const run of this.waiting) {
+      save.runs.push(run)
+      save.lengths.push(run.lines.length)
+    }
+    this.changed.clear()
+    this.waiting.clear()
+    for (const message of save.messages) this.storage.saveMessage(message, now)
+  }
+
+  private saved(save: Save): void {
+    save.messages.forEach((message, index) => {
+      message.saved = true
+      message.unsaved.splice(0, save.pieces[index])
+    })
+    save.runs.forEach((run, index) => run.publish(save.lengths[index]))
+  }
+
+  /** Nothing of the save is stored: its messages stay changed, its lines unsent, and it is tried again. */
+  private failed(save: Save, error: unknown): void {
+    this.logger.error('chat messages could not be saved; retrying', { error })
+    if (!save.written) this.queued = false
+    for (const message of save.messages) this.changed.add(message)
+    for (const run of save.runs) this.waiting.add(run)
+    clearTimeout(this.retry)
+    this.retry = setTimeout(() => this.schedule(), RETRY_MS)
+    this.retry.unref?.()
+  }
+}
