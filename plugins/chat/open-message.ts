@@ -32,7 +32,7 @@ export class OpenMessage {
 
   appendText(delta: string): void {
     this.content += delta
-    this.unsaved.push(delta)
+    if (this.saved) this.unsaved.push(delta)
   }
 
   /** The content the next save writes: all of it for a new row, else what was streamed since the last save. */
@@ -74,8 +74,8 @@ interface Save {
   /** Whether the commit got as far as writing it. */
   written: boolean
   messages: OpenMessage[]
-  /** How many unsaved pieces of each message the save wrote. */
-  pieces: number[]
+  /** Each message's save state before the write, put back if the commit fails. */
+  before: Array<{ saved: boolean; unsaved: string[] }>
   runs: Run[]
   /** Each run's log length when the save was written: every line up to it shows only what was saved. */
   lengths: number[]
@@ -119,7 +119,7 @@ export class OpenMessages {
   private schedule(): void {
     if (this.queued || this.changed.size === 0) return
     this.queued = true
-    const save: Save = { written: false, messages: [], pieces: [], runs: [], lengths: [] }
+    const save: Save = { written: false, messages: [], before: [], runs: [], lengths: [] }
     this.storage.inNextCommit(() => this.write(save)).then(
       () => this.saved(save),
       (error: unknown) => this.failed(save, error),
@@ -131,14 +131,21 @@ export class OpenMessages {
     clearTimeout(this.retry)
   }
 
-  /** Inside the commit: writes every changed message and notes how far each waiting run's log is covered. */
+  /**
+   * Inside the commit: writes every changed message and notes how far each waiting run's log is covered. The
+   * messages count as saved from here on (a change made before the commit settles goes into the next save); a
+   * failed commit puts their state back.
+   */
   private write(save: Save): void {
     this.queued = false
     save.written = true
     const now = this.clock()
     for (const message of this.changed) {
+      this.storage.saveMessage(message, now)
       save.messages.push(message)
-      save.pieces.push(message.unsaved.length)
+      save.before.push({ saved: message.saved, unsaved: message.unsaved })
+      message.saved = true
+      message.unsaved = []
     }
     for (const run of this.waiting) {
       save.runs.push(run)
@@ -146,22 +153,22 @@ export class OpenMessages {
     }
     this.changed.clear()
     this.waiting.clear()
-    for (const message of save.messages) this.storage.saveMessage(message, now)
   }
 
   private saved(save: Save): void {
-    save.messages.forEach((message, index) => {
-      message.saved = true
-      message.unsaved.splice(0, save.pieces[index])
-    })
-    save.runs.forEach((run, index) => run.publish(save.lengths[index]))
+    for (let index = 0; index < save.runs.length; index++) save.runs[index].publish(save.lengths[index])
   }
 
   /** Nothing of the save is stored: its messages stay changed, its lines unsent, and it is tried again. */
   private failed(save: Save, error: unknown): void {
     this.logger.error('chat messages could not be saved; retrying', { error })
     if (!save.written) this.queued = false
-    for (const message of save.messages) this.changed.add(message)
+    save.messages.forEach((message, index) => {
+      const before = save.before[index]
+      message.saved = before.saved
+      if (before.saved) message.unsaved = [...before.unsaved, ...message.unsaved]
+      this.changed.add(message)
+    })
     for (const run of save.runs) this.waiting.add(run)
     clearTimeout(this.retry)
     this.retry = setTimeout(() => this.schedule(), RETRY_MS)

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
-import { chatBase, lineReader, messageId, type Line } from '../../helpers/chat'
+import { chatBase, lineReader, mergeLines, messageId, type Line } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'
 import { gate } from '../../helpers/gates'
 
@@ -46,5 +46,38 @@ describe('saving a running answer', () => {
     const final = (rest.at(-1)!.state as { messages: Line[] }).messages[1]
     expect(final).toMatchObject({ content: 'Alpha beta gamma delta', isInProcess: false })
     expect(storedContent(chatId)).toEqual({ content: 'Alpha beta gamma delta', status: 'complete' })
+  })
+
+  it('has every line a client receives stored by the time it arrives: tool calls with results, answer text', async () => {
+    const hold = gate()
+    script = {
+      steps: [
+        { kind: 'tool', name: 'serviceSqlApi', input: { sql: 'SELECT 1' }, result: { rows: [[1]] } },
+        { kind: 'text', chunks: ['One ', 'two ', 'three ', 'four'], hold: { after: 3, until: hold.promise } },
+      ],
+    }
+    const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: admin,
+      body: { input: 'Tell me', messageId: messageId(1), sessionSettings: alice },
+    })
+    const reader = lineReader(response)
+    const stored = test.storage.sqlite.query<{ id: string; content: string; toolCall: string | null }, []>(
+      "SELECT id, content, tool_call AS toolCall FROM chat_messages WHERE role = 'assistant'",
+    )
+    const received: Line[] = []
+    // Up to the third delta of the answer: the agent holds the fourth until the gate opens.
+    while (received.filter((line) => line.isDelta && line.content).length < 3) {
+      const line = await reader.next()
+      if (line?.role === 'assistant') received.push(line)
+      // What the client has now is in the database already: a crash from here on loses none of it.
+      const rows = new Map(stored.all().map((row) => [row.id, row]))
+      for (const message of mergeLines(received)) {
+        expect(rows.get(message.id as string)?.content.startsWith(message.content)).toBe(true)
+        if (message.toolCall) expect(JSON.parse(rows.get(message.id as string)!.toolCall!)).toMatchObject(message.toolCall)
+      }
+    }
+    expect(mergeLines(received).map((message) => message.content)).toEqual(['', 'One two three '])
+    hold.open()
+    await reader.rest()
   })
 })

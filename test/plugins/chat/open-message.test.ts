@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'bun:test'
+import { encodeLine } from '../../../plugins/chat/lines'
+import { OpenMessage, OpenMessages, type MessageStorage } from '../../../plugins/chat/open-message'
+import { RunRegistry } from '../../../plugins/chat/run-registry'
+import { createLogger } from '../../../src/logger'
+
+/** A storage whose commits run when the test says, and fail when it says. */
+function manualStorage() {
+  const rows = new Map<string, { content: string; status: string }>()
+  let queue: Array<{ work: () => unknown; resolve(value: unknown): void; reject(error: unknown): void }> = []
+  let failNext = false
+  const storage: MessageStorage = {
+    inNextCommit: <T>(work: () => T) => new Promise<T>((resolve, reject) => void queue.push({ work, resolve: resolve as never, reject })),
+    saveMessage(message) {
+      if (failNext) throw new Error('disk full')
+      const row = rows.get(message.id)
+      rows.set(message.id, { content: (row?.content ?? '') + message.contentToSave(), status: message.status })
+    },
+  }
+  return {
+    storage,
+    rows,
+    failNextCommit: () => void (failNext = true),
+    async commit() {
+      const items = queue
+      queue = []
+      for (const item of items) {
+        try {
+          item.resolve(item.work())
+        } catch (error) {
+          item.reject(error)
+        }
+      }
+      failNext = false
+      await Bun.sleep(0)
+    },
+  }
+}
+
+const newRun = () => new RunRegistry().start({ chatId: 'c', messageId: '1700000000000-message', userId: 1, threadId: 'c' })
+const line = (content: string) => encodeLine({ id: 'a', role: 'assistant', content, isDelta: true, isInProcess: true, sort: 2 })
+const newMessage = () => new OpenMessage('c', 'r', 'a', 2, ['final'], undefined, 0)
+
+describe('OpenMessages', () => {
+  it('sends a line only once the message it shows is committed, and appends what was streamed since', async () => {
+    const { storage, rows, commit } = manualStorage()
+    const messages = new OpenMessages(storage, () => 0, createLogger('silent'))
+    const run = newRun()
+    const message = newMessage()
+    for (const delta of ['Alpha ', 'beta ']) {
+      message.appendText(delta)
+      messages.append(run, message, line(delta))
+    }
+    expect(run.published).toBe(0)
+    await commit()
+    expect(run.published).toBe(2)
+    expect(rows.get('a')?.content).toBe('Alpha beta ')
+
+    message.appendText('gamma')
+    messages.append(run, message, line('gamma'))
+    expect(run.published).toBe(2)
+    await commit()
+    expect(run.published).toBe(3)
+    expect(rows.get('a')?.content).toBe('Alpha beta gamma')
+  })
+
+  it('holds the lines of a failed save and sends them once a retry stores them', async () => {
+    const { storage, rows, commit, failNextCommit } = manualStorage()
+    const messages = new OpenMessages(storage, () => 0, createLogger('silent'))
+    const run = newRun()
+    const message = newMessage()
+    message.appendText('Alpha ')
+    messages.append(run, message, line('Alpha '))
+    await commit()
+    message.appendText('beta')
+    messages.append(run, message, line('beta'))
+    failNextCommit()
+    await commit()
+    expect(run.published).toBe(1)
+    expect(rows.get('a')?.content).toBe('Alpha ')
+
+    // The next change (or the retry timer) saves the held content with it.
+    message.appendText('!')
+    messages.append(run, message, line('!'))
+    await commit()
+    expect(run.published).toBe(3)
+    expect(rows.get('a')?.content).toBe('Alpha beta!')
+    messages.close()
+  })
+})
