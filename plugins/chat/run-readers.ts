@@ -96,9 +96,9 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
     this.release()
   }
 
-  // Runs on every appended line, whether or not the client is reading: a reader that lets the live log run too far
-  // ahead is dropped. The others are woken once per turn of the event loop, not once per line: every line the run
-  // produced meanwhile then goes out in one chunk, one socket write (a fast agent emits dozens of lines in a burst).
+  // Runs on every publication of the log, whether or not the client is reading: a reader that lets the live log run
+  // too far ahead is dropped. The others are woken once per publication, not once per line: the lines a commit
+  // released (a fast agent emits dozens in a burst) then go out in one chunk, one socket write.
   private onAppend(): void {
     if (this.closed) return
     if (this.source.run!.published - this.cursor > this.maxLagLines) return this.drop()

@@ -20,8 +20,7 @@ type Listener = () => void
  */
 export class Run {
   readonly lines: EncodedLine[] = []
-  /** How many lines of the log readers may send. */
-  published = 0
+  private sendable = 0
   readonly abortController = new AbortController()
   readonly startedAt = performance.now()
   private listeners = new Set<Listener>()
@@ -37,6 +36,11 @@ export class Run {
 
   get signal(): AbortSignal {
     return this.abortController.signal
+  }
+
+  /** How many lines of the log readers may send. */
+  get published(): number {
+    return this.sendable
   }
 
   get readerCount(): number {
@@ -57,15 +61,15 @@ export class Run {
 
   /** Lets readers send the first `count` lines. */
   publish(count: number): void {
-    if (this.finished || count <= this.published) return
-    this.published = Math.min(count, this.lines.length)
+    if (this.finished || count <= this.sendable) return
+    this.sendable = Math.min(count, this.lines.length)
     for (const listener of this.listeners) listener()
   }
 
   /** Ends the log, every line of it published: readers drain what is left and stop. */
   finish(): void {
     if (this.finished) return
-    this.published = this.lines.length
+    this.sendable = this.lines.length
     this.finished = true
     for (const listener of this.listeners) listener()
     this.listeners.clear()
@@ -85,12 +89,14 @@ export class Run {
   }
 
   /**
-   * Calls `wake` in the next turn of the event loop, with every other reader woken meanwhile: one scheduled callback
-   * per run instead of one per reader, which counts when a thousand readers follow one run.
+   * Calls `wake` once the current callback is done, with every other reader woken meanwhile: one scheduled callback
+   * per run instead of one per reader, which counts when a thousand readers follow one run. Not a whole turn of the
+   * event loop later: the lines of a burst are published together once their commit is done, and waiting a turn
+   * more would only add that turn to every line's latency.
    */
   wakeLater(wake: () => void): void {
     this.toWake.push(wake)
-    if (this.toWake.length === 1) setImmediate(this.wakeAll)
+    if (this.toWake.length === 1) queueMicrotask(this.wakeAll)
   }
 
   private toWake: Array<() => void> = []
