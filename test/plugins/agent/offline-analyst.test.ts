@@ -98,7 +98,7 @@ const cases: Case[] = [
   {
     question: 'Number of cancelled orders by region last year',
     sql: (latest) =>
-      `SELECT r.name, COUNT(*) ${REGION} WHERE o.status = 'cancelled' AND o.created_at >= date('${latest}', 'start of year') GROUP BY 1`,
+      `SELECT r.name, COUNT(*) ${REGION} WHERE o.status = 'cancelled' AND o.created_at >= date('${latest}', 'start of year', '-1 year') AND o.created_at < date('${latest}', 'start of year') GROUP BY 1`,
     kind: 'count',
   },
   { question: 'Smallest order by segment', sql: `SELECT c.segment, MIN(o.amount) ${REGION} GROUP BY 1`, kind: 'minMoney' },

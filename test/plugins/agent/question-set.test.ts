@@ -18,7 +18,7 @@ let data: Database
 beforeAll(() => {
   test = createTestApp()
   data = new Database(test.deps.semantic.demoData().path, { readonly: true })
-})
+}, 60_000)
 afterAll(async () => {
   data.close()
   await test.close()
@@ -44,7 +44,7 @@ describe('the question set', () => {
     expect(QUESTIONS.length).toBeGreaterThanOrEqual(120)
     expect((data.query('SELECT MAX(created_at) AS latest FROM orders').get() as { latest: string }).latest.slice(0, 10)).toBe('2025-12-31')
     for (const question of QUESTIONS) if (question.sql) expect(expectedRows(data, question).length).toBeGreaterThan(0)
-  })
+  }, 60_000)
 
   it('is answered right at least 95% of the time, and declined rather than answered wrong otherwise', async () => {
     const outcomes: Record<Outcome, number> = { right: 0, declined: 0, wrong: 0 }

@@ -24,15 +24,15 @@ export const comparisons: Question[] = [
 
   { kind: 'growth', ask: 'Revenue growth from 2023 to 2024', sql: growth('o.amount', year(2023), year(2024), 'FROM orders o'), cells: ['money', 'pct'] },
   { kind: 'growth', ask: 'How much did the number of orders grow between 2022 and 2023?', sql: growth('1', year(2022), year(2023), 'FROM orders o'), cells: ['count', 'pct'] },
-  { kind: 'growth', ask: 'Which region grew the most in revenue from 2023 to 2024?', sql: `${growth('o.amount', year(2023), year(2024), ORDERS_CUSTOMERS, 'r.name')} ORDER BY 2 DESC LIMIT 1`, cells: ['text', 'money'], first: true },
+  { kind: 'growth', ask: 'Which region grew the most in revenue from 2023 to 2024?', sql: `SELECT label, change FROM (${growth('o.amount', year(2023), year(2024), ORDERS_CUSTOMERS, 'r.name')}) ORDER BY 2 DESC LIMIT 1`, cells: ['text', 'money'], first: true },
   { kind: 'growth', ask: 'Which product category grew fastest in 2025 compared to 2024?', sql: `SELECT label, percent FROM (${growth('li.amount', year(2024), year(2025), LINES, 'p.category')}) ORDER BY 2 DESC LIMIT 1`, cells: ['text', 'pct'], first: true },
-  { kind: 'growth', ask: 'Which category fell the most in units sold between 2024 and 2025?', sql: `${growth('li.quantity', year(2024), year(2025), LINES, 'p.category')} ORDER BY 2 ASC LIMIT 1`, cells: ['text', 'count'], first: true },
+  { kind: 'growth', ask: 'Which category fell the most in units sold between 2024 and 2025?', sql: `SELECT label, change FROM (${growth('li.quantity', year(2024), year(2025), LINES, 'p.category')}) ORDER BY 2 ASC LIMIT 1`, cells: ['text', 'count'], first: true },
   { kind: 'growth', ask: 'Percent change in number of orders from Q1 2025 to Q2 2025', sql: growth('1', between('2025-01-01', '2025-04-01'), between('2025-04-01', '2025-07-01'), 'FROM orders o'), cells: ['count', 'pct'] },
   { kind: 'growth', ask: 'How did revenue change from 2024 to 2025?', sql: growth('o.amount', year(2024), year(2025), 'FROM orders o'), cells: ['money', 'pct'] },
   { kind: 'growth', ask: 'Did revenue go up or down in 2022 compared to 2021?', sql: growth('o.amount', year(2021), year(2022), 'FROM orders o'), cells: ['money', 'pct'] },
   { kind: 'growth', ask: 'Growth in new customer signups from 2022 to 2023', sql: growth('1', year(2022, 'c.created_at'), year(2023, 'c.created_at'), 'FROM customers c'), cells: ['count', 'pct'] },
   { kind: 'growth', ask: 'Revenue growth by segment from 2024 to 2025', sql: growth('o.amount', year(2024), year(2025), ORDERS_CUSTOMERS, 'c.segment'), cells: ['text', 'money', 'pct'] },
-  { kind: 'growth', ask: 'Which region had the biggest drop in orders from 2024 to 2025?', sql: `${growth('1', year(2024), year(2025), ORDERS_CUSTOMERS, 'r.name')} ORDER BY 2 ASC LIMIT 1`, cells: ['text', 'count'], first: true },
+  { kind: 'growth', ask: 'Which region had the biggest drop in orders from 2024 to 2025?', sql: `SELECT label, change FROM (${growth('1', year(2024), year(2025), ORDERS_CUSTOMERS, 'r.name')}) ORDER BY 2 ASC LIMIT 1`, cells: ['text', 'count'], first: true },
   { kind: 'growth', ask: 'Year over year change in average order value from 2023 to 2024', sql: `SELECT AVG(CASE WHEN ${year(2024)} THEN amount END) - AVG(CASE WHEN ${year(2023)} THEN amount END) FROM orders o`, cells: ['money'] },
 
   { kind: 'share', ask: 'Share of revenue from Europe', sql: `SELECT 'Europe', ${pct(`SUM(CASE WHEN r.name = 'Europe' THEN o.amount END)`, 'SUM(o.amount)')} ${ORDERS_CUSTOMERS}`, cells: ['text', 'pct'] },
