@@ -24,7 +24,9 @@ interface MetaLike {
   error?: string
 }
 
-const searchWords = (query: string) => [...new Set(query.toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length >= 3 && !/^\d+$/.test(word)))].slice(0, 12)
+/** Searched words without their endings (`returns` finds `returned`), three letters or more, at most twelve. */
+const searchWords = (query: string) =>
+  [...new Set(query.toLowerCase().split(/[^a-z0-9]+/).map((word) => word.replace(/(ies|es|s|ed|ing)$/, '')).filter((word) => word.length >= 3 && !/^\d+$/.test(word)))].slice(0, 12)
 
 /** String dimensions whose values people name in questions: not keys, not contact details. */
 function searchable(member: MetaMemberLike): boolean {

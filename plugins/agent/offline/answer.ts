@@ -3,11 +3,17 @@ import type { Frame, Resolved } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
 import { withKeys } from './question'
 
+/** One value filter in words: `Region: Europe`, `Segment: not Corporate`, `Order amount > 1,000`. */
+export function filterWords(filter: Frame['values'][number]): string {
+  if (filter.op) return `${filter.member.title} ${filter.op} ${Number(filter.values[0]).toLocaleString('en-US')}`
+  return `${filter.member.title}: ${filter.negated ? 'not ' : ''}${filter.values.join(', ')}`
+}
+
 /** A filter in words: `Region: Europe`, `Segment: not Corporate`, `VIP: yes`. */
 export function describeFilters(frame: Frame, conditions = true): string[] {
   const parts: string[] = []
   if (conditions) {
-    for (const filter of frame.values) parts.push(`${filter.member.title}: ${filter.negated ? 'not ' : ''}${filter.values.join(', ')}`)
+    for (const filter of frame.values) parts.push(filterWords(filter))
     for (const filter of frame.booleans) parts.push(`${filter.member.title}: ${filter.value ? 'yes' : 'no'}`)
   }
   return parts

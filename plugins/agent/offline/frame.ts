@@ -7,6 +7,8 @@ export interface ValueFilter {
   member: MetaMember
   values: string[]
   negated: boolean
+  /** A comparison with the one value, a number ("orders over 1,000": `orders.amount > 1000`). */
+  op?: '>' | '>=' | '<' | '<='
 }
 
 export interface BooleanFilter {

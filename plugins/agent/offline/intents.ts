@@ -117,3 +117,40 @@ export function recordOf(tokens: Tokens, index: MetaIndex) {
   const words = distinctive(attribute)
   return { attribute, show, direction: ascending(tokens) ? ('asc' as const) : ('desc' as const), words }
 }
+
+const COMPARISONS: Array<[RegExp, '>' | '>=' | '<' | '<=']> = [
+  [/\b(?:over|above|more than|greater than|bigger than|larger than|exceeding|higher than)\s*$/, '>'],
+  [/\b(?:at least|no less than|minimum of)\s*$/, '>='],
+  [/\b(?:under|below|less than|smaller than|lower than|cheaper than)\s*$/, '<'],
+  [/\b(?:at most|no more than|up to|maximum of)\s*$/, '<='],
+]
+
+/**
+ * Comparisons with a number on a number dimension: "orders over 1,000 dollars" is `orders.amount > 1000`, "products
+ * under 20" `products.price < 20`. The dimension is one the question names, else the amount or price of the things
+ * it names. Returns nothing for comparisons of aggregates ("customers with more than 20 orders").
+ */
+export function numberFilters(tokens: Tokens, index: MetaIndex, question: string) {
+  const found: Array<{ member: MetaMember; op: '>' | '>=' | '<' | '<='; value: number; words: string[] }> = []
+  const pattern = /\$?\s?(\d[\d,]*(?:\.\d+)?)\s*(k|thousand|million|m)?\b/gi
+  const text = question.toLowerCase()
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    const before = text.slice(0, match.index)
+    const comparison = COMPARISONS.find(([regex]) => regex.test(before))
+    if (!comparison) continue
+    const scale = match[2] ? ({ k: 1e3, thousand: 1e3, million: 1e6, m: 1e6 } as Record<string, number>)[match[2].toLowerCase()] : 1
+    const value = Number(match[1].replace(/,/g, '')) * scale
+    const after = text.slice(match.index + match[0].length).split(/[^a-z]+/).filter(Boolean).slice(0, 2)
+    if (after.some((word) => index.cubes.some((cube) => sameWord(word, cubeNoun(cube.name))))) continue
+    const numbers = index.cubes.flatMap((cube) => cube.dimensions.filter((dim) => dim.type === 'number' && !dim.primaryKey && !/(^|_)id$/.test(dim.name)))
+    const said = (word: string) => tokens.list.some((entry) => sameWord(entry, word))
+    const member =
+      numbers.find((dim) => distinctive(dim).some((word) => !sameWord(word, cubeNoun(dim.cube)) && said(word))) ??
+      numbers.find((dim) => /^(amount|price|value|total)$/.test(dim.name) && said(cubeNoun(dim.cube)))
+    if (!member) continue
+    const lead = comparison[0].exec(before)?.[0] ?? ''
+    const words = [...lead.split(/[^a-z0-9]+/).filter(Boolean), ...match[0].toLowerCase().split(/[^a-z0-9]+/).filter(Boolean), 'dollars', 'usd', 'eur', 'euros', 'bucks']
+    found.push({ member, op: comparison[1], value, words })
+  }
+  return found
+}

@@ -47,6 +47,10 @@ function where(spec: Pick<Spec, 'time' | 'range' | 'values' | 'booleans'>): stri
     if (spec.range.to) clauses.push(`${spec.time.path} < ${quote(spec.range.to)}`)
   }
   for (const filter of spec.values) {
+    if (filter.op) {
+      clauses.push(`${filter.member.path} ${filter.op} ${Number(filter.values[0])}`)
+      continue
+    }
     const list = filter.values.map(quote).join(', ')
     clauses.push(filter.values.length === 1 ? `${filter.member.path} ${filter.negated ? '<>' : '='} ${list}` : `${filter.member.path} ${filter.negated ? 'NOT IN' : 'IN'} (${list})`)
   }

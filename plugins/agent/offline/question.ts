@@ -1,11 +1,11 @@
 import type { DateSpan, ValueHit } from '../meta-search'
 import type { Analysis, BooleanFilter, Frame, Granularity, ValueFilter } from './frame'
-import { ASC, CUES, DESC, ascending, booleansOf, denominatorFor, negatedAt, perEntity, rankedCount, recordOf, superlative } from './intents'
+import { ASC, CUES, DESC, ascending, booleansOf, denominatorFor, negatedAt, numberFilters, perEntity, rankedCount, recordOf, superlative } from './intents'
 import type { MetaIndex, MetaMember } from './meta-index'
 import { cubeNoun, cubeOf, distinctive, keyOf, matchDimension, reach, scoreMeasure, timeDimensionFor } from './members'
 import { findPeriods, spanOf, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
-import { INTENT_WORDS, STOPWORDS, sameWord, words } from './words'
+import { INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
 
 /** What the lookup (`serviceMeta` with a search) found: dimension values and date spans the caller may see. */
 export interface Lookup {
@@ -54,12 +54,17 @@ function valuesOf(tokens: Tokens, index: MetaIndex, hits: ValueHit[]): ValueFilt
     if (at < 0) continue
     const negation = negatedAt(tokens, at)
     tokens.use(...phrase.map((_, offset) => at + offset), negation)
+    // "the Toys category", "region Europe": the dimension's own name is understood with its value.
+    for (const word of distinctive(member)) tokens.useWord(word)
     const existing = filters.find((filter) => filter.member === member && filter.negated === negation >= 0)
     if (existing) existing.values.push(hit.value)
     else filters.push({ member, values: [hit.value], negated: negation >= 0 })
   }
   return filters
 }
+
+// The nouns of the model's cubes, for the phrase reader (set per question; reading is synchronous).
+let CUBE_NOUNS = new Set<string>()
 
 interface Phrase {
   words: string[]
@@ -84,7 +89,7 @@ function dimensionPhrases(tokens: Tokens): Phrase[] {
     const which = ['which', 'what', 'who'].includes(word)
     if (!which && !['top', 'bottom', ...DESC, ...ASC].includes(word) && !(/^\d+$/.test(word) && !tokens.isUsed(at))) continue
     // "the most customers" counts customers; "the 3 biggest customers" ranks them.
-    if (['most', 'fewest', 'least'].includes(word) && !/^\d+$/.test(tokens.list[at - 1] ?? '')) continue
+    if (['most', 'fewest', 'least'].includes(word) && !/^\d+$/.test(tokens.list[at - 1] ?? '') && CUBE_NOUNS.has(stem(tokens.list[at + 1] ?? ''))) continue
     let cursor = at + 1
     while (cursor < tokens.length && (/^\d+$/.test(tokens.list[cursor]) || ['sold', 'of', 'our', 'the', 'single', ...DESC, ...ASC].includes(tokens.list[cursor]))) cursor++
     const phrase: string[] = []
@@ -122,6 +127,7 @@ export function previousOf(spec: RangeSpec): RangeSpec | undefined {
 }
 
 export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup | undefined): Parsed {
+  CUBE_NOUNS = new Set(index.cubes.map((cube) => stem(cubeNoun(cube.name))))
   const tokens = new Tokens(question)
   const text = tokens.text
   // Periods.
@@ -143,6 +149,10 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
 
   // Values, flags, "per customer".
   const values = lookup ? valuesOf(tokens, index, lookup.values) : []
+  for (const filter of numberFilters(tokens, index, question)) {
+    values.push({ member: filter.member, values: [String(filter.value)], negated: false, op: filter.op })
+    for (const word of filter.words) tokens.useWord(word)
+  }
   const measureWords = new Set(index.cubes.flatMap((cube) => cube.measures.filter((m) => m.type !== 'count' && m.type !== 'count_distinct').flatMap(distinctive)))
   const flags = booleansOf(tokens, index, measureWords)
   const booleans: BooleanFilter[] = []
@@ -268,7 +278,12 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
   } else if (periods) analysis = { kind: 'compare' }
   if (!top && analysis.kind !== 'growth') {
     if (counted) top = { n: counted.n, direction: ascending(tokens) ? 'asc' : 'desc' }
-    else if (superlative(tokens) && (dimensions.length || granularity) && (tokens.has('which', 'what', 'who', 'when') || granularity)) top = { n: 1, direction: ascending(tokens) ? 'asc' : 'desc' }
+    // A superlative that named the measure ("smallest order by segment") ranks nothing.
+    else if (tokens.list.some((word, at) => !tokens.isUsed(at) && (DESC.includes(word) || ASC.includes(word))) && (dimensions.length || granularity)) {
+      // "the least popular product" is one; "the best-selling products" a short list.
+      const plural = pending.some((entry) => entry.origin === 'rank' && entry.words.some((word) => stem(word) !== word && !tokens.has('which', 'what', 'who')))
+      top = { n: plural ? 5 : 1, direction: ascending(tokens) ? 'asc' : 'desc' }
+    }
     else if (tokens.has('top', 'bottom') && dimensions.length) top = { n: 5, direction: tokens.has('bottom') ? 'asc' : 'desc' }
   }
 

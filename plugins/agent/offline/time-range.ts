@@ -74,6 +74,13 @@ export function findPeriods(question: string): Mention[] {
   take(new RegExp(`\\bq([1-4])\\s*(?:of\\s+)?${YEAR}\\b`), (m) => quarterSpec(Number(m[1]), Number(m[2])), (m) => [`q${m[1]}`, m[2]])
   take(new RegExp(`\\b${YEAR}\\s*q([1-4])\\b`), (m) => quarterSpec(Number(m[2]), Number(m[1])), (m) => [m[1], `q${m[2]}`])
   take(new RegExp(`\\b(first|second|third|fourth)\\s+quarter\\s+(?:of\\s+)?${YEAR}\\b`), (m) => quarterSpec(['first', 'second', 'third', 'fourth'].indexOf(m[1]) + 1, Number(m[2])), (m) => [m[1], 'quarter', m[2]])
+  take(new RegExp(`\\b(?:the\\s+)?(first|second|1st|2nd)\\s+half\\s+(?:of\\s+)?${YEAR}\\b|\\bh([12])\\s*(?:of\\s+)?${YEAR}\\b`), (m) => {
+    const half = m[1] ? (['first', '1st'].includes(m[1]) ? 1 : 2) : Number(m[3])
+    const year = Number(m[2] ?? m[4])
+    const from = half === 1 ? `${year}-01-01` : `${year}-07-01`
+    const to = half === 1 ? `${year}-07-01` : `${year + 1}-01-01`
+    return { kind: 'absolute', from, to, label: `H${half} ${year}`, row: `${year} H${half}` }
+  }, () => [])
   take(new RegExp(`\\b(${months})\\s+(?:of\\s+)?${YEAR}\\b`), (m) => monthSpec(MONTHS.indexOf(m[1]) + 1, Number(m[2])), (m) => [m[1], m[2]])
   take(new RegExp(`\\b${YEAR}-(0[1-9]|1[0-2])\\b`), (m) => monthSpec(Number(m[2]), Number(m[1])), (m) => [m[1], m[2]])
   take(/\b(?:year to date|ytd|so far this year)\b/, () => ({ kind: 'this', unit: 'year', label: 'year to date' }), () => ['ytd', 'year', 'date'])

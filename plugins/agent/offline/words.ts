@@ -34,6 +34,8 @@ const SYNONYMS: Record<string, string> = {
   cheap: 'price',
   pricey: 'price',
   catalog: 'catalogue',
+  popular: 'sold',
+  popularity: 'sold',
 }
 
 /** Lowercase words of a text: letters and digits, everything else a separator (`&` reads as `and`, `%` as `percent`). */
@@ -87,7 +89,9 @@ export const STOPWORDS = set(`a an the of in on for by per to from what which wh
   doing done distinct unique different let lets let's know just only also too now then again same instead them they
   one ones whole entire ever single kind type types level levels figure figures result results report stats statistics
   across along place places put bring brought make makes generate generates say see shown per cent tally people thing
-  things items item new break it its please want wanted need needed ok okay filter filters s t d ll re ve m`)
+  things items item new break it its please want wanted need needed ok okay filter filters s t d ll re ve m given give gave giving granted paid pay pays paying buy buys earn earns
+  receive receives get gets getting generating bringing bring in out our ours overall currently current actually
+  exactly roughly approximately about around total overall named called whose`)
 
 /** Words that say what kind of analysis is asked; understood, never a member or a value. */
 export const INTENT_WORDS = set(`growth grow grew grown growing change changes changed changing increase increased

@@ -1,4 +1,4 @@
-import { answerTitle, describeFilters, labelCells, labelColumns, percent, show, signed, table, type Column } from './answer'
+import { answerTitle, describeFilters, filterWords, labelCells, labelColumns, percent, show, signed, table, type Column } from './answer'
 import type { Resolved } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
 import type { PlannedQuery, SqlResult } from './plan-query'
@@ -92,7 +92,7 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
     if (columns.length === 0) {
       const part = num(data[0]?.[0])
       columns.push({ header: 'Matching', numeric: false }, { header: measure.title, numeric: true }, { header: `All ${lower(measure.title)}`, numeric: true }, { header: 'Share', numeric: true })
-      const label = [...frame.values.map((filter) => `${filter.negated ? 'not ' : ''}${filter.values.join(', ')}`), ...frame.booleans.map((flag) => `${flag.member.title}: ${flag.value ? 'yes' : 'no'}`)].join('; ')
+      const label = [...frame.values.map((filter) => (filter.op ? filterWords(filter) : `${filter.negated ? 'not ' : ''}${filter.values.join(', ')}`)), ...frame.booleans.map((flag) => `${flag.member.title}: ${flag.value ? 'yes' : 'no'}`)].join('; ')
       rows.push([label, show(part, measure), show(whole, measure), percent((100 * part) / whole)])
       summary = `${conditions.join(', ')} accounts for **${percent((100 * part) / whole)}** of ${lower(measure.title)} (${show(part, measure)} of ${show(whole, measure)}).`
     } else {
