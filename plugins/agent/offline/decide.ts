@@ -20,12 +20,23 @@ export type Action =
   | { kind: 'tools'; reasoning: string; calls: Array<{ name: string; input: Record<string, unknown> }> }
   | { kind: 'answer'; reasoning: string; text: string }
 
-// A turn asks the model several times with the same meta result: read it once.
+// A turn asks the model several times with the same meta result, and turns of users with the same access get equal
+// ones: each model is read once (by content, so everything read from it is reused across turns too).
 const indexes = new WeakMap<object, MetaIndex>()
+const byContent = new Map<string, MetaIndex>()
 function indexOf(meta: unknown): MetaIndex {
   if (typeof meta !== 'object' || meta === null) return indexMeta(meta)
   let index = indexes.get(meta)
-  if (!index) indexes.set(meta, (index = indexMeta(meta)))
+  if (index) return index
+  const key = JSON.stringify(meta)
+  index = byContent.get(key)
+  if (!index) {
+    index = indexMeta(meta)
+    // A handful of models and access views at a time; an old one is read again if it comes back.
+    if (byContent.size >= 64) byContent.delete(byContent.keys().next().value!)
+    byContent.set(key, index)
+  }
+  indexes.set(meta, index)
   return index
 }
 
@@ -34,12 +45,35 @@ function lookupOf(output: unknown): Lookup {
   return { values: Array.isArray(value?.values) ? value.values : [], dates: Array.isArray(value?.dates) ? value.dates : [] }
 }
 
+// A turn asks the model several times with the same thread and tool results: each question is read once per
+// model and lookup (the lookup keyed by its result object).
+const readings = new WeakMap<MetaIndex, Map<string, Parsed>>()
+const lookupIds = new WeakMap<object, number>()
+let nextLookupId = 1
+function parse(question: string, index: MetaIndex, lookup: Lookup | undefined, source: object | undefined): Parsed {
+  let byKey = readings.get(index)
+  if (!byKey) readings.set(index, (byKey = new Map()))
+  let id = 0
+  if (source) {
+    id = lookupIds.get(source) ?? nextLookupId++
+    lookupIds.set(source, id)
+  }
+  const key = `${id}\u0000${question}`
+  let parsed = byKey.get(key)
+  if (!parsed) {
+    parsed = parseQuestion(question, index, lookup)
+    if (byKey.size > 1000) byKey.clear()
+    byKey.set(key, parsed)
+  }
+  return parsed
+}
+
 /** Reads the thread: each question on its own, a follow-up on top of the frame before it. */
-function readThread(questions: string[], index: MetaIndex, lookup: Lookup | undefined): { parsed: Parsed; frame?: Frame; followUp: boolean; base?: Frame } {
+function readThread(questions: string[], index: MetaIndex, lookup: Lookup | undefined, source: object | undefined): { parsed: Parsed; frame?: Frame; followUp: boolean; base?: Frame } {
   let base: Frame | undefined
   let last: { parsed: Parsed; frame?: Frame; followUp: boolean; base?: Frame } | undefined
   for (const [position, question] of questions.entries()) {
-    const parsed = parseQuestion(question, index, lookup)
+    const parsed = parse(question, index, lookup, source)
     const followUp = position > 0 && base !== undefined && isFollowUp(question, parsed)
     const frame = frameOf(parsed, index, base, followUp)
     last = { parsed, frame, followUp, base }
@@ -79,9 +113,10 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
 
   const search = exchanges.find((exchange) => exchange.name === 'serviceMeta' && exchange.input.searchQuery)
   const lookup = search ? lookupOf(search.output) : undefined
-  const thread = readThread(questions, index, lookup)
+  const source = search && typeof search.output === 'object' && search.output !== null ? (search.output as object) : undefined
+  const thread = readThread(questions, index, lookup, source)
   if (!lookup) {
-    const words = [...new Set(questions.flatMap((entry) => parseQuestion(entry, index, undefined).unknown))]
+    const words = [...new Set(questions.flatMap((entry) => parse(entry, index, undefined, undefined).unknown))]
     const relative = thread.frame && isRelative(thread.frame)
     if (words.length || relative) {
       const searchQuery = words.length ? words.join(' ') : (thread.frame?.timeDimension?.title ?? 'date')

@@ -6,9 +6,41 @@ const sameNoun = (word: string, noun: string) => word === noun || `${word}s` ===
 const GENERIC = new Set(['count', 'number', 'of', 'total', 'sum', 'avg', 'average', 'the', 'a', 'is', 'has', 'id', 'at'])
 
 /** The words that name a member (one per stem: `customer` and `customers` are one word). */
+const distinctiveWords = new WeakMap<MetaMember, string[]>()
 export function distinctive(member: MetaMember): string[] {
-  const seen = new Set<string>()
-  return [...words(member.name), ...words(member.title)].filter((word) => !GENERIC.has(word) && !seen.has(stem(word)) && seen.add(stem(word)))
+  let list = distinctiveWords.get(member)
+  if (!list) {
+    const seen = new Set<string>()
+    list = [...words(member.name), ...words(member.title)].filter((word) => !GENERIC.has(word) && !seen.has(stem(word)) && seen.add(stem(word)))
+    distinctiveWords.set(member, list)
+  }
+  return list
+}
+
+/** The words of the values a description lists ("Africa, Asia, Europe or Oceania"); none for prose. */
+function enumerated(description: string | undefined): string[] {
+  if (!description || !/^[^.;:]+,[^.;:]+\b(or|and)\b[^.;:]+$/.test(description.trim())) return []
+  return words(description).filter((word) => word !== 'or' && word !== 'and')
+}
+
+/** Words of a model read once per model: what the dimensions' descriptions mention, what measures are named by. */
+export interface Vocabulary {
+  described: Set<string>
+  measureWords: Set<string>
+  nouns: Set<string>
+}
+const vocabularies = new WeakMap<MetaIndex, Vocabulary>()
+export function vocabularyOf(index: MetaIndex): Vocabulary {
+  let vocabulary = vocabularies.get(index)
+  if (!vocabulary) {
+    vocabulary = {
+      described: new Set(index.cubes.flatMap((cube) => cube.dimensions.flatMap((dim) => enumerated(dim.description)))),
+      measureWords: new Set(index.cubes.flatMap((cube) => cube.measures.filter((m) => m.type !== 'count' && m.type !== 'count_distinct').flatMap(distinctive))),
+      nouns: new Set(index.cubes.map((cube) => stem(cubeNoun(cube.name)))),
+    }
+    vocabularies.set(index, vocabulary)
+  }
+  return vocabulary
 }
 export const mentions = (list: readonly string[], word: string) => list.some((entry) => sameWord(entry, word))
 /** The noun a cube is named by: `line_items` → `items`, `orders` → `orders`. */
@@ -16,7 +48,16 @@ export const cubeNoun = (cube: string) => words(cube).at(-1) ?? cube
 export const cubeOf = (index: MetaIndex, name: string): MetaCube | undefined => index.cubes.find((cube) => cube.name === name)
 
 /** Cubes a query on `start` may use without repeating `start`'s rows: many-to-one joins, followed transitively. */
+const reaches = new WeakMap<MetaIndex, Map<string, Set<string>>>()
 export function reach(index: MetaIndex, start: string): Set<string> {
+  let byCube = reaches.get(index)
+  if (!byCube) reaches.set(index, (byCube = new Map()))
+  let found = byCube.get(start)
+  if (!found) byCube.set(start, (found = reachOf(index, start)))
+  return found
+}
+
+function reachOf(index: MetaIndex, start: string): Set<string> {
   const seen = new Set([start])
   const queue = [start]
   while (queue.length > 0) {

@@ -2,7 +2,7 @@ import type { DateSpan, ValueHit } from '../meta-search'
 import type { Analysis, BooleanFilter, Frame, Granularity, ValueFilter } from './frame'
 import { ASC, CUES, DESC, ascending, booleansOf, denominatorFor, negatedAt, numberFilters, perEntity, rankedCount, recordOf, superlative } from './intents'
 import type { MetaIndex, MetaMember } from './meta-index'
-import { cubeNoun, cubeOf, distinctive, keyOf, matchDimension, reach, scoreMeasure, timeDimensionFor } from './members'
+import { cubeNoun, cubeOf, distinctive, keyOf, matchDimension, reach, scoreMeasure, timeDimensionFor, vocabularyOf } from './members'
 import { findPeriods, spanOf, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
 import { INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
@@ -127,7 +127,8 @@ export function previousOf(spec: RangeSpec): RangeSpec | undefined {
 }
 
 export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup | undefined): Parsed {
-  CUBE_NOUNS = new Set(index.cubes.map((cube) => stem(cubeNoun(cube.name))))
+  const vocabulary = vocabularyOf(index)
+  CUBE_NOUNS = vocabulary.nouns
   const tokens = new Tokens(question)
   const text = tokens.text
   // Periods.
@@ -153,8 +154,7 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     values.push({ member: filter.member, values: [String(filter.value)], negated: false, op: filter.op })
     for (const word of filter.words) tokens.useWord(word)
   }
-  const measureWords = new Set(index.cubes.flatMap((cube) => cube.measures.filter((m) => m.type !== 'count' && m.type !== 'count_distinct').flatMap(distinctive)))
-  const flags = booleansOf(tokens, index, measureWords)
+  const flags = booleansOf(tokens, index, vocabulary.measureWords)
   const booleans: BooleanFilter[] = []
   const dimensions: MetaMember[] = []
   for (const flag of flags) {
@@ -296,8 +296,7 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     .filter(({ word }) => !STOPWORDS.has(word) && !INTENT_WORDS.has(word) && !GRANULARITY[word] && !/^\d+$/.test(word) && !explained.has(word))
     .map(({ word }) => word)
   // Words a dimension's description mentions ("completed, shipped, ...") may be values even when a measure uses them.
-  const described = new Set(index.cubes.flatMap((cube) => cube.dimensions.flatMap((dim) => words(dim.description ?? ''))))
-  if (!lookup) for (const word of tokens.list) if (described.has(word) && !STOPWORDS.has(word) && !unknown.includes(word) && !INTENT_WORDS.has(word)) unknown.push(word)
+  if (!lookup) for (const word of tokens.list) if (vocabulary.described.has(word) && !STOPWORDS.has(word) && !unknown.includes(word) && !INTENT_WORDS.has(word)) unknown.push(word)
   return { tokens, measure, measureNamed, dimensions, granularity, range, periods, top, values, booleans, dropped, analysis, unknown }
 }
 

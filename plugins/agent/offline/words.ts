@@ -56,11 +56,21 @@ export function questionWords(text: string): string[] {
 
 /** `orders` ~ `order`, `categories` ~ `category`, `status` ~ `status`: good enough for matching member names. */
 export function sameWord(left: string, right: string): boolean {
-  if (left === right) return true
-  return stem(left) === stem(right)
+  return left === right || stem(left) === stem(right)
 }
 
+// Questions use few distinct words and compare them often: each word is stemmed once.
+const stems = new Map<string, string>()
 export function stem(word: string): string {
+  let stemmed = stems.get(word)
+  if (stemmed === undefined) {
+    stemmed = stemOf(word)
+    if (stems.size < 50_000) stems.set(word, stemmed)
+  }
+  return stemmed
+}
+
+function stemOf(word: string): string {
   if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`
   if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3)
   if (word.length > 4 && word.endsWith('ed')) return word.slice(0, -2)
