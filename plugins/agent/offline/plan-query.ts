@@ -87,8 +87,14 @@ export function planQueries(resolved: Resolved, index: MetaIndex, title: (role: 
       if (periods) return periods.map((entry, number) => query({ ...base, range: entry, granularity: undefined, top: undefined }, 'period', number))
       return [query({ ...base, top: undefined }, 'main')]
     case 'share': {
+      // Filters on other members than the breakdown are a condition: "the share of VIP customers by region" is the
+      // VIP share within each region. Without one, each group's share of the whole.
+      const conditions = frame.values.some((filter) => !frame.dimensions.includes(filter.member)) || frame.booleans.length > 0
       const part = query({ ...base, top: undefined }, 'part')
-      const whole = query({ ...base, dimensions: dims.length ? [] : dims, granularity: undefined, values: dims.length ? frame.values : [], booleans: dims.length ? frame.booleans : [], top: undefined }, 'whole')
+      const within = dims.length > 0 && conditions
+      const whole = within
+        ? query({ ...base, values: frame.values.filter((filter) => frame.dimensions.includes(filter.member)), booleans: [], top: undefined }, 'whole')
+        : query({ ...base, dimensions: dims.length ? [] : dims, granularity: undefined, values: dims.length ? frame.values : [], booleans: dims.length ? frame.booleans : [], top: undefined }, 'whole')
       return [part, whole]
     }
     case 'ratio':

@@ -54,8 +54,6 @@ function valuesOf(tokens: Tokens, index: MetaIndex, hits: ValueHit[]): ValueFilt
     if (at < 0) continue
     const negation = negatedAt(tokens, at)
     tokens.use(...phrase.map((_, offset) => at + offset), negation)
-    // "the Toys category", "region Europe": the dimension's own name is understood with its value.
-    for (const word of distinctive(member)) tokens.useWord(word)
     const existing = filters.find((filter) => filter.member === member && filter.negated === negation >= 0)
     if (existing) existing.values.push(hit.value)
     else filters.push({ member, values: [hit.value], negated: negation >= 0 })
@@ -199,6 +197,9 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     if (record && (record.show.includes(member) || record.words.some((word) => mentionsMember(member, word)))) continue
     pending.push({ member, words: free.filter((word) => mentionsMember(member, word)), origin: phrase.origin })
   }
+
+  // "the Toys category", "region Europe": a filtered dimension's own name is understood with its value.
+  for (const filter of values) if (!dimensions.includes(filter.member) && !pending.some((entry) => entry.member === filter.member)) for (const word of distinctive(filter.member)) tokens.useWord(word)
 
   // The measure: the best-scoring one that reaches every dimension and filter, else the best. Words that name
   // ranked things ("our 3 biggest customers") or qualify a filter ("Corporate customers") are not measures.

@@ -71,6 +71,15 @@ export function findPeriods(question: string): Mention[] {
     return { kind: 'absolute', from: `${year}-01-01`, label: `since ${year}`, row: `since ${year}` }
   }, (m) => [m[1] ?? m[3]])
   take(new RegExp(`\\bbefore\\s+${YEAR}\\b`), (m) => ({ kind: 'absolute', to: `${m[1]}-01-01`, label: `before ${m[1]}`, row: `before ${m[1]}` }), (m) => [m[1]])
+  // "Q1 and Q2 2025", "March or April 2024": the year written once serves both.
+  take(new RegExp(`\\bq([1-4])\\s+(?:and|vs\\.?|versus|to|or|through)\\s+(?=q[1-4]\\s*(?:of\\s+)?${YEAR}\\b)`), (m) => {
+    const year = new RegExp(`q[1-4]\\s*(?:of\\s+)?${YEAR}`).exec(text.slice(m.index + m[0].length))![1]
+    return quarterSpec(Number(m[1]), Number(year))
+  }, (m) => [`q${m[1]}`])
+  take(new RegExp(`\\b(${MONTHS.join('|')})\\s+(?:and|vs\\.?|versus|to|or|through)\\s+(?=(?:${MONTHS.join('|')})\\s+(?:of\\s+)?${YEAR}\\b)`), (m) => {
+    const year = new RegExp(`(?:${MONTHS.join('|')})\\s+(?:of\\s+)?${YEAR}`).exec(text.slice(m.index + m[0].length))![1]
+    return monthSpec(MONTHS.indexOf(m[1]) + 1, Number(year))
+  }, (m) => [m[1]])
   take(new RegExp(`\\bq([1-4])\\s*(?:of\\s+)?${YEAR}\\b`), (m) => quarterSpec(Number(m[1]), Number(m[2])), (m) => [`q${m[1]}`, m[2]])
   take(new RegExp(`\\b${YEAR}\\s*q([1-4])\\b`), (m) => quarterSpec(Number(m[2]), Number(m[1])), (m) => [m[1], `q${m[2]}`])
   take(new RegExp(`\\b(first|second|third|fourth)\\s+quarter\\s+(?:of\\s+)?${YEAR}\\b`), (m) => quarterSpec(['first', 'second', 'third', 'fourth'].indexOf(m[1]) + 1, Number(m[2])), (m) => [m[1], 'quarter', m[2]])

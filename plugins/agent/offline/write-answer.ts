@@ -95,6 +95,14 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
       const label = [...frame.values.map((filter) => (filter.op ? filterWords(filter) : `${filter.negated ? 'not ' : ''}${filter.values.join(', ')}`)), ...frame.booleans.map((flag) => `${flag.member.title}: ${flag.value ? 'yes' : 'no'}`)].join('; ')
       rows.push([label, show(part, measure), show(whole, measure), percent((100 * part) / whole)])
       summary = `${conditions.join(', ')} accounts for **${percent((100 * part) / whole)}** of ${lower(measure.title)} (${show(part, measure)} of ${show(whole, measure)}).`
+    } else if (answers.find(({ query }) => query.role === 'whole')!.query.labels > 0) {
+      // The share of the rows matching the filters within each group.
+      const joined = joinRows(answers)
+      columns.push({ header: `${measure.title} (${conditions.join(', ')})`, numeric: true }, { header: `All ${lower(measure.title)}`, numeric: true }, { header: 'Share', numeric: true })
+      const share = (key: string) => (100 * num(joined.values[0].get(key)?.[0] ?? '0')) / num(joined.values[1].get(key)?.[0])
+      const keys = joined.keys.filter((key) => joined.values[0].has(key)).sort((a, b) => (frame.top?.direction === 'asc' ? share(a) - share(b) : share(b) - share(a)))
+      for (const key of keys) rows.push([...labelCells(joined.labels.get(key)!, main.query.labels, frame, index), show(joined.values[0].get(key)?.[0] ?? null, measure), show(joined.values[1].get(key)?.[0] ?? null, measure), percent(share(key))])
+      summary = rows.length ? `**${rows[0].slice(0, main.query.labels).at(-1)}** has the ${frame.top?.direction === 'asc' ? 'lowest' : 'highest'} share matching ${conditions.join(', ')}: **${rows[0].at(-1)}**.` : ''
     } else {
       columns.push({ header: measure.title, numeric: true }, { header: 'Share', numeric: true })
       for (const row of data) rows.push([...labelCells(row, main.query.labels, frame, index), show(row[main.query.labels], measure), percent((100 * num(row[main.query.labels])) / whole)])
