@@ -31,7 +31,8 @@ export function answerTitle(resolved: Resolved): string {
   if (analysis.kind === 'growth') what = `${frame.measure.title} growth`
   if (analysis.kind === 'record') what = `${analysis.direction === 'desc' ? 'Highest' : 'Lowest'} ${analysis.attribute.title.toLowerCase()}, single ${analysis.attribute.cube.replace(/_/g, ' ').replace(/s$/, '')}`
   if (analysis.kind === 'why') what = `${frame.measure.title} and what drives it`
-  const by = [...frame.dimensions.map((dim) => dim.title), ...(frame.granularity && !periods ? [grainWord[frame.granularity]] : [])]
+  if (frame.averagePer) what = `Average ${frame.measure.title.toLowerCase()} per ${frame.averagePer}`
+  const by = [...frame.dimensions.map((dim) => dim.title), ...(frame.granularity && !periods && !frame.averagePer ? [grainWord[frame.granularity]] : [])]
   const top = frame.top && analysis.kind !== 'record' && (by.length || frame.granularity) ? (frame.top.n === 1 ? `, ${frame.top.direction === 'desc' ? 'highest' : 'lowest'} first` : `, ${frame.top.direction === 'desc' ? 'top' : 'bottom'} ${frame.top.n}`) : ''
   const when = periods ? periods.map((period) => period.row).join(analysis.kind === 'growth' ? ' to ' : ' vs ') : range ? range.label : 'all time'
   const filters = analysis.kind === 'share' && !frame.dimensions.length ? [] : describeFilters(frame)

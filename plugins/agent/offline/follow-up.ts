@@ -62,6 +62,7 @@ export function frameOf(parsed: Parsed, index: MetaIndex, base: Frame | undefine
       measure: parsed.measure,
       dimensions: parsed.dimensions,
       granularity: parsed.granularity,
+      averagePer: parsed.averagePer,
       range: parsed.range,
       periods: parsed.periods,
       top: parsed.top,

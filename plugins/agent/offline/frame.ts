@@ -37,6 +37,8 @@ export interface Frame {
   measure: MetaMember
   dimensions: MetaMember[]
   granularity?: Granularity
+  /** "Average monthly revenue": the mean over the periods of the granularity. */
+  averagePer?: Granularity
   timeDimension?: MetaMember
   range?: RangeSpec
   /** Two or more periods to compare or to measure growth between, in time order. */

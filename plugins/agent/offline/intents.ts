@@ -67,13 +67,13 @@ export function booleansOf(tokens: Tokens, index: MetaIndex, measureWords: Set<s
  * "per customer", "per order", "a customer ... on average": the measure is to be divided by a count of those
  * things. Returns the entity's cube and the words used; "per region" is a breakdown, not a ratio.
  */
-export function perEntity(tokens: Tokens, index: MetaIndex): { cube: string; noun: string; at: number[] } | undefined {
+export function perEntity(tokens: Tokens, index: MetaIndex): { cube: string; noun: string; at: number[]; average: boolean } | undefined {
   const average = tokens.has('average')
   for (const [at, word] of tokens.list.entries()) {
     const lead = tokens.list[at - 1]
     if (!(lead === 'per' || (average && ['a', 'each', 'every', 'one'].includes(lead ?? '')))) continue
     const cube = index.cubes.find((entry) => sameWord(word, cubeNoun(entry.name)) && entry.measures.length > 0)
-    if (cube) return { cube: cube.name, noun: word, at: [at - 1, at, ...tokens.list.flatMap((entry, position) => (entry === 'average' ? [position] : []))] }
+    if (cube) return { cube: cube.name, noun: word, average, at: [at - 1, at, ...tokens.list.flatMap((entry, position) => (entry === 'average' ? [position] : []))] }
   }
   return undefined
 }

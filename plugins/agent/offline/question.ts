@@ -2,7 +2,7 @@ import type { DateSpan, ValueHit } from '../meta-search'
 import type { Analysis, BooleanFilter, Frame, Granularity, ValueFilter } from './frame'
 import { ASC, CUES, DESC, ascending, booleansOf, denominatorFor, negatedAt, numberFilters, perEntity, rankedCount, recordOf, superlative } from './intents'
 import type { MetaIndex, MetaMember } from './meta-index'
-import { cubeNoun, cubeOf, distinctive, keyOf, matchDimension, reach, scoreMeasure, timeDimensionFor, vocabularyOf } from './members'
+import { cubeNoun, cubeOf, distinctive, keyOf, labelDimension, matchDimension, reach, scoreMeasure, timeDimensionFor, vocabularyOf } from './members'
 import { findPeriods, spanOf, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
 import { INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
@@ -21,6 +21,8 @@ export interface Parsed {
   measureNamed: boolean
   dimensions: MetaMember[]
   granularity?: Granularity
+  /** "Average monthly revenue": the mean over the periods of the granularity. */
+  averagePer?: Granularity
   range?: RangeSpec
   periods?: RangeSpec[]
   top?: Frame['top']
@@ -267,8 +269,16 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     for (const member of record.show) tokens.useWord(cubeNoun(member.cube))
     top = { n: counted?.n ?? 1, direction: record.direction }
   } else if (per && measure) {
+    // "Revenue per customer" divides by the customers who ordered; "revenue per product" lists products.
     const denominator = denominatorFor(index, measure, per.cube)
-    if (denominator) analysis = { kind: 'ratio', denominator, per: per.noun }
+    const label = labelDimension(index, per.cube)
+    const named = label && /^(name|title)$/.test(label.name) ? label : undefined
+    if (denominator && (denominator.type === 'count_distinct' || per.cube === measure.cube || per.average || !named)) analysis = { kind: 'ratio', denominator, per: per.noun }
+    else if (named && !dimensions.includes(named)) {
+      dimensions.push(named)
+      // The same words from a cube that reaches the things listed ("revenue per product" is product revenue).
+      if (!reach(index, measure.cube).has(named.cube)) measure = score(unused).find((entry) => fits(entry.candidate, [named]))?.candidate ?? measure
+    }
   } else if (CUES.why.test(text)) analysis = { kind: 'why', drivers: [] }
   else if (CUES.share.test(text) && !(growth && periods)) analysis = { kind: 'share' }
   else if (growth) {
@@ -288,17 +298,20 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     else if (tokens.has('top', 'bottom') && dimensions.length) top = { n: 5, direction: tokens.has('bottom') ? 'asc' : 'desc' }
   }
 
+  // "Average monthly revenue": the mean of the measure over the periods, not an average-type measure.
+  const averagePer = analysis.kind === 'value' && granularity && measure && ['sum', 'count', 'count_distinct'].includes(measure.type) && tokens.raw.some((word) => ['average', 'avg', 'mean', 'typical'].includes(word)) ? granularity : undefined
+
   // Words nobody understood: to look up as values first, then to say plainly.
   const explained = new Set(
     words([cubeOf(index, measure?.cube ?? '')?.description ?? '', measure?.description ?? '', ...(measure ? [...reach(index, measure.cube)].map((cube) => cubeOf(index, cube)?.title ?? '') : [])].join(' ')),
   )
   const unknown = tokens
     .unused()
-    .filter(({ word }) => !STOPWORDS.has(word) && !INTENT_WORDS.has(word) && !GRANULARITY[word] && !/^\d+$/.test(word) && !explained.has(word))
+    .filter(({ word }) => !STOPWORDS.has(word) && !INTENT_WORDS.has(word) && !GRANULARITY[word] && !explained.has(word))
     .map(({ word }) => word)
   // Words a dimension's description mentions ("completed, shipped, ...") may be values even when a measure uses them.
   if (!lookup) for (const word of tokens.list) if (vocabulary.described.has(word) && !STOPWORDS.has(word) && !unknown.includes(word) && !INTENT_WORDS.has(word)) unknown.push(word)
-  return { tokens, measure, measureNamed, dimensions, granularity, range, periods, top, values, booleans, dropped, analysis, unknown }
+  return { tokens, measure, measureNamed, averagePer, dimensions, granularity, range, periods, top, values, booleans, dropped, analysis, unknown }
 }
 
 const mentionsMember = (member: MetaMember, word: string) => distinctive(member).some((own) => sameWord(own, word)) || sameWord(word, cubeNoun(member.cube))

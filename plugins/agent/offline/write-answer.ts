@@ -141,6 +141,12 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
       rows.push(cells)
     })
     summary = summaryOfRanking(resolved, data.map((row) => labelCells(row, labels, frame, index)), data.map((row) => num(row[labels])), measure)
+    if (frame.averagePer && labels === 1 && data.length) {
+      const mean = data.reduce((sum, row) => sum + num(row[labels]), 0) / data.length
+      const average = show(mean, ratioMember(measure))
+      rows.push(['Average', average])
+      summary = `${measure.title} averaged **${average}** per ${frame.averagePer} over ${data.length} ${frame.averagePer}s. ${summary}`
+    }
     if (analysis.kind === 'why')
       summary = `The data cannot say why, but it shows what makes up ${lower(measure.title)}${analysis.drivers.length ? `: ${analysis.drivers.map((driver) => lower(driver.title)).join(' and ')}` : ''} for each row. ${summary}`
   }
