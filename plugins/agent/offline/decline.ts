@@ -23,7 +23,8 @@ export function phrases(list: string[], question: string): string[] {
     else parts.push([word])
     last = at
   }
-  return parts.map((part) => part.join(' '))
+  // Quoted as the user wrote them ("Asia", not "asia") when the words stand together in the question.
+  return parts.map((part) => new RegExp(`\\b${part.join('\\W+')}\\b`, 'i').exec(question)?.[0] ?? part.join(' '))
 }
 
 /** A sentence about one unknown word: a value of a dimension the caller cannot see, near values, or nothing. */

@@ -194,7 +194,7 @@ describe('the offline analyst', () => {
     const europe = (data.query(`SELECT SUM(o.amount) AS total ${REGION} WHERE r.name = 'Europe'`).get() as { total: number }).total
     const lines = await ask('What was the revenue in Asia?', { externalId: 'viewer-europe', userAttributes: [{ name: 'region', value: 'Europe' }] })
     const answer = finalAnswer(mergeLines(lines))?.content ?? ''
-    expect(answer).toContain('"asia" looks like a Region, but there is no Region "asia" in the data you may see')
+    expect(answer).toContain('"Asia" looks like a Region, but there is no Region "Asia" in the data you may see')
     expect(answer).not.toMatch(/^\|/m)
     expect(answer).not.toContain(formatValue(europe, member('money')))
     expect(lines.some((line) => line.toolCall?.name === 'serviceSqlApi')).toBe(false)
