@@ -70,10 +70,13 @@ export function booleansOf(tokens: Tokens, index: MetaIndex, measureWords: Set<s
 export function perEntity(tokens: Tokens, index: MetaIndex): { cube: string; noun: string; at: number[]; average: boolean } | undefined {
   const average = tokens.has('average')
   for (const [at, word] of tokens.list.entries()) {
-    const lead = tokens.list[at - 1]
-    if (!(lead === 'per' || (average && ['a', 'each', 'every', 'one'].includes(lead ?? '')))) continue
+    // "per customer", and "per VIP customer" when the words between are already understood (a flag, a value).
+    let lead = at - 1
+    while (lead > 0 && at - lead < 3 && tokens.isUsed(lead) && !['per', 'a', 'each', 'every', 'one'].includes(tokens.list[lead])) lead--
+    const leader = tokens.list[lead]
+    if (!(leader === 'per' || (average && ['a', 'each', 'every', 'one'].includes(leader ?? '')))) continue
     const cube = index.cubes.find((entry) => sameWord(word, cubeNoun(entry.name)) && entry.measures.length > 0)
-    if (cube) return { cube: cube.name, noun: word, average, at: [at - 1, at, ...tokens.list.flatMap((entry, position) => (entry === 'average' ? [position] : []))] }
+    if (cube) return { cube: cube.name, noun: word, average, at: [lead, at, ...tokens.list.flatMap((entry, position) => (entry === 'average' ? [position] : []))] }
   }
   return undefined
 }
