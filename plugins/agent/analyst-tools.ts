@@ -1,5 +1,7 @@
 import { jsonSchema, tool } from 'ai'
 import { ServiceMetaInput, ServiceSqlApiInput } from '../semantic/model'
+import { searchMeta } from './meta-search'
+import { TOOL_DESCRIPTIONS } from './system-prompt'
 
 /**
  * The analyst's two tools, bound to one turn (its deployment, branch and the caller's access). They never throw
@@ -27,24 +29,16 @@ async function safely(run: () => Promise<unknown>): Promise<unknown> {
 export function aiTools(tools: AnalystTools) {
   return {
     serviceMeta: tool({
-      description: 'Lists the cubes, measures and dimensions of the semantic model that the user may query.',
+      description: TOOL_DESCRIPTIONS.serviceMeta,
       inputSchema: metaSchema,
-      execute: (input: ServiceMetaInput) => safely(() => tools.serviceMeta(input)),
+      execute: (input: ServiceMetaInput) => safely(() => searchMeta(tools, input)),
     }),
     serviceSqlApi: tool({
-      description:
-        'Runs a semantic SQL query and returns { schema, data, totalRows } (at most 100 rows) or { error }. Use MEASURE() for measures.',
+      description: TOOL_DESCRIPTIONS.serviceSqlApi,
       inputSchema: sqlSchema,
       execute: (input: ServiceSqlApiInput) => safely(() => tools.serviceSqlApi(input)),
     }),
   }
 }
 
-export const SYSTEM_PROMPT = `You are a data analyst answering questions about the user's business data.
-Always start by calling serviceMeta to learn the cubes, measures and dimensions you may use; never guess member names.
-Then call serviceSqlApi with Postgres-style SQL over the cubes: select dimensions as cube.member and measures as
-MEASURE(cube.member); group by every selected dimension; use DATE_TRUNC('month', cube.time_dimension) for time
-granularity; filter with WHERE; sort with ORDER BY and limit with LIMIT. If a query returns { error }, read the
-message, fix the query and try again.
-Answer with a short summary of the finding followed by a markdown table of the numbers you used. Use only numbers
-returned by the tools. If the model cannot answer the question, say so plainly and list what you can answer.`
+export { SYSTEM_PROMPT } from './system-prompt'

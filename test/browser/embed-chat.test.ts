@@ -107,7 +107,7 @@ describe('GET /embed/chat in a browser', () => {
     // Headed as the answer names its columns, not by the result's column names.
     expect(await answer.locator('.data-table thead th').allTextContents()).toEqual(['Status', 'Revenue'])
     expect(await answer.getByRole('button', { name: 'Show chart' }).getAttribute('aria-pressed')).toBe('true')
-    expect(await answer.locator('strong').first().textContent()).toBe('Revenue by Status')
+    expect(await answer.locator('strong').first().textContent()).toBe('Revenue by Status, all time')
     // The avatar of the user's message: no picture, so the initials.
     expect(await page.locator('.msg-user .avatar').textContent()).toBe('EE')
     expect(log.unexpected()).toEqual([])

@@ -1,5 +1,5 @@
 import type { MetaMember } from './meta-index'
-import type { Granularity } from './question'
+import type { Granularity } from './frame'
 
 // Formatters are costly to build and cheap to reuse.
 const TWO_DECIMALS = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })

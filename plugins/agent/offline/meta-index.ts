@@ -8,6 +8,7 @@ export interface MetaMember {
   kind: 'measure' | 'dimension'
   type: string
   format?: string
+  description?: string
   primaryKey: boolean
 }
 
@@ -16,8 +17,11 @@ export interface MetaCube {
   title: string
   measures: MetaMember[]
   dimensions: MetaMember[]
+  description?: string
   /** Cubes this one joins to, as the meta lists them. */
   joins: string[]
+  /** Cubes this one reaches without repeating its rows (many-to-one and one-to-one joins). */
+  lookups: string[]
 }
 
 export interface MetaIndex {
@@ -64,17 +68,25 @@ export function indexMeta(meta: unknown): MetaIndex {
           kind,
           type: text(entry.type) ?? (kind === 'measure' ? 'number' : 'string'),
           format: text(entry.format),
+          description: text(entry.description),
           primaryKey: entry.primaryKey === true || entry.primary_key === true,
         }
         members.set(member.path, member)
         return [member]
       })
-    const joins = (Array.isArray(raw.joins) ? raw.joins : []).flatMap((join: unknown) => {
-      if (typeof join === 'string') return [join]
-      const target = text((join as Record<string, unknown>)?.target) ?? text((join as Record<string, unknown>)?.name)
-      return target ? [target] : []
-    })
-    cubes.push({ name, title: text(raw.title) ?? titleOf(name), measures: read(raw.measures, 'measure'), dimensions: read(raw.dimensions, 'dimension'), joins })
+    const joins: string[] = []
+    const lookups: string[] = []
+    for (const join of Array.isArray(raw.joins) ? raw.joins : []) {
+      const entry = (typeof join === 'string' ? { name: join } : join) as Record<string, unknown>
+      const target = text(entry?.target) ?? text(entry?.name)
+      if (!target) continue
+      joins.push(target)
+      // Without a relationship, assume the safe direction: the query engine refuses what would inflate a sum.
+      if (entry.relationship === undefined || entry.relationship === 'many_to_one' || entry.relationship === 'one_to_one') lookups.push(target)
+    }
+    const measures = read(raw.measures, 'measure')
+    const dimensions = read(raw.dimensions, 'dimension')
+    cubes.push({ name, title: text(raw.title) ?? titleOf(name), description: text(raw.description), measures, dimensions, joins, lookups })
   }
   return { cubes, members }
 }

@@ -1,29 +1,23 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt, LanguageModelV3StreamPart } from '@ai-sdk/provider'
-import { writeAnswer, writeUnmapped, answerTitle } from './answer'
-import { indexMeta, type MetaIndex } from './meta-index'
-import { latestDateQuery, lookupCandidates, mainQuery, matchValues, valuesQuery, type SqlResult } from './plan-query'
-import { related, timeDimensionFor, understand, type Understanding } from './question'
-import { resolveRange } from './time-range'
+import { decide, type ToolExchange } from './decide'
 
-interface ToolExchange {
-  name: string
-  input: Record<string, unknown>
-  output: unknown
-}
+const textOf = (content: unknown) =>
+  typeof content === 'string'
+    ? content
+    : (content as Array<{ type: string; text?: string }>)
+        .filter((part) => part.type === 'text')
+        .map((part) => part.text)
+        .join(' ')
 
-/** The user's latest question and the tool calls made for it so far, read from the prompt. */
-function readPrompt(prompt: LanguageModelV3Prompt): { question: string; exchanges: ToolExchange[] } {
+/** The thread's user questions (the latest last) and the tool calls made for the latest so far, read from the prompt. */
+function readPrompt(prompt: LanguageModelV3Prompt): { questions: string[]; exchanges: ToolExchange[] } {
   let last = -1
+  const questions: string[] = []
   prompt.forEach((message, index) => {
-    if (message.role === 'user') last = index
+    if (message.role !== 'user') return
+    last = index
+    questions.push(textOf(message.content).trim())
   })
-  const question =
-    last < 0
-      ? ''
-      : (prompt[last].content as Array<{ type: string; text?: string }>)
-          .filter((part) => part.type === 'text')
-          .map((part) => part.text)
-          .join(' ')
   const calls = new Map<string, ToolExchange>()
   for (const message of prompt.slice(last + 1)) {
     if (message.role !== 'assistant' && message.role !== 'tool') continue
@@ -36,7 +30,7 @@ function readPrompt(prompt: LanguageModelV3Prompt): { question: string; exchange
       }
     }
   }
-  return { question: question.trim(), exchanges: [...calls.values()] }
+  return { questions, exchanges: [...calls.values()] }
 }
 
 /**
@@ -58,104 +52,6 @@ function tokens(text: string, delayMs: number, unpacedChars = 48): string[] {
   }
   if (piece) pieces.push(piece)
   return pieces
-}
-
-type Action =
-  | { kind: 'tools'; reasoning: string; calls: Array<{ name: string; input: Record<string, unknown> }> }
-  | { kind: 'answer'; reasoning: string; text: string }
-
-// A turn asks the model several times with the same meta result and question: read them once.
-const indexes = new WeakMap<object, MetaIndex>()
-const readings = new WeakMap<MetaIndex, Map<string, ReturnType<typeof understand>>>()
-
-function indexOf(meta: unknown): MetaIndex {
-  if (typeof meta !== 'object' || meta === null) return indexMeta(meta)
-  let index = indexes.get(meta)
-  if (!index) indexes.set(meta, (index = indexMeta(meta)))
-  return index
-}
-
-function readingOf(question: string, index: MetaIndex): ReturnType<typeof understand> {
-  let byQuestion = readings.get(index)
-  if (!byQuestion) readings.set(index, (byQuestion = new Map()))
-  let reading = byQuestion.get(question)
-  if (!reading) byQuestion.set(question, (reading = understand(question, index)))
-  return reading
-}
-
-/**
- * Decides the next step from the question and what the tools returned so far: read the model, look up what the
- * question needs (the latest date for relative ranges, dimension values for filters), run the main query, then
- * write the answer. Deterministic: the same question over the same data gives the same answer.
- */
-export function decide(question: string, exchanges: ToolExchange[]): Action {
-  const meta = exchanges.find((exchange) => exchange.name === 'serviceMeta')
-  if (!meta) return { kind: 'tools', reasoning: 'I will read the data model first to see which measures and dimensions I may use.', calls: [{ name: 'serviceMeta', input: {} }] }
-  if (meta.output === undefined || (meta.output as { error?: string }).error)
-    return { kind: 'answer', reasoning: 'The model could not be read.', text: `I could not read the data model: ${(meta.output as { error?: string })?.error ?? 'no result'}.` }
-  const index = indexOf(meta.output)
-  const reading = readingOf(question, index)
-  if (reading.kind === 'unmapped') return { kind: 'answer', reasoning: reading.reason, text: writeUnmapped(reading.reason, index) }
-  const understanding = reading.understanding
-  const sqlOf = (sql: string) => exchanges.find((exchange) => exchange.name === 'serviceSqlApi' && exchange.input.sqlQuery === sql)?.output as SqlResult | undefined
-
-  // What the question needs before the main query.
-  const needed: Array<{ name: string; input: Record<string, unknown> }> = []
-  const latestSql = understanding.range && understanding.range.kind !== 'absolute' && understanding.timeDimension ? latestDateQuery(understanding.timeDimension) : undefined
-  if (latestSql && !sqlOf(latestSql)) needed.push({ name: 'serviceSqlApi', input: { sqlQuery: latestSql, queryTitle: 'Latest date in the data' } })
-  const lookups = understanding.candidates.length
-    ? lookupCandidates(
-        index.cubes.flatMap((cube) => cube.dimensions),
-        related(index, understanding.measure.cube),
-      ).filter((member) => !understanding.dimensions.includes(member))
-    : []
-  for (const member of lookups) {
-    const sql = valuesQuery(member)
-    if (!sqlOf(sql)) needed.push({ name: 'serviceSqlApi', input: { sqlQuery: sql, queryTitle: `Values of ${member.title}` } })
-  }
-  if (needed.length)
-    return {
-      kind: 'tools',
-      reasoning: `The question asks for ${understanding.measure.title}${understanding.candidates.length ? `; "${understanding.candidates.join(' ')}" may be a value to filter on, so I will look up the values I may see` : ''}${latestSql ? '; relative dates count back from the latest date in the data' : ''}.`,
-      calls: needed,
-    }
-
-  const latest = latestSql ? sqlOf(latestSql)?.data?.[0]?.[0] ?? undefined : undefined
-  const range = understanding.range ? resolveRange(understanding.range, latest) : undefined
-  const values = matchValues(
-    question,
-    lookups.map((member) => ({ member, result: sqlOf(valuesQuery(member)) ?? {} })),
-  )
-  const filters = { values, range }
-  // The best measure first; when its query fails (say, its cube cannot combine with a filter's), the next best
-  // measure from another cube: the analyst corrects itself instead of giving up.
-  const attempts: Understanding[] = [understanding]
-  for (const measure of understanding.alternatives) {
-    const timeDimension = understanding.timeDimension ? timeDimensionFor(index, [], measure.cube) : undefined
-    if (!understanding.timeDimension || timeDimension) attempts.push({ ...understanding, measure, timeDimension })
-  }
-  let failure: { attempt: Understanding; error: string } | undefined
-  for (const attempt of attempts) {
-    const sql = mainQuery(attempt, filters)
-    const result = sqlOf(sql)
-    if (!result)
-      return {
-        kind: 'tools',
-        reasoning: failure ? `That failed (${failure.error}); trying ${attempt.measure.title} instead.` : describePlan(attempt, sql),
-        calls: [{ name: 'serviceSqlApi', input: { sqlQuery: sql, queryTitle: answerTitle(attempt, filters), userRequest: question } }],
-      }
-    if (!result.error) return { kind: 'answer', reasoning: 'The query returned; I will summarise it.', text: writeAnswer(attempt, filters, result) }
-    failure ??= { attempt, error: result.error }
-  }
-  return {
-    kind: 'answer',
-    reasoning: 'The query failed.',
-    text: `I could not compute ${answerTitle(failure!.attempt, filters).toLowerCase()}: ${failure!.error}`,
-  }
-}
-
-function describePlan(understanding: Understanding, sql: string): string {
-  return `I will compute ${understanding.measure.title} (${understanding.measure.path}) with: ${sql}`
 }
 
 function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -183,8 +79,8 @@ export function createOfflineAnalystModel(options: { delayMs: number }): Languag
       throw new Error('The offline analyst only streams')
     },
     async doStream(call: LanguageModelV3CallOptions) {
-      const { question, exchanges } = readPrompt(call.prompt)
-      const action = decide(question, exchanges)
+      const { questions, exchanges } = readPrompt(call.prompt)
+      const action = decide(questions, exchanges)
       const signal = call.abortSignal
       const stream = new ReadableStream<LanguageModelV3StreamPart>({
         async start(controller) {

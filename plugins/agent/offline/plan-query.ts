@@ -1,7 +1,7 @@
-import type { MetaMember } from './meta-index'
-import type { Understanding } from './question'
+import type { BooleanFilter, Frame, Resolved, ValueFilter } from './frame'
+import type { MetaIndex, MetaMember } from './meta-index'
+import { withKeys } from './question'
 import type { DateRange } from './time-range'
-import { findPhrase, words } from './words'
 
 /** A tool result of `serviceSqlApi`. */
 export interface SqlResult {
@@ -11,80 +11,112 @@ export interface SqlResult {
   error?: string
 }
 
-export interface QueryFilters {
-  values: Array<{ member: MetaMember; values: string[] }>
-  range?: DateRange
+/** One query of a plan, and what its rows mean for the answer. */
+export interface PlannedQuery {
+  sql: string
+  title: string
+  /** `main`: the answer's rows; `period` i: one period of a comparison; `part`/`whole` of a share; `denominator`. */
+  role: 'main' | 'period' | 'part' | 'whole' | 'denominator'
+  period?: number
+  /** Label columns first (dimensions, then the time bucket), then one column per measure. */
+  labels: number
+  measures: MetaMember[]
 }
 
 const quote = (value: string) => `'${value.replace(/'/g, "''")}'`
 /** A safe column alias from a member: `customers.region` → `region`. */
 export const alias = (member: MetaMember, suffix = '') => `${member.name}${suffix}`.replace(/[^a-z0-9_]/gi, '_').toLowerCase()
 
+interface Spec {
+  measures: MetaMember[]
+  dimensions: MetaMember[]
+  granularity?: Frame['granularity']
+  time?: MetaMember
+  range?: DateRange
+  values: ValueFilter[]
+  booleans: BooleanFilter[]
+  top?: Frame['top']
+  /** Order by the first label column (periods) instead of the measure. */
+  chronological?: boolean
+}
+
+function where(spec: Pick<Spec, 'time' | 'range' | 'values' | 'booleans'>): string[] {
+  const clauses: string[] = []
+  if (spec.range && spec.time) {
+    if (spec.range.from) clauses.push(`${spec.time.path} >= ${quote(spec.range.from)}`)
+    if (spec.range.to) clauses.push(`${spec.time.path} < ${quote(spec.range.to)}`)
+  }
+  for (const filter of spec.values) {
+    if (filter.op) {
+      clauses.push(`${filter.member.path} ${filter.op} ${Number(filter.values[0])}`)
+      continue
+    }
+    const list = filter.values.map(quote).join(', ')
+    clauses.push(filter.values.length === 1 ? `${filter.member.path} ${filter.negated ? '<>' : '='} ${list}` : `${filter.member.path} ${filter.negated ? 'NOT IN' : 'IN'} (${list})`)
+  }
+  for (const filter of spec.booleans) clauses.push(`${filter.member.path} = ${filter.value ? 'TRUE' : 'FALSE'}`)
+  return clauses
+}
+
+/** One semantic SQL query: labels, then `MEASURE()` columns, filtered, grouped, ordered and limited. */
+function build(spec: Spec): { sql: string; labels: number } {
+  const select = spec.dimensions.map((dim) => `${dim.path} AS ${alias(dim)}`)
+  if (spec.granularity && spec.time) select.push(`DATE_TRUNC('${spec.granularity}', ${spec.time.path}) AS ${alias(spec.time, `_${spec.granularity}`)}`)
+  const labels = select.length
+  for (const measure of spec.measures) select.push(`MEASURE(${measure.path}) AS ${alias(measure)}`)
+  const clauses = where(spec)
+  let sql = `SELECT ${select.join(', ')} FROM ${spec.measures[0].cube}`
+  if (clauses.length) sql += ` WHERE ${clauses.join(' AND ')}`
+  if (labels > 0) sql += ` GROUP BY ${Array.from({ length: labels }, (_, index) => index + 1).join(', ')}`
+  if (spec.top && labels > 0) sql += ` ORDER BY ${labels + 1} ${spec.top.direction.toUpperCase()} LIMIT ${spec.top.n}`
+  else if (spec.granularity || spec.chronological) sql += ` ORDER BY ${labels} ASC`
+  else if (labels > 0) sql += ` ORDER BY ${labels + 1} DESC`
+  return { sql, labels }
+}
+
+/** The queries that answer a resolved frame (one for most questions; one per period, part and whole, ...). */
+export function planQueries(resolved: Resolved, index: MetaIndex, title: (role: PlannedQuery['role'], period?: number) => string): PlannedQuery[] {
+  const { frame, range, periods } = resolved
+  const dims = withKeys(index, frame.dimensions)
+  const base: Spec = { measures: [frame.measure], dimensions: dims, granularity: frame.granularity, time: frame.timeDimension, range, values: frame.values, booleans: frame.booleans, top: frame.top }
+  const query = (spec: Spec, role: PlannedQuery['role'], period?: number): PlannedQuery => ({ ...build(spec), role, period, title: title(role, period), measures: spec.measures })
+  const analysis = frame.analysis
+  switch (analysis.kind) {
+    case 'compare':
+    case 'growth':
+      if (periods) return periods.map((entry, number) => query({ ...base, range: entry, granularity: undefined, top: undefined }, 'period', number))
+      return [query({ ...base, top: undefined }, 'main')]
+    case 'share': {
+      // Filters on other members than the breakdown are a condition: "the share of VIP customers by region" is the
+      // VIP share within each region. Without one, each group's share of the whole.
+      const conditions = frame.values.some((filter) => !frame.dimensions.includes(filter.member)) || frame.booleans.length > 0
+      const part = query({ ...base, top: undefined }, 'part')
+      const within = dims.length > 0 && conditions
+      const whole = within
+        ? query({ ...base, values: frame.values.filter((filter) => frame.dimensions.includes(filter.member)), booleans: [], top: undefined }, 'whole')
+        : query({ ...base, dimensions: dims.length ? [] : dims, granularity: undefined, values: dims.length ? frame.values : [], booleans: dims.length ? frame.booleans : [], top: undefined }, 'whole')
+      return [part, whole]
+    }
+    case 'ratio':
+      if (analysis.denominator.cube === frame.measure.cube) return [query({ ...base, measures: [frame.measure, analysis.denominator] }, 'main')]
+      return [query(base, 'main'), query({ ...base, measures: [analysis.denominator], top: undefined }, 'denominator')]
+    case 'why':
+      return [query({ ...base, measures: [frame.measure, ...analysis.drivers] }, 'main')]
+    case 'record': {
+      const show = analysis.show.filter((member) => member !== analysis.attribute)
+      const select = [...show, analysis.attribute].map((member) => `${member.path} AS ${alias(member)}`)
+      const clauses = where({ ...base, time: frame.timeDimension })
+      let sql = `SELECT ${select.join(', ')} FROM ${analysis.attribute.cube}`
+      if (clauses.length) sql += ` WHERE ${clauses.join(' AND ')}`
+      sql += ` ORDER BY ${select.length} ${analysis.direction.toUpperCase()} LIMIT ${frame.top?.n ?? 1}`
+      return [{ sql, labels: show.length, role: 'main', title: title('main'), measures: [analysis.attribute] }]
+    }
+    default:
+      return [query(base, 'main')]
+  }
+}
+
 /** The query for the latest date of a time dimension (relative ranges count back from it). */
 export function latestDateQuery(time: MetaMember): string {
   return `SELECT MAX(${time.path}) AS latest FROM ${time.cube}`
-}
-
-/** The query listing a string dimension's values the caller may see (to recognise them in questions). */
-export function valuesQuery(member: MetaMember): string {
-  return `SELECT ${member.path} FROM ${member.cube} GROUP BY 1 ORDER BY 1 LIMIT 201`
-}
-
-/** String dimensions whose values may appear in a question: not keys, not contact details. */
-export function lookupCandidates(dimensions: MetaMember[], near: Set<string>): MetaMember[] {
-  return dimensions.filter((member) => member.type === 'string' && !member.primaryKey && near.has(member.cube) && !/email|phone|id$/.test(member.name))
-}
-
-/**
- * Matches leftover words of the question against the values a lookup returned; longer values first, so
- * `north america` wins over `america`. Lookups that hit their limit (too many values) are ignored.
- */
-export function matchValues(question: string, lookups: Array<{ member: MetaMember; result: SqlResult }>): QueryFilters['values'] {
-  const asked = words(question)
-  const filters: QueryFilters['values'] = []
-  const taken = new Set<number>()
-  const options = lookups.flatMap(({ member, result }) => {
-    if (!result.data || result.data.length > 200) return []
-    return result.data.flatMap((row) => (row[0] ? [{ member, value: row[0], words: words(row[0]) }] : []))
-  })
-  options.sort((a, b) => b.words.length - a.words.length)
-  for (const option of options) {
-    if (option.words.length === 0) continue
-    const at = findPhrase(asked, option.words)
-    if (at < 0) continue
-    const span = option.words.map((_, offset) => at + offset)
-    if (span.some((position) => taken.has(position))) continue
-    span.forEach((position) => taken.add(position))
-    const existing = filters.find((filter) => filter.member.path === option.member.path)
-    if (existing) existing.values.push(option.value)
-    else filters.push({ member: option.member, values: [option.value] })
-  }
-  return filters
-}
-
-/** The main query of a question, in the semantic SQL of `serviceSqlApi`. */
-export function mainQuery(understanding: Understanding, filters: QueryFilters): string {
-  const { measure, dimensions, granularity, timeDimension, top } = understanding
-  const select: string[] = dimensions.map((dimension) => `${dimension.path} AS ${alias(dimension)}`)
-  if (granularity && timeDimension) select.push(`DATE_TRUNC('${granularity}', ${timeDimension.path}) AS ${alias(timeDimension, `_${granularity}`)}`)
-  const groups = select.length
-  select.push(`MEASURE(${measure.path}) AS ${alias(measure)}`)
-
-  const where: string[] = []
-  if (filters.range && timeDimension) {
-    if (filters.range.from) where.push(`${timeDimension.path} >= ${quote(filters.range.from)}`)
-    if (filters.range.to) where.push(`${timeDimension.path} < ${quote(filters.range.to)}`)
-  }
-  for (const filter of filters.values)
-    where.push(filter.values.length === 1 ? `${filter.member.path} = ${quote(filter.values[0])}` : `${filter.member.path} IN (${filter.values.map(quote).join(', ')})`)
-  for (const filter of understanding.booleanFilters) where.push(`${filter.member.path} = ${filter.value ? 'TRUE' : 'FALSE'}`)
-
-  let sql = `SELECT ${select.join(', ')} FROM ${measure.cube}`
-  if (where.length) sql += ` WHERE ${where.join(' AND ')}`
-  if (groups > 0) sql += ` GROUP BY ${Array.from({ length: groups }, (_, index) => index + 1).join(', ')}`
-  const measurePosition = groups + 1
-  if (top) sql += ` ORDER BY ${measurePosition} ${top.direction.toUpperCase()} LIMIT ${top.n}`
-  else if (granularity) sql += ` ORDER BY ${groups} ASC`
-  else if (groups > 0) sql += ` ORDER BY ${measurePosition} DESC`
-  return sql
 }

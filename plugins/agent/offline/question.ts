@@ -1,242 +1,327 @@
+import type { DateSpan, ValueHit } from '../meta-search'
+import type { Analysis, BooleanFilter, Frame, Granularity, ValueFilter } from './frame'
+import { ASC, CUES, DESC, ascending, booleansOf, denominatorFor, negatedAt, numberFilters, perEntity, rankedCount, recordOf, superlative } from './intents'
 import type { MetaIndex, MetaMember } from './meta-index'
-import { parseRange, type RangeSpec } from './time-range'
-import { findPhrase, questionWords, sameWord, STOPWORDS, words } from './words'
+import { cubeNoun, cubeOf, distinctive, keyOf, labelDimension, matchDimension, reach, scoreMeasure, timeDimensionFor, vocabularyOf } from './members'
+import { findPeriods, spanOf, type RangeSpec } from './time-range'
+import { Tokens } from './tokens'
+import { INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
 
-export type Granularity = 'day' | 'week' | 'month' | 'quarter' | 'year'
+/** What the lookup (`serviceMeta` with a search) found: dimension values and date spans the caller may see. */
+export interface Lookup {
+  values: ValueHit[]
+  dates: DateSpan[]
+}
 
-/** What the offline analyst understood of a question, in terms of the model. */
-export interface Understanding {
-  measure: MetaMember
+/** One question read on its own; `measure` is missing in a follow-up such as "and in 2023?". */
+export interface Parsed {
+  tokens: Tokens
+  measure?: MetaMember
+  /** The measure came from words of the question (not only from "how many"). */
+  measureNamed: boolean
   dimensions: MetaMember[]
   granularity?: Granularity
-  timeDimension?: MetaMember
+  /** "Average monthly revenue": the mean over the periods of the granularity. */
+  averagePer?: Granularity
   range?: RangeSpec
-  top?: { n: number; direction: 'desc' | 'asc' }
-  booleanFilters: Array<{ member: MetaMember; value: boolean }>
-  /** Words left over that may be values of string dimensions (`europe`, `completed`). */
-  candidates: string[]
-  /** Other measures that fit the question, best first, from other cubes: tried when the query fails. */
-  alternatives: MetaMember[]
+  periods?: RangeSpec[]
+  top?: Frame['top']
+  values: ValueFilter[]
+  booleans: BooleanFilter[]
+  /** Dimensions whose filters a follow-up drops ("without the region filter", "for all regions"). */
+  dropped: MetaMember[]
+  analysis: Analysis
+  /** Words that may be values of a dimension, to look up. */
+  unknown: string[]
 }
 
-export type Reading = { kind: 'understood'; understanding: Understanding } | { kind: 'unmapped'; reason: string }
-
-const GENERIC = new Set(['count', 'number', 'of', 'total', 'sum', 'avg', 'average', 'the', 'a', 'is', 'has', 'id'])
-const GRANULARITY_WORDS: Record<string, Granularity> = {
-  day: 'day',
-  days: 'day',
-  daily: 'day',
-  week: 'week',
-  weeks: 'week',
-  weekly: 'week',
-  month: 'month',
-  months: 'month',
-  monthly: 'month',
-  quarter: 'quarter',
-  quarters: 'quarter',
-  quarterly: 'quarter',
-  year: 'year',
-  years: 'year',
-  yearly: 'year',
-  annual: 'year',
-  annually: 'year',
+const GRANULARITY: Record<string, Granularity> = {
+  day: 'day', days: 'day', daily: 'day', week: 'week', weeks: 'week', weekly: 'week', month: 'month', months: 'month',
+  monthly: 'month', quarter: 'quarter', quarters: 'quarter', quarterly: 'quarter', year: 'year', years: 'year',
+  yearly: 'year', annual: 'year', annually: 'year',
 }
-const DESC = ['top', 'best', 'highest', 'largest', 'biggest', 'most', 'greatest', 'leading']
-const ASC = ['bottom', 'worst', 'lowest', 'smallest', 'least', 'fewest']
+const GRAIN_LEADS = ['by', 'per', 'each', 'every', 'and', 'which', 'what', 'a', 'our', 'the', ...DESC, ...ASC]
 const GROUP_MARKERS = [['broken', 'down', 'by'], ['split', 'by'], ['grouped', 'by'], ['for', 'each'], ['for', 'every'], ['by'], ['per'], ['across'], ['each']]
-const BOUNDARIES = new Set(['in', 'for', 'during', 'from', 'since', 'last', 'past', 'between', 'where', 'with', 'top', 'sorted', 'ordered', 'this', 'before', 'after', 'over', 'of', 'that', 'which', 'who', 'whose', 'only', 'excluding', 'including'])
+const BOUNDARIES = new Set(['in', 'for', 'during', 'from', 'since', 'last', 'past', 'between', 'where', 'with', 'top', 'sorted', 'ordered', 'this', 'before', 'after', 'over', 'of', 'that', 'which', 'who', 'whose', 'only', 'excluding', 'including', 'vs', 'versus', 'compared', 'and', 'or', 'than', 'to', 'without', 'is', 'are', 'was', 'were', 'had', 'has', 'did'])
 
-const distinctive = (member: MetaMember) => [...new Set([...words(member.name), ...words(member.title)])].filter((word) => !GENERIC.has(word))
-const mentions = (question: string[], word: string) => question.some((entry) => sameWord(entry, word))
-const cubeNoun = (cube: string) => words(cube).at(-1) ?? cube
+/** Dimension values named in the question, longest first; a value after a negation excludes it. */
+function valuesOf(tokens: Tokens, index: MetaIndex, hits: ValueHit[]): ValueFilter[] {
+  const filters: ValueFilter[] = []
+  const sorted = [...hits].sort((a, b) => words(b.value).length - words(a.value).length)
+  for (const hit of sorted) {
+    const member = index.members.get(hit.member)
+    const phrase = words(hit.value)
+    if (!member || phrase.length === 0) continue
+    const at = tokens.find(phrase)
+    if (at < 0) continue
+    const negation = negatedAt(tokens, at)
+    tokens.use(...phrase.map((_, offset) => at + offset), negation)
+    const existing = filters.find((filter) => filter.member === member && filter.negated === negation >= 0)
+    if (existing) existing.values.push(hit.value)
+    else filters.push({ member, values: [hit.value], negated: negation >= 0 })
+  }
+  return filters
+}
 
-/** Cubes reachable from `start` through the joins the meta lists (either direction). */
-export function related(index: MetaIndex, start: string): Set<string> {
-  const seen = new Set([start])
-  const queue = [start]
-  while (queue.length > 0) {
-    const current = queue.shift()!
-    for (const cube of index.cubes) {
-      const linked = cube.name === current ? cube.joins : cube.joins.includes(current) ? [cube.name] : []
-      for (const next of linked) if (!seen.has(next)) (seen.add(next), queue.push(next))
+// The nouns of the model's cubes, for the phrase reader (set per question; reading is synchronous).
+let CUBE_NOUNS = new Set<string>()
+
+interface Phrase {
+  words: string[]
+  /** `by`: after "by", "per", "across"; `which`: after "which", "what"; `rank`: after "top 5", "3 biggest". */
+  origin: 'by' | 'which' | 'rank'
+}
+
+/** Phrases naming dimensions: after "by", "per", "across" ...; after "which", "top 5", "3 biggest". */
+function dimensionPhrases(tokens: Tokens): Phrase[] {
+  const phrases: Phrase[] = []
+  for (const marker of GROUP_MARKERS)
+    for (let at = tokens.find(marker); at >= 0; at = tokens.find(marker, at + 1)) {
+      // "by region and segment" names two dimensions.
+      let phrase: string[] = []
+      for (let cursor = at + marker.length; cursor < tokens.length && (tokens.list[cursor] === 'and' || !BOUNDARIES.has(tokens.list[cursor])); cursor++) {
+        if (tokens.list[cursor] !== 'and') phrase.push(tokens.list[cursor])
+        else if (phrase.length) (phrases.push({ words: phrase, origin: 'by' }), (phrase = []))
+      }
+      if (phrase.length) phrases.push({ words: phrase, origin: 'by' })
+    }
+  for (const [at, word] of tokens.list.entries()) {
+    const which = ['which', 'what', 'who'].includes(word)
+    if (!which && !['top', 'bottom', ...DESC, ...ASC].includes(word) && !(/^\d+$/.test(word) && !tokens.isUsed(at))) continue
+    // "the most customers" counts customers; "the 3 biggest customers" ranks them.
+    if (['most', 'fewest', 'least'].includes(word) && !/^\d+$/.test(tokens.list[at - 1] ?? '') && CUBE_NOUNS.has(stem(tokens.list[at + 1] ?? ''))) continue
+    let cursor = at + 1
+    while (cursor < tokens.length && (/^\d+$/.test(tokens.list[cursor]) || ['sold', 'of', 'our', 'the', 'single', ...DESC, ...ASC].includes(tokens.list[cursor]))) cursor++
+    const phrase: string[] = []
+    for (; cursor < tokens.length && phrase.length < 2 && !BOUNDARIES.has(tokens.list[cursor]); cursor++) phrase.push(tokens.list[cursor])
+    if (phrase.length) phrases.push({ words: phrase, origin: which ? 'which' : 'rank' })
+  }
+  return phrases
+}
+
+function granularityOf(tokens: Tokens): Granularity | undefined {
+  for (const [at, word] of tokens.list.entries()) {
+    const unit = GRANULARITY[word]
+    if (!unit || tokens.isUsed(at)) continue
+    if (/ly$|annual/.test(word) || GRAIN_LEADS.includes(tokens.list[at - 1] ?? '')) {
+      tokens.use(at)
+      return unit
     }
   }
-  return seen
+  if (tokens.has('trend') || tokens.find(['over', 'time']) >= 0) return 'month'
+  const yoy = /\b(year over year|year-over-year|yoy)\b/.test(tokens.text) ? 'year' : /\b(month over month|mom)\b/.test(tokens.text) ? 'month' : undefined
+  return yoy
 }
 
-function intentBonus(question: string[], member: MetaMember): number {
-  const has = (...list: string[]) => list.some((word) => question.includes(word))
-  const type = member.type
-  if (has('average', 'avg', 'mean') && type === 'avg') return 3
-  if ((has('many', 'count') || findPhrase(question, ['number', 'of']) >= 0) && (type === 'count' || type === 'count_distinct')) return 2
-  if (has('distinct', 'unique', 'different') && type === 'count_distinct') return 2
-  if (has('total', 'sum', 'revenue', 'sales', 'amount') && type === 'sum') return 2
-  if (has('rate', 'share', 'ratio', 'percentage', 'percent') && (type === 'number' || member.format === 'percent')) return 2
-  if (has('maximum', 'max') && type === 'max') return 2
-  if (has('minimum', 'min') && type === 'min') return 2
-  return 0
+/** The previous period of the same length as an absolute year, quarter or month ("growth in 2025" is from 2024). */
+export function previousOf(spec: RangeSpec): RangeSpec | undefined {
+  if (spec.kind !== 'absolute' || !spec.from || !spec.to) return undefined
+  const from = new Date(`${spec.from}T00:00:00Z`)
+  const to = new Date(`${spec.to}T00:00:00Z`)
+  const months = (to.getUTCFullYear() - from.getUTCFullYear()) * 12 + to.getUTCMonth() - from.getUTCMonth()
+  if (![1, 3, 12].includes(months)) return undefined
+  const start = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() - months, 1))
+  const day = (date: Date) => date.toISOString().slice(0, 10)
+  const row = months === 12 ? String(start.getUTCFullYear()) : months === 3 ? `${start.getUTCFullYear()} Q${Math.floor(start.getUTCMonth() / 3) + 1}` : day(start).slice(0, 7)
+  return { kind: 'absolute', from: day(start), to: spec.from, label: row, row }
 }
 
-function scoreMeasure(question: string[], member: MetaMember): number {
-  const own = distinctive(member)
-  const matched = own.filter((word) => mentions(question, word)).length
-  const titleWords = words(member.title).filter((word) => !GENERIC.has(word))
-  const fullTitle = titleWords.length > 0 && titleWords.every((word) => mentions(question, word)) ? 2 : 0
-  const cubeMentioned = mentions(question, cubeNoun(member.cube)) ? 1 : 0
-  const plainCount = member.name === 'count' && cubeMentioned ? 1 : 0
-  const intent = intentBonus(question, member)
-  if (matched === 0 && intent === 0) return 0
-  // A bare count only wins on the cube's name when nothing more specific matches, or when counting is asked for.
-  const uncalledCount = (member.type === 'count' || member.type === 'count_distinct') && intent === 0 ? 2 : 0
-  return 3 * matched - (own.length - matched) + fullTitle + intent + cubeMentioned + plainCount - uncalledCount
-}
+export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup | undefined): Parsed {
+  const vocabulary = vocabularyOf(index)
+  CUBE_NOUNS = vocabulary.nouns
+  const tokens = new Tokens(question)
+  const text = tokens.text
+  // Periods.
+  const mentions = findPeriods(question)
+  for (const mention of mentions) {
+    const at = tokens.find(mention.used)
+    if (at >= 0) tokens.use(...mention.used.map((_, offset) => at + offset))
+    else for (const word of mention.used) tokens.use(tokens.find([word]))
+  }
+  const growth = CUES.growth.test(text)
+  const compare = CUES.compare.test(text)
+  let range: RangeSpec | undefined
+  let periods: RangeSpec[] | undefined
+  if (mentions.length >= 2 && (growth || compare || !CUES.span.test(text))) periods = mentions.map((mention) => mention.spec)
+  else if (mentions.length >= 2) range = spanOf(mentions.map((mention) => mention.spec)) ?? mentions[0].spec
+  else if (mentions.length === 1) range = mentions[0].spec
+  if (periods) periods.sort((a, b) => (a.kind === 'absolute' && b.kind === 'absolute' ? (a.from ?? '').localeCompare(b.from ?? '') : 0))
+  if (periods && periods.every((spec) => spec.kind !== 'absolute')) periods.sort((a, b) => (a.kind === 'previous' ? -1 : b.kind === 'previous' ? 1 : 0))
 
-function labelDimension(index: MetaIndex, cube: string): MetaMember | undefined {
-  const dims = index.cubes.find((entry) => entry.name === cube)?.dimensions ?? []
-  return (
-    dims.find((dim) => dim.type === 'string' && (dim.name === 'name' || dim.name === 'title')) ??
-    dims.find((dim) => dim.type === 'string' && !dim.primaryKey && !/email|phone/.test(dim.name))
-  )
-}
+  // Values, flags, "per customer".
+  const values = lookup ? valuesOf(tokens, index, lookup.values) : []
+  for (const filter of numberFilters(tokens, index, question)) {
+    values.push({ member: filter.member, values: [String(filter.value)], negated: false, op: filter.op })
+    for (const word of filter.words) tokens.useWord(word)
+  }
+  const flags = booleansOf(tokens, index, vocabulary.measureWords)
+  const booleans: BooleanFilter[] = []
+  const dimensions: MetaMember[] = []
+  for (const flag of flags) {
+    tokens.use(...flag.at)
+    const both = flags.some((other) => other.member === flag.member && other.value !== flag.value)
+    if (both) dimensions.includes(flag.member) || dimensions.push(flag.member)
+    else booleans.push({ member: flag.member, value: flag.value })
+  }
+  // Two members of one dimension are compared side by side.
+  for (const filter of values) if (filter.values.length > 1 && !filter.negated) dimensions.push(filter.member)
+  const per = perEntity(tokens, index)
+  if (per) tokens.use(...per.at)
 
-/** The dimension a phrase names: a member (`region`, `order status`) or a cube (`products` → its name). */
-function matchDimension(index: MetaIndex, phrase: string[], near: Set<string>): MetaMember | undefined {
-  let best: { member: MetaMember; score: number } | undefined
-  for (const cube of index.cubes)
-    for (const member of cube.dimensions) {
-      if (member.primaryKey || member.type === 'time') continue
-      // Keys (`product_id`) name rows, not groups: only when the question asks for the id itself.
-      if (/(^|_)id$/.test(member.name) && !phrase.includes('id')) continue
-      const own = distinctive(member)
-      const matched = own.filter((word) => mentions(phrase, word)).length
-      if (matched === 0) continue
-      const score = 3 * matched - (own.length - matched) + (near.has(member.cube) ? 2 : 0) + (mentions(phrase, cubeNoun(member.cube)) ? 1 : 0)
-      if (!best || score > best.score) best = { member, score }
-    }
-  if (best) return best.member
-  for (const cube of index.cubes) if (phrase.some((word) => sameWord(word, cubeNoun(cube.name)))) return labelDimension(index, cube.name)
-  return undefined
-}
-
-export function timeDimensionFor(index: MetaIndex, question: string[], cube: string): MetaMember | undefined {
-  const near = [...related(index, cube)]
-  const times = index.cubes.flatMap((entry) => entry.dimensions.filter((dim) => dim.type === 'time'))
-  const named = times.find((dim) => near.includes(dim.cube) && distinctive(dim).some((word) => mentions(question, word) && !GRANULARITY_WORDS[word] && word !== 'date'))
-  return named ?? times.find((dim) => dim.cube === cube) ?? near.flatMap((name) => times.filter((dim) => dim.cube === name))[0]
-}
-
-/** Reads a question against the model; says plainly when it cannot. */
-export function understand(question: string, index: MetaIndex): Reading {
-  const all = questionWords(question)
-  if (all.length === 0) return { kind: 'unmapped', reason: 'The question is empty.' }
-  const consumed = new Set<string>()
-  const parsedRange = parseRange(question)
-  parsedRange?.used.forEach((word) => consumed.add(word))
-
-  let granularity: Granularity | undefined
-  for (const [index, word] of all.entries()) {
-    const unit = GRANULARITY_WORDS[word]
-    if (!unit) continue
-    const previous = all[index - 1]
-    const adjective = /ly$|annual/.test(word)
-    if (adjective || ['by', 'per', 'each', 'every', 'and'].includes(previous ?? '')) {
-      granularity = unit
-      consumed.add(word)
+  // Dropped filters in a follow-up: "without the region filter", "for all regions".
+  const dropped: MetaMember[] = []
+  for (const [at, word] of tokens.list.entries()) {
+    if (!['without', 'remove', 'drop', 'ignore', 'all', 'any', 'every'].includes(word)) continue
+    const positions = [at + 1, at + 2, at + 3].filter((position) => position < tokens.length && !['the', 'a', 'filter', 'filters', 'on'].includes(tokens.list[position]))
+    const first = positions[0]
+    const member = first !== undefined ? matchDimension(index, [tokens.list[first]], new Set(index.cubes.map((cube) => cube.name))) : undefined
+    if (member && (tokens.list.includes('filter') || tokens.list.includes('filters') || ['all', 'any', 'every'].includes(word))) {
+      dropped.push(member)
+      tokens.use(at, first)
     }
   }
-  if (!granularity && (all.includes('trend') || findPhrase(all, ['over', 'time']) >= 0)) granularity = 'month'
 
-  let top: Understanding['top']
-  const topMatch = /\b(top|bottom|best|worst|highest|lowest|largest|smallest|biggest)\s+(\d{1,3})\b/.exec(question.toLowerCase())
-  const countFirst = /\b(\d{1,3})\s+(best|worst|top|bottom|highest|lowest|largest|smallest|biggest)\b/.exec(question.toLowerCase())
-  if (topMatch || countFirst) {
-    const word = (topMatch?.[1] ?? countFirst?.[2])!
-    top = { n: Math.max(1, Number(topMatch?.[2] ?? countFirst?.[1])), direction: ASC.includes(word) ? 'asc' : 'desc' }
-    consumed.add(topMatch?.[2] ?? countFirst![1])
-  } else if (/\b(which|what)\b/.test(question.toLowerCase()) && all.some((word) => DESC.includes(word) || ASC.includes(word))) {
-    top = { n: 1, direction: all.some((word) => ASC.includes(word)) ? 'asc' : 'desc' }
-  } else if (all.includes('top') || all.includes('bottom')) {
-    top = { n: 5, direction: all.includes('bottom') ? 'asc' : 'desc' }
+  const granularity = granularityOf(tokens)
+  const counted = rankedCount(tokens)
+  if (counted) tokens.use(counted.at)
+
+  // Single records ranked by a number of theirs ("the most expensive product"), read before the measure.
+  const record = recordOf(tokens, index)
+
+  // Dimensions named by phrases (before the measure, so the measure can be one that reaches them).
+  const everywhere = new Set(index.cubes.map((cube) => cube.name))
+  const pending: Array<{ member: MetaMember; words: string[]; origin: Phrase['origin'] }> = []
+  for (const phrase of dimensionPhrases(tokens)) {
+    const free = phrase.words.filter((word) => !STOPWORDS.has(word) && !GRANULARITY[word] && tokens.find([word]) >= 0)
+    if (free.length === 0) continue
+    const member = matchDimension(index, free, everywhere)
+    if (!member || pending.some((entry) => entry.member === member)) continue
+    if (record && (record.show.includes(member) || record.words.some((word) => mentionsMember(member, word)))) continue
+    pending.push({ member, words: free.filter((word) => mentionsMember(member, word)), origin: phrase.origin })
   }
 
-  // The measure: the best-scoring one, or the count of a cube the question names.
-  const measures = index.cubes.flatMap((cube) => cube.measures)
-  const scored = measures
-    .map((candidate) => ({ candidate, score: scoreMeasure(all, candidate) }))
-    .filter((entry) => entry.score > 0)
-    .sort((a, b) => b.score - a.score)
-  let measure: MetaMember | undefined = scored[0]?.candidate
+  // "the Toys category", "region Europe": a filtered dimension's own name is understood with its value.
+  for (const filter of values) if (!dimensions.includes(filter.member) && !pending.some((entry) => entry.member === filter.member)) for (const word of distinctive(filter.member)) tokens.useWord(word)
+
+  // The measure: the best-scoring one that reaches every dimension and filter, else the best. Words that name
+  // ranked things ("our 3 biggest customers") or qualify a filter ("Corporate customers") are not measures.
+  const ranked = new Set(pending.filter((entry) => entry.origin !== 'by').flatMap((entry) => entry.words))
+  const filterNouns = new Set([...values, ...booleans].map((filter) => cubeNoun(filter.member.cube)))
+  const needed = new Set([...values.map((filter) => filter.member.cube), ...booleans.map((filter) => filter.member.cube), ...dimensions.map((dim) => dim.cube)])
+  const score = (free: string[]) =>
+    index.cubes
+      .flatMap((cube) => cube.measures)
+      .map((candidate) => ({ candidate, ...scoreMeasure(free, candidate) }))
+      .filter((entry) => entry.score > 0)
+      .sort((a, b) => b.score - a.score || b.matched - a.matched)
+  const fits = (measure: MetaMember, extra: MetaMember[] = []) => [...needed, ...extra.map((dim) => dim.cube)].every((cube) => reach(index, measure.cube).has(cube))
+  const pendingMembers = pending.map((entry) => entry.member)
+  const counting = tokens.has('many', 'number', 'count', 'average')
+  const pick = (scored: ReturnType<typeof score>) => {
+    let choice = scored.find((entry) => fits(entry.candidate, pendingMembers)) ?? scored.find((entry) => fits(entry.candidate)) ?? scored[0]
+    if (choice && choice.matched === 0 && !counting && choice.score < 1) choice = scored.find((entry) => entry.matched > 0 && fits(entry.candidate, pendingMembers)) ?? choice
+    return choice
+  }
+  const unused = tokens.list.filter((word, at) => !tokens.isUsed(at) && !ranked.has(word))
+  let choice = pick(score(unused.filter((word) => ![...filterNouns].some((noun) => sameWord(noun, word)))))
+  // "VIP customers" qualifies the filter, unless nothing else names what to count ("how many VIP customers").
+  let qualifierOnly = false
+  if (!choice || choice.matched === 0) {
+    const retry = pick(score(unused))
+    if (retry && retry.matched > 0) qualifierOnly = true
+    choice = retry ?? choice
+  }
+  let measure: MetaMember | undefined = choice?.candidate
+  // Named by its own words, or by a counting cue: not just by the noun of its cube ("customers" in "top customers").
+  let measureNamed = ((choice?.matched ?? 0) > 0 && !qualifierOnly) || (measure !== undefined && counting)
+  const ranking = Boolean(counted) || superlative(tokens) || CUES.growth.test(text) || CUES.compare.test(text)
+  if ((!choice || choice.score < 1 || choice.matched === 0) && ranking && !counting) {
+    // "Which category grew fastest", "our 3 biggest customers": the main money measure that reaches them.
+    const money = index.cubes.flatMap((cube) => cube.measures).find((entry) => entry.type === 'sum' && entry.format === 'currency' && fits(entry, pendingMembers))
+    if (money) (measure = money), (measureNamed = false)
+  }
   if (!measure) {
-    const cube = index.cubes.find((entry) => mentions(all, cubeNoun(entry.name)))
+    const cube = index.cubes.find((entry) => entry.measures.length && tokens.find([cubeNoun(entry.name)]) >= 0 && [...needed].every((name) => reach(index, entry.name).has(name)))
     measure = cube?.measures.find((entry) => entry.type === 'count')
   }
-  if (!measure) return { kind: 'unmapped', reason: 'No measure of the model matches the question.' }
-  distinctive(measure).forEach((word) => all.filter((entry) => sameWord(entry, word)).forEach((entry) => consumed.add(entry)))
-  consumed.add(cubeNoun(measure.cube))
+  if (measure) for (const word of distinctive(measure)) tokens.useWord(word)
 
-  // Dimensions: the phrases after "by", "per", "across", ...; after "top N"; after "which".
-  const near = related(index, measure.cube)
-  const dimensions: MetaMember[] = []
-  const phrases: string[][] = []
-  for (const marker of GROUP_MARKERS) {
-    let at = findPhrase(all, marker)
-    while (at >= 0) {
-      const phrase: string[] = []
-      for (let cursor = at + marker.length; cursor < all.length && !BOUNDARIES.has(all[cursor]); cursor++) phrase.push(all[cursor])
-      phrases.push(phrase)
-      at = findPhrase(all, marker, at + 1)
-    }
+  for (const entry of pending) {
+    // "by units sold" names the measure, not a dimension.
+    if (measure && entry.origin === 'by' && entry.words.every((word) => distinctive(measure!).some((own) => sameWord(own, word)))) continue
+    if (!dimensions.includes(entry.member) && dimensions.length < 3) dimensions.push(entry.member)
+    for (const word of entry.words) tokens.useWord(word)
+    tokens.useWord(cubeNoun(entry.member.cube))
   }
-  const lower = question.toLowerCase()
-  const nounAfter = /\b(?:top|bottom|best|worst|which|what)\s+(?:\d{1,3}\s+)?([a-z]+(?:\s+[a-z]+)?)/.exec(lower)
-  // "top 5 products", "which region": the noun names the dimension even if the measure's title shares it.
-  const ranked = nounAfter ? words(nounAfter[1]) : undefined
-  const isConsumed = (word: string) => [...consumed].some((entry) => sameWord(entry, word))
-  if (ranked) phrases.push(ranked)
-  for (const phrase of phrases) {
-    for (const rawPart of splitOnAnd(phrase)) {
-      // Words that named the measure ("by units sold") are not a dimension.
-      const part = phrase === ranked ? rawPart : rawPart.filter((word) => !isConsumed(word))
-      if (part.length === 0 || part.every((word) => GRANULARITY_WORDS[word] || STOPWORDS.has(word))) continue
-      const member = matchDimension(index, part, near)
-      if (member && !dimensions.some((entry) => entry.path === member.path) && dimensions.length < 2) {
-        dimensions.push(member)
-        part.forEach((word) => consumed.add(word))
-      }
-    }
+  for (const filter of [...values, ...booleans]) tokens.useWord(cubeNoun(filter.member.cube))
+  if (measure) for (const cube of reach(index, measure.cube)) tokens.useWord(cubeNoun(cube))
+  if (measure && (granularity || range || periods)) {
+    const time = timeDimensionFor(index, tokens.list, measure.cube)
+    if (time) for (const word of distinctive(time)) tokens.useWord(word)
   }
 
-  const booleanFilters: Understanding['booleanFilters'] = []
-  for (const cube of index.cubes)
-    for (const member of cube.dimensions) {
-      if (member.type !== 'boolean' || dimensions.includes(member) || !near.has(member.cube)) continue
-      const own = distinctive(member)
-      if (own.length === 0 || !own.every((word) => mentions(all, word) && !isConsumed(word))) continue
-      const at = all.findIndex((word) => sameWord(word, own[0]))
-      const negated = ['non', 'not', 'without', 'no'].includes(all[at - 1] ?? '')
-      booleanFilters.push({ member, value: !negated })
-      own.forEach((word) => consumed.add(word))
+  // What kind of analysis.
+  let analysis: Analysis = { kind: 'value' }
+  let top: Frame['top']
+  if (record && !dimensions.length) {
+    analysis = { kind: 'record', attribute: record.attribute, direction: record.direction, show: record.show }
+    for (const word of record.words) tokens.useWord(word)
+    for (const member of record.show) tokens.useWord(cubeNoun(member.cube))
+    top = { n: counted?.n ?? 1, direction: record.direction }
+  } else if (per && measure) {
+    // "Revenue per customer" divides by the customers who ordered; "revenue per product" lists products.
+    const denominator = denominatorFor(index, measure, per.cube)
+    const label = labelDimension(index, per.cube)
+    const named = label && /^(name|title)$/.test(label.name) ? label : undefined
+    if (denominator && (denominator.type === 'count_distinct' || per.cube === measure.cube || per.average || !named)) analysis = { kind: 'ratio', denominator, per: per.noun }
+    else if (named && !dimensions.includes(named)) {
+      dimensions.push(named)
+      // The same words from a cube that reaches the things listed ("revenue per product" is product revenue).
+      if (!reach(index, measure.cube).has(named.cube)) measure = score(unused).find((entry) => fits(entry.candidate, [named]))?.candidate ?? measure
     }
+  } else if (CUES.why.test(text)) analysis = { kind: 'why', drivers: [] }
+  else if (CUES.share.test(text) && !(growth && periods)) analysis = { kind: 'share' }
+  else if (growth) {
+    const fastest = /\b(fastest|percent|percentage|relative)\b/.test(text)
+    const falling = /\b(fell|fall|fallen|drop|dropped|decline[sd]?|decrease[sd]?|worst|least|lowest|shrank)\b/.test(text)
+    const rank = superlative(tokens) || /\bmost\b/.test(text) ? { by: fastest ? ('percent' as const) : ('change' as const), direction: falling ? ('asc' as const) : ('desc' as const) } : undefined
+    analysis = { kind: 'growth', rank }
+  } else if (periods) analysis = { kind: 'compare' }
+  if (!top && analysis.kind !== 'growth') {
+    if (counted) top = { n: counted.n, direction: ascending(tokens) ? 'asc' : 'desc' }
+    // A superlative that named the measure ("smallest order by segment") ranks nothing.
+    else if (tokens.list.some((word, at) => !tokens.isUsed(at) && (DESC.includes(word) || ASC.includes(word))) && (dimensions.length || granularity)) {
+      // "the least popular product" is one; "the best-selling products" a short list.
+      const plural = pending.some((entry) => entry.origin === 'rank' && entry.words.some((word) => stem(word) !== word && !tokens.has('which', 'what', 'who')))
+      top = { n: plural ? 5 : 1, direction: ascending(tokens) ? 'asc' : 'desc' }
+    }
+    else if (tokens.has('top', 'bottom') && dimensions.length) top = { n: 5, direction: tokens.has('bottom') ? 'asc' : 'desc' }
+  }
 
-  const range = parsedRange?.range
-  const timeDimension = granularity || range ? timeDimensionFor(index, all, measure.cube) : undefined
-  if ((granularity || range) && !timeDimension)
-    return { kind: 'unmapped', reason: `${measure.title} has no date to slice by time.` }
-  if (timeDimension) distinctive(timeDimension).forEach((word) => consumed.add(word))
+  // "Average monthly revenue": the mean of the measure over the periods, not an average-type measure.
+  const averagePer = analysis.kind === 'value' && granularity && measure && ['sum', 'count', 'count_distinct'].includes(measure.type) && tokens.raw.some((word) => ['average', 'avg', 'mean', 'typical'].includes(word)) ? granularity : undefined
 
-  const candidates = all.filter(
-    (word) => !consumed.has(word) && !STOPWORDS.has(word) && !/^\d+$/.test(word) && !index.cubes.some((cube) => sameWord(word, cubeNoun(cube.name))),
+  // Words nobody understood: to look up as values first, then to say plainly.
+  const explained = new Set(
+    words([cubeOf(index, measure?.cube ?? '')?.description ?? '', measure?.description ?? '', ...(measure ? [...reach(index, measure.cube)].map((cube) => cubeOf(index, cube)?.title ?? '') : [])].join(' ')),
   )
-  const chosen = measure
-  const alternatives = scored.map((entry) => entry.candidate).filter((candidate) => candidate.cube !== chosen.cube).slice(0, 2)
-  return { kind: 'understood', understanding: { measure, dimensions, granularity, timeDimension, range, top, booleanFilters, candidates, alternatives } }
+  const unknown = tokens
+    .unused()
+    .filter(({ word }) => !STOPWORDS.has(word) && !INTENT_WORDS.has(word) && !GRANULARITY[word] && !explained.has(word))
+    .map(({ word }) => word)
+  // Words a dimension's description mentions ("completed, shipped, ...") may be values even when a measure uses them.
+  if (!lookup) for (const word of tokens.list) if (vocabulary.described.has(word) && !STOPWORDS.has(word) && !unknown.includes(word) && !INTENT_WORDS.has(word)) unknown.push(word)
+  return { tokens, measure, measureNamed, averagePer, dimensions, granularity, range, periods, top, values, booleans, dropped, analysis, unknown }
 }
 
-function splitOnAnd(phrase: string[]): string[][] {
-  const parts: string[][] = [[]]
-  for (const word of phrase) {
-    if (word === 'and') parts.push([])
-    else parts[parts.length - 1].push(word)
-  }
-  return parts
+const mentionsMember = (member: MetaMember, word: string) => distinctive(member).some((own) => sameWord(own, word)) || sameWord(word, cubeNoun(member.cube))
+
+/** Adds the key beside a label dimension: `customers.name` is grouped by `customers.id` too. */
+export function withKeys(index: MetaIndex, dimensions: MetaMember[]): MetaMember[] {
+  return dimensions.flatMap((dim) => {
+    const key = keyOf(index, dim)
+    return key && !dimensions.includes(key) ? [key, dim] : [dim]
+  })
 }
+
+export { timeDimensionFor }

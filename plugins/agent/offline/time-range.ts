@@ -1,84 +1,130 @@
 import { MONTHS } from './words'
 
-/** A date range asked for in a question: absolute, or relative to the latest date in the data. */
-export type RangeSpec =
-  | { kind: 'absolute'; from?: string; to?: string; label: string }
-  | { kind: 'relative'; amount: number; unit: 'day' | 'week' | 'month' | 'quarter' | 'year'; label: string }
-  | { kind: 'this'; unit: 'month' | 'quarter' | 'year'; label: string }
+export type Unit = 'day' | 'week' | 'month' | 'quarter' | 'year'
 
-/** A resolved half-open range `[from, to)` of ISO dates. */
+/**
+ * A period asked for in a question: absolute (`2024`, `Q1 2025`, `March 2024`, `since 2023`), trailing (`the last 6
+ * months`), the current one (`this quarter`, `year to date`) or the one before it (`last year`). Relative periods
+ * count from the latest date in the data, not from today: the data may end long before today.
+ */
+export type RangeSpec =
+  | { kind: 'absolute'; from?: string; to?: string; label: string; row: string }
+  | { kind: 'trailing'; amount: number; unit: Unit; label: string }
+  | { kind: 'this' | 'previous'; unit: Unit; label: string }
+
+/** A resolved half-open range `[from, to)` of ISO dates, with words for a heading and a short label for a row. */
 export interface DateRange {
   from?: string
   to?: string
   label: string
+  row: string
+}
+
+/** A period found in a question, where it was found, and the words it used. */
+export interface Mention {
+  spec: RangeSpec
+  at: number
+  used: string[]
 }
 
 const pad = (value: number) => String(value).padStart(2, '0')
 const iso = (date: Date) => `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`
-const UNITS: Record<string, 'day' | 'week' | 'month' | 'quarter' | 'year'> = {
-  day: 'day',
-  days: 'day',
-  week: 'week',
-  weeks: 'week',
-  month: 'month',
-  months: 'month',
-  quarter: 'quarter',
-  quarters: 'quarter',
-  year: 'year',
-  years: 'year',
+const UNIT = (word: string): Unit => word.replace(/s$/, '') as Unit
+const NUMBER_WORDS: Record<string, number> = {
+  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
+  eighteen: 18, twenty: 20, thirty: 30, sixty: 60, ninety: 90,
 }
-const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twelve: 12 }
+export const numberOf = (word: string): number => NUMBER_WORDS[word] ?? Number(word)
+const AMOUNT = `(\\d{1,3}|${Object.keys(NUMBER_WORDS).join('|')})`
+const YEAR = '((?:19|20)\\d\\d)'
 
-function yearRange(from: number, to = from): RangeSpec {
-  return { kind: 'absolute', from: `${from}-01-01`, to: `${to + 1}-01-01`, label: from === to ? `in ${from}` : `from ${from} to ${to}` }
+export function yearSpec(year: number): RangeSpec {
+  return { kind: 'absolute', from: `${year}-01-01`, to: `${year + 1}-01-01`, label: String(year), row: String(year) }
+}
+function quarterSpec(quarter: number, year: number): RangeSpec {
+  const to = quarter === 4 ? `${year + 1}-01-01` : `${year}-${pad(quarter * 3 + 1)}-01`
+  return { kind: 'absolute', from: `${year}-${pad((quarter - 1) * 3 + 1)}-01`, to, label: `Q${quarter} ${year}`, row: `${year} Q${quarter}` }
+}
+function monthSpec(month: number, year: number): RangeSpec {
+  const to = month === 12 ? `${year + 1}-01-01` : `${year}-${pad(month + 1)}-01`
+  const name = MONTHS[month - 1].charAt(0).toUpperCase() + MONTHS[month - 1].slice(1)
+  return { kind: 'absolute', from: `${year}-${pad(month)}-01`, to, label: `${name} ${year}`, row: `${year}-${pad(month)}` }
 }
 
 /**
- * Finds the date range of a question (`in 2024`, `from 2022 to 2023`, `since 2023`, `in March 2024`, `Q1 2024`,
- * `last 3 months`, `past year`, `this year`). Returns the range and the words it used.
+ * Every period a question mentions, in the order written. Each pattern blanks out the text it used, so `Q1 2024`
+ * is one quarter and not a quarter and a year.
  */
-export function parseRange(question: string): { range: RangeSpec; used: string[] } | undefined {
-  const text = question.toLowerCase()
-  let match: RegExpExecArray | null
-  if ((match = /\b(?:between|from)\s+(20\d\d|19\d\d)\s+(?:and|to|through|until|-)\s+(20\d\d|19\d\d)\b/.exec(text))) {
-    const [from, to] = [Number(match[1]), Number(match[2])].sort((a, b) => a - b)
-    return { range: yearRange(from, to), used: [match[1], match[2]] }
+export function findPeriods(question: string): Mention[] {
+  let text = ` ${question.toLowerCase().replace(/[?!.,;]/g, ' ')} `
+  const found: Mention[] = []
+  const take = (pattern: RegExp, make: (match: RegExpExecArray) => RangeSpec | undefined, used: (match: RegExpExecArray) => string[]) => {
+    for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+      const spec = make(match)
+      if (spec) found.push({ spec, at: match.index, used: match[0].toLowerCase().split(/[^a-z0-9]+/).filter(Boolean) })
+      text = text.slice(0, match.index) + ' '.repeat(match[0].length) + text.slice(match.index + match[0].length)
+    }
   }
-  if ((match = /\b(?:since|after)\s+(20\d\d|19\d\d)\b/.exec(text))) {
-    const year = Number(match[1]) + (match[0].startsWith('after') ? 1 : 0)
-    return { range: { kind: 'absolute', from: `${year}-01-01`, label: `since ${year}` }, used: [match[1]] }
-  }
-  if ((match = /\bbefore\s+(20\d\d|19\d\d)\b/.exec(text)))
-    return { range: { kind: 'absolute', to: `${match[1]}-01-01`, label: `before ${match[1]}` }, used: [match[1]] }
-  if ((match = /\bq([1-4])\s*(?:of\s+)?(20\d\d|19\d\d)\b/.exec(text))) {
-    const quarter = Number(match[1])
-    const year = Number(match[2])
-    const from = `${year}-${pad((quarter - 1) * 3 + 1)}-01`
-    const to = quarter === 4 ? `${year + 1}-01-01` : `${year}-${pad(quarter * 3 + 1)}-01`
-    return { range: { kind: 'absolute', from, to, label: `in Q${quarter} ${year}` }, used: [`q${quarter}`, match[2]] }
-  }
-  const monthPattern = new RegExp(`\\b(${MONTHS.join('|')})\\s+(?:of\\s+)?(20\\d\\d|19\\d\\d)\\b`)
-  if ((match = monthPattern.exec(text))) {
-    const month = MONTHS.indexOf(match[1]) + 1
-    const year = Number(match[2])
-    const to = month === 12 ? `${year + 1}-01-01` : `${year}-${pad(month + 1)}-01`
-    const name = match[1].charAt(0).toUpperCase() + match[1].slice(1)
-    return { range: { kind: 'absolute', from: `${year}-${pad(month)}-01`, to, label: `in ${name} ${year}` }, used: [match[1], match[2]] }
-  }
-  if ((match = /\b(?:last|past|previous|recent)\s+(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|twelve)?\s*(days?|weeks?|months?|quarters?|years?)\b/.exec(text))) {
-    const amount = match[1] ? (NUMBER_WORDS[match[1]] ?? Number(match[1])) : 1
-    const unit = UNITS[match[2]]
-    const label = amount === 1 ? `in the last ${unit} of data` : `in the last ${amount} ${unit}s of data`
-    return { range: { kind: 'relative', amount: Math.max(1, amount), unit, label }, used: [match[1] ?? '', match[2]].filter(Boolean) }
-  }
-  if ((match = /\b(?:this|current)\s+(month|quarter|year)\b/.exec(text)))
-    return { range: { kind: 'this', unit: match[1] as 'month' | 'quarter' | 'year', label: `in the latest ${match[1]} of data` }, used: [match[1]] }
-  if ((match = /\b(?:in|during|for|of|throughout)\s+(?:the\s+year\s+)?(20\d\d|19\d\d)\b/.exec(text)) || (match = /\b(20\d\d|19\d\d)\b/.exec(text)))
-    return { range: yearRange(Number(match[1])), used: [match[1]] }
-  return undefined
+  const months = MONTHS.join('|')
+  take(new RegExp(`\\b(?:since|after|from)\\s+${YEAR}\\s+(?:onwards?|on)\\b|\\b(since|after)\\s+${YEAR}\\b`), (m) => {
+    const year = Number(m[1] ?? m[3]) + (m[2] === 'after' ? 1 : 0)
+    return { kind: 'absolute', from: `${year}-01-01`, label: `since ${year}`, row: `since ${year}` }
+  }, (m) => [m[1] ?? m[3]])
+  take(new RegExp(`\\bbefore\\s+${YEAR}\\b`), (m) => ({ kind: 'absolute', to: `${m[1]}-01-01`, label: `before ${m[1]}`, row: `before ${m[1]}` }), (m) => [m[1]])
+  // "Q1 and Q2 2025", "March or April 2024": the year written once serves both.
+  take(new RegExp(`\\bq([1-4])\\s+(?:and|vs\\.?|versus|to|or|through)\\s+(?=q[1-4]\\s*(?:of\\s+)?${YEAR}\\b)`), (m) => {
+    const year = new RegExp(`q[1-4]\\s*(?:of\\s+)?${YEAR}`).exec(text.slice(m.index + m[0].length))![1]
+    return quarterSpec(Number(m[1]), Number(year))
+  }, (m) => [`q${m[1]}`])
+  take(new RegExp(`\\b(${MONTHS.join('|')})\\s+(?:and|vs\\.?|versus|to|or|through)\\s+(?=(?:${MONTHS.join('|')})\\s+(?:of\\s+)?${YEAR}\\b)`), (m) => {
+    const year = new RegExp(`(?:${MONTHS.join('|')})\\s+(?:of\\s+)?${YEAR}`).exec(text.slice(m.index + m[0].length))![1]
+    return monthSpec(MONTHS.indexOf(m[1]) + 1, Number(year))
+  }, (m) => [m[1]])
+  take(new RegExp(`\\bq([1-4])\\s*(?:of\\s+)?${YEAR}\\b`), (m) => quarterSpec(Number(m[1]), Number(m[2])), (m) => [`q${m[1]}`, m[2]])
+  take(new RegExp(`\\b${YEAR}\\s*q([1-4])\\b`), (m) => quarterSpec(Number(m[2]), Number(m[1])), (m) => [m[1], `q${m[2]}`])
+  take(new RegExp(`\\b(first|second|third|fourth)\\s+quarter\\s+(?:of\\s+)?${YEAR}\\b`), (m) => quarterSpec(['first', 'second', 'third', 'fourth'].indexOf(m[1]) + 1, Number(m[2])), (m) => [m[1], 'quarter', m[2]])
+  take(new RegExp(`\\b(?:the\\s+)?(first|second|1st|2nd)\\s+half\\s+(?:of\\s+)?${YEAR}\\b|\\bh([12])\\s*(?:of\\s+)?${YEAR}\\b`), (m) => {
+    const half = m[1] ? (['first', '1st'].includes(m[1]) ? 1 : 2) : Number(m[3])
+    const year = Number(m[2] ?? m[4])
+    const from = half === 1 ? `${year}-01-01` : `${year}-07-01`
+    const to = half === 1 ? `${year}-07-01` : `${year + 1}-01-01`
+    return { kind: 'absolute', from, to, label: `H${half} ${year}`, row: `${year} H${half}` }
+  }, () => [])
+  take(new RegExp(`\\b(${months})\\s+(?:of\\s+)?${YEAR}\\b`), (m) => monthSpec(MONTHS.indexOf(m[1]) + 1, Number(m[2])), (m) => [m[1], m[2]])
+  take(new RegExp(`\\b${YEAR}-(0[1-9]|1[0-2])\\b`), (m) => monthSpec(Number(m[2]), Number(m[1])), (m) => [m[1], m[2]])
+  take(/\b(?:year to date|ytd|so far this year)\b/, () => ({ kind: 'this', unit: 'year', label: 'year to date' }), () => ['ytd', 'year', 'date'])
+  take(new RegExp(`\\b(?:in\\s+|over\\s+|during\\s+)?(?:the\\s+)?(?:last|past|previous|recent|trailing)\\s+${AMOUNT}\\s+(days?|weeks?|months?|quarters?|years?)\\b`), (m) => {
+    const amount = Math.max(1, numberOf(m[1]))
+    const unit = UNIT(m[2])
+    return { kind: 'trailing', amount, unit, label: `the last ${amount} ${unit}s` }
+  }, (m) => [m[1], m[2]])
+  take(/\b(?:in|over|during)\s+the\s+(?:last|past)\s+(day|week|month|quarter|year)\b|\bthe\s+past\s+(day|week|month|quarter|year)\b/, (m) => {
+    const unit = UNIT(m[1] ?? m[2])
+    return { kind: 'trailing', amount: 1, unit, label: `the last ${unit}` }
+  }, (m) => [m[1] ?? m[2]])
+  take(/\b(?:last|previous|prior)\s+(day|week|month|quarter|year)\b|\bthe\s+(day|week|month|quarter|year)\s+before\b/, (m) => {
+    const unit = UNIT(m[1] ?? m[2])
+    return { kind: 'previous', unit, label: `last ${unit}` }
+  }, (m) => [m[1] ?? m[2]])
+  take(/\b(?:this|current|the\s+latest|latest)\s+(day|week|month|quarter|year)\b|\btoday\b/, (m) => {
+    const unit = UNIT(m[1] ?? 'day')
+    return { kind: 'this', unit, label: `this ${unit}` }
+  }, (m) => [m[1] ?? 'today'])
+  take(new RegExp(`\\b${YEAR}\\b`), (m) => yearSpec(Number(m[1])), (m) => [m[1]])
+  return found.sort((a, b) => a.at - b.at)
 }
 
-function startOf(date: Date, unit: 'day' | 'week' | 'month' | 'quarter' | 'year'): Date {
+/** One range covering several absolute ones (`from 2022 to 2023`). */
+export function spanOf(specs: RangeSpec[]): RangeSpec | undefined {
+  if (!specs.every((spec) => spec.kind === 'absolute' && spec.from && spec.to)) return undefined
+  const absolute = specs as Array<Extract<RangeSpec, { kind: 'absolute' }>>
+  const from = absolute.map((spec) => spec.from!).sort()[0]
+  const to = absolute.map((spec) => spec.to!).sort().at(-1)!
+  const label = `${absolute[0].label} to ${absolute.at(-1)!.label}`
+  return { kind: 'absolute', from, to, label, row: label }
+}
+
+function startOf(date: Date, unit: Unit): Date {
   const year = date.getUTCFullYear()
   const month = date.getUTCMonth()
   switch (unit) {
@@ -90,15 +136,14 @@ function startOf(date: Date, unit: 'day' | 'week' | 'month' | 'quarter' | 'year'
       return new Date(Date.UTC(year, month, 1))
     case 'week': {
       const day = new Date(Date.UTC(year, month, date.getUTCDate()))
-      const weekday = (day.getUTCDay() + 6) % 7
-      return new Date(day.getTime() - weekday * 86_400_000)
+      return new Date(day.getTime() - ((day.getUTCDay() + 6) % 7) * 86_400_000)
     }
     case 'day':
       return new Date(Date.UTC(year, month, date.getUTCDate()))
   }
 }
 
-function shift(date: Date, unit: 'day' | 'week' | 'month' | 'quarter' | 'year', amount: number): Date {
+function shift(date: Date, unit: Unit, amount: number): Date {
   switch (unit) {
     case 'day':
       return new Date(date.getTime() + amount * 86_400_000)
@@ -113,18 +158,40 @@ function shift(date: Date, unit: 'day' | 'week' | 'month' | 'quarter' | 'year', 
   }
 }
 
+/** A short label for a whole calendar unit: `2024`, `2024 Q3`, `2024-03`, the day, or the week's Monday. */
+function unitRow(start: Date, unit: Unit): string {
+  const day = iso(start)
+  if (unit === 'year') return day.slice(0, 4)
+  if (unit === 'quarter') return `${day.slice(0, 4)} Q${Math.floor(start.getUTCMonth() / 3) + 1}`
+  if (unit === 'month') return day.slice(0, 7)
+  return unit === 'week' ? `week of ${day}` : day
+}
+
 /**
- * Resolves a range against the latest date in the data: "the last N months" are the N calendar months ending with
- * the latest month that has data (that month included), "this year" is the latest year that has data.
+ * Resolves a period against the latest date in the data: "this year" is the year of the latest date, "last year"
+ * the one before it, "the last 6 months" the six calendar months ending with the latest one (days and weeks: ending
+ * with the latest day). The label says which dates that was, so nobody has to guess.
  */
 export function resolveRange(spec: RangeSpec, latest: string | undefined): DateRange | undefined {
-  if (spec.kind === 'absolute') return { from: spec.from, to: spec.to, label: spec.label }
+  if (spec.kind === 'absolute') return { from: spec.from, to: spec.to, label: spec.label, row: spec.row }
   if (!latest) return undefined
-  // Only the day matters: the latest date's day anchors every relative range.
   const anchor = new Date(`${latest.slice(0, 10)}T00:00:00Z`)
   if (Number.isNaN(anchor.getTime())) return undefined
   const unit = spec.unit
-  const end = shift(startOf(anchor, unit), unit, 1)
-  const from = spec.kind === 'this' ? startOf(anchor, unit) : shift(startOf(anchor, unit), unit, -(spec.amount - 1))
-  return { from: iso(from), to: iso(end), label: `${spec.label} (${iso(from)} to ${iso(new Date(end.getTime() - 86_400_000))})` }
+  let from: Date
+  let to: Date
+  if (spec.kind === 'trailing') {
+    const grain: Unit = unit === 'week' ? 'day' : unit
+    const days = unit === 'week' ? spec.amount * 7 : unit === 'day' ? spec.amount : 0
+    to = shift(startOf(anchor, grain === 'day' ? 'day' : grain), grain === 'day' ? 'day' : grain, 1)
+    from = days ? shift(to, 'day', -days) : shift(startOf(anchor, unit), unit, -(spec.amount - 1))
+  } else {
+    from = shift(startOf(anchor, unit), unit, spec.kind === 'previous' ? -1 : 0)
+    to = shift(from, unit, 1)
+    if (spec.label === 'year to date') to = shift(startOf(anchor, 'day'), 'day', 1)
+  }
+  const last = iso(new Date(to.getTime() - 86_400_000))
+  const whole = spec.kind !== 'trailing' && spec.label !== 'year to date'
+  const row = whole ? unitRow(from, unit) : `${iso(from)} to ${last}`
+  return { from: iso(from), to: iso(to), label: whole ? `${spec.label} (${row})` : `${spec.label} (${iso(from)} to ${last})`, row }
 }

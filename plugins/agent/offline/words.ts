@@ -1,23 +1,50 @@
 /** Everyday words for what models usually call otherwise. */
 const SYNONYMS: Record<string, string> = {
-  selling: 'sold',
   sells: 'sold',
   sell: 'sold',
+  selling: 'sold',
   sales: 'revenue',
   earnings: 'revenue',
   income: 'revenue',
   turnover: 'revenue',
+  takings: 'revenue',
+  spend: 'revenue',
+  spent: 'revenue',
+  spending: 'revenue',
   purchases: 'orders',
+  purchase: 'order',
+  transactions: 'orders',
+  transaction: 'order',
   clients: 'customers',
   client: 'customer',
   buyers: 'customers',
+  buyer: 'customer',
+  shoppers: 'customers',
+  typical: 'average',
+  mean: 'average',
+  avg: 'average',
+  signups: 'signup',
+  signed: 'signup',
+  registered: 'signup',
+  joined: 'signup',
+  discounted: 'discount',
+  expensive: 'price',
+  priciest: 'price',
+  cheapest: 'price',
+  cheap: 'price',
+  pricey: 'price',
+  catalog: 'catalogue',
+  popular: 'sold',
+  popularity: 'sold',
 }
 
-/** Lowercase words of a text: letters and digits, everything else a separator (`&` reads as `and`). */
+/** Lowercase words of a text: letters and digits, everything else a separator (`&` reads as `and`, `%` as `percent`). */
 export function words(text: string): string[] {
   return text
     .toLowerCase()
     .replace(/&/g, ' and ')
+    .replace(/%/g, ' percent ')
+    .replace(/\bnon-/g, 'non ')
     .split(/[^a-z0-9]+/)
     .filter(Boolean)
 }
@@ -29,11 +56,21 @@ export function questionWords(text: string): string[] {
 
 /** `orders` ~ `order`, `categories` ~ `category`, `status` ~ `status`: good enough for matching member names. */
 export function sameWord(left: string, right: string): boolean {
-  if (left === right) return true
-  return stem(left) === stem(right)
+  return left === right || stem(left) === stem(right)
 }
 
-function stem(word: string): string {
+// Questions use few distinct words and compare them often: each word is stemmed once.
+const stems = new Map<string, string>()
+export function stem(word: string): string {
+  let stemmed = stems.get(word)
+  if (stemmed === undefined) {
+    stemmed = stemOf(word)
+    if (stems.size < 50_000) stems.set(word, stemmed)
+  }
+  return stemmed
+}
+
+function stemOf(word: string): string {
   if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`
   if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3)
   if (word.length > 4 && word.endsWith('ed')) return word.slice(0, -2)
@@ -50,20 +87,29 @@ export function findPhrase(list: readonly string[], phrase: readonly string[], f
   return -1
 }
 
+const set = (text: string) => new Set(text.split(/\s+/).filter(Boolean))
+
 /** Words that carry no meaning of their own in an analytics question. */
-export const STOPWORDS = new Set(
-  `a an the of in on for by per to from what which who how many much is are was were be been being show me give list
-  tell please each every all and or with during between over across our we us do did does that this these those it its
-  there their have has had get find see display as at than into within about i you your my can could would should
-  some any value values data overall breakdown broken down split grouped group sorted sort order ordered trend trends
-  compare comparison versus vs when where chart table numbers number count counts total totals sum average avg mean
-  top bottom best worst highest lowest most least largest smallest biggest max min maximum minimum first last past
-  previous recent latest this year years month months quarter quarters week weeks day days daily weekly monthly
-  quarterly yearly annual annually since before after until through ytd date dates time period periods so far up
-  placed made ordered bought sold purchased happened received generated earned like look looks got went came
-  there here many much more less doing done distinct unique different`.split(
-    /\s+/,
-  ),
-)
+export const STOPWORDS = set(`a an the of in on for by per to from what which who whom how many much is are was were be been
+  being show me give list tell please each every all and or with during between over across our we us do did does that
+  this these those it its there their have has had get find see display as at than into within about i you your my can
+  could would should some any value values data overall breakdown broken down split grouped group sorted sort ordered
+  trend trends chart table numbers number count counts total totals sum overall amount amounts so far up placed made
+  bought purchased happened received generated earned like look looks got went came come comes coming here more less
+  doing done distinct unique different let lets let's know just only also too now then again same instead them they
+  one ones whole entire ever single kind type types level levels figure figures result results report stats statistics
+  across along place places put bring brought make makes generate generates say see shown per cent tally people thing
+  things items item new break it its please want wanted need needed ok okay filter filters s t d ll re ve m given give gave giving granted paid pay pays paying buy buys earn earns
+  receive receives get gets getting generating bringing bring in out our ours overall currently current actually
+  exactly roughly approximately about around total overall named called whose`)
+
+/** Words that say what kind of analysis is asked; understood, never a member or a value. */
+export const INTENT_WORDS = set(`growth grow grew grown growing change changes changed changing increase increased
+  increasing decrease decreased decreasing rise rose risen fall fell fallen drop dropped dropping decline declined
+  declining difference delta yoy mom share shares percentage percent proportion fraction portion ratio rate compare
+  compared comparing comparison versus vs against side relative why reason reasons explain cause caused driver drivers
+  top bottom best worst highest lowest most least largest smallest biggest greatest leading max min maximum minimum
+  fastest slowest strongest weakest busiest quietest peak record best-selling average fewest go goes going went up
+  down better worse improve improved how much many`)
 
 export const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december']

@@ -98,7 +98,7 @@ const cases: Case[] = [
   {
     question: 'Number of cancelled orders by region last year',
     sql: (latest) =>
-      `SELECT r.name, COUNT(*) ${REGION} WHERE o.status = 'cancelled' AND o.created_at >= date('${latest}', 'start of year') GROUP BY 1`,
+      `SELECT r.name, COUNT(*) ${REGION} WHERE o.status = 'cancelled' AND o.created_at >= date('${latest}', 'start of year', '-1 year') AND o.created_at < date('${latest}', 'start of year') GROUP BY 1`,
     kind: 'count',
   },
   { question: 'Smallest order by segment', sql: `SELECT c.segment, MIN(o.amount) ${REGION} GROUP BY 1`, kind: 'minMoney' },
@@ -120,7 +120,7 @@ beforeAll(() => {
   test = createTestApp()
   data = new Database(test.deps.semantic.demoData().path, { readonly: true })
   latest = (data.query('SELECT MAX(created_at) AS latest FROM orders').get() as { latest: string }).latest
-})
+}, 60_000)
 afterAll(async () => {
   data.close()
   await test.close()
@@ -188,5 +188,31 @@ describe('the offline analyst', () => {
       const others = ['Europe', 'Asia', 'North America', 'Africa', 'Oceania', 'South America'].filter((name) => name !== region)
       for (const other of others) expect(answer).not.toContain(`| ${other} |`)
     }
+  })
+
+  it('says a filter on a value the user may not see cannot be applied, instead of dropping it', async () => {
+    const europe = (data.query(`SELECT SUM(o.amount) AS total ${REGION} WHERE r.name = 'Europe'`).get() as { total: number }).total
+    const lines = await ask('What was the revenue in Asia?', { externalId: 'viewer-europe', userAttributes: [{ name: 'region', value: 'Europe' }] })
+    const answer = finalAnswer(mergeLines(lines))?.content ?? ''
+    expect(answer).toContain('"Asia" looks like a Region, but there is no Region "Asia" in the data you may see')
+    expect(answer).not.toMatch(/^\|/m)
+    expect(answer).not.toContain(formatValue(europe, member('money')))
+    expect(lines.some((line) => line.toolCall?.name === 'serviceSqlApi')).toBe(false)
+  })
+
+  it('finds filter values with one lookup and shows only the query that produced the answer', async () => {
+    const lines = await ask('Revenue for Corporate customers in North America')
+    const calls = lines.filter((line) => line.toolCall && !line.toolCall.result).map((line) => line.toolCall!)
+    expect(calls.map((call) => call.name)).toEqual(['serviceMeta', 'serviceMeta', 'serviceSqlApi'])
+    expect(JSON.parse(calls[1].input)).toEqual({ searchQuery: expect.stringContaining('corporate') })
+    expect(calls[2].input).toContain("customers.segment = 'Corporate'")
+    expect(calls[2].input).toContain("customers.region = 'North America'")
+  })
+
+  it('groups people by their key and shows the name beside it, so namesakes stay apart', async () => {
+    const answer = finalAnswer(mergeLines(await ask('Top 5 customers by revenue')))?.content ?? ''
+    expect(answer).toStartWith('**Revenue by Customer, top 5, all time**')
+    const rows = data.query(`SELECT c.id, c.name, SUM(o.amount) ${REGION} GROUP BY c.id ORDER BY 3 DESC LIMIT 5`).values() as Array<[number, string, number]>
+    for (const [id, name, total] of rows) expect(answer).toContain(`| ${id} | ${name} | ${formatValue(total, member('money'))} |`)
   })
 })

@@ -1,0 +1,73 @@
+import type { ServiceMetaInput } from '../semantic/model'
+import type { AnalystTools } from './analyst-tools'
+
+/** A dimension value that contains a word searched for. */
+export interface ValueHit {
+  member: string
+  value: string
+}
+
+/** The first and latest date of a time dimension, as the caller may see them. */
+export interface DateSpan {
+  member: string
+  first: string | null
+  latest: string | null
+}
+
+interface MetaMemberLike {
+  name?: string
+  type?: string
+  primaryKey?: boolean
+}
+interface MetaLike {
+  cubes?: Array<{ name?: string; type?: string; dimensions?: MetaMemberLike[] }>
+  error?: string
+}
+
+/** Searched words without their endings (`returns` finds `returned`), three letters or more, at most twelve. */
+const searchWords = (query: string) =>
+  [...new Set(query.toLowerCase().split(/[^a-z0-9]+/).map((word) => word.replace(/(ies|es|s|ed|ing)$/, '')).filter((word) => word.length >= 3 && !/^\d+$/.test(word)))].slice(0, 12)
+
+/** String dimensions whose values people name in questions: not keys, not contact details. */
+function searchable(member: MetaMemberLike): boolean {
+  const name = member.name ?? ''
+  return member.type === 'string' && !member.primaryKey && !/(email|phone|(^|[._])id)$/.test(name)
+}
+
+/**
+ * `serviceMeta` with a search: the members that match, plus the values of string dimensions that contain one of
+ * the searched words and the date span of every time dimension, all as the caller may see them (row-level
+ * security applies to the value and date queries). One lookup answers "which dimension holds `Asia`?" and "how
+ * recent is the data?", instead of one query per dimension shown to the user.
+ */
+export async function searchMeta(tools: AnalystTools, input: ServiceMetaInput): Promise<unknown> {
+  const query = typeof input?.searchQuery === 'string' ? input.searchQuery : ''
+  const found = (await tools.serviceMeta(input)) as MetaLike
+  if (query.trim() === '' || found?.error) return found
+  const whole = (await tools.serviceMeta({})) as MetaLike
+  const cubes = (whole?.cubes ?? []).filter((cube) => cube.type !== 'view' && cube.name)
+  const terms = searchWords(query)
+  const rows = async (sqlQuery: string) => {
+    const result = (await tools.serviceSqlApi({ sqlQuery })) as { data?: Array<Array<string | null>> }
+    return result?.data ?? []
+  }
+  const valueSearches = terms.length
+    ? cubes.flatMap((cube) =>
+        (cube.dimensions ?? []).filter(searchable).map(async (member): Promise<ValueHit[]> => {
+          const where = terms.map((term) => `${member.name} ILIKE '%${term}%'`).join(' OR ')
+          const data = await rows(`SELECT ${member.name} FROM ${cube.name} WHERE ${where} GROUP BY 1 ORDER BY 1 LIMIT 50`)
+          return data.flatMap((row) => (row[0] ? [{ member: member.name!, value: row[0] }] : []))
+        }),
+      )
+    : []
+  const dateSearches = cubes.flatMap((cube) =>
+    (cube.dimensions ?? [])
+      .filter((member) => member.type === 'time')
+      .map(async (member): Promise<DateSpan> => {
+        const [row] = await rows(`SELECT MIN(${member.name}) AS first, MAX(${member.name}) AS latest FROM ${cube.name}`)
+        return { member: member.name!, first: row?.[0] ?? null, latest: row?.[1] ?? null }
+      }),
+  )
+  const [values, dates] = await Promise.all([Promise.all(valueSearches), Promise.all(dateSearches)])
+  return { ...found, values: values.flat(), dates }
+}

@@ -1,0 +1,160 @@
+import type { DateSpan, ValueHit } from '../meta-search'
+import { answerTitle } from './answer'
+import { phrases, writeDecline, type Decline } from './decline'
+import { frameOf, isFollowUp } from './follow-up'
+import type { Frame, Resolved } from './frame'
+import { CUES } from './intents'
+import { indexMeta, type MetaIndex } from './meta-index'
+import { planQueries, type SqlResult } from './plan-query'
+import { parseQuestion, type Lookup, type Parsed } from './question'
+import { resolveRange } from './time-range'
+import { writeAnswer } from './write-answer'
+
+export interface ToolExchange {
+  name: string
+  input: Record<string, unknown>
+  output: unknown
+}
+
+export type Action =
+  | { kind: 'tools'; reasoning: string; calls: Array<{ name: string; input: Record<string, unknown> }> }
+  | { kind: 'answer'; reasoning: string; text: string }
+
+// A turn asks the model several times with the same meta result, and turns of users with the same access get equal
+// ones: each model is read once (by content, so everything read from it is reused across turns too).
+const indexes = new WeakMap<object, MetaIndex>()
+const byContent = new Map<string, MetaIndex>()
+function indexOf(meta: unknown): MetaIndex {
+  if (typeof meta !== 'object' || meta === null) return indexMeta(meta)
+  let index = indexes.get(meta)
+  if (index) return index
+  const key = JSON.stringify(meta)
+  index = byContent.get(key)
+  if (!index) {
+    index = indexMeta(meta)
+    // A handful of models and access views at a time; an old one is read again if it comes back.
+    if (byContent.size >= 64) byContent.delete(byContent.keys().next().value!)
+    byContent.set(key, index)
+  }
+  indexes.set(meta, index)
+  return index
+}
+
+function lookupOf(output: unknown): Lookup {
+  const value = output as { values?: ValueHit[]; dates?: DateSpan[] } | undefined
+  return { values: Array.isArray(value?.values) ? value.values : [], dates: Array.isArray(value?.dates) ? value.dates : [] }
+}
+
+// A turn asks the model several times with the same thread and tool results: each question is read once per
+// model and lookup (the lookup keyed by its result object).
+const readings = new WeakMap<MetaIndex, Map<string, Parsed>>()
+const lookupIds = new WeakMap<object, number>()
+let nextLookupId = 1
+function parse(question: string, index: MetaIndex, lookup: Lookup | undefined, source: object | undefined): Parsed {
+  let byKey = readings.get(index)
+  if (!byKey) readings.set(index, (byKey = new Map()))
+  let id = 0
+  if (source) {
+    id = lookupIds.get(source) ?? nextLookupId++
+    lookupIds.set(source, id)
+  }
+  const key = `${id}\u0000${question}`
+  let parsed = byKey.get(key)
+  if (!parsed) {
+    parsed = parseQuestion(question, index, lookup)
+    if (byKey.size > 1000) byKey.clear()
+    byKey.set(key, parsed)
+  }
+  return parsed
+}
+
+/** Reads the thread: each question on its own, a follow-up on top of the frame before it. */
+function readThread(questions: string[], index: MetaIndex, lookup: Lookup | undefined, source: object | undefined): { parsed: Parsed; frame?: Frame; followUp: boolean; base?: Frame } {
+  let base: Frame | undefined
+  let last: { parsed: Parsed; frame?: Frame; followUp: boolean; base?: Frame } | undefined
+  for (const [position, question] of questions.entries()) {
+    const parsed = parse(question, index, lookup, source)
+    const followUp = position > 0 && base !== undefined && isFollowUp(question, parsed)
+    const frame = frameOf(parsed, index, base, followUp)
+    last = { parsed, frame, followUp, base }
+    if (frame) base = frame
+  }
+  return last!
+}
+
+const isRelative = (frame: Frame) => [frame.range, ...(frame.periods ?? [])].some((spec) => spec && spec.kind !== 'absolute')
+
+/** The frame with its periods as dates; relative periods count back from the latest date in the data. */
+function resolve(frame: Frame, lookup: Lookup | undefined): Resolved | undefined {
+  const latest = lookup?.dates.find((span) => span.member === frame.timeDimension?.path)?.latest ?? undefined
+  const range = frame.range ? resolveRange(frame.range, latest) : undefined
+  const periods = frame.periods?.map((spec) => resolveRange(spec, latest))
+  if ((frame.range && !range) || periods?.some((period) => !period)) return undefined
+  return { frame, range, periods: periods as Resolved['periods'] }
+}
+
+/**
+ * Decides the next step from the thread's questions and what the tools returned so far: read the model, look up
+ * values and dates with one search when the question needs them, run the queries that answer it, then write the
+ * answer — or say which part of the question it cannot map. Deterministic: the same thread over the same data gives
+ * the same answer.
+ */
+export function decide(questions: string[], exchanges: ToolExchange[]): Action {
+  const question = questions.at(-1) ?? ''
+  const meta = exchanges.find((exchange) => exchange.name === 'serviceMeta' && !exchange.input.searchQuery)
+  if (!meta) return { kind: 'tools', reasoning: 'First I look up which measures and dimensions I may use.', calls: [{ name: 'serviceMeta', input: {} }] }
+  if (!meta.output || typeof meta.output !== 'object' || 'error' in (meta.output as object))
+    return { kind: 'answer', reasoning: 'The model could not be read.', text: `I could not read the data model: ${(meta.output as { error?: string })?.error ?? 'no result'}.` }
+  const index = indexOf(meta.output)
+  const decline = (reason: Decline, reasoning: string): Action => ({ kind: 'answer', reasoning, text: writeDecline(reason, index) })
+  if (question.trim() === '') return decline({ kind: 'empty' }, 'The question is empty.')
+  const future = CUES.future.exec(question.toLowerCase())
+  if (future) return decline({ kind: 'future', phrase: future[0] }, 'The question asks for a forecast.')
+
+  const search = exchanges.find((exchange) => exchange.name === 'serviceMeta' && exchange.input.searchQuery)
+  const lookup = search ? lookupOf(search.output) : undefined
+  const source = search && typeof search.output === 'object' && search.output !== null ? (search.output as object) : undefined
+  const thread = readThread(questions, index, lookup, source)
+  if (!lookup) {
+    const words = [...new Set(questions.flatMap((entry) => parse(entry, index, undefined, undefined).unknown))]
+    const relative = thread.frame && isRelative(thread.frame)
+    if (words.length || relative) {
+      const searchQuery = words.length ? words.join(' ') : (thread.frame?.timeDimension?.title ?? 'date')
+      return {
+        kind: 'tools',
+        reasoning: `${words.length ? `"${words.join(' ')}" may name values to filter on` : 'Relative periods count back from the latest date in the data'}; one search finds values and dates.`,
+        calls: [{ name: 'serviceMeta', input: { searchQuery } }],
+      }
+    }
+  }
+
+  const { parsed, frame } = thread
+  if (parsed.unknown.length) {
+    const nearest = frame && !thread.followUp ? `${answerTitle({ frame, range: undefined, periods: undefined })}` : undefined
+    return decline({ kind: 'unknown', parts: phrases(parsed.unknown, question), values: lookup?.values ?? [], nearest }, `Part of the question does not map: ${parsed.unknown.join(', ')}.`)
+  }
+  if (!frame) {
+    const incomplete = parsed.analysis.kind === 'growth' ? 'a change needs two periods to compare; name them (for example "from 2023 to 2024").' : undefined
+    return decline(incomplete ? { kind: 'incomplete', reason: incomplete } : { kind: 'no-measure', parts: [] }, 'No measure matches the question.')
+  }
+  if (frame.analysis.kind === 'share' && !frame.dimensions.length && !frame.values.length && !frame.booleans.length)
+    return decline({ kind: 'incomplete', reason: `a share needs a part to compare with the whole (for example "share of ${frame.measure.title.toLowerCase()} by region").` }, 'No part for the share.')
+  if ((frame.granularity || frame.range || frame.periods) && !frame.timeDimension)
+    return decline({ kind: 'incomplete', reason: `${frame.measure.title} has no date to slice by time.` }, 'No time dimension.')
+  const resolved = resolve(frame, lookup)
+  if (!resolved) return decline({ kind: 'incomplete', reason: 'I could not find the latest date in the data to count relative periods from.' }, 'No latest date.')
+
+  const title = answerTitle(resolved)
+  const planned = planQueries(resolved, index, (role, period) => (role === 'period' && resolved.periods ? `${frame.measure.title}, ${resolved.periods[period!].row}` : role === 'whole' ? `${frame.measure.title}, whole` : title))
+  const resultOf = (sql: string) => exchanges.find((exchange) => exchange.name === 'serviceSqlApi' && exchange.input.sqlQuery === sql)?.output as SqlResult | undefined
+  const missing = planned.filter((query) => !resultOf(query.sql))
+  if (missing.length)
+    return {
+      kind: 'tools',
+      reasoning: `I will compute ${title}: ${missing.map((query) => query.sql).join('; ')}`,
+      calls: missing.map((query) => ({ name: 'serviceSqlApi', input: { sqlQuery: query.sql, queryTitle: query.title, userRequest: question } })),
+    }
+  const failed = planned.map((query) => resultOf(query.sql)!).find((result) => result.error)
+  if (failed) return { kind: 'answer', reasoning: 'A query failed.', text: `I could not compute ${title}: ${failed.error}` }
+  return { kind: 'answer', reasoning: 'The queries returned; I will summarise them.', text: writeAnswer(resolved, index, planned.map((query) => ({ query, result: resultOf(query.sql)! }))) }
+}

@@ -1,0 +1,81 @@
+import type { ValueHit } from '../meta-search'
+import type { MetaIndex, MetaMember } from './meta-index'
+import { words } from './words'
+
+/** Why a question (or part of it) cannot be answered from the data. */
+export type Decline =
+  | { kind: 'empty' }
+  | { kind: 'future'; phrase: string }
+  | { kind: 'unknown'; parts: string[]; values: ValueHit[]; nearest?: string }
+  | { kind: 'no-measure'; parts: string[] }
+  | { kind: 'incomplete'; reason: string; nearest?: string }
+
+const quoteList = (parts: string[]) => parts.map((part) => `"${part}"`).join(', ')
+
+/** Adjacent unknown words as phrases: `profit margin`, not `profit`, `margin`. */
+export function phrases(list: string[], question: string): string[] {
+  const all = words(question)
+  const parts: string[][] = []
+  let last = -2
+  for (const word of list) {
+    const at = all.indexOf(word, Math.max(0, last + 1))
+    if (at === last + 1 && parts.length) parts[parts.length - 1].push(word)
+    else parts.push([word])
+    last = at
+  }
+  // Quoted as the user wrote them ("Asia", not "asia") when the words stand together in the question.
+  return parts.map((part) => new RegExp(`\\b${part.join('\\W+')}\\b`, 'i').exec(question)?.[0] ?? part.join(' '))
+}
+
+/** A sentence about one unknown word: a value of a dimension the caller cannot see, near values, or nothing. */
+function aboutPart(part: string, index: MetaIndex, values: ValueHit[]): string {
+  const partWords = words(part)
+  const near = values.filter((hit) => partWords.some((word) => words(hit.value).includes(word))).slice(0, 5)
+  if (near.length) return `"${part}" only partly matches ${near.map((hit) => `${index.members.get(hit.member)?.title ?? hit.member} "${hit.value}"`).join(', ')}; name the exact value.`
+  const owner = [...index.members.values()].find((member) => member.kind === 'dimension' && partWords.every((word) => words(member.description ?? '').includes(word)))
+  if (owner) return `"${part}" looks like a ${owner.title}, but there is no ${owner.title} "${part}" in the data you may see, so I will not report a number for it.`
+  return `I don't know what "${part}" is in this data: it is not a measure, a dimension or a value you may see.`
+}
+
+const list = (members: MetaMember[]) => members.map((member) => `${member.title} (\`${member.path}\`)`).join(', ')
+
+/**
+ * What the analyst says when it cannot map (part of) a question: which part, what it can do nearest to it, and no
+ * table — numbers for a different question would be worse than none.
+ */
+export function writeDecline(decline: Decline, index: MetaIndex): string {
+  let reason: string
+  const details: string[] = []
+  switch (decline.kind) {
+    case 'empty':
+      reason = 'the question is empty.'
+      break
+    case 'future':
+      reason = `it asks about the future ("${decline.phrase}"), and the data only holds what has happened. I can show past figures by month or year instead.`
+      break
+    case 'unknown':
+      reason = `I could not map ${quoteList(decline.parts)}.`
+      details.push(...decline.parts.map((part) => aboutPart(part, index, decline.values)))
+      if (decline.nearest) details.push(`The nearest I can answer without it: ${decline.nearest}.`)
+      break
+    case 'no-measure':
+      reason = decline.parts.length ? `no measure of the model matches ${quoteList(decline.parts)}.` : 'no measure of the model matches the question.'
+      break
+    case 'incomplete':
+      reason = decline.reason
+      if (decline.nearest) details.push(`The nearest I can answer: ${decline.nearest}.`)
+  }
+  const measures = index.cubes.flatMap((cube) => cube.measures).slice(0, 12)
+  const dimensions = index.cubes.flatMap((cube) => cube.dimensions).filter((dim) => !dim.primaryKey && dim.type !== 'time' && !/(^|_)id$/.test(dim.name)).slice(0, 12)
+  if (measures.length === 0) return `I could not answer that: ${reason} There is no data I may show you in this model.`
+  return [
+    `I could not map that question to the data: ${reason}`,
+    ...details,
+    '',
+    `I can answer questions about these measures: ${list(measures)}.`,
+    dimensions.length ? `I can break them down or filter by: ${list(dimensions)}, and by day, week, month, quarter or year.` : '',
+    'For example: "What was the revenue by region in 2024?", "Revenue growth from 2023 to 2024", "Top 5 customers by revenue" or "Share of orders by status".',
+  ]
+    .filter((line, position, all) => line !== '' || all[position - 1] !== '')
+    .join('\n')
+}

@@ -1,0 +1,86 @@
+import type { Frame } from './frame'
+import type { MetaIndex, MetaMember } from './meta-index'
+import { cubeOf, timeDimensionFor } from './members'
+import { previousOf, type Parsed } from './question'
+
+/** Words that open a follow-up: the question changes the previous one instead of standing alone. */
+const FOLLOW_UP = /^\s*(and|but|what about|how about|now|only|just|also|same|then|instead|break|split|exclude|excluding|without|remove|drop|compare (?:it |that |this )?(?:with|to)|versus|vs|why|in|for|by|what if|ok|okay|so|limit|show only)\b/i
+const PRONOUN = /\b(it|that|this|those|these|them|same)\b/i
+
+export function isFollowUp(question: string, parsed: Parsed): boolean {
+  return FOLLOW_UP.test(question) || !parsed.measureNamed || (PRONOUN.test(question) && parsed.unknown.length === 0 && !parsed.dimensions.length && !parsed.values.length)
+}
+
+/** The drivers of a measure for "why": how many rows, and the average of the same column. */
+function driversOf(index: MetaIndex, measure: MetaMember): MetaMember[] {
+  const measures = cubeOf(index, measure.cube)?.measures ?? []
+  const count = measures.find((entry) => entry.type === 'count' && entry.name === 'count')
+  const column = measure.name.split('_').filter((word) => !['total', 'sum', 'count'].includes(word))
+  const average = measures.find((entry) => entry.type === 'avg' && entry.name.split('_').some((word) => column.includes(word)))
+  return measure.type === 'sum' ? [count, average].filter((entry): entry is MetaMember => entry !== undefined) : []
+}
+
+/**
+ * The frame of a question: on its own, or, for a follow-up ("and in 2023?", "break it down by segment", "only for
+ * VIP customers", "exclude Corporate", "why ..."), the previous question's frame with this question's changes.
+ */
+export function frameOf(parsed: Parsed, index: MetaIndex, base: Frame | undefined, followUp: boolean): Frame | undefined {
+  let frame: Frame
+  if (base && followUp) {
+    frame = { ...base, dimensions: [...base.dimensions], values: [...base.values], booleans: [...base.booleans] }
+    if (parsed.measure && parsed.measureNamed) frame.measure = parsed.measure
+    if (parsed.periods) frame = { ...frame, periods: parsed.periods, range: undefined }
+    else if (parsed.range) {
+      const growth = parsed.analysis.kind === 'growth' || /\b(grow|grew|growth|change|increase|compare)/.test(parsed.tokens.text)
+      if (growth && (base.range || base.periods)) frame = { ...frame, periods: [parsed.range, base.range ?? base.periods!.at(-1)!], range: undefined }
+      else frame = { ...frame, range: parsed.range, periods: undefined, analysis: frame.analysis.kind === 'compare' || frame.analysis.kind === 'growth' ? { kind: 'value' } : frame.analysis }
+    }
+    if (/\binstead\b/.test(parsed.tokens.text) && parsed.dimensions.length) frame.dimensions = []
+    for (const dim of parsed.dimensions) if (!frame.dimensions.includes(dim)) frame.dimensions.push(dim)
+    if (parsed.granularity) frame.granularity = parsed.granularity
+    // "Why is North America the highest?" names the member to explain, not a filter.
+    for (const filter of parsed.analysis.kind === 'why' ? [] : parsed.values) {
+      frame.values = frame.values.filter((entry) => entry.member !== filter.member)
+      frame.values.push(filter)
+    }
+    for (const flag of parsed.booleans) {
+      frame.booleans = frame.booleans.filter((entry) => entry.member !== flag.member)
+      frame.booleans.push(flag)
+    }
+    for (const member of parsed.dropped) {
+      frame.values = frame.values.filter((entry) => entry.member !== member)
+      frame.booleans = frame.booleans.filter((entry) => entry.member !== member)
+    }
+    if (parsed.top) frame.top = parsed.top
+    if (parsed.analysis.kind !== 'value') frame.analysis = parsed.analysis
+    else if (parsed.measure && parsed.measureNamed && frame.analysis.kind === 'ratio') frame.analysis = { kind: 'value' }
+    // A growth question after a single-period one compares the new period with the previous.
+    if (frame.analysis.kind === 'growth' && !frame.periods && frame.range && !frame.granularity) return undefined
+  } else {
+    if (!parsed.measure) return undefined
+    frame = {
+      measure: parsed.measure,
+      dimensions: parsed.dimensions,
+      granularity: parsed.granularity,
+      averagePer: parsed.averagePer,
+      range: parsed.range,
+      periods: parsed.periods,
+      top: parsed.top,
+      values: parsed.values,
+      booleans: parsed.booleans,
+      analysis: parsed.analysis,
+    }
+    if (frame.analysis.kind === 'growth' && !frame.periods && frame.range) {
+      const before = previousOf(frame.range)
+      if (before) frame = { ...frame, periods: [before, frame.range], range: undefined }
+    }
+    if (frame.analysis.kind === 'growth' && !frame.periods && !frame.granularity) frame.granularity = 'year'
+  }
+  if (frame.analysis.kind === 'why') frame.analysis = { kind: 'why', drivers: driversOf(index, frame.measure) }
+  if (frame.analysis.kind === 'compare' && !frame.periods && frame.range && base?.range) frame.periods = [base.range, frame.range]
+  if (frame.periods && frame.analysis.kind === 'value') frame.analysis = { kind: 'compare' }
+  if (frame.periods) frame.periods = [...frame.periods].sort((a, b) => (a.kind === 'absolute' && b.kind === 'absolute' ? (a.from ?? '').localeCompare(b.from ?? '') : a.kind === 'previous' ? -1 : b.kind === 'previous' ? 1 : 0))
+  const needsTime = frame.granularity || frame.range || frame.periods
+  frame.timeDimension = needsTime ? timeDimensionFor(index, parsed.tokens.list, frame.measure.cube) : undefined
+  return frame
+}

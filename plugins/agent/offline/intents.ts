@@ -1,0 +1,159 @@
+import type { MetaIndex, MetaMember } from './meta-index'
+import { cubeNoun, cubeOf, distinctive, labelDimension, mentions, reach } from './members'
+import type { Tokens } from './tokens'
+import { numberOf } from './time-range'
+import { sameWord } from './words'
+
+/** Cues of the kinds of analysis, read from the question's text. */
+export const CUES = {
+  growth: /\b(growth|grow|grew|grown|growing|increase[sd]?|decrease[sd]?|rise|rose|risen|fell|fall|fallen|drop(?:ped)?|decline[sd]?|change[sd]?|up or down|go up|went up|went down|gone up|yoy|mom|year over year|year-over-year|month over month|difference)\b/,
+  share: /\b(share|percentage|percent|proportion|fraction|portion)\b|%|\bhow much of\b/,
+  compare: /\b(vs\.?|versus|compared?|comparing|comparison|against|side by side)\b/,
+  why: /\b(why|reasons?|explain|drivers?|what drove|what caused)\b/,
+  future: /\b(will|forecast|predict(?:ed|ion)?|projected|projection|next (?:year|month|quarter|week))\b/,
+  span: /\b(?:from|between)\b[^?]*\b(?:to|and|through|until)\b/,
+}
+
+export const DESC = ['top', 'best', 'highest', 'largest', 'biggest', 'most', 'greatest', 'leading', 'busiest', 'strongest', 'peak', 'fastest', 'priciest', 'expensive']
+export const ASC = ['bottom', 'worst', 'lowest', 'smallest', 'least', 'fewest', 'slowest', 'weakest', 'quietest', 'cheapest', 'cheap']
+const NEGATIONS = ['non', 'not', 'without', 'no', 'excluding', 'except', 'exclude', 'minus']
+const WITH = ['with', 'has', 'have', 'had', 'having', 'got', 'get']
+
+export const superlative = (tokens: Tokens) => tokens.raw.some((word) => DESC.includes(word) || ASC.includes(word))
+export const ascending = (tokens: Tokens) => tokens.raw.some((word) => ASC.includes(word)) && !tokens.raw.some((word) => ['top', 'best', 'highest', 'most'].includes(word))
+
+/** A negation right before position `at` ("non-VIP", "without a discount", "excluding Corporate"). */
+export function negatedAt(tokens: Tokens, at: number): number {
+  for (let back = 1; back <= 3 && at - back >= 0; back++) {
+    const word = tokens.list[at - back]
+    if (NEGATIONS.includes(word)) return at - back
+    if (!['a', 'an', 'the', 'any', 'customers', 'orders', 'from', 'for'].includes(word)) return -1
+  }
+  return -1
+}
+
+/** "top 5", "3 biggest", "which 4": the N asked for, if any (a number that is not a year). */
+export function rankedCount(tokens: Tokens): { n: number; at: number } | undefined {
+  for (const [at, word] of tokens.list.entries()) {
+    if (tokens.isUsed(at)) continue
+    const n = numberOf(word)
+    if (!Number.isInteger(n) || n < 1 || n > 100) continue
+    const near = tokens.list.slice(Math.max(0, at - 2), at + 3)
+    if (near.some((entry) => DESC.includes(entry) || ASC.includes(entry) || ['which', 'who', 'what'].includes(entry))) return { n, at }
+  }
+  return undefined
+}
+
+/** Boolean dimensions the question filters on ("VIP customers", "orders without a discount", "non-VIP"). */
+export function booleansOf(tokens: Tokens, index: MetaIndex, measureWords: Set<string>) {
+  const found: Array<{ member: MetaMember; value: boolean; at: number[] }> = []
+  for (const cube of index.cubes)
+    for (const member of cube.dimensions) {
+      if (member.type !== 'boolean') continue
+      const own = distinctive(member)
+      if (own.length === 0) continue
+      for (let at = tokens.find([own[0]]); at >= 0; at = tokens.find([own[0]], at + 1)) {
+        const negation = negatedAt(tokens, at)
+        const withWord = WITH.includes(tokens.list[at - 1] ?? '') || WITH.includes(tokens.list[at - 2] ?? '')
+        // "discount" alone asks for the discount measure; "with a discount" for the flag.
+        if (negation < 0 && !withWord && measureWords.has(own[0])) continue
+        found.push({ member, value: negation < 0, at: negation >= 0 ? [negation, at] : [at] })
+      }
+    }
+  return found
+}
+
+/**
+ * "per customer", "per order", "a customer ... on average": the measure is to be divided by a count of those
+ * things. Returns the entity's cube and the words used; "per region" is a breakdown, not a ratio.
+ */
+export function perEntity(tokens: Tokens, index: MetaIndex): { cube: string; noun: string; at: number[]; average: boolean } | undefined {
+  const average = tokens.has('average')
+  for (const [at, word] of tokens.list.entries()) {
+    // "per customer", and "per VIP customer" when the words between are already understood (a flag, a value).
+    let lead = at - 1
+    while (lead > 0 && at - lead < 3 && tokens.isUsed(lead) && !['per', 'a', 'each', 'every', 'one'].includes(tokens.list[lead])) lead--
+    const leader = tokens.list[lead]
+    if (!(leader === 'per' || (average && ['a', 'each', 'every', 'one'].includes(leader ?? '')))) continue
+    const cube = index.cubes.find((entry) => sameWord(word, cubeNoun(entry.name)) && entry.measures.length > 0)
+    if (cube) return { cube: cube.name, noun: word, average, at: [lead, at, ...tokens.list.flatMap((entry, position) => (entry === 'average' ? [position] : []))] }
+  }
+  return undefined
+}
+
+/** The measure to divide by for "per <entity>": a distinct count of it on the measure's cube, else its own count. */
+export function denominatorFor(index: MetaIndex, measure: MetaMember, entity: string): MetaMember | undefined {
+  const noun = cubeNoun(entity)
+  const distinct = cubeOf(index, measure.cube)?.measures.find((entry) => entry.type === 'count_distinct' && mentions(distinctive(entry), noun))
+  if (distinct && entity !== measure.cube) return distinct
+  const own = cubeOf(index, entity)?.measures
+  return own?.find((entry) => entry.type === 'count' && entry.name === 'count') ?? own?.find((entry) => entry.type === 'count')
+}
+
+/**
+ * Single records ranked by one of their numbers: "the most expensive product", "which order had the biggest
+ * discount", "the largest single order". Returns the attribute (a number dimension) and what to show beside it.
+ */
+export function recordOf(tokens: Tokens, index: MetaIndex) {
+  if (!superlative(tokens) || tokens.has('average', 'total', 'sum')) return undefined
+  const said = (word: string) => tokens.list.some((entry) => sameWord(entry, word))
+  const single = tokens.has('single', 'individual')
+  const numbers = index.cubes.flatMap((cube) => cube.dimensions.filter((dim) => dim.type === 'number' && !dim.primaryKey && !/(^|_)id$/.test(dim.name)))
+  const entityAsked = (cube: string) => said(cubeNoun(cube))
+  let attribute = numbers.find((dim) => distinctive(dim).some((word) => !sameWord(word, cubeNoun(dim.cube)) && said(word)) && entityAsked(dim.cube) && (tokens.has('which', 'what') || dim.name.includes('price')))
+  if (!attribute && single) {
+    // "the largest single order": the column behind the cube's max (or min) measure.
+    const extreme = index.cubes.flatMap((cube) => cube.measures).find((measure) => (measure.type === 'max' || measure.type === 'min') && entityAsked(measure.cube))
+    attribute = extreme && cubeOf(index, extreme.cube)?.dimensions.find((dim) => dim.type === 'number' && extreme.name.split('_').includes(dim.name))
+  }
+  if (!attribute) return undefined
+  const show: MetaMember[] = []
+  const own = labelDimension(index, attribute.cube)
+  const key = cubeOf(index, attribute.cube)?.dimensions.find((dim) => dim.primaryKey)
+  if (key) show.push(key)
+  if (own && /^(name|title)$/.test(own.name)) show.push(own)
+  for (const cube of reach(index, attribute.cube)) {
+    if (cube === attribute.cube || !entityAsked(cube)) continue
+    const label = labelDimension(index, cube)
+    if (label && /^(name|title)$/.test(label.name)) show.push(label)
+  }
+  const words = distinctive(attribute)
+  return { attribute, show, direction: ascending(tokens) ? ('asc' as const) : ('desc' as const), words }
+}
+
+const COMPARISONS: Array<[RegExp, '>' | '>=' | '<' | '<=']> = [
+  [/\b(?:over|above|more than|greater than|bigger than|larger than|exceeding|higher than)\s*$/, '>'],
+  [/\b(?:at least|no less than|minimum of)\s*$/, '>='],
+  [/\b(?:under|below|less than|smaller than|lower than|cheaper than)\s*$/, '<'],
+  [/\b(?:at most|no more than|up to|maximum of)\s*$/, '<='],
+]
+
+/**
+ * Comparisons with a number on a number dimension: "orders over 1,000 dollars" is `orders.amount > 1000`, "products
+ * under 20" `products.price < 20`. The dimension is one the question names, else the amount or price of the things
+ * it names. Returns nothing for comparisons of aggregates ("customers with more than 20 orders").
+ */
+export function numberFilters(tokens: Tokens, index: MetaIndex, question: string) {
+  const found: Array<{ member: MetaMember; op: '>' | '>=' | '<' | '<='; value: number; words: string[] }> = []
+  const pattern = /\$?\s?(\d[\d,]*(?:\.\d+)?)\s*(k|thousand|million|m)?\b/gi
+  const text = question.toLowerCase()
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    const before = text.slice(0, match.index)
+    const comparison = COMPARISONS.find(([regex]) => regex.test(before))
+    if (!comparison) continue
+    const scale = match[2] ? ({ k: 1e3, thousand: 1e3, million: 1e6, m: 1e6 } as Record<string, number>)[match[2].toLowerCase()] : 1
+    const value = Number(match[1].replace(/,/g, '')) * scale
+    const after = text.slice(match.index + match[0].length).split(/[^a-z]+/).filter(Boolean).slice(0, 2)
+    if (after.some((word) => index.cubes.some((cube) => sameWord(word, cubeNoun(cube.name))))) continue
+    const numbers = index.cubes.flatMap((cube) => cube.dimensions.filter((dim) => dim.type === 'number' && !dim.primaryKey && !/(^|_)id$/.test(dim.name)))
+    const said = (word: string) => tokens.list.some((entry) => sameWord(entry, word))
+    const member =
+      numbers.find((dim) => distinctive(dim).some((word) => !sameWord(word, cubeNoun(dim.cube)) && said(word))) ??
+      numbers.find((dim) => /^(amount|price|value|total)$/.test(dim.name) && said(cubeNoun(dim.cube)))
+    if (!member) continue
+    const lead = comparison[0].exec(before)?.[0] ?? ''
+    const words = [...lead.split(/[^a-z0-9]+/).filter(Boolean), ...match[0].toLowerCase().split(/[^a-z0-9]+/).filter(Boolean), 'dollars', 'usd', 'eur', 'euros', 'bucks']
+    found.push({ member, op: comparison[1], value, words })
+  }
+  return found
+}

@@ -1,0 +1,165 @@
+import type { MetaCube, MetaIndex, MetaMember } from './meta-index'
+import { findPhrase, sameWord, stem, words } from './words'
+
+/** One noun in singular or plural (`order`, `orders`), stricter than `sameWord` (`ordering` is no order). */
+const sameNoun = (word: string, noun: string) => word === noun || `${word}s` === noun || word === `${noun}s` || word.replace(/ies$/, 'y') === noun.replace(/ies$/, 'y')
+const GENERIC = new Set(['count', 'number', 'of', 'total', 'sum', 'avg', 'average', 'the', 'a', 'is', 'has', 'id', 'at'])
+
+/** The words that name a member (one per stem: `customer` and `customers` are one word). */
+const distinctiveWords = new WeakMap<MetaMember, string[]>()
+export function distinctive(member: MetaMember): string[] {
+  let list = distinctiveWords.get(member)
+  if (!list) {
+    const seen = new Set<string>()
+    list = [...words(member.name), ...words(member.title)].filter((word) => !GENERIC.has(word) && !seen.has(stem(word)) && seen.add(stem(word)))
+    distinctiveWords.set(member, list)
+  }
+  return list
+}
+
+/** The words of the values a description lists ("Africa, Asia, Europe or Oceania"); none for prose. */
+function enumerated(description: string | undefined): string[] {
+  if (!description || !/^[^.;:]+,[^.;:]+\b(or|and)\b[^.;:]+$/.test(description.trim())) return []
+  return words(description).filter((word) => word !== 'or' && word !== 'and')
+}
+
+/** Words of a model read once per model: what the dimensions' descriptions mention, what measures are named by. */
+export interface Vocabulary {
+  described: Set<string>
+  measureWords: Set<string>
+  nouns: Set<string>
+}
+const vocabularies = new WeakMap<MetaIndex, Vocabulary>()
+export function vocabularyOf(index: MetaIndex): Vocabulary {
+  let vocabulary = vocabularies.get(index)
+  if (!vocabulary) {
+    vocabulary = {
+      described: new Set(index.cubes.flatMap((cube) => cube.dimensions.flatMap((dim) => enumerated(dim.description)))),
+      measureWords: new Set(index.cubes.flatMap((cube) => cube.measures.filter((m) => m.type !== 'count' && m.type !== 'count_distinct').flatMap(distinctive))),
+      nouns: new Set(index.cubes.map((cube) => stem(cubeNoun(cube.name)))),
+    }
+    vocabularies.set(index, vocabulary)
+  }
+  return vocabulary
+}
+export const mentions = (list: readonly string[], word: string) => list.some((entry) => sameWord(entry, word))
+/** The noun a cube is named by: `line_items` → `items`, `orders` → `orders`. */
+export const cubeNoun = (cube: string) => words(cube).at(-1) ?? cube
+export const cubeOf = (index: MetaIndex, name: string): MetaCube | undefined => index.cubes.find((cube) => cube.name === name)
+
+/** Cubes a query on `start` may use without repeating `start`'s rows: many-to-one joins, followed transitively. */
+const reaches = new WeakMap<MetaIndex, Map<string, Set<string>>>()
+export function reach(index: MetaIndex, start: string): Set<string> {
+  let byCube = reaches.get(index)
+  if (!byCube) reaches.set(index, (byCube = new Map()))
+  let found = byCube.get(start)
+  if (!found) byCube.set(start, (found = reachOf(index, start)))
+  return found
+}
+
+function reachOf(index: MetaIndex, start: string): Set<string> {
+  const seen = new Set([start])
+  const queue = [start]
+  while (queue.length > 0) {
+    const current = cubeOf(index, queue.shift()!)
+    for (const next of current?.lookups ?? []) if (!seen.has(next)) (seen.add(next), queue.push(next))
+  }
+  return seen
+}
+
+/** Cubes linked to `start` by any join, in either direction. */
+export function related(index: MetaIndex, start: string): Set<string> {
+  const seen = new Set([start])
+  const queue = [start]
+  while (queue.length > 0) {
+    const current = queue.shift()!
+    for (const cube of index.cubes) {
+      const linked = cube.name === current ? cube.joins : cube.joins.includes(current) ? [cube.name] : []
+      for (const next of linked) if (!seen.has(next)) (seen.add(next), queue.push(next))
+    }
+  }
+  return seen
+}
+
+function intentBonus(question: readonly string[], member: MetaMember): number {
+  const has = (...list: string[]) => list.some((word) => question.includes(word))
+  const type = member.type
+  if (has('average') && type === 'avg') return 3
+  if ((has('many') || findPhrase(question, ['number', 'of']) >= 0) && (type === 'count' || type === 'count_distinct')) return 2
+  if (has('distinct', 'unique', 'different') && type === 'count_distinct') return 2
+  if (has('total', 'sum', 'revenue', 'amount', 'much') && type === 'sum') return 2
+  if (has('rate') && (type === 'number' || member.format === 'percent')) return 2
+  // "the biggest order", "our smallest order": the extreme of the cube's things.
+  const extreme = (list: string[]) => question.some((word, at) => list.includes(word) && sameNoun(question[at + 1] ?? '', cubeNoun(member.cube)))
+  if ((has('maximum', 'max') || extreme(['biggest', 'largest', 'highest', 'greatest'])) && type === 'max') return 4
+  if ((has('minimum', 'min') || extreme(['smallest', 'lowest', 'tiniest'])) && type === 'min') return 4
+  return 0
+}
+
+/**
+ * How well a measure fits the words of a question; 0 when nothing of it is asked for. The cube's own noun counts
+ * little ("orders" does not ask for the average order value), unless the measure is that cube's plain count.
+ */
+export function scoreMeasure(question: readonly string[], member: MetaMember): { score: number; matched: number } {
+  const noun = cubeNoun(member.cube)
+  const own = distinctive(member).filter((word) => !sameNoun(word, noun))
+  const titleOwn = words(member.title).filter((word) => !GENERIC.has(word) && !sameNoun(word, noun))
+  const cubeMentioned = mentions(question, noun)
+  const intent = intentBonus(question, member)
+  const fullTitle = titleOwn.length > 0 && titleOwn.every((word) => mentions(question, word)) ? 2 : 0
+  if (own.length === 0) return cubeMentioned ? { score: 3 + intent, matched: 1 } : { score: intent, matched: 0 }
+  // "the biggest order" names the largest order as much as its title does.
+  const matched = own.filter((word) => mentions(question, word)).length + (intent === 4 ? 1 : 0)
+  if (matched === 0 && intent === 0) return { score: 0, matched }
+  const titleMatched = titleOwn.filter((word) => mentions(question, word)).length
+  // A count only wins on its name when counting is asked for, or nothing more specific matches.
+  const uncalledCount = (member.type === 'count' || member.type === 'count_distinct') && intent === 0 ? 2 : 0
+  return { score: 3 * matched - (titleOwn.length - titleMatched) + fullTitle + intent + (cubeMentioned ? 1 : 0) - uncalledCount, matched }
+}
+
+/** The dimension that names the things of a cube: its `name` or `title`, else its first plain string. */
+export function labelDimension(index: MetaIndex, cube: string): MetaMember | undefined {
+  const dims = cubeOf(index, cube)?.dimensions ?? []
+  return (
+    dims.find((dim) => dim.type === 'string' && (dim.name === 'name' || dim.name === 'title')) ??
+    dims.find((dim) => dim.type === 'string' && !dim.primaryKey && !/email|phone/.test(dim.name))
+  )
+}
+
+/** The primary key beside a label dimension (`customers.name` → `customers.id`): things are grouped by identity. */
+export function keyOf(index: MetaIndex, label: MetaMember): MetaMember | undefined {
+  if (label !== labelDimension(index, label.cube) || !/^(name|title)$/.test(label.name)) return undefined
+  return cubeOf(index, label.cube)?.dimensions.find((dim) => dim.primaryKey)
+}
+
+/** The dimension a phrase names: a member (`region`, `order status`) or a cube (`products` → its name). */
+export function matchDimension(index: MetaIndex, phrase: readonly string[], near: Set<string>): MetaMember | undefined {
+  let best: { member: MetaMember; score: number } | undefined
+  for (const cube of index.cubes)
+    for (const member of cube.dimensions) {
+      if (member.primaryKey || member.type === 'time' || member.type === 'number') continue
+      if (/(^|_)id$/.test(member.name) && !phrase.includes('id')) continue
+      // "Order amount" is not named by "orders": the cube's noun names the cube, not the member.
+      const own = distinctive(member).filter((word) => !sameWord(word, cubeNoun(member.cube)) || /^(name|title)$/.test(member.name))
+      if (own.length === 0) continue
+      const matched = own.filter((word) => mentions(phrase, word)).length
+      if (matched === 0) continue
+      const score = 3 * matched - (own.length - matched) + (near.has(member.cube) ? 2 : 0) + (mentions(phrase, cubeNoun(member.cube)) ? 1 : 0)
+      if (!best || score > best.score) best = { member, score }
+    }
+  if (best) return best.member
+  for (const cube of index.cubes)
+    if (phrase.some((word) => sameWord(word, cubeNoun(cube.name)))) {
+      const label = labelDimension(index, cube.name)
+      if (label && /^(name|title)$/.test(label.name)) return label
+    }
+  return undefined
+}
+
+/** The time dimension for a measure: one the question names ("signup date"), else the measure's cube's own. */
+export function timeDimensionFor(index: MetaIndex, question: readonly string[], cube: string): MetaMember | undefined {
+  const near = [...reach(index, cube)]
+  const times = index.cubes.flatMap((entry) => entry.dimensions.filter((dim) => dim.type === 'time'))
+  const named = times.find((dim) => near.includes(dim.cube) && distinctive(dim).some((word) => mentions(question, word) && !['date', 'created', 'day', 'time'].includes(word)))
+  return named ?? times.find((dim) => dim.cube === cube) ?? near.flatMap((name) => times.filter((dim) => dim.cube === name))[0]
+}

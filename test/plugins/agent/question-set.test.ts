@@ -1,0 +1,71 @@
+import { Database } from 'bun:sqlite'
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { chatBase, finalAnswer, mergeLines, readLines } from '../../helpers/chat'
+import { keys } from '../../helpers/fixtures'
+import { comparisons } from './questions/comparisons'
+import { rankings } from './questions/rankings'
+import { expectedRows, score, type Outcome } from './questions/score'
+import { threads } from './questions/threads'
+import { totals } from './questions/totals'
+import type { Question } from './questions/types'
+
+const QUESTIONS: Question[] = [...totals, ...comparisons, ...rankings, ...threads]
+
+let test: TestApp
+let data: Database
+
+beforeAll(() => {
+  test = createTestApp()
+  data = new Database(test.deps.semantic.demoData().path, { readonly: true })
+}, 60_000)
+afterAll(async () => {
+  data.close()
+  await test.close()
+})
+
+/** Asks every turn of a question in one thread; returns the last turn's final answer. */
+async function answerOf(question: Question, index: number): Promise<string> {
+  const turns = Array.isArray(question.ask) ? question.ask : [question.ask]
+  const sessionSettings = { externalId: `question-${index}`, ...(question.region ? { userAttributes: [{ name: 'region', value: question.region }] } : {}) }
+  let chatId: string | undefined
+  let answer = ''
+  for (const input of turns) {
+    const response = await test.request('POST', `${chatBase()}/stream-chat-state`, { headers: apiKey(keys.admin), body: { input, sessionSettings, ...(chatId ? { chatId } : {}) } })
+    const lines = await readLines(response)
+    chatId ??= (lines[0]?.state as { chatId?: string } | undefined)?.chatId
+    answer = finalAnswer(mergeLines(lines))?.content ?? ''
+  }
+  return answer
+}
+
+describe('the question set', () => {
+  it('has at least 120 questions whose expected answers the demo data gives', () => {
+    expect(QUESTIONS.length).toBeGreaterThanOrEqual(120)
+    expect((data.query('SELECT MAX(created_at) AS latest FROM orders').get() as { latest: string }).latest.slice(0, 10)).toBe('2025-12-31')
+    for (const question of QUESTIONS) if (question.sql) expect(expectedRows(data, question).length).toBeGreaterThan(0)
+  }, 60_000)
+
+  it('is answered right at least 95% of the time, and declined rather than answered wrong otherwise', async () => {
+    const outcomes: Record<Outcome, number> = { right: 0, declined: 0, wrong: 0 }
+    const byKind = new Map<string, { right: number; total: number }>()
+    const misses: string[] = []
+    for (const [index, question] of QUESTIONS.entries()) {
+      const answer = await answerOf(question, index)
+      const { outcome, why } = score(answer, question.sql ? expectedRows(data, question) : undefined, question.first)
+      outcomes[outcome]++
+      const kind = byKind.get(question.kind) ?? { right: 0, total: 0 }
+      kind.total++
+      if (outcome === 'right') kind.right++
+      byKind.set(question.kind, kind)
+      if (outcome !== 'right') misses.push(`${outcome.padEnd(8)} ${JSON.stringify(question.ask)}: ${why}\n    ${answer.split('\n')[0].slice(0, 160)}`)
+    }
+    if (process.env.QUESTION_SET_REPORT) {
+      console.log(misses.join('\n'))
+      console.log([...byKind].map(([kind, entry]) => `${kind}: ${entry.right}/${entry.total}`).join(', '))
+      console.log(`right ${outcomes.right}/${QUESTIONS.length}, declined ${outcomes.declined}, wrong ${outcomes.wrong}`)
+    }
+    expect(outcomes.right / QUESTIONS.length).toBeGreaterThanOrEqual(0.95)
+    expect(outcomes.wrong).toBe(0)
+  }, 300_000)
+})

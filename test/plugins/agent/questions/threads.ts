@@ -1,0 +1,38 @@
+import { LINES, MONTH, ORDERS_CUSTOMERS, YEAR, year, type Question } from './types'
+
+/** Follow-ups in one thread (the last turn is scored), and questions the analyst must decline. */
+export const threads: Question[] = [
+  { kind: 'follow-up', ask: ['Revenue by region in 2024', 'and in 2023?'], sql: `SELECT r.name, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE ${year(2023)} GROUP BY 1` },
+  { kind: 'follow-up', ask: ['How many orders in 2024?', 'what about 2025?'], sql: `SELECT COUNT(*) FROM orders o WHERE ${year(2025)}`, cells: ['count'] },
+  { kind: 'follow-up', ask: ['Revenue in 2024', 'break it down by segment'], sql: `SELECT c.segment, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE ${year(2024)} GROUP BY 1` },
+  { kind: 'follow-up', ask: ['Revenue by region', 'only for VIP customers'], sql: `SELECT r.name, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE c.is_vip = 1 GROUP BY 1` },
+  { kind: 'follow-up', ask: ['Revenue in Europe in 2024', 'now without the region filter'], sql: `SELECT SUM(amount) FROM orders o WHERE ${year(2024)}` },
+  { kind: 'follow-up', ask: ['Number of orders by status', 'just for 2023'], sql: `SELECT status, COUNT(*) FROM orders o WHERE ${year(2023)} GROUP BY 1`, cells: ['text', 'count'] },
+  { kind: 'follow-up', ask: ['Top 5 products by revenue', 'what about by units sold?'], sql: `SELECT p.name, SUM(li.quantity) ${LINES} GROUP BY p.id ORDER BY 2 DESC LIMIT 5`, cells: ['text', 'count'] },
+  { kind: 'follow-up', ask: ['Orders by month in 2025', 'and by region too'], sql: `SELECT ${MONTH()}, r.name, COUNT(*) ${ORDERS_CUSTOMERS} WHERE ${year(2025)} GROUP BY 1, 2`, cells: ['text', 'text', 'count'] },
+  { kind: 'follow-up', ask: ['What was the revenue in Asia in 2024?', 'and Europe?'], sql: `SELECT SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE r.name = 'Europe' AND ${year(2024)}` },
+  { kind: 'follow-up', ask: ['Revenue by region in 2025', 'what about the number of orders?'], sql: `SELECT r.name, COUNT(*) ${ORDERS_CUSTOMERS} WHERE ${year(2025)} GROUP BY 1`, cells: ['text', 'count'] },
+  { kind: 'follow-up', ask: ['Average order value in 2024', 'compare with 2023'], sql: `SELECT ${YEAR()}, AVG(o.amount) FROM orders o WHERE ${year(2023)} OR ${year(2024)} GROUP BY 1` },
+  { kind: 'follow-up', ask: ['Revenue in 2025', 'how much did it grow from 2024?'], sql: `SELECT SUM(CASE WHEN ${year(2025)} THEN amount END) - SUM(CASE WHEN ${year(2024)} THEN amount END) FROM orders o` },
+  { kind: 'follow-up', ask: ['Top 3 cities by revenue', 'in 2024 only'], sql: `SELECT c.city, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE ${year(2024)} GROUP BY 1 ORDER BY 2 DESC LIMIT 3` },
+  { kind: 'follow-up', ask: ['Revenue by segment', 'exclude Corporate'], sql: `SELECT c.segment, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE c.segment <> 'Corporate' GROUP BY 1` },
+  { kind: 'follow-up', ask: ['Revenue by region in 2025', 'why is North America the highest?'], sql: `SELECT r.name, COUNT(*) ${ORDERS_CUSTOMERS} WHERE ${year(2025)} GROUP BY 1`, cells: ['text', 'count'] },
+  { kind: 'follow-up', ask: ['Units sold by category', 'and for Electronics by year?'], sql: `SELECT ${YEAR()}, SUM(li.quantity) ${LINES} WHERE p.category = 'Electronics' GROUP BY 1`, cells: ['text', 'count'] },
+
+  { kind: 'decline', ask: 'What is the profit margin by region?' },
+  { kind: 'decline', ask: 'Revenue in Antarctica' },
+  { kind: 'decline', ask: 'How many orders came from Mars in 2024?' },
+  { kind: 'decline', ask: 'What was the revenue from customer John Smith?' },
+  { kind: 'decline', ask: 'Sales of the Ultra Widget product' },
+  { kind: 'decline', ask: 'Revenue by sales rep' },
+  { kind: 'decline', ask: 'What will revenue be next year?' },
+  { kind: 'decline', ask: 'Website traffic by month' },
+  { kind: 'decline', ask: 'How many employees do we have?' },
+  { kind: 'decline', ask: 'Customer satisfaction score by region' },
+  { kind: 'decline', ask: 'Average delivery time per order' },
+  { kind: 'decline', ask: 'What is the median order value?' },
+  { kind: 'decline', ask: 'Revenue per employee in 2024' },
+  { kind: 'decline', ask: 'How many orders were refunded by PayPal?' },
+  { kind: 'decline', ask: 'What was the revenue in Asia?', region: 'Europe' },
+  { kind: 'decline', ask: 'Compare Asia and Europe revenue', region: 'Europe' },
+]

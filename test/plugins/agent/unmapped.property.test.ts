@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'bun:test'
+import fc from 'fast-check'
+import { decide, type ToolExchange } from '../../../plugins/agent/offline/decide'
+import { demoMeta } from './demo-meta'
+
+/**
+ * Runs the offline analyst's decisions to the end against the demo model: the meta, a search that finds no value
+ * for the made-up words (the lookup of a model that has none of them), and, should it ask for any query, an error
+ * result (a query for a question it cannot map is already a defect the property reports).
+ */
+function answer(question: string): { text: string; queries: string[] } {
+  const exchanges: ToolExchange[] = []
+  const queries: string[] = []
+  for (let step = 0; step < 6; step++) {
+    const action = decide([question], exchanges)
+    if (action.kind === 'answer') return { text: action.text, queries }
+    for (const call of action.calls) {
+      if (call.name === 'serviceMeta')
+        exchanges.push({ ...call, output: call.input.searchQuery ? { ...demoMeta, values: [], dates: [{ member: 'orders.created_at', first: '2021-01-01', latest: '2025-12-31' }] } : demoMeta })
+      else {
+        queries.push(String(call.input.sqlQuery))
+        exchanges.push({ ...call, output: { schema: [{ name: 'x' }], data: [['1']], totalRows: 1 } })
+      }
+    }
+  }
+  return { text: '', queries }
+}
+
+// Made-up words: no member, cube or value of the demo model has them, nor does the analyst's vocabulary.
+const unknownWord = fc
+  .tuple(fc.constantFrom('zor', 'blix', 'quon', 'vex', 'trel', 'murg', 'plonk', 'drav', 'skiv'), fc.constantFrom('ax', 'ith', 'obb', 'ump', 'eel', 'orn'))
+  .map(([head, tail]) => `${head}${tail}`)
+const templates = [
+  (word: string) => `What was the revenue in ${word}?`,
+  (word: string) => `How many orders from ${word} customers in 2024?`,
+  (word: string) => `Top 5 ${word} by revenue`,
+  (word: string) => `Revenue by ${word}`,
+  (word: string) => `Average ${word} per order`,
+  (word: string) => `Compare ${word} and Europe revenue in 2025`,
+  (word: string) => `Share of revenue from ${word}`,
+  (word: string) => `Revenue growth for ${word} from 2023 to 2024`,
+  (word: string) => `What is the ${word} rate by region?`,
+  (word: string) => `${word} last quarter`,
+  (word: string) => `Which ${word} had the most orders?`,
+]
+const futures = ['What will revenue be next year?', 'Forecast orders for next quarter', 'Predict the number of customers in 2027']
+
+describe('questions the analyst cannot map', () => {
+  it('never get a number table, only a plain decline naming the part it could not map', () => {
+    fc.assert(
+      fc.property(unknownWord, fc.integer({ min: 0, max: templates.length - 1 }), (word, template) => {
+        const question = templates[template](word)
+        const { text, queries } = answer(question)
+        expect(queries).toEqual([])
+        expect(text.split('\n').some((line) => line.trimStart().startsWith('|'))).toBe(false)
+        expect(text).toStartWith('I could not map that question to the data')
+        expect(text).toContain(`"${word}`)
+      }),
+      { numRuns: 300 },
+    )
+  })
+
+  it('decline forecasts without a table', () => {
+    for (const question of futures) {
+      const { text, queries } = answer(question)
+      expect(queries).toEqual([])
+      expect(text).toContain('future')
+      expect(text).not.toMatch(/^\|/m)
+    }
+  })
+})
