@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { QueryPool } from '../../../plugins/semantic/query-pool'
+import { QueryPool } from '../../../plugins/semantic/sources/query-pool'
 import { serviceSqlApi } from '../../../plugins/semantic/tools'
 import { demoDeployment, demoService, WHOLE_MODEL } from './helpers'
 

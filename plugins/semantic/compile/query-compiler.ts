@@ -1,11 +1,11 @@
-import type { AccessView, RowRule } from './access-policy'
-import { InvalidQueryError } from './errors'
-import { planJoins, type JoinTree } from './join-graph'
-import type { Granularity } from './query-ast'
-import { type ColumnType, type QueryPlan, type Resolved } from './query-plan'
-import { normalizeTime } from './query-planner'
-import type { Cube, Dimension, Edge, Measure, SemanticModel } from './semantic-model'
-import { renderTemplate } from './templates'
+import type { AccessView, RowRule } from '../model/access-policy'
+import { InvalidQueryError } from '../errors'
+import { planJoins, type JoinTree } from '../model/join-graph'
+import type { Granularity } from '../query/query-ast'
+import { type ColumnType, type QueryPlan, type Resolved } from '../query/query-plan'
+import { normalizeTime } from '../query/query-planner'
+import type { Cube, Dimension, Edge, Measure, SemanticModel } from '../model/semantic-model'
+import { renderTemplate } from '../model/templates'
 
 export type Parameter = string | number | null
 

@@ -1,4 +1,4 @@
-import type { ColumnType } from './query-plan'
+import type { ColumnType } from '../query/query-plan'
 
 /**
  * Numbers as text without binary floating-point noise: 15 significant digits, the most a double always holds,

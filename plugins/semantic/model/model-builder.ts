@@ -1,4 +1,4 @@
-import { ModelError, type ModelProblem } from './errors'
+import { ModelError, type ModelProblem } from '../errors'
 import type { PolicyFilterFile, ViewFile } from './model-file'
 import type { Located, RawCube } from './model-loader'
 import { parseCondition, parseValueTemplate } from './policy-expression'
@@ -14,7 +14,7 @@ import {
   type SourceRef,
   type View,
 } from './semantic-model'
-import { didYouMean } from './suggest'
+import { didYouMean } from '../query/suggest'
 import { qualifyColumn, quoteIdentifier, referencesIn } from './templates'
 import { checkViews } from './view-builder'
 

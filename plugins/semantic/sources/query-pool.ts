@@ -1,5 +1,5 @@
-import { RateLimitedError } from '../../src/errors'
-import { QueryTimeoutError } from './errors'
+import { RateLimitedError } from '../../../src/errors'
+import { QueryTimeoutError } from '../errors'
 
 export interface WorkerRequest {
   id: number
@@ -37,7 +37,7 @@ export class QueryExecutionError extends Error {}
 // worker as a second entry point) every module shares the binary's URL, and the worker is found by its path from
 // the entry points' common root, the project folder.
 const COMPILED = /\$bunfs|~BUN/.test(import.meta.url)
-const WORKER_URL: string | URL = COMPILED ? './plugins/semantic/query-worker.ts' : new URL('./query-worker.ts', import.meta.url)
+const WORKER_URL: string | URL = COMPILED ? './plugins/semantic/sources/query-worker.ts' : new URL('./query-worker.ts', import.meta.url)
 
 /**
  * A few workers that run queries, each with a time limit: a worker whose query runs too long is terminated and
