@@ -9,12 +9,28 @@ export function formatNumber(value: number): string {
   return String(Number(value.toPrecision(15)))
 }
 
-/** One result value as the wire's string (or null), by the column's type. */
+/** `YYYY-MM-DD HH:MM:SS` in UTC, as times are stored and shown on every source. */
+export function formatTime(value: Date): string {
+  return value.toISOString().slice(0, 19).replace('T', ' ')
+}
+
+const DECIMAL = /^-?\d+\.\d+$/
+
+/**
+ * One result value as the wire's string (or null), by the column's type. Every source answers the same text:
+ * decimals that arrive as strings (Postgres `numeric`, MySQL `DECIMAL`) get the rounding of doubles, driver
+ * dates read in UTC, booleans whether they are 0/1 or true/false.
+ */
 export function formatValue(value: unknown, type: ColumnType): string | null {
   if (value === null || value === undefined) return null
-  if (type === 'boolean' && (value === 0 || value === 1 || typeof value === 'boolean')) return value === 1 || value === true ? 'true' : 'false'
+  if (type === 'boolean') {
+    if (value === 0 || value === 1 || value === 0n || value === 1n || typeof value === 'boolean') return value === 1 || value === 1n || value === true ? 'true' : 'false'
+    if (value === '0' || value === '1') return value === '1' ? 'true' : 'false'
+  }
   if (typeof value === 'number') return formatNumber(value)
   if (typeof value === 'bigint') return value.toString()
+  if (value instanceof Date) return formatTime(value)
+  if (typeof value === 'string' && type === 'number' && DECIMAL.test(value)) return formatNumber(Number(value))
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64')
   return String(value)
 }

@@ -30,6 +30,7 @@ function createCube(raw: RawCube, report: Report): Cube {
     description: def.description,
     public: def.public ?? true,
     from: def.sql_table !== undefined ? quoteIdentifier(def.sql_table) : `(${def.sql ?? 'SELECT NULL'})`,
+    table: def.sql_table,
     measures: new Map(),
     dimensions: new Map(),
     joins: [],

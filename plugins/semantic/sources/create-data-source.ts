@@ -1,0 +1,19 @@
+import type { DataSource, DataSourceConfig } from './data-source'
+import { createMysqlSource } from './mysql-source'
+import { createPostgresSource } from './postgres-source'
+import type { QueryPool } from './query-pool'
+import { createSqliteSource } from './sqlite-source'
+
+/** The data source of one configuration. */
+export function createDataSource(config: DataSourceConfig, options: { pool: QueryPool; deploymentId?: number }): DataSource {
+  switch (config.type) {
+    case 'postgres':
+      return createPostgresSource(config, options.deploymentId)
+    case 'mysql':
+      return createMysqlSource(config, options.deploymentId)
+    case 'sqlite':
+      return createSqliteSource({ path: config.path as string, pool: options.pool, queryTimeoutMs: config.queryTimeoutMs, deploymentId: options.deploymentId })
+    case 'duckdb':
+      throw new Error('DuckDB data sources are not available in this build')
+  }
+}
