@@ -94,6 +94,7 @@ async function startPostgres(): Promise<DatabaseServer> {
       up = false
     },
     async start() {
+      if (up) return
       pgCtl('start')
       up = true
       await waitFor(() => canConnect(admin), 'Postgres')
@@ -138,6 +139,7 @@ async function startMariadb(): Promise<DatabaseServer> {
     url: `mysql://root@127.0.0.1:${port}/shop`,
     stop: halt,
     async start() {
+      if (child && child.exitCode === null) return
       launch()
       await waitFor(() => canConnect(admin), 'MariaDB')
     },
