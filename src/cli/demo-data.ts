@@ -24,7 +24,7 @@ export async function demoDataCommand(args: string[], io: CliIo): Promise<number
   const target = /^(postgres|postgresql|mysql|mariadb):\/\//i.test(into)
     ? await serverDemoTarget(into.replace(/^mariadb:/i, 'mysql:').replace(/^postgresql:/i, 'postgres:'))
     : /\.duckdb$/i.test(into)
-      ? duckdbUnsupported()
+      ? await (await import('../../plugins/semantic/demo/duckdb-demo-target')).duckdbDemoTarget(into)
       : sqliteDemoTarget(into)
   let shown = ''
   try {
@@ -43,8 +43,4 @@ export async function demoDataCommand(args: string[], io: CliIo): Promise<number
   } finally {
     await target.close()
   }
-}
-
-function duckdbUnsupported(): never {
-  throw new CliError('DuckDB files are not supported by this build yet')
 }

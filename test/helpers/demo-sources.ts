@@ -41,6 +41,14 @@ export const sqliteDemoSource = () =>
     return { name: 'sqlite file', config: config('sqlite', { path }) }
   })
 
+export const duckdbDemoSource = () =>
+  once('duckdb', async () => {
+    folder ??= mkdtempSync(join(tmpdir(), 'demo-sources-'))
+    const path = join(folder, 'shop.duckdb')
+    await load(path)
+    return { name: 'duckdb', config: config('duckdb', { path }) }
+  })
+
 export const postgresDemoSource = () =>
   once('postgres', async () => {
     const server = await postgresServer()
@@ -57,7 +65,7 @@ export const mariadbDemoSource = () =>
 
 /** Every demo source this machine can run (servers whose binaries are missing are skipped, loudly). */
 export async function demoSources(): Promise<DemoSource[]> {
-  const sources: Array<Promise<DemoSource>> = [sqliteDemoSource()]
+  const sources: Array<Promise<DemoSource>> = [sqliteDemoSource(), duckdbDemoSource()]
   if (postgresAvailable) sources.push(postgresDemoSource())
   else warnSkipped('Postgres data source tests')
   if (mariadbAvailable) sources.push(mariadbDemoSource())

@@ -4,7 +4,10 @@ import { createPostgresSource } from './postgres-source'
 import type { QueryPool } from './query-pool'
 import { createSqliteSource } from './sqlite-source'
 
-/** The data source of one configuration. */
+/**
+ * The data source of one configuration. DuckDB's module (a native library) is loaded only here, when a DuckDB
+ * source is configured, so a server without DuckDB sources never needs it.
+ */
 export function createDataSource(config: DataSourceConfig, options: { pool: QueryPool; deploymentId?: number }): DataSource {
   switch (config.type) {
     case 'postgres':
@@ -13,7 +16,9 @@ export function createDataSource(config: DataSourceConfig, options: { pool: Quer
       return createMysqlSource(config, options.deploymentId)
     case 'sqlite':
       return createSqliteSource({ path: config.path as string, pool: options.pool, queryTimeoutMs: config.queryTimeoutMs, deploymentId: options.deploymentId })
-    case 'duckdb':
-      throw new Error('DuckDB data sources are not available in this build')
+    case 'duckdb': {
+      const { createDuckdbSource } = require('./duckdb-source') as typeof import('./duckdb-source')
+      return createDuckdbSource(config, options.deploymentId)
+    }
   }
 }

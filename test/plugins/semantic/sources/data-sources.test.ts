@@ -1,10 +1,11 @@
 import { afterAll } from 'bun:test'
+import { createDuckdbSource } from '../../../../plugins/semantic/sources/duckdb-source'
 import { createMysqlSource } from '../../../../plugins/semantic/sources/mysql-source'
 import { createPostgresSource } from '../../../../plugins/semantic/sources/postgres-source'
 import { QueryPool } from '../../../../plugins/semantic/sources/query-pool'
 import { createSqliteSource } from '../../../../plugins/semantic/sources/sqlite-source'
 import { mariadbAvailable, postgresAvailable, warnSkipped } from '../../../helpers/database-servers'
-import { mariadbDemoSource, postgresDemoSource, sqliteDemoSource } from '../../../helpers/demo-sources'
+import { duckdbDemoSource, mariadbDemoSource, postgresDemoSource, sqliteDemoSource } from '../../../helpers/demo-sources'
 import { dataSourceContract } from './data-source-contract'
 
 const limits = { maxConnections: 2, queryTimeoutMs: 500 }
@@ -18,6 +19,14 @@ dataSourceContract('sqlite', async () => {
     slowSql: 'WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT COUNT(*) FROM n',
   }
 })
+
+dataSourceContract(
+  'duckdb',
+  async () => ({
+    source: createDuckdbSource({ ...(await duckdbDemoSource()).config, ...limits }),
+    slowSql: 'SELECT COUNT(*) FROM range(100000000000) AS a(x) WHERE x % 7 = 3',
+  }),
+)
 
 dataSourceContract(
   'postgres',

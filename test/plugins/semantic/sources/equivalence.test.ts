@@ -8,7 +8,8 @@ import { demoDeployment, demoService, user, WHOLE_MODEL } from '../helpers'
 
 /**
  * The same model over the same data answers byte for byte the same JSON on every source: the built-in demo data
- * (SQLite) is the reference; a SQLite file, Postgres and MariaDB loaded with `demo-data --into` must match it.
+ * (SQLite) is the reference; a SQLite file, a DuckDB file, Postgres and MariaDB loaded with `demo-data --into` must
+ * match it.
  */
 const QUERIES = [
   // Each granularity (weeks start on Monday).
@@ -82,7 +83,7 @@ const ask = (service: SemanticService, sql: string, access = WHOLE_MODEL, branch
   service.query({ deployment: demoDeployment, access, branchName }, sql, 10_000).catch((error: Error & { code?: string }) => ({ error: error.message, code: error.code }))
 
 describe('data sources answer the same JSON', () => {
-  it('answers every query of the set identically on SQLite, a SQLite file, Postgres and MariaDB', async () => {
+  it('answers every query of the set identically on SQLite, a SQLite file, DuckDB, Postgres and MariaDB', async () => {
     expect(sources.length).toBeGreaterThan(0)
     for (const sql of QUERIES) {
       const expected = await ask(reference, sql)
