@@ -30,7 +30,8 @@ export function generateModelFiles(tables: TableInfo[]): Map<string, string> {
     const name = safeName(table.name)
     const keys = new Set([...table.primaryKey, ...table.foreignKeys.map((key) => key.column)])
     const joins = new Map<string, { name: string; relationship: string; sql: string }>()
-    for (const key of table.foreignKeys) {
+    const position = (column: string) => table.columns.findIndex((entry) => entry.name === column)
+    for (const key of [...table.foreignKeys].sort((a, b) => position(a.column) - position(b.column))) {
       const target = safeName(key.table)
       // One join per target cube (its name is the target's); a self-reference or a second key to the same
       // table is left for the author to model.

@@ -103,11 +103,39 @@ function sqliteTables(path: string): TableInfo[] {
   }
 }
 
-/** The tables of a database given as a `postgres://` / `mysql://` URL or a SQLite file path. */
+/** Tables of a DuckDB file's schema (default `main`) with their keys; DuckDB is loaded only for this. */
+async function duckdbTables(path: string, schema: string | undefined): Promise<TableInfo[]> {
+  const { DuckDBInstance } = await import('@duckdb/node-api')
+  const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' })
+  const connection = await instance.connect()
+  try {
+    const name = schema ?? 'main'
+    const tables = new Map<string, TableInfo>()
+    const columns = (await connection.runAndReadAll('SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $1 ORDER BY table_name, ordinal_position', [name])).getRowsJson() as string[][]
+    for (const [table, column, type] of columns) group(tables, table).columns.push({ name: column, type })
+    const constraints = (await connection.runAndReadAll(
+      "SELECT table_name, constraint_type, constraint_column_names, referenced_table, referenced_column_names FROM duckdb_constraints() WHERE schema_name = $1 AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')",
+      [name],
+    )).getRowsJson() as Array<[string, string, string[], string | null, string[] | null]>
+    for (const [tableName, kind, columnNames, referenced, referencedColumns] of constraints) {
+      const table = tables.get(tableName)
+      if (!table) continue
+      if (kind === 'PRIMARY KEY') table.primaryKey.push(...columnNames)
+      else if (referenced) columnNames.forEach((column, index) => table.foreignKeys.push({ column, table: referenced, column2: referencedColumns?.[index] ?? 'id' }))
+    }
+    return [...tables.values()]
+  } finally {
+    connection.closeSync()
+    instance.closeSync()
+  }
+}
+
+/** The tables of a database given as a `postgres://` / `mysql://` URL, a `.duckdb` file or a SQLite file. */
 export async function introspect(from: string, schema?: string): Promise<TableInfo[]> {
   try {
     if (/^postgres(ql)?:\/\//i.test(from)) return await postgresTables(from.replace(/^postgresql:/i, 'postgres:'), schema)
     if (/^(mysql|mariadb):\/\//i.test(from)) return await mysqlTables(from.replace(/^mariadb:/i, 'mysql:'), schema)
+    if (/\.duckdb$/i.test(from)) return await duckdbTables(from, schema)
     return sqliteTables(from)
   } catch (error) {
     throw new Error(`cannot read the database's tables: ${redact((error as Error).message)}`)
