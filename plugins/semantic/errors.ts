@@ -45,7 +45,11 @@ export class QueryTimeoutError extends AppError {
  * source's address or credentials; the source is retried at the next query.
  */
 export class DataSourceUnavailableError extends AppError {
-  constructor(deploymentId: number | undefined) {
+  constructor(
+    deploymentId: number | undefined,
+    /** Why, for the server's log only (it may name hosts or files). */
+    readonly reason?: string,
+  ) {
     super(503, 'DATA_SOURCE_UNAVAILABLE', `The data source${deploymentId === undefined ? '' : ` of deployment ${deploymentId}`} is unavailable right now; try again shortly`)
   }
 }

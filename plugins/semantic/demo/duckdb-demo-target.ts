@@ -1,4 +1,5 @@
-import { DuckDBInstance, type DuckDBAppender } from '@duckdb/node-api'
+import type { DuckDBAppender } from '@duckdb/node-api'
+import { duckdb } from '../sources/duckdb-module'
 import { DEMO_MARKER_TABLE, type DemoTarget } from './demo-data-export'
 
 // Rows go through DuckDB's appender into a plain staging table (an INSERT per batch takes minutes for the demo
@@ -10,7 +11,7 @@ const DROP_ORDER = ['line_items', 'orders', 'products', 'customers', 'regions', 
 
 /** A DuckDB file (created when missing), in one transaction. Loaded only by `demo-data --into <file>.duckdb`. */
 export async function duckdbDemoTarget(path: string): Promise<DemoTarget> {
-  const instance = await DuckDBInstance.create(path)
+  const instance = await duckdb().DuckDBInstance.create(path)
   const connection = await instance.connect()
   const staged: Array<{ table: string; appender: DuckDBAppender }> = []
   const hasTable = async (name: string) =>

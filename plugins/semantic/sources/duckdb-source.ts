@@ -1,8 +1,9 @@
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api'
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api'
 import { existsSync } from 'node:fs'
 import { DataSourceUnavailableError, QueryTimeoutError } from '../errors'
 import { QueryExecutionError, redact, type DataSource, type DataSourceConfig } from './data-source'
 import { duckdbDialect } from './dialects/duckdb-dialect'
+import { duckdb } from './duckdb-module'
 
 /**
  * A DuckDB file (models may read Parquet and CSV files from their `sql`), opened in read-only access mode. DuckDB
@@ -18,12 +19,12 @@ export function createDuckdbSource(config: DataSourceConfig, deploymentId?: numb
 
   const database = () => {
     instance ??= (async () => {
-      if (!existsSync(path)) throw new DataSourceUnavailableError(deploymentId)
-      return DuckDBInstance.create(path, { access_mode: 'READ_ONLY' })
+      if (!existsSync(path)) throw new DataSourceUnavailableError(deploymentId, `${path} not found`)
+      return duckdb().DuckDBInstance.create(path, { access_mode: 'READ_ONLY' })
     })().catch((error: unknown) => {
       // Retried at the next query (the file may appear, or its writer may let go of it).
       instance = undefined
-      throw error instanceof DataSourceUnavailableError ? error : new DataSourceUnavailableError(deploymentId)
+      throw error instanceof DataSourceUnavailableError ? error : new DataSourceUnavailableError(deploymentId, redact((error as Error).message))
     })
     return instance
   }

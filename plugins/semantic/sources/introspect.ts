@@ -105,7 +105,7 @@ function sqliteTables(path: string): TableInfo[] {
 
 /** Tables of a DuckDB file's schema (default `main`) with their keys; DuckDB is loaded only for this. */
 async function duckdbTables(path: string, schema: string | undefined): Promise<TableInfo[]> {
-  const { DuckDBInstance } = await import('@duckdb/node-api')
+  const { DuckDBInstance } = (await import('./duckdb-module')).duckdb()
   const instance = await DuckDBInstance.create(path, { access_mode: 'READ_ONLY' })
   const connection = await instance.connect()
   try {
