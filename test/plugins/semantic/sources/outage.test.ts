@@ -77,21 +77,23 @@ for (const [name, make, available] of [
   ['mariadb', mariadbDemoSource, mariadbAvailable],
 ] as const) {
   describe.skipIf(!available)(`the statement limit on ${name}`, () => {
-    const folder = mkdtempSync(join(tmpdir(), 'slow-model-'))
-    writeFileSync(join(folder, 'slow.yml'), `cubes:\n  - name: slow\n    sql: "${SLOW[name]}"\n    dimensions:\n      - name: x\n        type: number\n    measures:\n      - name: count\n        type: count\n`)
-    afterAll(() => rmSync(folder, { recursive: true, force: true }))
-
     it('answers 504 QUERY_TIMEOUT, and the next query runs', async () => {
-      const source = await make()
-      const semantic = semanticWith(new Map([[9, { ...source.config, queryTimeoutMs: 300 }]]))
-      const deployment = { id: 9, model: folder, branches: ['main'], defaultBranch: 'main' }
-      const outcome = await semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT MEASURE(slow.count) FROM slow').catch((error: Error) => error)
-      expect(outcome).toMatchObject({ status: 504, code: 'QUERY_TIMEOUT' })
-      const next = await semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT MEASURE(slow.count) FROM slow WHERE slow.x = -1').catch((error: Error) => error)
-      expect(next).toMatchObject({ status: 504 })
-      const quick = await semantic.query({ deployment: { ...deployment, model: 'demo' }, access: WHOLE_MODEL }, 'SELECT MEASURE(products.count) FROM products')
-      expect(quick.data).toEqual([['120']])
-      semantic.close()
+      const folder = mkdtempSync(join(tmpdir(), 'slow-model-'))
+      writeFileSync(join(folder, 'slow.yml'), `cubes:\n  - name: slow\n    sql: "${SLOW[name]}"\n    dimensions:\n      - name: x\n        type: number\n    measures:\n      - name: count\n        type: count\n`)
+      try {
+        const source = await make()
+        const semantic = semanticWith(new Map([[9, { ...source.config, queryTimeoutMs: 300 }]]))
+        const deployment = { id: 9, model: folder, branches: ['main'], defaultBranch: 'main' }
+        const outcome = await semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT MEASURE(slow.count) FROM slow').catch((error: Error) => error)
+        expect(outcome).toMatchObject({ status: 504, code: 'QUERY_TIMEOUT' })
+        const next = await semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT MEASURE(slow.count) FROM slow WHERE slow.x = -1').catch((error: Error) => error)
+        expect(next).toMatchObject({ status: 504 })
+        const quick = await semantic.query({ deployment: { ...deployment, model: 'demo' }, access: WHOLE_MODEL }, 'SELECT MEASURE(products.count) FROM products')
+        expect(quick.data).toEqual([['120']])
+        semantic.close()
+      } finally {
+        rmSync(folder, { recursive: true, force: true })
+      }
     }, 60_000)
   })
 }
