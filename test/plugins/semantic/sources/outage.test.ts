@@ -28,7 +28,7 @@ describe.skipIf(!postgresAvailable)('a Postgres source that goes down', () => {
   afterAll(async () => {
     await source.server?.start().catch(() => {})
     await test.close()
-  })
+  }, 60_000)
 
   it('answers 503 DATA_SOURCE_UNAVAILABLE without the URL while down, leaves other deployments alone, and recovers without a restart', async () => {
     const before = await sql(test, 1, 'SELECT MEASURE(orders.count) FROM orders')
