@@ -61,7 +61,7 @@ async function closedLoop(run: (index: number) => Promise<void>): Promise<{ coun
 
 try {
   const url = process.env.BENCH_POSTGRES_URL ?? (await postgresServer()).url
-  const quiet = { out: () => {}, err: () => {}, interactive: false }
+  const quiet = { out: () => {}, err: () => {}, env: process.env }
   process.env.DEMO_DATA_PATH ??= join(folder, 'demo-data.db')
   if ((await runCli(['demo-data', '--into', url], quiet)) !== 0) throw new Error('demo-data failed')
   const port = await freePort()

@@ -13,12 +13,9 @@ export interface DemoSource {
   server?: DatabaseServer
 }
 
-const quiet = { out: () => {}, err: () => {}, interactive: false }
-
 async function load(into: string): Promise<void> {
-  process.env.DEMO_DATA_PATH = TEST_DEMO_DATA
   const errors: string[] = []
-  const code = await runCli(['demo-data', '--into', into], { ...quiet, err: (text) => void errors.push(text) })
+  const code = await runCli(['demo-data', '--into', into], { out: () => {}, err: (text) => void errors.push(text), env: { ...process.env, DEMO_DATA_PATH: TEST_DEMO_DATA } })
   if (code !== 0) throw new Error(`demo-data --into failed: ${errors.join('')}`)
 }
 

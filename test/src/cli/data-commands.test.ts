@@ -17,13 +17,12 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }))
 async function cli(...argv: string[]) {
   let out = ''
   let err = ''
-  const code = await runCli(argv, { out: (text) => void (out += text), err: (text) => void (err += text), interactive: false })
+  const code = await runCli(argv, { out: (text) => void (out += text), err: (text) => void (err += text), env: { ...process.env, DEMO_DATA_PATH: TEST_DEMO_DATA } })
   return { code, out, err }
 }
 
 describe('demo-data --into', () => {
   it('writes the demo tables with a progress line, and replaces them when run again', async () => {
-    process.env.DEMO_DATA_PATH = TEST_DEMO_DATA
     const path = join(folder, 'again.db')
     const first = await cli('demo-data', '--into', path)
     expect(first.code).toBe(0)
