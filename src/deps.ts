@@ -9,6 +9,7 @@ import { createEmbedTokens } from '../plugins/embed/embed-tokens'
 import { createUserProvisioner } from '../plugins/embed/provisioning'
 import { bindSemanticTools } from '../plugins/semantic/tools'
 import { createSemanticService, type SemanticService } from '../plugins/semantic/semantic-service'
+import type { DataSourceConfig } from '../plugins/semantic/sources/data-source'
 import type { Config } from './config'
 import { Lifecycle } from './lifecycle'
 import { createLogger, resolveLogFormat, type Logger } from './logger'
@@ -41,7 +42,10 @@ export interface AppDeps {
   semantic: SemanticService
 }
 
-export type DepsOverrides = Partial<Omit<AppDeps, 'config' | 'storage'>>
+export type DepsOverrides = Partial<Omit<AppDeps, 'config' | 'storage'>> & {
+  /** The bootstrap file's data sources by deployment id (resolved from the environment at start). */
+  dataSources?: ReadonlyMap<number, DataSourceConfig>
+}
 
 /** Builds the dependencies of one app over an open storage. */
 export function createDeps(config: Config, storage: Storage, overrides: DepsOverrides = {}): AppDeps {
@@ -49,7 +53,7 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
   const clock = overrides.clock ?? Date.now
   const metrics = overrides.metrics ?? new Metrics({ prefix: config.metricsPrefix })
   const limits = createRequestLimits(config, clock, metrics)
-  const semantic = overrides.semantic ?? createSemanticService({ config, logger, metrics })
+  const semantic = overrides.semantic ?? createSemanticService({ config, logger, metrics, dataSources: overrides.dataSources })
   return {
     config,
     storage,

@@ -15,7 +15,7 @@ export async function serve(environment: Record<string, string | undefined> = pr
   const startedAt = performance.now()
   const config = loadConfig(environment)
   const logger = createLogger(config.logLevel, {}, undefined, resolveLogFormat(config.logFormat))
-  const { storage, demoApiKey } = prepareStorage(config, logger)
+  const { storage, demoApiKey, dataSources } = prepareStorage(config, logger)
   if (demoApiKey) {
     // Printed before listening so the key is not lost if the port turns out to be taken.
     const port = config.port === 0 ? '<port>' : config.port
@@ -24,7 +24,7 @@ export async function serve(environment: Record<string, string | undefined> = pr
         `Try: curl -H "Authorization: Api-Key ${demoApiKey}" http://localhost:${port}/api/v1/deployments/1/meta\n\n`,
     )
   }
-  const deps = createDeps(config, storage, { logger })
+  const deps = createDeps(config, storage, { logger, dataSources })
   // Write-ahead log checkpoints run on a worker thread, never inside a request (registered first: stops last).
   const checkpointer = startWalCheckpointer(storage, logger)
   deps.lifecycle.onShutdown(() => checkpointer.stop())

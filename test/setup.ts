@@ -1,11 +1,16 @@
 import { afterAll } from 'bun:test'
 import { readdirSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import { stopDatabaseServers } from './helpers/database-servers'
 import { TEST_DEMO_DATA } from './helpers/demo-data'
+import { removeDemoSourceFiles } from './helpers/demo-sources'
 
 // Preloaded by bunfig.toml: hooks here run once for the whole run. The run leaves no files behind: the shared demo
 // data file goes, with its journal and any unfinished temporary copy.
 afterAll(() => {
+  // Throwaway Postgres and MariaDB servers (started by the data source tests) stop, and their folders go.
+  stopDatabaseServers()
+  removeDemoSourceFiles()
   const folder = dirname(TEST_DEMO_DATA)
   const name = basename(TEST_DEMO_DATA)
   for (const entry of readdirSync(folder)) if (entry.startsWith(name)) rmSync(join(folder, entry), { force: true })

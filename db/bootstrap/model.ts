@@ -42,12 +42,29 @@ export const BootstrapAgent = t.Object(
   { additionalProperties: false },
 )
 
+/** Where a deployment's model reads its data; omitted, the model folder's `data.db` or the demo data. */
+export const BootstrapDataSource = t.Object(
+  {
+    type: t.Union([t.Literal('sqlite'), t.Literal('postgres'), t.Literal('mysql'), t.Literal('duckdb')]),
+    /** `postgres://` or `mysql://`; `${NAME}` is read from the environment at start. */
+    url: t.Optional(t.String({ minLength: 1 })),
+    /** A database file (sqlite, duckdb), relative to the working directory. */
+    path: t.Optional(t.String({ minLength: 1 })),
+    schema: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+    maxConnections: t.Optional(t.Integer({ minimum: 1, maximum: 200 })),
+    queryTimeoutMs: t.Optional(t.Integer({ minimum: 100, maximum: 3_600_000 })),
+  },
+  { additionalProperties: false },
+)
+export type BootstrapDataSource = Static<typeof BootstrapDataSource>
+
 export const BootstrapDeployment = t.Object(
   {
     id: Id,
     name: t.String({ minLength: 1, maxLength: 200 }),
     branches: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._/-]+$' }), { minItems: 1 })),
     model: t.Optional(t.String({ minLength: 1 })),
+    dataSource: t.Optional(BootstrapDataSource),
     tokenAuth: t.Optional(
       t.Object(
         { enabled: t.Optional(t.Boolean()), secret: t.Optional(t.String({ minLength: 1 })) },

@@ -33,9 +33,23 @@ export class InvalidQueryError extends BadRequestError {
   }
 }
 
-/** A query that ran past the time limit and was stopped. */
-export class QueryTimeoutError extends BadRequestError {
+/** A query that ran past the time limit and was stopped (in the database, where it runs there). */
+export class QueryTimeoutError extends AppError {
   constructor(limitMs: number) {
-    super(`Query stopped after the ${limitMs} ms time limit: narrow it down (filters, fewer dimensions, a LIMIT)`, 'QUERY_TIMEOUT')
+    super(504, 'QUERY_TIMEOUT', `Query stopped after the ${limitMs} ms time limit: narrow it down (filters, fewer dimensions, a LIMIT)`)
+  }
+}
+
+/**
+ * The deployment's database cannot be reached right now. The message names the deployment and never the
+ * source's address or credentials; the source is retried at the next query.
+ */
+export class DataSourceUnavailableError extends AppError {
+  constructor(
+    deploymentId: number | undefined,
+    /** Why, for the server's log only (it may name hosts or files). */
+    readonly reason?: string,
+  ) {
+    super(503, 'DATA_SOURCE_UNAVAILABLE', `The data source${deploymentId === undefined ? '' : ` of deployment ${deploymentId}`} is unavailable right now; try again shortly`)
   }
 }

@@ -1,4 +1,4 @@
-import type { Expression, Literal, OrderItem, Reference, SelectStatement } from './query-ast'
+import type { Expression, Literal, OrderItem, Reference, SelectStatement } from './query/query-ast'
 
 /**
  * Writes a parsed query back as SQL the parser reads to the same tree, so a query can be changed as a tree (a

@@ -6,22 +6,25 @@ import { BadRequestError } from '../../src/errors'
 import { columnTitleOf } from './column-titles'
 import type { Logger } from '../../src/logger'
 import type { UserAccess } from '../auth/user-access'
-import { accessView } from './access-policy'
+import { accessView } from './model/access-policy'
 import { cacheKey } from './cache-key'
 import { demoDataPath, ensureDemoDataFile, type DemoDataFile } from './demo/demo-data-file'
 import { DEMO_DATA_VERSION } from './demo/demo-data'
 import { loadDemoModel } from './demo/demo-model'
 import { InvalidQueryError } from './errors'
-import { readFolderModel } from './folder-model'
+import { readFolderModel } from './model/folder-model'
 import { buildMeta } from './meta'
-import { loadModel } from './model-loader'
+import { loadModel } from './model/model-loader'
 import { ROW_CAP, type MetaResult, type SqlResult } from './model'
-import { compileQuery } from './query-compiler'
-import { parseQuery } from './query-parser'
-import { planQuery } from './query-planner'
-import { QueryExecutionError, QueryPool } from './query-pool'
-import { formatValue } from './result-format'
-import type { SemanticModel } from './semantic-model'
+import { compileQuery } from './compile/query-compiler'
+import { parseQuery } from './query/query-parser'
+import { planQuery } from './query/query-planner'
+import { QueryPool } from './sources/query-pool'
+import { formatValue } from './compile/result-format'
+import { createDataSource } from './sources/create-data-source'
+import { QueryExecutionError, redact, type DataSource, type DataSourceConfig, type SourceHealth } from './sources/data-source'
+import { createSqliteSource } from './sources/sqlite-source'
+import type { SemanticModel } from './model/semantic-model'
 
 /** What the semantic layer needs to know of a deployment (a `DeploymentInfo` fits). */
 export interface DeploymentRef {
@@ -50,6 +53,8 @@ export interface SemanticServiceOptions {
   cacheEntries?: number
   /** Where queries are counted and timed, by how the caches answered them. */
   metrics?: Pick<Metrics, 'semanticQueries' | 'semanticQueryDuration'>
+  /** The data source of each deployment that names one (the bootstrap file's `dataSource`, resolved). */
+  dataSources?: ReadonlyMap<number, DataSourceConfig>
 }
 
 /** How a query was answered: from a cache, by joining the same query running for another caller, or by running it. */
@@ -59,6 +64,7 @@ interface LoadedModel {
   /** Which model this is (built-in variant or folder and branch overlay): two deployments with the same key run the same model. */
   key: string
   model: SemanticModel
+  /** The SQLite file the model reads when its deployment names no data source. */
   dataPath: string
   /** Part of every result cache key: results of another data file or generation never match. */
   dataVersion: string
@@ -96,12 +102,36 @@ export function createSemanticService(options: SemanticServiceOptions) {
     throw error
   }
 
-  /** Runs a compiled query on a worker and formats its rows; database errors become `InvalidQueryError`. */
-  const execute = async (context: SemanticContext, dataPath: string, compiled: ReturnType<typeof compileQuery>, maxRows: number): Promise<QueryRows> => {
-    const output = await pool.run({ path: dataPath, sql: compiled.sql, params: compiled.params, maxRows }).catch((error: unknown) => {
-      if (!(error instanceof QueryExecutionError)) throw error
-      logger.warn('semantic query failed in the database', { deploymentId: context.deployment.id, sql: compiled.sql, error: error.message })
-      throw new InvalidQueryError(`The database could not run the query: ${error.message}`)
+  const sources = new Map<string, DataSource>()
+
+  /**
+   * The deployment's configured source, else a SQLite file (its model folder's `data.db` or the demo data), and
+   * the data version cache keys carry (results of another source, file or generation never match).
+   */
+  function sourceOf(deployment: DeploymentRef, loaded: LoadedModel): { source: DataSource; dataVersion: string } {
+    const config = options.dataSources?.get(deployment.id)
+    const key = config ? `deployment:${deployment.id}` : `sqlite:${loaded.dataPath}`
+    let source = sources.get(key)
+    if (!source) {
+      source = config
+        ? createDataSource(config, { pool, deploymentId: deployment.id })
+        : createSqliteSource({ path: loaded.dataPath, pool, queryTimeoutMs: timeoutMs })
+      sources.set(key, source)
+    }
+    return { source, dataVersion: config ? key : loaded.dataVersion }
+  }
+
+  /** Runs a compiled query on the source and formats its rows; database errors become `InvalidQueryError`. */
+  const execute = async (context: SemanticContext, source: DataSource, compiled: ReturnType<typeof compileQuery>, maxRows: number): Promise<QueryRows> => {
+    const output = await source.query(compiled.sql, compiled.params, maxRows).catch((error: unknown) => {
+      if (!(error instanceof QueryExecutionError)) {
+        if (error instanceof Error && 'code' in error)
+          logger.warn('semantic query not answered', { deploymentId: context.deployment.id, source: source.type, code: (error as { code: string }).code })
+        throw error
+      }
+      const message = redact(error.message)
+      logger.warn('semantic query failed in the database', { deploymentId: context.deployment.id, source: source.type, sql: compiled.sql, error: message })
+      throw new InvalidQueryError(`The database could not run the query: ${message}`)
     })
     return {
       data: output.rows.map((row) => row.map((value, index) => formatValue(value, compiled.columns[index].type))),
@@ -161,7 +191,8 @@ export function createSemanticService(options: SemanticServiceOptions) {
     maxRows: number,
     use: { cache: CacheUse },
   ): Promise<QueryRows> | QueryRows {
-    const key = cacheKey([loaded.dataVersion, compiled.sql, compiled.params, maxRows, compiled.columns.map((column) => column.type)])
+    const { source, dataVersion } = sourceOf(context.deployment, loaded)
+    const key = cacheKey([dataVersion, compiled.sql, compiled.params, maxRows, compiled.columns.map((column) => column.type)])
     const hit = rowCache.get(key)
     if (hit) {
       use.cache = 'hit'
@@ -173,7 +204,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
       return running
     }
     const startedAt = performance.now()
-    const execution = execute(context, loaded.dataPath, compiled, maxRows)
+    const execution = execute(context, source, compiled, maxRows)
       .then((rows) => {
         rowCache.set(key, rows)
         logger.debug('semantic query', { deploymentId: context.deployment.id, ms: Math.round(performance.now() - startedAt), rows: rows.totalRows })
@@ -200,16 +231,17 @@ export function createSemanticService(options: SemanticServiceOptions) {
     async query(context: SemanticContext, sql: string, maxRows = ROW_CAP): Promise<SqlResult> {
       const startedAt = performance.now()
       const loaded = load(context.deployment, context.branchName)
-      if (loaded.dataPath === demoPath) demoData()
+      const { source, dataVersion } = sourceOf(context.deployment, loaded)
+      if (source.type === 'sqlite' && loaded.dataPath === demoPath && !options.dataSources?.has(context.deployment.id)) demoData()
       // A repeated question skips parsing and compiling: the same text (aliases included), on the same deployment,
       // model and data, for a caller whose access is the same gets the same answer.
-      const asked = cacheKey([context.deployment.id, loaded.key, loaded.dataVersion, sql, maxRows, accessKey(context.access)])
+      const asked = cacheKey([context.deployment.id, loaded.key, dataVersion, sql, maxRows, accessKey(context.access)])
       const answered = answers.get(asked)
       if (answered) return counted(answered, 'hit', startedAt)
       const view = viewOf(loaded.model, context.access)
       let compiled: ReturnType<typeof compileQuery>
       try {
-        compiled = compileQuery(loaded.model, view, planQuery(loaded.model, view, parseQuery(sql)))
+        compiled = compileQuery(loaded.model, view, planQuery(loaded.model, view, parseQuery(sql)), source.dialect)
       } catch (error) {
         return failed(error, 'miss')
       }
@@ -233,10 +265,11 @@ export function createSemanticService(options: SemanticServiceOptions) {
      * dashboard can be checked before anyone opens it.
      */
     describe(context: SemanticContext, sql: string): Array<{ name: string; type: string; title: string }> {
-      const { model } = load(context.deployment, context.branchName)
+      const loaded = load(context.deployment, context.branchName)
+      const { model } = loaded
       const view = viewOf(model, context.access)
       const plan = planQuery(model, view, parseQuery(sql))
-      compileQuery(model, view, plan)
+      compileQuery(model, view, plan, sourceOf(context.deployment, loaded).source.dialect)
       return plan.columns.map((column) => ({ name: column.name, type: column.type, title: columnTitleOf(column) }))
     },
 
@@ -246,12 +279,33 @@ export function createSemanticService(options: SemanticServiceOptions) {
      */
     prepare(deployments: DeploymentRef[]): { demo: DemoDataFile | undefined; models: number } {
       let count = 0
-      for (const deployment of deployments)
+      for (const deployment of deployments) {
+        const configured = options.dataSources?.has(deployment.id)
         for (const branch of deployment.branches) {
-          if (load(deployment, branch).dataPath === demoPath) demoData()
+          const loaded = load(deployment, branch)
+          if (!configured && loaded.dataPath === demoPath) demoData()
           count++
         }
+        // A configured source is connected in the background: one that is down never holds up the start.
+        if (configured) {
+          const { source } = sourceOf(deployment, load(deployment))
+          source.connect().then(
+            () => logger.info('data source connected', { deploymentId: deployment.id, source: source.type }),
+            (error: Error & { reason?: string }) =>
+              logger.warn('data source unavailable at start; retried at the next query', { deploymentId: deployment.id, source: source.type, error: redact(error.reason ?? error.message) }),
+          )
+        }
+      }
       return { demo: demoFile, models: count }
+    },
+
+    /** Whether each configured data source answers now (for readiness reports; never throws). */
+    async sourceHealth(): Promise<Array<{ deploymentId: number; type: string } & SourceHealth>> {
+      const checks = [...(options.dataSources ?? new Map<number, DataSourceConfig>()).entries()].map(async ([deploymentId, config]) => {
+        const source = sources.get(`deployment:${deploymentId}`)
+        return { deploymentId, type: config.type, ...(source ? await source.health() : ({ ok: false, error: 'not connected yet' } as const)) }
+      })
+      return Promise.all(checks)
     },
 
     /** The demo data file, generated on first use. */
@@ -261,6 +315,8 @@ export function createSemanticService(options: SemanticServiceOptions) {
       pool.close()
       answers.clear()
       rowCache.clear()
+      for (const source of sources.values()) void source.close().catch(() => {})
+      sources.clear()
     },
   }
 }

@@ -11,8 +11,11 @@ export interface ToolContext extends SemanticContext {
 
 export type ToolError = { error: string }
 
+// Errors of the data source, not bugs: the agent reads them and the chat goes on (they never carry a URL).
+const SOURCE_ERRORS = new Set(['QUERY_TIMEOUT', 'DATA_SOURCE_UNAVAILABLE'])
+
 function toolError(error: unknown, context: ToolContext, tool: string): ToolError {
-  if (error instanceof AppError && error.status < 500) return { error: error.message }
+  if (error instanceof AppError && (error.status < 500 || SOURCE_ERRORS.has(error.code))) return { error: error.message }
   context.logger?.error('semantic tool failed', { tool, deploymentId: context.deployment.id, error })
   return { error: `${tool} failed unexpectedly; try again or rephrase the query` }
 }

@@ -1,7 +1,7 @@
 import { BadRequestError } from '../../src/errors'
 import type { DashboardFilter, DashboardTimeGrain } from '../management/model'
-import type { Expression, Literal, Reference, SelectStatement } from '../semantic/query-ast'
-import { parseQuery } from '../semantic/query-parser'
+import type { Expression, Literal, Reference, SelectStatement } from '../semantic/query/query-ast'
+import { parseQuery } from '../semantic/query/query-parser'
 import { printQuery } from '../semantic/query-printer'
 
 /** What a viewer chose on the dashboard: new values for its filters, other grains for its time grains (by member). */

@@ -5,6 +5,8 @@ import { version } from '../../package.json'
 import { ConfigError } from '../config'
 import { StartupError } from '../server-errors'
 import { checkConfigCommand } from './check-config'
+import { demoDataCommand } from './demo-data'
+import { modelGenerateCommand } from './model-generate'
 import { commandHelp, parseCommandArgs, UsageError, type CliCommand, type CliIo } from './command'
 import { healthcheckCommand } from './healthcheck'
 import { KeyCreationError, keysCreateCommand } from './keys-create'
@@ -12,7 +14,15 @@ import { migrateCommand } from './migrate'
 import { serveCommand } from './serve'
 
 /** Every subcommand, in the order `--help` lists them. A new one is a module and a line here. */
-export const commands: readonly CliCommand[] = [serveCommand, migrateCommand, checkConfigCommand, keysCreateCommand, healthcheckCommand]
+export const commands: readonly CliCommand[] = [
+  serveCommand,
+  migrateCommand,
+  checkConfigCommand,
+  keysCreateCommand,
+  healthcheckCommand,
+  demoDataCommand,
+  modelGenerateCommand,
+]
 
 /** Errors whose message is the whole story for the operator: printed without a stack, exit code 1. */
 const EXPECTED_ERRORS = [ConfigError, BootstrapError, StartupError, ModelError, KeyCreationError, NewerDatabaseError]

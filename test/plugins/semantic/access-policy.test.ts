@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
-import { accessView } from '../../../plugins/semantic/access-policy'
-import { loadModel } from '../../../plugins/semantic/model-loader'
-import { evaluateCondition, parseCondition, parseValueTemplate, resolveValues } from '../../../plugins/semantic/policy-expression'
+import { accessView } from '../../../plugins/semantic/model/access-policy'
+import { loadModel } from '../../../plugins/semantic/model/model-loader'
+import { evaluateCondition, parseCondition, parseValueTemplate, resolveValues } from '../../../plugins/semantic/model/policy-expression'
 import type { UserAccess } from '../../../plugins/auth/user-access'
 import { user } from './helpers'
 

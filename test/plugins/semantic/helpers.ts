@@ -2,9 +2,9 @@ import { Database } from 'bun:sqlite'
 import type { UserAccess } from '../../../plugins/auth/user-access'
 import { createLogger } from '../../../src/logger'
 import type { SqlResult } from '../../../plugins/semantic/model'
-import { formatValue } from '../../../plugins/semantic/result-format'
+import { formatValue } from '../../../plugins/semantic/compile/result-format'
 import { createSemanticService, WHOLE_MODEL, type DeploymentRef, type SemanticServiceOptions } from '../../../plugins/semantic/semantic-service'
-import type { ColumnType } from '../../../plugins/semantic/query-plan'
+import type { ColumnType } from '../../../plugins/semantic/query/query-plan'
 import { TEST_DEMO_DATA } from '../../helpers/demo-data'
 
 /** Deployment 1 of the test bootstrap: the demo model on branches main and dev. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { parseQuery } from '../../../plugins/semantic/query-parser'
+import { parseQuery } from '../../../plugins/semantic/query/query-parser'
 import { printQuery } from '../../../plugins/semantic/query-printer'
 
 const queries = [

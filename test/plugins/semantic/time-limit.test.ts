@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { QueryPool } from '../../../plugins/semantic/query-pool'
+import { QueryPool } from '../../../plugins/semantic/sources/query-pool'
 import { serviceSqlApi } from '../../../plugins/semantic/tools'
 import { demoDeployment, demoService, WHOLE_MODEL } from './helpers'
 
@@ -36,10 +36,10 @@ describe('the query time limit', () => {
     expect(next).toEqual({ schema: [{ name: 'products.count', column_type: 'number' }], data: [['120']], totalRows: 1 })
   })
 
-  it('answers 400 QUERY_TIMEOUT through the service', async () => {
+  it('answers 504 QUERY_TIMEOUT through the service', async () => {
     const deployment = { id: 9, model: folder, branches: ['main'], defaultBranch: 'main' }
     await expect(semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT endless.x FROM endless LIMIT 5')).rejects.toMatchObject({
-      status: 400,
+      status: 504,
       code: 'QUERY_TIMEOUT',
     })
   })

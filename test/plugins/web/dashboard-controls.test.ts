@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { applyControls } from '../../../plugins/web/dashboard-controls'
-import { parseQuery } from '../../../plugins/semantic/query-parser'
+import { parseQuery } from '../../../plugins/semantic/query/query-parser'
 import { createTestApp, testClock } from '../../helpers/app'
 import { demoWidgets, embed, embedToken, json, publishDashboard, webBootstrap, type Json } from './helpers'
 

@@ -1,5 +1,6 @@
-import { RateLimitedError } from '../../src/errors'
-import { QueryTimeoutError } from './errors'
+import { RateLimitedError } from '../../../src/errors'
+import { QueryTimeoutError } from '../errors'
+import { QueryExecutionError } from './data-source'
 
 export interface WorkerRequest {
   id: number
@@ -19,6 +20,7 @@ export interface QueryOutput {
 
 interface Job {
   request: Omit<WorkerRequest, 'id'>
+  timeoutMs: number
   resolve(output: QueryOutput): void
   reject(error: Error): void
 }
@@ -30,14 +32,13 @@ interface Slot {
 
 const MAX_QUEUED = 200
 
-/** A failure inside SQLite (a model with broken SQL, say): a server-side problem, not the caller's. */
-export class QueryExecutionError extends Error {}
+export { QueryExecutionError }
 
 // In development the worker is the file beside this module. In the compiled binary (`npm run build` lists the
 // worker as a second entry point) every module shares the binary's URL, and the worker is found by its path from
 // the entry points' common root, the project folder.
 const COMPILED = /\$bunfs|~BUN/.test(import.meta.url)
-const WORKER_URL: string | URL = COMPILED ? './plugins/semantic/query-worker.ts' : new URL('./query-worker.ts', import.meta.url)
+const WORKER_URL: string | URL = COMPILED ? './plugins/semantic/sources/query-worker.ts' : new URL('./query-worker.ts', import.meta.url)
 
 /**
  * A few workers that run queries, each with a time limit: a worker whose query runs too long is terminated and
@@ -55,12 +56,13 @@ export class QueryPool {
     this.slots = Array.from({ length: Math.max(1, options.size) }, () => ({ worker: undefined, job: undefined }))
   }
 
-  run(request: Omit<WorkerRequest, 'id'>): Promise<QueryOutput> {
+  /** Runs one query; `timeoutMs` overrides the pool's limit for it. */
+  run(request: Omit<WorkerRequest, 'id'>, timeoutMs = this.options.timeoutMs): Promise<QueryOutput> {
     if (this.closed) return Promise.reject(new QueryExecutionError('The query engine is shutting down'))
     // A bounded queue: past it, callers hear "later" at once instead of waiting behind minutes of queries.
     if (this.queue.length >= MAX_QUEUED) return Promise.reject(new RateLimitedError('Too many queries are waiting; try again shortly'))
     return new Promise<QueryOutput>((resolve, reject) => {
-      this.queue.push({ request, resolve, reject })
+      this.queue.push({ request, timeoutMs, resolve, reject })
       this.dispatch()
     })
   }
@@ -71,7 +73,7 @@ export class QueryPool {
       const job = this.queue.shift() as Job
       const worker = slot.worker ?? this.spawn(slot)
       const id = this.nextId++
-      const timer = setTimeout(() => this.timeout(slot), this.options.timeoutMs)
+      const timer = setTimeout(() => this.timeout(slot), job.timeoutMs)
       slot.job = { ...job, id, timer }
       worker.postMessage({ ...job.request, id } satisfies WorkerRequest)
     }
@@ -114,7 +116,7 @@ export class QueryPool {
   private timeout(slot: Slot): void {
     const job = slot.job
     this.discard(slot)
-    job?.reject(new QueryTimeoutError(this.options.timeoutMs))
+    if (job) job.reject(new QueryTimeoutError(job.timeoutMs))
     this.dispatch()
   }
 

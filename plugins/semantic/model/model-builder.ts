@@ -1,4 +1,4 @@
-import { ModelError, type ModelProblem } from './errors'
+import { ModelError, type ModelProblem } from '../errors'
 import type { PolicyFilterFile, ViewFile } from './model-file'
 import type { Located, RawCube } from './model-loader'
 import { parseCondition, parseValueTemplate } from './policy-expression'
@@ -14,7 +14,7 @@ import {
   type SourceRef,
   type View,
 } from './semantic-model'
-import { didYouMean } from './suggest'
+import { didYouMean } from '../query/suggest'
 import { qualifyColumn, quoteIdentifier, referencesIn } from './templates'
 import { checkViews } from './view-builder'
 
@@ -30,6 +30,7 @@ function createCube(raw: RawCube, report: Report): Cube {
     description: def.description,
     public: def.public ?? true,
     from: def.sql_table !== undefined ? quoteIdentifier(def.sql_table) : `(${def.sql ?? 'SELECT NULL'})`,
+    table: def.sql_table,
     measures: new Map(),
     dimensions: new Map(),
     joins: [],

@@ -1,8 +1,8 @@
 import { Value } from '@sinclair/typebox/value'
 import { LineCounter, parseDocument } from 'yaml'
-import { describeValueError } from '../../src/schema-errors'
+import { describeValueError } from '../../../src/schema-errors'
 import { buildModel } from './model-builder'
-import { ModelError, type ModelProblem } from './errors'
+import { ModelError, type ModelProblem } from '../errors'
 import { ModelFile, type CubeFile, type DimensionFile, type JoinFile, type MeasureFile, type PolicyFile, type ViewFile } from './model-file'
 import type { SemanticModel, SourceRef } from './semantic-model'
 

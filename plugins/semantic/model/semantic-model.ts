@@ -85,6 +85,8 @@ export interface Cube {
   public: boolean
   /** The FROM of the cube: a quoted table name or a parenthesised query. */
   from: string
+  /** `sql_table` as written (quoted by each source's dialect), when the cube reads a table. */
+  table: string | undefined
   measures: Map<string, Measure>
   dimensions: Map<string, Dimension>
   joins: Join[]

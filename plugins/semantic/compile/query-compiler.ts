@@ -1,15 +1,19 @@
-import type { AccessView, RowRule } from './access-policy'
-import { InvalidQueryError } from './errors'
-import { planJoins, type JoinTree } from './join-graph'
-import type { Granularity } from './query-ast'
-import { type ColumnType, type QueryPlan, type Resolved } from './query-plan'
-import { normalizeTime } from './query-planner'
-import type { Cube, Dimension, Edge, Measure, SemanticModel } from './semantic-model'
-import { renderTemplate } from './templates'
+import type { AccessView, RowRule } from '../model/access-policy'
+import { InvalidQueryError } from '../errors'
+import { planJoins, type JoinTree } from '../model/join-graph'
+import { type ColumnType, type QueryPlan, type Resolved } from '../query/query-plan'
+import { normalizeTime } from '../query/query-planner'
+import type { Cube, Dimension, Edge, Measure, SemanticModel } from '../model/semantic-model'
+import { renderTemplate } from '../model/templates'
+import type { Dialect, Parameter } from '../sources/dialects/dialect'
 
-export type Parameter = string | number | null
+// Parameters are written as markers while compiling (parts are built out of order, and one part may be written
+// twice), then numbered in the order the final text reads them: `?` dialects bind by position.
+const MARKER = /\u0001(\d+)\u0001/g
 
-/** Parameterised SQLite SQL: user values only ever travel in `params`, never in `sql`. */
+export type { Parameter }
+
+/** Parameterised SQL in one source's dialect: user values only ever travel in `params`, never in `sql`. */
 export interface CompiledQuery {
   sql: string
   params: Parameter[]
@@ -20,33 +24,6 @@ const fail = (message: string): never => {
   throw new InvalidQueryError(message)
 }
 
-const TRUNCATE: Record<Granularity, (value: string) => string> = {
-  hour: (value) => `strftime('%Y-%m-%d %H:00:00', ${value})`,
-  day: (value) => `strftime('%Y-%m-%d 00:00:00', ${value})`,
-  // SQLite's 'weekday 0' moves forward to Sunday; six days back is that week's Monday (ISO weeks, as Postgres).
-  week: (value) => `strftime('%Y-%m-%d 00:00:00', ${value}, 'weekday 0', '-6 days')`,
-  month: (value) => `strftime('%Y-%m-01 00:00:00', ${value})`,
-  quarter: (value) =>
-    `printf('%s-%02d-01 00:00:00', strftime('%Y', ${value}), ((CAST(strftime('%m', ${value}) AS INTEGER) - 1) / 3) * 3 + 1)`,
-  year: (value) => `strftime('%Y-01-01 00:00:00', ${value})`,
-}
-
-/** A LIKE pattern (`%`, `_`, backslash escapes) as a case-sensitive GLOB pattern, as Postgres LIKE is. */
-export function likeToGlob(pattern: string): string {
-  let out = ''
-  for (let index = 0; index < pattern.length; index++) {
-    const char = pattern[index]
-    if (char === '\\' && index + 1 < pattern.length) {
-      const next = pattern[++index]
-      out += next === '*' || next === '?' || next === '[' ? `[${next}]` : next
-    } else if (char === '%') out += '*'
-    else if (char === '_') out += '?'
-    else if (char === '*' || char === '?' || char === '[') out += `[${char}]`
-    else out += char
-  }
-  return out
-}
-
 class Compiler {
   readonly params: Parameter[] = []
   private readonly tree: JoinTree
@@ -55,18 +32,23 @@ class Compiler {
     private readonly model: SemanticModel,
     private readonly view: AccessView,
     private readonly plan: QueryPlan,
+    private readonly dialect: Dialect,
   ) {
     this.tree = planJoins(model, plan.cubes, plan.fromCube)
   }
 
   private param(value: string | number | boolean | null): string {
     if (value === null) return 'NULL'
-    this.params.push(typeof value === 'boolean' ? (value ? 1 : 0) : value)
-    return `?${this.params.length}`
+    this.params.push(typeof value === 'boolean' ? this.dialect.booleanValue(value) : value)
+    return `\u0001${this.params.length - 1}\u0001`
   }
 
   private alias(cube: string): string {
-    return `"${cube}"`
+    return this.dialect.quoteIdentifier(cube)
+  }
+
+  private column(index: number): string {
+    return this.dialect.quoteIdentifier(`__c${index}`)
   }
 
   private cube(name: string): Cube {
@@ -83,7 +65,9 @@ class Compiler {
   }
 
   dimension(member: Dimension): string {
-    return this.template(this.cube(member.cube), member.sql)
+    const sql = this.template(this.cube(member.cube), member.sql)
+    // An expression (`{CUBE}.discount > 0`) is bracketed: comparing it must not depend on operator precedence.
+    return /^[\w."`]+$/.test(sql) ? sql : `(${sql})`
   }
 
   private primaryKey(cube: Cube): string | undefined {
@@ -151,7 +135,7 @@ class Compiler {
       case 'dimension':
         return this.dimension(expression.member)
       case 'truncate':
-        return TRUNCATE[expression.granularity](this.dimension(expression.member))
+        return this.dialect.truncate(expression.granularity, this.dimension(expression.member))
       case 'measure':
         return this.measure(expression.member)
       case 'aggregate':
@@ -171,9 +155,9 @@ class Compiler {
       case 'between':
         return `(${this.expression(expression.arg)} ${expression.negated ? 'NOT BETWEEN' : 'BETWEEN'} ${this.expression(expression.low)} AND ${this.expression(expression.high)})`
       case 'like': {
-        const test = expression.caseInsensitive
-          ? `lower(${this.expression(expression.arg)}) LIKE lower(${this.param(expression.pattern)}) ESCAPE '\\'`
-          : `${this.expression(expression.arg)} GLOB ${this.param(likeToGlob(expression.pattern))}`
+        const value = this.expression(expression.arg)
+        const pattern = this.param(this.dialect.likePattern(expression.pattern, expression.caseInsensitive))
+        const test = this.dialect.like(value, pattern, expression.caseInsensitive)
         return expression.negated ? `(NOT (${test}))` : `(${test})`
       }
       case 'isNull':
@@ -206,7 +190,7 @@ class Compiler {
           case 'notIn':
             return `(${value} IS NOT NULL AND ${value} NOT IN (${list()}))`
           case 'contains':
-            return `(${rule.values.map((item) => `instr(lower(${value}), lower(${this.param(String(item))})) > 0`).join(' OR ')})`
+            return `(${rule.values.map((item) => this.dialect.contains(value, this.param(String(item)))).join(' OR ')})`
           default: {
             const operator = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[rule.operator]
             return `(${value} ${operator} ${this.ruleValue(rule.member, rule.values[0])})`
@@ -248,35 +232,44 @@ class Compiler {
 
   compile(): CompiledQuery {
     const { plan } = this
-    const select = plan.columns.map((column, index) => `${this.expression(column.expression)} AS "__c${index}"`)
+    const select = plan.columns.map((column, index) => `${this.expression(column.expression)} AS ${this.column(index)}`)
     const conditions = plan.where ? [this.expression(plan.where)] : []
     conditions.push(...this.rowRules())
-    const from = [`${this.cube(this.tree.root).from} AS ${this.alias(this.tree.root)}`]
+    const source = (cube: Cube) => (cube.table !== undefined ? this.dialect.quoteIdentifier(cube.table) : cube.from)
+    const from = [`${source(this.cube(this.tree.root))} AS ${this.alias(this.tree.root)}`]
     for (const cube of this.tree.included.slice(1))
-      from.push(`LEFT JOIN ${this.cube(cube).from} AS ${this.alias(cube)} ON ${this.join(this.tree.parents.get(cube) as Edge)}`)
+      from.push(`LEFT JOIN ${source(this.cube(cube))} AS ${this.alias(cube)} ON ${this.join(this.tree.parents.get(cube) as Edge)}`)
     // Every query is grouped by its dimensions (Cube semantics): a dimensions-only query lists distinct values.
     const groupBy = plan.grouping.map((item) => this.expression(item))
     const having = plan.having ? this.expression(plan.having) : undefined
+    // Nulls sort first ascending and last descending unless the query says otherwise; text sorts by code point.
+    const sortKey = (index: number) => {
+      const column = plan.columns[index]
+      return column.type === 'string' ? this.dialect.binaryText(this.expression(column.expression)) : this.column(index)
+    }
     const orderBy =
       plan.orderBy.length > 0
         ? plan.orderBy.map((item) => {
-            const target = item.expression.kind === 'column' ? `"__c${item.expression.index}"` : this.expression(item.expression)
-            const nulls = item.nulls ? ` NULLS ${item.nulls.toUpperCase()}` : ''
-            return `${target} ${item.descending ? 'DESC' : 'ASC'}${nulls}`
+            const target = item.expression.kind === 'column' ? sortKey(item.expression.index) : this.expression(item.expression)
+            return this.dialect.orderBy(target, item.descending, item.nulls ? item.nulls === 'first' : !item.descending)
           })
-        : plan.columns.flatMap((column, index) => (column.aggregated ? [] : [`"__c${index}" ASC`]))
+        : plan.columns.flatMap((column, index) => (column.aggregated ? [] : [this.dialect.orderBy(sortKey(index), false, true)]))
     let sql = `SELECT ${select.join(', ')} FROM ${from.join(' ')}`
     if (conditions.length > 0) sql += ` WHERE ${conditions.join(' AND ')}`
     if (groupBy.length > 0) sql += ` GROUP BY ${groupBy.join(', ')}`
     if (having) sql += ` HAVING ${having}`
     if (orderBy.length > 0) sql += ` ORDER BY ${orderBy.join(', ')}`
-    if (plan.limit !== undefined || plan.offset !== undefined) sql += ` LIMIT ${this.param(plan.limit ?? -1)}`
-    if (plan.offset !== undefined) sql += ` OFFSET ${this.param(plan.offset)}`
-    return { sql, params: this.params, columns: plan.columns.map((column) => ({ name: column.name, type: column.type })) }
+    sql += this.dialect.limit(plan.limit === undefined ? undefined : this.param(plan.limit), plan.offset === undefined ? undefined : this.param(plan.offset))
+    const params: Parameter[] = []
+    sql = sql.replace(MARKER, (_, index: string) => {
+      params.push(this.params[Number(index)])
+      return this.dialect.placeholder(params.length)
+    })
+    return { sql, params, columns: plan.columns.map((column) => ({ name: column.name, type: column.type })) }
   }
 }
 
-/** Compiles a resolved query to SQLite SQL with the caller's row rules; throws `InvalidQueryError` for fan-outs. */
-export function compileQuery(model: SemanticModel, view: AccessView, plan: QueryPlan): CompiledQuery {
-  return new Compiler(model, view, plan).compile()
+/** Compiles a resolved query to a dialect's SQL with the caller's row rules; throws `InvalidQueryError` for fan-outs. */
+export function compileQuery(model: SemanticModel, view: AccessView, plan: QueryPlan, dialect: Dialect): CompiledQuery {
+  return new Compiler(model, view, plan, dialect).compile()
 }

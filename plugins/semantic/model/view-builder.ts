@@ -1,7 +1,7 @@
 import type { ViewFile } from './model-file'
 import type { Located } from './model-loader'
 import { memberOf, titleOf, type Cube, type Edge, type SourceRef, type View, type ViewMember } from './semantic-model'
-import { didYouMean } from './suggest'
+import { didYouMean } from '../query/suggest'
 
 type Report = (source: SourceRef, member: string, message: string) => void
 

@@ -1,4 +1,4 @@
-import { InvalidQueryError } from './errors'
+import { InvalidQueryError } from '../errors'
 import type { Edge, SemanticModel } from './semantic-model'
 
 /**

@@ -1,5 +1,5 @@
 import { Parser } from 'node-sql-parser/build/postgresql'
-import { InvalidQueryError } from './errors'
+import { InvalidQueryError } from '../errors'
 import {
   GRANULARITIES,
   type AggregateFunction,

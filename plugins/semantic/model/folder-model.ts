@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { ModelError } from './errors'
+import { ModelError } from '../errors'
 import type { ModelSource } from './model-loader'
 
 /** A folder model's files for one branch, and its own data file when it brings one. */

@@ -1,0 +1,104 @@
+import type { DataSource, DataSourceConfig } from './data-source'
+import { mysqlDialect } from './dialects/mysql-dialect'
+import { classifyServerError, withDeadline } from './server-errors'
+
+type Session = Awaited<ReturnType<Bun.SQL['reserve']>>
+
+/**
+ * MySQL 8 and MariaDB through Bun's built-in client. MySQL has no start-up session settings, so this source keeps
+ * its own pool of reserved connections, each set up once: read-only transactions, UTC, a server-side statement
+ * limit (`max_statement_time` on MariaDB, `max_execution_time` on MySQL), the configured database, and decimal
+ * division with 30 digits, so `1.0 * a / b` rounds like the other sources.
+ */
+export function createMysqlSource(config: DataSourceConfig, deploymentId?: number): DataSource {
+  const client = new Bun.SQL(config.url as string, { max: config.maxConnections, connectionTimeout: 5, idleTimeout: 60 } as Bun.SQL.Options)
+  const idle: Session[] = []
+  const waiting: Array<(session: Session) => void> = []
+  let open = 0
+  let closed = false
+
+  const setUp = async (session: Session) => {
+    const [[version]] = (await session.unsafe('SELECT VERSION()').values()) as string[][]
+    const limit = /mariadb/i.test(version) ? `max_statement_time = ${config.queryTimeoutMs / 1000}` : `max_execution_time = ${config.queryTimeoutMs}`
+    await session.unsafe(`SET SESSION ${limit}, time_zone = '+00:00', div_precision_increment = 30`)
+    await session.unsafe('SET SESSION TRANSACTION READ ONLY')
+    if (config.schema) await session.unsafe(`USE ${mysqlDialect.quoteIdentifier(config.schema)}`)
+  }
+
+  const acquire = async (): Promise<Session> => {
+    const ready = idle.pop()
+    if (ready) return ready
+    if (open >= config.maxConnections) return new Promise((resolve) => waiting.push(resolve))
+    open++
+    try {
+      const session = await client.reserve()
+      try {
+        await setUp(session)
+      } catch (error) {
+        session.release()
+        throw error
+      }
+      return session
+    } catch (error) {
+      open--
+      throw error
+    }
+  }
+
+  const release = (session: Session, broken: boolean) => {
+    if (broken || closed) {
+      open--
+      session.release()
+      // A waiter gets a fresh connection instead (or the error of trying).
+      const next = waiting.shift()
+      if (next) acquire().then(next, () => waiting.unshift(next))
+      return
+    }
+    const next = waiting.shift()
+    if (next) next(session)
+    else idle.push(session)
+  }
+
+  const run = async (sql: string, params: unknown[]): Promise<unknown[][]> => {
+    let session: Session
+    try {
+      session = await acquire()
+    } catch (error) {
+      throw classifyServerError(error, deploymentId, config.queryTimeoutMs)
+    }
+    let broken = false
+    try {
+      return (await withDeadline(session.unsafe(sql, params).values() as Promise<unknown[][]>, config.queryTimeoutMs, () => (broken = true))) as unknown[][]
+    } catch (error) {
+      const classified = classifyServerError(error, deploymentId, config.queryTimeoutMs)
+      // Only an error the server answered leaves the connection usable.
+      broken ||= (error as { code?: string }).code !== 'ERR_MYSQL_SERVER_ERROR' || classified.name === 'DataSourceUnavailableError'
+      throw classified
+    } finally {
+      release(session, broken)
+    }
+  }
+
+  return {
+    type: 'mysql',
+    dialect: mysqlDialect,
+    async connect() {
+      await run('SELECT 1', [])
+    },
+    async query(sql, params, maxRows) {
+      const rows = await run(sql, params)
+      return { rows: rows.length > maxRows ? rows.slice(0, maxRows) : [...rows], totalRows: rows.length }
+    },
+    async health() {
+      return run('SELECT 1', []).then(
+        () => ({ ok: true as const }),
+        (error: Error) => ({ ok: false as const, error: error.message }),
+      )
+    },
+    async close() {
+      closed = true
+      for (const session of idle.splice(0)) session.release()
+      await client.close({ timeout: 1 })
+    },
+  }
+}

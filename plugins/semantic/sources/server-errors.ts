@@ -1,0 +1,52 @@
+import { DataSourceUnavailableError, QueryTimeoutError } from '../errors'
+import { QueryExecutionError, redact } from './data-source'
+
+interface DriverError {
+  code?: string
+  errno?: string | number
+  message?: string
+}
+
+// Postgres SQLSTATEs that mean "the server is not there for you right now": class 08 (connection exception),
+// admin shutdown / crash / cannot connect now (57P0x), too many connections (53300).
+const POSTGRES_UNAVAILABLE = /^(08|57P0|53300)/
+// MySQL/MariaDB: too many connections, server gone / lost, server shutting down, unknown host.
+const MYSQL_UNAVAILABLE = new Set([1040, 1053, 1077, 2002, 2003, 2005, 2006, 2013, 1927])
+
+/**
+ * Turns a Bun.SQL error into the semantic layer's: a cancelled statement is a timeout, a connection problem
+ * makes the source unavailable (the message goes nowhere: it can hold the host, port or user), and anything
+ * else the database said about the SQL is an execution error with URLs and passwords removed.
+ */
+export function classifyServerError(error: unknown, deploymentId: number | undefined, timeoutMs: number): Error {
+  if (error instanceof QueryTimeoutError || error instanceof DataSourceUnavailableError) return error
+  const { code = '', errno, message = String(error) } = (error ?? {}) as DriverError
+  if (code === 'ERR_POSTGRES_SERVER_ERROR') {
+    const state = String(errno ?? '')
+    if (state === '57014') return new QueryTimeoutError(timeoutMs)
+    if (POSTGRES_UNAVAILABLE.test(state)) return new DataSourceUnavailableError(deploymentId)
+    return new QueryExecutionError(redact(message))
+  }
+  if (code === 'ERR_MYSQL_SERVER_ERROR') {
+    const number = Number(errno)
+    // 1969: max_statement_time exceeded (MariaDB); 3024: max_execution_time exceeded (MySQL).
+    if (number === 1969 || number === 3024) return new QueryTimeoutError(timeoutMs)
+    if (MYSQL_UNAVAILABLE.has(number)) return new DataSourceUnavailableError(deploymentId)
+    return new QueryExecutionError(redact(message))
+  }
+  if (/SYNTAX|INVALID_.*(PARAM|ARG)/i.test(code)) return new QueryExecutionError(redact(message))
+  // Connection refused, closed, timed out, TLS or authentication problems: all "cannot reach the source".
+  return new DataSourceUnavailableError(deploymentId)
+}
+
+/** Rejects with a timeout when the database itself has not stopped the statement shortly after its limit. */
+export function withDeadline<T>(work: Promise<T>, timeoutMs: number, onLate: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onLate()
+      reject(new QueryTimeoutError(timeoutMs))
+    }, timeoutMs + 2_000)
+  })
+  return Promise.race([work, late]).finally(() => clearTimeout(timer))
+}

@@ -1,0 +1,168 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+/**
+ * Throwaway database servers for tests: a Postgres cluster (`initdb` in a temp folder, run as the `postgres`
+ * user) and a MariaDB server (`mariadb-install-db` into a temp folder), each on a free port of 127.0.0.1. One of
+ * each per `bun test` run, started on first use; `stopDatabaseServers()` (called when the run ends, and on exit)
+ * stops them and deletes their folders, also after a failed test.
+ */
+export interface DatabaseServer {
+  /** `postgres://...` or `mysql://...` of a database the tests may fill. */
+  url: string
+  /** Stops the server (for outage tests); `start()` brings it back on the same port and data. */
+  stop(): Promise<void>
+  start(): Promise<void>
+}
+
+const PG_BIN = '/usr/lib/postgresql/15/bin'
+const running: Array<() => void> = []
+
+export const postgresAvailable = existsSync(join(PG_BIN, 'initdb')) && spawnSync('id', ['-u', 'postgres']).status === 0
+export const mariadbAvailable = ['/usr/sbin/mariadbd', '/usr/bin/mariadb-install-db'].every(existsSync)
+
+/** Says loudly, once per server, that tests were skipped; CI installs both servers, so there it never shows. */
+export function warnSkipped(what: string): void {
+  const line = '!'.repeat(100)
+  console.warn(`\n${line}\n!!! SKIPPED: ${what}: the server binary is not installed on this machine.\n!!! Install it (apt-get install -y postgresql mariadb-server) to run these tests; CI always runs them.\n${line}\n`)
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await Promise.resolve().then(check).catch(() => false)) return
+    await Bun.sleep(100)
+  }
+  throw new Error(`${what} did not start within ${timeoutMs} ms`)
+}
+
+function run(command: string, args: string[]): void {
+  const result = spawnSync(command, args, { encoding: 'utf8' })
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr || result.stdout}`)
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new Bun.SQL(url, { max: 1, connectionTimeout: 2, idleTimeout: 1 })
+  try {
+    await client.unsafe('SELECT 1')
+    return true
+  } finally {
+    await client.close()
+  }
+}
+
+async function startPostgres(): Promise<DatabaseServer> {
+  const folder = mkdtempSync(join(tmpdir(), 'test-postgres-'))
+  chmodSync(folder, 0o777)
+  const data = join(folder, 'data')
+  const port = await freePort()
+  const asPostgres = (command: string, args: string[]) => run('runuser', ['-u', 'postgres', '--', join(PG_BIN, command), ...args])
+  asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'])
+  const pgCtl = (action: 'start' | 'stop') =>
+    action === 'start'
+      ? asPostgres('pg_ctl', ['-D', data, '-l', join(folder, 'log'), '-w', '-o', `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`, 'start'])
+      : asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])
+  pgCtl('start')
+  let up = true
+  running.push(() => {
+    if (up) spawnSync('runuser', ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl'), '-D', data, '-m', 'immediate', '-w', 'stop'])
+    rmSync(folder, { recursive: true, force: true })
+  })
+  const admin = `postgres://postgres@127.0.0.1:${port}/postgres`
+  await waitFor(() => canConnect(admin), 'Postgres')
+  const client = new Bun.SQL(admin, { max: 1 })
+  await client.unsafe('CREATE DATABASE shop')
+  await client.close()
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/shop`,
+    async stop() {
+      pgCtl('stop')
+      up = false
+    },
+    async start() {
+      if (up) return
+      pgCtl('start')
+      up = true
+      await waitFor(() => canConnect(admin), 'Postgres')
+    },
+  }
+}
+
+async function startMariadb(): Promise<DatabaseServer> {
+  const folder = mkdtempSync(join(tmpdir(), 'test-mariadb-'))
+  const data = join(folder, 'data')
+  const socket = join(folder, 'mysqld.sock')
+  const port = await freePort()
+  run('mariadb-install-db', ['--no-defaults', `--datadir=${data}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'])
+  let child: ChildProcess | undefined
+  const launch = () => {
+    child = spawn(
+      '/usr/sbin/mariadbd',
+      ['--no-defaults', `--datadir=${data}`, '--user=root', `--port=${port}`, `--socket=${socket}`, '--bind-address=127.0.0.1', `--pid-file=${join(folder, 'pid')}`, '--skip-name-resolve', '--innodb-flush-log-at-trx-commit=0', '--skip-log-bin'],
+      { stdio: 'ignore' },
+    )
+  }
+  const halt = async () => {
+    const process = child
+    child = undefined
+    if (!process || process.exitCode !== null) return
+    const exited = new Promise((resolve) => process.once('exit', resolve))
+    process.kill('SIGKILL')
+    await exited
+  }
+  launch()
+  running.push(() => {
+    child?.kill('SIGKILL')
+    rmSync(folder, { recursive: true, force: true })
+  })
+  const admin = `mysql://root@127.0.0.1:${port}/mysql`
+  await waitFor(() => canConnect(admin), 'MariaDB')
+  const client = new Bun.SQL(admin, { max: 1 })
+  await client.unsafe("DROP USER IF EXISTS ''@'localhost'")
+  await client.unsafe('CREATE DATABASE shop')
+  await client.close()
+  return {
+    url: `mysql://root@127.0.0.1:${port}/shop`,
+    stop: halt,
+    async start() {
+      if (child && child.exitCode === null) return
+      launch()
+      await waitFor(() => canConnect(admin), 'MariaDB')
+    },
+  }
+}
+
+let postgres: Promise<DatabaseServer> | undefined
+let mariadb: Promise<DatabaseServer> | undefined
+
+/** The run's Postgres server, started on first use. */
+export const postgresServer = (): Promise<DatabaseServer> => (postgres ??= startPostgres())
+/** The run's MariaDB server, started on first use. */
+export const mariadbServer = (): Promise<DatabaseServer> => (mariadb ??= startMariadb())
+
+/** Stops every server this run started and deletes its folder. */
+export function stopDatabaseServers(): void {
+  for (const stop of running.splice(0)) {
+    try {
+      stop()
+    } catch {
+      // Best effort: the other servers still have to go.
+    }
+  }
+}
+
+process.once('exit', stopDatabaseServers)

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createSemanticService } from '../../../../plugins/semantic/semantic-service'
+import { serviceSqlApi } from '../../../../plugins/semantic/tools'
+import { createLogger } from '../../../../src/logger'
+import { apiKey, createTestApp, type TestApp } from '../../../helpers/app'
+import { freePort, mariadbAvailable, postgresAvailable, warnSkipped } from '../../../helpers/database-servers'
+import { TEST_DEMO_DATA } from '../../../helpers/demo-data'
+import { mariadbDemoSource, postgresDemoSource, type DemoSource } from '../../../helpers/demo-sources'
+import { keys } from '../../../helpers/fixtures'
+import { WHOLE_MODEL } from '../helpers'
+
+const semanticWith = (dataSources: Map<number, DemoSource['config']>) =>
+  createSemanticService({ config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA }, logger: createLogger('silent'), dataSources })
+
+const sql = (test: TestApp, deploymentId: number, query: string) =>
+  test.request('POST', `/api/v1/deployments/${deploymentId}/sql`, { headers: apiKey(keys.admin), body: { query } })
+
+describe.skipIf(!postgresAvailable)('a Postgres source that goes down', () => {
+  let source: DemoSource
+  let test: TestApp
+  beforeAll(async () => {
+    source = await postgresDemoSource()
+    test = createTestApp({ semantic: semanticWith(new Map([[1, source.config]])) })
+  }, 120_000)
+  afterAll(async () => {
+    await source.server?.start().catch(() => {})
+    await test.close()
+  }, 60_000)
+
+  it('answers 503 DATA_SOURCE_UNAVAILABLE without the URL while down, leaves other deployments alone, and recovers without a restart', async () => {
+    const before = await sql(test, 1, 'SELECT MEASURE(orders.count) FROM orders')
+    expect(before.status).toBe(200)
+    expect((await before.json()).data).toEqual([['120000']])
+    await source.server?.stop()
+    const down = await sql(test, 1, "SELECT orders.status, MEASURE(orders.count) FROM orders WHERE orders.status = 'shipped' GROUP BY 1")
+    expect(down.status).toBe(503)
+    const text = await down.text()
+    expect(JSON.parse(text)).toEqual({ error: expect.stringContaining('deployment 1 is unavailable'), code: 'DATA_SOURCE_UNAVAILABLE' })
+    const url = new URL(source.config.url as string)
+    for (const secret of [url.host, url.port, url.username, 'postgres://']) expect(text).not.toContain(secret)
+    // The analyst's tool hears { error } and the chat goes on; deployment 2 reads the built-in data meanwhile.
+    const tool = await serviceSqlApi({ sqlQuery: 'SELECT MEASURE(products.count) FROM products' }, { semantic: test.deps.semantic, deployment: { id: 1, model: 'demo', branches: ['main'], defaultBranch: 'main' }, access: WHOLE_MODEL })
+    expect(tool).toEqual({ error: expect.stringContaining('unavailable') })
+    expect((await sql(test, 2, 'SELECT MEASURE(products.count) FROM products')).status).toBe(200)
+    await source.server?.start()
+    const after = await sql(test, 1, "SELECT orders.status, MEASURE(orders.count) FROM orders WHERE orders.status = 'returned' GROUP BY 1")
+    expect(after.status).toBe(200)
+    expect((await after.json()).data[0][0]).toBe('returned')
+  }, 60_000)
+})
+
+describe('a source that cannot be reached at start', () => {
+  it('does not hold up the start, and answers 503 at once', async () => {
+    const port = await freePort()
+    const semantic = semanticWith(new Map([[1, { type: 'postgres', url: `postgres://reader:topsecret@127.0.0.1:${port}/shop`, maxConnections: 2, queryTimeoutMs: 5_000 }]]))
+    const startedAt = performance.now()
+    semantic.prepare([{ id: 1, model: 'demo', branches: ['main'], defaultBranch: 'main' }])
+    expect(performance.now() - startedAt).toBeLessThan(5_000)
+    const outcome = await semantic.query({ deployment: { id: 1, model: 'demo', branches: ['main'], defaultBranch: 'main' }, access: WHOLE_MODEL }, 'SELECT COUNT(*) FROM orders').catch((error: Error) => error)
+    expect(outcome).toMatchObject({ status: 503, code: 'DATA_SOURCE_UNAVAILABLE' })
+    expect((outcome as Error).message).not.toContain('topsecret')
+    semantic.close()
+  })
+})
+
+// A model whose one cube takes seconds to read, on each server: the statement limit cancels it in the database.
+const SLOW: Record<string, string> = {
+  postgres: 'SELECT x FROM generate_series(1, 50000000) AS x',
+  mariadb: 'SELECT SLEEP(3) AS x',
+}
+
+for (const [name, make, available] of [
+  ['postgres', postgresDemoSource, postgresAvailable],
+  ['mariadb', mariadbDemoSource, mariadbAvailable],
+] as const) {
+  describe.skipIf(!available)(`the statement limit on ${name}`, () => {
+    it('answers 504 QUERY_TIMEOUT, and the next query runs', async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'slow-model-'))
+      writeFileSync(join(folder, 'slow.yml'), `cubes:\n  - name: slow\n    sql: "${SLOW[name]}"\n    dimensions:\n      - name: x\n        type: number\n    measures:\n      - name: count\n        type: count\n`)
+      try {
+        const source = await make()
+        const semantic = semanticWith(new Map([[9, { ...source.config, queryTimeoutMs: 300 }]]))
+        const deployment = { id: 9, model: folder, branches: ['main'], defaultBranch: 'main' }
+        const outcome = await semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT MEASURE(slow.count) FROM slow').catch((error: Error) => error)
+        expect(outcome).toMatchObject({ status: 504, code: 'QUERY_TIMEOUT' })
+        const next = await semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT MEASURE(slow.count) FROM slow WHERE slow.x = -1').catch((error: Error) => error)
+        expect(next).toMatchObject({ status: 504 })
+        const quick = await semantic.query({ deployment: { ...deployment, model: 'demo' }, access: WHOLE_MODEL }, 'SELECT MEASURE(products.count) FROM products')
+        expect(quick.data).toEqual([['120']])
+        semantic.close()
+      } finally {
+        rmSync(folder, { recursive: true, force: true })
+      }
+    }, 60_000)
+  })
+}
+
+if (!postgresAvailable) warnSkipped('Postgres outage tests')
+if (!mariadbAvailable) warnSkipped('MariaDB statement limit tests')
