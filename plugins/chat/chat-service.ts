@@ -19,6 +19,16 @@ export interface ChatParticipant {
   deployment: DeploymentInfo
   userId: number
   access: UserAccess
+  /** The API key that asked, counted by its concurrent-run limit (tokens have none). */
+  keyId?: number
+}
+
+/** What a caller may abort: threads of its account and agent, in its deployments, of `userId` (null: any user). */
+export interface AbortScope {
+  accountId: number
+  agentId: number
+  deploymentIds: number[] | null
+  userId: number | null
 }
 
 export interface ChatServiceOptions {
@@ -157,7 +167,7 @@ export function createChatService(options: ChatServiceOptions) {
      * Stops the thread's active run (the run ends with an error line and keeps its partial answer). `userId` null
      * means an account-level caller (an API key naming no user). Returns whether a run was stopped.
      */
-    abort(chatId: string, scope: { accountId: number; agentId: number; deploymentIds: number[] | null; userId: number | null }): boolean {
+    abort(chatId: string, scope: AbortScope): boolean {
       if (registry.forChat(chatId)) store.flushWrites()
       const thread = store.thread(chatId)
       if (
