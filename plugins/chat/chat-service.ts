@@ -10,7 +10,9 @@ import { OpenMessages } from './open-message'
 import { executeRun, type RunOutcome, type RunServices } from './run-executor'
 import type { TurnSource } from './run-readers'
 import { createLoopBudget } from './loop-budget'
-import { RunRegistry } from './run-registry'
+import { RunRegistry, type Run } from './run-registry'
+import type { RunAdmission, RunTicket } from './run-admission'
+import type { RunDeadlines } from './run-deadlines'
 import type { ThreadStore } from './thread-store'
 
 /** Who is chatting, resolved by the route from the credential. */
@@ -31,6 +33,14 @@ export interface AbortScope {
   userId: number | null
 }
 
+/** What a caller may abort: threads of its account and agent, in its deployments, of `userId` (null: any user). */
+export interface AbortScope {
+  accountId: number
+  agentId: number
+  deploymentIds: number[] | null
+  userId: number | null
+}
+
 export interface ChatServiceOptions {
   store: ThreadStore
   agents: AgentFactory
@@ -39,6 +49,10 @@ export interface ChatServiceOptions {
   clock: () => number
   /** How long runs may hold the event loop before they let it serve other requests (see `createLoopBudget`). */
   loopBudgetMs?: number
+  /** Per-user, per-key and server-wide run limits; none means every run executes at once. */
+  admission?: RunAdmission
+  /** First-token and whole-turn time limits of executing runs. */
+  deadlines?: RunDeadlines
 }
 
 const BUSY = 'Streaming for thread is in progress'
@@ -76,6 +90,8 @@ export function createChatService(options: ChatServiceOptions) {
     const threadId = chatId ?? Bun.randomUUIDv7()
     const messageId = request.messageId ?? `${clock()}-message`
     const runId = Bun.randomUUIDv7()
+    // Over a limit: 429 before anything is stored or streamed.
+    const ticket = options.admission?.admit({ userId: participant.userId, keyId: participant.keyId })
     const history = isNewThread ? [] : store.messages(threadId, devMode)
     // The run is registered at once (a second request for the thread is busy, a rejoin finds it) and starts once
     // its user message is committed; readers attached meanwhile simply wait for its first line.
@@ -98,7 +114,7 @@ export function createChatService(options: ChatServiceOptions) {
     started.then(
       ({ userMessage, nextSort }) => {
         run.append(encodeLine(userMessage))
-        return executeRun(services, {
+        return admitted(run, ticket, () => executeRun(services, {
           run,
           runId,
           agent: agents(participant.agent),
@@ -114,9 +130,10 @@ export function createChatService(options: ChatServiceOptions) {
           },
           firstSort: nextSort,
           userMessage,
-        })
+        }))
       },
       (error: unknown) => {
+        ticket?.release()
         logger.error('chat turn could not be stored', { runId, error })
         run.append(encodeLine(errorLine('The message could not be stored; please try again')))
         registry.end(run)
@@ -126,6 +143,24 @@ export function createChatService(options: ChatServiceOptions) {
     // The `__cutoff__` goes out at once; a request naming this thread before its start is committed commits it
     // first (see `open` and `abort`), so the chatId a client learns is always one its next request finds.
     return { head: [encodeLine(cutoffLine(threadId, false))], run }
+  }
+
+  /**
+   * Executes the run once its ticket's turn has come (a queued run's readers wait after the user echo), under the
+   * time limits, and gives its place back when it ends. Aborted while queued, it ends at once as aborted.
+   */
+  async function admitted(run: Run, ticket: RunTicket | undefined, execute: () => Promise<void>): Promise<void> {
+    try {
+      if (ticket) await ticket.wait(run.signal)
+      const unwatch = options.deadlines?.watch(run)
+      try {
+        await execute()
+      } finally {
+        unwatch?.()
+      }
+    } finally {
+      ticket?.release()
+    }
   }
 
   return {

@@ -7,6 +7,8 @@ import type { Caller } from '../auth/model'
 import { createChatService, type ChatService } from './chat-service'
 import { AbortRequest, ChatParams, ChatRequest, StreamLine } from './model'
 import { abortingUser, abortScope, resolveParticipant } from './participant'
+import { RunAdmission, TooManyRunsError } from './run-admission'
+import { createRunDeadlines } from './run-deadlines'
 import { ndjsonStream, pipeTurnToSocket, type ReaderHooks } from './run-readers'
 import { SocketSession, type SessionSocket } from './socket-session'
 import { createThreadStore } from './thread-store'
@@ -38,7 +40,17 @@ export function chatPlugin(deps: AppDeps) {
   const store = createThreadStore(deps.storage, deps.clock)
   const recovered = store.recoverInterruptedRuns()
   if (recovered > 0) deps.logger.warn('marked runs of a previous process as interrupted', { runs: recovered })
-  const chat: ChatService = createChatService({ store, agents: deps.agents, logger: deps.logger, metrics: deps.metrics, clock: deps.clock })
+  const limits = deps.config.chatLimits
+  const admission = new RunAdmission(limits)
+  const chat: ChatService = createChatService({
+    store,
+    agents: deps.agents,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    clock: deps.clock,
+    admission,
+    deadlines: createRunDeadlines(limits),
+  })
   deps.lifecycle.onShutdown(() => chat.shutdown(deps.config.shutdownGraceMs))
 
   const linesSent = deps.metrics.counter('chat_lines_sent_total', 'Chat stream lines handed to clients')
@@ -50,13 +62,21 @@ export function chatPlugin(deps: AppDeps) {
     return hooks
   }
 
+  deps.metrics.gauge('chat_queued_runs', 'Chat runs admitted and waiting for a place to execute').collect(() => admission.waiting)
+  const refused = deps.metrics.counter('chat_runs_refused_total', 'Chat requests refused with 429 TOO_MANY_RUNS')
+
   const policies = createThreadPolicyGuard(deps.storage)
   const openTurn = (caller: Caller, agent: AgentInfo, deployment: DeploymentInfo, request: ChatRequest) => {
     if (request.input === undefined && request.chatId === undefined && request.messageId === undefined)
       throw new BadRequestError('Send input to start a chat, or chatId to read one', 'EMPTY_CHAT_REQUEST')
     policies.chat(deployment.id, agent.id, request)
     const participant = resolveParticipant(deps.users, caller, agent, deployment, request.sessionSettings)
-    return { source: chat.open(request, participant), userId: participant.userId }
+    try {
+      return { source: chat.open(request, participant), userId: participant.userId }
+    } catch (error) {
+      if (error instanceof TooManyRunsError) refused.inc()
+      throw error
+    }
   }
   const sessions = new WeakMap<object, SocketSession<ChatAccess>>()
 
@@ -64,9 +84,14 @@ export function chatPlugin(deps: AppDeps) {
     .use(authPlugin(deps))
     .post(
       `${CHAT_BASE}/stream-chat-state`,
-      ({ body, caller, agent, deployment }) => {
-        const { source } = openTurn(caller, agent, deployment, body ?? {})
-        return new Response(ndjsonStream(source, MAX_LAG_LINES, readerHooks()), { headers: NDJSON_HEADERS })
+      ({ body, caller, agent, deployment, set }) => {
+        try {
+          const { source } = openTurn(caller, agent, deployment, body ?? {})
+          return new Response(ndjsonStream(source, MAX_LAG_LINES, readerHooks()), { headers: NDJSON_HEADERS })
+        } catch (error) {
+          if (error instanceof TooManyRunsError) set.headers['retry-after'] = String(error.retryAfterSeconds)
+          throw error
+        }
       },
       {
         chatAccess: true,
