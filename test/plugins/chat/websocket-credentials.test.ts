@@ -47,7 +47,7 @@ describe('GET {chat_base_url}/chat/ws credential checks', () => {
     expect(users).toEqual([{ content: 'Before' }])
   })
 
-  it('refuses the session’s socket for every later turn, also an abort or a state read', async () => {
+  it('refuses a state read on the socket of a revoked session', async () => {
     const { sessionId, token } = await embedSession('viewer-2')
     const client = await connectChatSocket(`${origin}${chatBase()}/ws`, { authorization: `Embed-Token ${token}` })
     client.send({ input: 'Before' })
@@ -55,6 +55,19 @@ describe('GET {chat_base_url}/chat/ws credential checks', () => {
     const chatId = (client.lines[0].state as { chatId: string }).chatId
     await test.request('POST', '/api/v1/embed/session/revoke', { headers: apiKey(keys.admin), body: { sessionId } })
     client.send({ chatId })
+    const closed = await client.waitForClose()
+    expect(client.lines.at(-1)).toEqual({ error: 'Embed session was revoked' })
+    expect(closed.code).toBe(1008)
+  })
+
+  it('refuses an abort message on the socket of a revoked session', async () => {
+    const { sessionId, token } = await embedSession('viewer-4')
+    const client = await connectChatSocket(`${origin}${chatBase()}/ws?embedToken=${token}`)
+    client.send({ input: 'Before' })
+    await client.waitFor(turnEnded)
+    const chatId = (client.lines[0].state as { chatId: string }).chatId
+    await test.request('POST', '/api/v1/embed/session/revoke', { headers: apiKey(keys.admin), body: { sessionId } })
+    client.send({ type: 'abort', chatId })
     const closed = await client.waitForClose()
     expect(client.lines.at(-1)).toEqual({ error: 'Embed session was revoked' })
     expect(closed.code).toBe(1008)
