@@ -128,7 +128,10 @@ export class RunAdmission {
       )
     const startsNow = this.activeCount < limits.maxActiveRuns && this.waitingCount === 0
     if (!startsNow && this.waitingCount >= limits.runQueueSize)
-      throw new TooManyRunsError('The server is busy: too many runs are waiting; please retry later', this.retryAfter(1 + this.waitingCount / limits.maxActiveRuns))
+      throw new TooManyRunsError(
+        'The server is busy: too many runs are waiting; please retry later',
+        this.retryAfter(1 + this.waitingCount / limits.maxActiveRuns),
+      )
     const ticket = new Ticket(owner, this)
     this.perUser.set(owner.userId, (this.perUser.get(owner.userId) ?? 0) + 1)
     if (owner.keyId !== undefined) this.perKey.set(owner.keyId, (this.perKey.get(owner.keyId) ?? 0) + 1)

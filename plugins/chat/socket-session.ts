@@ -65,7 +65,8 @@ export class SocketSession<Access> {
       }
     }
     if (isAbortMessage(request)) return void this.abort(request)
-    if (!chatRequestCheck.Check(request)) return this.sendError(schemaErrors(ChatRequest, request)[0] ?? 'Invalid chat request')
+    if (!chatRequestCheck.Check(request))
+      return this.sendError(schemaErrors(ChatRequest, request)[0] ?? 'Invalid chat request')
     this.queue.push(request)
     if (!this.pumping) void this.pump()
   }
