@@ -33,14 +33,6 @@ export interface AbortScope {
   userId: number | null
 }
 
-/** What a caller may abort: threads of its account and agent, in its deployments, of `userId` (null: any user). */
-export interface AbortScope {
-  accountId: number
-  agentId: number
-  deploymentIds: number[] | null
-  userId: number | null
-}
-
 export interface ChatServiceOptions {
   store: ThreadStore
   agents: AgentFactory
@@ -96,7 +88,7 @@ export function createChatService(options: ChatServiceOptions) {
     // The run is registered at once (a second request for the thread is busy, a rejoin finds it) and starts once
     // its user message is committed; readers attached meanwhile simply wait for its first line.
     const run = registry.start({ chatId: threadId, messageId, userId: participant.userId, agentId: participant.agent.id, threadId })
-    const started = store.startTurn({
+    const started = admitted(run, ticket, store.startTurn({
       thread: {
         id: threadId,
         accountId: participant.deployment.accountId,
@@ -110,11 +102,11 @@ export function createChatService(options: ChatServiceOptions) {
       branch,
       input: request.input,
       images: request.images,
-    })
+    }))
     started.then(
       ({ userMessage, nextSort }) => {
         run.append(encodeLine(userMessage))
-        return admitted(run, ticket, () => executeRun(services, {
+        return executeRun(services, {
           run,
           runId,
           agent: agents(participant.agent),
@@ -130,37 +122,32 @@ export function createChatService(options: ChatServiceOptions) {
           },
           firstSort: nextSort,
           userMessage,
-        }))
+        })
       },
       (error: unknown) => {
-        ticket?.release()
         logger.error('chat turn could not be stored', { runId, error })
         run.append(encodeLine(errorLine('The message could not be stored; please try again')))
         registry.end(run)
         runsTotal.inc({ outcome: 'failed' })
       },
-    ).catch((error) => logger.error('chat run crashed', { runId, error }))
+    )
+      .catch((error) => logger.error('chat run crashed', { runId, error }))
+      .finally(() => ticket?.release())
     // The `__cutoff__` goes out at once; a request naming this thread before its start is committed commits it
     // first (see `open` and `abort`), so the chatId a client learns is always one its next request finds.
     return { head: [encodeLine(cutoffLine(threadId, false))], run }
   }
 
   /**
-   * Executes the run once its ticket's turn has come (a queued run's readers wait after the user echo), under the
-   * time limits, and gives its place back when it ends. Aborted while queued, it ends at once as aborted.
+   * The stored turn, once its run may execute: a queued run's readers wait after `__cutoff__` until its place
+   * comes (the user message is committed meanwhile). From then on the run is under the time limits; aborted while
+   * queued, it ends at once as aborted. The place is given back when the run's chain settles (below).
    */
-  async function admitted(run: Run, ticket: RunTicket | undefined, execute: () => Promise<void>): Promise<void> {
-    try {
-      if (ticket) await ticket.wait(run.signal)
-      const unwatch = options.deadlines?.watch(run)
-      try {
-        await execute()
-      } finally {
-        unwatch?.()
-      }
-    } finally {
-      ticket?.release()
-    }
+  async function admitted<T>(run: Run, ticket: RunTicket | undefined, stored: Promise<T>): Promise<T> {
+    const turn = await stored
+    if (ticket) await ticket.wait(run.signal)
+    options.deadlines?.watch(run)
+    return turn
   }
 
   return {

@@ -121,10 +121,11 @@ describe('chat run admission', () => {
     const fourth = await ask(app, 'queue-4', 'Fourth')
     expect(fourth.status).toBe(429)
     expect(((await fourth.json()) as { error: string }).error).toContain('busy')
-    // Queued runs stream their cutoff and user echo, then wait: the agent has not started them.
+    // A queued run streams its cutoff and waits, its user message stored; the agent has not started it.
     const secondReader = lineReader(second)
     expect((await secondReader.next())?.id).toBe('__cutoff__')
-    expect((await secondReader.next())?.content).toBe('Second')
+    const stored = () => app.storage.sqlite.query("SELECT 1 FROM chat_messages WHERE content = 'Second'").all().length
+    await until(() => stored() === 1)
     await Bun.sleep(20)
     expect(started).toEqual(['First'])
 
