@@ -88,7 +88,7 @@ export function createChatService(options: ChatServiceOptions) {
     // The run is registered at once (a second request for the thread is busy, a rejoin finds it) and starts once
     // its user message is committed; readers attached meanwhile simply wait for its first line.
     const run = registry.start({ chatId: threadId, messageId, userId: participant.userId, agentId: participant.agent.id, threadId })
-    const started = admitted(run, ticket, store.startTurn({
+    const started = store.startTurn({
       thread: {
         id: threadId,
         accountId: participant.deployment.accountId,
@@ -102,8 +102,8 @@ export function createChatService(options: ChatServiceOptions) {
       branch,
       input: request.input,
       images: request.images,
-    }))
-    started.then(
+    })
+    admitted(run, ticket, started).then(
       ({ userMessage, nextSort }) => {
         run.append(encodeLine(userMessage))
         return executeRun(services, {
