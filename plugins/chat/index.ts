@@ -7,7 +7,7 @@ import type { Caller } from '../auth/model'
 import { createChatService, type ChatService } from './chat-service'
 import { AbortRequest, ChatParams, ChatRequest, StreamLine } from './model'
 import { abortingUser, abortScope, resolveParticipant } from './participant'
-import { RunAdmission, TooManyRunsError } from './run-admission'
+import { RunAdmission } from './run-admission'
 import { createRunDeadlines } from './run-deadlines'
 import { ndjsonStream, pipeTurnToSocket, type ReaderHooks } from './run-readers'
 import { SocketSession, type SessionSocket } from './socket-session'
@@ -41,7 +41,10 @@ export function chatPlugin(deps: AppDeps) {
   const recovered = store.recoverInterruptedRuns()
   if (recovered > 0) deps.logger.warn('marked runs of a previous process as interrupted', { runs: recovered })
   const limits = deps.config.chatLimits
-  const admission = new RunAdmission(limits)
+  const admission = new RunAdmission(limits, {
+    waitingChanged: (waiting) => deps.metrics.admissionQueued.set(waiting),
+    refused: (limit) => deps.metrics.admissionRefused.inc({ limit }),
+  })
   const chat: ChatService = createChatService({
     store,
     agents: deps.agents,
@@ -62,21 +65,13 @@ export function chatPlugin(deps: AppDeps) {
     return hooks
   }
 
-  deps.metrics.gauge('chat_queued_runs', 'Chat runs admitted and waiting for a place to execute').collect(() => admission.waiting)
-  const refused = deps.metrics.counter('chat_runs_refused_total', 'Chat requests refused with 429 TOO_MANY_RUNS')
-
   const policies = createThreadPolicyGuard(deps.storage)
   const openTurn = (caller: Caller, agent: AgentInfo, deployment: DeploymentInfo, request: ChatRequest) => {
     if (request.input === undefined && request.chatId === undefined && request.messageId === undefined)
       throw new BadRequestError('Send input to start a chat, or chatId to read one', 'EMPTY_CHAT_REQUEST')
     policies.chat(deployment.id, agent.id, request)
     const participant = resolveParticipant(deps.users, caller, agent, deployment, request.sessionSettings)
-    try {
-      return { source: chat.open(request, participant), userId: participant.userId }
-    } catch (error) {
-      if (error instanceof TooManyRunsError) refused.inc()
-      throw error
-    }
+    return { source: chat.open(request, participant), userId: participant.userId }
   }
   const sessions = new WeakMap<object, SocketSession<ChatAccess>>()
 
@@ -84,14 +79,10 @@ export function chatPlugin(deps: AppDeps) {
     .use(authPlugin(deps))
     .post(
       `${CHAT_BASE}/stream-chat-state`,
-      ({ body, caller, agent, deployment, set }) => {
-        try {
-          const { source } = openTurn(caller, agent, deployment, body ?? {})
-          return new Response(ndjsonStream(source, MAX_LAG_LINES, readerHooks()), { headers: NDJSON_HEADERS })
-        } catch (error) {
-          if (error instanceof TooManyRunsError) set.headers['retry-after'] = String(error.retryAfterSeconds)
-          throw error
-        }
+      ({ body, caller, agent, deployment }) => {
+        // Over a run limit, openTurn throws TooManyRunsError: 429 with its Retry-After, before the stream starts.
+        const { source } = openTurn(caller, agent, deployment, body ?? {})
+        return new Response(ndjsonStream(source, MAX_LAG_LINES, readerHooks()), { headers: NDJSON_HEADERS })
       },
       {
         chatAccess: true,

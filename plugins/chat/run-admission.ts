@@ -4,7 +4,7 @@ import { AppError } from '../../src/errors'
 export class TooManyRunsError extends AppError {
   constructor(
     message: string,
-    readonly retryAfterSeconds: number,
+    override readonly retryAfterSeconds: number,
   ) {
     super(429, 'TOO_MANY_RUNS', message)
   }
@@ -15,6 +15,14 @@ export interface RunLimits {
   maxRunsPerKey: number
   maxActiveRuns: number
   runQueueSize: number
+}
+
+/** What the admission reports as it goes (metrics). */
+export interface AdmissionObserver {
+  /** The number of runs waiting for a place, after it changed. */
+  waitingChanged?(waiting: number): void
+  /** A run was refused, by the limit it hit. */
+  refused?(limit: 'user' | 'key' | 'queue'): void
 }
 
 /** Whose a run is: its user, and the API key that asked for it (tokens have none). */
@@ -102,6 +110,7 @@ export class RunAdmission {
 
   constructor(
     private readonly limits: RunLimits,
+    private readonly observer: AdmissionObserver = {},
     private readonly now: () => number = () => performance.now(),
   ) {}
 
@@ -117,18 +126,21 @@ export class RunAdmission {
   admit(owner: RunOwner): RunTicket {
     const { limits } = this
     if ((this.perUser.get(owner.userId) ?? 0) >= limits.maxRunsPerUser)
-      throw new TooManyRunsError(
+      throw this.refuse(
+        'user',
         `Too many runs for this user: at most ${limits.maxRunsPerUser} at once; retry when one has finished`,
         this.retryAfter(1),
       )
     if (owner.keyId !== undefined && (this.perKey.get(owner.keyId) ?? 0) >= limits.maxRunsPerKey)
-      throw new TooManyRunsError(
+      throw this.refuse(
+        'key',
         `Too many runs for this API key: at most ${limits.maxRunsPerKey} at once; retry when one has finished`,
         this.retryAfter(1),
       )
     const startsNow = this.activeCount < limits.maxActiveRuns && this.waitingCount === 0
     if (!startsNow && this.waitingCount >= limits.runQueueSize)
-      throw new TooManyRunsError(
+      throw this.refuse(
+        'queue',
         'The server is busy: too many runs are waiting; please retry later',
         this.retryAfter(1 + this.waitingCount / limits.maxActiveRuns),
       )
@@ -141,6 +153,7 @@ export class RunAdmission {
     } else {
       this.queue.push(ticket)
       this.waitingCount++
+      this.observer.waitingChanged?.(this.waitingCount)
     }
     return ticket
   }
@@ -154,6 +167,7 @@ export class RunAdmission {
     if (ticket.owner.keyId !== undefined) decrement(this.perKey, ticket.owner.keyId)
     if (was === 'queued') {
       this.waitingCount--
+      this.observer.waitingChanged?.(this.waitingCount)
       return
     }
     this.activeCount--
@@ -162,6 +176,7 @@ export class RunAdmission {
   }
 
   private startWaiting(): void {
+    const waiting = this.waitingCount
     while (this.activeCount < this.limits.maxActiveRuns && this.queueHead < this.queue.length) {
       const next = this.queue[this.queueHead++]
       if (next.state !== 'queued') continue
@@ -169,11 +184,17 @@ export class RunAdmission {
       this.activeCount++
       next.start(this.now())
     }
+    if (this.waitingCount !== waiting) this.observer.waitingChanged?.(this.waitingCount)
     // Drop the consumed head now and then rather than shifting the array on every start.
     if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.queueHead)
       this.queueHead = 0
     }
+  }
+
+  private refuse(limit: 'user' | 'key' | 'queue', message: string, retryAfterSeconds: number): TooManyRunsError {
+    this.observer.refused?.(limit)
+    return new TooManyRunsError(message, retryAfterSeconds)
   }
 
   /** Seconds until about `runs` average runs have finished: at least 1, at most 60. */

@@ -63,6 +63,8 @@ describe('chat run admission', () => {
     expect(body).toEqual({ error: expect.stringContaining('at most 4'), code: 'TOO_MANY_RUNS' })
     // Refused before anything was stored.
     expect(app.storage.sqlite.query("SELECT content FROM chat_messages WHERE content = 'Question 5'").all()).toEqual([])
+    const metrics = await (await app.request('GET', '/metrics')).text()
+    expect(metrics).toContain('chat_admission_refused_total{limit="user"} 1')
 
     // Another user is not held back by the first one's runs.
     const other = await ask(app, 'other-user', 'Mine')
