@@ -14,7 +14,8 @@ const BYSTANDER_DELAY_MS = 1000
  * Overload: 2,000 analyst turns sent at once by 20 users (100 each, one API key) to a server with its default run
  * limits (restarted for it). Reports how many were admitted (200), refused (429 TOO_MANY_RUNS) and completed, the
  * p50/p99 completion time of the admitted ones, peak RSS, and the time of another user's turns meanwhile. Target:
- * every admitted turn completes, none fails otherwise.
+ * every admitted turn completes, none fails otherwise. The bench turns the request rate limits off, so every 429
+ * here is the run admission's.
  */
 export async function overloadScenario(context: BenchContext): Promise<Row[]> {
   const { turns, users, workers: workerCount } = context.config.overload
