@@ -2,7 +2,7 @@
  * `npm run bench [-- --quick | --soak 10m] [--only protocol,analyst,...] [--server auto|binary|source] [--profile <dir>]`
  *
  * Starts the server under test as a real process (its own temporary database and bootstrap, LOG_LEVEL=warn,
- * ANALYST_DELAY_MS=0, 127.0.0.1), records the lines of its turns for the baseline server, runs the scenarios,
+ * ANALYST_DELAY_MS=0, run limits lifted but for the overload scenario, 127.0.0.1), records the lines of its turns for the baseline server, runs the scenarios,
  * prints one table and writes it as JSON under `bench/results/`. Every loop is bounded; every process it starts is
  * stopped and its temporary files removed, also on Ctrl-C.
  */
@@ -17,13 +17,14 @@ import { fileLimit } from './lib/workers'
 import { analystBody, analystScenario, QUESTIONS } from './scenarios/analyst'
 import { concurrencyScenario } from './scenarios/concurrency'
 import { generateSessionScenario } from './scenarios/generate-session'
+import { overloadScenario } from './scenarios/overload'
 import { protocolBody, protocolScenario } from './scenarios/protocol'
 import { rejoinScenario } from './scenarios/rejoin'
 import { parseDuration, soakScenario } from './scenarios/soak'
 import { startupScenario } from './scenarios/startup'
 import { websocketScenario } from './scenarios/websocket'
 
-export const SCENARIOS = ['protocol', 'analyst', 'rejoin', 'websocket', 'sessions', 'concurrency', 'startup'] as const
+export const SCENARIOS = ['protocol', 'analyst', 'rejoin', 'websocket', 'sessions', 'concurrency', 'overload', 'startup'] as const
 export type ScenarioName = (typeof SCENARIOS)[number]
 
 export interface BenchOptions {
@@ -147,6 +148,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     if (selected('rejoin')) rows.push(...(await rejoinScenario(ctx)))
     if (selected('sessions')) rows.push(...(await generateSessionScenario(ctx)))
     if (selected('concurrency')) rows.push(...(await concurrencyScenario(ctx)))
+    // Restarts the server with the default run limits: it runs after every scenario that needs them lifted.
+    if (selected('overload')) rows.push(...(await overloadScenario(ctx)))
     if (selected('startup')) rows.push(...(await startupScenario(ctx, binary)))
 
     let file: string | undefined

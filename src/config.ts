@@ -47,6 +47,23 @@ export interface Config {
   demoDataPath: string | undefined
   /** Longest lifetime a service JWT may claim (`exp - iat`, or `exp - now` without `iat`), in seconds. */
   serviceTokenMaxTtlS: number
+  chatLimits: ChatLimits
+}
+
+/** How many chat runs the server takes on, and how long one may take (see `plugins/chat/run-admission.ts`). */
+export interface ChatLimits {
+  /** Runs one user may have running or waiting at once; more are 429. */
+  maxRunsPerUser: number
+  /** Runs one API key may have running or waiting at once; more are 429. */
+  maxRunsPerKey: number
+  /** Runs executing at once, server-wide; the next ones wait in a queue, in the order they came. */
+  maxActiveRuns: number
+  /** Runs that may wait for a place; beyond that, 429. */
+  runQueueSize: number
+  /** A turn ends with an error line when the model sends nothing for this long. */
+  firstTokenTimeoutMs: number
+  /** A turn ends with an error line once it has run this long. */
+  turnTimeoutMs: number
 }
 
 export class ConfigError extends Error {
@@ -118,6 +135,14 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
   const maxBodyBytes = integer(environment, 'MAX_BODY_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems)
   const shutdownGraceMs = integer(environment, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000, problems)
   const serviceTokenMaxTtlS = integer(environment, 'SERVICE_TOKEN_MAX_TTL_S', 86_400, 1, 31_536_000, problems)
+  const chatLimits: ChatLimits = {
+    maxRunsPerUser: integer(environment, 'CHAT_MAX_RUNS_PER_USER', 4, 1, 10_000_000, problems),
+    maxRunsPerKey: integer(environment, 'CHAT_MAX_RUNS_PER_KEY', 1000, 1, 10_000_000, problems),
+    maxActiveRuns: integer(environment, 'CHAT_MAX_ACTIVE_RUNS', 256, 1, 10_000_000, problems),
+    runQueueSize: integer(environment, 'CHAT_RUN_QUEUE_SIZE', 1024, 0, 10_000_000, problems),
+    firstTokenTimeoutMs: integer(environment, 'LLM_FIRST_TOKEN_TIMEOUT_MS', 30_000, 10, 3_600_000, problems),
+    turnTimeoutMs: integer(environment, 'CHAT_TURN_TIMEOUT_MS', 120_000, 10, 24 * 3_600_000, problems),
+  }
 
   const rawLevel = (text(environment, 'LOG_LEVEL') ?? 'info').toLowerCase()
   let logLevel: LogLevel = 'info'
@@ -174,5 +199,6 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     demoApiKey,
     demoDataPath: text(environment, 'DEMO_DATA_PATH'),
     serviceTokenMaxTtlS,
+    chatLimits,
   }
 }

@@ -73,6 +73,7 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
         llm: config.llm,
         analystDelayMs: config.analystDelayMs,
         metrics,
+        turnTimeoutMs: config.chatLimits.turnTimeoutMs,
         tools: (turn) => bindSemanticTools(semantic, { deployment: turn.deployment, branchName: turn.branch, access: turn.access }, logger),
       }),
   }

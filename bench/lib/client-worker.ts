@@ -6,7 +6,7 @@
 import { lineRecorder, postTurn } from './ndjson-client'
 import { rawPost } from './raw-http'
 import { wallMs } from './stats'
-import type { HoldJob, HoldResult, JoinJob, JoinerResult, WorkerJob } from './worker-jobs'
+import type { BurstJob, BurstTurn, HoldJob, HoldResult, JoinJob, JoinerResult, WorkerJob } from './worker-jobs'
 
 async function hold(job: HoldJob): Promise<HoldResult> {
   const result: HoldResult = { completed: 0, failures: 0, failureSamples: [], maxMs: 0 }
@@ -28,6 +28,17 @@ async function hold(job: HoldJob): Promise<HoldResult> {
   const indexes = Array.from({ length: job.count }, (_, k) => job.offset + k)
   await Promise.all(indexes.map(one))
   return result
+}
+
+/** Every turn of the burst, sent at once: status, whether it completed, and its time. */
+async function burst(job: BurstJob): Promise<BurstTurn[]> {
+  await Bun.sleep(Math.max(0, job.startAt - wallMs()))
+  return Promise.all(
+    job.bodies.map(async (body) => {
+      const outcome = await postTurn(job.url, job.headers, body)
+      return { status: outcome.status ?? 0, ok: outcome.ok, failure: outcome.failure, ms: outcome.totalMs }
+    }),
+  )
 }
 
 /** One joiner: the arrival time of every line, and a digest of everything after its own `__cutoff__`. */
@@ -52,7 +63,12 @@ async function main() {
     if (text.includes('\n')) break
   }
   const job = JSON.parse(text.slice(0, text.indexOf('\n'))) as WorkerJob
-  const result = job.kind === 'hold' ? await hold(job) : await Promise.all(Array.from({ length: job.count }, (_, k) => join(job, k)))
+  const result =
+    job.kind === 'hold'
+      ? await hold(job)
+      : job.kind === 'burst'
+        ? await burst(job)
+        : await Promise.all(Array.from({ length: job.count }, (_, k) => join(job, k)))
   // Bun.write resolves once every byte is out; process.exit right after a large write() could cut it short.
   await Bun.write(Bun.stdout, `${JSON.stringify(result)}\n`)
   process.exit(0)

@@ -11,6 +11,7 @@ export interface BenchConfig {
   websocket: { concurrency: number }
   sessions: { users: number; concurrency: number; rounds: number }
   startup: { samples: number }
+  overload: { turns: number; users: number; workers: number }
 }
 
 const full: BenchConfig = {
@@ -25,6 +26,7 @@ const full: BenchConfig = {
   websocket: { concurrency: 32 },
   sessions: { users: 10_000, concurrency: 16, rounds: 5 },
   startup: { samples: 7 },
+  overload: { turns: 2000, users: 20, workers: 2 },
 }
 
 export function benchConfig(mode: BenchConfig['mode']): BenchConfig {
@@ -53,5 +55,6 @@ export function benchConfig(mode: BenchConfig['mode']): BenchConfig {
     websocket: { concurrency: 2 },
     sessions: { users: 20, concurrency: 2, rounds: 1 },
     startup: { samples: 1 },
+    overload: { turns: 30, users: 3, workers: 1 },
   }
 }

@@ -22,19 +22,35 @@ export interface BenchContext {
   chatUrl(agentId: number, path?: string): string
   /** A fresh `messageId` (unique per harness run). */
   messageId(): string
-  /** Stops the server and starts it again on the same database (a scenario that measures memory from idle). */
-  restartServer(): Promise<void>
+  /**
+   * Stops the server and starts it again on the same database (a scenario that measures memory from idle);
+   * `runLimits: 'default'` starts it with the service's own run limits instead of the lifted ones.
+   */
+  restartServer(options?: { runLimits?: 'lifted' | 'default' }): Promise<void>
   /** Every process the run started (servers, the baseline), so a test can check none is left. */
   pids: number[]
 }
 
-export function serverEnv(dir: string): Record<string, string> {
+/**
+ * The run limits lifted for the throughput and memory scenarios: 10,000 held runs of 100 users on one key, and
+ * closed loops that reuse a few users, measure the server, not its admission control (the overload scenario
+ * measures that, with the defaults).
+ */
+export const LIFTED_RUN_LIMITS = {
+  CHAT_MAX_RUNS_PER_USER: '1000000',
+  CHAT_MAX_RUNS_PER_KEY: '1000000',
+  CHAT_MAX_ACTIVE_RUNS: '1000000',
+  CHAT_RUN_QUEUE_SIZE: '1000000',
+}
+
+export function serverEnv(dir: string, runLimits: 'lifted' | 'default' = 'lifted'): Record<string, string> {
   return {
     DB_PATH: join(dir, 'service.db'),
     BOOTSTRAP_FILE: join(dir, 'bootstrap.json'),
     DEMO_DATA_PATH: join(dir, 'demo-data.db'),
     LOG_LEVEL: 'warn',
     ANALYST_DELAY_MS: '0',
+    ...(runLimits === 'lifted' ? LIFTED_RUN_LIMITS : {}),
   }
 }
 
@@ -49,8 +65,8 @@ export function writeBootstrap(dir: string, config: BenchConfig): void {
 }
 
 /** Starts the server under test with the raised open-files limit. */
-export function startServerUnderTest(command: ServerCommand, dir: string): Promise<RunningServer> {
-  return startServer({ ...command, argv: withRaisedFileLimit(command.argv) }, serverEnv(dir))
+export function startServerUnderTest(command: ServerCommand, dir: string, runLimits: 'lifted' | 'default' = 'lifted'): Promise<RunningServer> {
+  return startServer({ ...command, argv: withRaisedFileLimit(command.argv) }, serverEnv(dir, runLimits))
 }
 
 export function createContext(options: {
@@ -70,9 +86,9 @@ export function createContext(options: {
     pids: [options.server.pid],
     chatUrl: (agentId, path = 'stream-chat-state') => `${context.server.url}/api/v1/public/${BENCH_ACCOUNT}/agents/${agentId}/chat/${path}`,
     messageId: () => `${base}${String(sequence++).padStart(9, '0')}-message`,
-    async restartServer() {
+    async restartServer(options = {}) {
       await context.server.stop()
-      context.server = await startServerUnderTest(context.command, context.dir)
+      context.server = await startServerUnderTest(context.command, context.dir, options.runLimits)
       context.pids.push(context.server.pid)
     },
   }

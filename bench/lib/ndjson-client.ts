@@ -3,6 +3,8 @@ import { wallMs } from './stats'
 /** What one turn looked like to the client. */
 export interface TurnOutcome {
   ok: boolean
+  /** The HTTP status, when a response came. */
+  status?: number
   /** Why the turn is not ok (HTTP status, an error line, a missing `__state__`, a network failure). */
   failure?: string
   lines: number
@@ -28,7 +30,7 @@ const CARRY = 40
  * read the same way.
  */
 export async function readTurn(response: Response, sentAt: number, timed: boolean): Promise<TurnOutcome> {
-  const outcome: TurnOutcome = { ok: false, lines: 0, bytes: 0, totalMs: 0 }
+  const outcome: TurnOutcome = { ok: false, status: response.status, lines: 0, bytes: 0, totalMs: 0 }
   if (!response.ok || !response.body) {
     outcome.failure = `HTTP ${response.status}`
     await response.arrayBuffer().catch(() => undefined)

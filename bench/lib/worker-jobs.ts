@@ -42,4 +42,23 @@ export interface JoinerResult {
   digest: string
 }
 
-export type WorkerJob = HoldJob | JoinJob
+/** Sends every body at once (at `startAt`) and reports each turn: the overload scenario. */
+export interface BurstJob {
+  kind: 'burst'
+  url: string
+  headers: Record<string, string>
+  bodies: string[]
+  startAt: number
+}
+
+export interface BurstTurn {
+  /** HTTP status (0: no response). */
+  status: number
+  /** A 200 stream that ended with `__state__`. */
+  ok: boolean
+  failure?: string
+  /** From sending to the end of the response. */
+  ms: number
+}
+
+export type WorkerJob = HoldJob | JoinJob | BurstJob

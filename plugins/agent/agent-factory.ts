@@ -19,6 +19,8 @@ export interface AgentFactoryOptions {
   model?: LanguageModelV3
   /** Where the model's calls are counted and timed. */
   metrics?: ModelCallMetrics
+  /** The whole turn's time limit (`CHAT_TURN_TIMEOUT_MS`; the chat layer enforces it too). */
+  turnTimeoutMs?: number
 }
 
 /** The language model of the analyst: the configured OpenAI-compatible endpoint, or the built-in offline analyst. */
@@ -34,6 +36,10 @@ export function analystModel(options: Pick<AgentFactoryOptions, 'llm' | 'analyst
 /** Picks the agent for an agent row: the scripted agent for `kind: scripted`, else the analyst. */
 export function createAgentFactory(options: AgentFactoryOptions): AgentFactory {
   const model = analystModel(options)
-  const analyst = createAnalystAgent({ model: options.metrics ? withCallMetrics(model, options.metrics) : model, tools: options.tools })
+  const analyst = createAnalystAgent({
+    model: options.metrics ? withCallMetrics(model, options.metrics) : model,
+    tools: options.tools,
+    timeoutMs: options.turnTimeoutMs,
+  })
   return (agent) => (agent.kind === 'scripted' ? createScriptedAgent(scriptFromConfig(agent.config)) : analyst)
 }

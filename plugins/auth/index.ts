@@ -100,9 +100,15 @@ export function authPlugin(deps: AppDeps) {
       return { caller, deployment: authorizeDeployment(caller, Number(params(context).deploymentId), directory) }
     }),
     deploymentAccess: authenticated((context) => deploymentCaller(context.headers, params(context).deploymentId)),
-    chatAccess: authenticated((context) =>
-      chatCaller(context.headers, params(context) as Record<string, string>, context.query as Record<string, string | undefined>),
-    ),
+    chatAccess: authenticated(async (context) => {
+      const { headers } = context
+      const query = context.query as Record<string, string | undefined>
+      const path = params(context) as Record<string, string>
+      // A WebSocket outlives its upgrade: it runs this same check again before each turn (revoked session, expired
+      // token, revoked key), with the credential it was opened with.
+      const reauthenticate = () => chatCaller(headers, path, query)
+      return { ...(await reauthenticate()), reauthenticate }
+    }),
   })
 }
 

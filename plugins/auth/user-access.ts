@@ -34,4 +34,6 @@ export interface UserProvisioner {
   fromExternalId(accountId: number, externalId: string, securityContext?: Record<string, unknown>): ResolvedUser
   /** The current access of a stored user (tenant-wide groups and attributes). */
   accessOf(userId: number): UserAccess
+  /** The stored user `settings` names (its `externalId`, else `internalId`), without creating or changing it. */
+  find(accountId: number, settings: { externalId?: string; internalId?: string }): number | undefined
 }

@@ -10,7 +10,9 @@ import { OpenMessages } from './open-message'
 import { executeRun, type RunOutcome, type RunServices } from './run-executor'
 import type { TurnSource } from './run-readers'
 import { createLoopBudget } from './loop-budget'
-import { RunRegistry } from './run-registry'
+import { RunRegistry, type Run } from './run-registry'
+import type { RunAdmission, RunTicket } from './run-admission'
+import type { RunDeadlines } from './run-deadlines'
 import type { ThreadStore } from './thread-store'
 
 /** Who is chatting, resolved by the route from the credential. */
@@ -19,6 +21,16 @@ export interface ChatParticipant {
   deployment: DeploymentInfo
   userId: number
   access: UserAccess
+  /** The API key that asked, counted by its concurrent-run limit (tokens have none). */
+  keyId?: number
+}
+
+/** What a caller may abort: threads of its account and agent, in its deployments, of `userId` (null: any user). */
+export interface AbortScope {
+  accountId: number
+  agentId: number
+  deploymentIds: number[] | null
+  userId: number | null
 }
 
 export interface ChatServiceOptions {
@@ -29,6 +41,10 @@ export interface ChatServiceOptions {
   clock: () => number
   /** How long runs may hold the event loop before they let it serve other requests (see `createLoopBudget`). */
   loopBudgetMs?: number
+  /** Per-user, per-key and server-wide run limits; none means every run executes at once. */
+  admission?: RunAdmission
+  /** First-token and whole-turn time limits of executing runs. */
+  deadlines?: RunDeadlines
 }
 
 const BUSY = 'Streaming for thread is in progress'
@@ -66,6 +82,8 @@ export function createChatService(options: ChatServiceOptions) {
     const threadId = chatId ?? Bun.randomUUIDv7()
     const messageId = request.messageId ?? `${clock()}-message`
     const runId = Bun.randomUUIDv7()
+    // Over a limit: 429 before anything is stored or streamed.
+    const ticket = options.admission?.admit({ userId: participant.userId, keyId: participant.keyId })
     const history = isNewThread ? [] : store.messages(threadId, devMode)
     // The run is registered at once (a second request for the thread is busy, a rejoin finds it) and starts once
     // its user message is committed; readers attached meanwhile simply wait for its first line.
@@ -85,7 +103,7 @@ export function createChatService(options: ChatServiceOptions) {
       input: request.input,
       images: request.images,
     })
-    started.then(
+    admitted(run, ticket, started).then(
       ({ userMessage, nextSort }) => {
         run.append(encodeLine(userMessage))
         return executeRun(services, {
@@ -112,10 +130,24 @@ export function createChatService(options: ChatServiceOptions) {
         registry.end(run)
         runsTotal.inc({ outcome: 'failed' })
       },
-    ).catch((error) => logger.error('chat run crashed', { runId, error }))
+    )
+      .catch((error) => logger.error('chat run crashed', { runId, error }))
+      .finally(() => ticket?.release())
     // The `__cutoff__` goes out at once; a request naming this thread before its start is committed commits it
     // first (see `open` and `abort`), so the chatId a client learns is always one its next request finds.
     return { head: [encodeLine(cutoffLine(threadId, false))], run }
+  }
+
+  /**
+   * The stored turn, once its run may execute: a queued run's readers wait after `__cutoff__` until its place
+   * comes (the user message is committed meanwhile). From then on the run is under the time limits; aborted while
+   * queued, it ends at once as aborted. The place is given back when the run's chain settles (below).
+   */
+  async function admitted<T>(run: Run, ticket: RunTicket | undefined, stored: Promise<T>): Promise<T> {
+    const turn = await stored
+    if (ticket) await ticket.wait(run.signal)
+    options.deadlines?.watch(run)
+    return turn
   }
 
   return {
@@ -157,7 +189,7 @@ export function createChatService(options: ChatServiceOptions) {
      * Stops the thread's active run (the run ends with an error line and keeps its partial answer). `userId` null
      * means an account-level caller (an API key naming no user). Returns whether a run was stopped.
      */
-    abort(chatId: string, scope: { accountId: number; agentId: number; deploymentIds: number[] | null; userId: number | null }): boolean {
+    abort(chatId: string, scope: AbortScope): boolean {
       if (registry.forChat(chatId)) store.flushWrites()
       const thread = store.thread(chatId)
       if (

@@ -1,16 +1,16 @@
-import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../src/deps'
-import { AppError, BadRequestError } from '../../src/errors'
-import { schemaErrors } from '../../src/schema-errors'
+import { BadRequestError } from '../../src/errors'
 import { authPlugin } from '../auth'
 import { parseOptionalJson } from '../core/optional-json'
 import type { Caller } from '../auth/model'
 import { createChatService, type ChatService } from './chat-service'
-import { encodeLine, errorLine } from './lines'
 import { AbortRequest, ChatParams, ChatRequest, StreamLine } from './model'
-import { abortingUser, resolveParticipant } from './participant'
-import { ndjsonStream, pipeTurnToSocket, type LineSocket, type ReaderHooks, type TurnSource } from './run-readers'
+import { abortingUser, abortScope, resolveParticipant } from './participant'
+import { RunAdmission } from './run-admission'
+import { createRunDeadlines } from './run-deadlines'
+import { ndjsonStream, pipeTurnToSocket, type ReaderHooks } from './run-readers'
+import { SocketSession, type SessionSocket } from './socket-session'
 import { createThreadStore } from './thread-store'
 import { createThreadPolicyGuard } from './thread-policies'
 import type { AgentInfo, DeploymentInfo } from '../auth/directory'
@@ -25,8 +25,13 @@ const NDJSON_HEADERS = {
 /** A reader this many lines behind a live run is dropped (the log stays; it can rejoin). */
 const MAX_LAG_LINES = 10_000
 const MAX_WS_BUFFERED_BYTES = 8 * 1024 * 1024
-/** Every WebSocket message is checked: compiled once rather than interpreted per message. */
-const chatRequestCheck = TypeCompiler.Compile(ChatRequest)
+
+/** What the chat routes authenticate: the caller, and the agent and deployment it talks to. */
+interface ChatAccess {
+  caller: Caller
+  agent: AgentInfo
+  deployment: DeploymentInfo
+}
 
 /**
  * The chat API: `stream-chat-state` (NDJSON), its WebSocket mirror and `abort` (spec 4.1, contract 3 to 5).
@@ -35,7 +40,20 @@ export function chatPlugin(deps: AppDeps) {
   const store = createThreadStore(deps.storage, deps.clock)
   const recovered = store.recoverInterruptedRuns()
   if (recovered > 0) deps.logger.warn('marked runs of a previous process as interrupted', { runs: recovered })
-  const chat: ChatService = createChatService({ store, agents: deps.agents, logger: deps.logger, metrics: deps.metrics, clock: deps.clock })
+  const limits = deps.config.chatLimits
+  const admission = new RunAdmission(limits, {
+    waitingChanged: (waiting) => deps.metrics.admissionQueued.set(waiting),
+    refused: (limit) => deps.metrics.admissionRefused.inc({ limit }),
+  })
+  const chat: ChatService = createChatService({
+    store,
+    agents: deps.agents,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    clock: deps.clock,
+    admission,
+    deadlines: createRunDeadlines(limits),
+  })
   deps.lifecycle.onShutdown(() => chat.shutdown(deps.config.shutdownGraceMs))
 
   const linesSent = deps.metrics.counter('chat_lines_sent_total', 'Chat stream lines handed to clients')
@@ -47,15 +65,6 @@ export function chatPlugin(deps: AppDeps) {
     return hooks
   }
 
-  const lookupUser = deps.storage.sqlite.query<{ id: number }, [number, string, string]>(
-    'SELECT id FROM users WHERE account_id = ? AND kind = ? AND identity = ?',
-  )
-  const findUser = (accountId: number, settings: { externalId?: string; internalId?: string }) => {
-    const kind = settings.externalId !== undefined ? 'external' : 'internal'
-    const identity = (settings.externalId ?? settings.internalId ?? '').trim().toLowerCase()
-    return lookupUser.get(accountId, kind, identity)?.id
-  }
-
   const policies = createThreadPolicyGuard(deps.storage)
   const openTurn = (caller: Caller, agent: AgentInfo, deployment: DeploymentInfo, request: ChatRequest) => {
     if (request.input === undefined && request.chatId === undefined && request.messageId === undefined)
@@ -64,13 +73,14 @@ export function chatPlugin(deps: AppDeps) {
     const participant = resolveParticipant(deps.users, caller, agent, deployment, request.sessionSettings)
     return { source: chat.open(request, participant), userId: participant.userId }
   }
-  const sockets = new WeakMap<object, SocketState>()
+  const sessions = new WeakMap<object, SocketSession<ChatAccess>>()
 
   return new Elysia({ name: 'chat', seed: deps.instanceId })
     .use(authPlugin(deps))
     .post(
       `${CHAT_BASE}/stream-chat-state`,
       ({ body, caller, agent, deployment }) => {
+        // Over a run limit, openTurn throws TooManyRunsError: 429 with its Retry-After, before the stream starts.
         const { source } = openTurn(caller, agent, deployment, body ?? {})
         return new Response(ndjsonStream(source, MAX_LAG_LINES, readerHooks()), { headers: NDJSON_HEADERS })
       },
@@ -96,13 +106,7 @@ export function chatPlugin(deps: AppDeps) {
       `${CHAT_BASE}/abort`,
       ({ body, caller, agent, deployment, set }) => {
         policies.abort(deployment.id, body.chatId)
-        const userId = abortingUser(findUser, caller, body.sessionSettings)
-        chat.abort(body.chatId, {
-          accountId: caller.accountId,
-          agentId: agent.id,
-          deploymentIds: caller.kind === 'apiKey' ? caller.deploymentScope : [caller.deploymentId],
-          userId,
-        })
+        chat.abort(body.chatId, abortScope(caller, agent, abortingUser(deps.users, caller, body.sessionSettings)))
         set.status = 204
         return null
       },
@@ -123,104 +127,41 @@ export function chatPlugin(deps: AppDeps) {
       params: ChatParams,
       open(ws) {
         const raw = ws.raw as unknown as ServerWebSocket
-        sockets.set(ws.raw, {
-          queue: [],
-          current: undefined,
-          userId: undefined,
-          socket: {
-            send: (json: string) => void raw.send(json),
-            bufferedAmount: () => raw.getBufferedAmount(),
-            cork: (sending: () => void) => void raw.cork(sending),
-          },
-        })
+        const socket: SessionSocket = {
+          send: (json: string) => void raw.send(json),
+          bufferedAmount: () => raw.getBufferedAmount(),
+          cork: (sending: () => void) => void raw.cork(sending),
+          close: (code: number, reason: string) => raw.close(code, reason),
+        }
+        sessions.set(
+          ws.raw,
+          new SocketSession<ChatAccess>(socket, {
+            authenticate: ws.data.reauthenticate,
+            openTurn: ({ caller, agent, deployment }, request) => openTurn(caller, agent, deployment, request),
+            // The socket may stop its own user's chats; an API key that has named no user yet acts for the account.
+            abort: ({ caller, agent, deployment }, chatId, userId) => {
+              policies.abort(deployment.id, chatId)
+              chat.abort(chatId, abortScope(caller, agent, userId ?? abortingUser(deps.users, caller, undefined)))
+            },
+            pipe: (source) => pipeTurnToSocket(source, socket, MAX_WS_BUFFERED_BYTES, readerHooks(), { coalesce: true }),
+            logger: deps.logger,
+          }),
+        )
       },
       message(ws, message) {
-        const state = sockets.get(ws.raw)
-        if (!state) return
-        const { caller, agent, deployment } = ws.data
-        const sendError = (text: string) => void ws.raw.send(encodeLine(errorLine(text)).json)
-        let request: unknown = message
-        if (typeof message === 'string') {
-          try {
-            request = JSON.parse(message)
-          } catch {
-            return sendError('Malformed message: expected one JSON chat request')
-          }
-        }
-        if (isAbortMessage(request)) {
-          const chatId = request.chatId ?? state.current?.chatId
-          if (!chatId) return sendError('Nothing to abort')
-          try {
-            policies.abort(deployment.id, chatId)
-            chat.abort(chatId, {
-              accountId: caller.accountId,
-              agentId: agent.id,
-              deploymentIds: caller.kind === 'apiKey' ? caller.deploymentScope : [caller.deploymentId],
-              // The socket may stop its own user's chats; an API key that has named no user yet acts for the account.
-              userId: state.userId ?? abortingUser(findUser, caller, undefined),
-            })
-          } catch (error) {
-            sendError(error instanceof AppError ? error.message : 'Abort failed')
-          }
-          return
-        }
-        if (!chatRequestCheck.Check(request)) return sendError(schemaErrors(ChatRequest, request)[0] ?? 'Invalid chat request')
-        state.queue.push(request)
-        if (!state.current) void pump(state, sendError, caller, agent, deployment)
+        sessions.get(ws.raw)?.receive(message)
       },
       close(ws) {
-        const state = sockets.get(ws.raw)
-        sockets.delete(ws.raw)
-        if (!state) return
-        state.queue.length = 0
-        state.current?.stop()
+        sessions.get(ws.raw)?.close()
+        sessions.delete(ws.raw)
       },
       detail: {
         summary: 'Chat over WebSocket',
         description:
           'One socket, many turns: each client message is a chat request body, each server message one stream line. ' +
-          'Send `{ "type": "abort" }` (optionally with `chatId`) to stop the current run.',
+          'Send `{ "type": "abort" }` (optionally with `chatId`) to stop the current run. The credential is checked ' +
+          'again before every turn: once revoked or expired, the turn gets an error line and the socket closes (1008).',
         tags: ['Chat'],
       },
     })
-
-  async function pump(
-    state: SocketState,
-    sendError: (text: string) => void,
-    caller: Caller,
-    agent: AgentInfo,
-    deployment: DeploymentInfo,
-  ) {
-    while (state.queue.length > 0) {
-      const request = state.queue.shift()!
-      let source: TurnSource
-      try {
-        const opened = openTurn(caller, agent, deployment, request)
-        source = opened.source
-        state.userId = opened.userId
-      } catch (error) {
-        if (!(error instanceof AppError)) deps.logger.error('chat websocket turn failed', { error })
-        sendError(error instanceof AppError ? error.message : 'Internal server error')
-        continue
-      }
-      const chatId = source.run?.key.chatId
-      const piping = pipeTurnToSocket(source, state.socket, MAX_WS_BUFFERED_BYTES, readerHooks(), { coalesce: true })
-      state.current = { chatId, stop: piping.stop }
-      await piping.done
-      state.current = undefined
-    }
-  }
-}
-
-/** One WebSocket: turns run one after another; an abort message acts at once. */
-interface SocketState {
-  queue: ChatRequest[]
-  current: { chatId: string | undefined; stop(): void } | undefined
-  /** The user of the socket's latest turn. */
-  userId: number | undefined
-  socket: LineSocket
-}
-
-function isAbortMessage(value: unknown): value is { type: 'abort'; chatId?: string } {
-  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'abort'
 }

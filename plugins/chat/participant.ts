@@ -3,7 +3,7 @@ import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { Caller } from '../auth/model'
 import type { UserProvisioner } from '../auth/user-access'
 import type { SessionSettings } from '../embed/session-settings'
-import type { ChatParticipant } from './chat-service'
+import type { AbortScope, ChatParticipant } from './chat-service'
 
 /**
  * Who is chatting (contract section 4): with an API key, the user `sessionSettings` names (provisioned like
@@ -22,7 +22,7 @@ export function resolveParticipant(
       if (!sessionSettings)
         throw new BadRequestError('sessionSettings: required with an API key (give externalId or internalId)', 'SESSION_SETTINGS_REQUIRED')
       const user = users.fromSessionSettings(caller.accountId, sessionSettings)
-      return { agent, deployment, userId: user.userId, access: user.access }
+      return { agent, deployment, userId: user.userId, access: user.access, keyId: caller.keyId }
     }
     case 'serviceToken': {
       const user = users.fromExternalId(caller.accountId, caller.externalId, caller.securityContext)
@@ -45,13 +45,19 @@ export function resolveParticipant(
 }
 
 /** The user an abort request is limited to: null for an API key naming nobody (account-level backend). */
-export function abortingUser(
-  lookupUser: (accountId: number, settings: SessionSettings) => number | undefined,
-  caller: Caller,
-  sessionSettings: SessionSettings | undefined,
-): number | null {
+export function abortingUser(users: UserProvisioner, caller: Caller, sessionSettings: SessionSettings | undefined): number | null {
   if (caller.kind === 'embed') return caller.userId
-  if (caller.kind === 'serviceToken') return lookupUser(caller.accountId, { externalId: caller.externalId }) ?? -1
+  // An unknown user owns no thread: -1 matches none, so the abort answers "not yours" rather than acting for the account.
+  if (caller.kind === 'serviceToken') return users.find(caller.accountId, { externalId: caller.externalId }) ?? -1
   if (!sessionSettings) return null
-  return lookupUser(caller.accountId, sessionSettings) ?? -1
+  return users.find(caller.accountId, sessionSettings) ?? -1
+}
+
+export function abortScope(caller: Caller, agent: AgentInfo, userId: number | null): AbortScope {
+  return {
+    accountId: caller.accountId,
+    agentId: agent.id,
+    deploymentIds: caller.kind === 'apiKey' ? caller.deploymentScope : [caller.deploymentId],
+    userId,
+  }
 }

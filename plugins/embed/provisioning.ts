@@ -216,6 +216,10 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
         }),
       )
     },
+    find(accountId: number, settings: { externalId?: string; internalId?: string }): number | undefined {
+      const kind = settings.externalId !== undefined ? 'external' : 'internal'
+      return userByIdentity.get(accountId, kind, normalizeIdentity(settings.externalId ?? settings.internalId ?? ''))?.id
+    },
     fromExternalId(accountId: number, externalId: string, securityContext?: Record<string, unknown>): ResolvedUser {
       const id = normalizeIdentity(externalId)
       if (id === '') throw new BadRequestError('externalId must not be blank', 'BLANK_IDENTITY')

@@ -18,13 +18,18 @@ describe('runBench', () => {
     const result = await runBench({ mode: 'tiny', server: 'source', log: () => {} })
     const scenarios = new Set(result.rows.map((row) => row.scenario.split(' (')[0]))
     expect([...scenarios].sort()).toEqual(
-      ['analyst turn', 'concurrency', 'generate-session', 'protocol turn', 'rejoin fan-out', 'start-up', 'websocket protocol turn'].sort(),
+      ['analyst turn', 'concurrency', 'generate-session', 'overload', 'protocol turn', 'rejoin fan-out', 'start-up', 'websocket protocol turn'].sort(),
     )
     expect(result.rows.filter((row) => !Number.isFinite(row.value)).map((row) => `${row.scenario}: ${row.figure}`)).toEqual([])
     const byFigure = (figure: string) => result.rows.find((row) => row.figure === figure)
     expect(byFigure('joiners with every line, in order')?.value).toBe(100)
     expect(byFigure('streams complete without error')?.value).toBe(100)
     expect(byFigure('turns/s at concurrency 2')?.note).toBeUndefined()
+    // Every overload turn was either admitted and completed or refused with 429, nothing else.
+    const admitted = byFigure('turns admitted (200)')?.value
+    const refused = byFigure('turns refused (429 TOO_MANY_RUNS)')?.value
+    expect(admitted! + refused!).toBe(30)
+    expect(byFigure('admitted turns completed')?.value).toBe(admitted!)
     expect(result.file).toBeUndefined()
     expect(existsSync(result.dir)).toBe(false)
     expect(result.pids.length).toBeGreaterThanOrEqual(3)

@@ -5,6 +5,8 @@ export type FakeTurn =
   | { text: string[] }
   | { status: number; body: string }
   | { malformed: true }
+  /** Accepts the request and never answers (until the client gives up). */
+  | { hang: true }
 
 /**
  * A local OpenAI-compatible chat-completions server that streams (SSE) the scripted turns in order: each request gets
@@ -12,6 +14,7 @@ export type FakeTurn =
  */
 export function startFakeOpenAI(turns: FakeTurn[]) {
   const requests: Array<Record<string, unknown>> = []
+  let hanging = 0
   let next = 0
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
@@ -23,6 +26,12 @@ export function startFakeOpenAI(turns: FakeTurn[]) {
       const body = (await request.json()) as Record<string, unknown>
       requests.push(body)
       const turn = turns[Math.min(next++, turns.length - 1)]
+      if ('hang' in turn) {
+        hanging++
+        return new Promise<Response>((resolve) => {
+          request.signal.addEventListener('abort', () => resolve(new Response(null, { status: 499 })), { once: true })
+        })
+      }
       if ('status' in turn) return new Response(turn.body, { status: turn.status, headers: { 'content-type': 'application/json' } })
       let text = ''
       if ('malformed' in turn) text = 'data: {"id": not json\n\n'
@@ -47,6 +56,8 @@ export function startFakeOpenAI(turns: FakeTurn[]) {
   return {
     url: `http://127.0.0.1:${server.port}/v1`,
     requests,
+    /** How many requests got a turn that never answers. */
+    hanging: () => hanging,
     stop: () => server.stop(true),
   }
 }

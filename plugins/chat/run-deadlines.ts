@@ -1,0 +1,98 @@
+import type { Run } from './run-registry'
+
+export interface RunDeadlineOptions {
+  /** A run whose agent sends nothing for this long ends (a tool that is running does not count as silence). */
+  firstTokenTimeoutMs: number
+  /** A run ends once it has executed this long. */
+  turnTimeoutMs: number
+  now?: () => number
+}
+
+export const SILENT_MODEL_MESSAGE = 'The model did not answer in time'
+
+interface Watched {
+  run: Run
+  startedAt: number
+  /** The run's log length when last seen, and when it last grew. */
+  lines: number
+  changedAt: number
+}
+
+/**
+ * Ends runs that hang: one whose model sends nothing for `firstTokenTimeoutMs` (a provider that never answers,
+ * or stops halfway) and one that passes `turnTimeoutMs` in all. The run is aborted with a reason its readers get as
+ * the turn's error line, and its thread takes new messages again. A run's progress is its log growing, so the
+ * executor pays nothing per line: one timer for all watched runs looks at each about four times per timeout
+ * (at most every second), so a run ends within a quarter of the timeout after its deadline.
+ */
+export function createRunDeadlines(options: RunDeadlineOptions) {
+  const now = options.now ?? (() => performance.now())
+  const { firstTokenTimeoutMs, turnTimeoutMs } = options
+  const watched = new Set<Watched>()
+  const periodMs = Math.max(5, Math.min(1000, Math.floor(Math.min(firstTokenTimeoutMs, turnTimeoutMs) / 4)))
+  let timer: ReturnType<typeof setInterval> | undefined
+
+  const check = () => {
+    const at = now()
+    for (const entry of watched) {
+      const { run } = entry
+      if (run.done) {
+        watched.delete(entry)
+        continue
+      }
+      if (at - entry.startedAt >= turnTimeoutMs) {
+        watched.delete(entry)
+        run.abort(`The answer took longer than ${formatSeconds(turnTimeoutMs)} and was stopped`)
+        continue
+      }
+      if (run.lines.length !== entry.lines) {
+        entry.lines = run.lines.length
+        entry.changedAt = at
+      } else if (at - entry.changedAt >= firstTokenTimeoutMs && !toolRunning(run)) {
+        watched.delete(entry)
+        run.abort(SILENT_MODEL_MESSAGE)
+      }
+    }
+    if (watched.size === 0 && timer) {
+      clearInterval(timer)
+      timer = undefined
+    }
+  }
+
+  return {
+    /** Watches `run` from now (when it starts executing); returns the function that stops watching it. */
+    watch(run: Run): () => void {
+      const at = now()
+      const entry: Watched = { run, startedAt: at, lines: run.lines.length, changedAt: at }
+      watched.add(entry)
+      if (!timer) {
+        timer = setInterval(check, periodMs)
+        timer.unref?.()
+      }
+      return () => {
+        watched.delete(entry)
+      }
+    },
+    get size(): number {
+      return watched.size
+    },
+  }
+}
+
+export type RunDeadlines = ReturnType<typeof createRunDeadlines>
+
+/** Whether the run's last line is a tool call still waiting for its result (read only when a run looks silent). */
+function toolRunning(run: Run): boolean {
+  const last = run.lines[run.lines.length - 1]
+  if (!last) return false
+  try {
+    const line = JSON.parse(last.json) as { toolCall?: { result?: string }; isInProcess?: boolean }
+    return line.toolCall !== undefined && line.toolCall.result === undefined && line.isInProcess === true
+  } catch {
+    return false
+  }
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`
+}

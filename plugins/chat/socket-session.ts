@@ -1,0 +1,143 @@
+import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { AppError } from '../../src/errors'
+import type { Logger } from '../../src/logger'
+import { schemaErrors } from '../../src/schema-errors'
+import { encodeLine, errorLine } from './lines'
+import { ChatRequest } from './model'
+import type { LineSocket, TurnSource } from './run-readers'
+
+/** Every WebSocket message is checked: compiled once rather than interpreted per message. */
+const chatRequestCheck = TypeCompiler.Compile(ChatRequest)
+
+/** Close code of a socket whose credential stopped being valid (RFC 6455: policy violation). */
+export const CREDENTIAL_CLOSE_CODE = 1008
+
+export interface SessionSocket extends LineSocket {
+  close(code: number, reason: string): void
+}
+
+/**
+ * What a socket session needs from the chat. `Access` is what authentication yields (the caller, its agent and
+ * deployment): it is established again before each turn, never kept from the upgrade.
+ */
+export interface SocketSessionHandlers<Access> {
+  /** Checks the socket's credential again (revoked, expired, deleted); throws an `AppError` when it no longer holds. */
+  authenticate(): Promise<Access>
+  /** Opens one turn (throws `AppError`s for requests refused before a stream would start, such as 429). */
+  openTurn(access: Access, request: ChatRequest): { source: TurnSource; userId: number }
+  /** Stops the chat's active run; `userId` is the socket's latest user, if it has had a turn. */
+  abort(access: Access, chatId: string, userId: number | undefined): void
+  /** Sends a turn's lines to the socket; `done` settles after its last line. */
+  pipe(source: TurnSource): { done: Promise<void>; stop(): void }
+  logger: Logger
+}
+
+type AbortMessage = { type: 'abort'; chatId?: string }
+
+/**
+ * One chat WebSocket: each client message is a chat request, run one after another (the next starts when the
+ * previous turn's last line is sent), or an abort message, which acts at once. The credential the socket was
+ * opened with is checked again before every turn and abort: once it is revoked or expired, that turn gets one
+ * error line and the socket is closed (1008).
+ */
+export class SocketSession<Access> {
+  private readonly queue: ChatRequest[] = []
+  private current: { chatId: string | undefined; stop(): void } | undefined
+  private pumping = false
+  private closed = false
+  /** The user of the socket's latest turn. */
+  private userId: number | undefined
+
+  constructor(
+    private readonly socket: SessionSocket,
+    private readonly handlers: SocketSessionHandlers<Access>,
+  ) {}
+
+  /** Handles one client message (text, or the object Elysia parsed from it). */
+  receive(message: unknown): void {
+    if (this.closed) return
+    let request: unknown = message
+    if (typeof message === 'string') {
+      try {
+        request = JSON.parse(message)
+      } catch {
+        return this.sendError('Malformed message: expected one JSON chat request')
+      }
+    }
+    if (isAbortMessage(request)) return void this.abort(request)
+    if (!chatRequestCheck.Check(request))
+      return this.sendError(schemaErrors(ChatRequest, request)[0] ?? 'Invalid chat request')
+    this.queue.push(request)
+    if (!this.pumping) void this.pump()
+  }
+
+  /** The client went away: queued turns are dropped; the current run goes on without this reader. */
+  close(): void {
+    this.closed = true
+    this.queue.length = 0
+    this.current?.stop()
+  }
+
+  private sendError(text: string): void {
+    if (!this.closed) this.socket.send(encodeLine(errorLine(text)).json)
+  }
+
+  /** The caller as of now, or undefined once the socket was closed for a credential that no longer holds. */
+  private async access(): Promise<Access | undefined> {
+    try {
+      return await this.handlers.authenticate()
+    } catch (error) {
+      const message = error instanceof AppError ? error.message : 'Credentials could not be checked'
+      if (!(error instanceof AppError)) this.handlers.logger.error('chat websocket credential check failed', { error })
+      this.sendError(message)
+      this.closed = true
+      this.queue.length = 0
+      // The reason is limited to 123 bytes by the protocol; the error line carries the full message.
+      this.socket.close(CREDENTIAL_CLOSE_CODE, message.slice(0, 120))
+      return undefined
+    }
+  }
+
+  private async abort(request: AbortMessage): Promise<void> {
+    const chatId = request.chatId ?? this.current?.chatId
+    if (!chatId) return this.sendError('Nothing to abort')
+    const access = await this.access()
+    if (!access) return
+    try {
+      this.handlers.abort(access, chatId, this.userId)
+    } catch (error) {
+      this.sendError(error instanceof AppError ? error.message : 'Abort failed')
+    }
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true
+    try {
+      while (this.queue.length > 0 && !this.closed) {
+        const request = this.queue.shift()!
+        const access = await this.access()
+        if (!access) return
+        let source: TurnSource
+        try {
+          const opened = this.handlers.openTurn(access, request)
+          source = opened.source
+          this.userId = opened.userId
+        } catch (error) {
+          if (!(error instanceof AppError)) this.handlers.logger.error('chat websocket turn failed', { error })
+          this.sendError(error instanceof AppError ? error.message : 'Internal server error')
+          continue
+        }
+        const piping = this.handlers.pipe(source)
+        this.current = { chatId: source.run?.key.chatId, stop: piping.stop }
+        await piping.done
+        this.current = undefined
+      }
+    } finally {
+      this.pumping = false
+    }
+  }
+}
+
+function isAbortMessage(value: unknown): value is AbortMessage {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'abort'
+}

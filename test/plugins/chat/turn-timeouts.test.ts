@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { createAgentFactory } from '../../../plugins/agent/agent-factory'
+import type { AnalystTools } from '../../../plugins/agent/analyst-tools'
+import type { Agent } from '../../../plugins/chat/agent'
+import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
+import { loadConfig, type ChatLimits } from '../../../src/config'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { chatBase, readLines } from '../../helpers/chat'
+import { startFakeOpenAI, type FakeTurn } from '../../helpers/fake-openai'
+import { keys } from '../../helpers/fixtures'
+
+const tools: AnalystTools = {
+  serviceMeta: async () => ({ cubes: [] }),
+  serviceSqlApi: async () => ({ schema: [], data: [], totalRows: 0 }),
+}
+
+let test: TestApp | undefined
+let fake: ReturnType<typeof startFakeOpenAI> | undefined
+afterEach(async () => {
+  await test?.close()
+  fake?.stop()
+  test = fake = undefined
+})
+
+function appWith(limits: Partial<ChatLimits>, agents: () => Agent) {
+  test = createTestApp({ config: { chatLimits: { ...loadConfig({}).chatLimits, ...limits } }, agents })
+  return test
+}
+
+function llmApp(turns: FakeTurn[], limits: Partial<ChatLimits>) {
+  fake = startFakeOpenAI(turns)
+  const factory = createAgentFactory({ llm: { baseUrl: fake.url, apiKey: 'sk-test', model: 'fake-model' }, analystDelayMs: 0, tools: () => tools })
+  return appWith(limits, () => factory({ id: 1, name: 'Analyst', kind: 'analyst', config: null } as never))
+}
+
+const ask = (app: TestApp, body: Record<string, unknown>) =>
+  app.request('POST', `${chatBase()}/stream-chat-state`, { headers: apiKey(keys.admin), body: { sessionSettings: { externalId: 'waiting-user' }, ...body } })
+
+describe('chat turn time limits', () => {
+  it('ends the turn with an error line when the model sends nothing within LLM_FIRST_TOKEN_TIMEOUT_MS, and the thread takes a new message', async () => {
+    const app = llmApp([{ hang: true }, { text: ['Back ', 'again.'] }], { firstTokenTimeoutMs: 200 })
+    const lines = await readLines(await ask(app, { input: 'Are you there?' }))
+    expect(fake!.hanging()).toBe(1)
+    expect(lines.map((line) => line.id ?? line.error)).toEqual(['__cutoff__', expect.stringMatching(/-message$/), 'The model did not answer in time'])
+    const chatId = (lines[0].state as { chatId: string }).chatId
+
+    const next = await readLines(await ask(app, { chatId, input: 'Try again' }))
+    expect(next.at(-1)?.id).toBe('__state__')
+    const messages = (next.at(-1)?.state as { messages: Array<{ role: string; content: string }> }).messages
+    expect(messages.map((message) => `${message.role}: ${message.content}`)).toEqual([
+      'user: Are you there?',
+      'user: Try again',
+      'assistant: Back again.',
+    ])
+    const runs = app.storage.sqlite.query('SELECT status, error FROM chat_runs ORDER BY started_at').all()
+    expect(runs).toEqual([
+      { status: 'aborted', error: 'The model did not answer in time' },
+      { status: 'completed', error: null },
+    ])
+  })
+
+  it('ends a turn that passes CHAT_TURN_TIMEOUT_MS with an error line, keeping what was streamed', async () => {
+    const endless: Script = { steps: [{ kind: 'text', chunks: Array.from({ length: 100_000 }, () => 'more '), delayMs: 5 }] }
+    const app = appWith({ turnTimeoutMs: 300, firstTokenTimeoutMs: 10_000 }, () => createScriptedAgent(endless))
+    const lines = await readLines(await ask(app, { input: 'Talk forever' }))
+    expect(lines.at(-1)).toEqual({ error: 'The answer took longer than 0.3 s and was stopped' })
+    expect(lines.filter((line) => line.content === 'more ').length).toBeGreaterThan(0)
+    const stored = app.storage.sqlite.query<{ status: string }, []>("SELECT status FROM chat_messages WHERE role = 'assistant'").all()
+    expect(stored).toEqual([{ status: 'interrupted' }])
+  })
+
+  it('does not count the time a tool runs as the model’s silence', async () => {
+    const slowTool: Script = {
+      steps: [
+        { kind: 'tool', name: 'serviceSqlApi', input: { sqlQuery: 'SELECT 1' }, result: { data: [['1']] }, delayMs: 600 },
+        { kind: 'text', chunks: ['Done'] },
+      ],
+    }
+    const app = appWith({ firstTokenTimeoutMs: 100 }, () => createScriptedAgent(slowTool))
+    const lines = await readLines(await ask(app, { input: 'Run a slow query' }))
+    expect(lines.at(-1)?.id).toBe('__state__')
+  })
+})
