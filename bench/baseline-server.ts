@@ -14,7 +14,10 @@ for (const file of readdirSync(directory).filter((name) => name.endsWith('.ndjso
   const text = readFileSync(join(directory, file), 'utf8')
   const shape = basename(file, '.ndjson')
   bodies.set(shape, new TextEncoder().encode(text))
-  frames.set(shape, text.split('\n').filter((line) => line !== ''))
+  frames.set(
+    shape,
+    text.split('\n').filter((line) => line !== ''),
+  )
 }
 const headers = { 'content-type': 'application/json' }
 
@@ -26,7 +29,8 @@ const server = Bun.serve<{ shape: string }, never>({
     const { pathname } = new URL(request.url)
     if (pathname === '/healthz') return new Response('ok')
     const [, kind, shape = ''] = pathname.split('/')
-    if (kind === 'ws' && frames.has(shape)) return server.upgrade(request, { data: { shape } }) ? undefined : new Response('upgrade failed', { status: 400 })
+    if (kind === 'ws' && frames.has(shape))
+      return server.upgrade(request, { data: { shape } }) ? undefined : new Response('upgrade failed', { status: 400 })
     const body = bodies.get(shape)
     if (kind !== 'turn' || !body) return new Response('unknown shape', { status: 404 })
     await request.arrayBuffer()

@@ -10,7 +10,17 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, cpus, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import { benchConfig, type BenchConfig } from './lib/config'
-import { AGENTS, createContext, makeTempDir, recordShape, startBaseline, startServerUnderTest, writeBootstrap, type Baseline, type BenchContext } from './lib/context'
+import {
+  AGENTS,
+  createContext,
+  makeTempDir,
+  recordShape,
+  startBaseline,
+  startServerUnderTest,
+  writeBootstrap,
+  type Baseline,
+  type BenchContext,
+} from './lib/context'
 import { renderTable, unmet, type Row } from './lib/report'
 import { binaryIsFresh, buildBinary, ROOT, serverCommand, type RunningServer, type ServerCommand } from './lib/server'
 import { fileLimit } from './lib/workers'
@@ -24,7 +34,16 @@ import { parseDuration, soakScenario } from './scenarios/soak'
 import { startupScenario } from './scenarios/startup'
 import { websocketScenario } from './scenarios/websocket'
 
-export const SCENARIOS = ['protocol', 'analyst', 'rejoin', 'websocket', 'sessions', 'concurrency', 'overload', 'startup'] as const
+export const SCENARIOS = [
+  'protocol',
+  'analyst',
+  'rejoin',
+  'websocket',
+  'sessions',
+  'concurrency',
+  'overload',
+  'startup',
+] as const
 export type ScenarioName = (typeof SCENARIOS)[number]
 
 export interface BenchOptions {
@@ -65,15 +84,20 @@ function parseArguments(argv: string[]): BenchOptions {
     else if (argument === '--soak') options.soakMs = parseDuration(value())
     else if (argument === '--server') {
       const server = value()
-      if (server !== 'auto' && server !== 'binary' && server !== 'source') throw new Error('--server: auto, binary or source')
+      if (server !== 'auto' && server !== 'binary' && server !== 'source')
+        throw new Error('--server: auto, binary or source')
       options.server = server
     } else if (argument === '--profile') options.profileDir = value()
     else if (argument === '--only') {
       const names = value().split(',')
       const unknown = names.filter((name) => !(SCENARIOS as readonly string[]).includes(name))
-      if (unknown.length) throw new Error(`--only: unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`)
+      if (unknown.length)
+        throw new Error(`--only: unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`)
       options.only = names as ScenarioName[]
-    } else throw new Error(`unknown argument ${argument}; use --quick, --soak <duration>, --only <scenarios>, --server auto|binary|source, --profile <dir>`)
+    } else
+      throw new Error(
+        `unknown argument ${argument}; use --quick, --soak <duration>, --only <scenarios>, --server auto|binary|source, --profile <dir>`,
+      )
   }
   return options
 }
@@ -84,7 +108,11 @@ function profiledCommand(dir: string): ServerCommand {
   const out = resolve(dir)
   mkdirSync(out, { recursive: true })
   const [bun, ...rest] = source.argv
-  return { ...source, argv: [bun, '--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${out}`, ...rest], note: `${source.note} under --cpu-prof (into ${out})` }
+  return {
+    ...source,
+    argv: [bun, '--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${out}`, ...rest],
+    note: `${source.note} under --cpu-prof (into ${out})`,
+  }
 }
 
 /** Everything the run started, stopped in `cleanup` whatever happens. */
@@ -108,7 +136,8 @@ async function cleanup() {
 export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const log = options.log ?? ((message: string) => process.stdout.write(`${message}\n`))
   const config = benchConfig(options.mode)
-  const selected = (name: ScenarioName) => options.soakMs === undefined && (!options.only || options.only.includes(name))
+  const selected = (name: ScenarioName) =>
+    options.soakMs === undefined && (!options.only || options.only.includes(name))
   const dir = makeTempDir()
   running.dir = dir
   writeBootstrap(dir, config)
@@ -119,14 +148,21 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     const prefer = options.server ?? 'auto'
     const needBinary = !binaryIsFresh() && (prefer === 'binary' || selected('startup'))
     const built = needBinary ? await buildBinary(join(dir, 'service')) : undefined
-    const command: ServerCommand = options.profileDir ? profiledCommand(options.profileDir) : serverCommand(prefer, built)
+    const command: ServerCommand = options.profileDir
+      ? profiledCommand(options.profileDir)
+      : serverCommand(prefer, built)
     // The start-up scenario's binary: the server under test when it is one, else the up-to-date dist/service or the
     // one just built (with `--server source` and a fresh dist/service, nothing is built).
-    const binary: ServerCommand | undefined = command.kind === 'binary' ? command : built || binaryIsFresh() ? serverCommand('binary', built) : undefined
+    const binary: ServerCommand | undefined =
+      command.kind === 'binary' ? command : built || binaryIsFresh() ? serverCommand('binary', built) : undefined
     const limit = await fileLimit()
     if (selected('concurrency') && limit < config.concurrency.runs + 1000)
-      log(`warning: the open-files hard limit is ${limit}; ${config.concurrency.runs} streams need more (raise it with ulimit -Hn)`)
-    log(`bench ${config.mode}: server ${command.note}; ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GB`)
+      log(
+        `warning: the open-files hard limit is ${limit}; ${config.concurrency.runs} streams need more (raise it with ulimit -Hn)`,
+      )
+    log(
+      `bench ${config.mode}: server ${command.note}; ${availableParallelism()} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(1)} GB`,
+    )
 
     const server = await startServerUnderTest(command, dir)
     running.server = server
@@ -135,14 +171,16 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     running.server = undefined
     // The baseline answers with the very lines of the service's turns, recorded here.
     const protocolShape = await recordShape(ctx, 'protocol', ctx.chatUrl(AGENTS.protocol), protocolBody(ctx, 0))
-    for (const [index] of QUESTIONS.entries()) await recordShape(ctx, `analyst-${index}`, ctx.chatUrl(AGENTS.analyst), analystBody(ctx, 0, index))
+    for (const [index] of QUESTIONS.entries())
+      await recordShape(ctx, `analyst-${index}`, ctx.chatUrl(AGENTS.analyst), analystBody(ctx, 0, index))
     running.baseline = await startBaseline(dir)
     ctx.baselineUrl = running.baseline.url
     ctx.pids.push(running.baseline.pid)
 
     const rows: Row[] = []
     if (options.soakMs !== undefined) rows.push(...(await soakScenario(ctx, options.soakMs)))
-    if (selected('protocol') || selected('analyst') || selected('websocket')) rows.push(...(await protocolScenario(ctx, protocolShape)))
+    if (selected('protocol') || selected('analyst') || selected('websocket'))
+      rows.push(...(await protocolScenario(ctx, protocolShape)))
     if (selected('analyst')) rows.push(...(await analystScenario(ctx)))
     if (selected('websocket')) rows.push(...(await websocketScenario(ctx)))
     if (selected('rejoin')) rows.push(...(await rejoinScenario(ctx)))
@@ -155,7 +193,10 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     let file: string | undefined
     if (options.resultsDir) {
       mkdirSync(options.resultsDir, { recursive: true })
-      file = join(options.resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${options.soakMs !== undefined ? 'soak' : config.mode}.json`)
+      file = join(
+        options.resultsDir,
+        `${new Date().toISOString().replace(/[:.]/g, '-')}-${options.soakMs !== undefined ? 'soak' : config.mode}.json`,
+      )
       writeFileSync(
         file,
         `${JSON.stringify(
@@ -163,7 +204,13 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
             startedAt: new Date().toISOString(),
             mode: options.soakMs !== undefined ? 'soak' : config.mode,
             server: command.note,
-            machine: { cpus: availableParallelism(), cpu: cpus()[0]?.model, memoryGb: totalmem() / 2 ** 30, bun: Bun.version, platform: process.platform },
+            machine: {
+              cpus: availableParallelism(),
+              cpu: cpus()[0]?.model,
+              memoryGb: totalmem() / 2 ** 30,
+              bun: Bun.version,
+              platform: process.platform,
+            },
             config,
             rows,
           },
@@ -189,8 +236,13 @@ if (import.meta.main) {
     const result = await runBench(options)
     process.stdout.write(`\n${renderTable(result.rows)}\n\n`)
     const missed = unmet(result.rows)
-    process.stdout.write(missed.length ? `Targets not met: ${missed.map((row) => `${row.scenario}: ${row.figure}`).join('; ')}\n` : 'Every target is met.\n')
-    for (const row of result.rows.filter((each) => each.note)) process.stdout.write(`  note, ${row.scenario} / ${row.figure}: ${row.note}\n`)
+    process.stdout.write(
+      missed.length
+        ? `Targets not met: ${missed.map((row) => `${row.scenario}: ${row.figure}`).join('; ')}\n`
+        : 'Every target is met.\n',
+    )
+    for (const row of result.rows.filter((each) => each.note))
+      process.stdout.write(`  note, ${row.scenario} / ${row.figure}: ${row.note}\n`)
     if (result.file) process.stdout.write(`Results: ${result.file}\n`)
     process.exit(0)
   } catch (error) {

@@ -79,7 +79,8 @@ export function mergeLine(messages: Map<string, ChatMessage>, line: StreamLine):
   }
   if (!('role' in line)) return undefined
   const existing = messages.get(line.id)
-  const merged: ChatMessage = existing && line.isDelta ? { ...existing, ...line, content: existing.content + line.content } : { ...line }
+  const merged: ChatMessage =
+    existing && line.isDelta ? { ...existing, ...line, content: existing.content + line.content } : { ...line }
   messages.set(line.id, merged)
   return merged
 }
@@ -174,7 +175,8 @@ export class ChatRun implements AsyncIterable<ChatEvent> {
         if (this.controller.signal.aborted) return
         // The first request's failures and any answer of the server (4xx, 5xx) are the caller's to see.
         if (attempt === 0 || error instanceof PlatformApiError) throw error
-        if (attempt >= maxRejoins) throw new ChatConnectionError(`Could not rejoin the chat run after ${attempt} attempts`, { cause: error })
+        if (attempt >= maxRejoins)
+          throw new ChatConnectionError(`Could not rejoin the chat run after ${attempt} attempts`, { cause: error })
         continue
       }
       try {
@@ -198,13 +200,17 @@ export class ChatRun implements AsyncIterable<ChatEvent> {
         }
       } catch (error) {
         if (this.controller.signal.aborted) return
-        if (error instanceof SyntaxError) throw new ChatConnectionError('The chat stream sent a line that is not JSON', { cause: error })
+        if (error instanceof SyntaxError)
+          throw new ChatConnectionError('The chat stream sent a line that is not JSON', { cause: error })
       }
       if (this.controller.signal.aborted) return
       // The body ended (or broke) before the run's last line: rejoin it.
-      if (this.chatId === undefined) throw new ChatConnectionError('The connection dropped before the chat id was known')
-      if (this.messageId === undefined && body.input !== undefined) throw new ChatConnectionError('The connection dropped and the request has no messageId to rejoin with')
-      if (attempt >= maxRejoins) throw new ChatConnectionError(`The chat stream dropped ${attempt + 1} times; giving up`)
+      if (this.chatId === undefined)
+        throw new ChatConnectionError('The connection dropped before the chat id was known')
+      if (this.messageId === undefined && body.input !== undefined)
+        throw new ChatConnectionError('The connection dropped and the request has no messageId to rejoin with')
+      if (attempt >= maxRejoins)
+        throw new ChatConnectionError(`The chat stream dropped ${attempt + 1} times; giving up`)
     }
   }
 }
@@ -218,6 +224,8 @@ export async function abortChat(
   transport: Transport,
   request: ChatTarget & { chatId: string; sessionSettings?: ChatRequest['sessionSettings'] },
 ): Promise<void> {
-  const body = request.sessionSettings ? { chatId: request.chatId, sessionSettings: request.sessionSettings } : { chatId: request.chatId }
+  const body = request.sessionSettings
+    ? { chatId: request.chatId, sessionSettings: request.sessionSettings }
+    : { chatId: request.chatId }
   await transport.json<void>('POST', `${chatBase(request)}/abort`, { body })
 }

@@ -16,7 +16,8 @@ export function deprecatedAliases(client: CorePlatformClient) {
     /** @deprecated Since v0.0.20: use `client.deployment(id).reports.create(input)`. */
     createReport: (deploymentId: number, input: M.CreateReportInput) => at(deploymentId).reports.create(input),
     /** @deprecated Since v0.0.20: use `client.deployment(id).reports.update(reportId, input)`. */
-    updateReport: (deploymentId: number, reportId: number, input: M.UpdateReportInput) => at(deploymentId).reports.update(reportId, input),
+    updateReport: (deploymentId: number, reportId: number, input: M.UpdateReportInput) =>
+      at(deploymentId).reports.update(reportId, input),
     /** @deprecated Since v0.0.20: use `client.deployment(id).reports.delete(reportId)`. */
     deleteReport: (deploymentId: number, reportId: number) => at(deploymentId).reports.delete(reportId),
     /** @deprecated Since v0.0.20: use `client.deployment(id).folders.list(query)`. */
@@ -28,7 +29,8 @@ export function deprecatedAliases(client: CorePlatformClient) {
     /** @deprecated Since v0.0.20: use `client.deployment(id).dashboards.list(query)`. */
     getDashboards: (deploymentId: number, query?: M.DashboardsListQuery) => at(deploymentId).dashboards.list(query),
     /** @deprecated Since v0.0.20: use `client.deployment(id).notifications.list(query)`. */
-    getNotifications: (deploymentId: number, query?: M.NotificationsListQuery) => at(deploymentId).notifications.list(query),
+    getNotifications: (deploymentId: number, query?: M.NotificationsListQuery) =>
+      at(deploymentId).notifications.list(query),
     /** @deprecated Since v0.0.20: use `client.embed.generateSession(body)`. */
     generateEmbedSession: (body: GenerateSessionBody) => client.embed.generateSession(body),
   }

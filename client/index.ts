@@ -6,7 +6,12 @@
 import type { PlatformClientOptions } from './transport'
 import { createPlatformClient, type PlatformClient } from './platform-client'
 
-export { createPlatformClient, type CorePlatformClient, type DeploymentClient, type PlatformClient } from './platform-client'
+export {
+  createPlatformClient,
+  type CorePlatformClient,
+  type DeploymentClient,
+  type PlatformClient,
+} from './platform-client'
 export { PlatformApiError, type FetchLike, type PlatformClientOptions } from './transport'
 export {
   ChatConnectionError,

@@ -48,7 +48,11 @@ export interface Transport {
   /** Sends a JSON request and returns the parsed JSON answer (`undefined` for 204). Throws `PlatformApiError`. */
   json<T>(method: string, path: string, options?: { query?: Query; body?: unknown; signal?: AbortSignal }): Promise<T>
   /** Sends a request and returns the raw response once it is known to be 2xx (for streams and files). */
-  raw(method: string, path: string, options?: { query?: Query; body?: unknown; signal?: AbortSignal }): Promise<Response>
+  raw(
+    method: string,
+    path: string,
+    options?: { query?: Query; body?: unknown; signal?: AbortSignal },
+  ): Promise<Response>
 }
 
 function authHeaders(options: PlatformClientOptions): Record<string, string> {
@@ -62,11 +66,16 @@ async function failure(response: Response): Promise<PlatformApiError> {
   const text = await response.text().catch(() => '')
   try {
     const body = JSON.parse(text) as { error?: unknown; code?: unknown }
-    if (typeof body.error === 'string') return new PlatformApiError(response.status, String(body.code ?? 'UNKNOWN'), body.error)
+    if (typeof body.error === 'string')
+      return new PlatformApiError(response.status, String(body.code ?? 'UNKNOWN'), body.error)
   } catch {
     // Not the service's JSON error body (a proxy's HTML page, say): report the status.
   }
-  return new PlatformApiError(response.status, 'HTTP_ERROR', `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`)
+  return new PlatformApiError(
+    response.status,
+    'HTTP_ERROR',
+    `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`,
+  )
 }
 
 /** Builds the transport once: checks the options, fixes headers and the credentials mode. */
@@ -83,11 +92,16 @@ export function createTransport(options: PlatformClientOptions): Transport {
   function url(path: string, query: Query = {}): string {
     const target = new URL(base.origin)
     target.pathname = `${prefix}${path}`
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) target.searchParams.set(name, String(value))
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) target.searchParams.set(name, String(value))
     return target.toString()
   }
 
-  async function raw(method: string, path: string, request: { query?: Query; body?: unknown; signal?: AbortSignal } = {}): Promise<Response> {
+  async function raw(
+    method: string,
+    path: string,
+    request: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
+  ): Promise<Response> {
     const init: RequestInit = { method, credentials, headers: { ...headers }, signal: request.signal }
     if (request.body !== undefined) {
       init.body = JSON.stringify(request.body)
@@ -102,7 +116,11 @@ export function createTransport(options: PlatformClientOptions): Transport {
     credentials,
     url,
     raw,
-    async json<T>(method: string, path: string, request: { query?: Query; body?: unknown; signal?: AbortSignal } = {}): Promise<T> {
+    async json<T>(
+      method: string,
+      path: string,
+      request: { query?: Query; body?: unknown; signal?: AbortSignal } = {},
+    ): Promise<T> {
       const response = await raw(method, path, request)
       if (response.status === 204) return undefined as T
       return (await response.json()) as T

@@ -18,7 +18,8 @@ export function createApp(deps: AppDeps) {
     info: {
       title: 'Analytics chat streaming and embed session service',
       version,
-      description: 'Chat API 1.0.0; embed and management API as of release v0.2.1. Every error outside a chat stream has the body `{ error, code }`.',
+      description:
+        'Chat API 1.0.0; embed and management API as of release v0.2.1. Every error outside a chat stream has the body `{ error, code }`.',
     },
     securitySchemes,
     instanceId: deps.instanceId,

@@ -80,7 +80,10 @@ function origins(environment: Record<string, string | undefined>, problems: stri
   const raw = text(environment, 'CORS_ORIGINS')
   if (raw === undefined) return []
   const list: string[] = []
-  for (const entry of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     // An origin is exactly scheme, host and port: a path or a trailing slash would never match a browser's Origin.
     const parsed = URL.canParse(entry) ? new URL(entry) : undefined
     if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== entry)
@@ -158,7 +161,12 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
   const corsOrigins = origins(environment, problems)
   // Generous defaults: they stop a runaway client, not a busy backend (the run admission limits concurrent runs).
   const apiKeyRateLimit = rateLimit(environment, 'RATE_LIMIT_API_KEY', { perSecond: 200, burst: 1000 }, problems)
-  const embedSessionRateLimit = rateLimit(environment, 'RATE_LIMIT_EMBED_SESSION', { perSecond: 20, burst: 200 }, problems)
+  const embedSessionRateLimit = rateLimit(
+    environment,
+    'RATE_LIMIT_EMBED_SESSION',
+    { perSecond: 20, burst: 200 },
+    problems,
+  )
   const metricsPrefix = text(environment, 'METRICS_PREFIX') ?? 'acs'
   if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(metricsPrefix))
     problems.push(`METRICS_PREFIX: expected letters, digits and underscores, got ${JSON.stringify(metricsPrefix)}`)
@@ -177,8 +185,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
   }
 
   const demoApiKey = text(environment, 'DEMO_API_KEY')
-  if (demoApiKey !== undefined && demoApiKey.length < 16)
-    problems.push('DEMO_API_KEY: must be at least 16 characters')
+  if (demoApiKey !== undefined && demoApiKey.length < 16) problems.push('DEMO_API_KEY: must be at least 16 characters')
 
   if (problems.length > 0) throw new ConfigError(problems)
   return {

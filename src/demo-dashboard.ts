@@ -9,18 +9,25 @@ export const DEMO_DASHBOARD_PUBLIC_ID = 'pd_demo_sales_overview'
 const DEMO_WIDGETS: DashboardWidget[] = [
   { id: 'revenue', kind: 'number', title: 'Revenue', query: 'SELECT MEASURE(orders.total_amount) FROM orders' },
   { id: 'orders', kind: 'number', title: 'Orders', query: 'SELECT MEASURE(orders.count) FROM orders' },
-  { id: 'status', kind: 'bar', title: 'Revenue by status', query: 'SELECT orders.status, MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 2 DESC' },
+  {
+    id: 'status',
+    kind: 'bar',
+    title: 'Revenue by status',
+    query: 'SELECT orders.status, MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 2 DESC',
+  },
   {
     id: 'monthly',
     kind: 'line',
     title: 'Revenue by month',
-    query: "SELECT DATE_TRUNC('month', orders.created_at), MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 1",
+    query:
+      "SELECT DATE_TRUNC('month', orders.created_at), MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 1",
   },
   {
     id: 'regions',
     kind: 'table',
     title: 'Orders by region',
-    query: 'SELECT customers.region, MEASURE(orders.count), MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 3 DESC',
+    query:
+      'SELECT customers.region, MEASURE(orders.count), MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 3 DESC',
   },
 ]
 
@@ -31,7 +38,14 @@ const DEMO_WIDGETS: DashboardWidget[] = [
 export function seedDemoDashboard(storage: Storage, deploymentId: number, now: number): void {
   const workbook = storage.db
     .insert(workbooks)
-    .values({ deploymentId, name: 'Sales overview', slug: 'sales-overview', shared: true, createdAt: now, updatedAt: now })
+    .values({
+      deploymentId,
+      name: 'Sales overview',
+      slug: 'sales-overview',
+      shared: true,
+      createdAt: now,
+      updatedAt: now,
+    })
     .returning({ id: workbooks.id })
     .get()
   const content = {
@@ -46,6 +60,14 @@ export function seedDemoDashboard(storage: Storage, deploymentId: number, now: n
   }
   storage.db
     .insert(dashboards)
-    .values({ deploymentId, workbookId: workbook.id, ...content, publicId: DEMO_DASHBOARD_PUBLIC_ID, checksum: dashboardChecksum(content), createdAt: now, updatedAt: now })
+    .values({
+      deploymentId,
+      workbookId: workbook.id,
+      ...content,
+      publicId: DEMO_DASHBOARD_PUBLIC_ID,
+      checksum: dashboardChecksum(content),
+      createdAt: now,
+      updatedAt: now,
+    })
     .run()
 }

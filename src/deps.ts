@@ -53,7 +53,8 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
   const clock = overrides.clock ?? Date.now
   const metrics = overrides.metrics ?? new Metrics({ prefix: config.metricsPrefix })
   const limits = createRequestLimits(config, clock, metrics)
-  const semantic = overrides.semantic ?? createSemanticService({ config, logger, metrics, dataSources: overrides.dataSources })
+  const semantic =
+    overrides.semantic ?? createSemanticService({ config, logger, metrics, dataSources: overrides.dataSources })
   return {
     config,
     storage,
@@ -74,7 +75,12 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
         analystDelayMs: config.analystDelayMs,
         metrics,
         turnTimeoutMs: config.chatLimits.turnTimeoutMs,
-        tools: (turn) => bindSemanticTools(semantic, { deployment: turn.deployment, branchName: turn.branch, access: turn.access }, logger),
+        tools: (turn) =>
+          bindSemanticTools(
+            semantic,
+            { deployment: turn.deployment, branchName: turn.branch, access: turn.access },
+            logger,
+          ),
       }),
   }
 }
@@ -86,7 +92,9 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
 function lazyAgentFactory(options: AgentFactoryOptions): AgentFactory {
   let factory: AgentFactory | undefined
   return (agent) => {
-    factory ??= (require('../plugins/agent/agent-factory') as typeof import('../plugins/agent/agent-factory')).createAgentFactory(options)
+    factory ??= (
+      require('../plugins/agent/agent-factory') as typeof import('../plugins/agent/agent-factory')
+    ).createAgentFactory(options)
     return factory(agent)
   }
 }

@@ -12,7 +12,10 @@ export interface Logger {
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 }
 
 /** The format to use: the configured one, else pretty on a terminal and JSON when the output goes to a pipe or file. */
-export function resolveLogFormat(configured: LogFormat | undefined, isTerminal = process.stdout.isTTY === true): LogFormat {
+export function resolveLogFormat(
+  configured: LogFormat | undefined,
+  isTerminal = process.stdout.isTTY === true,
+): LogFormat {
   return configured ?? (isTerminal ? 'pretty' : 'json')
 }
 

@@ -25,7 +25,8 @@ let processRegistry: Registry | undefined
 function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new RegistryClass()
-    const collectDefaultMetrics = require('prom-client/lib/defaultMetrics') as typeof import('prom-client').collectDefaultMetrics
+    const collectDefaultMetrics =
+      require('prom-client/lib/defaultMetrics') as typeof import('prom-client').collectDefaultMetrics
     collectDefaultMetrics({ register: processRegistry })
     // Bun's event-loop delay histogram records nothing, so these read as NaN and 2^63 ns; the lag itself
     // (`nodejs_eventloop_lag_seconds`, measured with a timer at each scrape) is kept.
@@ -71,24 +72,47 @@ export class Metrics {
       { version, runtime: `bun ${typeof Bun === 'undefined' ? 'unknown' : Bun.version}` },
       1,
     )
-    this.semanticQueries = this.counter('semantic_queries_total', 'Semantic SQL queries by cache use and outcome', ['cache', 'outcome'])
-    this.semanticQueryDuration = this.histogram('semantic_query_duration_seconds', 'Semantic SQL query time, cache included', ['cache'], QUERY_BUCKETS)
+    this.semanticQueries = this.counter('semantic_queries_total', 'Semantic SQL queries by cache use and outcome', [
+      'cache',
+      'outcome',
+    ])
+    this.semanticQueryDuration = this.histogram(
+      'semantic_query_duration_seconds',
+      'Semantic SQL query time, cache included',
+      ['cache'],
+      QUERY_BUCKETS,
+    )
     this.llmCalls = this.counter('llm_calls_total', 'Language-model calls by outcome', ['outcome'])
-    this.llmCallDuration = this.histogram('llm_call_duration_seconds', 'Language-model call time, until its stream ends', ['outcome'], LLM_BUCKETS)
+    this.llmCallDuration = this.histogram(
+      'llm_call_duration_seconds',
+      'Language-model call time, until its stream ends',
+      ['outcome'],
+      LLM_BUCKETS,
+    )
     this.llmTokens = this.counter('llm_tokens_total', 'Tokens reported by the language model', ['kind'])
     this.llmErrors = this.counter('llm_errors_total', 'Language-model calls that failed')
     this.admissionQueued = this.gauge('chat_admission_queued', 'Chat runs waiting for an admission slot')
-    this.admissionRefused = this.counter('chat_admission_refused_total', 'Chat runs refused with 429 by the limit they hit', ['limit'])
+    this.admissionRefused = this.counter(
+      'chat_admission_refused_total',
+      'Chat runs refused with 429 by the limit they hit',
+      ['limit'],
+    )
     this.rateLimited = this.counter('rate_limited_total', 'Requests refused by the request rate limit', ['scope'])
   }
 
   /** A counter named `<prefix>_<name>`; asking twice for one name returns the same counter. */
   counter<L extends string = string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
-    return this.existing(name) ?? new CounterClass({ name: this.full(name), help, labelNames, registers: [this.registry] })
+    return (
+      this.existing(name) ?? new CounterClass({ name: this.full(name), help, labelNames, registers: [this.registry] })
+    )
   }
 
   /** A gauge named `<prefix>_<name>`; with `collect`, its value is read at scrape time instead of kept. */
-  gauge<L extends string = string>(name: string, help: string, options: { labelNames?: readonly L[]; collect?: () => number } = {}): Gauge<L> {
+  gauge<L extends string = string>(
+    name: string,
+    help: string,
+    options: { labelNames?: readonly L[]; collect?: () => number } = {},
+  ): Gauge<L> {
     const existing = this.existing<Gauge<L>>(name)
     if (existing) return existing
     const read = options.collect
@@ -105,8 +129,22 @@ export class Metrics {
     })
   }
 
-  histogram<L extends string = string>(name: string, help: string, labelNames: readonly L[] = [], buckets?: number[]): Histogram<L> {
-    return this.existing(name) ?? new HistogramClass({ name: this.full(name), help, labelNames, registers: [this.registry], ...(buckets && { buckets }) })
+  histogram<L extends string = string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    buckets?: number[],
+  ): Histogram<L> {
+    return (
+      this.existing(name) ??
+      new HistogramClass({
+        name: this.full(name),
+        help,
+        labelNames,
+        registers: [this.registry],
+        ...(buckets && { buckets }),
+      })
+    )
   }
 
   /** The Prometheus text of the process metrics and this app's. */

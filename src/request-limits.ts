@@ -9,12 +9,19 @@ import { RateLimiter } from './rate-limiter'
  * check. A request over its credential's limit is 429 `RATE_LIMITED` with `Retry-After`, before any work is done.
  * (Concurrent chat runs have their own admission limits; these bound the request rate of one credential.)
  */
-export function createRequestLimits(config: Pick<Config, 'apiKeyRateLimit' | 'embedSessionRateLimit'>, clock: () => number, metrics: Metrics) {
+export function createRequestLimits(
+  config: Pick<Config, 'apiKeyRateLimit' | 'embedSessionRateLimit'>,
+  clock: () => number,
+  metrics: Metrics,
+) {
   const perKey = new RateLimiter(config.apiKeyRateLimit, clock)
   const perSession = new RateLimiter(config.embedSessionRateLimit, clock)
   const refuse = (scope: 'api_key' | 'embed_session', retryAfterSeconds: number, what: string) => {
     metrics.rateLimited.inc({ scope })
-    return new RateLimitedError(`Too many requests for this ${what}; retry in ${retryAfterSeconds} s`, retryAfterSeconds)
+    return new RateLimitedError(
+      `Too many requests for this ${what}; retry in ${retryAfterSeconds} s`,
+      retryAfterSeconds,
+    )
   }
   return {
     /** Wraps the API-key authenticator: a genuine key is charged one request. */

@@ -23,7 +23,8 @@ function ownCommand(): string[] {
 function runsServer(argv: string[]): boolean {
   const first = argv[0]
   if (first === undefined) return true
-  if (first.startsWith('-')) return !argv.some((flag) => ['--help', '-h', '--version', '-v', '--healthcheck'].includes(flag))
+  if (first.startsWith('-'))
+    return !argv.some((flag) => ['--help', '-h', '--version', '-v', '--healthcheck'].includes(flag))
   return first === 'serve' && !argv.includes('--help') && !argv.includes('-h')
 }
 
@@ -31,7 +32,8 @@ function runsServer(argv: string[]): boolean {
 export function applyRuntimeTuning(): void {
   if (process.env[HEAP_GROWTH_OPTION] !== undefined) return
   // Watch and hot modes restart the process themselves; only the server lives long enough for the option to matter.
-  if (process.execArgv.some((flag) => flag === '--watch' || flag === '--hot') || !runsServer(process.argv.slice(2))) return
+  if (process.execArgv.some((flag) => flag === '--watch' || flag === '--hot') || !runsServer(process.argv.slice(2)))
+    return
   if (typeof process.execve !== 'function') return
   try {
     process.execve(process.execPath, ownCommand(), { ...process.env, [HEAP_GROWTH_OPTION]: HEAP_GROWTH_VALUE })

@@ -16,7 +16,9 @@ function literalChoices(schema: TSchema): string[] | undefined {
   const anyOf = (schema as { anyOf?: TSchema[] }).anyOf
   if (!Array.isArray(anyOf)) return undefined
   const values = anyOf.map((member) => (member as { const?: unknown }).const)
-  return values.every((value) => typeof value === 'string' || typeof value === 'number') ? values.map(String) : undefined
+  return values.every((value) => typeof value === 'string' || typeof value === 'number')
+    ? values.map(String)
+    : undefined
 }
 
 /** One plain sentence for one TypeBox error, e.g. `plan: expected one of free, starter, premium, enterprise`. */

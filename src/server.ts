@@ -43,7 +43,8 @@ export async function serve(environment: Record<string, string | undefined> = pr
   } catch (error) {
     storage.close()
     const code = (error as { code?: string }).code
-    if (code === 'EADDRINUSE') throw new StartupError(`Port ${config.port} on ${config.host} is already in use; set PORT to a free port`)
+    if (code === 'EADDRINUSE')
+      throw new StartupError(`Port ${config.port} on ${config.host} is already in use; set PORT to a free port`)
     throw error
   }
   const server = app.server!
@@ -80,7 +81,10 @@ export async function serve(environment: Record<string, string | undefined> = pr
 const BUN_BODY_LIMIT = Number.MAX_SAFE_INTEGER
 
 /** `service healthcheck`: exit 0 when the local server answers `path` with 200 (for images without curl). */
-export async function healthcheck(environment: Record<string, string | undefined> = process.env, path = '/healthz'): Promise<number> {
+export async function healthcheck(
+  environment: Record<string, string | undefined> = process.env,
+  path = '/healthz',
+): Promise<number> {
   const config = loadConfig(environment)
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host
   try {

@@ -10,7 +10,9 @@ const BACKSTOP_PAGES = 20_000
 // In development the worker is the file beside this module; in the compiled binary (`npm run build` lists it as
 // an entry point) it is found by its path from the entry points' common root, the project folder.
 const COMPILED = /\$bunfs|~BUN/.test(import.meta.url)
-const WORKER_URL: string | URL = COMPILED ? './src/wal-checkpoint-worker.ts' : new URL('./wal-checkpoint-worker.ts', import.meta.url)
+const WORKER_URL: string | URL = COMPILED
+  ? './src/wal-checkpoint-worker.ts'
+  : new URL('./wal-checkpoint-worker.ts', import.meta.url)
 
 export interface WalCheckpointer {
   stop(): Promise<void>

@@ -39,9 +39,21 @@ export function benchBootstrap(config: BenchConfig) {
             model: 'demo',
             agents: [
               { id: AGENTS.analyst, name: 'Analyst', kind: 'analyst' },
-              scripted(AGENTS.protocol, 'Protocol turn', { lines: config.protocol.lines, lineBytes: config.protocol.lineBytes, delayMs: 0 }),
-              scripted(AGENTS.rejoin, 'Rejoin fan-out', { lines: config.rejoin.tokens, lineBytes: 24, delayMs: config.rejoin.delayMs }),
-              scripted(AGENTS.concurrency, 'Concurrency', { lines: config.concurrency.lines, lineBytes: 40, delayMs: config.concurrency.delayMs }),
+              scripted(AGENTS.protocol, 'Protocol turn', {
+                lines: config.protocol.lines,
+                lineBytes: config.protocol.lineBytes,
+                delayMs: 0,
+              }),
+              scripted(AGENTS.rejoin, 'Rejoin fan-out', {
+                lines: config.rejoin.tokens,
+                lineBytes: 24,
+                delayMs: config.rejoin.delayMs,
+              }),
+              scripted(AGENTS.concurrency, 'Concurrency', {
+                lines: config.concurrency.lines,
+                lineBytes: 40,
+                delayMs: config.concurrency.delayMs,
+              }),
             ],
           },
         ],

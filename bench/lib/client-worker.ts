@@ -21,7 +21,8 @@ async function hold(job: HoldJob): Promise<HoldResult> {
     if (outcome.ok) result.completed++
     else {
       result.failures++
-      if (outcome.failure && result.failureSamples.length < 5 && !result.failureSamples.includes(outcome.failure)) result.failureSamples.push(outcome.failure)
+      if (outcome.failure && result.failureSamples.length < 5 && !result.failureSamples.includes(outcome.failure))
+        result.failureSamples.push(outcome.failure)
     }
     result.maxMs = Math.max(result.maxMs, outcome.totalMs)
   }

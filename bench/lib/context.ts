@@ -65,7 +65,11 @@ export function writeBootstrap(dir: string, config: BenchConfig): void {
 }
 
 /** Starts the server under test with the raised open-files limit. */
-export function startServerUnderTest(command: ServerCommand, dir: string, runLimits: 'lifted' | 'default' = 'lifted'): Promise<RunningServer> {
+export function startServerUnderTest(
+  command: ServerCommand,
+  dir: string,
+  runLimits: 'lifted' | 'default' = 'lifted',
+): Promise<RunningServer> {
   return startServer({ ...command, argv: withRaisedFileLimit(command.argv) }, serverEnv(dir, runLimits))
 }
 
@@ -84,7 +88,8 @@ export function createContext(options: {
     headers: { authorization: `Api-Key ${BENCH_KEY}`, 'content-type': 'application/json' },
     figures: {},
     pids: [options.server.pid],
-    chatUrl: (agentId, path = 'stream-chat-state') => `${context.server.url}/api/v1/public/${BENCH_ACCOUNT}/agents/${agentId}/chat/${path}`,
+    chatUrl: (agentId, path = 'stream-chat-state') =>
+      `${context.server.url}/api/v1/public/${BENCH_ACCOUNT}/agents/${agentId}/chat/${path}`,
     messageId: () => `${base}${String(sequence++).padStart(9, '0')}-message`,
     async restartServer(options = {}) {
       await context.server.stop()
@@ -132,7 +137,12 @@ export async function startBaseline(dir: string): Promise<Baseline> {
 }
 
 /** Records one real turn's body as a baseline shape: the baseline answers with exactly these lines. */
-export async function recordShape(context: Pick<BenchContext, 'headers' | 'dir'>, name: string, url: string, body: string): Promise<{ lines: number; bytes: number }> {
+export async function recordShape(
+  context: Pick<BenchContext, 'headers' | 'dir'>,
+  name: string,
+  url: string,
+  body: string,
+): Promise<{ lines: number; bytes: number }> {
   const response = await fetch(url, { method: 'POST', headers: context.headers, body })
   const text = await response.text()
   if (!response.ok || !text.includes('{"id":"__state__"') || text.includes('{"error":'))

@@ -56,7 +56,11 @@ export interface Alternation<T> {
  * Runs `a` and `b` in alternation, A B A B ..., `rounds` times each, so slow drifts of a shared machine (other
  * processes, thermal limits) hit both sides alike; compare the medians.
  */
-export async function alternate<T>(rounds: number, a: (round: number) => Promise<T>, b: (round: number) => Promise<T>): Promise<Alternation<T>> {
+export async function alternate<T>(
+  rounds: number,
+  a: (round: number) => Promise<T>,
+  b: (round: number) => Promise<T>,
+): Promise<Alternation<T>> {
   const result: Alternation<T> = { a: [], b: [] }
   for (let round = 0; round < rounds; round++) {
     result.a.push(await a(round))

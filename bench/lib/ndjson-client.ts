@@ -65,13 +65,24 @@ export async function readTurn(response: Response, sentAt: number, timed: boolea
 }
 
 /** Sends one POST and reads the whole turn; network failures become a failed outcome, never a throw. */
-export async function postTurn(url: string, headers: Record<string, string>, body: string, timed = false): Promise<TurnOutcome> {
+export async function postTurn(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timed = false,
+): Promise<TurnOutcome> {
   const sentAt = wallMs()
   try {
     const response = await fetch(url, { method: 'POST', headers, body })
     return await readTurn(response, sentAt, timed)
   } catch (error) {
-    return { ok: false, failure: `network: ${(error as Error).message}`, lines: 0, bytes: 0, totalMs: wallMs() - sentAt }
+    return {
+      ok: false,
+      failure: `network: ${(error as Error).message}`,
+      lines: 0,
+      bytes: 0,
+      totalMs: wallMs() - sentAt,
+    }
   }
 }
 

@@ -90,7 +90,8 @@ export function rawPost(
           if (end < 0) return
           const text = new TextDecoder().decode(joined.subarray(0, end))
           status = Number(text.slice(9, 12))
-          if (!/transfer-encoding:\s*chunked/i.test(text)) return finish(new Error(`HTTP ${status} without a chunked body`))
+          if (!/transfer-encoding:\s*chunked/i.test(text))
+            return finish(new Error(`HTTP ${status} without a chunked body`))
           inBody = true
           decode(joined.subarray(end + 4), at)
         },

@@ -49,14 +49,22 @@ export function binaryIsFresh(): boolean {
  * binary would measure old code), else `bun run src/main.ts`. `prefer` forces one of them.
  */
 export function serverCommand(prefer: 'auto' | 'binary' | 'source', builtBinary?: string): ServerCommand {
-  const source: ServerCommand = { argv: [process.execPath, 'run', join(ROOT, 'src', 'main.ts')], kind: 'source', note: 'bun run src/main.ts' }
+  const source: ServerCommand = {
+    argv: [process.execPath, 'run', join(ROOT, 'src', 'main.ts')],
+    kind: 'source',
+    note: 'bun run src/main.ts',
+  }
   if (prefer === 'source') return source
   if (existsSync(BINARY) && binaryIsFresh()) return { argv: [BINARY], kind: 'binary', note: 'dist/service' }
   if (prefer === 'binary') {
-    if (builtBinary) return { argv: [builtBinary], kind: 'binary', note: 'a binary built from the current sources by the harness' }
+    if (builtBinary)
+      return { argv: [builtBinary], kind: 'binary', note: 'a binary built from the current sources by the harness' }
     throw new Error('no up-to-date dist/service and the build failed: run `npm run build`')
   }
-  return { ...source, note: existsSync(BINARY) ? 'bun run src/main.ts (dist/service is older than the sources)' : source.note }
+  return {
+    ...source,
+    note: existsSync(BINARY) ? 'bun run src/main.ts (dist/service is older than the sources)' : source.note,
+  }
 }
 
 /**
@@ -98,7 +106,11 @@ export function rssMbOf(pid: number): number {
  * millisecond, so `readyMs` is the start-up time). Rejects (after killing it) if the process exits or is not ready
  * within `timeoutMs`.
  */
-export async function startServer(command: ServerCommand, env: Record<string, string>, timeoutMs = 120_000): Promise<RunningServer> {
+export async function startServer(
+  command: ServerCommand,
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<RunningServer> {
   const port = freePort()
   const startedAt = wallMs()
   const child = spawn(command.argv, {

@@ -22,13 +22,16 @@ export interface ClientWorker {
 
 /** Starts a client worker and waits until it is ready for its job (its imports loaded), so jobs start on time. */
 export async function startWorker(timeoutMs = 30_000): Promise<ClientWorker> {
-  const child: Subprocess<'pipe', 'pipe', 'inherit'> = spawn(withRaisedFileLimit([process.execPath, 'run', join(import.meta.dir, 'client-worker.ts')]), {
-    stdin: 'pipe',
-    stdout: 'pipe',
-    stderr: 'inherit',
-    // Bun's fetch otherwise holds requests beyond 256 at a time in a queue.
-    env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: '65000' },
-  })
+  const child: Subprocess<'pipe', 'pipe', 'inherit'> = spawn(
+    withRaisedFileLimit([process.execPath, 'run', join(import.meta.dir, 'client-worker.ts')]),
+    {
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'inherit',
+      // Bun's fetch otherwise holds requests beyond 256 at a time in a queue.
+      env: { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: '65000' },
+    },
+  )
   const reader = child.stdout.getReader()
   const decoder = new TextDecoder()
   let text = ''

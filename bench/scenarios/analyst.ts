@@ -23,7 +23,9 @@ const REGIONS = ['Europe', 'Asia', 'North America']
 /** Slot 0, 4, 8, ... see every row; the others only their region's (the access policy of the demo model). */
 export function analystSettings(slot: number) {
   const externalId = `bench-analyst-${slot}`
-  return slot % 4 === 0 ? { externalId } : { externalId, userAttributes: [{ name: 'region', value: REGIONS[slot % REGIONS.length] }] }
+  return slot % 4 === 0
+    ? { externalId }
+    : { externalId, userAttributes: [{ name: 'region', value: REGIONS[slot % REGIONS.length] }] }
 }
 
 export const analystBody = (context: BenchContext, slot: number, question: number) =>
@@ -40,7 +42,12 @@ export async function analystScenario(context: BenchContext): Promise<Row[]> {
   const timed: TurnOutcome[] = []
   const service = async () => {
     const result = await closedLoop(concurrency, config.roundMs, (slot) =>
-      postTurn(context.chatUrl(AGENTS.analyst), context.headers, analystBody(context, slot, next++ % QUESTIONS.length), true),
+      postTurn(
+        context.chatUrl(AGENTS.analyst),
+        context.headers,
+        analystBody(context, slot, next++ % QUESTIONS.length),
+        true,
+      ),
     )
     timed.push(...result.outcomes.filter((outcome) => outcome.ok))
     return result
@@ -48,10 +55,20 @@ export async function analystScenario(context: BenchContext): Promise<Row[]> {
   const baseline = () =>
     closedLoop(concurrency, config.roundMs, (slot) => {
       const question = next++ % QUESTIONS.length
-      return postTurn(`${context.baselineUrl}/turn/analyst-${question}`, context.headers, analystBody(context, slot, question), true)
+      return postTurn(
+        `${context.baselineUrl}/turn/analyst-${question}`,
+        context.headers,
+        analystBody(context, slot, question),
+        true,
+      )
     })
   await closedLoop(concurrency, config.roundMs / 2, (slot) =>
-    postTurn(context.chatUrl(AGENTS.analyst), context.headers, analystBody(context, slot, next++ % QUESTIONS.length), true),
+    postTurn(
+      context.chatUrl(AGENTS.analyst),
+      context.headers,
+      analystBody(context, slot, next++ % QUESTIONS.length),
+      true,
+    ),
   )
   await baseline()
   const result = await alternate(config.rounds, service, baseline)
@@ -61,7 +78,8 @@ export async function analystScenario(context: BenchContext): Promise<Row[]> {
   const protocol = context.figures.protocol32
   context.log(`  analyst turn at ${concurrency}: ${value.toFixed(0)} turns/s, baseline ${base.toFixed(0)}`)
   const scenario = `analyst turn (10 questions, concurrency ${concurrency})`
-  const times = (pick: (outcome: TurnOutcome) => number | undefined) => timed.map(pick).filter((ms): ms is number => ms !== undefined)
+  const times = (pick: (outcome: TurnOutcome) => number | undefined) =>
+    timed.map(pick).filter((ms): ms is number => ms !== undefined)
   const cutoff = times((outcome) => outcome.cutoffMs)
   const delta = times((outcome) => outcome.firstDeltaMs)
   const state = times((outcome) => outcome.stateMs)
@@ -77,10 +95,20 @@ export async function analystScenario(context: BenchContext): Promise<Row[]> {
         target: `≥ 15% of protocol turn (${(0.15 * protocol).toFixed(0)}/s)`,
         met: failures === 0 && value >= 0.15 * protocol,
       }),
-      note: failures > 0 ? `${failures} failed turns: ${result.a.flatMap((round) => round.failureSamples).join('; ')}` : undefined,
+      note:
+        failures > 0
+          ? `${failures} failed turns: ${result.a.flatMap((round) => round.failureSamples).join('; ')}`
+          : undefined,
     },
     { scenario, figure: 'p50 time to __cutoff__', value: percentile(cutoff, 50), unit: 'ms' },
-    { scenario, figure: 'p99 time to __cutoff__', value: percentile(cutoff, 99), unit: 'ms', target: '≤ 10 ms', met: percentile(cutoff, 99) <= 10 },
+    {
+      scenario,
+      figure: 'p99 time to __cutoff__',
+      value: percentile(cutoff, 99),
+      unit: 'ms',
+      target: '≤ 10 ms',
+      met: percentile(cutoff, 99) <= 10,
+    },
     { scenario, figure: 'p50 time to first delta', value: percentile(delta, 50), unit: 'ms' },
     { scenario, figure: 'p99 time to first delta', value: percentile(delta, 99), unit: 'ms' },
     { scenario, figure: 'p50 time to __state__', value: percentile(state, 50), unit: 'ms' },

@@ -51,7 +51,9 @@ export async function concurrencyScenario(context: BenchContext): Promise<Row[]>
   const failures = results.reduce((sum, result) => sum + result.failures, 0)
   const samples = [...new Set(results.flatMap((result) => result.failureSamples))].slice(0, 3)
   const scenario = `concurrency (${runs.toLocaleString('en')} runs, ${lines} lines ${delayMs} ms apart)`
-  context.log(`  concurrency: ${completed}/${runs} complete, ${failures} failed, peak RSS ${peakRss.toFixed(0)} MB (idle ${idleRss.toFixed(0)} MB)`)
+  context.log(
+    `  concurrency: ${completed}/${runs} complete, ${failures} failed, peak RSS ${peakRss.toFixed(0)} MB (idle ${idleRss.toFixed(0)} MB)`,
+  )
   return [
     {
       scenario,

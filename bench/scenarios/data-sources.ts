@@ -36,7 +36,9 @@ const QUERIES = [
   "SELECT MEASURE(orders.total_amount) FROM orders WHERE customers.segment = 'Corporate' AND customers.region = 'North America' AND orders.amount > {n}",
 ]
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '16' } } })
+const { values } = parseArgs({
+  options: { seconds: { type: 'string', default: '10' }, concurrency: { type: 'string', default: '16' } },
+})
 const seconds = Number(values.seconds)
 const concurrency = Number(values.concurrency)
 const folder = mkdtempSync(join(tmpdir(), 'bench-sources-'))
@@ -68,15 +70,40 @@ try {
   const key = 'ak_bench_sources_0123456789'
   writeFileSync(
     join(folder, 'bootstrap.json'),
-    JSON.stringify({ accounts: [{ name: 'bench', plan: 'enterprise', apiKeys: [{ name: 'admin', key, admin: true }], deployments: [{ id: 1, name: 'Shop', model: 'demo', dataSource: { type: 'postgres', url: '${BENCH_SOURCE_URL}' } }] }] }),
+    JSON.stringify({
+      accounts: [
+        {
+          name: 'bench',
+          plan: 'enterprise',
+          apiKeys: [{ name: 'admin', key, admin: true }],
+          deployments: [
+            { id: 1, name: 'Shop', model: 'demo', dataSource: { type: 'postgres', url: '${BENCH_SOURCE_URL}' } },
+          ],
+        },
+      ],
+    }),
   )
   server = Bun.spawn([process.execPath, 'run', 'src/main.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DB_PATH: join(folder, 'service.db'), BOOTSTRAP_FILE: join(folder, 'bootstrap.json'), BENCH_SOURCE_URL: url, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DB_PATH: join(folder, 'service.db'),
+      BOOTSTRAP_FILE: join(folder, 'bootstrap.json'),
+      BENCH_SOURCE_URL: url,
+      LOG_LEVEL: 'warn',
+    },
     stdout: 'ignore',
     stderr: 'inherit',
   })
   for (let attempt = 0; attempt < 200; attempt++) {
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then((response) => response.ok, () => false)) break
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      break
     await Bun.sleep(100)
   }
   const model = loadDemoModel('main')
@@ -94,14 +121,19 @@ try {
       if (!response.ok) throw new Error(`/sql answered ${response.status}: ${await response.text()}`)
       await response.arrayBuffer()
     })
-  const direct = new Bun.SQL(url, { max: 10, connection: { default_transaction_read_only: 'on', TimeZone: 'UTC' } } as Bun.SQL.Options)
+  const direct = new Bun.SQL(url, {
+    max: 10,
+    connection: { default_transaction_read_only: 'on', TimeZone: 'UTC' },
+  } as Bun.SQL.Options)
   const viaDriver = async (index: number) => {
     const { compiled: query } = compiled(index)
     await direct.unsafe(query.sql, query.params).values()
   }
   const admin = new Bun.SQL(url, { max: 1 })
   const serviceConnections = async () =>
-    (await admin.unsafe("SELECT pid, backend_start FROM pg_stat_activity WHERE application_name = 'analytics-chat-service'")) as Array<{ pid: number; backend_start: Date }>
+    (await admin.unsafe(
+      "SELECT pid, backend_start FROM pg_stat_activity WHERE application_name = 'analytics-chat-service'",
+    )) as Array<{ pid: number; backend_start: Date }>
   // Warm both sides (connections, plans), then measure each in turn.
   await closedLoop.call(null, async (index) => void (await Promise.all([viaService(index), viaDriver(index)])))
   const before = await serviceConnections()
@@ -113,10 +145,16 @@ try {
   const overhead = rate(driver) / rate(service) - 1
   const opened = after.filter((connection) => connection.backend_start > loopStart).length
   console.log(`data sources: /sql on Postgres vs the driver at concurrency ${concurrency}, ${seconds} s each`)
-  console.log(`  /sql:   ${round(rate(service))} queries/s, p50 ${round(percentile(service.latencies, 50))} ms, p99 ${round(percentile(service.latencies, 99))} ms`)
-  console.log(`  driver: ${round(rate(driver))} queries/s, p50 ${round(percentile(driver.latencies, 50))} ms, p99 ${round(percentile(driver.latencies, 99))} ms`)
+  console.log(
+    `  /sql:   ${round(rate(service))} queries/s, p50 ${round(percentile(service.latencies, 50))} ms, p99 ${round(percentile(service.latencies, 99))} ms`,
+  )
+  console.log(
+    `  driver: ${round(rate(driver))} queries/s, p50 ${round(percentile(driver.latencies, 50))} ms, p99 ${round(percentile(driver.latencies, 99))} ms`,
+  )
   console.log(`  overhead: ${round(overhead * 100)}% (target ≤ 20%) ${overhead <= 0.2 ? 'met' : 'NOT met'}`)
-  console.log(`  pool: ${before.length} service connections before, ${after.length} after ${service.count} queries, ${opened} opened during the load (target: 0)`)
+  console.log(
+    `  pool: ${before.length} service connections before, ${after.length} after ${service.count} queries, ${opened} opened during the load (target: 0)`,
+  )
   await direct.close()
   await admin.close()
 } finally {

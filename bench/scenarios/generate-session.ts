@@ -34,13 +34,25 @@ function sessionBody(user: string, index: number) {
 function rawBaseline(storage: Storage) {
   const { sqlite } = storage
   const account = sqlite.query<{ id: number }, []>("SELECT id FROM accounts WHERE name = 'bench'").get()!.id
-  const groupIds = sqlite.query<{ id: number }, [number]>('SELECT id FROM groups WHERE account_id = ? AND embed_tenant_id IS NULL ORDER BY id').all(account).map((row) => row.id)
-  const attributeIds = sqlite.query<{ id: number }, [number]>('SELECT id FROM user_attribute_definitions WHERE account_id = ? ORDER BY id').all(account).map((row) => row.id)
+  const groupIds = sqlite
+    .query<{ id: number }, [number]>(
+      'SELECT id FROM groups WHERE account_id = ? AND embed_tenant_id IS NULL ORDER BY id',
+    )
+    .all(account)
+    .map((row) => row.id)
+  const attributeIds = sqlite
+    .query<{ id: number }, [number]>('SELECT id FROM user_attribute_definitions WHERE account_id = ? ORDER BY id')
+    .all(account)
+    .map((row) => row.id)
   const insertUser = sqlite.query<{ id: number }, [number, string, string, string, string, number, number]>(
     "INSERT INTO users (account_id, kind, identity, email, display_name, picture, created_at, updated_at) VALUES (?, 'external', ?, ?, ?, ?, ?, ?) RETURNING id",
   )
-  const insertMembership = sqlite.query<never, [number, number]>('INSERT INTO group_memberships (user_id, group_id) VALUES (?, ?)')
-  const insertValue = sqlite.query<never, [number, number, string]>('INSERT INTO user_attribute_values (user_id, attribute_id, value) VALUES (?, ?, ?)')
+  const insertMembership = sqlite.query<never, [number, number]>(
+    'INSERT INTO group_memberships (user_id, group_id) VALUES (?, ?)',
+  )
+  const insertValue = sqlite.query<never, [number, number, string]>(
+    'INSERT INTO user_attribute_values (user_id, attribute_id, value) VALUES (?, ?, ?)',
+  )
   const insertSession = sqlite.query<never, [string, string, number, number, string, string, number, number]>(
     `INSERT INTO embed_sessions (public_id, secret_hash, account_id, deployment_id, user_id, settings, security_context, groups, user_attributes, created_at, expires_at)
      VALUES (?, ?, ?, 1, ?, '{}', '{}', ?, ?, ?, ?)`,
@@ -49,11 +61,28 @@ function rawBaseline(storage: Storage) {
     const now = Date.now()
     sqlite
       .transaction(() => {
-        const userId = insertUser.get(account, user, `${user}@example.com`, `User ${index}`, `https://example.com/avatars/${index}.png`, now, now)!.id
+        const userId = insertUser.get(
+          account,
+          user,
+          `${user}@example.com`,
+          `User ${index}`,
+          `https://example.com/avatars/${index}.png`,
+          now,
+          now,
+        )!.id
         for (const groupId of groupIds) insertMembership.run(userId, groupId)
         const values = ['"Europe"', String(index % 5), '["alpha","beta"]']
         attributeIds.forEach((attributeId, position) => insertValue.run(userId, attributeId, values[position]))
-        insertSession.run(randomToken(16), hashSecret(`es_${randomToken(32)}`), account, userId, JSON.stringify(GROUPS), '{"region":"Europe"}', now, now + 300_000)
+        insertSession.run(
+          randomToken(16),
+          hashSecret(`es_${randomToken(32)}`),
+          account,
+          userId,
+          JSON.stringify(GROUPS),
+          '{"region":"Europe"}',
+          now,
+          now + 300_000,
+        )
       })
       .immediate()
   }
@@ -85,7 +114,11 @@ export async function generateSessionScenario(context: BenchContext): Promise<Ro
           const index = next++
           const sentAt = wallMs()
           try {
-            const response = await fetch(url, { method: 'POST', headers: context.headers, body: sessionBody(`bench-gs-${tag}-${index}`, index) })
+            const response = await fetch(url, {
+              method: 'POST',
+              headers: context.headers,
+              body: sessionBody(`bench-gs-${tag}-${index}`, index),
+            })
             const body = (await response.json()) as { sessionId?: string; error?: string }
             if (!response.ok || !body.sessionId) failures.push(`HTTP ${response.status} ${body.error ?? ''}`)
           } catch (error) {
@@ -121,7 +154,9 @@ export async function generateSessionScenario(context: BenchContext): Promise<Ro
         ratio: value / base,
         target: '≥ 2,000/s',
         met: failures.length === 0 && value >= 2000,
-        note: failures.length ? `${failures.length} failed: ${[...new Set(failures)].slice(0, 3).join('; ')}` : undefined,
+        note: failures.length
+          ? `${failures.length} failed: ${[...new Set(failures)].slice(0, 3).join('; ')}`
+          : undefined,
       },
       { scenario, figure: 'p50 latency', value: percentile(latencies, 50), unit: 'ms' },
       { scenario, figure: 'p99 latency', value: p99, unit: 'ms' },

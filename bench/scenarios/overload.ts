@@ -42,13 +42,23 @@ export async function overloadScenario(context: BenchContext): Promise<Row[]> {
   try {
     const burst = Promise.all(
       workers.map((worker, index) =>
-        worker.run<BurstTurn[]>({ kind: 'burst', url, headers: context.headers, bodies: bodies.slice(index * perWorker, (index + 1) * perWorker), startAt }),
+        worker.run<BurstTurn[]>({
+          kind: 'burst',
+          url,
+          headers: context.headers,
+          bodies: bodies.slice(index * perWorker, (index + 1) * perWorker),
+          startAt,
+        }),
       ),
     )
     // Another user asks once the burst is in the server (its 2,000 connections take a moment to arrive).
     await Bun.sleep(Math.max(0, startAt + BYSTANDER_DELAY_MS - wallMs()))
     for (let turn = 0; turn < BYSTANDER_TURNS; turn++) {
-      const body = JSON.stringify({ input: QUESTIONS[turn], messageId: context.messageId(), sessionSettings: { externalId: 'bench-overload-bystander' } })
+      const body = JSON.stringify({
+        input: QUESTIONS[turn],
+        messageId: context.messageId(),
+        sessionSettings: { externalId: 'bench-overload-bystander' },
+      })
       const outcome = await postTurn(url, context.headers, body)
       if (outcome.ok) bystander.push(outcome.totalMs)
       else bystanderFailures++
@@ -63,7 +73,11 @@ export async function overloadScenario(context: BenchContext): Promise<Row[]> {
   const completed = admitted.filter((turn) => turn.ok)
   const otherFailures = results.filter((turn) => turn.status !== 200 && turn.status !== 429)
   const failed = admitted.length - completed.length + otherFailures.length
-  const samples = [...new Set(results.filter((turn) => !turn.ok && turn.status !== 429).map((turn) => turn.failure ?? `HTTP ${turn.status}`))].slice(0, 3)
+  const samples = [
+    ...new Set(
+      results.filter((turn) => !turn.ok && turn.status !== 429).map((turn) => turn.failure ?? `HTTP ${turn.status}`),
+    ),
+  ].slice(0, 3)
   const times = admitted.map((turn) => turn.ms)
   const refusedTimes = refused.map((turn) => turn.ms)
   const scenario = `overload (${turns.toLocaleString('en')} analyst turns at once, ${users} users)`
@@ -73,7 +87,13 @@ export async function overloadScenario(context: BenchContext): Promise<Row[]> {
   )
   return [
     { scenario, figure: 'turns admitted (200)', value: admitted.length, unit: '' },
-    { scenario, figure: 'turns refused (429 TOO_MANY_RUNS)', value: refused.length, unit: '', note: refused.length ? `p50 answer ${percentile(refusedTimes, 50).toFixed(0)} ms` : undefined },
+    {
+      scenario,
+      figure: 'turns refused (429 TOO_MANY_RUNS)',
+      value: refused.length,
+      unit: '',
+      note: refused.length ? `p50 answer ${percentile(refusedTimes, 50).toFixed(0)} ms` : undefined,
+    },
     {
       scenario,
       figure: 'admitted turns completed',

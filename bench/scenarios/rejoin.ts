@@ -13,10 +13,17 @@ interface Trial {
 }
 
 /** The original client: every line's arrival time, the chat id, and a digest of all after `__cutoff__`. */
-async function original(url: string, headers: Record<string, string>, body: string, onChatId: (chatId: string) => void) {
+async function original(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  onChatId: (chatId: string) => void,
+) {
   const response = await fetch(url, { method: 'POST', headers, body })
   if (!response.ok || !response.body) throw new Error(`rejoin: the original request got HTTP ${response.status}`)
-  const recorder = lineRecorder((cutoff) => onChatId((JSON.parse(cutoff) as { state: { chatId: string } }).state.chatId))
+  const recorder = lineRecorder((cutoff) =>
+    onChatId((JSON.parse(cutoff) as { state: { chatId: string } }).state.chatId),
+  )
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) recorder.chunk(chunk, wallMs())
   return { times: recorder.times, digest: recorder.digest() }
 }
@@ -30,25 +37,30 @@ async function trial(context: BenchContext): Promise<Trial> {
     const url = context.chatUrl(AGENTS.rejoin)
     const runMs = rejoin.tokens * rejoin.delayMs
     let joined: Promise<JoinerResult[][]> | undefined
-    const first = await original(url, context.headers, JSON.stringify({ input: 'Stream 200 tokens', messageId, sessionSettings }), (chatId) => {
-      // Joiners arrive evenly over the first 80% of the run, each worker taking its share.
-      const body = JSON.stringify({ chatId, messageId, sessionSettings })
-      const startAt = wallMs() + 20
-      const perWorker = Math.ceil(rejoin.joiners / workers.length)
-      joined = Promise.all(
-        workers.map((worker, index) =>
-          worker.run<JoinerResult[]>({
-            kind: 'join',
-            url,
-            headers: context.headers,
-            body,
-            count: Math.min(perWorker, rejoin.joiners - index * perWorker),
-            startAt: startAt + (index * runMs * 0.8) / rejoin.joiners,
-            spreadMs: runMs * 0.8,
-          }),
-        ),
-      )
-    })
+    const first = await original(
+      url,
+      context.headers,
+      JSON.stringify({ input: 'Stream 200 tokens', messageId, sessionSettings }),
+      (chatId) => {
+        // Joiners arrive evenly over the first 80% of the run, each worker taking its share.
+        const body = JSON.stringify({ chatId, messageId, sessionSettings })
+        const startAt = wallMs() + 20
+        const perWorker = Math.ceil(rejoin.joiners / workers.length)
+        joined = Promise.all(
+          workers.map((worker, index) =>
+            worker.run<JoinerResult[]>({
+              kind: 'join',
+              url,
+              headers: context.headers,
+              body,
+              count: Math.min(perWorker, rejoin.joiners - index * perWorker),
+              startAt: startAt + (index * runMs * 0.8) / rejoin.joiners,
+              spreadMs: runMs * 0.8,
+            }),
+          ),
+        )
+      },
+    )
     const joiners = (await joined!).flat()
     const lags: number[] = []
     const failures: string[] = []
@@ -98,6 +110,13 @@ export async function rejoinScenario(context: BenchContext): Promise<Row[]> {
       note: failures.length ? failures.join('; ') : undefined,
     },
     { scenario, figure: 'p50 live-line lag behind the original', value: percentile(lags, 50), unit: 'ms' },
-    { scenario, figure: 'p99 live-line lag behind the original', value: p99, unit: 'ms', target: '≤ 25 ms', met: p99 <= 25 },
+    {
+      scenario,
+      figure: 'p99 live-line lag behind the original',
+      value: p99,
+      unit: 'ms',
+      target: '≤ 25 ms',
+      met: p99 <= 25,
+    },
   ]
 }

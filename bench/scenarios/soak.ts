@@ -18,7 +18,9 @@ export async function soakScenario(context: BenchContext, durationMs: number): P
   const turn = (slot: number) => postTurn(url, context.headers, protocolBody(context, slot))
   const max = (await closedLoop(32, 10_000, turn)).perSecond
   const rate = max / 2
-  context.log(`  soak: maximum ${max.toFixed(0)} turns/s; holding ${rate.toFixed(0)} turns/s for ${(durationMs / 1000).toFixed(0)} s`)
+  context.log(
+    `  soak: maximum ${max.toFixed(0)} turns/s; holding ${rate.toFixed(0)} turns/s for ${(durationMs / 1000).toFixed(0)} s`,
+  )
   const samples: Array<{ atS: number; rssMb: number }> = []
   const startedAt = wallMs()
   const sample = () => {

@@ -10,7 +10,17 @@ import { median } from '../lib/stats'
 export async function startupScenario(context: BenchContext, binary: ServerCommand | undefined): Promise<Row[]> {
   const scenario = 'start-up (binary, existing database)'
   if (!binary)
-    return [{ scenario, figure: 'spawn to first /healthz 200', value: Number.NaN, unit: 'ms', target: '≤ 150 ms', met: false, note: 'no binary: the build failed' }]
+    return [
+      {
+        scenario,
+        figure: 'spawn to first /healthz 200',
+        value: Number.NaN,
+        unit: 'ms',
+        target: '≤ 150 ms',
+        met: false,
+        note: 'no binary: the build failed',
+      },
+    ]
   await context.server.stop()
   const ready: number[] = []
   const rss: number[] = []
@@ -24,7 +34,22 @@ export async function startupScenario(context: BenchContext, binary: ServerComma
   }
   context.log(`  start-up: ${median(ready).toFixed(0)} ms, idle RSS ${median(rss).toFixed(0)} MB`)
   return [
-    { scenario, figure: 'spawn to first /healthz 200 (median)', value: median(ready), unit: 'ms', target: '≤ 150 ms', met: median(ready) <= 150, note: `${binary.note}; samples ${ready.map((ms) => ms.toFixed(0)).join(', ')}` },
-    { scenario, figure: 'idle RSS (median)', value: median(rss), unit: 'MB', target: '≤ 120 MB', met: median(rss) <= 120 },
+    {
+      scenario,
+      figure: 'spawn to first /healthz 200 (median)',
+      value: median(ready),
+      unit: 'ms',
+      target: '≤ 150 ms',
+      met: median(ready) <= 150,
+      note: `${binary.note}; samples ${ready.map((ms) => ms.toFixed(0)).join(', ')}`,
+    },
+    {
+      scenario,
+      figure: 'idle RSS (median)',
+      value: median(rss),
+      unit: 'MB',
+      target: '≤ 120 MB',
+      met: median(rss) <= 120,
+    },
   ]
 }

@@ -41,7 +41,13 @@ async function openSocket(url: string, headers: Record<string, string>) {
   }
 }
 
-async function socketLoop(context: BenchContext, url: string, headers: Record<string, string>, concurrency: number, durationMs: number): Promise<LoadResult> {
+async function socketLoop(
+  context: BenchContext,
+  url: string,
+  headers: Record<string, string>,
+  concurrency: number,
+  durationMs: number,
+): Promise<LoadResult> {
   const sockets = await Promise.all(Array.from({ length: concurrency }, () => openSocket(url, headers)))
   const outcomes: TurnOutcome[] = []
   const startedAt = wallMs()
@@ -81,8 +87,14 @@ export async function websocketScenario(context: BenchContext): Promise<Row[]> {
       unit: '/s',
       baseline: base,
       ratio: value / base,
-      ...(http !== undefined && { target: `≥ 100% of HTTP protocol turn (${http.toFixed(0)}/s)`, met: failures === 0 && value >= http }),
-      note: failures > 0 ? `${failures} failed turns: ${result.a.flatMap((round) => round.failureSamples).join('; ')}` : undefined,
+      ...(http !== undefined && {
+        target: `≥ 100% of HTTP protocol turn (${http.toFixed(0)}/s)`,
+        met: failures === 0 && value >= http,
+      }),
+      note:
+        failures > 0
+          ? `${failures} failed turns: ${result.a.flatMap((round) => round.failureSamples).join('; ')}`
+          : undefined,
     },
   ]
 }

@@ -29,10 +29,17 @@ export interface BootstrapSummary {
  * Applies a validated bootstrap in one transaction: creates and updates what the file names, never deletes what it
  * does not. Applying the same file twice leaves the same rows. On any error nothing is written.
  */
-export function applyBootstrap(storage: Storage, file: BootstrapFile, source: string, now = Date.now()): BootstrapSummary {
+export function applyBootstrap(
+  storage: Storage,
+  file: BootstrapFile,
+  source: string,
+  now = Date.now(),
+): BootstrapSummary {
   const summary: BootstrapSummary = { accounts: 0, apiKeys: 0, deployments: 0, agents: 0 }
   transaction(storage, () => {
-    file.accounts.forEach((account, index) => applyAccount(storage, account, `accounts[${index}]`, source, now, summary))
+    file.accounts.forEach((account, index) =>
+      applyAccount(storage, account, `accounts[${index}]`, source, now, summary),
+    )
   })
   return summary
 }
@@ -62,7 +69,11 @@ function applyAccount(
 
   for (const [index, deployment] of (account.deployments ?? []).entries()) {
     const path = `${at}.deployments[${index}]`
-    const existing = db.select({ accountId: deployments.accountId }).from(deployments).where(eq(deployments.id, deployment.id)).get()
+    const existing = db
+      .select({ accountId: deployments.accountId })
+      .from(deployments)
+      .where(eq(deployments.id, deployment.id))
+      .get()
     if (existing && existing.accountId !== accountId)
       throw new BootstrapError(source, [`${path}.id: deployment ${deployment.id} already belongs to another account`])
     const deploymentValues = {
@@ -80,12 +91,21 @@ function applyAccount(
     // Branches are the deployment's whole list, so the file's list replaces the stored one.
     db.delete(deploymentBranches).where(eq(deploymentBranches.deploymentId, deployment.id)).run()
     branches.forEach((name, position) =>
-      db.insert(deploymentBranches).values({ deploymentId: deployment.id, name, isDefault: position === 0, position }).run(),
+      db
+        .insert(deploymentBranches)
+        .values({ deploymentId: deployment.id, name, isDefault: position === 0, position })
+        .run(),
     )
     for (const [agentIndex, agent] of (deployment.agents ?? []).entries()) {
-      const existingAgent = db.select({ deploymentId: agents.deploymentId }).from(agents).where(eq(agents.id, agent.id)).get()
+      const existingAgent = db
+        .select({ deploymentId: agents.deploymentId })
+        .from(agents)
+        .where(eq(agents.id, agent.id))
+        .get()
       if (existingAgent && existingAgent.deploymentId !== deployment.id)
-        throw new BootstrapError(source, [`${path}.agents[${agentIndex}].id: agent ${agent.id} already belongs to another deployment`])
+        throw new BootstrapError(source, [
+          `${path}.agents[${agentIndex}].id: agent ${agent.id} already belongs to another deployment`,
+        ])
       const agentValues = { name: agent.name, kind: agent.kind ?? 'analyst', config: agent.config ?? null }
       db.insert(agents)
         .values({ id: agent.id, deploymentId: deployment.id, ...agentValues })
@@ -110,10 +130,17 @@ function applyAccount(
     const revokedAt = key.revoked ? (existing?.revokedAt ?? now) : null
     let keyId: number
     if (existing) {
-      db.update(apiKeys).set({ ...keyValues, revokedAt }).where(eq(apiKeys.id, existing.id)).run()
+      db.update(apiKeys)
+        .set({ ...keyValues, revokedAt })
+        .where(eq(apiKeys.id, existing.id))
+        .run()
       keyId = existing.id
     } else {
-      keyId = db.insert(apiKeys).values({ accountId, name: key.name, createdAt: now, revokedAt, ...keyValues }).returning({ id: apiKeys.id }).get().id
+      keyId = db
+        .insert(apiKeys)
+        .values({ accountId, name: key.name, createdAt: now, revokedAt, ...keyValues })
+        .returning({ id: apiKeys.id })
+        .get().id
     }
     // The file is the source of truth for the keys it names: a policy changed through the API (by mistake or by a
     // compromised key) is put back at the next start, so an operator can always recover the account's keys.
@@ -136,7 +163,13 @@ function applyAccount(
 
   for (const user of account.users ?? []) {
     db.insert(users)
-      .values({ accountId, kind: 'internal', identity: normalizeIdentity(user.username), createdAt: now, updatedAt: now })
+      .values({
+        accountId,
+        kind: 'internal',
+        identity: normalizeIdentity(user.username),
+        createdAt: now,
+        updatedAt: now,
+      })
       .onConflictDoNothing()
       .run()
   }
@@ -145,12 +178,22 @@ function applyAccount(
     const existing = db
       .select({ id: groups.id })
       .from(groups)
-      .where(and(eq(groups.accountId, accountId), isNull(groups.embedTenantId), eq(groups.namespace, 'group'), eq(groups.name, group.name)))
+      .where(
+        and(
+          eq(groups.accountId, accountId),
+          isNull(groups.embedTenantId),
+          eq(groups.namespace, 'group'),
+          eq(groups.name, group.name),
+        ),
+      )
       .get()
     if (existing) {
-      if (group.description !== undefined) db.update(groups).set({ description: group.description }).where(eq(groups.id, existing.id)).run()
+      if (group.description !== undefined)
+        db.update(groups).set({ description: group.description }).where(eq(groups.id, existing.id)).run()
     } else {
-      db.insert(groups).values({ accountId, name: group.name, description: group.description ?? null, createdAt: now }).run()
+      db.insert(groups)
+        .values({ accountId, name: group.name, description: group.description ?? null, createdAt: now })
+        .run()
     }
   }
 
@@ -179,7 +222,9 @@ function applyAccount(
       if (Object.keys(details).length > 0)
         db.update(userAttributeDefinitions).set(details).where(eq(userAttributeDefinitions.id, existing.id)).run()
     } else {
-      db.insert(userAttributeDefinitions).values({ accountId, name: attribute.name, type: attribute.type, createdAt: now, ...details }).run()
+      db.insert(userAttributeDefinitions)
+        .values({ accountId, name: attribute.name, type: attribute.type, createdAt: now, ...details })
+        .run()
     }
   }
 
@@ -197,5 +242,10 @@ function applyAccount(
 
 /** True when the database holds no account yet (the demo bootstrap applies only then). */
 export function isEmptyDatabase(storage: Storage): boolean {
-  return storage.db.select({ count: sql<number>`count(*)` }).from(accounts).get()?.count === 0
+  return (
+    storage.db
+      .select({ count: sql<number>`count(*)` })
+      .from(accounts)
+      .get()?.count === 0
+  )
 }

@@ -1,10 +1,17 @@
 import { resolve } from 'node:path'
-import { DEFAULT_MAX_CONNECTIONS, DEFAULT_QUERY_TIMEOUT_MS, type DataSourceConfig } from '../../plugins/semantic/sources/data-source'
+import {
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_QUERY_TIMEOUT_MS,
+  type DataSourceConfig,
+} from '../../plugins/semantic/sources/data-source'
 import { BootstrapError } from './load'
 import type { BootstrapDataSource, BootstrapFile } from './model'
 
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g
-const SCHEMES: Partial<Record<DataSourceConfig['type'], RegExp>> = { postgres: /^postgres(ql)?:\/\/./i, mysql: /^(mysql|mariadb):\/\/./i }
+const SCHEMES: Partial<Record<DataSourceConfig['type'], RegExp>> = {
+  postgres: /^postgres(ql)?:\/\/./i,
+  mysql: /^(mysql|mariadb):\/\/./i,
+}
 
 /** `${NAME}` references replaced from the environment; a missing variable is a problem at `path`. */
 function substitute(text: string, env: Record<string, string | undefined>, path: string, problems: string[]): string {
@@ -15,7 +22,12 @@ function substitute(text: string, env: Record<string, string | undefined>, path:
   })
 }
 
-function resolveOne(entry: BootstrapDataSource, env: Record<string, string | undefined>, path: string, problems: string[]): DataSourceConfig {
+function resolveOne(
+  entry: BootstrapDataSource,
+  env: Record<string, string | undefined>,
+  path: string,
+  problems: string[],
+): DataSourceConfig {
   const before = problems.length
   const url = entry.url === undefined ? undefined : substitute(entry.url, env, `${path}.url`, problems)
   const file = entry.path === undefined ? undefined : substitute(entry.path, env, `${path}.path`, problems)
@@ -26,9 +38,11 @@ function resolveOne(entry: BootstrapDataSource, env: Record<string, string | und
     // Never echo the value: it may hold a password.
     else if (problems.length === before && !scheme.test(url))
       problems.push(`${path}.url: expected a ${entry.type === 'postgres' ? 'postgres://' : 'mysql://'} URL`)
-    else if (problems.length === before && !URL.canParse(url.replace(/^\w+:/, 'http:'))) problems.push(`${path}.url: not a valid URL`)
+    else if (problems.length === before && !URL.canParse(url.replace(/^\w+:/, 'http:')))
+      problems.push(`${path}.url: not a valid URL`)
   } else {
-    if (url !== undefined) problems.push(`${path}.url: a ${entry.type} source takes a path to its database file, not a url`)
+    if (url !== undefined)
+      problems.push(`${path}.url: a ${entry.type} source takes a path to its database file, not a url`)
     if (file === undefined) problems.push(`${path}.path: required for a ${entry.type} source`)
   }
   return {
@@ -46,13 +60,25 @@ function resolveOne(entry: BootstrapDataSource, env: Record<string, string | und
  * kept in memory only (never stored: a resolved URL may hold a password). A malformed entry stops the start with
  * its path: `accounts[0].deployments[0].dataSource.url: environment variable SHOP_DATABASE_URL is not set`.
  */
-export function resolveDataSources(file: BootstrapFile, env: Record<string, string | undefined>, source: string): Map<number, DataSourceConfig> {
+export function resolveDataSources(
+  file: BootstrapFile,
+  env: Record<string, string | undefined>,
+  source: string,
+): Map<number, DataSourceConfig> {
   const problems: string[] = []
   const sources = new Map<number, DataSourceConfig>()
   file.accounts.forEach((account, accountIndex) =>
     (account.deployments ?? []).forEach((deployment, index) => {
       if (deployment.dataSource)
-        sources.set(deployment.id, resolveOne(deployment.dataSource, env, `accounts[${accountIndex}].deployments[${index}].dataSource`, problems))
+        sources.set(
+          deployment.id,
+          resolveOne(
+            deployment.dataSource,
+            env,
+            `accounts[${accountIndex}].deployments[${index}].dataSource`,
+            problems,
+          ),
+        )
     }),
   )
   if (problems.length > 0) throw new BootstrapError(source, problems)

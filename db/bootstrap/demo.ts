@@ -20,7 +20,12 @@ export function demoBootstrap(adminKey: string): BootstrapFile {
           { name: 'finance', description: 'Finance team' },
         ],
         userAttributes: [
-          { name: 'region', type: 'string', displayName: 'Region', description: 'Sees only orders of customers in this region' },
+          {
+            name: 'region',
+            type: 'string',
+            displayName: 'Region',
+            description: 'Sees only orders of customers in this region',
+          },
         ],
         embedTenants: [{ name: 'demo-tenant', useCreatorMode: true, displayName: 'Demo tenant' }],
         deployments: [

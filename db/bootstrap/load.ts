@@ -34,41 +34,104 @@ export function validateBootstrap(document: unknown, source: string): BootstrapF
   if (shapeProblems.length > 0 || !Value.Check(BootstrapFile, document)) throw new BootstrapError(source, shapeProblems)
   const file = document as BootstrapFile
   const problems: string[] = []
-  const duplicates = <T>(items: readonly T[], key: (item: T) => string | number, path: (index: number) => string, what: string) => {
+  const duplicates = <T>(
+    items: readonly T[],
+    key: (item: T) => string | number,
+    path: (index: number) => string,
+    what: string,
+  ) => {
     const seen = new Map<string | number, number>()
     items.forEach((item, index) => {
       const value = key(item)
       const first = seen.get(value)
-      if (first !== undefined) problems.push(`${path(index)}: duplicate ${what} ${JSON.stringify(value)} (also at ${path(first)})`)
+      if (first !== undefined)
+        problems.push(`${path(index)}: duplicate ${what} ${JSON.stringify(value)} (also at ${path(first)})`)
       else seen.set(value, index)
     })
   }
-  duplicates(file.accounts, (account) => account.name, (index) => `accounts[${index}].name`, 'account name')
-  const allDeployments = file.accounts.flatMap((account, accountIndex) =>
-    (account.deployments ?? []).map((deployment, index) => ({ deployment, path: `accounts[${accountIndex}].deployments[${index}]` })),
+  duplicates(
+    file.accounts,
+    (account) => account.name,
+    (index) => `accounts[${index}].name`,
+    'account name',
   )
-  duplicates(allDeployments, (entry) => entry.deployment.id, (index) => `${allDeployments[index].path}.id`, 'deployment id')
+  const allDeployments = file.accounts.flatMap((account, accountIndex) =>
+    (account.deployments ?? []).map((deployment, index) => ({
+      deployment,
+      path: `accounts[${accountIndex}].deployments[${index}]`,
+    })),
+  )
+  duplicates(
+    allDeployments,
+    (entry) => entry.deployment.id,
+    (index) => `${allDeployments[index].path}.id`,
+    'deployment id',
+  )
   const allAgents = allDeployments.flatMap(({ deployment, path }) =>
     (deployment.agents ?? []).map((agent, index) => ({ agent, path: `${path}.agents[${index}]` })),
   )
-  duplicates(allAgents, (entry) => entry.agent.id, (index) => `${allAgents[index].path}.id`, 'agent id')
+  duplicates(
+    allAgents,
+    (entry) => entry.agent.id,
+    (index) => `${allAgents[index].path}.id`,
+    'agent id',
+  )
 
   file.accounts.forEach((account, accountIndex) => {
     const at = `accounts[${accountIndex}]`
     const ownDeployments = new Set((account.deployments ?? []).map((deployment) => deployment.id))
-    duplicates(account.apiKeys ?? [], (key) => key.name, (index) => `${at}.apiKeys[${index}].name`, 'key name')
-    duplicates(account.apiKeys ?? [], (key) => key.key, (index) => `${at}.apiKeys[${index}].key`, 'key')
+    duplicates(
+      account.apiKeys ?? [],
+      (key) => key.name,
+      (index) => `${at}.apiKeys[${index}].name`,
+      'key name',
+    )
+    duplicates(
+      account.apiKeys ?? [],
+      (key) => key.key,
+      (index) => `${at}.apiKeys[${index}].key`,
+      'key',
+    )
     ;(account.apiKeys ?? []).forEach((key, index) => {
       for (const id of key.deployments ?? [])
-        if (!ownDeployments.has(id)) problems.push(`${at}.apiKeys[${index}].deployments: deployment ${id} is not a deployment of account ${account.name}`)
+        if (!ownDeployments.has(id))
+          problems.push(
+            `${at}.apiKeys[${index}].deployments: deployment ${id} is not a deployment of account ${account.name}`,
+          )
     })
-    duplicates(account.users ?? [], (user) => normalizeIdentity(user.username), (index) => `${at}.users[${index}].username`, 'username')
-    duplicates(account.groups ?? [], (group) => group.name, (index) => `${at}.groups[${index}].name`, 'group name')
-    duplicates(account.userAttributes ?? [], (attribute) => attribute.name, (index) => `${at}.userAttributes[${index}].name`, 'attribute name')
-    duplicates(account.embedTenants ?? [], (tenant) => tenant.name, (index) => `${at}.embedTenants[${index}].name`, 'embed tenant name')
+    duplicates(
+      account.users ?? [],
+      (user) => normalizeIdentity(user.username),
+      (index) => `${at}.users[${index}].username`,
+      'username',
+    )
+    duplicates(
+      account.groups ?? [],
+      (group) => group.name,
+      (index) => `${at}.groups[${index}].name`,
+      'group name',
+    )
+    duplicates(
+      account.userAttributes ?? [],
+      (attribute) => attribute.name,
+      (index) => `${at}.userAttributes[${index}].name`,
+      'attribute name',
+    )
+    duplicates(
+      account.embedTenants ?? [],
+      (tenant) => tenant.name,
+      (index) => `${at}.embedTenants[${index}].name`,
+      'embed tenant name',
+    )
     ;(account.deployments ?? []).forEach((deployment, index) => {
       const path = `${at}.deployments[${index}]`
-      if (deployment.branches) duplicates(deployment.branches, (branch) => branch, (position) => `${path}.branches[${position}]`, 'branch')
+      if (deployment.branches)
+        duplicates(
+          deployment.branches,
+          (branch) => branch,
+          (position) => `${path}.branches[${position}]`,
+          'branch',
+        )
       if (deployment.tokenAuth?.enabled && !deployment.tokenAuth.secret)
         problems.push(`${path}.tokenAuth.secret: required when tokenAuth.enabled is true`)
     })

@@ -62,7 +62,9 @@ export const BootstrapDeployment = t.Object(
   {
     id: Id,
     name: t.String({ minLength: 1, maxLength: 200 }),
-    branches: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._/-]+$' }), { minItems: 1 })),
+    branches: t.Optional(
+      t.Array(t.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._/-]+$' }), { minItems: 1 }),
+    ),
     model: t.Optional(t.String({ minLength: 1 })),
     dataSource: t.Optional(BootstrapDataSource),
     tokenAuth: t.Optional(

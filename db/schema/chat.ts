@@ -42,8 +42,12 @@ export const chatMessages = sqliteTable(
     graphPath: text('graph_path', { mode: 'json' }).$type<string[]>(),
     thinking: text('thinking'),
     toolCall: text('tool_call', { mode: 'json' }).$type<{ name: string; input: string; result?: string }>(),
-    attachments: text('attachments', { mode: 'json' }).$type<Array<{ mimeType: string; data: string; name?: string }>>(),
-    status: text('status', { enum: ['complete', 'in_process', 'interrupted'] }).notNull().default('complete'),
+    attachments: text('attachments', { mode: 'json' }).$type<
+      Array<{ mimeType: string; data: string; name?: string }>
+    >(),
+    status: text('status', { enum: ['complete', 'in_process', 'interrupted'] })
+      .notNull()
+      .default('complete'),
     runId: text('run_id'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
@@ -52,8 +56,12 @@ export const chatMessages = sqliteTable(
     primaryKey({ columns: [table.threadId, table.id] }),
     uniqueIndex('chat_messages_thread_sort').on(table.threadId, table.sort),
     // Migration 0005: a user's messageId is found without knowing its thread.
-    index('chat_messages_id').on(table.id).where(sql`${table.role} = 'user'`),
-    index('chat_messages_in_process').on(table.status).where(sql`${table.status} = 'in_process'`),
+    index('chat_messages_id')
+      .on(table.id)
+      .where(sql`${table.role} = 'user'`),
+    index('chat_messages_in_process')
+      .on(table.status)
+      .where(sql`${table.status} = 'in_process'`),
   ],
 )
 
@@ -73,6 +81,8 @@ export const chatRuns = sqliteTable(
   },
   (table) => [
     index('chat_runs_thread').on(table.threadId),
-    index('chat_runs_running').on(table.status).where(sql`${table.status} = 'running'`),
+    index('chat_runs_running')
+      .on(table.status)
+      .where(sql`${table.status} = 'running'`),
   ],
 )

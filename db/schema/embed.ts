@@ -43,6 +43,8 @@ export const embedSessions = sqliteTable(
     index('embed_sessions_deployment').on(table.deploymentId),
     index('embed_sessions_account').on(table.accountId),
     // Migration 0005: pruning finds revoked sessions without a scan.
-    index('embed_sessions_revoked').on(table.revokedAt).where(sql`${table.revokedAt} IS NOT NULL`),
+    index('embed_sessions_revoked')
+      .on(table.revokedAt)
+      .where(sql`${table.revokedAt} IS NOT NULL`),
   ],
 )

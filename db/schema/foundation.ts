@@ -74,7 +74,9 @@ export const agents = sqliteTable(
       .references(() => deployments.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     /** `analyst` (offline or LLM) or `scripted` (a fixed script, for load tests). */
-    kind: text('kind', { enum: ['analyst', 'scripted'] }).notNull().default('analyst'),
+    kind: text('kind', { enum: ['analyst', 'scripted'] })
+      .notNull()
+      .default('analyst'),
     config: text('config', { mode: 'json' }).$type<Record<string, unknown>>(),
   },
   (table) => [index('agents_deployment').on(table.deploymentId)],
@@ -124,7 +126,9 @@ export const groups = sqliteTable(
       .references(() => accounts.id, { onDelete: 'cascade' }),
     embedTenantId: integer('embed_tenant_id').references(() => embedTenants.id, { onDelete: 'cascade' }),
     /** `group` for `groups`/`groupDefinitions`, `tenant_group` for `tenantGroups`/`tenantGroupDefinitions`. */
-    namespace: text('namespace', { enum: ['group', 'tenant_group'] }).notNull().default('group'),
+    namespace: text('namespace', { enum: ['group', 'tenant_group'] })
+      .notNull()
+      .default('group'),
     name: text('name').notNull(),
     description: text('description'),
     createdAt: integer('created_at').notNull(),
@@ -190,7 +194,10 @@ export const groupMemberships = sqliteTable(
       .notNull()
       .references(() => groups.id, { onDelete: 'cascade' }),
   },
-  (table) => [primaryKey({ columns: [table.userId, table.groupId] }), index('group_memberships_group').on(table.groupId)],
+  (table) => [
+    primaryKey({ columns: [table.userId, table.groupId] }),
+    index('group_memberships_group').on(table.groupId),
+  ],
 )
 
 /** Server-wide secrets generated at first start (the embed token signing key). */

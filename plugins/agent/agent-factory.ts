@@ -27,7 +27,12 @@ export interface AgentFactoryOptions {
 export function analystModel(options: Pick<AgentFactoryOptions, 'llm' | 'analystDelayMs' | 'model'>): LanguageModelV3 {
   if (options.model) return options.model
   if (options.llm) {
-    const provider = createOpenAICompatible({ name: 'llm', baseURL: options.llm.baseUrl, apiKey: options.llm.apiKey, includeUsage: true })
+    const provider = createOpenAICompatible({
+      name: 'llm',
+      baseURL: options.llm.baseUrl,
+      apiKey: options.llm.apiKey,
+      includeUsage: true,
+    })
     return provider.chatModel(options.llm.model)
   }
   return createOfflineAnalystModel({ delayMs: options.analystDelayMs })

@@ -28,7 +28,10 @@ export function historyMessages(history: ThreadMessage[]): ModelMessage[] {
 
 function userContent(turn: AgentTurn): UserContent {
   if (turn.images.length === 0) return turn.input
-  return [{ type: 'text', text: turn.input }, ...turn.images.map((image) => ({ type: 'image' as const, image: image.data, mediaType: image.mimeType }))]
+  return [
+    { type: 'text', text: turn.input },
+    ...turn.images.map((image) => ({ type: 'image' as const, image: image.data, mediaType: image.mimeType })),
+  ]
 }
 
 /** A provider failure in words fit for the user: status and kind, never URLs, keys or bodies. */
@@ -106,7 +109,12 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
           }
           case 'tool-call':
             stepCalledTools = true
-            yield { type: 'tool-call', id: part.toolCallId, name: part.toolName, input: JSON.stringify(part.input ?? {}) }
+            yield {
+              type: 'tool-call',
+              id: part.toolCallId,
+              name: part.toolName,
+              input: JSON.stringify(part.input ?? {}),
+            }
             break
           case 'tool-result':
             yield { type: 'tool-result', id: part.toolCallId, result: JSON.stringify(part.output ?? null) }
@@ -120,7 +128,8 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
             break
           case 'finish-step': {
             if (reasoningId) yield { type: 'message-end', id: reasoningId }
-            for (const id of stepTexts) yield { type: 'message-end', id, graphPath: stepCalledTools ? GRAPH.analyst : GRAPH.final }
+            for (const id of stepTexts)
+              yield { type: 'message-end', id, graphPath: stepCalledTools ? GRAPH.analyst : GRAPH.final }
             lastStepCalledTools = stepCalledTools
             break
           }

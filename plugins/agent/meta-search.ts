@@ -26,7 +26,15 @@ interface MetaLike {
 
 /** Searched words without their endings (`returns` finds `returned`), three letters or more, at most twelve. */
 const searchWords = (query: string) =>
-  [...new Set(query.toLowerCase().split(/[^a-z0-9]+/).map((word) => word.replace(/(ies|es|s|ed|ing)$/, '')).filter((word) => word.length >= 3 && !/^\d+$/.test(word)))].slice(0, 12)
+  [
+    ...new Set(
+      query
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .map((word) => word.replace(/(ies|es|s|ed|ing)$/, ''))
+        .filter((word) => word.length >= 3 && !/^\d+$/.test(word)),
+    ),
+  ].slice(0, 12)
 
 /** String dimensions whose values people name in questions: not keys, not contact details. */
 function searchable(member: MetaMemberLike): boolean {
@@ -55,7 +63,9 @@ export async function searchMeta(tools: AnalystTools, input: ServiceMetaInput): 
     ? cubes.flatMap((cube) =>
         (cube.dimensions ?? []).filter(searchable).map(async (member): Promise<ValueHit[]> => {
           const where = terms.map((term) => `${member.name} ILIKE '%${term}%'`).join(' OR ')
-          const data = await rows(`SELECT ${member.name} FROM ${cube.name} WHERE ${where} GROUP BY 1 ORDER BY 1 LIMIT 50`)
+          const data = await rows(
+            `SELECT ${member.name} FROM ${cube.name} WHERE ${where} GROUP BY 1 ORDER BY 1 LIMIT 50`,
+          )
           return data.flatMap((row) => (row[0] ? [{ member: member.name!, value: row[0] }] : []))
         }),
       )

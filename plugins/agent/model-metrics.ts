@@ -57,7 +57,10 @@ export function withCallMetrics(model: LanguageModelV3, metrics: ModelCallMetric
   })
 }
 
-function countTokens(metrics: ModelCallMetrics, usage: { inputTokens: { total: number | undefined }; outputTokens: { total: number | undefined } } | undefined) {
+function countTokens(
+  metrics: ModelCallMetrics,
+  usage: { inputTokens: { total: number | undefined }; outputTokens: { total: number | undefined } } | undefined,
+) {
   if (!usage) return
   if (usage.inputTokens.total) metrics.llmTokens.inc({ kind: 'input' }, usage.inputTokens.total)
   if (usage.outputTokens.total) metrics.llmTokens.inc({ kind: 'output' }, usage.outputTokens.total)

@@ -5,7 +5,8 @@ import type { ApiKeyCaller, Caller } from './model'
 /** The deployment `id` if the caller may act on it: 404 when it is not the caller's account's, 403 outside scope. */
 export function authorizeDeployment(caller: Caller, id: number, directory: Directory): DeploymentInfo {
   const deployment = Number.isSafeInteger(id) ? directory.deployment(id) : undefined
-  if (!deployment || deployment.accountId !== caller.accountId) throw new NotFoundError(`Deployment ${id} not found`, 'DEPLOYMENT_NOT_FOUND')
+  if (!deployment || deployment.accountId !== caller.accountId)
+    throw new NotFoundError(`Deployment ${id} not found`, 'DEPLOYMENT_NOT_FOUND')
   assertDeploymentInScope(caller, deployment.id)
   return deployment
 }
@@ -31,7 +32,10 @@ export function assertAdmin(caller: ApiKeyCaller): void {
  * Without this, a key scoped to one deployment could rewrite the policy of the account's unscoped admin key and
  * take the account over.
  */
-export function assertKeyWithinReach(manager: { deploymentScope: readonly number[] | null }, target: readonly number[] | null): void {
+export function assertKeyWithinReach(
+  manager: { deploymentScope: readonly number[] | null },
+  target: readonly number[] | null,
+): void {
   if (manager.deploymentScope === null) return
   const reach = new Set(manager.deploymentScope)
   if (target === null || !target.every((id) => reach.has(id)))

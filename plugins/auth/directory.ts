@@ -18,7 +18,10 @@ export type AgentInfo = Pick<typeof agents.$inferSelect, 'id' | 'name' | 'kind'>
   deployment: DeploymentInfo
 }
 
-export type AccountInfo = Pick<typeof accounts.$inferSelect, 'id' | 'name' | 'plan' | 'maxExternalUsers' | 'showDashboardChat'>
+export type AccountInfo = Pick<
+  typeof accounts.$inferSelect,
+  'id' | 'name' | 'plan' | 'maxExternalUsers' | 'showDashboardChat'
+>
 
 /**
  * Read-only lookups of accounts, deployments and agents with prepared statements, shared by every area that
@@ -49,7 +52,13 @@ export function createDirectory(storage: Storage) {
     .orderBy(deploymentBranches.position)
     .prepare()
   const agentById = db
-    .select({ id: agents.id, name: agents.name, kind: agents.kind, config: agents.config, deploymentId: agents.deploymentId })
+    .select({
+      id: agents.id,
+      name: agents.name,
+      kind: agents.kind,
+      config: agents.config,
+      deploymentId: agents.deploymentId,
+    })
     .from(agents)
     .where(eq(agents.id, sql.placeholder('id')))
     .prepare()
@@ -60,8 +69,16 @@ export function createDirectory(storage: Storage) {
     maxExternalUsers: accounts.maxExternalUsers,
     showDashboardChat: accounts.showDashboardChat,
   }
-  const accountByName = db.select(accountColumns).from(accounts).where(eq(accounts.name, sql.placeholder('name'))).prepare()
-  const accountById = db.select(accountColumns).from(accounts).where(eq(accounts.id, sql.placeholder('id'))).prepare()
+  const accountByName = db
+    .select(accountColumns)
+    .from(accounts)
+    .where(eq(accounts.name, sql.placeholder('name')))
+    .prepare()
+  const accountById = db
+    .select(accountColumns)
+    .from(accounts)
+    .where(eq(accounts.id, sql.placeholder('id')))
+    .prepare()
 
   /** Only rows that exist are kept: a lookup of an unknown id or name always asks the database. */
   const cache = {

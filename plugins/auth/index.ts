@@ -24,7 +24,8 @@ export function authPlugin(deps: AppDeps) {
 
   async function apiKeyCaller(headers: Headers): Promise<ApiKeyCaller> {
     const credential = readCredential(headers)
-    if (!credential) throw new UnauthorizedError('Missing credentials: send "Authorization: Api-Key <key>"', 'MISSING_CREDENTIALS')
+    if (!credential)
+      throw new UnauthorizedError('Missing credentials: send "Authorization: Api-Key <key>"', 'MISSING_CREDENTIALS')
     if (credential.scheme === 'apiKey') return authenticateApiKey(credential.value)
     if (credential.scheme === 'embedToken') {
       await embedTokens.verify(credential.value)
@@ -33,12 +34,16 @@ export function authPlugin(deps: AppDeps) {
     throw new ForbiddenError('X-Service-Auth-Token is accepted only on chat routes', 'SERVICE_TOKEN_NOT_ALLOWED')
   }
 
-  async function deploymentCaller(headers: Headers, rawId: string | undefined): Promise<{ caller: ApiKeyCaller | EmbedCaller; deployment: DeploymentInfo }> {
+  async function deploymentCaller(
+    headers: Headers,
+    rawId: string | undefined,
+  ): Promise<{ caller: ApiKeyCaller | EmbedCaller; deployment: DeploymentInfo }> {
     const credential = readCredential(headers)
     if (!credential) throw new UnauthorizedError('Missing credentials', 'MISSING_CREDENTIALS')
     if (credential.scheme === 'serviceToken')
       throw new ForbiddenError('X-Service-Auth-Token is accepted only on chat routes', 'SERVICE_TOKEN_NOT_ALLOWED')
-    const caller = credential.scheme === 'apiKey' ? authenticateApiKey(credential.value) : await embedTokens.verify(credential.value)
+    const caller =
+      credential.scheme === 'apiKey' ? authenticateApiKey(credential.value) : await embedTokens.verify(credential.value)
     return { caller, deployment: authorizeDeployment(caller, Number(rawId), directory) }
   }
 
@@ -48,7 +53,9 @@ export function authPlugin(deps: AppDeps) {
     query: Record<string, string | undefined>,
   ): Promise<{ caller: Caller; agent: AgentInfo; deployment: DeploymentInfo }> {
     // Browsers cannot set headers on a WebSocket, so the chat routes also take an embed token as `?embedToken=`.
-    const credential = readCredential(headers) ?? (query.embedToken ? { scheme: 'embedToken' as const, value: query.embedToken } : undefined)
+    const credential =
+      readCredential(headers) ??
+      (query.embedToken ? { scheme: 'embedToken' as const, value: query.embedToken } : undefined)
     const agentId = Number(params.agentId)
     const agent = Number.isSafeInteger(agentId) && agentId > 0 ? directory.agent(agentId) : undefined
     const accountExists = directory.accountByName(params.accountName ?? '') !== undefined
@@ -58,8 +65,16 @@ export function authPlugin(deps: AppDeps) {
     else if (credential.scheme === 'embedToken') caller = await embedTokens.verify(credential.value)
     else {
       if (!agent || agent.deployment.accountName !== params.accountName)
-        throw new NotFoundError(accountExists ? `Agent ${params.agentId} not found` : `Account ${params.accountName} not found`)
-      caller = await verifyServiceToken(credential.value, agent.deployment, directory, clock, deps.config.serviceTokenMaxTtlS)
+        throw new NotFoundError(
+          accountExists ? `Agent ${params.agentId} not found` : `Account ${params.accountName} not found`,
+        )
+      caller = await verifyServiceToken(
+        credential.value,
+        agent.deployment,
+        directory,
+        clock,
+        deps.config.serviceTokenMaxTtlS,
+      )
     }
     if (!accountExists) throw new NotFoundError(`Account ${params.accountName} not found`, 'ACCOUNT_NOT_FOUND')
     if (!agent || agent.deployment.accountName !== params.accountName)

@@ -49,7 +49,10 @@ export async function verifyServiceToken(
     throw new UnauthorizedError('Token has neither an externalId nor a sub claim', 'INVALID_TOKEN')
   // Never normalized: `Acme-7` and `acme-7` may be two people, and merging them would merge their row-level security.
   if (!isNormalizedIdentity(identity))
-    throw new UnauthorizedError(`Token claim ${claim} must be lowercase and trimmed: it names an external user`, 'INVALID_EXTERNAL_ID')
+    throw new UnauthorizedError(
+      `Token claim ${claim} must be lowercase and trimmed: it names an external user`,
+      'INVALID_EXTERNAL_ID',
+    )
   if (!Array.isArray(payload.scope) || !payload.scope.includes('chat'))
     throw new ForbiddenError('Token scope must be an array containing "chat"', 'TOKEN_SCOPE')
   const securityContext = payload.securityContext
@@ -74,7 +77,10 @@ function checkLifetime(payload: JWTPayload, now: () => number, maxTtlSeconds: nu
   const nowSeconds = now() / 1000
   const from = typeof payload.iat === 'number' ? Math.min(payload.iat, nowSeconds) : nowSeconds
   if (payload.exp - from > maxTtlSeconds)
-    throw new UnauthorizedError(`Token lifetime is over the ${maxTtlSeconds} s this server accepts`, 'TOKEN_LIFETIME_TOO_LONG')
+    throw new UnauthorizedError(
+      `Token lifetime is over the ${maxTtlSeconds} s this server accepts`,
+      'TOKEN_LIFETIME_TOO_LONG',
+    )
 }
 
 function verify(token: string, secret: string, now: () => number) {

@@ -4,14 +4,7 @@ import { t } from 'elysia'
 export const UserAttributeInput = t.Object(
   {
     name: t.String({ minLength: 1 }),
-    value: t.Union([
-      t.String(),
-      t.Number(),
-      t.Boolean(),
-      t.Array(t.String()),
-      t.Array(t.Number()),
-      t.Null(),
-    ]),
+    value: t.Union([t.String(), t.Number(), t.Boolean(), t.Array(t.String()), t.Array(t.Number()), t.Null()]),
   },
   { additionalProperties: false },
 )

@@ -75,7 +75,13 @@ export function createChatService(options: ChatServiceOptions) {
   const stateOf = (chatId: string, devMode: boolean): TurnSource =>
     fixed(cutoffLine(chatId, false), stateLine(store.messages(chatId, devMode)))
 
-  function startRun(request: ChatRequest & { input: string }, participant: ChatParticipant, chatId: string | undefined, branch: string, devMode: boolean): TurnSource {
+  function startRun(
+    request: ChatRequest & { input: string },
+    participant: ChatParticipant,
+    chatId: string | undefined,
+    branch: string,
+    devMode: boolean,
+  ): TurnSource {
     const isNewThread = chatId === undefined
     // Time-ordered ids: new threads and runs are appended at the end of their indexes instead of at random places,
     // so a turn's writes touch the same few hot pages as the turn before.
@@ -87,7 +93,13 @@ export function createChatService(options: ChatServiceOptions) {
     const history = isNewThread ? [] : store.messages(threadId, devMode)
     // The run is registered at once (a second request for the thread is busy, a rejoin finds it) and starts once
     // its user message is committed; readers attached meanwhile simply wait for its first line.
-    const run = registry.start({ chatId: threadId, messageId, userId: participant.userId, agentId: participant.agent.id, threadId })
+    const run = registry.start({
+      chatId: threadId,
+      messageId,
+      userId: participant.userId,
+      agentId: participant.agent.id,
+      threadId,
+    })
     const started = store.startTurn({
       thread: {
         id: threadId,
@@ -103,34 +115,35 @@ export function createChatService(options: ChatServiceOptions) {
       input: request.input,
       images: request.images,
     })
-    admitted(run, ticket, started).then(
-      ({ userMessage, nextSort }) => {
-        run.append(encodeLine(userMessage))
-        return executeRun(services, {
-          run,
-          runId,
-          agent: agents(participant.agent),
-          turn: {
-            agent: participant.agent,
-            deployment: participant.deployment,
-            branch,
-            devMode,
-            history,
-            input: request.input,
-            images: request.images ?? [],
-            access: participant.access,
-          },
-          firstSort: nextSort,
-          userMessage,
-        })
-      },
-      (error: unknown) => {
-        logger.error('chat turn could not be stored', { runId, error })
-        run.append(encodeLine(errorLine('The message could not be stored; please try again')))
-        registry.end(run)
-        runsTotal.inc({ outcome: 'failed' })
-      },
-    )
+    admitted(run, ticket, started)
+      .then(
+        ({ userMessage, nextSort }) => {
+          run.append(encodeLine(userMessage))
+          return executeRun(services, {
+            run,
+            runId,
+            agent: agents(participant.agent),
+            turn: {
+              agent: participant.agent,
+              deployment: participant.deployment,
+              branch,
+              devMode,
+              history,
+              input: request.input,
+              images: request.images ?? [],
+              access: participant.access,
+            },
+            firstSort: nextSort,
+            userMessage,
+          })
+        },
+        (error: unknown) => {
+          logger.error('chat turn could not be stored', { runId, error })
+          run.append(encodeLine(errorLine('The message could not be stored; please try again')))
+          registry.end(run)
+          runsTotal.inc({ outcome: 'failed' })
+        },
+      )
       .catch((error) => logger.error('chat run crashed', { runId, error }))
       .finally(() => ticket?.release())
     // The `__cutoff__` goes out at once; a request naming this thread before its start is committed commits it
@@ -158,12 +171,21 @@ export function createChatService(options: ChatServiceOptions) {
       const { deployment, userId } = participant
       if (request.chatId !== undefined && registry.forChat(request.chatId)) store.flushWrites()
       const branch = request.activeBranchName ?? deployment.defaultBranch
-      if (!deployment.branches.includes(branch)) return fixed(errorLine(`Branch ${branch} not found in deployment ${deployment.id}`))
+      if (!deployment.branches.includes(branch))
+        return fixed(errorLine(`Branch ${branch} not found in deployment ${deployment.id}`))
       const devMode = branch !== deployment.defaultBranch
 
       if (request.messageId !== undefined) {
-        const active = request.chatId !== undefined ? registry.forChat(request.chatId) : registry.forMessage(userId, participant.agent.id, request.messageId)
-        if (active && active.key.messageId === request.messageId && active.key.userId === userId && active.key.agentId === participant.agent.id)
+        const active =
+          request.chatId !== undefined
+            ? registry.forChat(request.chatId)
+            : registry.forMessage(userId, participant.agent.id, request.messageId)
+        if (
+          active &&
+          active.key.messageId === request.messageId &&
+          active.key.userId === userId &&
+          active.key.agentId === participant.agent.id
+        )
           return { head: [encodeLine(cutoffLine(active.key.chatId, true))], run: active }
       }
 
@@ -171,7 +193,8 @@ export function createChatService(options: ChatServiceOptions) {
         const thread = store.thread(request.chatId)
         if (!thread || thread.userId !== userId || thread.agentId !== participant.agent.id)
           return fixed(errorLine(`Chat ${request.chatId} not found`))
-        if (request.messageId !== undefined && store.hasUserMessage(thread.id, request.messageId)) return stateOf(thread.id, devMode)
+        if (request.messageId !== undefined && store.hasUserMessage(thread.id, request.messageId))
+          return stateOf(thread.id, devMode)
         if (request.input === undefined) return stateOf(thread.id, devMode)
         if (registry.forChat(thread.id)) return fixed(errorLine(BUSY))
         return startRun({ ...request, input: request.input }, participant, thread.id, branch, devMode)

@@ -116,7 +116,8 @@ export function chatPlugin(deps: AppDeps) {
         body: AbortRequest,
         detail: {
           summary: 'Abort the active run of a chat',
-          description: '204 when the run was stopped or none was active; 403 for another user’s chat; 404 for an unknown chat.',
+          description:
+            '204 when the run was stopped or none was active; 403 for another user’s chat; 404 for an unknown chat.',
           tags: ['Chat'],
           security: [{ ApiKey: [] }, { ServiceAuthToken: [] }, { EmbedToken: [] }],
         },
@@ -143,7 +144,8 @@ export function chatPlugin(deps: AppDeps) {
               policies.abort(deployment.id, chatId)
               chat.abort(chatId, abortScope(caller, agent, userId ?? abortingUser(deps.users, caller, undefined)))
             },
-            pipe: (source) => pipeTurnToSocket(source, socket, MAX_WS_BUFFERED_BYTES, readerHooks(), { coalesce: true }),
+            pipe: (source) =>
+              pipeTurnToSocket(source, socket, MAX_WS_BUFFERED_BYTES, readerHooks(), { coalesce: true }),
             logger: deps.logger,
           }),
         )

@@ -43,7 +43,11 @@ export function encodeLines(lines: readonly EncodedLine[], from: number, to: num
  * serialised once per message; each delta then costs one string's JSON. The result is exactly
  * `encodeLine({ id, role: 'assistant', sort, graphPath, content, isDelta: true, isInProcess: true })`.
  */
-export function deltaLines(message: { id: string; sort: number; graphPath: readonly string[] }): (content: string) => EncodedLine {
+export function deltaLines(message: {
+  id: string
+  sort: number
+  graphPath: readonly string[]
+}): (content: string) => EncodedLine {
   const head = `${JSON.stringify({ id: message.id, role: 'assistant', sort: message.sort, graphPath: message.graphPath }).slice(0, -1)},"content":`
   return (content) => new Delta(head, content)
 }

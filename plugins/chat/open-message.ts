@@ -120,10 +120,12 @@ export class OpenMessages {
     if (this.queued || this.changed.size === 0) return
     this.queued = true
     const save: Save = { written: false, messages: [], before: [], runs: [], lengths: [] }
-    this.storage.inNextCommit(() => this.write(save)).then(
-      () => this.saved(save),
-      (error: unknown) => this.failed(save, error),
-    )
+    this.storage
+      .inNextCommit(() => this.write(save))
+      .then(
+        () => this.saved(save),
+        (error: unknown) => this.failed(save, error),
+      )
   }
 
   /** Stops retrying failed saves (shutdown). */

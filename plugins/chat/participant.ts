@@ -20,7 +20,10 @@ export function resolveParticipant(
   switch (caller.kind) {
     case 'apiKey': {
       if (!sessionSettings)
-        throw new BadRequestError('sessionSettings: required with an API key (give externalId or internalId)', 'SESSION_SETTINGS_REQUIRED')
+        throw new BadRequestError(
+          'sessionSettings: required with an API key (give externalId or internalId)',
+          'SESSION_SETTINGS_REQUIRED',
+        )
       const user = users.fromSessionSettings(caller.accountId, sessionSettings)
       return { agent, deployment, userId: user.userId, access: user.access, keyId: caller.keyId }
     }
@@ -45,7 +48,11 @@ export function resolveParticipant(
 }
 
 /** The user an abort request is limited to: null for an API key naming nobody (account-level backend). */
-export function abortingUser(users: UserProvisioner, caller: Caller, sessionSettings: SessionSettings | undefined): number | null {
+export function abortingUser(
+  users: UserProvisioner,
+  caller: Caller,
+  sessionSettings: SessionSettings | undefined,
+): number | null {
   if (caller.kind === 'embed') return caller.userId
   // An unknown user owns no thread: -1 matches none, so the abort answers "not yours" rather than acting for the account.
   if (caller.kind === 'serviceToken') return users.find(caller.accountId, { externalId: caller.externalId }) ?? -1

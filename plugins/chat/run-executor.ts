@@ -89,7 +89,11 @@ class Execution {
       // An agent that forgets to close a message still leaves a complete thread.
       await this.close('complete', 'completed')
       // The thread as it now stands in the database, without reading it back: this run is its only writer.
-      const thread = [...turn.history, this.context.userMessage, ...this.messages.map((message) => message.toThreadMessage(turn.devMode))]
+      const thread = [
+        ...turn.history,
+        this.context.userMessage,
+        ...this.messages.map((message) => message.toThreadMessage(turn.devMode)),
+      ]
       run.append(encodeLine(stateLine(thread)))
     } catch (error) {
       const aborted = run.signal.aborted
@@ -122,7 +126,15 @@ class Execution {
 
   private begin(id: string, graphPath: readonly string[], toolCall?: ToolCall): OpenMessage {
     const { run, runId } = this.context
-    const message = new OpenMessage(run.key.threadId, runId, id, this.sort++, graphPath, toolCall, this.services.clock())
+    const message = new OpenMessage(
+      run.key.threadId,
+      runId,
+      id,
+      this.sort++,
+      graphPath,
+      toolCall,
+      this.services.clock(),
+    )
     this.open.set(id, message)
     this.messages.push(message)
     return message
@@ -207,7 +219,13 @@ class Execution {
         message.toolCall = { ...message.toolCall, result: event.result }
         this.open.delete(event.id)
         message.status = 'complete'
-        this.emit(message, { ...this.base(message), content: '', isDelta: false, isInProcess: false, toolCall: message.toolCall })
+        this.emit(message, {
+          ...this.base(message),
+          content: '',
+          isDelta: false,
+          isInProcess: false,
+          toolCall: message.toolCall,
+        })
         return
       }
     }

@@ -14,14 +14,20 @@ export interface ReaderHooks {
   onClose?(): void
 }
 
-export const TOO_SLOW = encodeLine(errorLine('The connection fell too far behind the run; rejoin with the same messageId'))
+export const TOO_SLOW = encodeLine(
+  errorLine('The connection fell too far behind the run; rejoin with the same messageId'),
+)
 
 /**
  * The NDJSON body of a turn. Pull-based: lines are copied out only as fast as the client reads, so a slow client
  * costs a cursor, not a buffer. A reader whose cursor falls more than `maxLagLines` behind the live run is dropped
  * with an error line; it never slows the run or other readers. Cancelling (client gone) detaches the reader only.
  */
-export function ndjsonStream(source: TurnSource, maxLagLines: number, hooks: ReaderHooks = {}): ReadableStream<Uint8Array> {
+export function ndjsonStream(
+  source: TurnSource,
+  maxLagLines: number,
+  hooks: ReaderHooks = {},
+): ReadableStream<Uint8Array> {
   // The DOM typings this project compiles with do not know Bun's direct streams; the runtime does.
   const direct = new NdjsonSource(source, maxLagLines, hooks) as unknown as UnderlyingDefaultSource<Uint8Array>
   return new ReadableStream<Uint8Array>(direct)

@@ -95,7 +95,9 @@ export function scriptFromConfig(config: Record<string, unknown> | null): Script
   const delayMs = number('delayMs', 0, 3_600_000)
   const word = 'lorem ipsum dolor sit amet '
   const chunk = word.repeat(Math.ceil(lineBytes / word.length)).slice(0, lineBytes)
-  const script: Script = { steps: [{ kind: 'text', graphPath: GRAPH.final, chunks: Array.from({ length: lines }, () => chunk), delayMs }] }
+  const script: Script = {
+    steps: [{ kind: 'text', graphPath: GRAPH.final, chunks: Array.from({ length: lines }, () => chunk), delayMs }],
+  }
   // Agent configs come from the directory's remembered rows, so every turn of an agent shares one script.
   if (config) scripts.set(config, script)
   return script

@@ -26,13 +26,17 @@ export function createThreadPolicyGuard(storage: Storage) {
     if (policies.length === 0) return
     for (const request of requests)
       if (evaluateChatThreadPolicies(policies, request) === 'deny')
-        throw new ForbiddenError(`Chat thread policy denies ${request.action} on ${request.resourceType} ${request.resourceId}`, 'CHAT_POLICY_DENIED')
+        throw new ForbiddenError(
+          `Chat thread policy denies ${request.action} on ${request.resourceType} ${request.resourceId}`,
+          'CHAT_POLICY_DENIED',
+        )
   }
   return {
     chat(deploymentId: number, agentId: number, request: ChatRequest): void {
       const agent = String(agentId)
       const requests: ChatThreadRequest[] = []
-      if (request.input !== undefined) requests.push({ action: 'ChatThreadCreate', resourceType: 'agent', resourceId: agent })
+      if (request.input !== undefined)
+        requests.push({ action: 'ChatThreadCreate', resourceType: 'agent', resourceId: agent })
       if (request.chatId !== undefined)
         requests.push(
           { action: 'ChatThreadRead', resourceType: 'thread', resourceId: request.chatId },

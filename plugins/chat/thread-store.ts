@@ -70,7 +70,9 @@ export function createThreadStore(storage: Storage, clock: () => number) {
     `SELECT id, sort, role, content, graph_path AS graphPath, thinking, tool_call AS toolCall, attachments, status
        FROM chat_messages WHERE thread_id = ? ORDER BY sort`,
   )
-  const maxSort = sqlite.query<{ sort: number | null }, [string]>('SELECT MAX(sort) AS sort FROM chat_messages WHERE thread_id = ?')
+  const maxSort = sqlite.query<{ sort: number | null }, [string]>(
+    'SELECT MAX(sort) AS sort FROM chat_messages WHERE thread_id = ?',
+  )
   // Written so SQLite starts from the message id (index chat_messages_id), not from the user's threads (a user with
   // thousands of threads would cost a lookup per thread on every request naming a messageId), and with a scalar
   // subquery rather than EXISTS or a JOIN, which cost about ten times as much per execution in this SQLite.
@@ -85,7 +87,20 @@ export function createThreadStore(storage: Storage, clock: () => number) {
   )
   const insertMessage = sqlite.query<
     never,
-    [string, string, number, string, string, string | null, string | null, string | null, string, string | null, number, number]
+    [
+      string,
+      string,
+      number,
+      string,
+      string,
+      string | null,
+      string | null,
+      string | null,
+      string,
+      string | null,
+      number,
+      number,
+    ]
   >(
     `INSERT INTO chat_messages (thread_id, id, sort, role, content, graph_path, tool_call, attachments, status, run_id, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -130,13 +145,42 @@ export function createThreadStore(storage: Storage, clock: () => number) {
   const startTurnWrites = (turn: NewTurn, now: number) => {
     const { thread } = turn
     if (turn.isNewThread)
-      insertThread.run(thread.id, thread.accountId, thread.deploymentId, thread.agentId, thread.userId, turn.input.slice(0, 200) || null, now, now)
+      insertThread.run(
+        thread.id,
+        thread.accountId,
+        thread.deploymentId,
+        thread.agentId,
+        thread.userId,
+        turn.input.slice(0, 200) || null,
+        now,
+        now,
+      )
     else touchThread.run(now, thread.id)
     const sort = turn.isNewThread ? 1 : (maxSort.get(thread.id)?.sort ?? 0) + 1
     insertRun.run(turn.runId, thread.id, turn.messageId, turn.branch, now)
     const attachments = turn.images?.length ? JSON.stringify(turn.images) : null
-    insertMessage.run(thread.id, turn.messageId, sort, 'user', turn.input, null, null, attachments, 'complete', turn.runId, now, now)
-    const userMessage: ThreadMessage = { id: turn.messageId, role: 'user', content: turn.input, isDelta: false, isInProcess: false, sort }
+    insertMessage.run(
+      thread.id,
+      turn.messageId,
+      sort,
+      'user',
+      turn.input,
+      null,
+      null,
+      attachments,
+      'complete',
+      turn.runId,
+      now,
+      now,
+    )
+    const userMessage: ThreadMessage = {
+      id: turn.messageId,
+      role: 'user',
+      content: turn.input,
+      isDelta: false,
+      isInProcess: false,
+      sort,
+    }
     if (turn.images?.length) userMessage.images = turn.images
     return { userMessage, nextSort: sort + 1 }
   }
@@ -199,8 +243,10 @@ export function createThreadStore(storage: Storage, clock: () => number) {
                 FROM chat_runs r WHERE r.status = 'running')`,
           [now],
         )
-        return sqlite.run("UPDATE chat_runs SET status = 'interrupted', ended_at = ?, error = 'Interrupted by a server restart' WHERE status = 'running'", [now])
-          .changes
+        return sqlite.run(
+          "UPDATE chat_runs SET status = 'interrupted', ended_at = ?, error = 'Interrupted by a server restart' WHERE status = 'running'",
+          [now],
+        ).changes
       })()
     },
   }

@@ -19,7 +19,8 @@ export function describeValidationError(error: ValidationError): string {
 /** Maps any thrown value to a status and the `{ error, code }` body. */
 export function toErrorResponse(code: string | number, error: unknown): { status: number; body: ErrorBody } {
   if (error instanceof AppError) return { status: error.status, body: { error: error.message, code: error.code } }
-  if (error instanceof ValidationError) return { status: 400, body: { error: describeValidationError(error), code: 'VALIDATION_FAILED' } }
+  if (error instanceof ValidationError)
+    return { status: 400, body: { error: describeValidationError(error), code: 'VALIDATION_FAILED' } }
   switch (code) {
     case 'PARSE':
       return { status: 400, body: { error: 'Malformed request body: expected valid JSON', code: 'MALFORMED_JSON' } }

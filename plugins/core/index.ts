@@ -19,8 +19,16 @@ interface RequestInfo {
  */
 export function corePlugin(deps: AppDeps) {
   const { logger, metrics, config } = deps
-  const requests = metrics.counter('http_requests_total', 'HTTP requests by method, route and status', ['method', 'route', 'status'])
-  const duration = metrics.histogram('http_request_duration_seconds', 'HTTP request duration until the response starts', ['method', 'route'])
+  const requests = metrics.counter('http_requests_total', 'HTTP requests by method, route and status', [
+    'method',
+    'route',
+    'status',
+  ])
+  const duration = metrics.histogram(
+    'http_request_duration_seconds',
+    'HTTP request duration until the response starts',
+    ['method', 'route'],
+  )
   const info = new WeakMap<Request, RequestInfo>()
   const bodyLimit = createBodyLimit(config.maxBodyBytes)
 
@@ -69,6 +77,13 @@ export function corePlugin(deps: AppDeps) {
       const label = route || 'unmatched'
       requests.inc({ method: request.method, route: label, status })
       duration.observe({ method: request.method, route: label }, seconds)
-      logger.info('request', { requestId: entry.id, method: request.method, path, route: label, status, ms: Math.round(seconds * 1000) })
+      logger.info('request', {
+        requestId: entry.id,
+        method: request.method,
+        path,
+        route: label,
+        status,
+        ms: Math.round(seconds * 1000),
+      })
     })
 }

@@ -28,7 +28,10 @@ function matches(type: AttributeType, value: AttributeValue): boolean {
 /** 400 unless `value` has the definition's type. `null` never reaches here: it clears the value. */
 export function assertAttributeValue(name: string, type: AttributeType, value: AttributeValue): void {
   if (!matches(type, value))
-    throw new BadRequestError(`User attribute "${name}" expects ${TYPE_NAMES[type]} (its type is ${type})`, 'ATTRIBUTE_TYPE_MISMATCH')
+    throw new BadRequestError(
+      `User attribute "${name}" expects ${TYPE_NAMES[type]} (its type is ${type})`,
+      'ATTRIBUTE_TYPE_MISMATCH',
+    )
 }
 
 /** 400 naming the first name given twice in `list` (the field is named in the message). */

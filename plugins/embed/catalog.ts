@@ -42,11 +42,18 @@ function inTenant(column: SQLiteColumn, embedTenantId: number | null): SQL {
 }
 
 function groupsIn(scope: CatalogScope, namespace: GroupNamespace): SQL | undefined {
-  return and(eq(groups.accountId, scope.accountId), inTenant(groups.embedTenantId, scope.embedTenantId), eq(groups.namespace, namespace))
+  return and(
+    eq(groups.accountId, scope.accountId),
+    inTenant(groups.embedTenantId, scope.embedTenantId),
+    eq(groups.namespace, namespace),
+  )
 }
 
 function attributesIn(scope: CatalogScope): SQL | undefined {
-  return and(eq(userAttributeDefinitions.accountId, scope.accountId), inTenant(userAttributeDefinitions.embedTenantId, scope.embedTenantId))
+  return and(
+    eq(userAttributeDefinitions.accountId, scope.accountId),
+    inTenant(userAttributeDefinitions.embedTenantId, scope.embedTenantId),
+  )
 }
 
 /**
@@ -67,8 +74,12 @@ export function createCatalogQueries(sqlite: Database) {
       WHERE m.user_id = ?1
         AND (SELECT account_id = ?2 AND ifnull(embed_tenant_id, 0) = ?3 AND namespace = ?4 FROM groups g WHERE g.id = m.group_id)`,
   )
-  const insertMembership = sqlite.query<never, [number, number]>('INSERT OR IGNORE INTO group_memberships (user_id, group_id) VALUES (?, ?)')
-  const deleteMembership = sqlite.query<never, [number, number]>('DELETE FROM group_memberships WHERE user_id = ? AND group_id = ?')
+  const insertMembership = sqlite.query<never, [number, number]>(
+    'INSERT OR IGNORE INTO group_memberships (user_id, group_id) VALUES (?, ?)',
+  )
+  const deleteMembership = sqlite.query<never, [number, number]>(
+    'DELETE FROM group_memberships WHERE user_id = ? AND group_id = ?',
+  )
   const tenantOf = (scope: CatalogScope) => scope.embedTenantId ?? 0
 
   return {
@@ -82,7 +93,8 @@ export function createCatalogQueries(sqlite: Database) {
         if (row) byName.set(name, row.id)
       }
       const missing = unique.filter((name) => !byName.has(name))
-      if (missing.length > 0) throw new BadRequestError(`Groups with names ${missing.join(', ')} not found`, 'GROUPS_NOT_FOUND')
+      if (missing.length > 0)
+        throw new BadRequestError(`Groups with names ${missing.join(', ')} not found`, 'GROUPS_NOT_FOUND')
       return unique.map((name) => byName.get(name)!)
     },
 
@@ -102,9 +114,16 @@ export function createCatalogQueries(sqlite: Database) {
      * in other scopes and namespaces are left alone. Only the difference is written, so re-applying the same groups
      * (every chat request of a user names them again) writes nothing.
      */
-    replaceMemberships(userId: number, scope: CatalogScope, namespace: GroupNamespace, groupIds: readonly number[]): void {
+    replaceMemberships(
+      userId: number,
+      scope: CatalogScope,
+      namespace: GroupNamespace,
+      groupIds: readonly number[],
+    ): void {
       const wanted = new Set(groupIds)
-      const current = new Set(membershipsIn.all(userId, scope.accountId, tenantOf(scope), namespace).map((row) => row.groupId))
+      const current = new Set(
+        membershipsIn.all(userId, scope.accountId, tenantOf(scope), namespace).map((row) => row.groupId),
+      )
       for (const groupId of current) if (!wanted.has(groupId)) deleteMembership.run(userId, groupId)
       for (const groupId of wanted) if (!current.has(groupId)) insertMembership.run(userId, groupId)
     },
@@ -120,17 +139,45 @@ export type CatalogQueries = ReturnType<typeof createCatalogQueries>
 export function checkDefinitions(
   db: Db,
   scope: CatalogScope,
-  definitions: { groupDefinitions?: readonly GroupDefinitionInput[]; tenantGroupDefinitions?: readonly GroupDefinitionInput[]; userAttributeDefinitions?: readonly AttributeDefinitionInput[] },
+  definitions: {
+    groupDefinitions?: readonly GroupDefinitionInput[]
+    tenantGroupDefinitions?: readonly GroupDefinitionInput[]
+    userAttributeDefinitions?: readonly AttributeDefinitionInput[]
+  },
 ): void {
-  const { groupDefinitions = [], tenantGroupDefinitions = [], userAttributeDefinitions: attributeDefinitions = [] } = definitions
-  assertUniqueNames('groupDefinitions', groupDefinitions.map((definition) => definition.name), 'DUPLICATE_GROUP_DEFINITION')
-  assertUniqueNames('tenantGroupDefinitions', tenantGroupDefinitions.map((definition) => definition.name), 'DUPLICATE_GROUP_DEFINITION')
-  assertUniqueNames('userAttributeDefinitions', attributeDefinitions.map((definition) => definition.name), 'DUPLICATE_ATTRIBUTE_DEFINITION')
+  const {
+    groupDefinitions = [],
+    tenantGroupDefinitions = [],
+    userAttributeDefinitions: attributeDefinitions = [],
+  } = definitions
+  assertUniqueNames(
+    'groupDefinitions',
+    groupDefinitions.map((definition) => definition.name),
+    'DUPLICATE_GROUP_DEFINITION',
+  )
+  assertUniqueNames(
+    'tenantGroupDefinitions',
+    tenantGroupDefinitions.map((definition) => definition.name),
+    'DUPLICATE_GROUP_DEFINITION',
+  )
+  assertUniqueNames(
+    'userAttributeDefinitions',
+    attributeDefinitions.map((definition) => definition.name),
+    'DUPLICATE_ATTRIBUTE_DEFINITION',
+  )
   if (attributeDefinitions.length === 0) return
   const stored = db
     .select({ name: userAttributeDefinitions.name, type: userAttributeDefinitions.type })
     .from(userAttributeDefinitions)
-    .where(and(attributesIn(scope), inArray(userAttributeDefinitions.name, attributeDefinitions.map((definition) => definition.name))))
+    .where(
+      and(
+        attributesIn(scope),
+        inArray(
+          userAttributeDefinitions.name,
+          attributeDefinitions.map((definition) => definition.name),
+        ),
+      ),
+    )
     .all()
   const storedType = new Map(stored.map((row) => [row.name, row.type]))
   for (const definition of attributeDefinitions) {
@@ -159,7 +206,13 @@ export function upsertGroupDefinitions(
       .get()
     if (!existing) {
       db.insert(groups)
-        .values({ ...scope, namespace, name: definition.name, description: definition.description ?? null, createdAt: now })
+        .values({
+          ...scope,
+          namespace,
+          name: definition.name,
+          description: definition.description ?? null,
+          createdAt: now,
+        })
         .run()
     } else if (definition.description !== undefined && definition.description !== existing.description) {
       db.update(groups).set({ description: definition.description }).where(eq(groups.id, existing.id)).run()
@@ -168,7 +221,12 @@ export function upsertGroupDefinitions(
 }
 
 /** Creates or updates attribute definitions in the scope (types already checked by `checkDefinitions`). */
-export function upsertAttributeDefinitions(db: Db, scope: CatalogScope, definitions: readonly AttributeDefinitionInput[], now: number): void {
+export function upsertAttributeDefinitions(
+  db: Db,
+  scope: CatalogScope,
+  definitions: readonly AttributeDefinitionInput[],
+  now: number,
+): void {
   for (const definition of definitions) {
     const existing = db
       .select()
@@ -187,6 +245,7 @@ export function upsertAttributeDefinitions(db: Db, scope: CatalogScope, definiti
       continue
     }
     const changed = Object.entries(details).some(([key, value]) => existing[key as keyof typeof details] !== value)
-    if (changed) db.update(userAttributeDefinitions).set(details).where(eq(userAttributeDefinitions.id, existing.id)).run()
+    if (changed)
+      db.update(userAttributeDefinitions).set(details).where(eq(userAttributeDefinitions.id, existing.id)).run()
   }
 }

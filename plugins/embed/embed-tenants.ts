@@ -15,7 +15,8 @@ function encodeCursor(id: number): string {
 export function parsePageSize(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 20
   const value = /^\d{1,3}$/.test(raw) ? Number(raw) : NaN
-  if (!(value >= 1 && value <= 100)) throw new BadRequestError('first: expected an integer from 1 to 100', 'INVALID_PAGE_SIZE')
+  if (!(value >= 1 && value <= 100))
+    throw new BadRequestError('first: expected an integer from 1 to 100', 'INVALID_PAGE_SIZE')
   return value
 }
 
@@ -45,14 +46,26 @@ export function createEmbedTenantAdmin(storage: Storage) {
   }
 
   return {
-    listGroups(accountId: number, tenantName: string, rawFirst: string | undefined, after: string | undefined): EmbedTenantGroupsPage {
+    listGroups(
+      accountId: number,
+      tenantName: string,
+      rawFirst: string | undefined,
+      after: string | undefined,
+    ): EmbedTenantGroupsPage {
       const first = parsePageSize(rawFirst)
       const tenant = tenantId(accountId, tenantName)
       const afterId = after === undefined ? 0 : decodeCursor(after)
       const rows = db
         .select({ id: groups.id, name: groups.name, description: groups.description })
         .from(groups)
-        .where(and(eq(groups.accountId, accountId), eq(groups.embedTenantId, tenant), eq(groups.namespace, 'group'), gt(groups.id, afterId)))
+        .where(
+          and(
+            eq(groups.accountId, accountId),
+            eq(groups.embedTenantId, tenant),
+            eq(groups.namespace, 'group'),
+            gt(groups.id, afterId),
+          ),
+        )
         .orderBy(asc(groups.id))
         .limit(first + 1)
         .all()
@@ -66,10 +79,18 @@ export function createEmbedTenantAdmin(storage: Storage) {
       const id = /^[1-9]\d{0,15}$/.test(rawId) ? Number(rawId) : 0
       const deleted = db
         .delete(groups)
-        .where(and(eq(groups.id, id), eq(groups.accountId, accountId), eq(groups.embedTenantId, tenant), eq(groups.namespace, 'group')))
+        .where(
+          and(
+            eq(groups.id, id),
+            eq(groups.accountId, accountId),
+            eq(groups.embedTenantId, tenant),
+            eq(groups.namespace, 'group'),
+          ),
+        )
         .returning({ id: groups.id })
         .all()
-      if (deleted.length === 0) throw new NotFoundError(`Group ${rawId} not found in embed tenant ${tenantName}`, 'GROUP_NOT_FOUND')
+      if (deleted.length === 0)
+        throw new NotFoundError(`Group ${rawId} not found in embed tenant ${tenantName}`, 'GROUP_NOT_FOUND')
     },
 
     deleteTenant(accountId: number, tenantName: string): void {

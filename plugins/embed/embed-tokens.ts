@@ -17,9 +17,13 @@ const AUDIENCE = 'embed'
  */
 export function loadSigningKey(storage: Storage, now: number): Uint8Array {
   storage.sqlite
-    .query<unknown, [string, string, number]>('INSERT OR IGNORE INTO server_secrets (name, value, created_at) VALUES (?, ?, ?)')
+    .query<unknown, [string, string, number]>(
+      'INSERT OR IGNORE INTO server_secrets (name, value, created_at) VALUES (?, ?, ?)',
+    )
     .run(KEY_NAME, randomToken(32), now)
-  const row = storage.sqlite.query<{ value: string }, [string]>('SELECT value FROM server_secrets WHERE name = ?').get(KEY_NAME)
+  const row = storage.sqlite
+    .query<{ value: string }, [string]>('SELECT value FROM server_secrets WHERE name = ?')
+    .get(KEY_NAME)
   return new Uint8Array(Buffer.from(row!.value, 'base64url'))
 }
 
@@ -28,7 +32,10 @@ export function loadSigningKey(storage: Storage, now: number): Uint8Array {
  * the session row (one prepared statement), so a revoked or deleted session's tokens stop working at once and
  * the caller gets exactly the access recorded at mint time.
  */
-export function createEmbedTokens(storage: Storage, clock: () => number): EmbedTokenVerifier & { sign(session: ExchangedSession): Promise<string> } {
+export function createEmbedTokens(
+  storage: Storage,
+  clock: () => number,
+): EmbedTokenVerifier & { sign(session: ExchangedSession): Promise<string> } {
   const key = loadSigningKey(storage, clock())
   // Every column of the session (the grant recorded at mint time) and its account's name.
   const sessionByPublicId = storage.db
@@ -63,7 +70,8 @@ export function createEmbedTokens(storage: Storage, clock: () => number): EmbedT
         sid = payload.sid
         exp = payload.exp
       } catch (error) {
-        if (error instanceof joseErrors.JWTExpired) throw new UnauthorizedError('Embed token expired', 'EMBED_TOKEN_EXPIRED')
+        if (error instanceof joseErrors.JWTExpired)
+          throw new UnauthorizedError('Embed token expired', 'EMBED_TOKEN_EXPIRED')
         throw new UnauthorizedError('Invalid embed token', 'INVALID_EMBED_TOKEN')
       }
       const row = typeof sid === 'string' ? sessionByPublicId.get({ publicId: sid }) : undefined

@@ -13,7 +13,12 @@ import type { Provisioning } from './provisioning'
 import type { SessionStore } from './sessions'
 
 /** Fields that only make sense in a creator-mode session (tenant groups are creator-mode groups). */
-const CREATOR_MODE_FIELDS = ['groupDefinitions', 'userAttributeDefinitions', 'tenantGroupDefinitions', 'tenantGroups'] as const
+const CREATOR_MODE_FIELDS = [
+  'groupDefinitions',
+  'userAttributeDefinitions',
+  'tenantGroupDefinitions',
+  'tenantGroups',
+] as const
 
 const EMBED_PLANS = new Set(['premium', 'enterprise'])
 
@@ -55,7 +60,10 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
   return function generateSession(caller: ApiKeyCaller, body: GenerateSessionBody): Promise<{ sessionId: string }> {
     const account = directory.account(caller.accountId)
     if (!account || !EMBED_PLANS.has(account.plan))
-      throw new ForbiddenError('Embed sessions are available on the premium and enterprise plans only', 'PLAN_NOT_ELIGIBLE')
+      throw new ForbiddenError(
+        'Embed sessions are available on the premium and enterprise plans only',
+        'PLAN_NOT_ELIGIBLE',
+      )
     const deployment = authorizeDeployment(caller, body.deploymentId, directory)
     const identity = checkIdentity(body)
     const creatorMode = body.creatorMode === true
@@ -71,11 +79,16 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
     // One savepoint of the next group commit: calls arriving together commit together, each still all or nothing.
     return batch.run(() => {
       sessions.prune()
-      const tenant = body.embedTenantName === undefined ? undefined : findOrCreateTenant(account.id, body.embedTenantName)
+      const tenant =
+        body.embedTenantName === undefined ? undefined : findOrCreateTenant(account.id, body.embedTenantName)
       if (creatorMode && !tenant?.useCreatorMode)
-        throw new ForbiddenError(`Creator mode is not enabled for embed tenant ${body.embedTenantName}`, 'CREATOR_MODE_DISABLED')
+        throw new ForbiddenError(
+          `Creator mode is not enabled for embed tenant ${body.embedTenantName}`,
+          'CREATOR_MODE_DISABLED',
+        )
       const displayName = body.embedTenantProfile?.displayName
-      if (tenant && displayName !== undefined) db.update(embedTenants).set({ displayName }).where(eq(embedTenants.id, tenant.id)).run()
+      if (tenant && displayName !== undefined)
+        db.update(embedTenants).set({ displayName }).where(eq(embedTenants.id, tenant.id)).run()
 
       const tenantScope: CatalogScope = { accountId: account.id, embedTenantId: tenant?.id ?? null }
       if (creatorMode) {
@@ -98,7 +111,9 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
         scope: creatorMode ? tenantScope : { accountId: account.id, embedTenantId: null },
       })
       // Without a tenant the session sees what provisioning just read back; with one, the tenant's rows join in.
-      const { groups, userAttributes, securityContext } = tenant ? provisioning.snapshot(user.userId, tenant.id) : user.access
+      const { groups, userAttributes, securityContext } = tenant
+        ? provisioning.snapshot(user.userId, tenant.id)
+        : user.access
       const sessionId = sessions.mint({
         accountId: account.id,
         deploymentId: deployment.id,

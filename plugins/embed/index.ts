@@ -115,7 +115,8 @@ export function embedPlugin(deps: AppDeps) {
         body: SessionIdBody,
         detail: {
           summary: 'Revoke an embed session',
-          description: "204 also for unknown or already revoked ids, and for sessions of deployments outside a scoped key's scope (left alone). The session's tokens stop working at once.",
+          description:
+            "204 also for unknown or already revoked ids, and for sessions of deployments outside a scoped key's scope (left alone). The session's tokens stop working at once.",
           tags: ['Embed'],
           security: ADMIN_SECURITY,
         },
@@ -123,7 +124,8 @@ export function embedPlugin(deps: AppDeps) {
     )
     .get(
       `${TENANTS}/groups`,
-      ({ caller, params, query }) => tenants.listGroups(caller.accountId, params.embedTenantName, query.first, query.after),
+      ({ caller, params, query }) =>
+        tenants.listGroups(caller.accountId, params.embedTenantName, query.first, query.after),
       {
         adminKey: true,
         params: EmbedTenantParams,
@@ -131,7 +133,8 @@ export function embedPlugin(deps: AppDeps) {
         response: { 200: EmbedTenantGroupsPage },
         detail: {
           summary: 'List the groups of an embed tenant',
-          description: 'Groups bootstrapped with `groupDefinitions`, oldest first. Cursor pagination: `first` (default 20, at most 100) and `after` (the previous `endCursor`).',
+          description:
+            'Groups bootstrapped with `groupDefinitions`, oldest first. Cursor pagination: `first` (default 20, at most 100) and `after` (the previous `endCursor`).',
           tags: ['Embed tenants'],
           security: ADMIN_SECURITY,
         },
@@ -148,7 +151,12 @@ export function embedPlugin(deps: AppDeps) {
       {
         adminKey: true,
         params: EmbedTenantGroupParams,
-        detail: { summary: 'Delete a group of an embed tenant', description: 'Its memberships go with it. Unscoped admin key (a tenant spans deployments).', tags: ['Embed tenants'], security: ADMIN_SECURITY },
+        detail: {
+          summary: 'Delete a group of an embed tenant',
+          description: 'Its memberships go with it. Unscoped admin key (a tenant spans deployments).',
+          tags: ['Embed tenants'],
+          security: ADMIN_SECURITY,
+        },
       },
     )
     .delete(
@@ -165,7 +173,8 @@ export function embedPlugin(deps: AppDeps) {
         detail: {
           operationId: 'deleteEmbedTenant',
           summary: 'Delete an embed tenant',
-          description: 'Deletes the tenant and everything scoped to it: groups, memberships, attribute definitions and values, sessions. Unscoped admin key (a tenant spans deployments). A trailing slash is accepted.',
+          description:
+            'Deletes the tenant and everything scoped to it: groups, memberships, attribute definitions and values, sessions. Unscoped admin key (a tenant spans deployments). A trailing slash is accepted.',
           tags: ['Embed tenants'],
           security: ADMIN_SECURITY,
         },
@@ -173,10 +182,20 @@ export function embedPlugin(deps: AppDeps) {
     )
     .get(`${TENANTS}/user-attributes`, () => removedInV020('Listing embed-tenant user attributes'), {
       params: EmbedTenantParams,
-      detail: { summary: 'Removed in release v0.2.0', description: 'Always 404.', tags: ['Embed tenants'], deprecated: true },
+      detail: {
+        summary: 'Removed in release v0.2.0',
+        description: 'Always 404.',
+        tags: ['Embed tenants'],
+        deprecated: true,
+      },
     })
     .delete(`${TENANTS}/user-attributes/:id`, () => removedInV020('Deleting embed-tenant user attributes'), {
       params: EmbedTenantGroupParams,
-      detail: { summary: 'Removed in release v0.2.0', description: 'Always 404.', tags: ['Embed tenants'], deprecated: true },
+      detail: {
+        summary: 'Removed in release v0.2.0',
+        description: 'Always 404.',
+        tags: ['Embed tenants'],
+        deprecated: true,
+      },
     })
 }

@@ -9,7 +9,9 @@ const Identity = t.String({ minLength: 1, maxLength: 320 })
 export const GroupDefinition = t.Object(
   {
     name: Name,
-    description: t.Optional(t.String({ maxLength: 2000, description: 'Updated when supplied and different; never cleared.' })),
+    description: t.Optional(
+      t.String({ maxLength: 2000, description: 'Updated when supplied and different; never cleared.' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -31,14 +33,20 @@ export type UserAttributeDefinition = typeof UserAttributeDefinition.static
 export const UserProfile = t.Object(
   {
     displayName: t.Optional(t.String({ maxLength: 200 })),
-    picture: t.Optional(t.String({ maxLength: 2048, description: 'Absolute http(s) URL; only its syntax is checked, it is never fetched.' })),
+    picture: t.Optional(
+      t.String({
+        maxLength: 2048,
+        description: 'Absolute http(s) URL; only its syntax is checked, it is never fetched.',
+      }),
+    ),
   },
   { additionalProperties: false },
 )
 
 export const EmbedTenantName = t.String({
   pattern: EMBED_TENANT_NAME_PATTERN,
-  description: 'Lowercase, 5 to 36 characters of a-z, 0-9 and -, starting with a letter and ending with a letter or digit.',
+  description:
+    'Lowercase, 5 to 36 characters of a-z, 0-9 and -, starting with a letter and ending with a letter or digit.',
 })
 
 /**
@@ -64,7 +72,9 @@ export const GenerateSessionBody = t.Object(
       t.Object(
         {
           showDashboardChat: t.Optional(
-            t.Boolean({ description: 'Omitted: the account-wide setting applies. false hides, true shows the dashboard chat.' }),
+            t.Boolean({
+              description: 'Omitted: the account-wide setting applies. false hides, true shows the dashboard chat.',
+            }),
           ),
         },
         { additionalProperties: false },
@@ -72,7 +82,9 @@ export const GenerateSessionBody = t.Object(
     ),
     tenantGroups: t.Optional(t.Array(Name, { maxItems: 1000 })),
     tenantGroupDefinitions: t.Optional(t.Array(GroupDefinition, { maxItems: 1000 })),
-    embedTenantProfile: t.Optional(t.Object({ displayName: t.Optional(t.String({ maxLength: 200 })) }, { additionalProperties: false })),
+    embedTenantProfile: t.Optional(
+      t.Object({ displayName: t.Optional(t.String({ maxLength: 200 })) }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -82,7 +94,10 @@ export const GenerateSessionResponse = t.Object({
   sessionId: t.String({ description: 'Exchange it once, within 5 minutes, at POST /api/v1/embed/session/token.' }),
 })
 
-export const SessionIdBody = t.Object({ sessionId: t.String({ minLength: 1, maxLength: 512 }) }, { additionalProperties: false })
+export const SessionIdBody = t.Object(
+  { sessionId: t.String({ minLength: 1, maxLength: 512 }) },
+  { additionalProperties: false },
+)
 
 export const EmbedTokenResponse = t.Object({
   token: t.String({ description: 'HS256 JWT valid for 24 hours; send it as `Authorization: Embed-Token <token>`.' }),
@@ -101,7 +116,11 @@ export const GroupsQuery = t.Object({
 })
 export type GroupsQuery = typeof GroupsQuery.static
 
-export const EmbedTenantGroup = t.Object({ id: t.Integer(), name: t.String(), description: t.Union([t.String(), t.Null()]) })
+export const EmbedTenantGroup = t.Object({
+  id: t.Integer(),
+  name: t.String(),
+  description: t.Union([t.String(), t.Null()]),
+})
 export type EmbedTenantGroup = typeof EmbedTenantGroup.static
 
 export const EmbedTenantGroupsPage = t.Object({

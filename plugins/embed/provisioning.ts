@@ -29,7 +29,9 @@ function byText(left: string, right: string): number {
 }
 
 /** The stored profile of a user, as provisioning compares it: the security context as its stored JSON text. */
-type StoredUser = Pick<typeof users.$inferSelect, 'id' | 'email' | 'displayName' | 'picture'> & { securityContext: string | null }
+type StoredUser = Pick<typeof users.$inferSelect, 'id' | 'email' | 'displayName' | 'picture'> & {
+  securityContext: string | null
+}
 
 /** The user's groups, attribute values and security context as one session or request sees them. */
 export interface AccessSnapshot {
@@ -80,7 +82,10 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     `SELECT max_external_users AS "limit", ifnull((SELECT count FROM external_user_counts c WHERE c.account_id = a.id), 0) AS count
        FROM accounts a WHERE a.id = ?`,
   )
-  const insertUser = sqlite.query<{ id: number }, [number, string, string | null, string | null, string | null, string | null, number, number]>(
+  const insertUser = sqlite.query<
+    { id: number },
+    [number, string, string | null, string | null, string | null, string | null, number, number]
+  >(
     `INSERT INTO users (account_id, kind, identity, email, display_name, picture, security_context, created_at, updated_at)
      VALUES (?, 'external', ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   )
@@ -94,7 +99,9 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     `INSERT INTO user_attribute_values (user_id, attribute_id, value) VALUES (?, ?, ?)
        ON CONFLICT (user_id, attribute_id) DO UPDATE SET value = excluded.value`,
   )
-  const deleteValue = sqlite.query<never, [number, number]>('DELETE FROM user_attribute_values WHERE user_id = ? AND attribute_id = ?')
+  const deleteValue = sqlite.query<never, [number, number]>(
+    'DELETE FROM user_attribute_values WHERE user_id = ? AND attribute_id = ?',
+  )
 
   function snapshot(userId: number, embedTenantId: number | null): AccessSnapshot {
     // 0 never names a tenant (ids start at 1), so it selects the tenant-wide rows only.
@@ -102,8 +109,13 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     // Tenant-wide values first, then the tenant's (which win on a name clash), each by name.
     const values = attributeValues
       .all(userId)
-      .filter((row): row is typeof row & { name: string } => row.name !== null && (row.tenant === null || row.tenant === tenant))
-      .sort((left, right) => Number(left.tenant !== null) - Number(right.tenant !== null) || byText(left.name, right.name))
+      .filter(
+        (row): row is typeof row & { name: string } =>
+          row.name !== null && (row.tenant === null || row.tenant === tenant),
+      )
+      .sort(
+        (left, right) => Number(left.tenant !== null) - Number(right.tenant !== null) || byText(left.name, right.name),
+      )
     const userAttributes: Record<string, AttributeValue> = {}
     for (const row of values) userAttributes[row.name] = JSON.parse(row.value) as AttributeValue
     const names = membershipNames.all(tenant, userId).flatMap((row) => (row.name === null ? [] : [row.name]))
@@ -140,11 +152,23 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       email: email !== undefined ? (email === '' ? null : email) : (stored?.email ?? null),
       displayName: request.userProfile?.displayName ?? stored?.displayName ?? null,
       picture: request.userProfile?.picture ?? stored?.picture ?? null,
-      securityContext: request.securityContext !== undefined ? JSON.stringify(request.securityContext) : (stored?.securityContext ?? null),
+      securityContext:
+        request.securityContext !== undefined
+          ? JSON.stringify(request.securityContext)
+          : (stored?.securityContext ?? null),
     }
     if (!stored) {
       assertRoomForExternalUser(request.accountId)
-      return insertUser.get(request.accountId, externalId, wanted.email, wanted.displayName, wanted.picture, wanted.securityContext, now, now)!.id
+      return insertUser.get(
+        request.accountId,
+        externalId,
+        wanted.email,
+        wanted.displayName,
+        wanted.picture,
+        wanted.securityContext,
+        now,
+        now,
+      )!.id
     }
     if (
       wanted.email !== stored.email ||
@@ -160,15 +184,26 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     const { accountId, identity, scope } = request
     const attributes = request.userAttributes ?? []
     // Checks first, writes after: a failing call must not depend on the transaction to look clean.
-    assertUniqueNames('userAttributes', attributes.map((attribute) => attribute.name), 'DUPLICATE_USER_ATTRIBUTE')
+    assertUniqueNames(
+      'userAttributes',
+      attributes.map((attribute) => attribute.name),
+      'DUPLICATE_USER_ATTRIBUTE',
+    )
     if (request.userProfile?.picture !== undefined) checkPictureUrl(request.userProfile.picture)
     if (request.tenantGroups !== undefined && scope.embedTenantId === null)
       throw new BadRequestError('tenantGroups requires an embed tenant', 'EMBED_TENANT_REQUIRED')
     const groupIds = request.groups === undefined ? undefined : catalog.resolveGroups(scope, 'group', request.groups)
-    const tenantGroupIds = request.tenantGroups === undefined ? undefined : catalog.resolveGroups(scope, 'tenant_group', request.tenantGroups)
-    const definitions = catalog.resolveAttributes(scope, attributes.map((attribute) => attribute.name))
+    const tenantGroupIds =
+      request.tenantGroups === undefined
+        ? undefined
+        : catalog.resolveGroups(scope, 'tenant_group', request.tenantGroups)
+    const definitions = catalog.resolveAttributes(
+      scope,
+      attributes.map((attribute) => attribute.name),
+    )
     for (const attribute of attributes)
-      if (attribute.value !== null) assertAttributeValue(attribute.name, definitions.get(attribute.name)!.type, attribute.value)
+      if (attribute.value !== null)
+        assertAttributeValue(attribute.name, definitions.get(attribute.name)!.type, attribute.value)
 
     const now = clock()
     let userId: number
@@ -218,7 +253,8 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     },
     find(accountId: number, settings: { externalId?: string; internalId?: string }): number | undefined {
       const kind = settings.externalId !== undefined ? 'external' : 'internal'
-      return userByIdentity.get(accountId, kind, normalizeIdentity(settings.externalId ?? settings.internalId ?? ''))?.id
+      return userByIdentity.get(accountId, kind, normalizeIdentity(settings.externalId ?? settings.internalId ?? ''))
+        ?.id
     },
     fromExternalId(accountId: number, externalId: string, securityContext?: Record<string, unknown>): ResolvedUser {
       const id = normalizeIdentity(externalId)
@@ -232,7 +268,11 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       })
       const access = accessOf(userId)
       // The token's own context applies to its requests; the stored user is left as it was.
-      return { userId, kind: 'external', access: securityContext === undefined ? access : { ...access, securityContext } }
+      return {
+        userId,
+        kind: 'external',
+        access: securityContext === undefined ? access : { ...access, securityContext },
+      }
     },
   }
 }

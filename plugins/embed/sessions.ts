@@ -46,7 +46,10 @@ export function createSessionStore(storage: Storage, clock: () => number) {
   // Two statements rather than one OR, so each uses its index (embed_sessions_expires, embed_sessions_revoked).
   const pruneExpired = sqlite.query<unknown, [number]>('DELETE FROM embed_sessions WHERE expires_at <= ?1')
   const pruneRevoked = sqlite.query<unknown, []>('DELETE FROM embed_sessions WHERE revoked_at IS NOT NULL')
-  const insertSession = sqlite.query<unknown, [string, string, number, number, number, number | null, number, string, string, string, string, number, number]>(
+  const insertSession = sqlite.query<
+    unknown,
+    [string, string, number, number, number, number | null, number, string, string, string, string, number, number]
+  >(
     `INSERT INTO embed_sessions (public_id, secret_hash, account_id, deployment_id, user_id, embed_tenant_id, creator_mode, settings,
                                  security_context, groups, user_attributes, created_at, expires_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -79,7 +82,8 @@ export function createSessionStore(storage: Storage, clock: () => number) {
     exchange(sessionId: string): ExchangedSession {
       const now = clock()
       const row = exchangeStatement.get(now, now + TOKEN_TTL_MS, hashSecret(sessionId), now)
-      if (!row) throw new UnauthorizedError('Session is unknown, expired, revoked or already exchanged', 'INVALID_SESSION')
+      if (!row)
+        throw new UnauthorizedError('Session is unknown, expired, revoked or already exchanged', 'INVALID_SESSION')
       return row
     },
 
@@ -88,7 +92,12 @@ export function createSessionStore(storage: Storage, clock: () => number) {
      * foreign, out-of-scope and already revoked ids are silently ignored, so the answer never tells them apart.
      */
     revoke(accountId: number, sessionId: string, deploymentScope: readonly number[] | null = null): void {
-      revokeStatement.run(clock(), hashSecret(sessionId), accountId, deploymentScope === null ? null : JSON.stringify(deploymentScope))
+      revokeStatement.run(
+        clock(),
+        hashSecret(sessionId),
+        accountId,
+        deploymentScope === null ? null : JSON.stringify(deploymentScope),
+      )
     },
 
     /** Deletes sessions past their exchange window or token lifetime, and revoked ones. Returns how many. */

@@ -45,7 +45,12 @@ function storedPolicy(storage: Storage, keyId: number) {
 export function actorOf(storage: Storage, caller: ApiKeyCaller): Actor {
   const stored = storedPolicy(storage, caller.keyId)
   const actions = stored ? (stored.actions as PolicyAction[]) : ROLE_ACTIONS[caller.admin ? 'admin' : 'editor']
-  return { accountId: caller.accountId, keyId: caller.keyId, deploymentScope: caller.deploymentScope, actions: new Set(actions) }
+  return {
+    accountId: caller.accountId,
+    keyId: caller.keyId,
+    deploymentScope: caller.deploymentScope,
+    actions: new Set(actions),
+  }
 }
 
 /** 403 unless the actor holds `action`. */
@@ -74,7 +79,8 @@ export function readKeyPolicy(storage: Storage, actor: Actor, keyId: number): Ke
   requireAction(actor, 'SecretsManage')
   const key = managedKey(storage, actor, keyId)
   const stored = storedPolicy(storage, keyId)
-  if (stored) return { keyId, keyName: key.name, role: stored.role, actions: stored.actions as PolicyAction[], isDefault: false }
+  if (stored)
+    return { keyId, keyName: key.name, role: stored.role, actions: stored.actions as PolicyAction[], isDefault: false }
   const role = key.admin ? 'admin' : 'editor'
   return { keyId, keyName: key.name, role, actions: [...ROLE_ACTIONS[role]], isDefault: true }
 }
@@ -85,16 +91,27 @@ export function readKeyPolicy(storage: Storage, actor: Actor, keyId: number): Ke
  * A key cannot take `SecretsManage` away from itself, so an account is never left without a key that can manage
  * policies by accident.
  */
-export function writeKeyPolicy(storage: Storage, actor: Actor, keyId: number, input: UpdateKeyPolicyInput, now: number): KeyPolicy {
+export function writeKeyPolicy(
+  storage: Storage,
+  actor: Actor,
+  keyId: number,
+  input: UpdateKeyPolicyInput,
+  now: number,
+): KeyPolicy {
   requireAction(actor, 'SecretsManage')
   managedKey(storage, actor, keyId)
   if ((input.role === undefined) === (input.actions === undefined))
     throw new BadRequestError('Send exactly one of role and actions', 'ROLE_OR_ACTIONS')
   const role: KeyRole = input.role ?? 'custom'
-  const actions = input.role ? [...ROLE_ACTIONS[input.role]] : ALL_ACTIONS.filter((action) => input.actions!.includes(action))
+  const actions = input.role
+    ? [...ROLE_ACTIONS[input.role]]
+    : ALL_ACTIONS.filter((action) => input.actions!.includes(action))
   const beyond = actions.filter((action) => !actor.actions.has(action))
   if (beyond.length > 0)
-    throw new ForbiddenError(`This API key cannot grant ${beyond.join(', ')}: it does not hold them`, 'PERMISSION_DENIED')
+    throw new ForbiddenError(
+      `This API key cannot grant ${beyond.join(', ')}: it does not hold them`,
+      'PERMISSION_DENIED',
+    )
   if (keyId === actor.keyId && !actions.includes('SecretsManage'))
     throw new ConflictError('An API key cannot remove SecretsManage from itself; use another key', 'SELF_LOCKOUT')
   storage.db

@@ -35,7 +35,10 @@ function matches(policy: ChatThreadPolicyDTO, request: ChatThreadRequest): boole
  * match: denied when some `allow` policy covers this action and resource type (an allow-list is in force and does
  * not name this resource), allowed otherwise, so a deployment without policies is open. Pure, no I/O.
  */
-export function evaluateChatThreadPolicies(policies: readonly ChatThreadPolicyDTO[], request: ChatThreadRequest): ChatThreadDecision {
+export function evaluateChatThreadPolicies(
+  policies: readonly ChatThreadPolicyDTO[],
+  request: ChatThreadRequest,
+): ChatThreadDecision {
   const matching = policies.filter((policy) => matches(policy, request))
   if (matching.some((policy) => policy.effect === 'deny')) return 'deny'
   if (matching.some((policy) => policy.effect === 'allow')) return 'allow'

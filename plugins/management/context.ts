@@ -21,6 +21,11 @@ export function isoTimeOrNull(ms: number | null): string | null {
 }
 
 /** The context of a management request: the key's actor on the deployment the route names. */
-export function managementContext(storage: Storage, now: number, caller: ApiKeyCaller, deploymentId: number): ManagementContext {
+export function managementContext(
+  storage: Storage,
+  now: number,
+  caller: ApiKeyCaller,
+  deploymentId: number,
+): ManagementContext {
   return { storage, now, deploymentId, actor: actorOf(storage, caller) }
 }

@@ -84,7 +84,10 @@ function checkWidgetQueries(widgets: DashboardWidget[], check: WidgetQueryCheck 
       check(widget.query)
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
-      throw new BadRequestError(`widgets[${index}] "${widget.title}" (id ${widget.id}): its query cannot run: ${reason}`, 'INVALID_WIDGET_QUERY')
+      throw new BadRequestError(
+        `widgets[${index}] "${widget.title}" (id ${widget.id}): its query cannot run: ${reason}`,
+        'INVALID_WIDGET_QUERY',
+      )
     }
   })
 }
@@ -94,7 +97,8 @@ function normalizeWidgets(inputs: DashboardWidgetInput[]): DashboardWidget[] {
   const seen = new Set<string>()
   return inputs.map((input, index) => {
     const id = input.id ?? `w_${randomToken(6)}`
-    if (seen.has(id)) throw new BadRequestError(`widgets[${index}].id: duplicate widget id "${id}"`, 'DUPLICATE_WIDGET_ID')
+    if (seen.has(id))
+      throw new BadRequestError(`widgets[${index}].id: duplicate widget id "${id}"`, 'DUPLICATE_WIDGET_ID')
     seen.add(id)
     return { id, kind: input.kind, title: input.title, query: input.query }
   })
@@ -146,9 +150,14 @@ export function listDashboards(context: ManagementContext, query: DashboardsList
 }
 
 /** Publishing, unpublishing and restricting downloads decide who sees data, so they need `ContentManage`. */
-function requireManageFor(context: ManagementContext, input: { published?: boolean; restrictDataDownload?: boolean }, current?: DashboardRow): void {
+function requireManageFor(
+  context: ManagementContext,
+  input: { published?: boolean; restrictDataDownload?: boolean },
+  current?: DashboardRow,
+): void {
   const publishing = input.published !== undefined && input.published !== (current?.published ?? false)
-  const restricting = input.restrictDataDownload !== undefined && input.restrictDataDownload !== (current?.restrictDataDownload ?? false)
+  const restricting =
+    input.restrictDataDownload !== undefined && input.restrictDataDownload !== (current?.restrictDataDownload ?? false)
   if (publishing || restricting) requireAction(context.actor, 'ContentManage')
 }
 
@@ -176,7 +185,11 @@ export function insertDashboard(
 }
 
 /** Creates the dashboard of a workbook (one per workbook: a second is 409). */
-export function createDashboard(context: ManagementContext, input: DashboardConfigInput, checkQuery?: WidgetQueryCheck): Dashboard {
+export function createDashboard(
+  context: ManagementContext,
+  input: DashboardConfigInput,
+  checkQuery?: WidgetQueryCheck,
+): Dashboard {
   requireAction(context.actor, 'ContentEdit')
   requireManageFor(context, input)
   const widgets = normalizeWidgets(input.widgets ?? [])
@@ -186,9 +199,18 @@ export function createDashboard(context: ManagementContext, input: DashboardConf
       .from(workbooks)
       .where(and(eq(workbooks.id, input.workbookId), eq(workbooks.deploymentId, context.deploymentId)))
       .get()
-    if (!workbook) throw new BadRequestError(`workbookId: workbook ${input.workbookId} does not exist in this deployment`, 'UNKNOWN_WORKBOOK')
-    const existing = context.storage.db.select({ id: dashboards.id }).from(dashboards).where(eq(dashboards.workbookId, input.workbookId)).get()
-    if (existing) throw new ConflictError(`Workbook ${input.workbookId} already has dashboard ${existing.id}`, 'DASHBOARD_EXISTS')
+    if (!workbook)
+      throw new BadRequestError(
+        `workbookId: workbook ${input.workbookId} does not exist in this deployment`,
+        'UNKNOWN_WORKBOOK',
+      )
+    const existing = context.storage.db
+      .select({ id: dashboards.id })
+      .from(dashboards)
+      .where(eq(dashboards.workbookId, input.workbookId))
+      .get()
+    if (existing)
+      throw new ConflictError(`Workbook ${input.workbookId} already has dashboard ${existing.id}`, 'DASHBOARD_EXISTS')
     checkWidgetQueries(widgets, checkQuery)
     const content: DashboardContent = {
       name: input.name,
@@ -245,7 +267,12 @@ function contentOf(row: DashboardRow): DashboardContent {
  * Updates a dashboard. With `checksum`, a dashboard changed since that checksum is 409 instead of being
  * overwritten. Replacing `widgets` drops the AI widget threads of widgets that are gone.
  */
-export function updateDashboard(context: ManagementContext, id: number, input: UpdateDashboardInput, checkQuery?: WidgetQueryCheck): Dashboard {
+export function updateDashboard(
+  context: ManagementContext,
+  id: number,
+  input: UpdateDashboardInput,
+  checkQuery?: WidgetQueryCheck,
+): Dashboard {
   requireAction(context.actor, 'ContentEdit')
   return transaction(context.storage, () => {
     const row = requireDashboard(context, id)
@@ -280,18 +307,32 @@ export function deleteDashboard(context: ManagementContext, id: number): void {
  * Attaches a chat thread to a widget of a workbook's published dashboard (replacing the widget's previous
  * thread). A `checksum` other than the current one is 409: the dashboard changed since the caller read it.
  */
-export function attachAiWidgetThread(context: ManagementContext, workbookId: number, input: UpdatePublishedAiWidgetThreadInput): Dashboard {
+export function attachAiWidgetThread(
+  context: ManagementContext,
+  workbookId: number,
+  input: UpdatePublishedAiWidgetThreadInput,
+): Dashboard {
   requireAction(context.actor, 'ContentEdit')
   return transaction(context.storage, () => {
     const row = requireDashboardOfWorkbook(context, workbookId)
     if (!row.published)
-      throw new ConflictError(`Dashboard ${row.id} is not published; publish it before attaching AI widget threads`, 'DASHBOARD_NOT_PUBLISHED')
+      throw new ConflictError(
+        `Dashboard ${row.id} is not published; publish it before attaching AI widget threads`,
+        'DASHBOARD_NOT_PUBLISHED',
+      )
     assertFreshChecksum(row, input.checksum)
     const current = contentOf(row)
     if (!current.widgets.some((widget) => widget.id === input.widgetId))
       throw new BadRequestError(`widgetId: dashboard ${row.id} has no widget "${input.widgetId}"`, 'UNKNOWN_WIDGET')
-    const thread: AiWidgetThread = { widgetId: input.widgetId, threadId: input.threadId, attachedAt: isoTime(context.now) }
-    const aiWidgetThreads = [...current.aiWidgetThreads.filter((existing) => existing.widgetId !== input.widgetId), thread]
+    const thread: AiWidgetThread = {
+      widgetId: input.widgetId,
+      threadId: input.threadId,
+      attachedAt: isoTime(context.now),
+    }
+    const aiWidgetThreads = [
+      ...current.aiWidgetThreads.filter((existing) => existing.widgetId !== input.widgetId),
+      thread,
+    ]
     return toDashboard(writeContent(context, row, { ...current, aiWidgetThreads }))
   })
 }

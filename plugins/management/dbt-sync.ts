@@ -57,11 +57,18 @@ function toJob(row: JobRow): DbtSyncJob {
  * Starts a sync of `branchName` (default: the deployment's default branch; it must be one of `branches`). One
  * sync per branch at a time: starting another while one is queued or running is 409.
  */
-export function startDbtSync(context: ManagementContext, branches: string[], input: StartDbtSyncInput): DbtSyncResponse {
+export function startDbtSync(
+  context: ManagementContext,
+  branches: string[],
+  input: StartDbtSyncInput,
+): DbtSyncResponse {
   requireAction(context.actor, 'DbtSync')
   const branchName = input.branchName ?? branches[0]
   if (!branches.includes(branchName))
-    throw new BadRequestError(`branchName: deployment ${context.deploymentId} has no branch "${branchName}" (branches: ${branches.join(', ')})`, 'UNKNOWN_BRANCH')
+    throw new BadRequestError(
+      `branchName: deployment ${context.deploymentId} has no branch "${branchName}" (branches: ${branches.join(', ')})`,
+      'UNKNOWN_BRANCH',
+    )
   return transaction(context.storage, () => {
     const { db } = context.storage
     const active = advanceStored(
@@ -79,7 +86,10 @@ export function startDbtSync(context: ManagementContext, branches: string[], inp
         .all(),
     ).find((row) => row.status === 'queued' || row.status === 'running')
     if (active)
-      throw new ConflictError(`A dbt sync of branch "${branchName}" is already ${active.status} (syncJobId ${active.id})`, 'DBT_SYNC_IN_PROGRESS')
+      throw new ConflictError(
+        `A dbt sync of branch "${branchName}" is already ${active.status} (syncJobId ${active.id})`,
+        'DBT_SYNC_IN_PROGRESS',
+      )
     const row = db
       .insert(dbtSyncJobs)
       .values({

@@ -27,6 +27,14 @@ export function listKeyDeployments(storage: Storage, directory: Directory, calle
         .where(eq(agents.deploymentId, row.id))
         .orderBy(asc(agents.id))
         .all()
-      return [{ id: deployment.id, name: deployment.name, branches: deployment.branches, defaultBranch: deployment.defaultBranch, agents: agentRows }]
+      return [
+        {
+          id: deployment.id,
+          name: deployment.name,
+          branches: deployment.branches,
+          defaultBranch: deployment.defaultBranch,
+          agents: agentRows,
+        },
+      ]
     })
 }

@@ -38,7 +38,8 @@ export function requireFolder(context: ManagementContext, id: number): FolderRow
 /** A folder named in a body (`folderId`, `parentId`): unknown ones are bad input, not a missing resource. */
 export function assertFolderReference(context: ManagementContext, field: string, id: number | null | undefined): void {
   if (id === null || id === undefined) return
-  if (!folderRow(context, id)) throw new BadRequestError(`${field}: folder ${id} does not exist in this deployment`, 'UNKNOWN_FOLDER')
+  if (!folderRow(context, id))
+    throw new BadRequestError(`${field}: folder ${id} does not exist in this deployment`, 'UNKNOWN_FOLDER')
 }
 
 export function getFolder(context: ManagementContext, id: number): Folder {
@@ -89,8 +90,13 @@ export function updateFolder(context: ManagementContext, id: number, input: Upda
     requireFolder(context, id)
     if (input.parentId !== undefined && input.parentId !== null) {
       assertFolderReference(context, 'parentId', input.parentId)
-      for (let ancestor: number | null = input.parentId; ancestor !== null; ancestor = requireFolder(context, ancestor).parentId)
-        if (ancestor === id) throw new BadRequestError('parentId: a folder cannot be moved into itself or its subfolders', 'FOLDER_CYCLE')
+      for (
+        let ancestor: number | null = input.parentId;
+        ancestor !== null;
+        ancestor = requireFolder(context, ancestor).parentId
+      )
+        if (ancestor === id)
+          throw new BadRequestError('parentId: a folder cannot be moved into itself or its subfolders', 'FOLDER_CYCLE')
     }
     const row = context.storage.db
       .update(folders)
@@ -111,7 +117,10 @@ export function deleteFolder(context: ManagementContext, id: number): void {
     const children = db.select({ n: count() }).from(folders).where(eq(folders.parentId, id)).get()?.n ?? 0
     const held = db.select({ n: count() }).from(reports).where(eq(reports.folderId, id)).get()?.n ?? 0
     if (children + held > 0)
-      throw new ConflictError(`Folder ${id} is not empty: it holds ${children} folder(s) and ${held} report(s)`, 'FOLDER_NOT_EMPTY')
+      throw new ConflictError(
+        `Folder ${id} is not empty: it holds ${children} folder(s) and ${held} report(s)`,
+        'FOLDER_NOT_EMPTY',
+      )
     db.delete(folders).where(eq(folders.id, id)).run()
   })
 }

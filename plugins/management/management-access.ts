@@ -21,10 +21,8 @@ export function doc(tag: string, summary: string, description?: string) {
  */
 export function managementAccess(deps: AppDeps) {
   const { storage, clock } = deps
-  return new Elysia({ name: 'management-access', seed: deps.instanceId })
-    .use(authPlugin(deps))
-    .macro('management', {
-      managementAccess: true,
-      resolve: ({ caller, deployment }) => ({ context: managementContext(storage, clock(), caller, deployment.id) }),
-    })
+  return new Elysia({ name: 'management-access', seed: deps.instanceId }).use(authPlugin(deps)).macro('management', {
+    managementAccess: true,
+    resolve: ({ caller, deployment }) => ({ context: managementContext(storage, clock(), caller, deployment.id) }),
+  })
 }

@@ -7,7 +7,11 @@ export const Timestamp = t.String({ description: 'ISO 8601 date and time' })
 export const Name = t.String({ minLength: 1, maxLength: 200 })
 export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
 /** Semantic SQL over the deployment's cubes, as `POST .../sql` takes it. */
-export const SemanticSql = t.String({ minLength: 1, maxLength: 100_000, description: 'Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders`' })
+export const SemanticSql = t.String({
+  minLength: 1,
+  maxLength: 100_000,
+  description: 'Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders`',
+})
 
 export const PageInfo = t.Object({
   hasNextPage: t.Boolean(),
@@ -18,7 +22,9 @@ export type PageInfo = typeof PageInfo.static
 
 export const PageQuery = {
   first: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: 'Page size, default 20' })),
-  after: t.Optional(t.String({ minLength: 1, maxLength: 500, description: '`pageInfo.endCursor` of the previous page' })),
+  after: t.Optional(
+    t.String({ minLength: 1, maxLength: 500, description: '`pageInfo.endCursor` of the previous page' }),
+  ),
 }
 export const SortOrder = t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')]))
 /** The orders of content lists (folders, reports, workbooks). */
@@ -35,4 +41,3 @@ export const ListResponseWithTotals = <T extends TSchema>(item: T, noun: string)
     data: t.Array(item, { deprecated: true }),
     count: t.Integer({ deprecated: true, description: `Total number of matching ${noun}` }),
   })
-

@@ -6,10 +6,20 @@ import { Id, ListResponse, Name, Nullable, PageQuery, SemanticSql, Timestamp } f
 
 // ---------------------------------------------------------------- dashboards
 
-const Member = t.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*$', description: '`cube.member`' })
+const Member = t.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*$',
+  description: '`cube.member`',
+})
 const WidgetId = t.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' })
 
-export const DashboardWidgetKind = t.Union([t.Literal('number'), t.Literal('bar'), t.Literal('line'), t.Literal('table')])
+export const DashboardWidgetKind = t.Union([
+  t.Literal('number'),
+  t.Literal('bar'),
+  t.Literal('line'),
+  t.Literal('table'),
+])
 export type DashboardWidgetKind = typeof DashboardWidgetKind.static
 
 export const DashboardWidget = t.Object({
@@ -112,12 +122,20 @@ export const DashboardConfigInput = t.Object(
 export type DashboardConfigInput = typeof DashboardConfigInput.static
 
 export const UpdateDashboardInput = t.Object(
-  { name: t.Optional(Name), ...DashboardConfigFields, checksum: t.Optional(t.String({ minLength: 1, maxLength: 128 })) },
+  {
+    name: t.Optional(Name),
+    ...DashboardConfigFields,
+    checksum: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
+  },
   { additionalProperties: false },
 )
 export type UpdateDashboardInput = typeof UpdateDashboardInput.static
 
-export const DashboardsListQuery = t.Object({ workbookId: t.Optional(Id), published: t.Optional(t.Boolean()), ...PageQuery })
+export const DashboardsListQuery = t.Object({
+  workbookId: t.Optional(Id),
+  published: t.Optional(t.Boolean()),
+  ...PageQuery,
+})
 export type DashboardsListQuery = typeof DashboardsListQuery.static
 
 export const DashboardsListResponse = ListResponse(Dashboard)
@@ -127,7 +145,9 @@ export const UpdatePublishedAiWidgetThreadInput = t.Object(
   {
     threadId: t.String({ minLength: 1, maxLength: 200, description: 'The chat thread (`chatId`) behind the widget' }),
     widgetId: WidgetId,
-    checksum: t.Optional(t.String({ minLength: 1, maxLength: 128, description: "The dashboard's checksum as you last read it" })),
+    checksum: t.Optional(
+      t.String({ minLength: 1, maxLength: 128, description: "The dashboard's checksum as you last read it" }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -168,7 +188,9 @@ export type NotificationRecipient = typeof NotificationRecipient.static
 export const NotificationSchedule = t.Object(
   {
     frequency: t.Union([t.Literal('hourly'), t.Literal('daily'), t.Literal('weekly'), t.Literal('monthly')]),
-    timeOfDay: t.Optional(Nullable(t.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: '`HH:MM`, UTC' }))),
+    timeOfDay: t.Optional(
+      Nullable(t.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: '`HH:MM`, UTC' })),
+    ),
   },
   { additionalProperties: false },
 )
@@ -201,7 +223,11 @@ const NotificationFields = {
 
 /** Exactly one of `dashboardId` and `dashboardPublicId` (checked by the service, so the message says so). */
 export const CreateNotificationInput = t.Object(
-  { dashboardId: t.Optional(Id), dashboardPublicId: t.Optional(t.String({ minLength: 1, maxLength: 100 })), ...NotificationFields },
+  {
+    dashboardId: t.Optional(Id),
+    dashboardPublicId: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+    ...NotificationFields,
+  },
   { additionalProperties: false },
 )
 export type CreateNotificationInput = typeof CreateNotificationInput.static
@@ -225,7 +251,11 @@ export type NotificationsListResponse = typeof NotificationsListResponse.static
 // ---------------------------------------------------------------- dbt sync
 
 export const StartDbtSyncInput = t.Object(
-  { branchName: t.Optional(t.String({ minLength: 1, maxLength: 100, description: "Default: the deployment's default branch" })) },
+  {
+    branchName: t.Optional(
+      t.String({ minLength: 1, maxLength: 100, description: "Default: the deployment's default branch" }),
+    ),
+  },
   { additionalProperties: false },
 )
 export type StartDbtSyncInput = typeof StartDbtSyncInput.static
@@ -233,7 +263,12 @@ export type StartDbtSyncInput = typeof StartDbtSyncInput.static
 export const DbtSyncResponse = t.Object({ branchName: t.String(), syncJobId: t.String(), workflowId: t.String() })
 export type DbtSyncResponse = typeof DbtSyncResponse.static
 
-export const DbtSyncStatus = t.Union([t.Literal('queued'), t.Literal('running'), t.Literal('succeeded'), t.Literal('failed')])
+export const DbtSyncStatus = t.Union([
+  t.Literal('queued'),
+  t.Literal('running'),
+  t.Literal('succeeded'),
+  t.Literal('failed'),
+])
 export type DbtSyncStatus = typeof DbtSyncStatus.static
 
 export const DbtSyncJob = t.Object({
@@ -249,9 +284,17 @@ export type DbtSyncJob = typeof DbtSyncJob.static
 
 // ---------------------------------------------------------------- app configuration
 
-const Locale = t.String({ minLength: 2, maxLength: 35, pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', description: 'BCP 47 tag, e.g. `en` or `pt-BR`' })
+const Locale = t.String({
+  minLength: 2,
+  maxLength: 35,
+  pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$',
+  description: 'BCP 47 tag, e.g. `en` or `pt-BR`',
+})
 
-export const LocalizedValue = t.Object({ locale: Locale, value: t.String({ maxLength: 500 }) }, { additionalProperties: false })
+export const LocalizedValue = t.Object(
+  { locale: Locale, value: t.String({ maxLength: 500 }) },
+  { additionalProperties: false },
+)
 export type LocalizedValue = typeof LocalizedValue.static
 
 export const CreatorMode = t.Object({

@@ -6,7 +6,9 @@ export const DeploymentSummary = t.Object({
   name: t.String(),
   branches: t.Array(t.String(), { description: 'Branch names, the default first' }),
   defaultBranch: t.String(),
-  agents: t.Array(t.Object({ id: t.Integer(), name: t.String(), kind: t.Union([t.Literal('analyst'), t.Literal('scripted')]) })),
+  agents: t.Array(
+    t.Object({ id: t.Integer(), name: t.String(), kind: t.Union([t.Literal('analyst'), t.Literal('scripted')]) }),
+  ),
 })
 export type DeploymentSummary = typeof DeploymentSummary.static
 

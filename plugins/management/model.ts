@@ -1,5 +1,16 @@
 import { t } from 'elysia'
-import { ContentSortBy, Id, ListResponse, ListResponseWithTotals, Name, Nullable, PageQuery, SemanticSql, SortOrder, Timestamp } from './model-common'
+import {
+  ContentSortBy,
+  Id,
+  ListResponse,
+  ListResponseWithTotals,
+  Name,
+  Nullable,
+  PageQuery,
+  SemanticSql,
+  SortOrder,
+  Timestamp,
+} from './model-common'
 
 /**
  * The management API's wire schemas (release v0.2.1): validation, types, OpenAPI and the
@@ -97,10 +108,16 @@ export const Folder = t.Object({
 })
 export type Folder = typeof Folder.static
 
-export const CreateFolderInput = t.Object({ name: Name, parentId: t.Optional(Nullable(Id)) }, { additionalProperties: false })
+export const CreateFolderInput = t.Object(
+  { name: Name, parentId: t.Optional(Nullable(Id)) },
+  { additionalProperties: false },
+)
 export type CreateFolderInput = typeof CreateFolderInput.static
 
-export const UpdateFolderInput = t.Object({ name: t.Optional(Name), parentId: t.Optional(Nullable(Id)) }, { additionalProperties: false })
+export const UpdateFolderInput = t.Object(
+  { name: t.Optional(Name), parentId: t.Optional(Nullable(Id)) },
+  { additionalProperties: false },
+)
 export type UpdateFolderInput = typeof UpdateFolderInput.static
 
 export const FoldersListQuery = t.Object({
@@ -243,13 +260,20 @@ export const Workbook = t.Object({
 })
 export type Workbook = typeof Workbook.static
 
-const Slug = t.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description: 'Lowercase words joined by `-`' })
+const Slug = t.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+  description: 'Lowercase words joined by `-`',
+})
 
 export const CreateWorkbookInput = t.Object(
   {
     name: Name,
     slug: t.Optional(Nullable(Slug)),
-    slugTakeover: t.Optional(t.Boolean({ description: 'Take the slug from the workbook that has it instead of failing with 409' })),
+    slugTakeover: t.Optional(
+      t.Boolean({ description: 'Take the slug from the workbook that has it instead of failing with 409' }),
+    ),
     shared: t.Optional(t.Boolean()),
   },
   { additionalProperties: false },
@@ -261,7 +285,9 @@ export type UpdateWorkbookInput = typeof UpdateWorkbookInput.static
 
 export const DuplicateWorkbookInput = t.Object(
   {
-    shared: t.Optional(t.Boolean({ description: 'Clone from the shared workspace: the source must be a shared workbook' })),
+    shared: t.Optional(
+      t.Boolean({ description: 'Clone from the shared workspace: the source must be a shared workbook' }),
+    ),
     name: t.Optional(Name),
   },
   { additionalProperties: false },

@@ -66,8 +66,16 @@ function resolveDashboard(context: ManagementContext, input: CreateNotificationI
   const { db } = context.storage
   const inDeployment = eq(dashboards.deploymentId, context.deploymentId)
   if (input.dashboardId !== undefined) {
-    const board = db.select({ id: dashboards.id }).from(dashboards).where(and(inDeployment, eq(dashboards.id, input.dashboardId))).get()
-    if (!board) throw new BadRequestError(`dashboardId: dashboard ${input.dashboardId} does not exist in this deployment`, 'UNKNOWN_DASHBOARD')
+    const board = db
+      .select({ id: dashboards.id })
+      .from(dashboards)
+      .where(and(inDeployment, eq(dashboards.id, input.dashboardId)))
+      .get()
+    if (!board)
+      throw new BadRequestError(
+        `dashboardId: dashboard ${input.dashboardId} does not exist in this deployment`,
+        'UNKNOWN_DASHBOARD',
+      )
     return board.id
   }
   const board = db
@@ -76,7 +84,10 @@ function resolveDashboard(context: ManagementContext, input: CreateNotificationI
     .where(and(inDeployment, eq(dashboards.publicId, input.dashboardPublicId!), eq(dashboards.published, true)))
     .get()
   if (!board)
-    throw new BadRequestError(`dashboardPublicId: no published dashboard "${input.dashboardPublicId}" in this deployment`, 'UNKNOWN_DASHBOARD')
+    throw new BadRequestError(
+      `dashboardPublicId: no published dashboard "${input.dashboardPublicId}" in this deployment`,
+      'UNKNOWN_DASHBOARD',
+    )
   return board.id
 }
 
@@ -92,9 +103,19 @@ function checkRecipients(context: ManagementContext, recipients: NotificationRec
         const user = db
           .select({ id: users.id })
           .from(users)
-          .where(and(eq(users.id, recipient.userId), eq(users.accountId, context.actor.accountId), eq(users.kind, 'internal')))
+          .where(
+            and(
+              eq(users.id, recipient.userId),
+              eq(users.accountId, context.actor.accountId),
+              eq(users.kind, 'internal'),
+            ),
+          )
           .get()
-        if (!user) throw new BadRequestError(`${at}.userId: user ${recipient.userId} is not a console user of this account`, 'UNKNOWN_USER')
+        if (!user)
+          throw new BadRequestError(
+            `${at}.userId: user ${recipient.userId} is not a console user of this account`,
+            'UNKNOWN_USER',
+          )
       }
       return recipient.email === undefined ? recipient : { ...recipient, email: normalizeIdentity(recipient.email) }
     }
@@ -103,7 +124,11 @@ function checkRecipients(context: ManagementContext, recipients: NotificationRec
       .from(embedTenants)
       .where(and(eq(embedTenants.accountId, context.actor.accountId), eq(embedTenants.name, recipient.embedTenantName)))
       .get()
-    if (!tenant) throw new BadRequestError(`${at}.embedTenantName: embed tenant "${recipient.embedTenantName}" does not exist`, 'UNKNOWN_EMBED_TENANT')
+    if (!tenant)
+      throw new BadRequestError(
+        `${at}.embedTenantName: embed tenant "${recipient.embedTenantName}" does not exist`,
+        'UNKNOWN_EMBED_TENANT',
+      )
     return { ...recipient, externalId: normalizeIdentity(recipient.externalId) }
   })
 }
@@ -122,23 +147,36 @@ function recipientMatches(condition: SQL): SQL {
  * Notifications, oldest first, cursor-paginated. Recipient filters: `recipientUserId` or `recipientEmail` for
  * console users; `recipientEmbedTenantName` with `recipientExternalId` (both or neither) for embed users.
  */
-export function listNotifications(context: ManagementContext, query: NotificationsListQuery): NotificationsListResponse {
+export function listNotifications(
+  context: ManagementContext,
+  query: NotificationsListQuery,
+): NotificationsListResponse {
   requireAction(context.actor, 'ContentRead')
   if ((query.recipientEmbedTenantName === undefined) !== (query.recipientExternalId === undefined))
-    throw new BadRequestError('recipientEmbedTenantName and recipientExternalId go together: send both or neither', 'EMBED_RECIPIENT_FILTER')
+    throw new BadRequestError(
+      'recipientEmbedTenantName and recipientExternalId go together: send both or neither',
+      'EMBED_RECIPIENT_FILTER',
+    )
   const field = (name: string) => sql.raw(`json_extract(recipient.value, '$.${name}')`)
   const filters: (SQL | undefined)[] = [eq(notifications.deploymentId, context.deploymentId)]
   if (query.dashboardPublicId !== undefined)
     filters.push(
       inArray(
         notifications.dashboardId,
-        context.storage.db.select({ id: dashboards.id }).from(dashboards).where(eq(dashboards.publicId, query.dashboardPublicId)),
+        context.storage.db
+          .select({ id: dashboards.id })
+          .from(dashboards)
+          .where(eq(dashboards.publicId, query.dashboardPublicId)),
       ),
     )
   if (query.recipientUserId !== undefined)
     filters.push(recipientMatches(sql`${field('kind')} = 'user' AND ${field('userId')} = ${query.recipientUserId}`))
   if (query.recipientEmail !== undefined)
-    filters.push(recipientMatches(sql`${field('kind')} = 'user' AND ${field('email')} = ${normalizeIdentity(query.recipientEmail)}`))
+    filters.push(
+      recipientMatches(
+        sql`${field('kind')} = 'user' AND ${field('email')} = ${normalizeIdentity(query.recipientEmail)}`,
+      ),
+    )
   if (query.recipientEmbedTenantName !== undefined && query.recipientExternalId !== undefined)
     filters.push(
       recipientMatches(
@@ -181,7 +219,11 @@ export function createNotification(context: ManagementContext, input: CreateNoti
   })
 }
 
-export function updateNotification(context: ManagementContext, id: number, input: UpdateNotificationInput): Notification {
+export function updateNotification(
+  context: ManagementContext,
+  id: number,
+  input: UpdateNotificationInput,
+): Notification {
   requireAction(context.actor, 'NotificationsManage')
   return transaction(context.storage, () => {
     requireNotification(context, id)

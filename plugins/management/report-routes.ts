@@ -22,7 +22,13 @@ import {
   UpdateReportInput,
   UpdateReportSnapshotInput,
 } from './model'
-import { createReportSnapshot, deleteReportSnapshot, getReportSnapshot, listReportSnapshots, updateReportSnapshot } from './report-snapshots'
+import {
+  createReportSnapshot,
+  deleteReportSnapshot,
+  getReportSnapshot,
+  listReportSnapshots,
+  updateReportSnapshot,
+} from './report-snapshots'
 import {
   connectReportToWorkbook,
   createReport,
@@ -35,7 +41,11 @@ import {
 
 const FolderParams = t.Object({ deploymentId: Id, folderId: Id })
 const ReportParams = t.Object({ deploymentId: Id, reportId: Id })
-const PlacementParams = t.Object({ deploymentId: Id, reportId: Id, externalWorkbookId: t.String({ minLength: 1, maxLength: 200 }) })
+const PlacementParams = t.Object({
+  deploymentId: Id,
+  reportId: Id,
+  externalWorkbookId: t.String({ minLength: 1, maxLength: 200 }),
+})
 const SnapshotParams = t.Object({ deploymentId: Id, reportId: Id, snapshotId: Id })
 
 /** Folders, reports (with workbook placements) and report snapshots: HTTP glue over the domain modules. */
@@ -47,13 +57,19 @@ export function reportRoutes(deps: AppDeps) {
       params: DeploymentParams,
       query: FoldersListQuery,
       response: { 200: FoldersListResponse },
-      detail: doc('Folders', 'List folders', 'Cursor pagination (`first`, `after`); `data` and `count` are deprecated but filled. Default order: oldest first.'),
+      detail: doc(
+        'Folders',
+        'List folders',
+        'Cursor pagination (`first`, `after`); `data` and `count` are deprecated but filled. Default order: oldest first.',
+      ),
     })
-    .post(
-      `${DEPLOYMENT}/folders`,
-      ({ context, body, status }) => status(201, createFolder(context, body)),
-      { management: true, params: DeploymentParams, body: CreateFolderInput, response: { 201: Folder }, detail: doc('Folders', 'Create a folder') },
-    )
+    .post(`${DEPLOYMENT}/folders`, ({ context, body, status }) => status(201, createFolder(context, body)), {
+      management: true,
+      params: DeploymentParams,
+      body: CreateFolderInput,
+      response: { 201: Folder },
+      detail: doc('Folders', 'Create a folder'),
+    })
     .get(`${DEPLOYMENT}/folders/:folderId`, ({ context, params }) => getFolder(context, params.folderId), {
       management: true,
       params: FolderParams,
@@ -63,7 +79,13 @@ export function reportRoutes(deps: AppDeps) {
     .patch(
       `${DEPLOYMENT}/folders/:folderId`,
       ({ context, params, body }) => updateFolder(context, params.folderId, body),
-      { management: true, params: FolderParams, body: UpdateFolderInput, response: { 200: Folder }, detail: doc('Folders', 'Rename or move a folder') },
+      {
+        management: true,
+        params: FolderParams,
+        body: UpdateFolderInput,
+        response: { 200: Folder },
+        detail: doc('Folders', 'Rename or move a folder'),
+      },
     )
     .delete(
       `${DEPLOYMENT}/folders/:folderId`,
@@ -71,7 +93,12 @@ export function reportRoutes(deps: AppDeps) {
         deleteFolder(context, params.folderId)
         return status(204, undefined)
       },
-      { management: true, params: FolderParams, response: NoContent, detail: doc('Folders', 'Delete an empty folder', '409 when it still holds folders or reports.') },
+      {
+        management: true,
+        params: FolderParams,
+        response: NoContent,
+        detail: doc('Folders', 'Delete an empty folder', '409 when it still holds folders or reports.'),
+      },
     )
     .get(`${DEPLOYMENT}/reports`, ({ context, query }) => listReports(context, query), {
       management: true,
@@ -84,11 +111,13 @@ export function reportRoutes(deps: AppDeps) {
         'Filters `search`, `folderId`, `externalWorkbookId`; `sortBy` `name` (A to Z), `createdAt` (oldest first, the default), `updatedAt` and `lastViewedAt` (newest first); `sortOrder` reverses. Cursor pagination is unavailable with `lastViewedAt`: its first page is served without `endCursor`, and `after` is 400.',
       ),
     })
-    .post(
-      `${DEPLOYMENT}/reports`,
-      ({ context, body, status }) => status(201, createReport(context, body)),
-      { management: true, params: DeploymentParams, body: CreateReportInput, response: { 201: Report }, detail: doc('Reports', 'Create a report') },
-    )
+    .post(`${DEPLOYMENT}/reports`, ({ context, body, status }) => status(201, createReport(context, body)), {
+      management: true,
+      params: DeploymentParams,
+      body: CreateReportInput,
+      response: { 201: Report },
+      detail: doc('Reports', 'Create a report'),
+    })
     .get(`${DEPLOYMENT}/reports/:reportId`, ({ context, params }) => getReport(context, params.reportId), {
       management: true,
       params: ReportParams,
@@ -98,7 +127,13 @@ export function reportRoutes(deps: AppDeps) {
     .patch(
       `${DEPLOYMENT}/reports/:reportId`,
       ({ context, params, body }) => updateReport(context, params.reportId, body),
-      { management: true, params: ReportParams, body: UpdateReportInput, response: { 200: Report }, detail: doc('Reports', 'Update a report') },
+      {
+        management: true,
+        params: ReportParams,
+        body: UpdateReportInput,
+        response: { 200: Report },
+        detail: doc('Reports', 'Update a report'),
+      },
     )
     .delete(
       `${DEPLOYMENT}/reports/:reportId`,
@@ -116,14 +151,22 @@ export function reportRoutes(deps: AppDeps) {
         params: ReportParams,
         body: ConnectReportToWorkbookInput,
         response: { 200: Report },
-        detail: doc('Reports', 'Connect a report to your workbook', 'Links the report to an external spreadsheet. Needs only read access to the report. Added in v0.2.1.'),
+        detail: doc(
+          'Reports',
+          'Connect a report to your workbook',
+          'Links the report to an external spreadsheet. Needs only read access to the report. Added in v0.2.1.',
+        ),
       },
     )
     .delete(
       `${DEPLOYMENT}/reports/:reportId/connect-workbook/:externalWorkbookId`,
-      ({ context, params }) =>
-        disconnectReportFromWorkbook(context, params.reportId, params.externalWorkbookId),
-      { management: true, params: PlacementParams, response: { 200: Report }, detail: doc('Reports', 'Disconnect a report from a workbook') },
+      ({ context, params }) => disconnectReportFromWorkbook(context, params.reportId, params.externalWorkbookId),
+      {
+        management: true,
+        params: PlacementParams,
+        response: { 200: Report },
+        detail: doc('Reports', 'Disconnect a report from a workbook'),
+      },
     )
     .get(
       `${DEPLOYMENT}/reports/:reportId/snapshots`,
@@ -138,26 +181,33 @@ export function reportRoutes(deps: AppDeps) {
     )
     .post(
       `${DEPLOYMENT}/reports/:reportId/snapshots`,
-      ({ context, params, body, status }) =>
-        status(201, createReportSnapshot(context, params.reportId, body ?? {})),
+      ({ context, params, body, status }) => status(201, createReportSnapshot(context, params.reportId, body ?? {})),
       {
         management: true,
         params: ReportParams,
         parse: parseOptionalJson,
         body: t.Optional(CreateReportSnapshotInput),
         response: { 201: ReportSnapshot },
-        detail: doc('Report snapshots', "Snapshot a report's query", 'With optional `fillMissingRows` (`member`, `excludedDimensions`).'),
+        detail: doc(
+          'Report snapshots',
+          "Snapshot a report's query",
+          'With optional `fillMissingRows` (`member`, `excludedDimensions`).',
+        ),
       },
     )
     .get(
       `${DEPLOYMENT}/reports/:reportId/snapshots/:snapshotId`,
       ({ context, params }) => getReportSnapshot(context, params.reportId, params.snapshotId),
-      { management: true, params: SnapshotParams, response: { 200: ReportSnapshot }, detail: doc('Report snapshots', 'Get a snapshot') },
+      {
+        management: true,
+        params: SnapshotParams,
+        response: { 200: ReportSnapshot },
+        detail: doc('Report snapshots', 'Get a snapshot'),
+      },
     )
     .patch(
       `${DEPLOYMENT}/reports/:reportId/snapshots/:snapshotId`,
-      ({ context, params, body }) =>
-        updateReportSnapshot(context, params.reportId, params.snapshotId, body),
+      ({ context, params, body }) => updateReportSnapshot(context, params.reportId, params.snapshotId, body),
       {
         management: true,
         params: SnapshotParams,
@@ -172,6 +222,11 @@ export function reportRoutes(deps: AppDeps) {
         deleteReportSnapshot(context, params.reportId, params.snapshotId)
         return status(204, undefined)
       },
-      { management: true, params: SnapshotParams, response: NoContent, detail: doc('Report snapshots', 'Delete a snapshot') },
+      {
+        management: true,
+        params: SnapshotParams,
+        response: NoContent,
+        detail: doc('Report snapshots', 'Delete a snapshot'),
+      },
     )
 }

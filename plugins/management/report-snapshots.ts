@@ -43,7 +43,11 @@ function requireSnapshot(context: ManagementContext, reportId: number, id: numbe
  * Freezes the report's current query with its fill-missing-rows setting, so later edits of the report leave the
  * snapshot as it was. The default name is the report's name and the time of the snapshot.
  */
-export function createReportSnapshot(context: ManagementContext, reportId: number, input: CreateReportSnapshotInput): ReportSnapshot {
+export function createReportSnapshot(
+  context: ManagementContext,
+  reportId: number,
+  input: CreateReportSnapshotInput,
+): ReportSnapshot {
   requireAction(context.actor, 'ContentEdit')
   const report = requireReport(context, reportId)
   const row = context.storage.db
@@ -67,7 +71,11 @@ export function getReportSnapshot(context: ManagementContext, reportId: number, 
 }
 
 /** A report's snapshots, oldest first, cursor-paginated. */
-export function listReportSnapshots(context: ManagementContext, reportId: number, query: ReportSnapshotsListQuery): ReportSnapshotsListResponse {
+export function listReportSnapshots(
+  context: ManagementContext,
+  reportId: number,
+  query: ReportSnapshotsListQuery,
+): ReportSnapshotsListResponse {
   requireAction(context.actor, 'ContentRead')
   requireReport(context, reportId)
   const page = listPage(context.storage.db, {

@@ -156,7 +156,13 @@ export function updateReport(context: ManagementContext, id: number, input: Upda
     assertFolderReference(context, 'folderId', input.folderId)
     context.storage.db
       .update(reports)
-      .set({ name: input.name, query: input.query, folderId: input.folderId, definition: input.definition, updatedAt: context.now })
+      .set({
+        name: input.name,
+        query: input.query,
+        folderId: input.folderId,
+        definition: input.definition,
+        updatedAt: context.now,
+      })
       .where(eq(reports.id, id))
       .run()
     return reportById(context, id)
@@ -173,7 +179,11 @@ export function deleteReport(context: ManagementContext, id: number): void {
  * Links a report to the caller's spreadsheet: needs only read access, since the report itself does not
  * change. Connecting the same workbook again moves the placement; the report's `updatedAt` is left alone.
  */
-export function connectReportToWorkbook(context: ManagementContext, id: number, input: ConnectReportToWorkbookInput): Report {
+export function connectReportToWorkbook(
+  context: ManagementContext,
+  id: number,
+  input: ConnectReportToWorkbookInput,
+): Report {
   requireAction(context.actor, 'ContentRead')
   return transaction(context.storage, () => {
     requireReport(context, id)
@@ -193,7 +203,11 @@ export function connectReportToWorkbook(context: ManagementContext, id: number, 
 }
 
 /** Removes a report's placement in one external workbook (read access, like connecting); 404 when not linked. */
-export function disconnectReportFromWorkbook(context: ManagementContext, id: number, externalWorkbookId: string): Report {
+export function disconnectReportFromWorkbook(
+  context: ManagementContext,
+  id: number,
+  externalWorkbookId: string,
+): Report {
   requireAction(context.actor, 'ContentRead')
   return transaction(context.storage, () => {
     requireReport(context, id)

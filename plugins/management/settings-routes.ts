@@ -21,7 +21,13 @@ import {
   UpdateKeyPolicyInput,
   UpdateNotificationInput,
 } from './model'
-import { createNotification, deleteNotification, getNotification, listNotifications, updateNotification } from './notifications'
+import {
+  createNotification,
+  deleteNotification,
+  getNotification,
+  listNotifications,
+  updateNotification,
+} from './notifications'
 import { getAIEngineerSettings, getAppConfig, updateAIEngineerSettings, updateAppConfig } from './settings'
 
 const NotificationParams = t.Object({ deploymentId: Id, notificationId: Id })
@@ -33,21 +39,17 @@ export function settingsRoutes(deps: AppDeps) {
   const { storage, clock } = deps
   return new Elysia({ name: 'management-settings', seed: deps.instanceId })
     .use(managementAccess(deps))
-    .get(
-      `${DEPLOYMENT}/notifications`,
-      ({ context, query }) => listNotifications(context, query),
-      {
-        management: true,
-        params: DeploymentParams,
-        query: NotificationsListQuery,
-        response: { 200: NotificationsListResponse },
-        detail: doc(
-          'Notifications',
-          'List notifications',
-          'Filters: `dashboardPublicId`; `recipientUserId` or `recipientEmail` (console user); `recipientEmbedTenantName` with `recipientExternalId` (embed user, both or neither).',
-        ),
-      },
-    )
+    .get(`${DEPLOYMENT}/notifications`, ({ context, query }) => listNotifications(context, query), {
+      management: true,
+      params: DeploymentParams,
+      query: NotificationsListQuery,
+      response: { 200: NotificationsListResponse },
+      detail: doc(
+        'Notifications',
+        'List notifications',
+        'Filters: `dashboardPublicId`; `recipientUserId` or `recipientEmail` (console user); `recipientEmbedTenantName` with `recipientExternalId` (embed user, both or neither).',
+      ),
+    })
     .post(
       `${DEPLOYMENT}/notifications`,
       ({ context, body, status }) => status(201, createNotification(context, body)),
@@ -56,13 +58,22 @@ export function settingsRoutes(deps: AppDeps) {
         params: DeploymentParams,
         body: CreateNotificationInput,
         response: { 201: Notification },
-        detail: doc('Notifications', 'Create a notification', 'Exactly one of `dashboardId` and `dashboardPublicId` (400 otherwise).'),
+        detail: doc(
+          'Notifications',
+          'Create a notification',
+          'Exactly one of `dashboardId` and `dashboardPublicId` (400 otherwise).',
+        ),
       },
     )
     .get(
       `${DEPLOYMENT}/notifications/:notificationId`,
       ({ context, params }) => getNotification(context, params.notificationId),
-      { management: true, params: NotificationParams, response: { 200: Notification }, detail: doc('Notifications', 'Get a notification') },
+      {
+        management: true,
+        params: NotificationParams,
+        response: { 200: Notification },
+        detail: doc('Notifications', 'Get a notification'),
+      },
     )
     .patch(
       `${DEPLOYMENT}/notifications/:notificationId`,
@@ -81,12 +92,16 @@ export function settingsRoutes(deps: AppDeps) {
         deleteNotification(context, params.notificationId)
         return status(204, undefined)
       },
-      { management: true, params: NotificationParams, response: NoContent, detail: doc('Notifications', 'Delete a notification') },
+      {
+        management: true,
+        params: NotificationParams,
+        response: NoContent,
+        detail: doc('Notifications', 'Delete a notification'),
+      },
     )
     .post(
       `${DEPLOYMENT}/dbt-sync`,
-      ({ context, body, deployment, status }) =>
-        status(201, startDbtSync(context, deployment.branches, body ?? {})),
+      ({ context, body, deployment, status }) => status(201, startDbtSync(context, deployment.branches, body ?? {})),
       {
         management: true,
         params: DeploymentParams,
@@ -100,44 +115,62 @@ export function settingsRoutes(deps: AppDeps) {
         ),
       },
     )
-    .get(
-      `${DEPLOYMENT}/dbt-sync/:syncJobId`,
-      ({ context, params }) => getDbtSyncJob(context, params.syncJobId),
-      { management: true, params: SyncJobParams, response: { 200: DbtSyncJob }, detail: doc('dbt sync', 'Get a dbt sync job') },
-    )
-    .get(
-      `${DEPLOYMENT}/ai-engineer-settings`,
-      ({ context }) => getAIEngineerSettings(context),
-      { management: true, params: DeploymentParams, response: { 200: AIEngineerSettings }, detail: doc('AI engineer', 'Get AI engineer settings') },
-    )
-    .patch(
-      `${DEPLOYMENT}/ai-engineer-settings`,
-      ({ context, body }) => updateAIEngineerSettings(context, body),
-      {
-        management: true,
-        params: DeploymentParams,
-        body: UpdateAIEngineerSettingsInput,
-        response: { 200: AIEngineerSettings },
-        detail: doc('AI engineer', 'Update AI engineer settings', '`chatThreadPolicies` is replaced whole; deny wins. Needs `SettingsManage`.'),
-      },
-    )
+    .get(`${DEPLOYMENT}/dbt-sync/:syncJobId`, ({ context, params }) => getDbtSyncJob(context, params.syncJobId), {
+      management: true,
+      params: SyncJobParams,
+      response: { 200: DbtSyncJob },
+      detail: doc('dbt sync', 'Get a dbt sync job'),
+    })
+    .get(`${DEPLOYMENT}/ai-engineer-settings`, ({ context }) => getAIEngineerSettings(context), {
+      management: true,
+      params: DeploymentParams,
+      response: { 200: AIEngineerSettings },
+      detail: doc('AI engineer', 'Get AI engineer settings'),
+    })
+    .patch(`${DEPLOYMENT}/ai-engineer-settings`, ({ context, body }) => updateAIEngineerSettings(context, body), {
+      management: true,
+      params: DeploymentParams,
+      body: UpdateAIEngineerSettingsInput,
+      response: { 200: AIEngineerSettings },
+      detail: doc(
+        'AI engineer',
+        'Update AI engineer settings',
+        '`chatThreadPolicies` is replaced whole; deny wins. Needs `SettingsManage`.',
+      ),
+    })
     .get('/api/v1/app-config', ({ caller }) => getAppConfig(storage, actorOf(storage, caller)), {
       apiKey: true,
       response: { 200: AppConfigResponse },
       detail: doc('App configuration', "Get the key's account app configuration"),
     })
-    .patch('/api/v1/app-config', ({ caller, body }) => updateAppConfig(storage, actorOf(storage, caller), body, clock()), {
-      apiKey: true,
-      body: UpdateAppConfigInput,
-      response: { 200: AppConfigResponse },
-      detail: doc('App configuration', 'Update the app configuration', 'Only the fields sent change. Needs `SettingsManage` and a key not scoped to deployments (the configuration is account-wide).'),
-    })
-    .get('/api/v1/api-keys/:keyId/policy', ({ caller, params }) => readKeyPolicy(storage, actorOf(storage, caller), params.keyId), {
-      adminKey: true,
-      params: KeyParams,
-      response: { 200: KeyPolicy },
-      detail: doc('Access control', "Get an API key's policy", 'Admin key with `SecretsManage`; the target key must be within its reach (a scoped key reaches only keys scoped to a subset of its deployments).'),
-    })
+    .patch(
+      '/api/v1/app-config',
+      ({ caller, body }) => updateAppConfig(storage, actorOf(storage, caller), body, clock()),
+      {
+        apiKey: true,
+        body: UpdateAppConfigInput,
+        response: { 200: AppConfigResponse },
+        detail: doc(
+          'App configuration',
+          'Update the app configuration',
+          'Only the fields sent change. Needs `SettingsManage` and a key not scoped to deployments (the configuration is account-wide).',
+        ),
+      },
+    )
+    .get(
+      '/api/v1/api-keys/:keyId/policy',
+      ({ caller, params }) => readKeyPolicy(storage, actorOf(storage, caller), params.keyId),
+      {
+        adminKey: true,
+        params: KeyParams,
+        response: { 200: KeyPolicy },
+        detail: doc(
+          'Access control',
+          "Get an API key's policy",
+          'Admin key with `SecretsManage`; the target key must be within its reach (a scoped key reaches only keys scoped to a subset of its deployments).',
+        ),
+      },
+    )
     .put(
       '/api/v1/api-keys/:keyId/policy',
       ({ caller, params, body }) => writeKeyPolicy(storage, actorOf(storage, caller), params.keyId, body, clock()),
@@ -146,7 +179,11 @@ export function settingsRoutes(deps: AppDeps) {
         params: KeyParams,
         body: UpdateKeyPolicyInput,
         response: { 200: KeyPolicy },
-        detail: doc('Access control', "Set an API key's policy", 'Exactly one of `role` (admin, editor, viewer) and `actions`. Admin key with `SecretsManage`; the target key must be within its reach, and only actions the caller holds can be granted.'),
+        detail: doc(
+          'Access control',
+          "Set an API key's policy",
+          'Exactly one of `role` (admin, editor, viewer) and `actions`. Admin key with `SecretsManage`; the target key must be within its reach, and only actions the caller holds can be granted.',
+        ),
       },
     )
 }

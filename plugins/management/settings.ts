@@ -4,7 +4,13 @@ import { aiEngineerSettings, appConfigs } from '../../db/schema'
 import { assertAccountWide } from '../auth/access'
 import { requireAction, type Actor } from './access-control'
 import { isoTimeOrNull, type ManagementContext } from './context'
-import type { AIEngineerSettings, AppConfigResponse, ChatThreadPolicyDTO, UpdateAIEngineerSettingsInput, UpdateAppConfigInput } from './model'
+import type {
+  AIEngineerSettings,
+  AppConfigResponse,
+  ChatThreadPolicyDTO,
+  UpdateAIEngineerSettingsInput,
+  UpdateAppConfigInput,
+} from './model'
 
 /** The app configuration of an account that never changed it. */
 export const DEFAULT_APP_CONFIG: AppConfigResponse = {
@@ -36,7 +42,12 @@ export function getAppConfig(storage: Storage, actor: Actor): AppConfigResponse 
  * Changes only the fields sent (nested objects field by field; `localizedTitles` is replaced whole). The
  * configuration is the whole account's, so a key scoped to some deployments may read it but not change it.
  */
-export function updateAppConfig(storage: Storage, actor: Actor, input: UpdateAppConfigInput, now: number): AppConfigResponse {
+export function updateAppConfig(
+  storage: Storage,
+  actor: Actor,
+  input: UpdateAppConfigInput,
+  now: number,
+): AppConfigResponse {
   requireAction(actor, 'SettingsManage')
   assertAccountWide(actor, 'Changing the app configuration')
   const current = storedAppConfig(storage, actor.accountId)
@@ -55,7 +66,11 @@ export function updateAppConfig(storage: Storage, actor: Actor, input: UpdateApp
 }
 
 function storedSettings(context: ManagementContext): AIEngineerSettings {
-  const row = context.storage.db.select().from(aiEngineerSettings).where(eq(aiEngineerSettings.deploymentId, context.deploymentId)).get()
+  const row = context.storage.db
+    .select()
+    .from(aiEngineerSettings)
+    .where(eq(aiEngineerSettings.deploymentId, context.deploymentId))
+    .get()
   const settings = row?.settings ?? {}
   return {
     chatThreadPolicies: (settings.chatThreadPolicies as ChatThreadPolicyDTO[] | undefined) ?? [],
@@ -70,7 +85,10 @@ export function getAIEngineerSettings(context: ManagementContext): AIEngineerSet
 }
 
 /** Changes the fields sent; `chatThreadPolicies` is replaced whole, and applies to the next chat request. */
-export function updateAIEngineerSettings(context: ManagementContext, input: UpdateAIEngineerSettingsInput): AIEngineerSettings {
+export function updateAIEngineerSettings(
+  context: ManagementContext,
+  input: UpdateAIEngineerSettingsInput,
+): AIEngineerSettings {
   requireAction(context.actor, 'SettingsManage')
   const current = storedSettings(context)
   const settings = {

@@ -29,7 +29,8 @@ export async function downloadWidgetData(
 
 /** RFC 4180 CSV: a header row of column names, then the rows; null cells are empty. */
 export function toCsv(data: WidgetData): string {
-  const cell = (value: string | null) => (value === null ? '' : /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value)
+  const cell = (value: string | null) =>
+    value === null ? '' : /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value
   const lines = [data.schema.map((column) => cell(column.name)), ...data.data.map((row) => row.map(cell))]
   return lines.map((line) => line.join(',')).join('\r\n') + '\r\n'
 }

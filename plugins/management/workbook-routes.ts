@@ -3,7 +3,15 @@ import type { AppDeps } from '../../src/deps'
 import { parseOptionalJson } from '../core/optional-json'
 import { NotFoundError } from '../../src/errors'
 import { WHOLE_MODEL } from '../semantic/semantic-service'
-import { attachAiWidgetThread, createDashboard, deleteDashboard, getDashboard, listDashboards, updateDashboard, type WidgetQueryCheck } from './dashboards'
+import {
+  attachAiWidgetThread,
+  createDashboard,
+  deleteDashboard,
+  getDashboard,
+  listDashboards,
+  updateDashboard,
+  type WidgetQueryCheck,
+} from './dashboards'
 import { DEPLOYMENT, DeploymentParams, doc, managementAccess, NoContent } from './management-access'
 import {
   CreateWorkbookInput,
@@ -27,16 +35,22 @@ import { createWorkbook, deleteWorkbook, getWorkbook, listWorkbooks, updateWorkb
 
 const WorkbookParams = t.Object({ deploymentId: Id, workbookId: Id })
 const DashboardParams = t.Object({ deploymentId: Id, dashboardId: Id })
-const WidgetParams = t.Object({ deploymentId: Id, dashboardId: Id, widgetId: t.String({ minLength: 1, maxLength: 64 }) })
+const WidgetParams = t.Object({
+  deploymentId: Id,
+  dashboardId: Id,
+  widgetId: t.String({ minLength: 1, maxLength: 64 }),
+})
 
 /** Workbooks, their dashboards, AI widget threads and widget data downloads: HTTP glue over the domain modules. */
 export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner) {
   /** Plans a widget query on the deployment's model over all its data (no user's policies), running nothing. */
-  const widgetCheck = (deploymentId: number): WidgetQueryCheck => (query) => {
-    const deployment = deps.directory.deployment(deploymentId)
-    if (!deployment) throw new NotFoundError(`Deployment ${deploymentId} not found`, 'DEPLOYMENT_NOT_FOUND')
-    deps.semantic.describe({ deployment, access: WHOLE_MODEL }, query)
-  }
+  const widgetCheck =
+    (deploymentId: number): WidgetQueryCheck =>
+    (query) => {
+      const deployment = deps.directory.deployment(deploymentId)
+      if (!deployment) throw new NotFoundError(`Deployment ${deploymentId} not found`, 'DEPLOYMENT_NOT_FOUND')
+      deps.semantic.describe({ deployment, access: WHOLE_MODEL }, query)
+    }
 
   return new Elysia({ name: 'management-workbooks', seed: deps.instanceId })
     .use(managementAccess(deps))
@@ -47,22 +61,23 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
       response: { 200: WorkbooksListResponse },
       detail: doc('Workbooks', 'List workbooks'),
     })
-    .post(
-      `${DEPLOYMENT}/workbooks`,
-      ({ context, body, status }) => status(201, createWorkbook(context, body)),
-      {
-        management: true,
-        params: DeploymentParams,
-        body: CreateWorkbookInput,
-        response: { 201: Workbook },
-        detail: doc('Workbooks', 'Create a workbook', 'A `slug` held by another workbook is 409 unless `slugTakeover` is true.'),
-      },
-    )
-    .get(
-      `${DEPLOYMENT}/workbooks/:workbookId`,
-      ({ context, params }) => getWorkbook(context, params.workbookId),
-      { management: true, params: WorkbookParams, response: { 200: Workbook }, detail: doc('Workbooks', 'Get a workbook') },
-    )
+    .post(`${DEPLOYMENT}/workbooks`, ({ context, body, status }) => status(201, createWorkbook(context, body)), {
+      management: true,
+      params: DeploymentParams,
+      body: CreateWorkbookInput,
+      response: { 201: Workbook },
+      detail: doc(
+        'Workbooks',
+        'Create a workbook',
+        'A `slug` held by another workbook is 409 unless `slugTakeover` is true.',
+      ),
+    })
+    .get(`${DEPLOYMENT}/workbooks/:workbookId`, ({ context, params }) => getWorkbook(context, params.workbookId), {
+      management: true,
+      params: WorkbookParams,
+      response: { 200: Workbook },
+      detail: doc('Workbooks', 'Get a workbook'),
+    })
     .patch(
       `${DEPLOYMENT}/workbooks/:workbookId`,
       ({ context, params, body }) => updateWorkbook(context, params.workbookId, body),
@@ -80,19 +95,27 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
         deleteWorkbook(context, params.workbookId)
         return status(204, undefined)
       },
-      { management: true, params: WorkbookParams, response: NoContent, detail: doc('Workbooks', 'Delete a workbook with its dashboard') },
+      {
+        management: true,
+        params: WorkbookParams,
+        response: NoContent,
+        detail: doc('Workbooks', 'Delete a workbook with its dashboard'),
+      },
     )
     .post(
       `${DEPLOYMENT}/workbooks/:workbookId/duplicate`,
-      ({ context, params, body, status }) =>
-        status(201, duplicateWorkbook(context, params.workbookId, body ?? {})),
+      ({ context, params, body, status }) => status(201, duplicateWorkbook(context, params.workbookId, body ?? {})),
       {
         management: true,
         params: WorkbookParams,
         parse: parseOptionalJson,
         body: t.Optional(DuplicateWorkbookInput),
         response: { 201: Workbook },
-        detail: doc('Workbooks', 'Duplicate a workbook', 'Optional body `DuplicateWorkbookInput`: `shared: true` clones from the shared workspace.'),
+        detail: doc(
+          'Workbooks',
+          'Duplicate a workbook',
+          'Optional body `DuplicateWorkbookInput`: `shared: true` clones from the shared workspace.',
+        ),
       },
     )
     .post(
@@ -133,14 +156,16 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
         ),
       },
     )
-    .get(
-      `${DEPLOYMENT}/dashboards/:dashboardId`,
-      ({ context, params }) => getDashboard(context, params.dashboardId),
-      { management: true, params: DashboardParams, response: { 200: Dashboard }, detail: doc('Dashboards', 'Get a dashboard') },
-    )
+    .get(`${DEPLOYMENT}/dashboards/:dashboardId`, ({ context, params }) => getDashboard(context, params.dashboardId), {
+      management: true,
+      params: DashboardParams,
+      response: { 200: Dashboard },
+      detail: doc('Dashboards', 'Get a dashboard'),
+    })
     .patch(
       `${DEPLOYMENT}/dashboards/:dashboardId`,
-      ({ context, params, body }) => updateDashboard(context, params.dashboardId, body, widgetCheck(context.deploymentId)),
+      ({ context, params, body }) =>
+        updateDashboard(context, params.dashboardId, body, widgetCheck(context.deploymentId)),
       {
         management: true,
         params: DashboardParams,
@@ -159,7 +184,12 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
         deleteDashboard(context, params.dashboardId)
         return status(204, undefined)
       },
-      { management: true, params: DashboardParams, response: NoContent, detail: doc('Dashboards', 'Delete a dashboard') },
+      {
+        management: true,
+        params: DashboardParams,
+        response: NoContent,
+        detail: doc('Dashboards', 'Delete a dashboard'),
+      },
     )
     .get(
       `${DEPLOYMENT}/dashboards/:dashboardId/widgets/:widgetId/data`,
@@ -168,7 +198,10 @@ export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner)
         if (query.format !== 'csv') return data
         const filename = `${widget.title.replace(/[^A-Za-z0-9._-]+/g, '_') || widget.id}.csv`
         return new Response(toCsv(data), {
-          headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${filename}"` },
+          headers: {
+            'content-type': 'text/csv; charset=utf-8',
+            'content-disposition': `attachment; filename="${filename}"`,
+          },
         })
       },
       {

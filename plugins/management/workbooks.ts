@@ -4,7 +4,13 @@ import { apiKeys, dashboards, workbooks } from '../../db/schema'
 import { ConflictError, NotFoundError } from '../../src/errors'
 import { requireAction } from './access-control'
 import { isoTime, type ManagementContext } from './context'
-import type { CreateWorkbookInput, UpdateWorkbookInput, Workbook, WorkbooksListQuery, WorkbooksListResponse } from './model'
+import type {
+  CreateWorkbookInput,
+  UpdateWorkbookInput,
+  Workbook,
+  WorkbooksListQuery,
+  WorkbooksListResponse,
+} from './model'
 import { contentSorts, listPage, nameContains } from './pagination'
 
 export type WorkbookRow = typeof workbooks.$inferSelect
@@ -43,7 +49,10 @@ export function toWorkbooks(context: ManagementContext, rows: WorkbookRow[]): Wo
     name: row.name,
     slug: row.slug,
     shared: row.shared,
-    user: row.ownerKeyId !== null && owners.has(row.ownerKeyId) ? { kind: 'apiKey', id: row.ownerKeyId, name: owners.get(row.ownerKeyId)! } : null,
+    user:
+      row.ownerKeyId !== null && owners.has(row.ownerKeyId)
+        ? { kind: 'apiKey', id: row.ownerKeyId, name: owners.get(row.ownerKeyId)! }
+        : null,
     dashboardId: boards.get(row.id) ?? null,
     createdAt: isoTime(row.createdAt),
     updatedAt: isoTime(row.updatedAt),
@@ -69,15 +78,31 @@ export function requireWorkbook(context: ManagementContext, id: number): Workboo
  * Makes `slug` free for workbook `selfId` (inside the caller's transaction): 409 when another workbook of the
  * deployment has it, unless `takeover` is set, in which case that workbook loses its slug.
  */
-function claimSlug(context: ManagementContext, slug: string | null | undefined, takeover: boolean | undefined, selfId: number | null): void {
+function claimSlug(
+  context: ManagementContext,
+  slug: string | null | undefined,
+  takeover: boolean | undefined,
+  selfId: number | null,
+): void {
   if (slug === null || slug === undefined) return
   const conditions = [eq(workbooks.deploymentId, context.deploymentId), eq(workbooks.slug, slug)]
   if (selfId !== null) conditions.push(ne(workbooks.id, selfId))
-  const holder = context.storage.db.select({ id: workbooks.id }).from(workbooks).where(and(...conditions)).get()
+  const holder = context.storage.db
+    .select({ id: workbooks.id })
+    .from(workbooks)
+    .where(and(...conditions))
+    .get()
   if (!holder) return
   if (!takeover)
-    throw new ConflictError(`Slug "${slug}" is used by workbook ${holder.id}; send slugTakeover: true to take it over`, 'SLUG_TAKEN')
-  context.storage.db.update(workbooks).set({ slug: null, updatedAt: context.now }).where(eq(workbooks.id, holder.id)).run()
+    throw new ConflictError(
+      `Slug "${slug}" is used by workbook ${holder.id}; send slugTakeover: true to take it over`,
+      'SLUG_TAKEN',
+    )
+  context.storage.db
+    .update(workbooks)
+    .set({ slug: null, updatedAt: context.now })
+    .where(eq(workbooks.id, holder.id))
+    .run()
 }
 
 export function getWorkbook(context: ManagementContext, id: number): Workbook {

@@ -9,7 +9,9 @@ const CheckResult = t.Object({
 })
 export const ReadinessBody = t.Object({
   status: t.Union([t.Literal('ready'), t.Literal('unready')]),
-  checks: t.Record(t.String(), CheckResult, { description: 'One entry per dependency: `storage`, and `shutdown` while the node stops' }),
+  checks: t.Record(t.String(), CheckResult, {
+    description: 'One entry per dependency: `storage`, and `shutdown` while the node stops',
+  }),
 })
 
 type OperationsDeps = Pick<AppDeps, 'metrics' | 'storage' | 'lifecycle' | 'instanceId'>
@@ -20,7 +22,11 @@ export function operationsPlugin(deps: OperationsDeps) {
   return new Elysia({ name: 'operations', seed: deps.instanceId })
     .get('/healthz', () => ({ status: 'ok' as const }), {
       response: t.Object({ status: t.Literal('ok') }),
-      detail: { summary: 'Liveness', description: 'Answers 200 as long as the process serves requests.', tags: ['Operations'] },
+      detail: {
+        summary: 'Liveness',
+        description: 'Answers 200 as long as the process serves requests.',
+        tags: ['Operations'],
+      },
     })
     .get(
       '/readyz',
@@ -33,7 +39,8 @@ export function operationsPlugin(deps: OperationsDeps) {
         response: { 200: ReadinessBody, 503: ReadinessBody },
         detail: {
           summary: 'Readiness',
-          description: '200 when the storage answers; 503 naming the failing check otherwise, and while the node shuts down.',
+          description:
+            '200 when the storage answers; 503 naming the failing check otherwise, and while the node shuts down.',
           tags: ['Operations'],
         },
       },
@@ -44,7 +51,8 @@ export function operationsPlugin(deps: OperationsDeps) {
       {
         detail: {
           summary: 'Prometheus metrics',
-          description: 'Process metrics (CPU, memory, event-loop lag), `<prefix>_build_info`, HTTP, chat, semantic-query, model-call and admission series.',
+          description:
+            'Process metrics (CPU, memory, event-loop lag), `<prefix>_build_info`, HTTP, chat, semantic-query, model-call and admission series.',
           tags: ['Operations'],
         },
       },

@@ -20,7 +20,10 @@ export type ReadinessCheck = () => void | Promise<void>
  * stops sending new requests while in-flight ones finish). Liveness (`/healthz`) stays separate: a node whose
  * database is briefly locked is alive and should not be restarted for it.
  */
-export function createReadiness(deps: Pick<AppDeps, 'storage' | 'lifecycle'>, extra: Record<string, ReadinessCheck> = {}) {
+export function createReadiness(
+  deps: Pick<AppDeps, 'storage' | 'lifecycle'>,
+  extra: Record<string, ReadinessCheck> = {},
+) {
   const ping = deps.storage.sqlite.query<{ ok: number }, []>('SELECT 1 AS ok')
   const checks: Record<string, ReadinessCheck> = {
     storage: () => {
@@ -39,7 +42,8 @@ export function createReadiness(deps: Pick<AppDeps, 'storage' | 'lifecycle'>, ex
         results[name] = { status: 'failing', error: (error as Error)?.message ?? String(error), ms: elapsed(startedAt) }
       }
     }
-    if (deps.lifecycle.isShuttingDown) results.shutdown = { status: 'failing', error: 'the node is shutting down', ms: 0 }
+    if (deps.lifecycle.isShuttingDown)
+      results.shutdown = { status: 'failing', error: 'the node is shutting down', ms: 0 }
     return { ready: Object.values(results).every((result) => result.status === 'ok'), checks: results }
   }
 }

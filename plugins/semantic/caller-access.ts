@@ -9,11 +9,23 @@ import { WHOLE_MODEL } from './semantic-service'
  * whole model; an API key with `sessionSettings` reads as that user (provisioned as in chat); an embed token
  * reads with the groups, attributes and security context its session was minted with.
  */
-export function callerAccess(caller: ApiKeyCaller | EmbedCaller, sessionSettings: SessionSettings | undefined, users: UserProvisioner): UserAccess {
+export function callerAccess(
+  caller: ApiKeyCaller | EmbedCaller,
+  sessionSettings: SessionSettings | undefined,
+  users: UserProvisioner,
+): UserAccess {
   if (caller.kind === 'embed') {
     if (sessionSettings !== undefined)
-      throw new BadRequestError('sessionSettings is accepted only with an API key: an embed token already names its user', 'SESSION_SETTINGS_NOT_ALLOWED')
-    return { userId: caller.userId, groups: caller.groups, userAttributes: caller.userAttributes, securityContext: caller.securityContext ?? {} }
+      throw new BadRequestError(
+        'sessionSettings is accepted only with an API key: an embed token already names its user',
+        'SESSION_SETTINGS_NOT_ALLOWED',
+      )
+    return {
+      userId: caller.userId,
+      groups: caller.groups,
+      userAttributes: caller.userAttributes,
+      securityContext: caller.securityContext ?? {},
+    }
   }
   if (sessionSettings === undefined) return WHOLE_MODEL
   return users.fromSessionSettings(caller.accountId, sessionSettings).access

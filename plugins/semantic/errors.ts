@@ -22,7 +22,11 @@ export class ModelError extends AppError {
     readonly label: string,
     readonly problems: ModelProblem[],
   ) {
-    super(409, 'MODEL_INVALID', `Invalid semantic model ${label}:\n${problems.map((problem) => `  - ${describeProblem(problem)}`).join('\n')}`)
+    super(
+      409,
+      'MODEL_INVALID',
+      `Invalid semantic model ${label}:\n${problems.map((problem) => `  - ${describeProblem(problem)}`).join('\n')}`,
+    )
   }
 }
 
@@ -36,7 +40,11 @@ export class InvalidQueryError extends BadRequestError {
 /** A query that ran past the time limit and was stopped (in the database, where it runs there). */
 export class QueryTimeoutError extends AppError {
   constructor(limitMs: number) {
-    super(504, 'QUERY_TIMEOUT', `Query stopped after the ${limitMs} ms time limit: narrow it down (filters, fewer dimensions, a LIMIT)`)
+    super(
+      504,
+      'QUERY_TIMEOUT',
+      `Query stopped after the ${limitMs} ms time limit: narrow it down (filters, fewer dimensions, a LIMIT)`,
+    )
   }
 }
 
@@ -50,6 +58,10 @@ export class DataSourceUnavailableError extends AppError {
     /** Why, for the server's log only (it may name hosts or files). */
     readonly reason?: string,
   ) {
-    super(503, 'DATA_SOURCE_UNAVAILABLE', `The data source${deploymentId === undefined ? '' : ` of deployment ${deploymentId}`} is unavailable right now; try again shortly`)
+    super(
+      503,
+      'DATA_SOURCE_UNAVAILABLE',
+      `The data source${deploymentId === undefined ? '' : ` of deployment ${deploymentId}`} is unavailable right now; try again shortly`,
+    )
   }
 }

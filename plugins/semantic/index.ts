@@ -20,7 +20,10 @@ export function semanticPlugin(deps: AppDeps) {
     .get(
       '/api/v1/deployments/:deploymentId/meta',
       ({ caller, deployment, query }) =>
-        semantic.meta({ deployment, branchName: query.branchName, access: callerAccess(caller, undefined, users) }, query.searchQuery),
+        semantic.meta(
+          { deployment, branchName: query.branchName, access: callerAccess(caller, undefined, users) },
+          query.searchQuery,
+        ),
       {
         deploymentAccess: true,
         params: DeploymentParams,

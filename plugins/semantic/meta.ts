@@ -18,7 +18,8 @@ function joinsOf(cube: Cube, model: SemanticModel, visible: Set<string>): MetaCu
   for (const join of cube.joins) if (visible.has(join.target)) joins.set(join.target, join.relationship)
   for (const other of model.cubes.values())
     for (const join of other.joins)
-      if (join.target === cube.name && visible.has(other.name) && !joins.has(other.name)) joins.set(other.name, REVERSE[join.relationship])
+      if (join.target === cube.name && visible.has(other.name) && !joins.has(other.name))
+        joins.set(other.name, REVERSE[join.relationship])
   return [...joins].map(([name, relationship]) => ({ name, relationship }))
 }
 
@@ -30,7 +31,8 @@ function matches(text: string | undefined, terms: string[]): boolean {
 
 /** Keeps what matches the search: a matching cube with all its members, else only its matching members. */
 function search(cubes: MetaCube[], terms: string[]): MetaCube[] {
-  const memberMatches = (member: MetaMember) => matches(member.name, terms) || matches(member.title, terms) || matches(member.description, terms)
+  const memberMatches = (member: MetaMember) =>
+    matches(member.name, terms) || matches(member.title, terms) || matches(member.description, terms)
   return cubes.flatMap((cube) => {
     if (matches(cube.name, terms) || matches(cube.title, terms) || matches(cube.description, terms)) return [cube]
     const measures = cube.measures.filter(memberMatches)
@@ -44,7 +46,11 @@ function search(cubes: MetaCube[], terms: string[]): MetaCube[] {
  * whole phrase first; when nothing matches it, any of its words of three letters or more.
  */
 export function buildMeta(model: SemanticModel, view: AccessView, searchQuery?: string): MetaResult {
-  const visible = new Set([...model.cubes.values()].filter((cube) => (view.cubes.get(cube.name)?.members.size ?? 0) > 0).map((cube) => cube.name))
+  const visible = new Set(
+    [...model.cubes.values()]
+      .filter((cube) => (view.cubes.get(cube.name)?.members.size ?? 0) > 0)
+      .map((cube) => cube.name),
+  )
   const cubes: MetaCube[] = []
   for (const cube of model.cubes.values()) {
     if (!visible.has(cube.name)) continue
@@ -67,8 +73,12 @@ export function buildMeta(model: SemanticModel, view: AccessView, searchQuery?: 
       name: modelView.name,
       title: modelView.title,
       type: 'view',
-      measures: members.filter((item) => item.member.kind === 'measure').map((item) => metaMember(item.member, `${modelView.name}.${item.name}`)),
-      dimensions: members.filter((item) => item.member.kind === 'dimension').map((item) => metaMember(item.member, `${modelView.name}.${item.name}`)),
+      measures: members
+        .filter((item) => item.member.kind === 'measure')
+        .map((item) => metaMember(item.member, `${modelView.name}.${item.name}`)),
+      dimensions: members
+        .filter((item) => item.member.kind === 'dimension')
+        .map((item) => metaMember(item.member, `${modelView.name}.${item.name}`)),
       joins: [],
     }
     if (modelView.description) entry.description = modelView.description

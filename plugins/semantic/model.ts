@@ -54,17 +54,29 @@ export const ServiceSqlApiInput = t.Object({
 export type ServiceSqlApiInput = typeof ServiceSqlApiInput.static
 
 export const MetaQuery = t.Object({
-  searchQuery: t.Optional(t.String({ maxLength: 500, description: 'Keeps cubes and members whose name, title or description match' })),
-  branchName: t.Optional(t.String({ minLength: 1, description: "A branch of the deployment; the default branch when omitted" })),
+  searchQuery: t.Optional(
+    t.String({ maxLength: 500, description: 'Keeps cubes and members whose name, title or description match' }),
+  ),
+  branchName: t.Optional(
+    t.String({ minLength: 1, description: 'A branch of the deployment; the default branch when omitted' }),
+  ),
 })
 
 export const SqlBody = t.Object(
   {
-    query: t.String({ minLength: 1, maxLength: 20_000, description: 'One SELECT over cubes, with MEASURE(cube.measure) for measures' }),
+    query: t.String({
+      minLength: 1,
+      maxLength: 20_000,
+      description: 'One SELECT over cubes, with MEASURE(cube.measure) for measures',
+    }),
     branchName: t.Optional(t.String({ minLength: 1 })),
     sessionSettings: t.Optional(SessionSettings),
     limit: t.Optional(
-      t.Integer({ minimum: 1, maximum: MAX_ROUTE_LIMIT, description: `Rows returned (default ${ROW_CAP}, at most ${MAX_ROUTE_LIMIT}); totalRows counts them all` }),
+      t.Integer({
+        minimum: 1,
+        maximum: MAX_ROUTE_LIMIT,
+        description: `Rows returned (default ${ROW_CAP}, at most ${MAX_ROUTE_LIMIT}); totalRows counts them all`,
+      }),
     ),
   },
   { additionalProperties: false },

@@ -22,7 +22,13 @@ import { planQuery } from './query/query-planner'
 import { QueryPool } from './sources/query-pool'
 import { formatValue } from './compile/result-format'
 import { createDataSource } from './sources/create-data-source'
-import { QueryExecutionError, redact, type DataSource, type DataSourceConfig, type SourceHealth } from './sources/data-source'
+import {
+  QueryExecutionError,
+  redact,
+  type DataSource,
+  type DataSourceConfig,
+  type SourceHealth,
+} from './sources/data-source'
 import { createSqliteSource } from './sources/sqlite-source'
 import type { SemanticModel } from './model/semantic-model'
 
@@ -42,7 +48,12 @@ export interface SemanticContext {
 }
 
 /** The access of a caller that names no user (an API key without `sessionSettings`). */
-export const WHOLE_MODEL: UserAccess = Object.freeze({ userId: null, groups: [], userAttributes: {}, securityContext: {} })
+export const WHOLE_MODEL: UserAccess = Object.freeze({
+  userId: null,
+  groups: [],
+  userAttributes: {},
+  securityContext: {},
+})
 
 export interface SemanticServiceOptions {
   config: Pick<Config, 'dbPath' | 'demoDataPath'>
@@ -122,15 +133,29 @@ export function createSemanticService(options: SemanticServiceOptions) {
   }
 
   /** Runs a compiled query on the source and formats its rows; database errors become `InvalidQueryError`. */
-  const execute = async (context: SemanticContext, source: DataSource, compiled: ReturnType<typeof compileQuery>, maxRows: number): Promise<QueryRows> => {
+  const execute = async (
+    context: SemanticContext,
+    source: DataSource,
+    compiled: ReturnType<typeof compileQuery>,
+    maxRows: number,
+  ): Promise<QueryRows> => {
     const output = await source.query(compiled.sql, compiled.params, maxRows).catch((error: unknown) => {
       if (!(error instanceof QueryExecutionError)) {
         if (error instanceof Error && 'code' in error)
-          logger.warn('semantic query not answered', { deploymentId: context.deployment.id, source: source.type, code: (error as { code: string }).code })
+          logger.warn('semantic query not answered', {
+            deploymentId: context.deployment.id,
+            source: source.type,
+            code: (error as { code: string }).code,
+          })
         throw error
       }
       const message = redact(error.message)
-      logger.warn('semantic query failed in the database', { deploymentId: context.deployment.id, source: source.type, sql: compiled.sql, error: message })
+      logger.warn('semantic query failed in the database', {
+        deploymentId: context.deployment.id,
+        source: source.type,
+        sql: compiled.sql,
+        error: message,
+      })
       throw new InvalidQueryError(`The database could not run the query: ${message}`)
     })
     return {
@@ -144,7 +169,12 @@ export function createSemanticService(options: SemanticServiceOptions) {
   function demoData(): DemoDataFile {
     if (!demoFile) {
       demoFile = ensureDemoDataFile(demoPath)
-      if (demoFile.generated) logger.info('demo data generated', { path: demoFile.path, ms: Math.round(demoFile.milliseconds), bytes: demoFile.bytes })
+      if (demoFile.generated)
+        logger.info('demo data generated', {
+          path: demoFile.path,
+          ms: Math.round(demoFile.milliseconds),
+          bytes: demoFile.bytes,
+        })
     }
     return demoFile
   }
@@ -152,7 +182,10 @@ export function createSemanticService(options: SemanticServiceOptions) {
   function branchOf(deployment: DeploymentRef, branchName: string | undefined): string {
     const branch = branchName ?? deployment.defaultBranch
     if (!deployment.branches.includes(branch))
-      throw new BadRequestError(`Branch ${branch} not found in deployment ${deployment.id}; its branches are ${deployment.branches.join(', ')}`, 'BRANCH_NOT_FOUND')
+      throw new BadRequestError(
+        `Branch ${branch} not found in deployment ${deployment.id}; its branches are ${deployment.branches.join(', ')}`,
+        'BRANCH_NOT_FOUND',
+      )
     return branch
   }
 
@@ -160,11 +193,17 @@ export function createSemanticService(options: SemanticServiceOptions) {
   function load(deployment: DeploymentRef, branchName?: string): LoadedModel {
     const branch = branchOf(deployment, branchName)
     const overlay = branch === deployment.defaultBranch ? undefined : branch
-    const key = deployment.model === 'demo' ? `demo:${overlay ? 'dev' : 'main'}` : `folder:${deployment.model}:${overlay ?? ''}`
+    const key =
+      deployment.model === 'demo' ? `demo:${overlay ? 'dev' : 'main'}` : `folder:${deployment.model}:${overlay ?? ''}`
     let loaded = models.get(key)
     if (!loaded) {
       if (deployment.model === 'demo') {
-        loaded = { key, model: loadDemoModel(overlay ? 'dev' : 'main'), dataPath: demoPath, dataVersion: `demo-v${DEMO_DATA_VERSION}:${demoPath}` }
+        loaded = {
+          key,
+          model: loadDemoModel(overlay ? 'dev' : 'main'),
+          dataPath: demoPath,
+          dataVersion: `demo-v${DEMO_DATA_VERSION}:${demoPath}`,
+        }
       } else {
         const files = readFolderModel(deployment.model, overlay)
         const model = loadModel(`${deployment.model}${overlay ? ` (branch ${overlay})` : ''}`, files.base, files.branch)
@@ -192,7 +231,13 @@ export function createSemanticService(options: SemanticServiceOptions) {
     use: { cache: CacheUse },
   ): Promise<QueryRows> | QueryRows {
     const { source, dataVersion } = sourceOf(context.deployment, loaded)
-    const key = cacheKey([dataVersion, compiled.sql, compiled.params, maxRows, compiled.columns.map((column) => column.type)])
+    const key = cacheKey([
+      dataVersion,
+      compiled.sql,
+      compiled.params,
+      maxRows,
+      compiled.columns.map((column) => column.type),
+    ])
     const hit = rowCache.get(key)
     if (hit) {
       use.cache = 'hit'
@@ -207,7 +252,11 @@ export function createSemanticService(options: SemanticServiceOptions) {
     const execution = execute(context, source, compiled, maxRows)
       .then((rows) => {
         rowCache.set(key, rows)
-        logger.debug('semantic query', { deploymentId: context.deployment.id, ms: Math.round(performance.now() - startedAt), rows: rows.totalRows })
+        logger.debug('semantic query', {
+          deploymentId: context.deployment.id,
+          ms: Math.round(performance.now() - startedAt),
+          rows: rows.totalRows,
+        })
         return rows
       })
       .finally(() => inflight.delete(key))
@@ -218,7 +267,9 @@ export function createSemanticService(options: SemanticServiceOptions) {
   const viewOf = (model: SemanticModel, access: UserAccess) => accessView(model, access.userId === null ? null : access)
   /** Everything of the access that the model's policies read (the user id only as "names a user or not"). */
   const accessKey = (access: UserAccess) =>
-    access.userId === null ? null : { groups: access.groups, userAttributes: access.userAttributes, securityContext: access.securityContext }
+    access.userId === null
+      ? null
+      : { groups: access.groups, userAttributes: access.userAttributes, securityContext: access.securityContext }
 
   return {
     /** `serviceMeta`: the cubes and members the caller may see. */
@@ -232,7 +283,8 @@ export function createSemanticService(options: SemanticServiceOptions) {
       const startedAt = performance.now()
       const loaded = load(context.deployment, context.branchName)
       const { source, dataVersion } = sourceOf(context.deployment, loaded)
-      if (source.type === 'sqlite' && loaded.dataPath === demoPath && !options.dataSources?.has(context.deployment.id)) demoData()
+      if (source.type === 'sqlite' && loaded.dataPath === demoPath && !options.dataSources?.has(context.deployment.id))
+        demoData()
       // A repeated question skips parsing and compiling: the same text (aliases included), on the same deployment,
       // model and data, for a caller whose access is the same gets the same answer.
       const asked = cacheKey([context.deployment.id, loaded.key, dataVersion, sql, maxRows, accessKey(context.access)])
@@ -292,7 +344,11 @@ export function createSemanticService(options: SemanticServiceOptions) {
           source.connect().then(
             () => logger.info('data source connected', { deploymentId: deployment.id, source: source.type }),
             (error: Error & { reason?: string }) =>
-              logger.warn('data source unavailable at start; retried at the next query', { deploymentId: deployment.id, source: source.type, error: redact(error.reason ?? error.message) }),
+              logger.warn('data source unavailable at start; retried at the next query', {
+                deploymentId: deployment.id,
+                source: source.type,
+                error: redact(error.reason ?? error.message),
+              }),
           )
         }
       }
@@ -301,10 +357,16 @@ export function createSemanticService(options: SemanticServiceOptions) {
 
     /** Whether each configured data source answers now (for readiness reports; never throws). */
     async sourceHealth(): Promise<Array<{ deploymentId: number; type: string } & SourceHealth>> {
-      const checks = [...(options.dataSources ?? new Map<number, DataSourceConfig>()).entries()].map(async ([deploymentId, config]) => {
-        const source = sources.get(`deployment:${deploymentId}`)
-        return { deploymentId, type: config.type, ...(source ? await source.health() : ({ ok: false, error: 'not connected yet' } as const)) }
-      })
+      const checks = [...(options.dataSources ?? new Map<number, DataSourceConfig>()).entries()].map(
+        async ([deploymentId, config]) => {
+          const source = sources.get(`deployment:${deploymentId}`)
+          return {
+            deploymentId,
+            type: config.type,
+            ...(source ? await source.health() : ({ ok: false, error: 'not connected yet' } as const)),
+          }
+        },
+      )
       return Promise.all(checks)
     },
 

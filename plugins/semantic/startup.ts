@@ -13,7 +13,9 @@ export function prepareSemanticLayer(deps: Pick<AppDeps, 'storage' | 'directory'
   const { demo, models } = deps.semantic.prepare(deployments)
   deps.logger.info('semantic layer ready', {
     models,
-    demoData: demo ? { path: demo.path, generated: demo.generated, ms: Math.round(demo.milliseconds), bytes: demo.bytes } : undefined,
+    demoData: demo
+      ? { path: demo.path, generated: demo.generated, ms: Math.round(demo.milliseconds), bytes: demo.bytes }
+      : undefined,
     ms: Math.round(performance.now() - startedAt),
   })
 }

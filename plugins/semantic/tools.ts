@@ -15,7 +15,8 @@ export type ToolError = { error: string }
 const SOURCE_ERRORS = new Set(['QUERY_TIMEOUT', 'DATA_SOURCE_UNAVAILABLE'])
 
 function toolError(error: unknown, context: ToolContext, tool: string): ToolError {
-  if (error instanceof AppError && (error.status < 500 || SOURCE_ERRORS.has(error.code))) return { error: error.message }
+  if (error instanceof AppError && (error.status < 500 || SOURCE_ERRORS.has(error.code)))
+    return { error: error.message }
   context.logger?.error('semantic tool failed', { tool, deploymentId: context.deployment.id, error })
   return { error: `${tool} failed unexpectedly; try again or rephrase the query` }
 }
@@ -38,7 +39,8 @@ export async function serviceMeta(input: ServiceMetaInput, context: ToolContext)
  * `queryTitle`, `description` and `userRequest` are for the transcript; they do not change the result.
  */
 export async function serviceSqlApi(input: ServiceSqlApiInput, context: ToolContext): Promise<SqlResult | ToolError> {
-  if (typeof input?.sqlQuery !== 'string' || input.sqlQuery.trim() === '') return { error: 'sqlQuery is required: one SELECT over cubes' }
+  if (typeof input?.sqlQuery !== 'string' || input.sqlQuery.trim() === '')
+    return { error: 'sqlQuery is required: one SELECT over cubes' }
   try {
     return await context.semantic.query(context, input.sqlQuery, ROW_CAP)
   } catch (error) {

@@ -41,6 +41,9 @@ export function bundleWebAssets(): WebAssets {
   const { files } = JSON.parse(child.stdout.toString()) as { files: Array<{ name: string; body: string }> }
   const script = files.find((file) => file.name.endsWith('.js'))
   const style = files.find((file) => file.name.endsWith('.css'))
-  if (!script || !style) throw new Error(`Building the embed pages gave ${files.map((file) => file.name).join(', ')}: expected one .js and one .css`)
+  if (!script || !style)
+    throw new Error(
+      `Building the embed pages gave ${files.map((file) => file.name).join(', ')}: expected one .js and one .css`,
+    )
   return { script: asset('js', script.body), style: asset('css', style.body) }
 }

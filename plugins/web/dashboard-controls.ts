@@ -11,10 +11,17 @@ export interface ViewerControls {
 }
 
 /** The dashboard's filters and time grains with the viewer's choices applied; a viewer never adds new ones. */
-export function effectiveControls(filters: DashboardFilter[], timeGrains: DashboardTimeGrain[], chosen: ViewerControls) {
+export function effectiveControls(
+  filters: DashboardFilter[],
+  timeGrains: DashboardTimeGrain[],
+  chosen: ViewerControls,
+) {
   return {
     filters: filters.map((filter) => ({ ...filter, values: chosen.filters?.[filter.member] ?? filter.values })),
-    timeGrains: timeGrains.map((grain) => ({ ...grain, granularity: chosen.timeGrains?.[grain.member] ?? grain.granularity })),
+    timeGrains: timeGrains.map((grain) => ({
+      ...grain,
+      granularity: chosen.timeGrains?.[grain.member] ?? grain.granularity,
+    })),
   }
 }
 
@@ -26,7 +33,8 @@ function typed(value: string, memberType: string): Literal {
   if (memberType === 'time') return { ...text(value), date: true }
   if (memberType === 'number') {
     const number = Number(value)
-    if (value.trim() === '' || !Number.isFinite(number)) throw new BadRequestError(`"${value}" is not a number`, 'INVALID_CONTROLS')
+    if (value.trim() === '' || !Number.isFinite(number))
+      throw new BadRequestError(`"${value}" is not a number`, 'INVALID_CONTROLS')
     return { type: 'literal', value: number, date: false }
   }
   if (memberType === 'boolean') return { type: 'literal', value: value === 'true', date: false }
@@ -53,7 +61,13 @@ function condition(filter: DashboardFilter, ref: Reference, memberType: string):
         ? { type: 'compare', operator: filter.operator === 'equals' ? '=' : '<>', left: ref, right: first }
         : { type: 'in', arg: ref, list: values, negated: filter.operator === 'notEquals' }
     case 'contains': {
-      const parts = filter.values.map((value): Expression => ({ type: 'like', arg: ref, pattern: `%${escaped(value.replace(/[%_\\]/g, ''))}%`, caseInsensitive: true, negated: false }))
+      const parts = filter.values.map((value): Expression => ({
+        type: 'like',
+        arg: ref,
+        pattern: `%${escaped(value.replace(/[%_\\]/g, ''))}%`,
+        caseInsensitive: true,
+        negated: false,
+      }))
       return parts.length === 0 ? undefined : both('or', parts)
     }
     case 'inDateRange':
@@ -94,19 +108,30 @@ export function applyControls(
   const conditions: Expression[] = []
   for (const filter of controls.filters) {
     const [cube, name] = filter.member.split('.')
-    const ref: Reference = { type: 'ref', table: cube === statement.from.name && statement.from.alias ? statement.from.alias : cube, name }
+    const ref: Reference = {
+      type: 'ref',
+      table: cube === statement.from.name && statement.from.alias ? statement.from.alias : cube,
+      name,
+    }
     const found = condition(filter, ref, memberTypes.get(filter.member) ?? 'string')
     if (found) conditions.push(found)
   }
   const where = [...(statement.where ? [statement.where] : []), ...conditions]
   const changed: SelectStatement = {
     ...statement,
-    columns: statement.columns.map((column) => ({ ...column, expression: regrain(statement, column.expression, controls.timeGrains) })),
+    columns: statement.columns.map((column) => ({
+      ...column,
+      expression: regrain(statement, column.expression, controls.timeGrains),
+    })),
     groupBy: statement.groupBy.map((expression) => regrain(statement, expression, controls.timeGrains)),
-    orderBy: statement.orderBy.map((item) => ({ ...item, expression: regrain(statement, item.expression, controls.timeGrains) })),
+    orderBy: statement.orderBy.map((item) => ({
+      ...item,
+      expression: regrain(statement, item.expression, controls.timeGrains),
+    })),
     where: where.length === 0 ? undefined : both('and', where),
   }
   const printed = printQuery(changed)
-  if (JSON.stringify(parseQuery(printed)) !== JSON.stringify(changed)) throw new BadRequestError('A filter value cannot be used as it is', 'INVALID_CONTROLS')
+  if (JSON.stringify(parseQuery(printed)) !== JSON.stringify(changed))
+    throw new BadRequestError('A filter value cannot be used as it is', 'INVALID_CONTROLS')
   return printed
 }

@@ -34,7 +34,12 @@ function safePicture(picture: string | null): string | null {
  * Reads what an embed page needs about its session: the account (chat URLs carry its name), the deployment, the
  * agent that answers (the deployment's first, by id), the user's profile and the effective settings.
  */
-export function createEmbedContextReader(storage: Storage, directory: Directory, semantic: SemanticService, userAccess: UserProvisioner) {
+export function createEmbedContextReader(
+  storage: Storage,
+  directory: Directory,
+  semantic: SemanticService,
+  userAccess: UserProvisioner,
+) {
   const { db } = storage
   /** A model that cannot be read leaves the chat without suggestions; the chat itself then explains the problem. */
   const starters = (viewer: EmbedCaller, deployment: DeploymentInfo): string[] => {
@@ -47,7 +52,8 @@ export function createEmbedContextReader(storage: Storage, directory: Directory,
   return (viewer: EmbedCaller): EmbedContext => {
     const deployment = directory.deployment(viewer.deploymentId)
     const account = directory.account(viewer.accountId)
-    if (!deployment || !account) throw new NotFoundError(`Deployment ${viewer.deploymentId} not found`, 'DEPLOYMENT_NOT_FOUND')
+    if (!deployment || !account)
+      throw new NotFoundError(`Deployment ${viewer.deploymentId} not found`, 'DEPLOYMENT_NOT_FOUND')
     const agent = db
       .select({ id: agents.id, name: agents.name })
       .from(agents)
@@ -55,12 +61,20 @@ export function createEmbedContextReader(storage: Storage, directory: Directory,
       .orderBy(asc(agents.id))
       .limit(1)
       .get()
-    const profile = db.select({ displayName: users.displayName, picture: users.picture }).from(users).where(eq(users.id, viewer.userId)).get()
+    const profile = db
+      .select({ displayName: users.displayName, picture: users.picture })
+      .from(users)
+      .where(eq(users.id, viewer.userId))
+      .get()
     return {
       accountName: account.name,
       deployment: { id: deployment.id, name: deployment.name },
       agent: agent
-        ? { id: agent.id, name: agent.name, chatPath: `/api/v1/public/${encodeURIComponent(account.name)}/agents/${agent.id}/chat` }
+        ? {
+            id: agent.id,
+            name: agent.name,
+            chatPath: `/api/v1/public/${encodeURIComponent(account.name)}/agents/${agent.id}/chat`,
+          }
         : null,
       user: { displayName: profile?.displayName ?? null, picture: safePicture(profile?.picture ?? null) },
       settings: { showDashboardChat: effectiveShowDashboardChat(viewer.settings, account.showDashboardChat) },

@@ -33,17 +33,26 @@ export interface EmbedDashboardsOptions {
 export function createEmbedDashboards(options: EmbedDashboardsOptions) {
   const { storage, directory, semantic, users } = options
 
-  function visibleDashboard(viewer: EmbedCaller, publicId: string): { dashboard: PublishedDashboard; deployment: DeploymentInfo } {
+  function visibleDashboard(
+    viewer: EmbedCaller,
+    publicId: string,
+  ): { dashboard: PublishedDashboard; deployment: DeploymentInfo } {
     const dashboard = findPublishedDashboard(storage, publicId)
     const deployment = dashboard && directory.deployment(dashboard.deploymentId)
-    if (!dashboard || !deployment || dashboard.accountId !== viewer.accountId || dashboard.deploymentId !== viewer.deploymentId)
+    if (
+      !dashboard ||
+      !deployment ||
+      dashboard.accountId !== viewer.accountId ||
+      dashboard.deploymentId !== viewer.deploymentId
+    )
       throw new NotFoundError(`Dashboard ${publicId} not found`, 'DASHBOARD_NOT_FOUND')
     return { dashboard, deployment }
   }
 
   function widgetOf(dashboard: PublishedDashboard, widgetId: string): DashboardWidget {
     const widget = dashboard.widgets.find((candidate) => candidate.id === widgetId)
-    if (!widget) throw new NotFoundError(`Dashboard ${dashboard.publicId} has no widget "${widgetId}"`, 'WIDGET_NOT_FOUND')
+    if (!widget)
+      throw new NotFoundError(`Dashboard ${dashboard.publicId} has no widget "${widgetId}"`, 'WIDGET_NOT_FOUND')
     return widget
   }
 
@@ -51,7 +60,8 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
   function members(deployment: DeploymentInfo, access: UserAccess): Map<string, { title: string; type: string }> {
     const found = new Map<string, { title: string; type: string }>()
     for (const cube of semantic.meta({ deployment, access }).cubes)
-      for (const member of [...cube.measures, ...cube.dimensions]) found.set(member.name, { title: member.title, type: member.type })
+      for (const member of [...cube.measures, ...cube.dimensions])
+        found.set(member.name, { title: member.title, type: member.type })
     return found
   }
 
@@ -59,13 +69,22 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
    * The widget's query with the controls that apply to it: a filter on a member its cube cannot reach (another
    * part of the model) is left out for this widget rather than breaking it.
    */
-  function controlledQuery(deployment: DeploymentInfo, access: UserAccess, dashboard: PublishedDashboard, widget: DashboardWidget, chosen: ViewerControls): string {
+  function controlledQuery(
+    deployment: DeploymentInfo,
+    access: UserAccess,
+    dashboard: PublishedDashboard,
+    widget: DashboardWidget,
+    chosen: ViewerControls,
+  ): string {
     const controls = effectiveControls(dashboard.filters, dashboard.timeGrains, chosen)
     if (controls.filters.length === 0 && controls.timeGrains.length === 0) return widget.query
     const types = new Map([...members(deployment, access)].map(([name, member]) => [name, member.type]))
     const fits = controls.filters.filter((filter) => {
       try {
-        semantic.describe({ deployment, access }, applyControls(widget.query, { filters: [filter], timeGrains: [] }, types))
+        semantic.describe(
+          { deployment, access },
+          applyControls(widget.query, { filters: [filter], timeGrains: [] }, types),
+        )
         return true
       } catch {
         return false
@@ -74,7 +93,13 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
     return applyControls(widget.query, { filters: fits, timeGrains: controls.timeGrains }, types)
   }
 
-  async function run(viewer: EmbedCaller, publicId: string, widgetId: string, chosen: ViewerControls, download: boolean) {
+  async function run(
+    viewer: EmbedCaller,
+    publicId: string,
+    widgetId: string,
+    chosen: ViewerControls,
+    download: boolean,
+  ) {
     const { dashboard, deployment } = visibleDashboard(viewer, publicId)
     const widget = widgetOf(dashboard, widgetId)
     if (download && dashboard.restrictDataDownload)
@@ -101,10 +126,22 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
           let choices: string[] | undefined
           if (member?.type === 'string' && (filter.operator === 'equals' || filter.operator === 'notEquals')) {
             const [cube] = filter.member.split('.')
-            const values = await semantic.query({ deployment, access }, `SELECT ${filter.member} FROM ${cube} GROUP BY 1 ORDER BY 1`, FILTER_OPTIONS).catch(() => undefined)
+            const values = await semantic
+              .query(
+                { deployment, access },
+                `SELECT ${filter.member} FROM ${cube} GROUP BY 1 ORDER BY 1`,
+                FILTER_OPTIONS,
+              )
+              .catch(() => undefined)
             choices = values?.data.map((row) => row[0]).filter((value): value is string => value !== null)
           }
-          return { member: filter.member, title: filter.title ?? member?.title ?? titleOf(filter.member), operator: filter.operator, values: filter.values, ...(choices && { choices }) }
+          return {
+            member: filter.member,
+            title: filter.title ?? member?.title ?? titleOf(filter.member),
+            operator: filter.operator,
+            values: filter.values,
+            ...(choices && { choices }),
+          }
         }),
       )
       return {
@@ -120,18 +157,32 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
         })),
         locked: Object.entries(access.userAttributes)
           .filter(([, value]) => value !== null && value !== undefined)
-          .map(([name, value]) => ({ name, title: titleOf(name), value: Array.isArray(value) ? value.join(', ') : String(value) })),
+          .map(([name, value]) => ({
+            name,
+            title: titleOf(name),
+            value: Array.isArray(value) ? value.join(', ') : String(value),
+          })),
       }
     },
 
     /** The rows a widget draws, with the viewer's access and controls, and its columns' titles from the model. */
-    async widgetData(viewer: EmbedCaller, publicId: string, widgetId: string, chosen: ViewerControls = {}): Promise<SqlResult & { titles: string[] }> {
+    async widgetData(
+      viewer: EmbedCaller,
+      publicId: string,
+      widgetId: string,
+      chosen: ViewerControls = {},
+    ): Promise<SqlResult & { titles: string[] }> {
       const { data, titles } = await run(viewer, publicId, widgetId, chosen, false)
       return { ...data, titles }
     },
 
     /** A widget's whole result for download; 403 when the dashboard restricts data download (before any query). */
-    async widgetDownload(viewer: EmbedCaller, publicId: string, widgetId: string, chosen: ViewerControls = {}): Promise<{ widget: DashboardWidget; data: SqlResult }> {
+    async widgetDownload(
+      viewer: EmbedCaller,
+      publicId: string,
+      widgetId: string,
+      chosen: ViewerControls = {},
+    ): Promise<{ widget: DashboardWidget; data: SqlResult }> {
       const { widget, data } = await run(viewer, publicId, widgetId, chosen, true)
       return { widget, data }
     },

@@ -37,7 +37,10 @@ function parseControls(raw: string | undefined): ViewerControls {
     throw new BadRequestError('controls: not JSON', 'INVALID_CONTROLS')
   }
   if (!Value.Check(ViewerControlsSchema, parsed))
-    throw new BadRequestError('controls: expected {"filters":{"cube.member":["value"]},"timeGrains":{"cube.member":"month"}}', 'INVALID_CONTROLS')
+    throw new BadRequestError(
+      'controls: expected {"filters":{"cube.member":["value"]},"timeGrains":{"cube.member":"month"}}',
+      'INVALID_CONTROLS',
+    )
   return parsed
 }
 
@@ -53,7 +56,12 @@ function serveableAssets(): Map<string, ServedAsset> {
   const served = new Map<string, ServedAsset>()
   const add = (asset: { name: string; contentType: string; body: string }, cacheControl: string) => {
     const body = new TextEncoder().encode(asset.body)
-    served.set(asset.name, { contentType: asset.contentType, cacheControl, body, gzip: new Uint8Array(Bun.gzipSync(body)) })
+    served.set(asset.name, {
+      contentType: asset.contentType,
+      cacheControl,
+      body,
+      gzip: new Uint8Array(Bun.gzipSync(body)),
+    })
   }
   // The script and stylesheet are named by their content's hash: a new build is a new name.
   add(webAssets.script, 'public, max-age=31536000, immutable')
@@ -72,18 +80,29 @@ export function webPlugin(deps: AppDeps) {
   const { storage, directory, embedTokens, authenticateApiKey } = deps
   const contextOf = createEmbedContextReader(storage, directory, deps.semantic, deps.users)
   const dashboards = createEmbedDashboards({ storage, directory, semantic: deps.semantic, users: deps.users })
-  const pages = { dashboard: renderPage('dashboard', webAssets), chat: renderPage('chat', webAssets), home: renderPage('home', webAssets, version), readme: renderPage('readme', webAssets) }
+  const pages = {
+    dashboard: renderPage('dashboard', webAssets),
+    chat: renderPage('chat', webAssets),
+    home: renderPage('home', webAssets, version),
+    readme: renderPage('readme', webAssets),
+  }
   const assets = serveableAssets()
 
   /** Only an embed token names a viewer; a genuine API key is 403 here, a wrong one 401. */
   async function embedViewer(headers: Record<string, string | undefined>): Promise<EmbedCaller> {
     const credential = readCredential(headers)
-    if (!credential) throw new UnauthorizedError('Missing credentials: send "Authorization: Embed-Token <token>"', 'MISSING_CREDENTIALS')
+    if (!credential)
+      throw new UnauthorizedError(
+        'Missing credentials: send "Authorization: Embed-Token <token>"',
+        'MISSING_CREDENTIALS',
+      )
     if (credential.scheme === 'embedToken') return embedTokens.verify(credential.value)
     if (credential.scheme === 'apiKey') authenticateApiKey(credential.value)
-    throw new ForbiddenError('This route takes an embed token (Authorization: Embed-Token <token>)', 'EMBED_TOKEN_REQUIRED')
+    throw new ForbiddenError(
+      'This route takes an embed token (Authorization: Embed-Token <token>)',
+      'EMBED_TOKEN_REQUIRED',
+    )
   }
-
 
   /** A widget's rows as JSON, or its whole result as a CSV download. */
   async function widgetResponse(
@@ -136,16 +155,32 @@ export function webPlugin(deps: AppDeps) {
         Object.assign(set.headers, HOME_HEADERS)
         return pages.readme
       },
-      { detail: { operationId: 'getReadmePage', summary: "The project's README (web page)", tags: ['Embed pages'], security: [] } },
+      {
+        detail: {
+          operationId: 'getReadmePage',
+          summary: "The project's README (web page)",
+          tags: ['Embed pages'],
+          security: [],
+        },
+      },
     )
     .get(
       '/readme.md',
       ({ set }) => {
-        Object.assign(set.headers, { 'content-type': 'text/markdown; charset=utf-8', 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' })
+        Object.assign(set.headers, {
+          'content-type': 'text/markdown; charset=utf-8',
+          'cache-control': 'no-cache',
+          'x-content-type-options': 'nosniff',
+        })
         return readme
       },
       {
-        detail: { operationId: 'getReadmeMarkdown', summary: "The project's README as Markdown, from the build that runs", tags: ['Embed pages'], security: [] },
+        detail: {
+          operationId: 'getReadmeMarkdown',
+          summary: "The project's README as Markdown, from the build that runs",
+          tags: ['Embed pages'],
+          security: [],
+        },
       },
     )
     .get(
@@ -161,7 +196,7 @@ export function webPlugin(deps: AppDeps) {
           summary: 'Embedded published dashboard (web page)',
           description:
             'Frame it in your app with the session id from generate-session. The page exchanges the session for an embed ' +
-            'token, shows the widgets with the viewer\'s access and, per `showDashboardChat`, the AI chat.',
+            "token, shows the widgets with the viewer's access and, per `showDashboardChat`, the AI chat.",
           tags: ['Embed pages'],
           security: [],
         },
@@ -177,7 +212,8 @@ export function webPlugin(deps: AppDeps) {
         query: ChatPageQuery,
         detail: {
           summary: 'Standalone embedded chat (web page)',
-          description: 'Frame it in your app with the session id from generate-session. Not affected by `showDashboardChat`.',
+          description:
+            'Frame it in your app with the session id from generate-session. Not affected by `showDashboardChat`.',
           tags: ['Embed pages'],
           security: [],
         },
@@ -217,17 +253,22 @@ export function webPlugin(deps: AppDeps) {
         security: EMBED_TOKEN,
       },
     })
-    .get('/api/v1/embed/dashboards/:publicId', async ({ viewer, params }) => dashboards.dashboard(viewer, params.publicId), {
-      embedViewer: true,
-      params: PublicIdParams,
-      response: { 200: EmbedDashboard },
-      detail: {
-        summary: 'A published dashboard, for its embed viewer',
-        description: "404 unless the dashboard is published on the session's deployment. Widget queries are not included.",
-        tags: ['Embed'],
-        security: EMBED_TOKEN,
+    .get(
+      '/api/v1/embed/dashboards/:publicId',
+      async ({ viewer, params }) => dashboards.dashboard(viewer, params.publicId),
+      {
+        embedViewer: true,
+        params: PublicIdParams,
+        response: { 200: EmbedDashboard },
+        detail: {
+          summary: 'A published dashboard, for its embed viewer',
+          description:
+            "404 unless the dashboard is published on the session's deployment. Widget queries are not included.",
+          tags: ['Embed'],
+          security: EMBED_TOKEN,
+        },
       },
-    })
+    )
     .get(
       '/api/v1/embed/dashboards/:publicId/widgets/:widgetId/data',
       async ({ viewer, params, query, set }) => {

@@ -48,12 +48,17 @@ export const EmbedDashboard = t.Object({
       title: t.String(),
       operator: DashboardFilter.properties.operator,
       values: t.Array(t.String(), { description: "The dashboard's values; the viewer may choose others" }),
-      choices: t.Optional(t.Array(t.String(), { description: 'For equals/notEquals on text: the values this viewer may see' })),
+      choices: t.Optional(
+        t.Array(t.String(), { description: 'For equals/notEquals on text: the values this viewer may see' }),
+      ),
     }),
   ),
   timeGrains: t.Array(t.Object({ member: t.String(), title: t.String(), granularity: Granularity })),
   locked: t.Array(
-    t.Object({ name: t.String(), title: t.String(), value: t.String() }, { description: 'A user attribute the session fixed: no control changes it' }),
+    t.Object(
+      { name: t.String(), title: t.String(), value: t.String() },
+      { description: 'A user attribute the session fixed: no control changes it' },
+    ),
   ),
 })
 export type EmbedDashboard = typeof EmbedDashboard.static
@@ -65,19 +70,28 @@ export const EmbedWidgetData = t.Object({
 })
 
 export const PublicIdParams = t.Object({ publicId: t.String({ minLength: 1, maxLength: 100 }) })
-export const EmbedWidgetParams = t.Object({ publicId: t.String({ minLength: 1, maxLength: 100 }), widgetId: t.String({ minLength: 1, maxLength: 64 }) })
+export const EmbedWidgetParams = t.Object({
+  publicId: t.String({ minLength: 1, maxLength: 100 }),
+  widgetId: t.String({ minLength: 1, maxLength: 64 }),
+})
 
 /** The viewer's choices for the dashboard's filters and time grains, by member. */
 export const ViewerControlsSchema = t.Object(
   {
-    filters: t.Optional(t.Record(t.String({ maxLength: 200 }), t.Array(t.String({ maxLength: 1000 }), { maxItems: 200 }))),
+    filters: t.Optional(
+      t.Record(t.String({ maxLength: 200 }), t.Array(t.String({ maxLength: 1000 }), { maxItems: 200 })),
+    ),
     timeGrains: t.Optional(t.Record(t.String({ maxLength: 200 }), Granularity)),
   },
   { additionalProperties: false },
 )
 
 export const EmbedWidgetDataQuery = t.Object({
-  format: t.Optional(t.Union([t.Literal('json'), t.Literal('csv')], { description: '`csv` is a download: refused when the dashboard restricts data download' })),
+  format: t.Optional(
+    t.Union([t.Literal('json'), t.Literal('csv')], {
+      description: '`csv` is a download: refused when the dashboard restricts data download',
+    }),
+  ),
   controls: t.Optional(
     t.String({
       maxLength: 20_000,
@@ -89,7 +103,11 @@ export const EmbedWidgetDataQuery = t.Object({
 })
 
 // Page queries are not validated: a page answers with HTML that explains a bad link, never with a JSON 400.
-export const DashboardPageQuery = t.Object({ session: t.Optional(t.String({ description: 'The session id from generate-session' })) })
-export const ChatPageQuery = t.Object({ sessionId: t.Optional(t.String({ description: 'The session id from generate-session' })) })
+export const DashboardPageQuery = t.Object({
+  session: t.Optional(t.String({ description: 'The session id from generate-session' })),
+})
+export const ChatPageQuery = t.Object({
+  sessionId: t.Optional(t.String({ description: 'The session id from generate-session' })),
+})
 
 export const AssetParams = t.Object({ file: t.String({ maxLength: 100 }) })

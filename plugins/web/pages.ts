@@ -22,10 +22,10 @@ export const CONTENT_SECURITY_POLICY = [
 ].join('; ')
 
 /** The front door's policy: the embed pages' one, plus frames of this origin for its embed preview. */
-export const HOME_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace("connect-src 'self'", "connect-src 'self'; frame-src 'self'").replace(
-  'frame-ancestors *',
-  "frame-ancestors 'none'",
-)
+export const HOME_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace(
+  "connect-src 'self'",
+  "connect-src 'self'; frame-src 'self'",
+).replace('frame-ancestors *', "frame-ancestors 'none'")
 
 /** Headers of every page: never cached (the URL holds a one-time session id), never sending a Referer. */
 export const PAGE_HEADERS: Record<string, string> = {
@@ -38,9 +38,17 @@ export const PAGE_HEADERS: Record<string, string> = {
 }
 
 /** The front door's headers: its own policy (it takes an API key, so it is never framed). */
-export const HOME_HEADERS: Record<string, string> = { ...PAGE_HEADERS, 'content-security-policy': HOME_CONTENT_SECURITY_POLICY }
+export const HOME_HEADERS: Record<string, string> = {
+  ...PAGE_HEADERS,
+  'content-security-policy': HOME_CONTENT_SECURITY_POLICY,
+}
 
-const TITLES: Record<PageKind, string> = { dashboard: 'Dashboard', chat: 'AI chat', home: 'Analytics chat service', readme: 'README' }
+const TITLES: Record<PageKind, string> = {
+  dashboard: 'Dashboard',
+  chat: 'AI chat',
+  home: 'Analytics chat service',
+  readme: 'README',
+}
 
 /** The pages' icon: a chat bubble. Without one, browsers ask for `/favicon.ico` and log the 404. */
 export const FAVICON = {

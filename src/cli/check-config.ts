@@ -26,8 +26,11 @@ export const checkConfigCommand: CliCommand = {
     if (bootstrapFile) {
       const file = loadBootstrapFile(bootstrapFile)
       const deployments = file.accounts.reduce((sum, account) => sum + (account.deployments?.length ?? 0), 0)
-      lines.push(`bootstrap file ${bootstrapFile}: ok (${file.accounts.length} account(s), ${deployments} deployment(s))`)
-      for (const checked of checkModelFolders(file)) lines.push(`model ${checked.folder}: ok (${checked.branches.join(', ')})`)
+      lines.push(
+        `bootstrap file ${bootstrapFile}: ok (${file.accounts.length} account(s), ${deployments} deployment(s))`,
+      )
+      for (const checked of checkModelFolders(file))
+        lines.push(`model ${checked.folder}: ok (${checked.branches.join(', ')})`)
     } else lines.push('bootstrap file: none (the built-in demo bootstrap applies to an empty database)')
     io.out(`${lines.join('\n')}\n`)
     return 0

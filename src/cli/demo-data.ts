@@ -16,7 +16,9 @@ replace them; a table of one of those names that it did not write stops it befor
   async run(args, io) {
     const into = requiredString(args, 'into')
     const startedAt = performance.now()
-    const file = ensureDemoDataFile(demoDataPath({ dbPath: ':memory:', demoDataPath: io.env.DEMO_DATA_PATH || undefined }))
+    const file = ensureDemoDataFile(
+      demoDataPath({ dbPath: ':memory:', demoDataPath: io.env.DEMO_DATA_PATH || undefined }),
+    )
     try {
       const target = /^(postgres|postgresql|mysql|mariadb):\/\//i.test(into)
         ? await serverDemoTarget(into.replace(/^mariadb:/i, 'mysql:').replace(/^postgresql:/i, 'postgres:'))
@@ -28,10 +30,13 @@ replace them; a table of one of those names that it did not write stops it befor
           // A line per quarter of each table: readable in a terminal and in a CI log alike.
           progress: (table, written, total) => {
             const quarter = (count: number) => Math.floor((count / total) * 4)
-            if (written === total || quarter(written) !== quarter(written - 1_000)) io.err(`demo-data: ${table} ${written}/${total}\n`)
+            if (written === total || quarter(written) !== quarter(written - 1_000))
+              io.err(`demo-data: ${table} ${written}/${total}\n`)
           },
         })
-        const summary = Object.entries(counts).map(([table, rows]) => `${table} ${rows}`).join(', ')
+        const summary = Object.entries(counts)
+          .map(([table, rows]) => `${table} ${rows}`)
+          .join(', ')
         io.out(`Wrote the demo tables (${summary}) in ${((performance.now() - startedAt) / 1000).toFixed(1)} s\n`)
         return 0
       } finally {

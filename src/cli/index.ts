@@ -38,7 +38,7 @@ export function globalHelp(): string {
     ...commands.map((command) => `  ${command.name.padEnd(width)}${command.summary}`),
     '',
     'Options:',
-    '  -h, --help     show this help, or a command\'s with `service <command> --help`',
+    "  -h, --help     show this help, or a command's with `service <command> --help`",
     '  -v, --version  print the version',
     '',
     'Configuration comes from environment variables: PORT, HOST, DB_PATH, BOOTSTRAP_FILE, LLM_BASE_URL, LLM_API_KEY,',
@@ -52,7 +52,10 @@ function findCommand(argv: string[]): { command: CliCommand; rest: string[] } | 
   let best: { command: CliCommand; rest: string[] } | undefined
   for (const command of commands) {
     const words = command.name.split(' ')
-    if (words.every((word, index) => argv[index] === word) && words.length > (best?.command.name.split(' ').length ?? 0))
+    if (
+      words.every((word, index) => argv[index] === word) &&
+      words.length > (best?.command.name.split(' ').length ?? 0)
+    )
       best = { command, rest: argv.slice(words.length) }
   }
   return best
@@ -86,13 +89,17 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     if (!found) {
       const group = commands.filter((command) => command.name.startsWith(`${first} `)).map((command) => command.name)
       throw new UsageError(
-        group.length > 0 ? `\`${first}\` needs a subcommand: ${group.join(', ')}` : `Unknown command ${JSON.stringify(first)}`,
+        group.length > 0
+          ? `\`${first}\` needs a subcommand: ${group.join(', ')}`
+          : `Unknown command ${JSON.stringify(first)}`,
       )
     }
     return await execute(found.command, found.rest, io)
   } catch (error) {
     if (error instanceof UsageError) {
-      io.err(`${error.message}\nRun \`service --help\` for the commands and \`service <command> --help\` for their options.\n`)
+      io.err(
+        `${error.message}\nRun \`service --help\` for the commands and \`service <command> --help\` for their options.\n`,
+      )
       return 2
     }
     if (EXPECTED_ERRORS.some((type) => error instanceof type)) {

@@ -24,7 +24,11 @@ export function createApiKey(storage: Storage, request: NewApiKey, now = Date.no
   const { db } = storage
   const account = db.select({ id: accounts.id }).from(accounts).where(eq(accounts.name, request.account)).get()
   if (!account) {
-    const names = db.select({ name: accounts.name }).from(accounts).all().map((row) => row.name)
+    const names = db
+      .select({ name: accounts.name })
+      .from(accounts)
+      .all()
+      .map((row) => row.name)
     throw new KeyCreationError(
       `No account named ${JSON.stringify(request.account)}${names.length ? ` (accounts: ${names.join(', ')})` : ' (the database has no account yet: start the server once, or apply a bootstrap file)'}`,
     )
@@ -34,13 +38,22 @@ export function createApiKey(storage: Storage, request: NewApiKey, now = Date.no
     .from(apiKeys)
     .where(and(eq(apiKeys.accountId, account.id), eq(apiKeys.name, request.name)))
     .get()
-  if (taken) throw new KeyCreationError(`Account ${request.account} already has a key named ${JSON.stringify(request.name)}; choose another --name`)
+  if (taken)
+    throw new KeyCreationError(
+      `Account ${request.account} already has a key named ${JSON.stringify(request.name)}; choose another --name`,
+    )
   if (request.deployments) {
     const own = new Set(
-      db.select({ id: deployments.id }).from(deployments).where(eq(deployments.accountId, account.id)).all().map((row) => row.id),
+      db
+        .select({ id: deployments.id })
+        .from(deployments)
+        .where(eq(deployments.accountId, account.id))
+        .all()
+        .map((row) => row.id),
     )
     const foreign = request.deployments.filter((id) => !own.has(id))
-    if (foreign.length > 0) throw new KeyCreationError(`Deployment(s) ${foreign.join(', ')} do not belong to account ${request.account}`)
+    if (foreign.length > 0)
+      throw new KeyCreationError(`Deployment(s) ${foreign.join(', ')} do not belong to account ${request.account}`)
   }
   const key = `ak_${randomToken(24)}`
   db.insert(apiKeys)
@@ -60,7 +73,8 @@ export function createApiKey(storage: Storage, request: NewApiKey, now = Date.no
 
 function deploymentList(raw: string): number[] {
   const ids = raw.split(',').map((part) => part.trim())
-  if (ids.some((id) => !/^[1-9]\d{0,15}$/.test(id))) throw new UsageError(`--deployments: expected ids like 1,2, got ${JSON.stringify(raw)}`)
+  if (ids.some((id) => !/^[1-9]\d{0,15}$/.test(id)))
+    throw new UsageError(`--deployments: expected ids like 1,2, got ${JSON.stringify(raw)}`)
   return [...new Set(ids.map(Number))]
 }
 
@@ -86,11 +100,15 @@ export const keysCreateCommand: CliCommand = {
   },
   async run(args, io) {
     const account = requiredString(args, 'account')
-    const name = typeof args.values.name === 'string' ? args.values.name.trim() : `cli-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}`
+    const name =
+      typeof args.values.name === 'string'
+        ? args.values.name.trim()
+        : `cli-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}`
     if (name === '' || name.length > 100) throw new UsageError('--name: expected 1 to 100 characters')
     const scope = typeof args.values.deployments === 'string' ? deploymentList(args.values.deployments) : undefined
     const path = typeof args.values.db === 'string' ? args.values.db : loadConfig(io.env).dbPath
-    if (path === ':memory:') throw new UsageError('DB_PATH is :memory:: a key there would vanish with this command; name a database file')
+    if (path === ':memory:')
+      throw new UsageError('DB_PATH is :memory:: a key there would vanish with this command; name a database file')
     const storage = openStorage(path)
     try {
       const key = createApiKey(storage, { account, name, admin: args.values.admin === true, deployments: scope })

@@ -9,12 +9,18 @@ import { requiredString, UsageError, type CliCommand } from './command'
 export const modelGenerateCommand: CliCommand = {
   name: 'model generate',
   summary: "Write Cube-style model files from a database's tables, columns and keys.",
-  usage: 'service model generate --from <postgres://... | mysql://... | file.duckdb | file.db> [--schema NAME] --out <folder> [--force]',
+  usage:
+    'service model generate --from <postgres://... | mysql://... | file.duckdb | file.db> [--schema NAME] --out <folder> [--force]',
   details: `One cube per table, a count measure, sums of numeric columns that are not keys, a dimension per column (time
 for dates and timestamps, the primary key marked) and many_to_one joins from foreign keys. The folder loads as a
 deployment's model without edits; refine titles, descriptions and access policies afterwards. --force overwrites
 model files of the same names.`,
-  options: { from: { type: 'string' }, schema: { type: 'string' }, out: { type: 'string' }, force: { type: 'boolean' } },
+  options: {
+    from: { type: 'string' },
+    schema: { type: 'string' },
+    out: { type: 'string' },
+    force: { type: 'boolean' },
+  },
   async run(args, io) {
     const from = requiredString(args, 'from')
     const out = requiredString(args, 'out')
@@ -23,7 +29,8 @@ model files of the same names.`,
     let files: Map<string, string>
     try {
       const tables = await introspect(from, schema)
-      if (tables.length === 0) throw new UsageError(`--from: the database${schema ? ` (schema ${schema})` : ''} has no tables`)
+      if (tables.length === 0)
+        throw new UsageError(`--from: the database${schema ? ` (schema ${schema})` : ''} has no tables`)
       files = generateModelFiles(tables)
     } catch (error) {
       if (error instanceof UsageError) throw error
@@ -32,7 +39,8 @@ model files of the same names.`,
     }
     mkdirSync(out, { recursive: true })
     const clashes = readdirSync(out).filter((name) => files.has(name))
-    if (clashes.length > 0 && args.values.force !== true) throw new UsageError(`--out: ${clashes.join(', ')} already exist in ${out}; pass --force to overwrite`)
+    if (clashes.length > 0 && args.values.force !== true)
+      throw new UsageError(`--out: ${clashes.join(', ')} already exist in ${out}; pass --force to overwrite`)
     for (const [name, text] of files) writeFileSync(join(out, name), text)
     io.out(`Wrote ${files.size} model files to ${out} (${[...files.keys()].join(', ')})\n`)
     return 0

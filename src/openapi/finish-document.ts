@@ -5,15 +5,44 @@ type Json = Record<string, any>
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
 /** The error responses every operation may name, each with the `{ error, code }` body. */
-const ERROR_RESPONSES: Record<number, { name: string; description: string; example: { error: string; code: string } }> = {
-  400: { name: 'BadRequest', description: 'The request breaks the schema or a rule; `error` names the field.', example: { error: 'deploymentId: expected integer', code: 'VALIDATION_FAILED' } },
-  401: { name: 'Unauthorized', description: 'Missing or invalid credentials.', example: { error: 'Invalid or revoked API key', code: 'INVALID_API_KEY' } },
-  403: { name: 'Forbidden', description: 'Valid credentials without the right: key scope, admin only, plan, tenant flag.', example: { error: 'Deployment 2 is outside the key scope', code: 'DEPLOYMENT_OUT_OF_SCOPE' } },
-  404: { name: 'NotFound', description: 'Unknown resource (or one of another account, which is the same to the caller).', example: { error: 'Report 7 not found', code: 'NOT_FOUND' } },
-  409: { name: 'Conflict', description: 'The resource is in a state that forbids the change.', example: { error: 'Folder 3 still holds reports', code: 'CONFLICT' } },
-  413: { name: 'PayloadTooLarge', description: 'The body is larger than the server accepts.', example: { error: 'Request body is larger than 10485760 bytes', code: 'PAYLOAD_TOO_LARGE' } },
-  429: { name: 'TooManyRequests', description: 'Over a rate or admission limit; `Retry-After` says when to try again.', example: { error: 'Too many requests for this API key; retry in 1 s', code: 'RATE_LIMITED' } },
-}
+const ERROR_RESPONSES: Record<number, { name: string; description: string; example: { error: string; code: string } }> =
+  {
+    400: {
+      name: 'BadRequest',
+      description: 'The request breaks the schema or a rule; `error` names the field.',
+      example: { error: 'deploymentId: expected integer', code: 'VALIDATION_FAILED' },
+    },
+    401: {
+      name: 'Unauthorized',
+      description: 'Missing or invalid credentials.',
+      example: { error: 'Invalid or revoked API key', code: 'INVALID_API_KEY' },
+    },
+    403: {
+      name: 'Forbidden',
+      description: 'Valid credentials without the right: key scope, admin only, plan, tenant flag.',
+      example: { error: 'Deployment 2 is outside the key scope', code: 'DEPLOYMENT_OUT_OF_SCOPE' },
+    },
+    404: {
+      name: 'NotFound',
+      description: 'Unknown resource (or one of another account, which is the same to the caller).',
+      example: { error: 'Report 7 not found', code: 'NOT_FOUND' },
+    },
+    409: {
+      name: 'Conflict',
+      description: 'The resource is in a state that forbids the change.',
+      example: { error: 'Folder 3 still holds reports', code: 'CONFLICT' },
+    },
+    413: {
+      name: 'PayloadTooLarge',
+      description: 'The body is larger than the server accepts.',
+      example: { error: 'Request body is larger than 10485760 bytes', code: 'PAYLOAD_TOO_LARGE' },
+    },
+    429: {
+      name: 'TooManyRequests',
+      description: 'Over a rate or admission limit; `Retry-After` says when to try again.',
+      example: { error: 'Too many requests for this API key; retry in 1 s', code: 'RATE_LIMITED' },
+    },
+  }
 
 const WEBSOCKET_PROSE = `### WebSocket: \`GET /api/v1/public/{accountName}/agents/{agentId}/chat/ws\`
 
@@ -38,7 +67,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Embed: 'Signed embedding: mint a session for a user, exchange it for an embed token, revoke it.',
   'Embed tenants': 'Groups bootstrapped into embed tenants (creator mode). Admin API key.',
   'Embed pages': 'The embedded dashboard and chat pages, opened with a session id.',
-  'Semantic layer': 'The semantic model and SQL over it, as the agent tools `serviceMeta` and `serviceSqlApi` use them.',
+  'Semantic layer':
+    'The semantic model and SQL over it, as the agent tools `serviceMeta` and `serviceSqlApi` use them.',
 }
 
 /** `get /api/v1/app-config` → `getAppConfig`: for a route the table does not name yet (it still gets a short id). */
@@ -47,7 +77,10 @@ function fallbackId(method: string, path: string): string {
     .split('/')
     .filter((segment) => segment && !segment.startsWith('{') && !['api', 'v1', 'public'].includes(segment))
     .flatMap((segment) => segment.split(/[-_.]/))
-  const name = words.slice(-3).map((word) => word.charAt(0).toUpperCase() + word.slice(1).toLowerCase()).join('')
+  const name = words
+    .slice(-3)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1).toLowerCase())
+    .join('')
   return `${method}${name || 'Root'}`
 }
 
@@ -67,12 +100,21 @@ export function finishDocument(generated: Json, info: Json, securitySchemes: Jso
     }
     if (Object.keys(kept).length > 0) paths[path] = kept
   }
-  const tags = [...new Set(Object.values(paths).flatMap((item: Json) => Object.values<Json>(item).flatMap((operation) => operation.tags ?? [])))]
+  const tags = [
+    ...new Set(
+      Object.values(paths).flatMap((item: Json) =>
+        Object.values<Json>(item).flatMap((operation) => operation.tags ?? []),
+      ),
+    ),
+  ]
   return {
     openapi: '3.1.0',
     info,
     servers: [{ url: '/', description: 'This server' }],
-    tags: tags.map((name) => ({ name, description: name === 'Chat' ? WEBSOCKET_PROSE : (TAG_DESCRIPTIONS[name] ?? name) })),
+    tags: tags.map((name) => ({
+      name,
+      description: name === 'Chat' ? WEBSOCKET_PROSE : (TAG_DESCRIPTIONS[name] ?? name),
+    })),
     paths,
     components: {
       schemas: {
@@ -91,7 +133,9 @@ export function finishDocument(generated: Json, info: Json, securitySchemes: Jso
           name,
           {
             description,
-            ...(name === 'TooManyRequests' && { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } }),
+            ...(name === 'TooManyRequests' && {
+              headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
+            }),
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example } },
           },
         ]),
@@ -106,25 +150,37 @@ function finishOperation(method: string, path: string, generated: Json, notes: O
   operation.security ??= []
 
   if (notes?.body) {
-    operation.requestBody = { required: notes.body.required, content: { 'application/json': { schema: notes.body.schema } } }
+    operation.requestBody = {
+      required: notes.body.required,
+      content: { 'application/json': { schema: notes.body.schema } },
+    }
   } else if (operation.requestBody) {
     // The API reads JSON only; the generator also lists the form encodings Elysia could parse.
     const json = operation.requestBody.content?.['application/json'] ?? { schema: { type: 'object' } }
     operation.requestBody = { ...operation.requestBody, content: { 'application/json': json } }
   }
   if (notes?.examples?.request !== undefined && operation.requestBody)
-    operation.requestBody.content['application/json'] = { ...operation.requestBody.content['application/json'], example: notes.examples.request }
+    operation.requestBody.content['application/json'] = {
+      ...operation.requestBody.content['application/json'],
+      example: notes.examples.request,
+    }
 
   const responses: Json = {}
   for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
-    const fixed: Json = { ...response, description: response.description?.startsWith('Response for status') ? describeStatus(Number(status)) : response.description }
+    const fixed: Json = {
+      ...response,
+      description: response.description?.startsWith('Response for status')
+        ? describeStatus(Number(status))
+        : response.description,
+    }
     // A body-less status comes out as `content: { type: 'void' }`, which is not a media-type map.
     const content = Object.fromEntries(Object.entries<Json>(fixed.content ?? {}).filter(([type]) => type.includes('/')))
     if (Object.keys(content).length > 0) fixed.content = content
     else delete fixed.content
     responses[status] = fixed
   }
-  if (Object.keys(responses).length === 0) responses[method === 'delete' ? '204' : '200'] = { description: describeStatus(method === 'delete' ? 204 : 200) }
+  if (Object.keys(responses).length === 0)
+    responses[method === 'delete' ? '204' : '200'] = { description: describeStatus(method === 'delete' ? 204 : 200) }
   for (const [status, example] of Object.entries(notes?.examples?.responses ?? {})) {
     const response = responses[status]
     if (!response?.content) continue
@@ -137,7 +193,10 @@ function finishOperation(method: string, path: string, generated: Json, notes: O
     if (responses[status]) continue
     responses[status] =
       page && status === 404
-        ? { description: 'Unknown, expired or revoked session: an error page', content: { 'text/html': { schema: { type: 'string' } } } }
+        ? {
+            description: 'Unknown, expired or revoked session: an error page',
+            content: { 'text/html': { schema: { type: 'string' } } },
+          }
         : { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` }
   }
   operation.responses = responses
@@ -160,5 +219,8 @@ function errorStatuses(path: string, operation: Json, notes: OperationNotes | un
 }
 
 function describeStatus(status: number): string {
-  return ({ 200: 'OK', 201: 'Created', 204: 'Done; no body', 503: 'Not ready' } as Record<number, string>)[status] ?? `Status ${status}`
+  return (
+    ({ 200: 'OK', 201: 'Created', 204: 'Done; no body', 503: 'Not ready' } as Record<number, string>)[status] ??
+    `Status ${status}`
+  )
 }

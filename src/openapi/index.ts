@@ -24,12 +24,18 @@ export function createApiDocs(options: ApiDocsOptions) {
   let document: Record<string, unknown> | undefined
   const build = () => {
     if (!app) throw new Error('createApiDocs: attach(app) was not called')
-    document ??= finishDocument(toOpenAPISchema(app, undefined, undefined, undefined, '3.1.0'), options.info, options.securitySchemes)
+    document ??= finishDocument(
+      toOpenAPISchema(app, undefined, undefined, undefined, '3.1.0'),
+      options.info,
+      options.securitySchemes,
+    )
     return document
   }
   const page = referencePage({ title: options.info.title, specUrl: '/openapi/json', scriptUrl: SCRIPT_PATH })
   const plugin = new Elysia({ name: 'api-docs', seed: options.instanceId })
-    .get('/openapi', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }), { detail: { hide: true } })
+    .get('/openapi', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }), {
+      detail: { hide: true },
+    })
     .get('/openapi/json', () => build(), { detail: { hide: true } })
     .get(
       SCRIPT_PATH,

@@ -35,14 +35,34 @@ export const OPERATIONS: Record<string, OperationNotes> = {
     errors: [429],
     body: { schema: ChatRequest, required: false },
     examples: {
-      request: { input: 'How many orders per region?', messageId: '1752998400000-message', sessionSettings: { externalId: 'user-42' } },
+      request: {
+        input: 'How many orders per region?',
+        messageId: '1752998400000-message',
+        sessionSettings: { externalId: 'user-42' },
+      },
       // The lines of a short exchange (on the wire, one JSON object per line).
       responses: {
         200: {
           value: [
             { id: '__cutoff__', sort: 0, state: { chatId: 'c_9f2d', isStreaming: false } },
-            { id: '1752998400000-message', role: 'user', content: 'How many orders per region?', isDelta: false, isInProcess: false, sort: 1, graphPath: ['analyst'] },
-            { id: 'm_2', role: 'assistant', content: 'Europe leads with 1,208 orders.', isDelta: true, isInProcess: true, sort: 2, graphPath: ['final'] },
+            {
+              id: '1752998400000-message',
+              role: 'user',
+              content: 'How many orders per region?',
+              isDelta: false,
+              isInProcess: false,
+              sort: 1,
+              graphPath: ['analyst'],
+            },
+            {
+              id: 'm_2',
+              role: 'assistant',
+              content: 'Europe leads with 1,208 orders.',
+              isDelta: true,
+              isInProcess: true,
+              sort: 2,
+              graphPath: ['final'],
+            },
             { id: '__state__', sort: 3, state: { messages: [] } },
           ],
         },
@@ -70,10 +90,20 @@ export const OPERATIONS: Record<string, OperationNotes> = {
     id: 'exchangeEmbedSession',
     examples: {
       request: { sessionId: 'es_3q2x8Yt0mZ5v7kQ1' },
-      responses: { 200: { value: { token: 'eyJhbGciOiJIUzI1NiJ9.eyJzaWQiOiIuLi4ifQ.c2lnbmF0dXJl', expiresAt: '2026-07-21T12:00:00.000Z' } } },
+      responses: {
+        200: {
+          value: {
+            token: 'eyJhbGciOiJIUzI1NiJ9.eyJzaWQiOiIuLi4ifQ.c2lnbmF0dXJl',
+            expiresAt: '2026-07-21T12:00:00.000Z',
+          },
+        },
+      },
     },
   },
-  'POST /api/v1/embed/session/revoke': { id: 'revokeEmbedSession', examples: { request: { sessionId: 'es_3q2x8Yt0mZ5v7kQ1' } } },
+  'POST /api/v1/embed/session/revoke': {
+    id: 'revokeEmbedSession',
+    examples: { request: { sessionId: 'es_3q2x8Yt0mZ5v7kQ1' } },
+  },
   'GET /api/v1/embed/session/context': { id: 'getEmbedSessionContext' },
   'GET /api/v1/embed/dashboards/{publicId}': { id: 'getEmbeddedDashboard' },
   'GET /api/v1/embed/dashboards/{publicId}/widgets/{widgetId}/data': { id: 'getEmbeddedWidgetData' },
@@ -112,7 +142,9 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   [`PATCH ${DEPLOYMENT}/reports/{reportId}`]: { id: 'updateReport', errors: [409] },
   [`DELETE ${DEPLOYMENT}/reports/{reportId}`]: { id: 'deleteReport' },
   [`PUT ${DEPLOYMENT}/reports/{reportId}/connect-workbook`]: { id: 'connectReportToWorkbook' },
-  [`DELETE ${DEPLOYMENT}/reports/{reportId}/connect-workbook/{externalWorkbookId}`]: { id: 'disconnectReportFromWorkbook' },
+  [`DELETE ${DEPLOYMENT}/reports/{reportId}/connect-workbook/{externalWorkbookId}`]: {
+    id: 'disconnectReportFromWorkbook',
+  },
   [`GET ${DEPLOYMENT}/reports/{reportId}/snapshots`]: { id: 'listReportSnapshots' },
   [`POST ${DEPLOYMENT}/reports/{reportId}/snapshots`]: {
     id: 'createReportSnapshot',
@@ -131,7 +163,10 @@ export const OPERATIONS: Record<string, OperationNotes> = {
     id: 'duplicateWorkbook',
     body: { schema: DuplicateWorkbookInput, required: false },
   },
-  [`POST ${DEPLOYMENT}/workbooks/{workbookId}/dashboard/ai-widget-thread`]: { id: 'updatePublishedAiWidgetThread', errors: [409] },
+  [`POST ${DEPLOYMENT}/workbooks/{workbookId}/dashboard/ai-widget-thread`]: {
+    id: 'updatePublishedAiWidgetThread',
+    errors: [409],
+  },
 
   [`GET ${DEPLOYMENT}/dashboards`]: { id: 'listDashboards' },
   [`POST ${DEPLOYMENT}/dashboards`]: { id: 'createDashboard', errors: [409] },

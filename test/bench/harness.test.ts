@@ -18,9 +18,20 @@ describe('runBench', () => {
     const result = await runBench({ mode: 'tiny', server: 'source', log: () => {} })
     const scenarios = new Set(result.rows.map((row) => row.scenario.split(' (')[0]))
     expect([...scenarios].sort()).toEqual(
-      ['analyst turn', 'concurrency', 'generate-session', 'overload', 'protocol turn', 'rejoin fan-out', 'start-up', 'websocket protocol turn'].sort(),
+      [
+        'analyst turn',
+        'concurrency',
+        'generate-session',
+        'overload',
+        'protocol turn',
+        'rejoin fan-out',
+        'start-up',
+        'websocket protocol turn',
+      ].sort(),
     )
-    expect(result.rows.filter((row) => !Number.isFinite(row.value)).map((row) => `${row.scenario}: ${row.figure}`)).toEqual([])
+    expect(
+      result.rows.filter((row) => !Number.isFinite(row.value)).map((row) => `${row.scenario}: ${row.figure}`),
+    ).toEqual([])
     const byFigure = (figure: string) => result.rows.find((row) => row.figure === figure)
     expect(byFigure('joiners with every line, in order')?.value).toBe(100)
     expect(byFigure('streams complete without error')?.value).toBe(100)

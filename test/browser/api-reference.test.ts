@@ -34,8 +34,11 @@ describe('GET /openapi in a browser', () => {
     try {
       await page.goto(`${origin}/openapi`)
       // The document's title, its tags and the operations of the first one appear.
-      await page.getByRole('heading', { name: 'Analytics chat streaming and embed session service' }).waitFor({ timeout: 30_000 })
-      for (const text of ['Embed tenants', 'Semantic layer', 'Readiness', 'Prometheus metrics']) await page.getByText(text).first().waitFor()
+      await page
+        .getByRole('heading', { name: 'Analytics chat streaming and embed session service' })
+        .waitFor({ timeout: 30_000 })
+      for (const text of ['Embed tenants', 'Semantic layer', 'Readiness', 'Prometheus metrics'])
+        await page.getByText(text).first().waitFor()
       // The vendor's hosted extras are off.
       expect(await page.getByText('Ask AI').count()).toBe(0)
       expect(await page.getByText('Generate MCP').count()).toBe(0)

@@ -16,10 +16,14 @@ function pageServer(clientScript: string, api: () => string): Server<unknown> {
     reusePort: false,
     fetch(request) {
       const { pathname } = new URL(request.url)
-      if (pathname === '/client.js') return new Response(clientScript, { headers: { 'content-type': 'text/javascript' } })
-      return new Response(`<!doctype html><title>app</title><script type="module">window.api = ${JSON.stringify(api())}</script>`, {
-        headers: { 'content-type': 'text/html' },
-      })
+      if (pathname === '/client.js')
+        return new Response(clientScript, { headers: { 'content-type': 'text/javascript' } })
+      return new Response(
+        `<!doctype html><title>app</title><script type="module">window.api = ${JSON.stringify(api())}</script>`,
+        {
+          headers: { 'content-type': 'text/html' },
+        },
+      )
     },
   })
 }

@@ -56,7 +56,7 @@ function storedMessages(chatId: string) {
 }
 
 describe('GET /embed/chat in a browser', () => {
-  it('streams the offline analyst\'s answer as it arrives: tool calls with their SQL and results, then the final answer', async () => {
+  it("streams the offline analyst's answer as it arrives: tool calls with their SQL and results, then the final answer", async () => {
     // A session that hides the dashboard chat: the standalone chat must not care.
     const { page, log } = await openChat({ externalId: 'eva', ...europe, settings: { showDashboardChat: false } })
     await page.evaluate(() => {
@@ -97,9 +97,14 @@ describe('GET /embed/chat in a browser', () => {
     // A few categories: the answer draws bars, with the one table one click away.
     const answer = page.locator('[data-final="true"]')
     expect(await answer.locator('[data-chart="bar"] canvas').count()).toBe(1)
-    expect(await answer.locator('[data-chart="bar"] [role="img"]').getAttribute('aria-label')).toMatch(/^Bar chart: .*5 bars; highest completed/)
+    expect(await answer.locator('[data-chart="bar"] [role="img"]').getAttribute('aria-label')).toMatch(
+      /^Bar chart: .*5 bars; highest completed/,
+    )
     // No result table until asked for: not in the steps, not in the answer's text (uPlot's legend is a table too).
-    const visibleTables = () => page.locator('table:not(.u-legend)').evaluateAll((tables) => tables.filter((table) => !table.closest('.sr-only')).length)
+    const visibleTables = () =>
+      page
+        .locator('table:not(.u-legend)')
+        .evaluateAll((tables) => tables.filter((table) => !table.closest('.sr-only')).length)
     expect(await visibleTables()).toBe(0)
     await answer.getByRole('button', { name: 'Show table' }).click()
     expect(await visibleTables()).toBe(1)
@@ -128,7 +133,12 @@ describe('GET /embed/chat in a browser', () => {
       await page.goto(`${server.url}/embed/chat?sessionId=${sessionId}`)
       const starters = page.getByRole('list', { name: 'Suggested questions' }).getByRole('button')
       await starters.first().waitFor()
-      expect(await starters.allTextContents()).toEqual(['Revenue by month', 'Revenue by status', 'Number of orders by region', 'Number of orders by month'])
+      expect(await starters.allTextContents()).toEqual([
+        'Revenue by month',
+        'Revenue by status',
+        'Number of orders by region',
+        'Number of orders by month',
+      ])
       await screenshot(page, `chat-empty-${width}-${theme}`)
       // Keyboard only: the first starter is reachable and Enter asks it.
       await starters.first().focus()
@@ -137,15 +147,24 @@ describe('GET /embed/chat in a browser', () => {
       expect(await page.locator('.msg-user .bubble').textContent()).toContain('Revenue by month')
       const answer = page.locator('[data-final="true"]')
       expect(await answer.locator('[data-chart="line"] canvas').count()).toBe(1)
-      expect(await answer.locator('[role="img"]').getAttribute('aria-label')).toMatch(/^Line chart: .* from 2021-01 to 2025-12/)
+      expect(await answer.locator('[role="img"]').getAttribute('aria-label')).toMatch(
+        /^Line chart: .* from 2021-01 to 2025-12/,
+      )
       // The conversation is announced politely, and only once complete (busy while streaming).
       expect(await page.locator('.chat-log').getAttribute('aria-live')).toBe('polite')
       expect(await page.locator('.chat-log').getAttribute('aria-busy')).toBe('false')
       // The page itself never scrolls: the conversation scrolls inside its log, the composer stays in view.
-      expect(await page.evaluate(() => [document.documentElement.scrollWidth - window.innerWidth, document.documentElement.scrollHeight - window.innerHeight])).toEqual([0, 0])
+      expect(
+        await page.evaluate(() => [
+          document.documentElement.scrollWidth - window.innerWidth,
+          document.documentElement.scrollHeight - window.innerHeight,
+        ]),
+      ).toEqual([0, 0])
       const paint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime)
       console.log(`chat first contentful paint at ${width} px ${theme}: ${Math.round(paint ?? -1)} ms`)
-      const background = await page.evaluate(() => getComputedStyle(document.querySelector('.chat-main')!).backgroundColor)
+      const background = await page.evaluate(
+        () => getComputedStyle(document.querySelector('.chat-main')!).backgroundColor,
+      )
       expect(background).toBe(theme === 'dark' ? 'rgb(27, 36, 49)' : 'rgb(255, 255, 255)')
       await screenshot(page, `chat-line-chart-${width}-${theme}`)
       expect(log.unexpected()).toEqual([])
@@ -159,7 +178,9 @@ describe('GET /embed/chat in a browser', () => {
     await page.goto(`${server.url}/embed/chat?sessionId=${sessionId}&theme=dark`)
     await page.getByLabel('Ask a question about your data').waitFor()
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
-    expect(await page.evaluate(() => getComputedStyle(document.querySelector('.chat-main')!).backgroundColor)).toBe('rgb(27, 36, 49)')
+    expect(await page.evaluate(() => getComputedStyle(document.querySelector('.chat-main')!).backgroundColor)).toBe(
+      'rgb(27, 36, 49)',
+    )
     // The parameter survives the page replacing the one-time session id in its address.
     expect(new URL(page.url()).searchParams.get('theme')).toBe('dark')
   })
@@ -167,10 +188,16 @@ describe('GET /embed/chat in a browser', () => {
   it('follows the stream to the bottom, and offers "New messages" instead when the reader scrolled up', async () => {
     const { page, log } = await openChat({ externalId: 'scroller', ...europe })
     await page.setViewportSize({ width: 1280, height: 600 })
-    const atBottom = () => page.locator('.chat-log').evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight < 48)
+    const atBottom = () =>
+      page
+        .locator('.chat-log')
+        .evaluate((element) => element.scrollHeight - element.scrollTop - element.clientHeight < 48)
     for (const question of ['Revenue by month', 'Revenue by status', 'Number of orders by region']) {
       await ask(page, question)
-      await page.waitForFunction((count) => document.querySelectorAll('.msg-final:not([data-streaming])').length === count, ['Revenue by month', 'Revenue by status', 'Number of orders by region'].indexOf(question) + 1)
+      await page.waitForFunction(
+        (count) => document.querySelectorAll('.msg-final:not([data-streaming])').length === count,
+        ['Revenue by month', 'Revenue by status', 'Number of orders by region'].indexOf(question) + 1,
+      )
       await page.waitForTimeout(100)
       expect(await atBottom()).toBe(true)
     }
@@ -209,7 +236,10 @@ describe('GET /embed/chat in a browser', () => {
     const partial = (await page.locator('[data-final="true"]').textContent()) ?? ''
     expect(partial.length).toBeGreaterThan(0)
 
-    const rejoin = page.waitForResponse((response) => isStream(response.request()) && (response.request().postDataJSON() as Json).messageId === sent.messageId)
+    const rejoin = page.waitForResponse(
+      (response) =>
+        isStream(response.request()) && (response.request().postDataJSON() as Json).messageId === sent.messageId,
+    )
     await page.reload()
     const rejoined = await rejoin
     const body = rejoined.request().postDataJSON() as Json
@@ -222,7 +252,10 @@ describe('GET /embed/chat in a browser', () => {
 
     held.release()
     await finished(page)
-    const lines = (await rejoined.text()).trim().split('\n').map((line) => JSON.parse(line) as Json)
+    const lines = (await rejoined.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Json)
     expect(lines[0]).toEqual({ id: '__cutoff__', sort: 0, state: { chatId: body.chatId, isStreaming: true } })
     expect(lines[lines.length - 1].id).toBe('__state__')
     await screenshot(page, 'chat-reload-finished')
@@ -232,7 +265,9 @@ describe('GET /embed/chat in a browser', () => {
     expect(stored.filter((message) => message.role === 'user').map((message) => message.id)).toEqual([sent.messageId])
     expect(stored.filter((message) => message.graphPath === '["final"]').length).toBe(1)
     expect(stored.every((message) => message.status === 'complete')).toBe(true)
-    const runs = server.storage.sqlite.query<{ count: number }, [string]>('SELECT count(*) AS count FROM chat_runs WHERE thread_id = ?').get(body.chatId)!
+    const runs = server.storage.sqlite
+      .query<{ count: number }, [string]>('SELECT count(*) AS count FROM chat_runs WHERE thread_id = ?')
+      .get(body.chatId)!
     expect(runs.count).toBe(1)
     expect(log.unexpected()).toEqual([])
   })
@@ -244,7 +279,10 @@ describe('GET /embed/chat in a browser', () => {
     await held.reached
     const stop = page.getByRole('button', { name: 'Stop' })
     await page.locator('button.button-stop:not([disabled])').waitFor()
-    const [abort] = await Promise.all([page.waitForResponse((response) => response.url().endsWith('/chat/abort')), stop.click()])
+    const [abort] = await Promise.all([
+      page.waitForResponse((response) => response.url().endsWith('/chat/abort')),
+      stop.click(),
+    ])
     expect(abort.status()).toBe(204)
     await page.locator('.msg-stopped').waitFor()
     expect(await page.locator('.msg-stopped').textContent()).toBe('Stopped.')
@@ -288,20 +326,39 @@ describe('GET /embed/chat in a browser', () => {
       const page = await context.newPage()
       const log = watch(page)
       await page.goto(`http://localhost:${host.port}/`)
-      await page.waitForFunction(() => (window as unknown as { received: Json[] }).received.some((message) => message.type === 'embed:session-expiring'))
+      await page.waitForFunction(() =>
+        (window as unknown as { received: Json[] }).received.some(
+          (message) => message.type === 'embed:session-expiring',
+        ),
+      )
       const frame = page.frames().find((candidate) => candidate.url().startsWith(server.url))!
       await frame.getByLabel('Ask a question about your data').waitFor()
       await frame.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true))
 
       // A session that does not work is refused and leaves the page as it was.
       await page.evaluate(() => (window as unknown as { send(sessionId: string): void }).send('es_not_a_session'))
-      await page.waitForFunction(() => (window as unknown as { received: Json[] }).received.some((message) => message.type === 'embed:session-rejected'))
+      await page.waitForFunction(() =>
+        (window as unknown as { received: Json[] }).received.some(
+          (message) => message.type === 'embed:session-rejected',
+        ),
+      )
       expect(await frame.getByLabel('Ask a question about your data').isVisible()).toBe(true)
 
       await page.evaluate(() => (window as unknown as { renew(): Promise<void> }).renew())
-      await page.waitForFunction(() => (window as unknown as { received: Json[] }).received.some((message) => message.type === 'embed:session-accepted'))
-      const received = await page.evaluate(() => (window as unknown as { received: Json[] }).received.map((message) => message.type))
-      expect(received).toEqual(['embed:ready', 'embed:session-expiring', 'embed:session-rejected', 'embed:session-accepted'])
+      await page.waitForFunction(() =>
+        (window as unknown as { received: Json[] }).received.some(
+          (message) => message.type === 'embed:session-accepted',
+        ),
+      )
+      const received = await page.evaluate(() =>
+        (window as unknown as { received: Json[] }).received.map((message) => message.type),
+      )
+      expect(received).toEqual([
+        'embed:ready',
+        'embed:session-expiring',
+        'embed:session-rejected',
+        'embed:session-accepted',
+      ])
       expect(await frame.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true)
       const newSession = new URL(frame.url()).searchParams.get('sessionId')
       expect(newSession).not.toBe(firstSession)

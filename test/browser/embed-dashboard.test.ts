@@ -35,7 +35,10 @@ afterAll(async () => {
 })
 
 /** A fresh tab (its own sessionStorage) on the dashboard, opened with a newly minted session. */
-async function openDashboard(session: Json, options: { key?: string; publicId?: string } = {}): Promise<{ page: Page; log: PageLog; sessionId: string }> {
+async function openDashboard(
+  session: Json,
+  options: { key?: string; publicId?: string } = {},
+): Promise<{ page: Page; log: PageLog; sessionId: string }> {
   const sessionId = await server.mintSession(session, options.key)
   const page = await context.newPage()
   const log = watch(page)
@@ -52,7 +55,7 @@ async function widgetsDrawn(page: Page): Promise<void> {
 const kpi = (page: Page) => page.locator('[data-widget="orders"] .kpi-value').getAttribute('data-value')
 
 describe('GET /embed/dashboard/:publicId in a browser', () => {
-  it('draws every widget kind with the viewer\'s row-level security: two regions, two sets of numbers', async () => {
+  it("draws every widget kind with the viewer's row-level security: two regions, two sets of numbers", async () => {
     const numbers: Record<string, Json> = {}
     for (const region of ['Europe', 'Asia']) {
       const { page, log } = await openDashboard({
@@ -62,7 +65,11 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
       })
       await widgetsDrawn(page)
       expect(await page.locator('h1').textContent()).toBe('Sales overview')
-      expect(await page.locator('.widget').evaluateAll((widgets) => widgets.map((widget) => widget.getAttribute('data-kind')))).toEqual(['number', 'bar', 'line', 'table'])
+      expect(
+        await page
+          .locator('.widget')
+          .evaluateAll((widgets) => widgets.map((widget) => widget.getAttribute('data-kind'))),
+      ).toEqual(['number', 'bar', 'line', 'table'])
       // Charts are drawn by uPlot on a canvas, each with its numbers as a hidden table for screen readers.
       expect(await page.locator('[data-widget="status"] [data-chart="bar"] canvas').count()).toBe(1)
       expect(await page.locator('[data-widget="status"] .chart .sr-only tbody tr').count()).toBe(5)
@@ -89,7 +96,10 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
     { width: 375, theme: 'dark' },
   ] as const) {
     it(`fits ${width} px in ${theme} mode: compact KPIs with the full value on hover, model titles, legends, nothing spills or is covered`, async () => {
-      const { page, log } = await openDashboard({ externalId: `layout-${width}-${theme}`, userAttributes: [{ name: 'region', value: 'Europe' }] })
+      const { page, log } = await openDashboard({
+        externalId: `layout-${width}-${theme}`,
+        userAttributes: [{ name: 'region', value: 'Europe' }],
+      })
       await page.setViewportSize({ width, height: 900 })
       await page.emulateMedia({ colorScheme: theme })
       await widgetsDrawn(page)
@@ -100,7 +110,11 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
       expect(await value.textContent()).toMatch(/^\d+(\.\d)?K$/)
       expect(await value.getAttribute('title')).toMatch(/^\d{2},\d{3}$/)
       // Titles from the model: the table's `MEASURE(orders.count) AS orders` column is "Number of orders".
-      expect(await page.locator('[data-widget="regions"] thead th').allTextContents()).toEqual(['Region', 'Number of orders', 'Revenue'])
+      expect(await page.locator('[data-widget="regions"] thead th').allTextContents()).toEqual([
+        'Region',
+        'Number of orders',
+        'Revenue',
+      ])
       // The legend names the series, visibly.
       const legend = page.locator('[data-widget="status"] .u-legend .u-series')
       expect(await legend.textContent()).toBe('Revenue')
@@ -115,11 +129,20 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
       const layout = await page.evaluate(() => {
         const launcher = document.querySelector('.launcher')!.getBoundingClientRect()
         const widgets = [...document.querySelectorAll('.widget')].map((widget) => widget.getBoundingClientRect())
-        const kpis = [...document.querySelectorAll('.kpi-value')].map((element) => [element.getBoundingClientRect(), element.closest('.widget')!.getBoundingClientRect()])
+        const kpis = [...document.querySelectorAll('.kpi-value')].map((element) => [
+          element.getBoundingClientRect(),
+          element.closest('.widget')!.getBoundingClientRect(),
+        ])
         return {
           overflow: document.documentElement.scrollWidth - window.innerWidth,
           widgetsInside: widgets.every((rect) => rect.right <= window.innerWidth + 0.5),
-          launcherClear: widgets.every((rect) => launcher.bottom <= rect.top || launcher.top >= rect.bottom || launcher.right <= rect.left || launcher.left >= rect.right),
+          launcherClear: widgets.every(
+            (rect) =>
+              launcher.bottom <= rect.top ||
+              launcher.top >= rect.bottom ||
+              launcher.right <= rect.left ||
+              launcher.left >= rect.right,
+          ),
           kpisInside: kpis.every(([value, card]) => value.right <= card.right && value.left >= card.left),
         }
       })
@@ -144,7 +167,10 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
         filters: [{ member: 'orders.status', operator: 'equals', values: ['completed'] }],
         timeGrains: [{ member: 'orders.created_at', granularity: 'quarter' }],
       })
-      const { page, log } = await openDashboard({ externalId: `controls-${width}`, userAttributes: [{ name: 'region', value: 'Europe' }] }, { publicId: board.publicId })
+      const { page, log } = await openDashboard(
+        { externalId: `controls-${width}`, userAttributes: [{ name: 'region', value: 'Europe' }] },
+        { publicId: board.publicId },
+      )
       await page.setViewportSize({ width, height: 900 })
       await page.emulateMedia({ colorScheme: theme })
       await widgetsDrawn(page)
@@ -161,11 +187,17 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
 
       // The viewer picks another status and a coarser grain: every widget follows.
       await status.selectOption('shipped')
-      await page.waitForFunction(() => document.querySelector('[data-widget="status"] .chart .sr-only tbody th')?.textContent === 'shipped')
+      await page.waitForFunction(
+        () => document.querySelector('[data-widget="status"] .chart .sr-only tbody th')?.textContent === 'shipped',
+      )
       await page.getByLabel('Order date by').selectOption('year')
-      await page.waitForFunction(() => document.querySelectorAll('[data-widget="monthly"] .chart .sr-only tbody tr').length === 5)
+      await page.waitForFunction(
+        () => document.querySelectorAll('[data-widget="monthly"] .chart .sr-only tbody tr').length === 5,
+      )
       await status.selectOption('')
-      await page.waitForFunction(() => document.querySelectorAll('[data-widget="status"] .chart .sr-only tbody tr').length === 5)
+      await page.waitForFunction(
+        () => document.querySelectorAll('[data-widget="status"] .chart .sr-only tbody tr').length === 5,
+      )
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0)
       await screenshot(page, `dashboard-controls-changed-${width}-${theme}`)
       expect(log.unexpected()).toEqual([])
@@ -176,7 +208,9 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
     // Saving refuses such a widget now; one saved before that check (or broken by a model change) is still shown plainly.
     const broken = await publishDashboard(server, { widgets: [demoWidgets[0], demoWidgets[1]] })
     const widgets = [demoWidgets[0], { ...demoWidgets[1], query: 'SELECT orders.no_such_member FROM orders' }]
-    server.storage.sqlite.query('UPDATE dashboards SET widgets = ? WHERE public_id = ?').run(JSON.stringify(widgets), broken.publicId)
+    server.storage.sqlite
+      .query('UPDATE dashboards SET widgets = ? WHERE public_id = ?')
+      .run(JSON.stringify(widgets), broken.publicId)
     const { page, log } = await openDashboard({ externalId: 'broken-viewer' }, { publicId: broken.publicId })
     await widgetsDrawn(page)
     const error = page.locator('[data-widget="status"] .widget-error')
@@ -190,15 +224,27 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
   })
 
   const launcherCases: Array<{ name: string; account: 'acme' | 'quiet'; sessionValue?: boolean; shown: boolean }> = [
-    { name: 'hidden by showDashboardChat false with the account setting on', account: 'acme', sessionValue: false, shown: false },
-    { name: 'shown by showDashboardChat true with the account setting off', account: 'quiet', sessionValue: true, shown: true },
+    {
+      name: 'hidden by showDashboardChat false with the account setting on',
+      account: 'acme',
+      sessionValue: false,
+      shown: false,
+    },
+    {
+      name: 'shown by showDashboardChat true with the account setting off',
+      account: 'quiet',
+      sessionValue: true,
+      shown: true,
+    },
     { name: 'shown when the session says nothing and the account setting is on', account: 'acme', shown: true },
     { name: 'hidden when the session says nothing and the account setting is off', account: 'quiet', shown: false },
   ]
   for (const { name, account, sessionValue, shown } of launcherCases) {
     it(`has the AI chat launcher and panel ${name}`, async () => {
       const quiet = account === 'quiet'
-      const board = quiet ? await publishDashboard(server, { deploymentId: 5, key: quietAdminKey, widgets: [demoWidgets[0]] }) : small
+      const board = quiet
+        ? await publishDashboard(server, { deploymentId: 5, key: quietAdminKey, widgets: [demoWidgets[0]] })
+        : small
       const settings = sessionValue === undefined ? {} : { settings: { showDashboardChat: sessionValue } }
       const { page, log } = await openDashboard(
         { deploymentId: quiet ? 5 : 1, externalId: `launcher-${account}-${String(sessionValue)}`, ...settings },
@@ -215,7 +261,10 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
         await page.waitForFunction(() => document.activeElement?.id === 'dashboard-chat-input')
         expect(await page.locator('button.launcher').getAttribute('aria-expanded')).toBe('true')
       }
-      await screenshot(page, `dashboard-chat-${shown ? 'shown' : 'hidden'}-${account}-session-${sessionValue ?? 'absent'}`)
+      await screenshot(
+        page,
+        `dashboard-chat-${shown ? 'shown' : 'hidden'}-${account}-session-${sessionValue ?? 'absent'}`,
+      )
       if (shown) {
         await page.keyboard.press('Escape')
         await page.locator('#agent-panel').waitFor({ state: 'hidden' })
@@ -225,11 +274,17 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
     })
   }
 
-  it('offers a CSV download of the viewer\'s rows, and none when the dashboard restricts data download', async () => {
-    const { page, log } = await openDashboard({ externalId: 'viewer-europe', userAttributes: [{ name: 'region', value: 'Europe' }] })
+  it("offers a CSV download of the viewer's rows, and none when the dashboard restricts data download", async () => {
+    const { page, log } = await openDashboard({
+      externalId: 'viewer-europe',
+      userAttributes: [{ name: 'region', value: 'Europe' }],
+    })
     await widgetsDrawn(page)
     expect(await page.getByRole('button', { name: /as CSV$/ }).count()).toBe(4)
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Orders by region as CSV' }).click()])
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download Orders by region as CSV' }).click(),
+    ])
     expect(download.suggestedFilename()).toBe('Orders_by_region.csv')
     const csv = await Bun.file((await download.path())!).text()
     expect(csv.split('\r\n')[1]).toStartWith('Europe,')
@@ -245,7 +300,10 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
 
   it('shows the initials of displayName when the picture fails to load, and the picture when it loads', async () => {
     const broken = `${server.url}/no-such-picture.png`
-    const { page, log } = await openDashboard({ externalId: 'eva', userProfile: { displayName: 'Eva Europa', picture: broken } }, { publicId: small.publicId })
+    const { page, log } = await openDashboard(
+      { externalId: 'eva', userProfile: { displayName: 'Eva Europa', picture: broken } },
+      { publicId: small.publicId },
+    )
     await widgetsDrawn(page)
     const avatar = page.locator('.page-header .avatar')
     await page.locator('.page-header .avatar[data-avatar="failed"]').waitFor()
@@ -261,7 +319,10 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
     const picture = 'https://pictures.example.test/eva.svg'
     const good = await browser.newContext()
     await good.route(picture, (route) =>
-      route.fulfill({ contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10" fill="#0a7d5a"/></svg>' }),
+      route.fulfill({
+        contentType: 'image/svg+xml',
+        body: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><rect width="10" height="10" fill="#0a7d5a"/></svg>',
+      }),
     )
     const pictured = await good.newPage()
     const pictureLog = watch(pictured)

@@ -53,7 +53,9 @@ describe('GET / in a browser', () => {
       expect(await page.locator('.home-status').textContent()).toMatch(/^Status: running · version \d+\.\d+\.\d+/)
       expect(await page.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('/openapi')
       expect(await page.getByRole('link', { name: 'Metrics' }).getAttribute('href')).toBe('/metrics')
-      expect(await page.getByRole('link', { name: 'Embedded pages' }).getAttribute('href')).toBe('/readme#embedded-pages')
+      expect(await page.getByRole('link', { name: 'Embedded pages' }).getAttribute('href')).toBe(
+        '/readme#embedded-pages',
+      )
       const text = (await page.locator('body').textContent()) ?? ''
       for (const secret of ['Sales analytics', 'acme', 'Analyst']) expect(text).not.toContain(secret)
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0)
@@ -102,7 +104,13 @@ describe('GET / in a browser', () => {
       expect(listed[0]).toContain('Analyst (#1)')
       expect(listed.join(' ')).toContain('Support analytics')
       // The key is nowhere but in the page's memory: not in storage, cookies, the address or the page's text.
-      const kept = await page.evaluate(() => [JSON.stringify({ ...localStorage }), JSON.stringify({ ...sessionStorage }), document.cookie, location.href, document.body.innerHTML])
+      const kept = await page.evaluate(() => [
+        JSON.stringify({ ...localStorage }),
+        JSON.stringify({ ...sessionStorage }),
+        document.cookie,
+        location.href,
+        document.body.innerHTML,
+      ])
       for (const place of kept) expect(place).not.toContain(keys.admin)
       expect(await page.getByLabel(/Admin API key/).count()).toBe(0)
 
@@ -118,7 +126,9 @@ describe('GET / in a browser', () => {
       await page.getByRole('button', { name: 'Open as this user' }).click()
       const chat = page.frameLocator('iframe.preview-frame')
       await chat.getByLabel('Ask a question about your data').waitFor()
-      expect(await chat.getByRole('list', { name: 'Suggested questions' }).getByRole('button').count()).toBeGreaterThan(0)
+      expect(await chat.getByRole('list', { name: 'Suggested questions' }).getByRole('button').count()).toBeGreaterThan(
+        0,
+      )
       await screenshot(page, `front-door-preview-chat-${width}-${theme}`)
 
       // A published dashboard, as that user: row-level security shows Asia's rows only.
@@ -154,13 +164,19 @@ describe('every page with all requests to other origins blocked', () => {
       await page.goto(`${server.url}/readme`)
       await page.locator('h2#quick-start').waitFor()
 
-      const chatSession = await server.mintSession({ externalId: 'offline-chat', userAttributes: [{ name: 'region', value: 'Europe' }] })
+      const chatSession = await server.mintSession({
+        externalId: 'offline-chat',
+        userAttributes: [{ name: 'region', value: 'Europe' }],
+      })
       await page.goto(`${server.url}/embed/chat?sessionId=${chatSession}`)
       await page.getByLabel('Ask a question about your data').fill('Revenue by month')
       await page.keyboard.press('Enter')
       await page.locator('[data-final="true"]:not([data-streaming]) [data-chart="line"] canvas').waitFor()
 
-      const boardSession = await server.mintSession({ externalId: 'offline-board', userAttributes: [{ name: 'region', value: 'Europe' }] })
+      const boardSession = await server.mintSession({
+        externalId: 'offline-board',
+        userAttributes: [{ name: 'region', value: 'Europe' }],
+      })
       await page.goto(`${server.url}/embed/dashboard/${dashboard.publicId}?session=${boardSession}`)
       await page.locator('[data-widget="status"] canvas').waitFor()
       await page.waitForFunction(() => document.querySelectorAll('.widget[aria-busy="true"]').length === 0)

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { ChatConnectionError, createPlatformClient, finalAnswerOf, mergeLine, readNdjson, type ChatMessage, type FetchLike, type StreamLine } from '../../client'
+import {
+  ChatConnectionError,
+  createPlatformClient,
+  finalAnswerOf,
+  mergeLine,
+  readNdjson,
+  type ChatMessage,
+  type FetchLike,
+  type StreamLine,
+} from '../../client'
 
 const encoder = new TextEncoder()
 
@@ -31,7 +40,14 @@ const assistant = (id: string, content: string, extra: Partial<ChatMessage> = {}
 
 /** The lines of one turn: cutoff, user echo, an analyst message, a tool call, the final answer in deltas, state. */
 function turn(messageId: string): StreamLine[] {
-  const user: ChatMessage = { id: messageId, role: 'user', content: 'Orders by status?', isDelta: false, isInProcess: false, sort: 1 }
+  const user: ChatMessage = {
+    id: messageId,
+    role: 'user',
+    content: 'Orders by status?',
+    isDelta: false,
+    isInProcess: false,
+    sort: 1,
+  }
   const tool: ChatMessage = {
     id: 'tool-1',
     role: 'assistant',
@@ -42,7 +58,15 @@ function turn(messageId: string): StreamLine[] {
     graphPath: ['analyst', 'tools'],
     toolCall: { name: 'serviceSqlApi', input: '{}', result: '{"totalRows":3}' },
   }
-  const final: ChatMessage = { id: 'final-1', role: 'assistant', content: 'There are 3 statuses.', isDelta: false, isInProcess: false, sort: 4, graphPath: ['final'] }
+  const final: ChatMessage = {
+    id: 'final-1',
+    role: 'assistant',
+    content: 'There are 3 statuses.',
+    isDelta: false,
+    isInProcess: false,
+    sort: 4,
+    graphPath: ['final'],
+  }
   return [
     { id: '__cutoff__', sort: 0, state: { chatId: 'chat-1', isStreaming: false } },
     user,
@@ -56,7 +80,9 @@ function turn(messageId: string): StreamLine[] {
     {
       id: '__state__',
       sort: 5,
-      state: { messages: [user, { ...(assistant('a-1', 'Let me look.', { isInProcess: false }) as ChatMessage) }, tool, final] },
+      state: {
+        messages: [user, { ...(assistant('a-1', 'Let me look.', { isInProcess: false }) as ChatMessage) }, tool, final],
+      },
     },
   ]
 }
@@ -75,7 +101,9 @@ function scripted(responses: (() => ReadableStream<Uint8Array> | Response)[]) {
     const next = responses[calls.length - 1]
     if (!next) throw new Error(`unexpected call ${calls.length}`)
     const answer = next()
-    return answer instanceof Response ? answer : new Response(answer, { headers: { 'content-type': 'application/json' } })
+    return answer instanceof Response
+      ? answer
+      : new Response(answer, { headers: { 'content-type': 'application/json' } })
   }
   return { calls, fetch }
 }
@@ -125,7 +153,12 @@ describe('mergeLine and finalAnswerOf', () => {
   })
 
   it('picks the last assistant message whose graphPath starts with final and has at most 2 entries', () => {
-    const message = (id: string, sort: number, graphPath: string[], role: 'user' | 'assistant' = 'assistant'): ChatMessage => ({
+    const message = (
+      id: string,
+      sort: number,
+      graphPath: string[],
+      role: 'user' | 'assistant' = 'assistant',
+    ): ChatMessage => ({
       id,
       role,
       content: id,
@@ -134,7 +167,9 @@ describe('mergeLine and finalAnswerOf', () => {
       sort,
       graphPath,
     })
-    expect(finalAnswerOf([message('a', 1, ['analyst']), message('b', 2, ['final']), message('c', 3, ['analyst'])])?.id).toBe('b')
+    expect(
+      finalAnswerOf([message('a', 1, ['analyst']), message('b', 2, ['final']), message('c', 3, ['analyst'])])?.id,
+    ).toBe('b')
     expect(finalAnswerOf([message('b', 2, ['final']), message('d', 4, ['final', 'x'])])?.id).toBe('d')
     expect(finalAnswerOf([message('e', 5, ['final', 'x', 'y']), message('f', 1, ['final'], 'user')])).toBeUndefined()
     expect(finalAnswerOf([message('late', 9, ['final']), message('early', 2, ['final'])])?.id).toBe('late')
@@ -151,7 +186,11 @@ describe('client.chat.stream', () => {
     const events = []
     for await (const event of run) events.push(event)
     expect(calls[0].url).toBe('http://service.test/base/api/v1/public/acme/agents/1/chat/stream-chat-state')
-    expect(calls[0].body).toEqual({ input: 'Orders by status?', sessionSettings: { externalId: 'u1' }, messageId: run.messageId })
+    expect(calls[0].body).toEqual({
+      input: 'Orders by status?',
+      sessionSettings: { externalId: 'u1' },
+      messageId: run.messageId,
+    })
     expect(run.messageId).toMatch(/^\d{13,}-message$/)
     expect(events).toHaveLength(10)
     expect(events[7].message?.content).toBe('There are 3 statuses.')
@@ -163,14 +202,22 @@ describe('client.chat.stream', () => {
   it('rejoins a dropped run with the same chatId and messageId and yields every line exactly once', async () => {
     const messageId = '1784548800000-message'
     const lines = turn(messageId)
-    const joined = [{ id: '__cutoff__', sort: 0, state: { chatId: 'chat-1', isStreaming: true } } as StreamLine, ...lines.slice(1)]
+    const joined = [
+      { id: '__cutoff__', sort: 0, state: { chatId: 'chat-1', isStreaming: true } } as StreamLine,
+      ...lines.slice(1),
+    ]
     const { calls, fetch } = scripted([
       // Drops in the middle of the seventh line.
       () => body([ndjson(lines.slice(0, 6)), JSON.stringify(lines[6]).slice(0, 10)], { breakAfter: true }),
       () => body([ndjson(joined)]),
     ])
     const client = createPlatformClient({ baseUrl: 'http://service.test', apiKey: 'ak_test', fetch })
-    const run = client.chat.stream({ ...target, input: 'Orders by status?', messageId, sessionSettings: { externalId: 'u1' } })
+    const run = client.chat.stream({
+      ...target,
+      input: 'Orders by status?',
+      messageId,
+      sessionSettings: { externalId: 'u1' },
+    })
     const seen: StreamLine[] = []
     for await (const event of run) seen.push(event.line)
     expect(calls).toHaveLength(2)
@@ -206,10 +253,18 @@ describe('client.chat.stream', () => {
 
   it('reports an error line as the run error and stops there', async () => {
     const { fetch } = scripted([
-      () => body([ndjson([{ id: '__cutoff__', sort: 0, state: { chatId: 'c', isStreaming: false } }, { error: 'Unknown branch "x"' }])]),
+      () =>
+        body([
+          ndjson([
+            { id: '__cutoff__', sort: 0, state: { chatId: 'c', isStreaming: false } },
+            { error: 'Unknown branch "x"' },
+          ]),
+        ]),
     ])
     const client = createPlatformClient({ baseUrl: 'http://service.test', apiKey: 'ak_test', fetch })
-    const result = await client.chat.stream({ ...target, input: 'hi', activeBranchName: 'x', sessionSettings: { externalId: 'u1' } }).done()
+    const result = await client.chat
+      .stream({ ...target, input: 'hi', activeBranchName: 'x', sessionSettings: { externalId: 'u1' } })
+      .done()
     expect(result).toMatchObject({ chatId: 'c', error: 'Unknown branch "x"', messages: [] })
   })
 
@@ -218,7 +273,10 @@ describe('client.chat.stream', () => {
       () => new Response(JSON.stringify({ error: 'Agent 9 not found', code: 'AGENT_NOT_FOUND' }), { status: 404 }),
     ])
     const client = createPlatformClient({ baseUrl: 'http://service.test', apiKey: 'ak_test', fetch })
-    await expect(client.chat.stream({ ...target, input: 'hi' }).done()).rejects.toMatchObject({ status: 404, code: 'AGENT_NOT_FOUND' })
+    await expect(client.chat.stream({ ...target, input: 'hi' }).done()).rejects.toMatchObject({
+      status: 404,
+      code: 'AGENT_NOT_FOUND',
+    })
     expect(calls).toHaveLength(1)
   })
 
@@ -248,6 +306,9 @@ describe('client.chat.stream', () => {
       }
     }
     expect(seen).toHaveLength(3)
-    expect(calls[1]).toMatchObject({ url: 'http://service.test/api/v1/public/acme/agents/1/chat/abort', body: { chatId: 'chat-1', sessionSettings: { externalId: 'u1' } } })
+    expect(calls[1]).toMatchObject({
+      url: 'http://service.test/api/v1/public/acme/agents/1/chat/abort',
+      body: { chatId: 'chat-1', sessionSettings: { externalId: 'u1' } },
+    })
   })
 })

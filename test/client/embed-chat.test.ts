@@ -70,7 +70,11 @@ function disconnectingFetch(keepLines: number) {
 describe('client embed sessions and chat against a listening server', () => {
   it('generates a session, exchanges it, and chats with the embed token through a forced disconnect and rejoin', async () => {
     const admin = createPlatformClient({ baseUrl, apiKey: keys.admin })
-    const { sessionId } = await admin.embed.generateSession({ deploymentId: 1, externalId: 'viewer-7', email: 'viewer7@example.com' })
+    const { sessionId } = await admin.embed.generateSession({
+      deploymentId: 1,
+      externalId: 'viewer-7',
+      email: 'viewer7@example.com',
+    })
     expect(sessionId).toEqual(expect.any(String))
     const { token } = await createPlatformClient({ baseUrl }).embed.exchangeSession(sessionId)
 
@@ -81,7 +85,11 @@ describe('client embed sessions and chat against a listening server', () => {
     for await (const event of run) lines.push(event.line)
 
     expect(chatBodies).toHaveLength(2)
-    expect(chatBodies[1]).toMatchObject({ chatId: run.chatId, messageId: run.messageId, input: 'How many order statuses are there?' })
+    expect(chatBodies[1]).toMatchObject({
+      chatId: run.chatId,
+      messageId: run.messageId,
+      input: 'How many order statuses are there?',
+    })
     expect(run.rejoins).toBe(1)
     const serialized = lines.map((line) => JSON.stringify(line))
     expect(new Set(serialized).size).toBe(serialized.length)
@@ -106,7 +114,9 @@ describe('client embed sessions and chat against a listening server', () => {
     await started.abort()
     await iterator.return?.()
     openGate()
-    const state = await admin.chat.stream({ accountName: 'acme', agentId: 1, chatId: started.chatId, sessionSettings }).done()
+    const state = await admin.chat
+      .stream({ accountName: 'acme', agentId: 1, chatId: started.chatId, sessionSettings })
+      .done()
     expect(state.chatId).toBe(started.chatId!)
     expect(state.messages[0]).toMatchObject({ role: 'user', content: 'Hello?' })
     await admin.chat.abort({ accountName: 'acme', agentId: 1, chatId: started.chatId!, sessionSettings })

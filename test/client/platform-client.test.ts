@@ -31,7 +31,8 @@ describe('createPlatformClient against a listening server', () => {
     const client = createPlatformClient({ baseUrl, apiKey: keys.admin })
     const reports = client.deployment(1).reports
     const created: Report[] = []
-    for (let index = 0; index < 7; index++) created.push(await reports.create({ name: `Report ${index}`, query: 'SELECT MEASURE(orders.count) FROM orders' }))
+    for (let index = 0; index < 7; index++)
+      created.push(await reports.create({ name: `Report ${index}`, query: 'SELECT MEASURE(orders.count) FROM orders' }))
     const first = await reports.list({ first: 3, sortBy: 'createdAt' })
     expect(first.items.map((report) => report.id)).toEqual(created.slice(0, 3).map((report) => report.id))
     expect(first.count).toBe(7)
@@ -48,11 +49,16 @@ describe('createPlatformClient against a listening server', () => {
     const deployment = client.deployment(1)
     const folder = await deployment.folders.create({ name: 'Client folder' })
     const report = await deployment.reports.create({ name: 'Client report', query: 'SELECT 1', folderId: folder.id })
-    const linked = await deployment.reports.connectWorkbook(report.id, { externalWorkbookId: 'sheet-42', resultLocation: 'A1' })
+    const linked = await deployment.reports.connectWorkbook(report.id, {
+      externalWorkbookId: 'sheet-42',
+      resultLocation: 'A1',
+    })
     expect(linked.externalWorkbookPlacements.map((placement) => placement.workbookId)).toEqual(['sheet-42'])
     const byWorkbook = await deployment.reports.list({ externalWorkbookId: 'sheet-42' })
     expect(byWorkbook.items.map((item) => item.id)).toEqual([report.id])
-    const snapshot = await deployment.reports.snapshots.create(report.id, { fillMissingRows: { member: 'orders.created_at', excludedDimensions: [] } })
+    const snapshot = await deployment.reports.snapshots.create(report.id, {
+      fillMissingRows: { member: 'orders.created_at', excludedDimensions: [] },
+    })
     expect(snapshot.fillMissingRows?.member).toBe('orders.created_at')
     const workbook = await deployment.workbooks.create({ name: 'Client workbook', slug: 'client-workbook' })
     const dashboard = await deployment.dashboards.create({
@@ -61,7 +67,11 @@ describe('createPlatformClient against a listening server', () => {
       published: true,
       widgets: [{ id: 'w1', kind: 'table', title: 'Orders', query: 'SELECT orders.status FROM orders' }],
     })
-    const withThread = await deployment.workbooks.attachAiWidgetThread(workbook.id, { threadId: 'chat-9', widgetId: 'w1', checksum: dashboard.checksum })
+    const withThread = await deployment.workbooks.attachAiWidgetThread(workbook.id, {
+      threadId: 'chat-9',
+      widgetId: 'w1',
+      checksum: dashboard.checksum,
+    })
     expect(withThread.aiWidgetThreads.map((thread) => thread.threadId)).toEqual(['chat-9'])
     const notification = await deployment.notifications.create({
       dashboardPublicId: dashboard.publicId!,
@@ -70,7 +80,9 @@ describe('createPlatformClient against a listening server', () => {
       recipients: [{ kind: 'user', email: 'ops@acme.com' }],
       timeGrains: [{ member: 'orders.created_at', granularity: 'week' }],
     })
-    expect((await deployment.notifications.list({ recipientEmail: 'ops@acme.com' })).items.map((item) => item.id)).toEqual([notification.id])
+    expect(
+      (await deployment.notifications.list({ recipientEmail: 'ops@acme.com' })).items.map((item) => item.id),
+    ).toEqual([notification.id])
     const copy = await deployment.workbooks.duplicate(workbook.id)
     expect(copy.name).toBe('Copy of Client workbook')
     const sync = await deployment.dbtSync.start({ branchName: 'dev' })
@@ -88,7 +100,9 @@ describe('createPlatformClient against a listening server', () => {
       .catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(PlatformApiError)
     expect(error).toMatchObject({ status: 409, code: 'SLUG_TAKEN' })
-    await expect(createPlatformClient({ baseUrl, apiKey: 'ak_test_wrong_0123456789' }).appConfig.get()).rejects.toMatchObject({ status: 401 })
+    await expect(
+      createPlatformClient({ baseUrl, apiKey: 'ak_test_wrong_0123456789' }).appConfig.get(),
+    ).rejects.toMatchObject({ status: 401 })
   })
 
   it('forwards credentials to fetch: same-origin by default, omit for token-only clients, or as given', async () => {
@@ -96,7 +110,9 @@ describe('createPlatformClient against a listening server', () => {
     await createPlatformClient({ baseUrl, apiKey: keys.admin, fetch: byDefault.fetch }).appConfig.get()
     expect(byDefault.inits.map((init) => init.credentials)).toEqual(['same-origin'])
     const given = spyFetch()
-    await createPlatformClient({ baseUrl, apiKey: keys.admin, credentials: 'include', fetch: given.fetch }).deployment(1).folders.list()
+    await createPlatformClient({ baseUrl, apiKey: keys.admin, credentials: 'include', fetch: given.fetch })
+      .deployment(1)
+      .folders.list()
     expect(given.inits.map((init) => init.credentials)).toEqual(['include'])
     const tokenOnly = spyFetch()
     const embedClient = createPlatformClient({ baseUrl, embedToken: 'not-a-real-token', fetch: tokenOnly.fetch })
@@ -128,6 +144,8 @@ describe('createPlatformClient against a listening server', () => {
   })
 
   it('refuses two credentials at once', () => {
-    expect(() => createPlatformClient({ baseUrl, apiKey: 'a', embedToken: 'b' } as never)).toThrow('only one of apiKey, token and embedToken')
+    expect(() => createPlatformClient({ baseUrl, apiKey: 'a', embedToken: 'b' } as never)).toThrow(
+      'only one of apiKey, token and embedToken',
+    )
   })
 })

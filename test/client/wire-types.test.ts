@@ -32,7 +32,8 @@ describe('client/wire-types.ts', () => {
     for (const file of readdirSync(clientDir).filter((name) => name.endsWith('.ts'))) {
       const text = readFileSync(join(clientDir, file), 'utf8')
       const specifiers = [...text.matchAll(/\b(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((match) => match[1])
-      for (const specifier of specifiers) expect({ file, specifier, local: specifier.startsWith('./') }).toEqual({ file, specifier, local: true })
+      for (const specifier of specifiers)
+        expect({ file, specifier, local: specifier.startsWith('./') }).toEqual({ file, specifier, local: true })
     }
   })
 })

@@ -3,7 +3,14 @@ import { resolveDataSources } from '../../db/bootstrap/data-sources'
 import { validateBootstrap } from '../../db/bootstrap/load'
 
 const file = (dataSource: unknown) =>
-  validateBootstrap({ accounts: [{ name: 'acme', plan: 'enterprise', deployments: [{ id: 3, name: 'Shop', model: 'demo', dataSource }] }] }, 'bootstrap.yaml')
+  validateBootstrap(
+    {
+      accounts: [
+        { name: 'acme', plan: 'enterprise', deployments: [{ id: 3, name: 'Shop', model: 'demo', dataSource }] },
+      ],
+    },
+    'bootstrap.yaml',
+  )
 
 const problemsOf = (run: () => unknown): string[] => {
   try {
@@ -16,18 +23,33 @@ const problemsOf = (run: () => unknown): string[] => {
 
 describe('dataSource in the bootstrap file', () => {
   it('reads ${NAME} references from the environment and fills the defaults', () => {
-    const sources = resolveDataSources(file({ type: 'postgres', url: '${SHOP_DATABASE_URL}', schema: 'analytics' }), { SHOP_DATABASE_URL: 'postgresql://reader:s3cret@db:5432/shop' }, 'bootstrap.yaml')
-    expect(sources.get(3)).toEqual({ type: 'postgres', url: 'postgres://reader:s3cret@db:5432/shop', path: undefined, schema: 'analytics', maxConnections: 10, queryTimeoutMs: 30_000 })
+    const sources = resolveDataSources(
+      file({ type: 'postgres', url: '${SHOP_DATABASE_URL}', schema: 'analytics' }),
+      { SHOP_DATABASE_URL: 'postgresql://reader:s3cret@db:5432/shop' },
+      'bootstrap.yaml',
+    )
+    expect(sources.get(3)).toEqual({
+      type: 'postgres',
+      url: 'postgres://reader:s3cret@db:5432/shop',
+      path: undefined,
+      schema: 'analytics',
+      maxConnections: 10,
+      queryTimeoutMs: 30_000,
+    })
   })
 
   it('stops the start naming the path when a referenced variable is missing, without echoing any value', () => {
-    const problems = problemsOf(() => resolveDataSources(file({ type: 'mysql', url: 'mysql://app:${DB_PASSWORD}@db/shop' }), {}, 'bootstrap.yaml'))
+    const problems = problemsOf(() =>
+      resolveDataSources(file({ type: 'mysql', url: 'mysql://app:${DB_PASSWORD}@db/shop' }), {}, 'bootstrap.yaml'),
+    )
     expect(problems).toEqual(['accounts[0].deployments[0].dataSource.url: environment variable DB_PASSWORD is not set'])
   })
 
   it('refuses a URL of the wrong kind, a path for a server source and a url for a file source', () => {
     const env = { URL: 'mysql://user:hunter2@db/shop' }
-    const wrongScheme = problemsOf(() => resolveDataSources(file({ type: 'postgres', url: '${URL}' }), env, 'bootstrap.yaml'))
+    const wrongScheme = problemsOf(() =>
+      resolveDataSources(file({ type: 'postgres', url: '${URL}' }), env, 'bootstrap.yaml'),
+    )
     expect(wrongScheme).toEqual(['accounts[0].deployments[0].dataSource.url: expected a postgres:// URL'])
     expect(wrongScheme.join()).not.toContain('hunter2')
     expect(problemsOf(() => resolveDataSources(file({ type: 'postgres', path: './x.db' }), env, 'b'))).toEqual([
@@ -42,6 +64,8 @@ describe('dataSource in the bootstrap file', () => {
 
   it('refuses an unknown type or option with its path', () => {
     expect(problemsOf(() => file({ type: 'oracle', url: 'x' })).join('\n')).toContain('dataSource')
-    expect(problemsOf(() => file({ type: 'postgres', url: 'postgres://db/x', poolSize: 3 })).join('\n')).toContain('dataSource')
+    expect(problemsOf(() => file({ type: 'postgres', url: 'postgres://db/x', poolSize: 3 })).join('\n')).toContain(
+      'dataSource',
+    )
   })
 })

@@ -12,14 +12,17 @@ const policyOf = (storage: ReturnType<typeof openStorage>, name: string) =>
     )
     .get(name)
 const keyId = (storage: ReturnType<typeof openStorage>, name: string) =>
-  storage.sqlite.query<{ id: number }, [string]>("SELECT id FROM api_keys WHERE account_id = 1 AND name = ?").get(name)!.id
+  storage.sqlite.query<{ id: number }, [string]>('SELECT id FROM api_keys WHERE account_id = 1 AND name = ?').get(name)!
+    .id
 
 describe('bootstrap and key policies', () => {
   it('restores the default policy of the keys it names when applied again over a changed database', () => {
     const storage = openStorage(':memory:')
     applyBootstrap(storage, testBootstrap(), 'test', 1000)
     // What a takeover (or a mistake) leaves behind: the unscoped admin key reduced to a viewer.
-    const insert = storage.sqlite.query('INSERT INTO api_key_policies (api_key_id, role, actions, updated_at) VALUES (?, ?, ?, ?)')
+    const insert = storage.sqlite.query(
+      'INSERT INTO api_key_policies (api_key_id, role, actions, updated_at) VALUES (?, ?, ?, ?)',
+    )
     insert.run(keyId(storage, 'admin'), 'viewer', JSON.stringify(['ContentRead']), 2000)
     insert.run(keyId(storage, 'member'), 'custom', JSON.stringify([]), 2000)
     applyBootstrap(storage, testBootstrap(), 'test', 3000)
@@ -38,8 +41,14 @@ describe('bootstrap and key policies', () => {
     applyBootstrap(storage, file, 'test', 2000)
     expect(policyOf(storage, 'member')?.updatedAt).toBe(1000)
 
-    storage.sqlite.query("UPDATE api_key_policies SET role = 'admin', actions = ? WHERE api_key_id = ?").run('["SecretsManage"]', keyId(storage, 'member'))
-    storage.sqlite.query("INSERT INTO api_keys (account_id, name, key_hash, key_prefix, admin, created_at) VALUES (1, 'cli-key', 'h', 'ak_cli', 1, 1)").run()
+    storage.sqlite
+      .query("UPDATE api_key_policies SET role = 'admin', actions = ? WHERE api_key_id = ?")
+      .run('["SecretsManage"]', keyId(storage, 'member'))
+    storage.sqlite
+      .query(
+        "INSERT INTO api_keys (account_id, name, key_hash, key_prefix, admin, created_at) VALUES (1, 'cli-key', 'h', 'ak_cli', 1, 1)",
+      )
+      .run()
     storage.sqlite
       .query('INSERT INTO api_key_policies (api_key_id, role, actions, updated_at) VALUES (?, ?, ?, ?)')
       .run(keyId(storage, 'cli-key'), 'viewer', '["ContentRead"]', 1)

@@ -21,7 +21,9 @@ const TABLES = [
 ]
 
 function snapshot(storage: Storage): Record<string, unknown[]> {
-  return Object.fromEntries(TABLES.map((table) => [table, storage.sqlite.query(`SELECT * FROM ${table} ORDER BY 1, 2`).all()]))
+  return Object.fromEntries(
+    TABLES.map((table) => [table, storage.sqlite.query(`SELECT * FROM ${table} ORDER BY 1, 2`).all()]),
+  )
 }
 
 function withTempDir<T>(work: (dir: string) => T): T {
@@ -80,7 +82,9 @@ describe('applyBootstrap', () => {
     const broken = testBootstrap()
     broken.accounts[0].plan = 'starter'
     broken.accounts[2].deployments = [{ id: 1, name: 'Stolen deployment' }]
-    expect(() => applyBootstrap(storage, broken, 'test')).toThrow('accounts[2].deployments[0].id: deployment 1 already belongs to another account')
+    expect(() => applyBootstrap(storage, broken, 'test')).toThrow(
+      'accounts[2].deployments[0].id: deployment 1 already belongs to another account',
+    )
     expect(snapshot(storage)).toEqual(before)
     storage.close()
   })
@@ -90,7 +94,9 @@ describe('applyBootstrap', () => {
     applyBootstrap(storage, testBootstrap(), 'test')
     const changed = testBootstrap()
     changed.accounts[0].userAttributes![0].type = 'number'
-    expect(() => applyBootstrap(storage, changed, 'test')).toThrow('accounts[0].userAttributes[0].type: cannot change type of region')
+    expect(() => applyBootstrap(storage, changed, 'test')).toThrow(
+      'accounts[0].userAttributes[0].type: cannot change type of region',
+    )
     storage.close()
   })
 })
@@ -157,7 +163,9 @@ describe('loadBootstrapFile', () => {
 
   it('lists the allowed values of an enum', () => {
     const bad = { accounts: [{ name: 'acme', plan: 'gold' }] }
-    expect(() => validateBootstrap(bad, 'file.yaml')).toThrow('accounts[0].plan: expected one of free, starter, premium, enterprise')
+    expect(() => validateBootstrap(bad, 'file.yaml')).toThrow(
+      'accounts[0].plan: expected one of free, starter, premium, enterprise',
+    )
   })
 
   it('rejects unknown fields, duplicate ids and keys scoped to foreign deployments', () => {
@@ -169,13 +177,19 @@ describe('loadBootstrapFile', () => {
         return (error as BootstrapError).problems
       }
     }
-    expect(errors({ accounts: [{ name: 'acme', plan: 'free', colour: 'red' }] })).toEqual(['accounts[0].colour: unknown field'])
+    expect(errors({ accounts: [{ name: 'acme', plan: 'free', colour: 'red' }] })).toEqual([
+      'accounts[0].colour: unknown field',
+    ])
     const duplicated = testBootstrap()
     duplicated.accounts[2].deployments![0].id = 2
-    expect(errors(duplicated)).toContain('accounts[2].deployments[0].id: duplicate deployment id 2 (also at accounts[0].deployments[1].id)')
+    expect(errors(duplicated)).toContain(
+      'accounts[2].deployments[0].id: duplicate deployment id 2 (also at accounts[0].deployments[1].id)',
+    )
     const foreign = testBootstrap()
     foreign.accounts[0].apiKeys![0].deployments = [3]
-    expect(errors(foreign)).toEqual(['accounts[0].apiKeys[0].deployments: deployment 3 is not a deployment of account acme'])
+    expect(errors(foreign)).toEqual([
+      'accounts[0].apiKeys[0].deployments: deployment 3 is not a deployment of account acme',
+    ])
   })
 
   it('reports a file that does not parse', () => {

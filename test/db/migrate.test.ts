@@ -8,7 +8,10 @@ describe('migrate', () => {
     const sqlite = new Database(':memory:')
     expect(migrate(sqlite)).toEqual(migrations.map((migration) => migration.tag))
     expect(migrate(sqlite)).toEqual([])
-    const tags = sqlite.query<{ tag: string }, []>('SELECT tag FROM _migrations ORDER BY tag').all().map((row) => row.tag)
+    const tags = sqlite
+      .query<{ tag: string }, []>('SELECT tag FROM _migrations ORDER BY tag')
+      .all()
+      .map((row) => row.tag)
     expect(tags).toEqual(migrations.map((migration) => migration.tag))
     sqlite.close()
   })
@@ -23,7 +26,10 @@ describe('migrate', () => {
   it('leaves the database as it was when a migration fails', () => {
     const sqlite = new Database(':memory:')
     migrate(sqlite)
-    const broken = [...migrations, { tag: '9999_broken', sql: 'CREATE TABLE half (id INTEGER); SELECT * FROM no_such_table;' }]
+    const broken = [
+      ...migrations,
+      { tag: '9999_broken', sql: 'CREATE TABLE half (id INTEGER); SELECT * FROM no_such_table;' },
+    ]
     expect(() => migrate(sqlite, broken)).toThrow('no_such_table')
     expect(sqlite.query("SELECT name FROM sqlite_master WHERE name = 'half'").get()).toBeNull()
     expect(sqlite.query("SELECT tag FROM _migrations WHERE tag = '9999_broken'").get()).toBeNull()

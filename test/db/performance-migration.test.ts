@@ -25,7 +25,9 @@ function statusOf(run: () => unknown): number | 'ok' {
 }
 
 const countOf = (app: TestApp) =>
-  app.storage.sqlite.query<{ count: number }, [number]>('SELECT count FROM external_user_counts WHERE account_id = ?').get(ACME)?.count ?? 0
+  app.storage.sqlite
+    .query<{ count: number }, [number]>('SELECT count FROM external_user_counts WHERE account_id = ?')
+    .get(ACME)?.count ?? 0
 
 describe('migration 0005: external_user_counts', () => {
   it('counts external users as they are created and deleted, also by plain SQL, and the limit follows it', () => {
@@ -56,7 +58,9 @@ describe('migration 0005: indexes', () => {
         .all()
         .map((row) => row.detail)
         .join('; ')
-    expect(plan("SELECT thread_id FROM chat_messages WHERE id = '1700000000000-message' AND role = 'user'")).toContain('chat_messages_id')
+    expect(plan("SELECT thread_id FROM chat_messages WHERE id = '1700000000000-message' AND role = 'user'")).toContain(
+      'chat_messages_id',
+    )
     expect(plan('DELETE FROM embed_sessions WHERE revoked_at IS NOT NULL')).toContain('embed_sessions_revoked')
   })
 })

@@ -29,7 +29,12 @@ export function testClock(start = Date.UTC(2026, 6, 20, 12, 0, 0)) {
 
 /** A fresh app over an in-memory database with the test bootstrap applied. */
 export function createTestApp(options: TestAppOptions = {}) {
-  const config: Config = { ...loadConfig({ ANALYST_DELAY_MS: '0' }), dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA, ...options.config }
+  const config: Config = {
+    ...loadConfig({ ANALYST_DELAY_MS: '0' }),
+    dbPath: ':memory:',
+    demoDataPath: TEST_DEMO_DATA,
+    ...options.config,
+  }
   const storage = options.storage ?? openStorage(':memory:')
   applyBootstrap(storage, options.bootstrap ?? testBootstrap(), 'test bootstrap')
   const deps: AppDeps = createDeps(config, storage, { logger: createLogger('silent'), ...options })

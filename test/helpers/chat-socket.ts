@@ -20,7 +20,8 @@ export async function connectChatSocket(url: string, headers: Record<string, str
   })
   const wait = async (condition: () => boolean) => {
     while (!condition()) {
-      if (closed && !condition()) throw new Error(`socket closed (${closed.code} ${closed.reason}) before the expected lines`)
+      if (closed && !condition())
+        throw new Error(`socket closed (${closed.code} ${closed.reason}) before the expected lines`)
       await new Promise<void>((resolve) => (notify = resolve))
     }
   }

@@ -14,7 +14,8 @@ export type Line = Partial<Omit<MessageLine, 'id' | 'sort'>> & {
 /** Parses a whole NDJSON body, checking every line against the one line schema. */
 export async function readLines(response: Response): Promise<Line[]> {
   const text = await response.text()
-  if (text !== '' && !text.endsWith('\n')) throw new Error(`NDJSON body does not end with a newline: ${JSON.stringify(text.slice(-80))}`)
+  if (text !== '' && !text.endsWith('\n'))
+    throw new Error(`NDJSON body does not end with a newline: ${JSON.stringify(text.slice(-80))}`)
   return text
     .split('\n')
     .filter((line) => line !== '')
@@ -62,7 +63,9 @@ export function lineReader(response: Response) {
 
 /** The final answer by the rule of spec 3.1, over merged messages. */
 export function finalAnswer(messages: Array<{ role?: string; graphPath?: string[]; content?: string }>) {
-  const finals = messages.filter((message) => message.role === 'assistant' && message.graphPath?.[0] === 'final' && message.graphPath.length <= 2)
+  const finals = messages.filter(
+    (message) => message.role === 'assistant' && message.graphPath?.[0] === 'final' && message.graphPath.length <= 2,
+  )
   return finals[finals.length - 1]
 }
 
@@ -72,7 +75,8 @@ export function mergeLines(lines: Line[]) {
   for (const line of lines) {
     if (!('role' in line) || typeof line.id !== 'string') continue
     const existing = messages.get(line.id)
-    if (existing && line.isDelta) messages.set(line.id, { ...existing, ...line, content: existing.content + (line.content ?? '') })
+    if (existing && line.isDelta)
+      messages.set(line.id, { ...existing, ...line, content: existing.content + (line.content ?? '') })
     else messages.set(line.id, { ...(existing ?? {}), ...line, content: line.content ?? '' } as never)
   }
   return [...messages.values()]

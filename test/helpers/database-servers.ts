@@ -27,7 +27,9 @@ export const mariadbAvailable = ['/usr/sbin/mariadbd', '/usr/bin/mariadb-install
 /** Says loudly, once per server, that tests were skipped; CI installs both servers, so there it never shows. */
 export function warnSkipped(what: string): void {
   const line = '!'.repeat(100)
-  console.warn(`\n${line}\n!!! SKIPPED: ${what}: the server binary is not installed on this machine.\n!!! Install it (apt-get install -y postgresql mariadb-server) to run these tests; CI always runs them.\n${line}\n`)
+  console.warn(
+    `\n${line}\n!!! SKIPPED: ${what}: the server binary is not installed on this machine.\n!!! Install it (apt-get install -y postgresql mariadb-server) to run these tests; CI always runs them.\n${line}\n`,
+  )
 }
 
 export async function freePort(): Promise<number> {
@@ -44,7 +46,12 @@ export async function freePort(): Promise<number> {
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    if (await Promise.resolve().then(check).catch(() => false)) return
+    if (
+      await Promise.resolve()
+        .then(check)
+        .catch(() => false)
+    )
+      return
     await Bun.sleep(100)
   }
   throw new Error(`${what} did not start within ${timeoutMs} ms`)
@@ -70,16 +77,38 @@ async function startPostgres(): Promise<DatabaseServer> {
   chmodSync(folder, 0o777)
   const data = join(folder, 'data')
   const port = await freePort()
-  const asPostgres = (command: string, args: string[]) => run('runuser', ['-u', 'postgres', '--', join(PG_BIN, command), ...args])
+  const asPostgres = (command: string, args: string[]) =>
+    run('runuser', ['-u', 'postgres', '--', join(PG_BIN, command), ...args])
   asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'])
   const pgCtl = (action: 'start' | 'stop') =>
     action === 'start'
-      ? asPostgres('pg_ctl', ['-D', data, '-l', join(folder, 'log'), '-w', '-o', `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`, 'start'])
+      ? asPostgres('pg_ctl', [
+          '-D',
+          data,
+          '-l',
+          join(folder, 'log'),
+          '-w',
+          '-o',
+          `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`,
+          'start',
+        ])
       : asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])
   pgCtl('start')
   let up = true
   running.push(() => {
-    if (up) spawnSync('runuser', ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl'), '-D', data, '-m', 'immediate', '-w', 'stop'])
+    if (up)
+      spawnSync('runuser', [
+        '-u',
+        'postgres',
+        '--',
+        join(PG_BIN, 'pg_ctl'),
+        '-D',
+        data,
+        '-m',
+        'immediate',
+        '-w',
+        'stop',
+      ])
     rmSync(folder, { recursive: true, force: true })
   })
   const admin = `postgres://postgres@127.0.0.1:${port}/postgres`
@@ -107,12 +136,29 @@ async function startMariadb(): Promise<DatabaseServer> {
   const data = join(folder, 'data')
   const socket = join(folder, 'mysqld.sock')
   const port = await freePort()
-  run('mariadb-install-db', ['--no-defaults', `--datadir=${data}`, '--user=root', '--auth-root-authentication-method=normal', '--skip-test-db'])
+  run('mariadb-install-db', [
+    '--no-defaults',
+    `--datadir=${data}`,
+    '--user=root',
+    '--auth-root-authentication-method=normal',
+    '--skip-test-db',
+  ])
   let child: ChildProcess | undefined
   const launch = () => {
     child = spawn(
       '/usr/sbin/mariadbd',
-      ['--no-defaults', `--datadir=${data}`, '--user=root', `--port=${port}`, `--socket=${socket}`, '--bind-address=127.0.0.1', `--pid-file=${join(folder, 'pid')}`, '--skip-name-resolve', '--innodb-flush-log-at-trx-commit=0', '--skip-log-bin'],
+      [
+        '--no-defaults',
+        `--datadir=${data}`,
+        '--user=root',
+        `--port=${port}`,
+        `--socket=${socket}`,
+        '--bind-address=127.0.0.1',
+        `--pid-file=${join(folder, 'pid')}`,
+        '--skip-name-resolve',
+        '--innodb-flush-log-at-trx-commit=0',
+        '--skip-log-bin',
+      ],
       { stdio: 'ignore' },
     )
   }

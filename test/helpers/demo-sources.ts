@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { DataSourceConfig } from '../../plugins/semantic/sources/data-source'
 import { runCli } from '../../src/cli/index'
-import { mariadbAvailable, mariadbServer, postgresAvailable, postgresServer, warnSkipped, type DatabaseServer } from './database-servers'
+import {
+  mariadbAvailable,
+  mariadbServer,
+  postgresAvailable,
+  postgresServer,
+  warnSkipped,
+  type DatabaseServer,
+} from './database-servers'
 import { TEST_DEMO_DATA } from './demo-data'
 
 /** A source holding the demo tables, loaded with `demo-data --into` once per test run. */
@@ -15,11 +22,20 @@ export interface DemoSource {
 
 async function load(into: string): Promise<void> {
   const errors: string[] = []
-  const code = await runCli(['demo-data', '--into', into], { out: () => {}, err: (text) => void errors.push(text), env: { ...process.env, DEMO_DATA_PATH: TEST_DEMO_DATA } })
+  const code = await runCli(['demo-data', '--into', into], {
+    out: () => {},
+    err: (text) => void errors.push(text),
+    env: { ...process.env, DEMO_DATA_PATH: TEST_DEMO_DATA },
+  })
   if (code !== 0) throw new Error(`demo-data --into failed: ${errors.join('')}`)
 }
 
-const config = (type: DataSourceConfig['type'], where: { url?: string; path?: string }): DataSourceConfig => ({ type, ...where, maxConnections: 4, queryTimeoutMs: 30_000 })
+const config = (type: DataSourceConfig['type'], where: { url?: string; path?: string }): DataSourceConfig => ({
+  type,
+  ...where,
+  maxConnections: 4,
+  queryTimeoutMs: 30_000,
+})
 
 let folder: string | undefined
 const loaded = new Map<string, Promise<DemoSource>>()

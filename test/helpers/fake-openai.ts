@@ -32,13 +32,19 @@ export function startFakeOpenAI(turns: FakeTurn[]) {
           request.signal.addEventListener('abort', () => resolve(new Response(null, { status: 499 })), { once: true })
         })
       }
-      if ('status' in turn) return new Response(turn.body, { status: turn.status, headers: { 'content-type': 'application/json' } })
+      if ('status' in turn)
+        return new Response(turn.body, { status: turn.status, headers: { 'content-type': 'application/json' } })
       let text = ''
       if ('malformed' in turn) text = 'data: {"id": not json\n\n'
       else if ('toolCalls' in turn) {
         for (const piece of turn.text ?? []) text += chunk({ role: 'assistant', content: piece })
         turn.toolCalls.forEach((call, index) => {
-          text += chunk({ role: 'assistant', tool_calls: [{ index, id: `call_${next}_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] })
+          text += chunk({
+            role: 'assistant',
+            tool_calls: [
+              { index, id: `call_${next}_${index}`, type: 'function', function: { name: call.name, arguments: '' } },
+            ],
+          })
           text += chunk({ tool_calls: [{ index, function: { arguments: JSON.stringify(call.arguments) } }] })
         })
         text += chunk({}, 'tool_calls')

@@ -33,11 +33,7 @@ export function testBootstrap(): BootstrapFile {
           { name: 'revoked', key: keys.revoked, admin: true, revoked: true },
         ],
         users: [{ username: 'Alice@Acme.com' }, { username: 'bob' }],
-        groups: [
-          { name: 'sales', description: 'Sales team' },
-          { name: 'marketing' },
-          { name: 'ops' },
-        ],
+        groups: [{ name: 'sales', description: 'Sales team' }, { name: 'marketing' }, { name: 'ops' }],
         userAttributes: [
           { name: 'region', type: 'string' },
           { name: 'level', type: 'number' },
@@ -45,10 +41,7 @@ export function testBootstrap(): BootstrapFile {
           { name: 'regions', type: 'string_array' },
           { name: 'codes', type: 'number_array' },
         ],
-        embedTenants: [
-          { name: 'tenant-one', useCreatorMode: true },
-          { name: 'tenant-two' },
-        ],
+        embedTenants: [{ name: 'tenant-one', useCreatorMode: true }, { name: 'tenant-two' }],
         deployments: [
           {
             id: 1,

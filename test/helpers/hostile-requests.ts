@@ -55,7 +55,10 @@ export interface Credentials {
 }
 
 export function headersArbitrary(credentials: Credentials): fc.Arbitrary<Record<string, string>> {
-  const ascii = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 60 })
+  const ascii = fc.string({
+    unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)),
+    maxLength: 60,
+  })
   const auth: fc.Arbitrary<Record<string, string>> = fc.oneof(
     fc.constant({}),
     { weight: 4, arbitrary: fc.constant({ authorization: `Api-Key ${credentials.admin}` }) },
@@ -92,19 +95,19 @@ export function headersArbitrary(credentials: Credentials): fc.Arbitrary<Record<
     {
       weight: 2,
       arbitrary: fc.constantFrom(
-      'application/json',
-      'application/json; charset=utf-8',
-      'application/json; charset=utf-16',
-      'text/plain',
-      'application/x-www-form-urlencoded',
-      'multipart/form-data',
-      'multipart/form-data; boundary=zz',
-      'application/xml',
-      'application/octet-stream',
-      'application/json, text/html',
-      '*/*',
-      'garbage',
-      '',
+        'application/json',
+        'application/json; charset=utf-8',
+        'application/json; charset=utf-16',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data',
+        'multipart/form-data; boundary=zz',
+        'application/xml',
+        'application/octet-stream',
+        'application/json, text/html',
+        '*/*',
+        'garbage',
+        '',
       ),
     },
   )
@@ -151,17 +154,27 @@ export function pathValue(name: string, valid: Record<string, string[]>): fc.Arb
         'a'.repeat(3000),
       ),
     },
-    { weight: 1, arbitrary: hostileString.map((value) => encodeURIComponent(value.slice(0, 200).toWellFormed()) || 'x') },
+    {
+      weight: 1,
+      arbitrary: hostileString.map((value) => encodeURIComponent(value.slice(0, 200).toWellFormed()) || 'x'),
+    },
   )
 }
 
 /** A query string for an operation: declared parameters with plausible or hostile values, plus stray ones. */
 export function queryArbitrary(operation: Operation): fc.Arbitrary<string> {
   const names = [...operation.queryParams, '__proto__', 'constructor[prototype][x]', 'first', 'after']
-  const value = fc.oneof(fc.constantFrom('1', '100', '101', '-1', 'true', 'abc', ''), hostileString.map((text) => text.slice(0, 300)))
-  return fc.array(fc.tuple(fc.constantFrom(...names), value), { maxLength: 4 }).map((pairs) =>
-    pairs.length === 0 ? '' : `?${pairs.map(([name, text]) => `${encodeURIComponent(name)}=${encodeURIComponent(text.toWellFormed())}`).join('&')}`,
+  const value = fc.oneof(
+    fc.constantFrom('1', '100', '101', '-1', 'true', 'abc', ''),
+    hostileString.map((text) => text.slice(0, 300)),
   )
+  return fc
+    .array(fc.tuple(fc.constantFrom(...names), value), { maxLength: 4 })
+    .map((pairs) =>
+      pairs.length === 0
+        ? ''
+        : `?${pairs.map(([name, text]) => `${encodeURIComponent(name)}=${encodeURIComponent(text.toWellFormed())}`).join('&')}`,
+    )
 }
 
 export interface HostileRequest {
@@ -183,19 +196,33 @@ export function requestArbitrary(
   mode: 'hostile' | 'plausible' = 'hostile',
 ): fc.Arbitrary<HostileRequest> {
   const plausibleHeaders = fc
-    .constantFrom(`Api-Key ${credentials.admin}`, `Api-Key ${credentials.member}`, `Embed-Token ${credentials.embedToken}`)
+    .constantFrom(
+      `Api-Key ${credentials.admin}`,
+      `Api-Key ${credentials.member}`,
+      `Embed-Token ${credentials.embedToken}`,
+    )
     .map((authorization): Record<string, string> => ({ authorization, 'content-type': 'application/json' }))
   return fc.constantFrom(...operations).chain((operation) =>
     fc
       .record({
-        params: fc.tuple(...operation.pathParams.map((name) => (mode === 'plausible' ? fc.constantFrom(...(valid[name] ?? ['1'])) : pathValue(name, valid)))),
+        params: fc.tuple(
+          ...operation.pathParams.map((name) =>
+            mode === 'plausible' ? fc.constantFrom(...(valid[name] ?? ['1'])) : pathValue(name, valid),
+          ),
+        ),
         query: mode === 'plausible' ? fc.constant('') : queryArbitrary(operation),
         headers: mode === 'plausible' ? plausibleHeaders : headersArbitrary(credentials),
-        body: operation.method === 'GET' || operation.method === 'DELETE' ? fc.option(bodyArbitrary(operation), { freq: 8, nil: undefined }) : bodyArbitrary(operation),
+        body:
+          operation.method === 'GET' || operation.method === 'DELETE'
+            ? fc.option(bodyArbitrary(operation), { freq: 8, nil: undefined })
+            : bodyArbitrary(operation),
         method:
           mode === 'plausible'
             ? fc.constant(operation.method)
-            : fc.oneof({ weight: 12, arbitrary: fc.constant(operation.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD') }),
+            : fc.oneof(
+                { weight: 12, arbitrary: fc.constant(operation.method) },
+                { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD') },
+              ),
       })
       .map(({ params, query, headers, body, method }) => {
         let index = 0
@@ -219,7 +246,8 @@ export async function problemWith(request: HostileRequest, response: Response): 
   if (response.status >= 500) return describe('server error')
   if (response.status < 400) return undefined
   const isApi = new URL(request.url, 'http://localhost').pathname.startsWith('/api/')
-  if (!type.includes('json')) return isApi && request.method !== 'HEAD' ? describe('API error without a JSON body') : undefined
+  if (!type.includes('json'))
+    return isApi && request.method !== 'HEAD' ? describe('API error without a JSON body') : undefined
   if (request.method === 'HEAD') return undefined
   let body: unknown
   try {
@@ -228,6 +256,7 @@ export async function problemWith(request: HostileRequest, response: Response): 
     return describe('error body is not JSON')
   }
   const { error, code } = (body ?? {}) as { error?: unknown; code?: unknown }
-  if (typeof error !== 'string' || typeof code !== 'string' || error === '' || code === '') return describe('error body is not { error, code }')
+  if (typeof error !== 'string' || typeof code !== 'string' || error === '' || code === '')
+    return describe('error body is not { error, code }')
   return undefined
 }

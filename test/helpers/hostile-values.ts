@@ -15,7 +15,7 @@ export interface JsonSchema {
 
 const SQLISH = [
   "' OR '1'='1",
-  "1; DROP TABLE accounts; --",
+  '1; DROP TABLE accounts; --',
   'SELECT * FROM sqlite_master',
   "SELECT MEASURE(orders.count) FROM orders; ATTACH DATABASE '/tmp/x' AS x",
   'SELECT load_extension("x")',
@@ -71,13 +71,17 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 function plausible(schema: JsonSchema | undefined, depth = 0, name = ''): fc.Arbitrary<unknown> {
   if (!schema || depth > 4) return hostileValue
   const known = BY_NAME[name]
-  if (known && schema.type !== 'object' && schema.type !== 'array') return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...known) }, plausibleOfType(schema, depth))
+  if (known && schema.type !== 'object' && schema.type !== 'array')
+    return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...known) }, plausibleOfType(schema, depth))
   return plausibleOfType(schema, depth)
 }
 
 /** Values that exist or make sense for fields of these names, so requests get past the first lookup. */
 const BY_NAME: Record<string, unknown[]> = {
-  query: ['SELECT MEASURE(orders.count) FROM orders', 'SELECT customers.region, MEASURE(orders.total_amount) FROM orders GROUP BY 1'],
+  query: [
+    'SELECT MEASURE(orders.count) FROM orders',
+    'SELECT customers.region, MEASURE(orders.total_amount) FROM orders GROUP BY 1',
+  ],
   sqlQuery: ['SELECT MEASURE(orders.count) FROM orders'],
   input: ['How many orders were placed in 2024?', 'What was the revenue by region?', 'hello'],
   externalId: ['fuzz-user', 'fuzz-other', 'acme-7'],
@@ -99,7 +103,10 @@ function plausibleOfType(schema: JsonSchema, depth: number): fc.Arbitrary<unknow
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type
   switch (type) {
     case 'string':
-      return fc.oneof(fc.constantFrom('acme', 'tenant-one', 'sales', 'region', 'user-1', 'SELECT MEASURE(orders.count) FROM orders'), fc.string({ maxLength: 12 }))
+      return fc.oneof(
+        fc.constantFrom('acme', 'tenant-one', 'sales', 'region', 'user-1', 'SELECT MEASURE(orders.count) FROM orders'),
+        fc.string({ maxLength: 12 }),
+      )
     case 'integer':
     case 'number':
       return fc.oneof(fc.constantFrom(1, 2, 3), fc.integer({ min: -5, max: 5 }))
@@ -118,7 +125,10 @@ function objectOf(schema: JsonSchema, depth: number): fc.Arbitrary<Record<string
   const properties = Object.entries(schema.properties ?? {})
   if (properties.length === 0) return fc.dictionary(fc.string({ maxLength: 8 }), hostileValue, { maxKeys: 3 })
   const required = (schema.required ?? []).filter((name) => schema.properties?.[name])
-  return fc.record(Object.fromEntries(properties.map(([name, property]) => [name, plausible(property, depth + 1, name)])), { requiredKeys: required })
+  return fc.record(
+    Object.fromEntries(properties.map(([name, property]) => [name, plausible(property, depth + 1, name)])),
+    { requiredKeys: required },
+  )
 }
 
 /** A body for an operation: valid-looking with one field made hostile, random JSON, broken JSON, or none. */
@@ -131,7 +141,8 @@ export function bodyArbitrary(operation: { body: JsonSchema | undefined }): fc.A
   })
   const pollution = shaped.map((object) => {
     const text = JSON.stringify(object)
-    const inject = '"__proto__":{"admin":true,"isAdmin":true,"deployments":null},"constructor":{"prototype":{"polluted":1}}'
+    const inject =
+      '"__proto__":{"admin":true,"isAdmin":true,"deployments":null},"constructor":{"prototype":{"polluted":1}}'
     return text === '{}' ? `{${inject}}` : `{${inject},${text.slice(1)}`
   })
   return fc.oneof(

@@ -16,10 +16,21 @@ export interface ServerProcess {
  * Starts the real server (`bun run src/main.ts`, or `command` such as the compiled binary) on 127.0.0.1 with port 0,
  * and resolves once it logs the port it listens on. The caller must `stop()` it.
  */
-export async function startServerProcess(env: Record<string, string>, command?: string[], timeoutMs = 60_000): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  command?: string[],
+  timeoutMs = 60_000,
+): Promise<ServerProcess> {
   const child = spawn(command ?? [process.execPath, 'run', join(root, 'src', 'main.ts')], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',

@@ -4,7 +4,13 @@ import { ConfigError, loadConfig } from '../../src/config'
 describe('loadConfig', () => {
   it('uses the defaults of the contract', () => {
     const config = loadConfig({})
-    expect(config).toMatchObject({ port: 4000, host: '0.0.0.0', dbPath: './data/service.db', analystDelayMs: 15, logLevel: 'info' })
+    expect(config).toMatchObject({
+      port: 4000,
+      host: '0.0.0.0',
+      dbPath: './data/service.db',
+      analystDelayMs: 15,
+      logLevel: 'info',
+    })
     expect(config.llm).toBeUndefined()
     expect(config.bootstrapFile).toBeUndefined()
   })
@@ -39,7 +45,13 @@ describe('loadConfig', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError)
       const problems = (error as ConfigError).problems
-      expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual(['ANALYST_DELAY_MS', 'LLM_BASE_URL', 'LLM_MODEL', 'LOG_LEVEL', 'PORT'])
+      expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
+        'ANALYST_DELAY_MS',
+        'LLM_BASE_URL',
+        'LLM_MODEL',
+        'LOG_LEVEL',
+        'PORT',
+      ])
     }
   })
 })

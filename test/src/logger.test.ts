@@ -13,13 +13,20 @@ describe('createLogger', () => {
     logger.info('listening', { url: 'http://localhost:4000' })
     expect(lines).toHaveLength(1)
     expect(lines[0].endsWith('\n')).toBe(true)
-    expect(JSON.parse(lines[0])).toMatchObject({ level: 'info', msg: 'listening', node: 'a', url: 'http://localhost:4000' })
+    expect(JSON.parse(lines[0])).toMatchObject({
+      level: 'info',
+      msg: 'listening',
+      node: 'a',
+      url: 'http://localhost:4000',
+    })
   })
 
   it('writes a readable line with the time, level, message and fields in the pretty format', () => {
     const { lines, logger } = capture('pretty')
     logger.warn('slow query', { ms: 1200, sql: 'SELECT 1', cube: { name: 'orders' } })
-    expect(lines[0]).toMatch(/^\d{2}:\d{2}:\d{2}\.\d{3} WARN  slow query node=a ms=1200 sql="SELECT 1" cube=\{"name":"orders"\}\n$/)
+    expect(lines[0]).toMatch(
+      /^\d{2}:\d{2}:\d{2}\.\d{3} WARN  slow query node=a ms=1200 sql="SELECT 1" cube=\{"name":"orders"\}\n$/,
+    )
   })
 
   it("puts an error's stack under its pretty line", () => {

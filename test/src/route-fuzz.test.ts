@@ -8,7 +8,14 @@ import { createLogger } from '../../src/logger'
 import { apiKey, createTestApp, type TestApp } from '../helpers/app'
 import { TEST_DEMO_DATA } from '../helpers/demo-data'
 import { keys, testBootstrap, tokenSecrets } from '../helpers/fixtures'
-import { operationsOf, problemWith, requestArbitrary, type Credentials, type HostileRequest, type Operation } from '../helpers/hostile-requests'
+import {
+  operationsOf,
+  problemWith,
+  requestArbitrary,
+  type Credentials,
+  type HostileRequest,
+  type Operation,
+} from '../helpers/hostile-requests'
 import type { JsonSchema } from '../helpers/hostile-values'
 import { startServerProcess, type ServerProcess } from '../helpers/server-process'
 import { serviceToken } from '../helpers/tokens'
@@ -35,7 +42,14 @@ const SESSION_SETTINGS = {
   properties: {
     externalId: { type: 'string' },
     email: { type: 'string' },
-    userAttributes: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, value: { type: 'string' } }, required: ['name', 'value'] } },
+    userAttributes: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { name: { type: 'string' }, value: { type: 'string' } },
+        required: ['name', 'value'],
+      },
+    },
     groups: { type: 'array', items: { type: 'string' } },
   },
   required: ['externalId'],
@@ -45,10 +59,24 @@ const SESSION_SETTINGS = {
 const FALLBACK_BODIES: Record<string, JsonSchema> = {
   '/chat/stream-chat-state': {
     type: 'object',
-    properties: { input: { type: 'string' }, messageId: { type: 'string' }, chatId: { type: 'string' }, activeBranchName: { type: 'string' }, sessionSettings: SESSION_SETTINGS },
+    properties: {
+      input: { type: 'string' },
+      messageId: { type: 'string' },
+      chatId: { type: 'string' },
+      activeBranchName: { type: 'string' },
+      sessionSettings: SESSION_SETTINGS,
+    },
     required: ['input', 'sessionSettings'],
   },
-  '/embed/generate-session': { ...SESSION_SETTINGS, properties: { ...SESSION_SETTINGS.properties, deploymentId: { type: 'integer' }, embedTenantName: { type: 'string' } }, required: ['deploymentId', 'externalId'] },
+  '/embed/generate-session': {
+    ...SESSION_SETTINGS,
+    properties: {
+      ...SESSION_SETTINGS.properties,
+      deploymentId: { type: 'integer' },
+      embedTenantName: { type: 'string' },
+    },
+    required: ['deploymentId', 'externalId'],
+  },
 }
 
 /**
@@ -62,10 +90,19 @@ async function seedContent(send: Parameters<typeof embedToken>[0]): Promise<Reco
     return (await response.json()) as { id: number; publicId?: string }
   }
   const folder = await create('folders', { name: 'Fuzzed folder' })
-  const report = await create('reports', { name: 'Fuzzed report', query: 'SELECT MEASURE(orders.count) FROM orders', folderId: folder.id })
+  const report = await create('reports', {
+    name: 'Fuzzed report',
+    query: 'SELECT MEASURE(orders.count) FROM orders',
+    folderId: folder.id,
+  })
   const workbook = await create('workbooks', { name: 'Fuzzed workbook' })
   const widget = { id: 'w1', kind: 'number', title: 'Orders', query: 'SELECT MEASURE(orders.count) FROM orders' }
-  const dashboard = await create('dashboards', { workbookId: workbook.id, name: 'Fuzzed board', widgets: [widget], published: true })
+  const dashboard = await create('dashboards', {
+    workbookId: workbook.id,
+    name: 'Fuzzed board',
+    widgets: [widget],
+    published: true,
+  })
   const ids = (id: number) => [String(id), '1']
   return {
     ...VALID,
@@ -78,8 +115,14 @@ async function seedContent(send: Parameters<typeof embedToken>[0]): Promise<Reco
 }
 
 /** Embed token of an external user of deployment 1, minted and exchanged as a customer's backend would. */
-async function embedToken(send: (method: string, path: string, headers: Record<string, string>, body: unknown) => Promise<Response>) {
-  const session = await send('POST', '/api/v1/embed/generate-session', apiKey(keys.admin), { deploymentId: 1, externalId: 'fuzz-user', userAttributes: [{ name: 'region', value: 'Europe' }] })
+async function embedToken(
+  send: (method: string, path: string, headers: Record<string, string>, body: unknown) => Promise<Response>,
+) {
+  const session = await send('POST', '/api/v1/embed/generate-session', apiKey(keys.admin), {
+    deploymentId: 1,
+    externalId: 'fuzz-user',
+    userAttributes: [{ name: 'region', value: 'Europe' }],
+  })
   expect(session.status).toBe(200)
   const { sessionId } = (await session.json()) as { sessionId: string }
   const exchanged = await send('POST', '/api/v1/embed/session/token', {}, { sessionId })
@@ -138,23 +181,39 @@ describe('every route of /openapi/json under hostile input', () => {
 
   it('lists the routes it drives', () => {
     const paths = new Set(operations.map((operation) => operation.path))
-    for (const path of ['/api/v1/deployments/{deploymentId}/sql', '/api/v1/embed/generate-session', '/api/v1/public/{accountName}/agents/{agentId}/chat/stream-chat-state'])
+    for (const path of [
+      '/api/v1/deployments/{deploymentId}/sql',
+      '/api/v1/embed/generate-session',
+      '/api/v1/public/{accountName}/agents/{agentId}/chat/stream-chat-state',
+    ])
       expect(paths).toContain(path)
     expect(operations.length).toBeGreaterThan(40)
   })
 
   it('answers every request below 500 with { error, code } errors, and stays healthy', async () => {
     const handle = (request: Request) => test.app.handle(request)
-    const send = (method: string, path: string, headers: Record<string, string>, body: unknown) => test.request(method, path, { headers, body })
+    const send = (method: string, path: string, headers: Record<string, string>, body: unknown) =>
+      test.request(method, path, { headers, body })
     const credentials = await credentialsFor(send)
     const valid = await seedContent(send)
     const seen = new Map<number, number>()
-    const requests = fc.oneof(requestArbitrary(operations, credentials, valid), requestArbitrary(operations, credentials, valid, 'plausible'))
+    const requests = fc.oneof(
+      requestArbitrary(operations, credentials, valid),
+      requestArbitrary(operations, credentials, valid, 'plausible'),
+    )
     await fc.assert(
       fc.asyncProperty(requests, async (request) => {
         const response = await handle(toRequest('http://localhost', request))
         seen.set(response.status, (seen.get(response.status) ?? 0) + 1)
-        if (process.env.FUZZ_DEBUG) console.log(response.status, request.method, request.url.slice(0, 90), JSON.stringify(request.headers).slice(0, 80), request.body?.slice(0, 120), (await response.clone().text()).slice(0, 160))
+        if (process.env.FUZZ_DEBUG)
+          console.log(
+            response.status,
+            request.method,
+            request.url.slice(0, 90),
+            JSON.stringify(request.headers).slice(0, 80),
+            request.body?.slice(0, 120),
+            (await response.clone().text()).slice(0, 160),
+          )
         const problem = await problemWith(request, response)
         if (problem) throw new Error(problem)
       }),
@@ -208,9 +267,16 @@ describe('a listening server under hostile input', () => {
     const document = await (await fetch(`${base}/openapi/json`)).json()
     const operations = operationsOf(document as never, FALLBACK_BODIES)
     const credentials = await credentialsFor((method, path, headers, body) =>
-      fetch(`${base}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      fetch(`${base}${path}`, {
+        method,
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
     )
-    const requests = fc.oneof(requestArbitrary(operations, credentials, VALID), requestArbitrary(operations, credentials, VALID, 'plausible'))
+    const requests = fc.oneof(
+      requestArbitrary(operations, credentials, VALID),
+      requestArbitrary(operations, credentials, VALID, 'plausible'),
+    )
     const check = async (request: HostileRequest) => {
       const problem = await problemWith(request, await fetch(toRequest(base, request)))
       if (problem) throw new Error(problem)
@@ -252,6 +318,11 @@ describe('a listening server under hostile input', () => {
     await assertHealthy((request) => fetch(request), base)
     expect(server!.process.exitCode).toBeNull()
     // Hostile input is the client's mistake: nothing of it is logged as a server error.
-    expect(server!.output().split('\n').filter((line) => /"level":"(error|fatal)"/.test(line))).toEqual([])
+    expect(
+      server!
+        .output()
+        .split('\n')
+        .filter((line) => /"level":"(error|fatal)"/.test(line)),
+    ).toEqual([])
   }, 120_000)
 })

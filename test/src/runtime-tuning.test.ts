@@ -23,23 +23,35 @@ const environmentOf = (pid: number): Record<string, string> =>
   )
 
 const start = async (extra: Record<string, string> = {}) => {
-  const server = await startServerProcess({ DB_PATH: join(dir, `service-${servers.length}.db`), DEMO_DATA_PATH: TEST_DEMO_DATA, ...extra })
+  const server = await startServerProcess({
+    DB_PATH: join(dir, `service-${servers.length}.db`),
+    DEMO_DATA_PATH: TEST_DEMO_DATA,
+    ...extra,
+  })
   servers.push(server)
   return server
 }
 
 describe('the entry point', () => {
-  it.skipIf(process.platform !== 'linux')('re-executes the server in place with the heap option set', async () => {
-    const server = await start()
-    // Same process (the pid the parent spawned), now started with the option in its environment.
-    expect(environmentOf(server.process.pid)[HEAP_GROWTH_OPTION]).toBe(HEAP_GROWTH_VALUE)
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
-    expect(await server.stop()).toBe(0)
-  }, 60_000)
+  it.skipIf(process.platform !== 'linux')(
+    're-executes the server in place with the heap option set',
+    async () => {
+      const server = await start()
+      // Same process (the pid the parent spawned), now started with the option in its environment.
+      expect(environmentOf(server.process.pid)[HEAP_GROWTH_OPTION]).toBe(HEAP_GROWTH_VALUE)
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+      expect(await server.stop()).toBe(0)
+    },
+    60_000,
+  )
 
-  it.skipIf(process.platform !== 'linux')("keeps an operator's own value", async () => {
-    const server = await start({ [HEAP_GROWTH_OPTION]: '2' })
-    expect(environmentOf(server.process.pid)[HEAP_GROWTH_OPTION]).toBe('2')
-    expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
-  }, 60_000)
+  it.skipIf(process.platform !== 'linux')(
+    "keeps an operator's own value",
+    async () => {
+      const server = await start({ [HEAP_GROWTH_OPTION]: '2' })
+      expect(environmentOf(server.process.pid)[HEAP_GROWTH_OPTION]).toBe('2')
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+    },
+    60_000,
+  )
 })

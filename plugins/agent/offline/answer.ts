@@ -27,14 +27,31 @@ export function answerTitle(resolved: Resolved): string {
   const analysis = frame.analysis
   let what = frame.measure.title
   if (analysis.kind === 'ratio') what = `${frame.measure.title} per ${analysis.per.replace(/s$/, '')}`
-  if (analysis.kind === 'share') what = frame.dimensions.length || !describeFilters(frame).length ? `Share of ${frame.measure.title.toLowerCase()}` : `Share of ${frame.measure.title.toLowerCase()} from ${describeFilters(frame).join(', ')}`
+  if (analysis.kind === 'share')
+    what =
+      frame.dimensions.length || !describeFilters(frame).length
+        ? `Share of ${frame.measure.title.toLowerCase()}`
+        : `Share of ${frame.measure.title.toLowerCase()} from ${describeFilters(frame).join(', ')}`
   if (analysis.kind === 'growth') what = `${frame.measure.title} growth`
-  if (analysis.kind === 'record') what = `${analysis.direction === 'desc' ? 'Highest' : 'Lowest'} ${analysis.attribute.title.toLowerCase()}, single ${analysis.attribute.cube.replace(/_/g, ' ').replace(/s$/, '')}`
+  if (analysis.kind === 'record')
+    what = `${analysis.direction === 'desc' ? 'Highest' : 'Lowest'} ${analysis.attribute.title.toLowerCase()}, single ${analysis.attribute.cube.replace(/_/g, ' ').replace(/s$/, '')}`
   if (analysis.kind === 'why') what = `${frame.measure.title} and what drives it`
   if (frame.averagePer) what = `Average ${frame.measure.title.toLowerCase()} per ${frame.averagePer}`
-  const by = [...frame.dimensions.map((dim) => dim.title), ...(frame.granularity && !periods && !frame.averagePer ? [grainWord[frame.granularity]] : [])]
-  const top = frame.top && analysis.kind !== 'record' && (by.length || frame.granularity) ? (frame.top.n === 1 ? `, ${frame.top.direction === 'desc' ? 'highest' : 'lowest'} first` : `, ${frame.top.direction === 'desc' ? 'top' : 'bottom'} ${frame.top.n}`) : ''
-  const when = periods ? periods.map((period) => period.row).join(analysis.kind === 'growth' ? ' to ' : ' vs ') : range ? range.label : 'all time'
+  const by = [
+    ...frame.dimensions.map((dim) => dim.title),
+    ...(frame.granularity && !periods && !frame.averagePer ? [grainWord[frame.granularity]] : []),
+  ]
+  const top =
+    frame.top && analysis.kind !== 'record' && (by.length || frame.granularity)
+      ? frame.top.n === 1
+        ? `, ${frame.top.direction === 'desc' ? 'highest' : 'lowest'} first`
+        : `, ${frame.top.direction === 'desc' ? 'top' : 'bottom'} ${frame.top.n}`
+      : ''
+  const when = periods
+    ? periods.map((period) => period.row).join(analysis.kind === 'growth' ? ' to ' : ' vs ')
+    : range
+      ? range.label
+      : 'all time'
   const filters = analysis.kind === 'share' && !frame.dimensions.length ? [] : describeFilters(frame)
   return `${what}${by.length ? ` by ${by.join(' and ')}` : ''}${top}, ${when}${filters.length ? ` (${filters.join('; ')})` : ''}`
 }
@@ -57,17 +74,25 @@ export function table(columns: Column[], rows: string[][]): string {
 /** The label columns of a query's rows: dimensions (keys beside names), then the time bucket. */
 export function labelColumns(index: MetaIndex, frame: Frame, withGrain = true): Column[] {
   const columns = withKeys(index, frame.dimensions).map((dim) => ({ header: dim.title, numeric: false }))
-  if (withGrain && frame.granularity && frame.timeDimension) columns.push({ header: `${frame.timeDimension.title} (${frame.granularity})`, numeric: false })
+  if (withGrain && frame.granularity && frame.timeDimension)
+    columns.push({ header: `${frame.timeDimension.title} (${frame.granularity})`, numeric: false })
   return columns
 }
 
 /** Writes a label cell: booleans as yes/no, time buckets at their granularity, the rest as is. */
-export function labelCells(row: Array<string | null>, count: number, frame: Frame, index: MetaIndex, withGrain = true): string[] {
+export function labelCells(
+  row: Array<string | null>,
+  count: number,
+  frame: Frame,
+  index: MetaIndex,
+  withGrain = true,
+): string[] {
   const dims = withKeys(index, frame.dimensions)
   return row.slice(0, count).map((value, position) => {
     const dim = dims[position]
     if (!dim && withGrain && frame.granularity) return formatBucket(value, frame.granularity)
-    if (dim?.type === 'boolean') return value === 'true' || value === '1' ? 'Yes' : value === 'false' || value === '0' ? 'No' : (value ?? '–')
+    if (dim?.type === 'boolean')
+      return value === 'true' || value === '1' ? 'Yes' : value === 'false' || value === '0' ? 'No' : (value ?? '–')
     return value ?? '–'
   })
 }

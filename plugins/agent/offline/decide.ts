@@ -42,7 +42,10 @@ function indexOf(meta: unknown): MetaIndex {
 
 function lookupOf(output: unknown): Lookup {
   const value = output as { values?: ValueHit[]; dates?: DateSpan[] } | undefined
-  return { values: Array.isArray(value?.values) ? value.values : [], dates: Array.isArray(value?.dates) ? value.dates : [] }
+  return {
+    values: Array.isArray(value?.values) ? value.values : [],
+    dates: Array.isArray(value?.dates) ? value.dates : [],
+  }
 }
 
 // A turn asks the model several times with the same thread and tool results: each question is read once per
@@ -69,7 +72,12 @@ function parse(question: string, index: MetaIndex, lookup: Lookup | undefined, s
 }
 
 /** Reads the thread: each question on its own, a follow-up on top of the frame before it. */
-function readThread(questions: string[], index: MetaIndex, lookup: Lookup | undefined, source: object | undefined): { parsed: Parsed; frame?: Frame; followUp: boolean; base?: Frame } {
+function readThread(
+  questions: string[],
+  index: MetaIndex,
+  lookup: Lookup | undefined,
+  source: object | undefined,
+): { parsed: Parsed; frame?: Frame; followUp: boolean; base?: Frame } {
   let base: Frame | undefined
   let last: { parsed: Parsed; frame?: Frame; followUp: boolean; base?: Frame } | undefined
   for (const [position, question] of questions.entries()) {
@@ -82,7 +90,8 @@ function readThread(questions: string[], index: MetaIndex, lookup: Lookup | unde
   return last!
 }
 
-const isRelative = (frame: Frame) => [frame.range, ...(frame.periods ?? [])].some((spec) => spec && spec.kind !== 'absolute')
+const isRelative = (frame: Frame) =>
+  [frame.range, ...(frame.periods ?? [])].some((spec) => spec && spec.kind !== 'absolute')
 
 /** The frame with its periods as dates; relative periods count back from the latest date in the data. */
 function resolve(frame: Frame, lookup: Lookup | undefined): Resolved | undefined {
@@ -102,18 +111,32 @@ function resolve(frame: Frame, lookup: Lookup | undefined): Resolved | undefined
 export function decide(questions: string[], exchanges: ToolExchange[]): Action {
   const question = questions.at(-1) ?? ''
   const meta = exchanges.find((exchange) => exchange.name === 'serviceMeta' && !exchange.input.searchQuery)
-  if (!meta) return { kind: 'tools', reasoning: 'First I look up which measures and dimensions I may use.', calls: [{ name: 'serviceMeta', input: {} }] }
+  if (!meta)
+    return {
+      kind: 'tools',
+      reasoning: 'First I look up which measures and dimensions I may use.',
+      calls: [{ name: 'serviceMeta', input: {} }],
+    }
   if (!meta.output || typeof meta.output !== 'object' || 'error' in (meta.output as object))
-    return { kind: 'answer', reasoning: 'The model could not be read.', text: `I could not read the data model: ${(meta.output as { error?: string })?.error ?? 'no result'}.` }
+    return {
+      kind: 'answer',
+      reasoning: 'The model could not be read.',
+      text: `I could not read the data model: ${(meta.output as { error?: string })?.error ?? 'no result'}.`,
+    }
   const index = indexOf(meta.output)
-  const decline = (reason: Decline, reasoning: string): Action => ({ kind: 'answer', reasoning, text: writeDecline(reason, index) })
+  const decline = (reason: Decline, reasoning: string): Action => ({
+    kind: 'answer',
+    reasoning,
+    text: writeDecline(reason, index),
+  })
   if (question.trim() === '') return decline({ kind: 'empty' }, 'The question is empty.')
   const future = CUES.future.exec(question.toLowerCase())
   if (future) return decline({ kind: 'future', phrase: future[0] }, 'The question asks for a forecast.')
 
   const search = exchanges.find((exchange) => exchange.name === 'serviceMeta' && exchange.input.searchQuery)
   const lookup = search ? lookupOf(search.output) : undefined
-  const source = search && typeof search.output === 'object' && search.output !== null ? (search.output as object) : undefined
+  const source =
+    search && typeof search.output === 'object' && search.output !== null ? (search.output as object) : undefined
   const thread = readThread(questions, index, lookup, source)
   if (!lookup) {
     const words = [...new Set(questions.flatMap((entry) => parse(entry, index, undefined, undefined).unknown))]
@@ -130,31 +153,74 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
 
   const { parsed, frame } = thread
   if (parsed.unknown.length) {
-    const nearest = frame && !thread.followUp ? `${answerTitle({ frame, range: undefined, periods: undefined })}` : undefined
-    return decline({ kind: 'unknown', parts: phrases(parsed.unknown, question), values: lookup?.values ?? [], nearest }, `Part of the question does not map: ${parsed.unknown.join(', ')}.`)
+    const nearest =
+      frame && !thread.followUp ? `${answerTitle({ frame, range: undefined, periods: undefined })}` : undefined
+    return decline(
+      { kind: 'unknown', parts: phrases(parsed.unknown, question), values: lookup?.values ?? [], nearest },
+      `Part of the question does not map: ${parsed.unknown.join(', ')}.`,
+    )
   }
   if (!frame) {
-    const incomplete = parsed.analysis.kind === 'growth' ? 'a change needs two periods to compare; name them (for example "from 2023 to 2024").' : undefined
-    return decline(incomplete ? { kind: 'incomplete', reason: incomplete } : { kind: 'no-measure', parts: [] }, 'No measure matches the question.')
+    const incomplete =
+      parsed.analysis.kind === 'growth'
+        ? 'a change needs two periods to compare; name them (for example "from 2023 to 2024").'
+        : undefined
+    return decline(
+      incomplete ? { kind: 'incomplete', reason: incomplete } : { kind: 'no-measure', parts: [] },
+      'No measure matches the question.',
+    )
   }
   if (frame.analysis.kind === 'share' && !frame.dimensions.length && !frame.values.length && !frame.booleans.length)
-    return decline({ kind: 'incomplete', reason: `a share needs a part to compare with the whole (for example "share of ${frame.measure.title.toLowerCase()} by region").` }, 'No part for the share.')
+    return decline(
+      {
+        kind: 'incomplete',
+        reason: `a share needs a part to compare with the whole (for example "share of ${frame.measure.title.toLowerCase()} by region").`,
+      },
+      'No part for the share.',
+    )
   if ((frame.granularity || frame.range || frame.periods) && !frame.timeDimension)
-    return decline({ kind: 'incomplete', reason: `${frame.measure.title} has no date to slice by time.` }, 'No time dimension.')
+    return decline(
+      { kind: 'incomplete', reason: `${frame.measure.title} has no date to slice by time.` },
+      'No time dimension.',
+    )
   const resolved = resolve(frame, lookup)
-  if (!resolved) return decline({ kind: 'incomplete', reason: 'I could not find the latest date in the data to count relative periods from.' }, 'No latest date.')
+  if (!resolved)
+    return decline(
+      { kind: 'incomplete', reason: 'I could not find the latest date in the data to count relative periods from.' },
+      'No latest date.',
+    )
 
   const title = answerTitle(resolved)
-  const planned = planQueries(resolved, index, (role, period) => (role === 'period' && resolved.periods ? `${frame.measure.title}, ${resolved.periods[period!].row}` : role === 'whole' ? `${frame.measure.title}, whole` : title))
-  const resultOf = (sql: string) => exchanges.find((exchange) => exchange.name === 'serviceSqlApi' && exchange.input.sqlQuery === sql)?.output as SqlResult | undefined
+  const planned = planQueries(resolved, index, (role, period) =>
+    role === 'period' && resolved.periods
+      ? `${frame.measure.title}, ${resolved.periods[period!].row}`
+      : role === 'whole'
+        ? `${frame.measure.title}, whole`
+        : title,
+  )
+  const resultOf = (sql: string) =>
+    exchanges.find((exchange) => exchange.name === 'serviceSqlApi' && exchange.input.sqlQuery === sql)?.output as
+      SqlResult | undefined
   const missing = planned.filter((query) => !resultOf(query.sql))
   if (missing.length)
     return {
       kind: 'tools',
       reasoning: `I will compute ${title}: ${missing.map((query) => query.sql).join('; ')}`,
-      calls: missing.map((query) => ({ name: 'serviceSqlApi', input: { sqlQuery: query.sql, queryTitle: query.title, userRequest: question } })),
+      calls: missing.map((query) => ({
+        name: 'serviceSqlApi',
+        input: { sqlQuery: query.sql, queryTitle: query.title, userRequest: question },
+      })),
     }
   const failed = planned.map((query) => resultOf(query.sql)!).find((result) => result.error)
-  if (failed) return { kind: 'answer', reasoning: 'A query failed.', text: `I could not compute ${title}: ${failed.error}` }
-  return { kind: 'answer', reasoning: 'The queries returned; I will summarise them.', text: writeAnswer(resolved, index, planned.map((query) => ({ query, result: resultOf(query.sql)! }))) }
+  if (failed)
+    return { kind: 'answer', reasoning: 'A query failed.', text: `I could not compute ${title}: ${failed.error}` }
+  return {
+    kind: 'answer',
+    reasoning: 'The queries returned; I will summarise them.',
+    text: writeAnswer(
+      resolved,
+      index,
+      planned.map((query) => ({ query, result: resultOf(query.sql)! })),
+    ),
+  }
 }

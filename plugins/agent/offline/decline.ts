@@ -31,9 +31,14 @@ export function phrases(list: string[], question: string): string[] {
 function aboutPart(part: string, index: MetaIndex, values: ValueHit[]): string {
   const partWords = words(part)
   const near = values.filter((hit) => partWords.some((word) => words(hit.value).includes(word))).slice(0, 5)
-  if (near.length) return `"${part}" only partly matches ${near.map((hit) => `${index.members.get(hit.member)?.title ?? hit.member} "${hit.value}"`).join(', ')}; name the exact value.`
-  const owner = [...index.members.values()].find((member) => member.kind === 'dimension' && partWords.every((word) => words(member.description ?? '').includes(word)))
-  if (owner) return `"${part}" looks like a ${owner.title}, but there is no ${owner.title} "${part}" in the data you may see, so I will not report a number for it.`
+  if (near.length)
+    return `"${part}" only partly matches ${near.map((hit) => `${index.members.get(hit.member)?.title ?? hit.member} "${hit.value}"`).join(', ')}; name the exact value.`
+  const owner = [...index.members.values()].find(
+    (member) =>
+      member.kind === 'dimension' && partWords.every((word) => words(member.description ?? '').includes(word)),
+  )
+  if (owner)
+    return `"${part}" looks like a ${owner.title}, but there is no ${owner.title} "${part}" in the data you may see, so I will not report a number for it.`
   return `I don't know what "${part}" is in this data: it is not a measure, a dimension or a value you may see.`
 }
 
@@ -59,21 +64,28 @@ export function writeDecline(decline: Decline, index: MetaIndex): string {
       if (decline.nearest) details.push(`The nearest I can answer without it: ${decline.nearest}.`)
       break
     case 'no-measure':
-      reason = decline.parts.length ? `no measure of the model matches ${quoteList(decline.parts)}.` : 'no measure of the model matches the question.'
+      reason = decline.parts.length
+        ? `no measure of the model matches ${quoteList(decline.parts)}.`
+        : 'no measure of the model matches the question.'
       break
     case 'incomplete':
       reason = decline.reason
       if (decline.nearest) details.push(`The nearest I can answer: ${decline.nearest}.`)
   }
   const measures = index.cubes.flatMap((cube) => cube.measures).slice(0, 12)
-  const dimensions = index.cubes.flatMap((cube) => cube.dimensions).filter((dim) => !dim.primaryKey && dim.type !== 'time' && !/(^|_)id$/.test(dim.name)).slice(0, 12)
+  const dimensions = index.cubes
+    .flatMap((cube) => cube.dimensions)
+    .filter((dim) => !dim.primaryKey && dim.type !== 'time' && !/(^|_)id$/.test(dim.name))
+    .slice(0, 12)
   if (measures.length === 0) return `I could not answer that: ${reason} There is no data I may show you in this model.`
   return [
     `I could not map that question to the data: ${reason}`,
     ...details,
     '',
     `I can answer questions about these measures: ${list(measures)}.`,
-    dimensions.length ? `I can break them down or filter by: ${list(dimensions)}, and by day, week, month, quarter or year.` : '',
+    dimensions.length
+      ? `I can break them down or filter by: ${list(dimensions)}, and by day, week, month, quarter or year.`
+      : '',
     'For example: "What was the revenue by region in 2024?", "Revenue growth from 2023 to 2024", "Top 5 customers by revenue" or "Share of orders by status".',
   ]
     .filter((line, position, all) => line !== '' || all[position - 1] !== '')

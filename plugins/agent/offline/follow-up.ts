@@ -4,11 +4,16 @@ import { cubeOf, timeDimensionFor } from './members'
 import { previousOf, type Parsed } from './question'
 
 /** Words that open a follow-up: the question changes the previous one instead of standing alone. */
-const FOLLOW_UP = /^\s*(and|but|what about|how about|now|only|just|also|same|then|instead|break|split|exclude|excluding|without|remove|drop|compare (?:it |that |this )?(?:with|to)|versus|vs|why|in|for|by|what if|ok|okay|so|limit|show only)\b/i
+const FOLLOW_UP =
+  /^\s*(and|but|what about|how about|now|only|just|also|same|then|instead|break|split|exclude|excluding|without|remove|drop|compare (?:it |that |this )?(?:with|to)|versus|vs|why|in|for|by|what if|ok|okay|so|limit|show only)\b/i
 const PRONOUN = /\b(it|that|this|those|these|them|same)\b/i
 
 export function isFollowUp(question: string, parsed: Parsed): boolean {
-  return FOLLOW_UP.test(question) || !parsed.measureNamed || (PRONOUN.test(question) && parsed.unknown.length === 0 && !parsed.dimensions.length && !parsed.values.length)
+  return (
+    FOLLOW_UP.test(question) ||
+    !parsed.measureNamed ||
+    (PRONOUN.test(question) && parsed.unknown.length === 0 && !parsed.dimensions.length && !parsed.values.length)
+  )
 }
 
 /** The drivers of a measure for "why": how many rows, and the average of the same column. */
@@ -16,7 +21,9 @@ function driversOf(index: MetaIndex, measure: MetaMember): MetaMember[] {
   const measures = cubeOf(index, measure.cube)?.measures ?? []
   const count = measures.find((entry) => entry.type === 'count' && entry.name === 'count')
   const column = measure.name.split('_').filter((word) => !['total', 'sum', 'count'].includes(word))
-  const average = measures.find((entry) => entry.type === 'avg' && entry.name.split('_').some((word) => column.includes(word)))
+  const average = measures.find(
+    (entry) => entry.type === 'avg' && entry.name.split('_').some((word) => column.includes(word)),
+  )
   return measure.type === 'sum' ? [count, average].filter((entry): entry is MetaMember => entry !== undefined) : []
 }
 
@@ -24,16 +31,30 @@ function driversOf(index: MetaIndex, measure: MetaMember): MetaMember[] {
  * The frame of a question: on its own, or, for a follow-up ("and in 2023?", "break it down by segment", "only for
  * VIP customers", "exclude Corporate", "why ..."), the previous question's frame with this question's changes.
  */
-export function frameOf(parsed: Parsed, index: MetaIndex, base: Frame | undefined, followUp: boolean): Frame | undefined {
+export function frameOf(
+  parsed: Parsed,
+  index: MetaIndex,
+  base: Frame | undefined,
+  followUp: boolean,
+): Frame | undefined {
   let frame: Frame
   if (base && followUp) {
     frame = { ...base, dimensions: [...base.dimensions], values: [...base.values], booleans: [...base.booleans] }
     if (parsed.measure && parsed.measureNamed) frame.measure = parsed.measure
     if (parsed.periods) frame = { ...frame, periods: parsed.periods, range: undefined }
     else if (parsed.range) {
-      const growth = parsed.analysis.kind === 'growth' || /\b(grow|grew|growth|change|increase|compare)/.test(parsed.tokens.text)
-      if (growth && (base.range || base.periods)) frame = { ...frame, periods: [parsed.range, base.range ?? base.periods!.at(-1)!], range: undefined }
-      else frame = { ...frame, range: parsed.range, periods: undefined, analysis: frame.analysis.kind === 'compare' || frame.analysis.kind === 'growth' ? { kind: 'value' } : frame.analysis }
+      const growth =
+        parsed.analysis.kind === 'growth' || /\b(grow|grew|growth|change|increase|compare)/.test(parsed.tokens.text)
+      if (growth && (base.range || base.periods))
+        frame = { ...frame, periods: [parsed.range, base.range ?? base.periods!.at(-1)!], range: undefined }
+      else
+        frame = {
+          ...frame,
+          range: parsed.range,
+          periods: undefined,
+          analysis:
+            frame.analysis.kind === 'compare' || frame.analysis.kind === 'growth' ? { kind: 'value' } : frame.analysis,
+        }
     }
     if (/\binstead\b/.test(parsed.tokens.text) && parsed.dimensions.length) frame.dimensions = []
     for (const dim of parsed.dimensions) if (!frame.dimensions.includes(dim)) frame.dimensions.push(dim)
@@ -53,7 +74,8 @@ export function frameOf(parsed: Parsed, index: MetaIndex, base: Frame | undefine
     }
     if (parsed.top) frame.top = parsed.top
     if (parsed.analysis.kind !== 'value') frame.analysis = parsed.analysis
-    else if (parsed.measure && parsed.measureNamed && frame.analysis.kind === 'ratio') frame.analysis = { kind: 'value' }
+    else if (parsed.measure && parsed.measureNamed && frame.analysis.kind === 'ratio')
+      frame.analysis = { kind: 'value' }
     // A growth question after a single-period one compares the new period with the previous.
     if (frame.analysis.kind === 'growth' && !frame.periods && frame.range && !frame.granularity) return undefined
   } else {
@@ -77,9 +99,19 @@ export function frameOf(parsed: Parsed, index: MetaIndex, base: Frame | undefine
     if (frame.analysis.kind === 'growth' && !frame.periods && !frame.granularity) frame.granularity = 'year'
   }
   if (frame.analysis.kind === 'why') frame.analysis = { kind: 'why', drivers: driversOf(index, frame.measure) }
-  if (frame.analysis.kind === 'compare' && !frame.periods && frame.range && base?.range) frame.periods = [base.range, frame.range]
+  if (frame.analysis.kind === 'compare' && !frame.periods && frame.range && base?.range)
+    frame.periods = [base.range, frame.range]
   if (frame.periods && frame.analysis.kind === 'value') frame.analysis = { kind: 'compare' }
-  if (frame.periods) frame.periods = [...frame.periods].sort((a, b) => (a.kind === 'absolute' && b.kind === 'absolute' ? (a.from ?? '').localeCompare(b.from ?? '') : a.kind === 'previous' ? -1 : b.kind === 'previous' ? 1 : 0))
+  if (frame.periods)
+    frame.periods = [...frame.periods].sort((a, b) =>
+      a.kind === 'absolute' && b.kind === 'absolute'
+        ? (a.from ?? '').localeCompare(b.from ?? '')
+        : a.kind === 'previous'
+          ? -1
+          : b.kind === 'previous'
+            ? 1
+            : 0,
+    )
   const needsTime = frame.granularity || frame.range || frame.periods
   frame.timeDimension = needsTime ? timeDimensionFor(index, parsed.tokens.list, frame.measure.cube) : undefined
   return frame

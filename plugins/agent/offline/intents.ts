@@ -6,7 +6,8 @@ import { sameWord } from './words'
 
 /** Cues of the kinds of analysis, read from the question's text. */
 export const CUES = {
-  growth: /\b(growth|grow|grew|grown|growing|increase[sd]?|decrease[sd]?|rise|rose|risen|fell|fall|fallen|drop(?:ped)?|decline[sd]?|change[sd]?|up or down|go up|went up|went down|gone up|yoy|mom|year over year|year-over-year|month over month|difference)\b/,
+  growth:
+    /\b(growth|grow|grew|grown|growing|increase[sd]?|decrease[sd]?|rise|rose|risen|fell|fall|fallen|drop(?:ped)?|decline[sd]?|change[sd]?|up or down|go up|went up|went down|gone up|yoy|mom|year over year|year-over-year|month over month|difference)\b/,
   share: /\b(share|percentage|percent|proportion|fraction|portion)\b|%|\bhow much of\b/,
   compare: /\b(vs\.?|versus|compared?|comparing|comparison|against|side by side)\b/,
   why: /\b(why|reasons?|explain|drivers?|what drove|what caused)\b/,
@@ -14,13 +15,42 @@ export const CUES = {
   span: /\b(?:from|between)\b[^?]*\b(?:to|and|through|until)\b/,
 }
 
-export const DESC = ['top', 'best', 'highest', 'largest', 'biggest', 'most', 'greatest', 'leading', 'busiest', 'strongest', 'peak', 'fastest', 'priciest', 'expensive']
-export const ASC = ['bottom', 'worst', 'lowest', 'smallest', 'least', 'fewest', 'slowest', 'weakest', 'quietest', 'cheapest', 'cheap']
+export const DESC = [
+  'top',
+  'best',
+  'highest',
+  'largest',
+  'biggest',
+  'most',
+  'greatest',
+  'leading',
+  'busiest',
+  'strongest',
+  'peak',
+  'fastest',
+  'priciest',
+  'expensive',
+]
+export const ASC = [
+  'bottom',
+  'worst',
+  'lowest',
+  'smallest',
+  'least',
+  'fewest',
+  'slowest',
+  'weakest',
+  'quietest',
+  'cheapest',
+  'cheap',
+]
 const NEGATIONS = ['non', 'not', 'without', 'no', 'excluding', 'except', 'exclude', 'minus']
 const WITH = ['with', 'has', 'have', 'had', 'having', 'got', 'get']
 
 export const superlative = (tokens: Tokens) => tokens.raw.some((word) => DESC.includes(word) || ASC.includes(word))
-export const ascending = (tokens: Tokens) => tokens.raw.some((word) => ASC.includes(word)) && !tokens.raw.some((word) => ['top', 'best', 'highest', 'most'].includes(word))
+export const ascending = (tokens: Tokens) =>
+  tokens.raw.some((word) => ASC.includes(word)) &&
+  !tokens.raw.some((word) => ['top', 'best', 'highest', 'most'].includes(word))
 
 /** A negation right before position `at` ("non-VIP", "without a discount", "excluding Corporate"). */
 export function negatedAt(tokens: Tokens, at: number): number {
@@ -39,7 +69,8 @@ export function rankedCount(tokens: Tokens): { n: number; at: number } | undefin
     const n = numberOf(word)
     if (!Number.isInteger(n) || n < 1 || n > 100) continue
     const near = tokens.list.slice(Math.max(0, at - 2), at + 3)
-    if (near.some((entry) => DESC.includes(entry) || ASC.includes(entry) || ['which', 'who', 'what'].includes(entry))) return { n, at }
+    if (near.some((entry) => DESC.includes(entry) || ASC.includes(entry) || ['which', 'who', 'what'].includes(entry)))
+      return { n, at }
   }
   return undefined
 }
@@ -67,16 +98,31 @@ export function booleansOf(tokens: Tokens, index: MetaIndex, measureWords: Set<s
  * "per customer", "per order", "a customer ... on average": the measure is to be divided by a count of those
  * things. Returns the entity's cube and the words used; "per region" is a breakdown, not a ratio.
  */
-export function perEntity(tokens: Tokens, index: MetaIndex): { cube: string; noun: string; at: number[]; average: boolean } | undefined {
+export function perEntity(
+  tokens: Tokens,
+  index: MetaIndex,
+): { cube: string; noun: string; at: number[]; average: boolean } | undefined {
   const average = tokens.has('average')
   for (const [at, word] of tokens.list.entries()) {
     // "per customer", and "per VIP customer" when the words between are already understood (a flag, a value).
     let lead = at - 1
-    while (lead > 0 && at - lead < 3 && tokens.isUsed(lead) && !['per', 'a', 'each', 'every', 'one'].includes(tokens.list[lead])) lead--
+    while (
+      lead > 0 &&
+      at - lead < 3 &&
+      tokens.isUsed(lead) &&
+      !['per', 'a', 'each', 'every', 'one'].includes(tokens.list[lead])
+    )
+      lead--
     const leader = tokens.list[lead]
     if (!(leader === 'per' || (average && ['a', 'each', 'every', 'one'].includes(leader ?? '')))) continue
     const cube = index.cubes.find((entry) => sameWord(word, cubeNoun(entry.name)) && entry.measures.length > 0)
-    if (cube) return { cube: cube.name, noun: word, average, at: [lead, at, ...tokens.list.flatMap((entry, position) => (entry === 'average' ? [position] : []))] }
+    if (cube)
+      return {
+        cube: cube.name,
+        noun: word,
+        average,
+        at: [lead, at, ...tokens.list.flatMap((entry, position) => (entry === 'average' ? [position] : []))],
+      }
   }
   return undefined
 }
@@ -84,10 +130,15 @@ export function perEntity(tokens: Tokens, index: MetaIndex): { cube: string; nou
 /** The measure to divide by for "per <entity>": a distinct count of it on the measure's cube, else its own count. */
 export function denominatorFor(index: MetaIndex, measure: MetaMember, entity: string): MetaMember | undefined {
   const noun = cubeNoun(entity)
-  const distinct = cubeOf(index, measure.cube)?.measures.find((entry) => entry.type === 'count_distinct' && mentions(distinctive(entry), noun))
+  const distinct = cubeOf(index, measure.cube)?.measures.find(
+    (entry) => entry.type === 'count_distinct' && mentions(distinctive(entry), noun),
+  )
   if (distinct && entity !== measure.cube) return distinct
   const own = cubeOf(index, entity)?.measures
-  return own?.find((entry) => entry.type === 'count' && entry.name === 'count') ?? own?.find((entry) => entry.type === 'count')
+  return (
+    own?.find((entry) => entry.type === 'count' && entry.name === 'count') ??
+    own?.find((entry) => entry.type === 'count')
+  )
 }
 
 /**
@@ -98,13 +149,26 @@ export function recordOf(tokens: Tokens, index: MetaIndex) {
   if (!superlative(tokens) || tokens.has('average', 'total', 'sum')) return undefined
   const said = (word: string) => tokens.list.some((entry) => sameWord(entry, word))
   const single = tokens.has('single', 'individual')
-  const numbers = index.cubes.flatMap((cube) => cube.dimensions.filter((dim) => dim.type === 'number' && !dim.primaryKey && !/(^|_)id$/.test(dim.name)))
+  const numbers = index.cubes.flatMap((cube) =>
+    cube.dimensions.filter((dim) => dim.type === 'number' && !dim.primaryKey && !/(^|_)id$/.test(dim.name)),
+  )
   const entityAsked = (cube: string) => said(cubeNoun(cube))
-  let attribute = numbers.find((dim) => distinctive(dim).some((word) => !sameWord(word, cubeNoun(dim.cube)) && said(word)) && entityAsked(dim.cube) && (tokens.has('which', 'what') || dim.name.includes('price')))
+  let attribute = numbers.find(
+    (dim) =>
+      distinctive(dim).some((word) => !sameWord(word, cubeNoun(dim.cube)) && said(word)) &&
+      entityAsked(dim.cube) &&
+      (tokens.has('which', 'what') || dim.name.includes('price')),
+  )
   if (!attribute && single) {
     // "the largest single order": the column behind the cube's max (or min) measure.
-    const extreme = index.cubes.flatMap((cube) => cube.measures).find((measure) => (measure.type === 'max' || measure.type === 'min') && entityAsked(measure.cube))
-    attribute = extreme && cubeOf(index, extreme.cube)?.dimensions.find((dim) => dim.type === 'number' && extreme.name.split('_').includes(dim.name))
+    const extreme = index.cubes
+      .flatMap((cube) => cube.measures)
+      .find((measure) => (measure.type === 'max' || measure.type === 'min') && entityAsked(measure.cube))
+    attribute =
+      extreme &&
+      cubeOf(index, extreme.cube)?.dimensions.find(
+        (dim) => dim.type === 'number' && extreme.name.split('_').includes(dim.name),
+      )
   }
   if (!attribute) return undefined
   const show: MetaMember[] = []
@@ -141,18 +205,37 @@ export function numberFilters(tokens: Tokens, index: MetaIndex, question: string
     const before = text.slice(0, match.index)
     const comparison = COMPARISONS.find(([regex]) => regex.test(before))
     if (!comparison) continue
-    const scale = match[2] ? ({ k: 1e3, thousand: 1e3, million: 1e6, m: 1e6 } as Record<string, number>)[match[2].toLowerCase()] : 1
+    const scale = match[2]
+      ? ({ k: 1e3, thousand: 1e3, million: 1e6, m: 1e6 } as Record<string, number>)[match[2].toLowerCase()]
+      : 1
     const value = Number(match[1].replace(/,/g, '')) * scale
-    const after = text.slice(match.index + match[0].length).split(/[^a-z]+/).filter(Boolean).slice(0, 2)
+    const after = text
+      .slice(match.index + match[0].length)
+      .split(/[^a-z]+/)
+      .filter(Boolean)
+      .slice(0, 2)
     if (after.some((word) => index.cubes.some((cube) => sameWord(word, cubeNoun(cube.name))))) continue
-    const numbers = index.cubes.flatMap((cube) => cube.dimensions.filter((dim) => dim.type === 'number' && !dim.primaryKey && !/(^|_)id$/.test(dim.name)))
+    const numbers = index.cubes.flatMap((cube) =>
+      cube.dimensions.filter((dim) => dim.type === 'number' && !dim.primaryKey && !/(^|_)id$/.test(dim.name)),
+    )
     const said = (word: string) => tokens.list.some((entry) => sameWord(entry, word))
     const member =
       numbers.find((dim) => distinctive(dim).some((word) => !sameWord(word, cubeNoun(dim.cube)) && said(word))) ??
       numbers.find((dim) => /^(amount|price|value|total)$/.test(dim.name) && said(cubeNoun(dim.cube)))
     if (!member) continue
     const lead = comparison[0].exec(before)?.[0] ?? ''
-    const words = [...lead.split(/[^a-z0-9]+/).filter(Boolean), ...match[0].toLowerCase().split(/[^a-z0-9]+/).filter(Boolean), 'dollars', 'usd', 'eur', 'euros', 'bucks']
+    const words = [
+      ...lead.split(/[^a-z0-9]+/).filter(Boolean),
+      ...match[0]
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter(Boolean),
+      'dollars',
+      'usd',
+      'eur',
+      'euros',
+      'bucks',
+    ]
     found.push({ member, op: comparison[1], value, words })
   }
   return found

@@ -2,8 +2,23 @@ import type { MetaCube, MetaIndex, MetaMember } from './meta-index'
 import { findPhrase, sameWord, stem, words } from './words'
 
 /** One noun in singular or plural (`order`, `orders`), stricter than `sameWord` (`ordering` is no order). */
-const sameNoun = (word: string, noun: string) => word === noun || `${word}s` === noun || word === `${noun}s` || word.replace(/ies$/, 'y') === noun.replace(/ies$/, 'y')
-const GENERIC = new Set(['count', 'number', 'of', 'total', 'sum', 'avg', 'average', 'the', 'a', 'is', 'has', 'id', 'at'])
+const sameNoun = (word: string, noun: string) =>
+  word === noun || `${word}s` === noun || word === `${noun}s` || word.replace(/ies$/, 'y') === noun.replace(/ies$/, 'y')
+const GENERIC = new Set([
+  'count',
+  'number',
+  'of',
+  'total',
+  'sum',
+  'avg',
+  'average',
+  'the',
+  'a',
+  'is',
+  'has',
+  'id',
+  'at',
+])
 
 /** The words that name a member (one per stem: `customer` and `customers` are one word). */
 const distinctiveWords = new WeakMap<MetaMember, string[]>()
@@ -11,7 +26,9 @@ export function distinctive(member: MetaMember): string[] {
   let list = distinctiveWords.get(member)
   if (!list) {
     const seen = new Set<string>()
-    list = [...words(member.name), ...words(member.title)].filter((word) => !GENERIC.has(word) && !seen.has(stem(word)) && seen.add(stem(word)))
+    list = [...words(member.name), ...words(member.title)].filter(
+      (word) => !GENERIC.has(word) && !seen.has(stem(word)) && seen.add(stem(word)),
+    )
     distinctiveWords.set(member, list)
   }
   return list
@@ -35,7 +52,11 @@ export function vocabularyOf(index: MetaIndex): Vocabulary {
   if (!vocabulary) {
     vocabulary = {
       described: new Set(index.cubes.flatMap((cube) => cube.dimensions.flatMap((dim) => enumerated(dim.description)))),
-      measureWords: new Set(index.cubes.flatMap((cube) => cube.measures.filter((m) => m.type !== 'count' && m.type !== 'count_distinct').flatMap(distinctive))),
+      measureWords: new Set(
+        index.cubes.flatMap((cube) =>
+          cube.measures.filter((m) => m.type !== 'count' && m.type !== 'count_distinct').flatMap(distinctive),
+        ),
+      ),
       nouns: new Set(index.cubes.map((cube) => stem(cubeNoun(cube.name)))),
     }
     vocabularies.set(index, vocabulary)
@@ -45,7 +66,8 @@ export function vocabularyOf(index: MetaIndex): Vocabulary {
 export const mentions = (list: readonly string[], word: string) => list.some((entry) => sameWord(entry, word))
 /** The noun a cube is named by: `line_items` → `items`, `orders` → `orders`. */
 export const cubeNoun = (cube: string) => words(cube).at(-1) ?? cube
-export const cubeOf = (index: MetaIndex, name: string): MetaCube | undefined => index.cubes.find((cube) => cube.name === name)
+export const cubeOf = (index: MetaIndex, name: string): MetaCube | undefined =>
+  index.cubes.find((cube) => cube.name === name)
 
 /** Cubes a query on `start` may use without repeating `start`'s rows: many-to-one joins, followed transitively. */
 const reaches = new WeakMap<MetaIndex, Map<string, Set<string>>>()
@@ -85,12 +107,14 @@ function intentBonus(question: readonly string[], member: MetaMember): number {
   const has = (...list: string[]) => list.some((word) => question.includes(word))
   const type = member.type
   if (has('average') && type === 'avg') return 3
-  if ((has('many') || findPhrase(question, ['number', 'of']) >= 0) && (type === 'count' || type === 'count_distinct')) return 2
+  if ((has('many') || findPhrase(question, ['number', 'of']) >= 0) && (type === 'count' || type === 'count_distinct'))
+    return 2
   if (has('distinct', 'unique', 'different') && type === 'count_distinct') return 2
   if (has('total', 'sum', 'revenue', 'amount', 'much') && type === 'sum') return 2
   if (has('rate') && (type === 'number' || member.format === 'percent')) return 2
   // "the biggest order", "our smallest order": the extreme of the cube's things.
-  const extreme = (list: string[]) => question.some((word, at) => list.includes(word) && sameNoun(question[at + 1] ?? '', cubeNoun(member.cube)))
+  const extreme = (list: string[]) =>
+    question.some((word, at) => list.includes(word) && sameNoun(question[at + 1] ?? '', cubeNoun(member.cube)))
   if ((has('maximum', 'max') || extreme(['biggest', 'largest', 'highest', 'greatest'])) && type === 'max') return 4
   if ((has('minimum', 'min') || extreme(['smallest', 'lowest', 'tiniest'])) && type === 'min') return 4
   return 0
@@ -114,7 +138,11 @@ export function scoreMeasure(question: readonly string[], member: MetaMember): {
   const titleMatched = titleOwn.filter((word) => mentions(question, word)).length
   // A count only wins on its name when counting is asked for, or nothing more specific matches.
   const uncalledCount = (member.type === 'count' || member.type === 'count_distinct') && intent === 0 ? 2 : 0
-  return { score: 3 * matched - (titleOwn.length - titleMatched) + fullTitle + intent + (cubeMentioned ? 1 : 0) - uncalledCount, matched }
+  return {
+    score:
+      3 * matched - (titleOwn.length - titleMatched) + fullTitle + intent + (cubeMentioned ? 1 : 0) - uncalledCount,
+    matched,
+  }
 }
 
 /** The dimension that names the things of a cube: its `name` or `title`, else its first plain string. */
@@ -140,11 +168,17 @@ export function matchDimension(index: MetaIndex, phrase: readonly string[], near
       if (member.primaryKey || member.type === 'time' || member.type === 'number') continue
       if (/(^|_)id$/.test(member.name) && !phrase.includes('id')) continue
       // "Order amount" is not named by "orders": the cube's noun names the cube, not the member.
-      const own = distinctive(member).filter((word) => !sameWord(word, cubeNoun(member.cube)) || /^(name|title)$/.test(member.name))
+      const own = distinctive(member).filter(
+        (word) => !sameWord(word, cubeNoun(member.cube)) || /^(name|title)$/.test(member.name),
+      )
       if (own.length === 0) continue
       const matched = own.filter((word) => mentions(phrase, word)).length
       if (matched === 0) continue
-      const score = 3 * matched - (own.length - matched) + (near.has(member.cube) ? 2 : 0) + (mentions(phrase, cubeNoun(member.cube)) ? 1 : 0)
+      const score =
+        3 * matched -
+        (own.length - matched) +
+        (near.has(member.cube) ? 2 : 0) +
+        (mentions(phrase, cubeNoun(member.cube)) ? 1 : 0)
       if (!best || score > best.score) best = { member, score }
     }
   if (best) return best.member
@@ -160,6 +194,14 @@ export function matchDimension(index: MetaIndex, phrase: readonly string[], near
 export function timeDimensionFor(index: MetaIndex, question: readonly string[], cube: string): MetaMember | undefined {
   const near = [...reach(index, cube)]
   const times = index.cubes.flatMap((entry) => entry.dimensions.filter((dim) => dim.type === 'time'))
-  const named = times.find((dim) => near.includes(dim.cube) && distinctive(dim).some((word) => mentions(question, word) && !['date', 'created', 'day', 'time'].includes(word)))
-  return named ?? times.find((dim) => dim.cube === cube) ?? near.flatMap((name) => times.filter((dim) => dim.cube === name))[0]
+  const named = times.find(
+    (dim) =>
+      near.includes(dim.cube) &&
+      distinctive(dim).some((word) => mentions(question, word) && !['date', 'created', 'day', 'time'].includes(word)),
+  )
+  return (
+    named ??
+    times.find((dim) => dim.cube === cube) ??
+    near.flatMap((name) => times.filter((dim) => dim.cube === name))[0]
+  )
 }

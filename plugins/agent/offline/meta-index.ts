@@ -82,11 +82,24 @@ export function indexMeta(meta: unknown): MetaIndex {
       if (!target) continue
       joins.push(target)
       // Without a relationship, assume the safe direction: the query engine refuses what would inflate a sum.
-      if (entry.relationship === undefined || entry.relationship === 'many_to_one' || entry.relationship === 'one_to_one') lookups.push(target)
+      if (
+        entry.relationship === undefined ||
+        entry.relationship === 'many_to_one' ||
+        entry.relationship === 'one_to_one'
+      )
+        lookups.push(target)
     }
     const measures = read(raw.measures, 'measure')
     const dimensions = read(raw.dimensions, 'dimension')
-    cubes.push({ name, title: text(raw.title) ?? titleOf(name), description: text(raw.description), measures, dimensions, joins, lookups })
+    cubes.push({
+      name,
+      title: text(raw.title) ?? titleOf(name),
+      description: text(raw.description),
+      measures,
+      dimensions,
+      joins,
+      lookups,
+    })
   }
   return { cubes, members }
 }

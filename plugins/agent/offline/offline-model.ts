@@ -1,4 +1,9 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt, LanguageModelV3StreamPart } from '@ai-sdk/provider'
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+} from '@ai-sdk/provider'
 import { decide, type ToolExchange } from './decide'
 
 const textOf = (content: unknown) =>
@@ -22,11 +27,22 @@ function readPrompt(prompt: LanguageModelV3Prompt): { questions: string[]; excha
   for (const message of prompt.slice(last + 1)) {
     if (message.role !== 'assistant' && message.role !== 'tool') continue
     for (const part of message.content) {
-      if (part.type === 'tool-call') calls.set(part.toolCallId, { name: part.toolName, input: (part.input ?? {}) as Record<string, unknown>, output: undefined })
+      if (part.type === 'tool-call')
+        calls.set(part.toolCallId, {
+          name: part.toolName,
+          input: (part.input ?? {}) as Record<string, unknown>,
+          output: undefined,
+        })
       if (part.type === 'tool-result') {
         const exchange = calls.get(part.toolCallId)
         const output = part.output
-        if (exchange) exchange.output = output.type === 'json' || output.type === 'error-json' ? output.value : output.type === 'text' || output.type === 'error-text' ? { error: output.value } : undefined
+        if (exchange)
+          exchange.output =
+            output.type === 'json' || output.type === 'error-json'
+              ? output.value
+              : output.type === 'text' || output.type === 'error-text'
+                ? { error: output.value }
+                : undefined
       }
     }
   }
@@ -62,7 +78,10 @@ function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
   })
 }
 
-const usage = { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } }
+const usage = {
+  inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 0, text: 0, reasoning: 0 },
+}
 
 /**
  * The built-in offline analyst as an AI SDK language model, so the same agent loop drives it and real LLMs. It reads
@@ -94,7 +113,12 @@ export function createOfflineAnalystModel(options: { delayMs: number }): Languag
             }
             if (action.kind === 'tools') {
               for (const toolCall of action.calls)
-                controller.enqueue({ type: 'tool-call', toolCallId: crypto.randomUUID(), toolName: toolCall.name, input: JSON.stringify(toolCall.input) })
+                controller.enqueue({
+                  type: 'tool-call',
+                  toolCallId: crypto.randomUUID(),
+                  toolName: toolCall.name,
+                  input: JSON.stringify(toolCall.input),
+                })
               controller.enqueue({ type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage })
             } else {
               controller.enqueue({ type: 'text-start', id: 't' })

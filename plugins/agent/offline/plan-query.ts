@@ -25,7 +25,8 @@ export interface PlannedQuery {
 
 const quote = (value: string) => `'${value.replace(/'/g, "''")}'`
 /** A safe column alias from a member: `customers.region` → `region`. */
-export const alias = (member: MetaMember, suffix = '') => `${member.name}${suffix}`.replace(/[^a-z0-9_]/gi, '_').toLowerCase()
+export const alias = (member: MetaMember, suffix = '') =>
+  `${member.name}${suffix}`.replace(/[^a-z0-9_]/gi, '_').toLowerCase()
 
 interface Spec {
   measures: MetaMember[]
@@ -52,7 +53,11 @@ function where(spec: Pick<Spec, 'time' | 'range' | 'values' | 'booleans'>): stri
       continue
     }
     const list = filter.values.map(quote).join(', ')
-    clauses.push(filter.values.length === 1 ? `${filter.member.path} ${filter.negated ? '<>' : '='} ${list}` : `${filter.member.path} ${filter.negated ? 'NOT IN' : 'IN'} (${list})`)
+    clauses.push(
+      filter.values.length === 1
+        ? `${filter.member.path} ${filter.negated ? '<>' : '='} ${list}`
+        : `${filter.member.path} ${filter.negated ? 'NOT IN' : 'IN'} (${list})`,
+    )
   }
   for (const filter of spec.booleans) clauses.push(`${filter.member.path} = ${filter.value ? 'TRUE' : 'FALSE'}`)
   return clauses
@@ -61,7 +66,8 @@ function where(spec: Pick<Spec, 'time' | 'range' | 'values' | 'booleans'>): stri
 /** One semantic SQL query: labels, then `MEASURE()` columns, filtered, grouped, ordered and limited. */
 function build(spec: Spec): { sql: string; labels: number } {
   const select = spec.dimensions.map((dim) => `${dim.path} AS ${alias(dim)}`)
-  if (spec.granularity && spec.time) select.push(`DATE_TRUNC('${spec.granularity}', ${spec.time.path}) AS ${alias(spec.time, `_${spec.granularity}`)}`)
+  if (spec.granularity && spec.time)
+    select.push(`DATE_TRUNC('${spec.granularity}', ${spec.time.path}) AS ${alias(spec.time, `_${spec.granularity}`)}`)
   const labels = select.length
   for (const measure of spec.measures) select.push(`MEASURE(${measure.path}) AS ${alias(measure)}`)
   const clauses = where(spec)
@@ -75,30 +81,72 @@ function build(spec: Spec): { sql: string; labels: number } {
 }
 
 /** The queries that answer a resolved frame (one for most questions; one per period, part and whole, ...). */
-export function planQueries(resolved: Resolved, index: MetaIndex, title: (role: PlannedQuery['role'], period?: number) => string): PlannedQuery[] {
+export function planQueries(
+  resolved: Resolved,
+  index: MetaIndex,
+  title: (role: PlannedQuery['role'], period?: number) => string,
+): PlannedQuery[] {
   const { frame, range, periods } = resolved
   const dims = withKeys(index, frame.dimensions)
-  const base: Spec = { measures: [frame.measure], dimensions: dims, granularity: frame.granularity, time: frame.timeDimension, range, values: frame.values, booleans: frame.booleans, top: frame.top }
-  const query = (spec: Spec, role: PlannedQuery['role'], period?: number): PlannedQuery => ({ ...build(spec), role, period, title: title(role, period), measures: spec.measures })
+  const base: Spec = {
+    measures: [frame.measure],
+    dimensions: dims,
+    granularity: frame.granularity,
+    time: frame.timeDimension,
+    range,
+    values: frame.values,
+    booleans: frame.booleans,
+    top: frame.top,
+  }
+  const query = (spec: Spec, role: PlannedQuery['role'], period?: number): PlannedQuery => ({
+    ...build(spec),
+    role,
+    period,
+    title: title(role, period),
+    measures: spec.measures,
+  })
   const analysis = frame.analysis
   switch (analysis.kind) {
     case 'compare':
     case 'growth':
-      if (periods) return periods.map((entry, number) => query({ ...base, range: entry, granularity: undefined, top: undefined }, 'period', number))
+      if (periods)
+        return periods.map((entry, number) =>
+          query({ ...base, range: entry, granularity: undefined, top: undefined }, 'period', number),
+        )
       return [query({ ...base, top: undefined }, 'main')]
     case 'share': {
       // Filters on other members than the breakdown are a condition: "the share of VIP customers by region" is the
       // VIP share within each region. Without one, each group's share of the whole.
-      const conditions = frame.values.some((filter) => !frame.dimensions.includes(filter.member)) || frame.booleans.length > 0
+      const conditions =
+        frame.values.some((filter) => !frame.dimensions.includes(filter.member)) || frame.booleans.length > 0
       const part = query({ ...base, top: undefined }, 'part')
       const within = dims.length > 0 && conditions
       const whole = within
-        ? query({ ...base, values: frame.values.filter((filter) => frame.dimensions.includes(filter.member)), booleans: [], top: undefined }, 'whole')
-        : query({ ...base, dimensions: dims.length ? [] : dims, granularity: undefined, values: dims.length ? frame.values : [], booleans: dims.length ? frame.booleans : [], top: undefined }, 'whole')
+        ? query(
+            {
+              ...base,
+              values: frame.values.filter((filter) => frame.dimensions.includes(filter.member)),
+              booleans: [],
+              top: undefined,
+            },
+            'whole',
+          )
+        : query(
+            {
+              ...base,
+              dimensions: dims.length ? [] : dims,
+              granularity: undefined,
+              values: dims.length ? frame.values : [],
+              booleans: dims.length ? frame.booleans : [],
+              top: undefined,
+            },
+            'whole',
+          )
       return [part, whole]
     }
     case 'ratio':
-      if (analysis.denominator.cube === frame.measure.cube) return [query({ ...base, measures: [frame.measure, analysis.denominator] }, 'main')]
+      if (analysis.denominator.cube === frame.measure.cube)
+        return [query({ ...base, measures: [frame.measure, analysis.denominator] }, 'main')]
       return [query(base, 'main'), query({ ...base, measures: [analysis.denominator], top: undefined }, 'denominator')]
     case 'why':
       return [query({ ...base, measures: [frame.measure, ...analysis.drivers] }, 'main')]

@@ -1,8 +1,32 @@
 import type { DateSpan, ValueHit } from '../meta-search'
 import type { Analysis, BooleanFilter, Frame, Granularity, ValueFilter } from './frame'
-import { ASC, CUES, DESC, ascending, booleansOf, denominatorFor, negatedAt, numberFilters, perEntity, rankedCount, recordOf, superlative } from './intents'
+import {
+  ASC,
+  CUES,
+  DESC,
+  ascending,
+  booleansOf,
+  denominatorFor,
+  negatedAt,
+  numberFilters,
+  perEntity,
+  rankedCount,
+  recordOf,
+  superlative,
+} from './intents'
 import type { MetaIndex, MetaMember } from './meta-index'
-import { cubeNoun, cubeOf, distinctive, keyOf, labelDimension, matchDimension, reach, scoreMeasure, timeDimensionFor, vocabularyOf } from './members'
+import {
+  cubeNoun,
+  cubeOf,
+  distinctive,
+  keyOf,
+  labelDimension,
+  matchDimension,
+  reach,
+  scoreMeasure,
+  timeDimensionFor,
+  vocabularyOf,
+} from './members'
 import { findPeriods, spanOf, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
 import { INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
@@ -36,13 +60,78 @@ export interface Parsed {
 }
 
 const GRANULARITY: Record<string, Granularity> = {
-  day: 'day', days: 'day', daily: 'day', week: 'week', weeks: 'week', weekly: 'week', month: 'month', months: 'month',
-  monthly: 'month', quarter: 'quarter', quarters: 'quarter', quarterly: 'quarter', year: 'year', years: 'year',
-  yearly: 'year', annual: 'year', annually: 'year',
+  day: 'day',
+  days: 'day',
+  daily: 'day',
+  week: 'week',
+  weeks: 'week',
+  weekly: 'week',
+  month: 'month',
+  months: 'month',
+  monthly: 'month',
+  quarter: 'quarter',
+  quarters: 'quarter',
+  quarterly: 'quarter',
+  year: 'year',
+  years: 'year',
+  yearly: 'year',
+  annual: 'year',
+  annually: 'year',
 }
 const GRAIN_LEADS = ['by', 'per', 'each', 'every', 'and', 'which', 'what', 'a', 'our', 'the', ...DESC, ...ASC]
-const GROUP_MARKERS = [['broken', 'down', 'by'], ['split', 'by'], ['grouped', 'by'], ['for', 'each'], ['for', 'every'], ['by'], ['per'], ['across'], ['each']]
-const BOUNDARIES = new Set(['in', 'for', 'during', 'from', 'since', 'last', 'past', 'between', 'where', 'with', 'top', 'sorted', 'ordered', 'this', 'before', 'after', 'over', 'of', 'that', 'which', 'who', 'whose', 'only', 'excluding', 'including', 'vs', 'versus', 'compared', 'and', 'or', 'than', 'to', 'without', 'is', 'are', 'was', 'were', 'had', 'has', 'did'])
+const GROUP_MARKERS = [
+  ['broken', 'down', 'by'],
+  ['split', 'by'],
+  ['grouped', 'by'],
+  ['for', 'each'],
+  ['for', 'every'],
+  ['by'],
+  ['per'],
+  ['across'],
+  ['each'],
+]
+const BOUNDARIES = new Set([
+  'in',
+  'for',
+  'during',
+  'from',
+  'since',
+  'last',
+  'past',
+  'between',
+  'where',
+  'with',
+  'top',
+  'sorted',
+  'ordered',
+  'this',
+  'before',
+  'after',
+  'over',
+  'of',
+  'that',
+  'which',
+  'who',
+  'whose',
+  'only',
+  'excluding',
+  'including',
+  'vs',
+  'versus',
+  'compared',
+  'and',
+  'or',
+  'than',
+  'to',
+  'without',
+  'is',
+  'are',
+  'was',
+  'were',
+  'had',
+  'has',
+  'did',
+])
 
 /** Dimension values named in the question, longest first; a value after a negation excludes it. */
 function valuesOf(tokens: Tokens, index: MetaIndex, hits: ValueHit[]): ValueFilter[] {
@@ -79,7 +168,11 @@ function dimensionPhrases(tokens: Tokens): Phrase[] {
     for (let at = tokens.find(marker); at >= 0; at = tokens.find(marker, at + 1)) {
       // "by region and segment" names two dimensions.
       let phrase: string[] = []
-      for (let cursor = at + marker.length; cursor < tokens.length && (tokens.list[cursor] === 'and' || !BOUNDARIES.has(tokens.list[cursor])); cursor++) {
+      for (
+        let cursor = at + marker.length;
+        cursor < tokens.length && (tokens.list[cursor] === 'and' || !BOUNDARIES.has(tokens.list[cursor]));
+        cursor++
+      ) {
         if (tokens.list[cursor] !== 'and') phrase.push(tokens.list[cursor])
         else if (phrase.length) (phrases.push({ words: phrase, origin: 'by' }), (phrase = []))
       }
@@ -87,13 +180,25 @@ function dimensionPhrases(tokens: Tokens): Phrase[] {
     }
   for (const [at, word] of tokens.list.entries()) {
     const which = ['which', 'what', 'who'].includes(word)
-    if (!which && !['top', 'bottom', ...DESC, ...ASC].includes(word) && !(/^\d+$/.test(word) && !tokens.isUsed(at))) continue
+    if (!which && !['top', 'bottom', ...DESC, ...ASC].includes(word) && !(/^\d+$/.test(word) && !tokens.isUsed(at)))
+      continue
     // "the most customers" counts customers; "the 3 biggest customers" ranks them.
-    if (['most', 'fewest', 'least'].includes(word) && !/^\d+$/.test(tokens.list[at - 1] ?? '') && CUBE_NOUNS.has(stem(tokens.list[at + 1] ?? ''))) continue
+    if (
+      ['most', 'fewest', 'least'].includes(word) &&
+      !/^\d+$/.test(tokens.list[at - 1] ?? '') &&
+      CUBE_NOUNS.has(stem(tokens.list[at + 1] ?? ''))
+    )
+      continue
     let cursor = at + 1
-    while (cursor < tokens.length && (/^\d+$/.test(tokens.list[cursor]) || ['sold', 'of', 'our', 'the', 'single', ...DESC, ...ASC].includes(tokens.list[cursor]))) cursor++
+    while (
+      cursor < tokens.length &&
+      (/^\d+$/.test(tokens.list[cursor]) ||
+        ['sold', 'of', 'our', 'the', 'single', ...DESC, ...ASC].includes(tokens.list[cursor]))
+    )
+      cursor++
     const phrase: string[] = []
-    for (; cursor < tokens.length && phrase.length < 2 && !BOUNDARIES.has(tokens.list[cursor]); cursor++) phrase.push(tokens.list[cursor])
+    for (; cursor < tokens.length && phrase.length < 2 && !BOUNDARIES.has(tokens.list[cursor]); cursor++)
+      phrase.push(tokens.list[cursor])
     if (phrase.length) phrases.push({ words: phrase, origin: which ? 'which' : 'rank' })
   }
   return phrases
@@ -109,7 +214,11 @@ function granularityOf(tokens: Tokens): Granularity | undefined {
     }
   }
   if (tokens.has('trend') || tokens.find(['over', 'time']) >= 0) return 'month'
-  const yoy = /\b(year over year|year-over-year|yoy)\b/.test(tokens.text) ? 'year' : /\b(month over month|mom)\b/.test(tokens.text) ? 'month' : undefined
+  const yoy = /\b(year over year|year-over-year|yoy)\b/.test(tokens.text)
+    ? 'year'
+    : /\b(month over month|mom)\b/.test(tokens.text)
+      ? 'month'
+      : undefined
   return yoy
 }
 
@@ -122,7 +231,12 @@ export function previousOf(spec: RangeSpec): RangeSpec | undefined {
   if (![1, 3, 12].includes(months)) return undefined
   const start = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() - months, 1))
   const day = (date: Date) => date.toISOString().slice(0, 10)
-  const row = months === 12 ? String(start.getUTCFullYear()) : months === 3 ? `${start.getUTCFullYear()} Q${Math.floor(start.getUTCMonth() / 3) + 1}` : day(start).slice(0, 7)
+  const row =
+    months === 12
+      ? String(start.getUTCFullYear())
+      : months === 3
+        ? `${start.getUTCFullYear()} Q${Math.floor(start.getUTCMonth() / 3) + 1}`
+        : day(start).slice(0, 7)
   return { kind: 'absolute', from: day(start), to: spec.from, label: row, row }
 }
 
@@ -142,11 +256,16 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
   const compare = CUES.compare.test(text)
   let range: RangeSpec | undefined
   let periods: RangeSpec[] | undefined
-  if (mentions.length >= 2 && (growth || compare || !CUES.span.test(text))) periods = mentions.map((mention) => mention.spec)
+  if (mentions.length >= 2 && (growth || compare || !CUES.span.test(text)))
+    periods = mentions.map((mention) => mention.spec)
   else if (mentions.length >= 2) range = spanOf(mentions.map((mention) => mention.spec)) ?? mentions[0].spec
   else if (mentions.length === 1) range = mentions[0].spec
-  if (periods) periods.sort((a, b) => (a.kind === 'absolute' && b.kind === 'absolute' ? (a.from ?? '').localeCompare(b.from ?? '') : 0))
-  if (periods && periods.every((spec) => spec.kind !== 'absolute')) periods.sort((a, b) => (a.kind === 'previous' ? -1 : b.kind === 'previous' ? 1 : 0))
+  if (periods)
+    periods.sort((a, b) =>
+      a.kind === 'absolute' && b.kind === 'absolute' ? (a.from ?? '').localeCompare(b.from ?? '') : 0,
+    )
+  if (periods && periods.every((spec) => spec.kind !== 'absolute'))
+    periods.sort((a, b) => (a.kind === 'previous' ? -1 : b.kind === 'previous' ? 1 : 0))
 
   // Values, flags, "per customer".
   const values = lookup ? valuesOf(tokens, index, lookup.values) : []
@@ -172,10 +291,19 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
   const dropped: MetaMember[] = []
   for (const [at, word] of tokens.list.entries()) {
     if (!['without', 'remove', 'drop', 'ignore', 'all', 'any', 'every'].includes(word)) continue
-    const positions = [at + 1, at + 2, at + 3].filter((position) => position < tokens.length && !['the', 'a', 'filter', 'filters', 'on'].includes(tokens.list[position]))
+    const positions = [at + 1, at + 2, at + 3].filter(
+      (position) =>
+        position < tokens.length && !['the', 'a', 'filter', 'filters', 'on'].includes(tokens.list[position]),
+    )
     const first = positions[0]
-    const member = first !== undefined ? matchDimension(index, [tokens.list[first]], new Set(index.cubes.map((cube) => cube.name))) : undefined
-    if (member && (tokens.list.includes('filter') || tokens.list.includes('filters') || ['all', 'any', 'every'].includes(word))) {
+    const member =
+      first !== undefined
+        ? matchDimension(index, [tokens.list[first]], new Set(index.cubes.map((cube) => cube.name)))
+        : undefined
+    if (
+      member &&
+      (tokens.list.includes('filter') || tokens.list.includes('filters') || ['all', 'any', 'every'].includes(word))
+    ) {
       dropped.push(member)
       tokens.use(at, first)
     }
@@ -201,25 +329,36 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
   }
 
   // "the Toys category", "region Europe": a filtered dimension's own name is understood with its value.
-  for (const filter of values) if (!dimensions.includes(filter.member) && !pending.some((entry) => entry.member === filter.member)) for (const word of distinctive(filter.member)) tokens.useWord(word)
+  for (const filter of values)
+    if (!dimensions.includes(filter.member) && !pending.some((entry) => entry.member === filter.member))
+      for (const word of distinctive(filter.member)) tokens.useWord(word)
 
   // The measure: the best-scoring one that reaches every dimension and filter, else the best. Words that name
   // ranked things ("our 3 biggest customers") or qualify a filter ("Corporate customers") are not measures.
   const ranked = new Set(pending.filter((entry) => entry.origin !== 'by').flatMap((entry) => entry.words))
   const filterNouns = new Set([...values, ...booleans].map((filter) => cubeNoun(filter.member.cube)))
-  const needed = new Set([...values.map((filter) => filter.member.cube), ...booleans.map((filter) => filter.member.cube), ...dimensions.map((dim) => dim.cube)])
+  const needed = new Set([
+    ...values.map((filter) => filter.member.cube),
+    ...booleans.map((filter) => filter.member.cube),
+    ...dimensions.map((dim) => dim.cube),
+  ])
   const score = (free: string[]) =>
     index.cubes
       .flatMap((cube) => cube.measures)
       .map((candidate) => ({ candidate, ...scoreMeasure(free, candidate) }))
       .filter((entry) => entry.score > 0)
       .sort((a, b) => b.score - a.score || b.matched - a.matched)
-  const fits = (measure: MetaMember, extra: MetaMember[] = []) => [...needed, ...extra.map((dim) => dim.cube)].every((cube) => reach(index, measure.cube).has(cube))
+  const fits = (measure: MetaMember, extra: MetaMember[] = []) =>
+    [...needed, ...extra.map((dim) => dim.cube)].every((cube) => reach(index, measure.cube).has(cube))
   const pendingMembers = pending.map((entry) => entry.member)
   const counting = tokens.has('many', 'number', 'count', 'average')
   const pick = (scored: ReturnType<typeof score>) => {
-    let choice = scored.find((entry) => fits(entry.candidate, pendingMembers)) ?? scored.find((entry) => fits(entry.candidate)) ?? scored[0]
-    if (choice && choice.matched === 0 && !counting && choice.score < 1) choice = scored.find((entry) => entry.matched > 0 && fits(entry.candidate, pendingMembers)) ?? choice
+    let choice =
+      scored.find((entry) => fits(entry.candidate, pendingMembers)) ??
+      scored.find((entry) => fits(entry.candidate)) ??
+      scored[0]
+    if (choice && choice.matched === 0 && !counting && choice.score < 1)
+      choice = scored.find((entry) => entry.matched > 0 && fits(entry.candidate, pendingMembers)) ?? choice
     return choice
   }
   const unused = tokens.list.filter((word, at) => !tokens.isUsed(at) && !ranked.has(word))
@@ -237,18 +376,30 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
   const ranking = Boolean(counted) || superlative(tokens) || CUES.growth.test(text) || CUES.compare.test(text)
   if ((!choice || choice.score < 1 || choice.matched === 0) && ranking && !counting) {
     // "Which category grew fastest", "our 3 biggest customers": the main money measure that reaches them.
-    const money = index.cubes.flatMap((cube) => cube.measures).find((entry) => entry.type === 'sum' && entry.format === 'currency' && fits(entry, pendingMembers))
-    if (money) (measure = money), (measureNamed = false)
+    const money = index.cubes
+      .flatMap((cube) => cube.measures)
+      .find((entry) => entry.type === 'sum' && entry.format === 'currency' && fits(entry, pendingMembers))
+    if (money) ((measure = money), (measureNamed = false))
   }
   if (!measure) {
-    const cube = index.cubes.find((entry) => entry.measures.length && tokens.find([cubeNoun(entry.name)]) >= 0 && [...needed].every((name) => reach(index, entry.name).has(name)))
+    const cube = index.cubes.find(
+      (entry) =>
+        entry.measures.length &&
+        tokens.find([cubeNoun(entry.name)]) >= 0 &&
+        [...needed].every((name) => reach(index, entry.name).has(name)),
+    )
     measure = cube?.measures.find((entry) => entry.type === 'count')
   }
   if (measure) for (const word of distinctive(measure)) tokens.useWord(word)
 
   for (const entry of pending) {
     // "by units sold" names the measure, not a dimension.
-    if (measure && entry.origin === 'by' && entry.words.every((word) => distinctive(measure!).some((own) => sameWord(own, word)))) continue
+    if (
+      measure &&
+      entry.origin === 'by' &&
+      entry.words.every((word) => distinctive(measure!).some((own) => sameWord(own, word)))
+    )
+      continue
     if (!dimensions.includes(entry.member) && dimensions.length < 3) dimensions.push(entry.member)
     for (const word of entry.words) tokens.useWord(word)
     tokens.useWord(cubeNoun(entry.member.cube))
@@ -273,48 +424,97 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     const denominator = denominatorFor(index, measure, per.cube)
     const label = labelDimension(index, per.cube)
     const named = label && /^(name|title)$/.test(label.name) ? label : undefined
-    if (denominator && (denominator.type === 'count_distinct' || per.cube === measure.cube || per.average || !named)) analysis = { kind: 'ratio', denominator, per: per.noun }
+    if (denominator && (denominator.type === 'count_distinct' || per.cube === measure.cube || per.average || !named))
+      analysis = { kind: 'ratio', denominator, per: per.noun }
     else if (named && !dimensions.includes(named)) {
       dimensions.push(named)
       // The same words from a cube that reaches the things listed ("revenue per product" is product revenue).
-      if (!reach(index, measure.cube).has(named.cube)) measure = score(unused).find((entry) => fits(entry.candidate, [named]))?.candidate ?? measure
+      if (!reach(index, measure.cube).has(named.cube))
+        measure = score(unused).find((entry) => fits(entry.candidate, [named]))?.candidate ?? measure
     }
   } else if (CUES.why.test(text)) analysis = { kind: 'why', drivers: [] }
   else if (CUES.share.test(text) && !(growth && periods)) analysis = { kind: 'share' }
   else if (growth) {
     const fastest = /\b(fastest|percent|percentage|relative)\b/.test(text)
-    const falling = /\b(fell|fall|fallen|drop|dropped|decline[sd]?|decrease[sd]?|worst|least|lowest|shrank)\b/.test(text)
-    const rank = superlative(tokens) || /\bmost\b/.test(text) ? { by: fastest ? ('percent' as const) : ('change' as const), direction: falling ? ('asc' as const) : ('desc' as const) } : undefined
+    const falling = /\b(fell|fall|fallen|drop|dropped|decline[sd]?|decrease[sd]?|worst|least|lowest|shrank)\b/.test(
+      text,
+    )
+    const rank =
+      superlative(tokens) || /\bmost\b/.test(text)
+        ? {
+            by: fastest ? ('percent' as const) : ('change' as const),
+            direction: falling ? ('asc' as const) : ('desc' as const),
+          }
+        : undefined
     analysis = { kind: 'growth', rank }
   } else if (periods) analysis = { kind: 'compare' }
   if (!top && analysis.kind !== 'growth') {
     if (counted) top = { n: counted.n, direction: ascending(tokens) ? 'asc' : 'desc' }
     // A superlative that named the measure ("smallest order by segment") ranks nothing.
-    else if (tokens.list.some((word, at) => !tokens.isUsed(at) && (DESC.includes(word) || ASC.includes(word))) && (dimensions.length || granularity)) {
+    else if (
+      tokens.list.some((word, at) => !tokens.isUsed(at) && (DESC.includes(word) || ASC.includes(word))) &&
+      (dimensions.length || granularity)
+    ) {
       // "the least popular product" is one; "the best-selling products" a short list.
-      const plural = pending.some((entry) => entry.origin === 'rank' && entry.words.some((word) => stem(word) !== word && !tokens.has('which', 'what', 'who')))
+      const plural = pending.some(
+        (entry) =>
+          entry.origin === 'rank' &&
+          entry.words.some((word) => stem(word) !== word && !tokens.has('which', 'what', 'who')),
+      )
       top = { n: plural ? 5 : 1, direction: ascending(tokens) ? 'asc' : 'desc' }
-    }
-    else if (tokens.has('top', 'bottom') && dimensions.length) top = { n: 5, direction: tokens.has('bottom') ? 'asc' : 'desc' }
+    } else if (tokens.has('top', 'bottom') && dimensions.length)
+      top = { n: 5, direction: tokens.has('bottom') ? 'asc' : 'desc' }
   }
 
   // "Average monthly revenue": the mean of the measure over the periods, not an average-type measure.
-  const averagePer = analysis.kind === 'value' && granularity && measure && ['sum', 'count', 'count_distinct'].includes(measure.type) && tokens.raw.some((word) => ['average', 'avg', 'mean', 'typical'].includes(word)) ? granularity : undefined
+  const averagePer =
+    analysis.kind === 'value' &&
+    granularity &&
+    measure &&
+    ['sum', 'count', 'count_distinct'].includes(measure.type) &&
+    tokens.raw.some((word) => ['average', 'avg', 'mean', 'typical'].includes(word))
+      ? granularity
+      : undefined
 
   // Words nobody understood: to look up as values first, then to say plainly.
   const explained = new Set(
-    words([cubeOf(index, measure?.cube ?? '')?.description ?? '', measure?.description ?? '', ...(measure ? [...reach(index, measure.cube)].map((cube) => cubeOf(index, cube)?.title ?? '') : [])].join(' ')),
+    words(
+      [
+        cubeOf(index, measure?.cube ?? '')?.description ?? '',
+        measure?.description ?? '',
+        ...(measure ? [...reach(index, measure.cube)].map((cube) => cubeOf(index, cube)?.title ?? '') : []),
+      ].join(' '),
+    ),
   )
   const unknown = tokens
     .unused()
     .filter(({ word }) => !STOPWORDS.has(word) && !INTENT_WORDS.has(word) && !GRANULARITY[word] && !explained.has(word))
     .map(({ word }) => word)
   // Words a dimension's description mentions ("completed, shipped, ...") may be values even when a measure uses them.
-  if (!lookup) for (const word of tokens.list) if (vocabulary.described.has(word) && !STOPWORDS.has(word) && !unknown.includes(word) && !INTENT_WORDS.has(word)) unknown.push(word)
-  return { tokens, measure, measureNamed, averagePer, dimensions, granularity, range, periods, top, values, booleans, dropped, analysis, unknown }
+  if (!lookup)
+    for (const word of tokens.list)
+      if (vocabulary.described.has(word) && !STOPWORDS.has(word) && !unknown.includes(word) && !INTENT_WORDS.has(word))
+        unknown.push(word)
+  return {
+    tokens,
+    measure,
+    measureNamed,
+    averagePer,
+    dimensions,
+    granularity,
+    range,
+    periods,
+    top,
+    values,
+    booleans,
+    dropped,
+    analysis,
+    unknown,
+  }
 }
 
-const mentionsMember = (member: MetaMember, word: string) => distinctive(member).some((own) => sameWord(own, word)) || sameWord(word, cubeNoun(member.cube))
+const mentionsMember = (member: MetaMember, word: string) =>
+  distinctive(member).some((own) => sameWord(own, word)) || sameWord(word, cubeNoun(member.cube))
 
 /** Adds the key beside a label dimension: `customers.name` is grouped by `customers.id` too. */
 export function withKeys(index: MetaIndex, dimensions: MetaMember[]): MetaMember[] {

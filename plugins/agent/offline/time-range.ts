@@ -31,8 +31,23 @@ const pad = (value: number) => String(value).padStart(2, '0')
 const iso = (date: Date) => `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`
 const UNIT = (word: string): Unit => word.replace(/s$/, '') as Unit
 const NUMBER_WORDS: Record<string, number> = {
-  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
-  eighteen: 18, twenty: 20, thirty: 30, sixty: 60, ninety: 90,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  eighteen: 18,
+  twenty: 20,
+  thirty: 30,
+  sixty: 60,
+  ninety: 90,
 }
 export const numberOf = (word: string): number => NUMBER_WORDS[word] ?? Number(word)
 const AMOUNT = `(\\d{1,3}|${Object.keys(NUMBER_WORDS).join('|')})`
@@ -43,12 +58,24 @@ export function yearSpec(year: number): RangeSpec {
 }
 function quarterSpec(quarter: number, year: number): RangeSpec {
   const to = quarter === 4 ? `${year + 1}-01-01` : `${year}-${pad(quarter * 3 + 1)}-01`
-  return { kind: 'absolute', from: `${year}-${pad((quarter - 1) * 3 + 1)}-01`, to, label: `Q${quarter} ${year}`, row: `${year} Q${quarter}` }
+  return {
+    kind: 'absolute',
+    from: `${year}-${pad((quarter - 1) * 3 + 1)}-01`,
+    to,
+    label: `Q${quarter} ${year}`,
+    row: `${year} Q${quarter}`,
+  }
 }
 function monthSpec(month: number, year: number): RangeSpec {
   const to = month === 12 ? `${year + 1}-01-01` : `${year}-${pad(month + 1)}-01`
   const name = MONTHS[month - 1].charAt(0).toUpperCase() + MONTHS[month - 1].slice(1)
-  return { kind: 'absolute', from: `${year}-${pad(month)}-01`, to, label: `${name} ${year}`, row: `${year}-${pad(month)}` }
+  return {
+    kind: 'absolute',
+    from: `${year}-${pad(month)}-01`,
+    to,
+    label: `${name} ${year}`,
+    row: `${year}-${pad(month)}`,
+  }
 }
 
 /**
@@ -58,59 +85,143 @@ function monthSpec(month: number, year: number): RangeSpec {
 export function findPeriods(question: string): Mention[] {
   let text = ` ${question.toLowerCase().replace(/[?!.,;]/g, ' ')} `
   const found: Mention[] = []
-  const take = (pattern: RegExp, make: (match: RegExpExecArray) => RangeSpec | undefined, used: (match: RegExpExecArray) => string[]) => {
+  const take = (
+    pattern: RegExp,
+    make: (match: RegExpExecArray) => RangeSpec | undefined,
+    used: (match: RegExpExecArray) => string[],
+  ) => {
     for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
       const spec = make(match)
-      if (spec) found.push({ spec, at: match.index, used: match[0].toLowerCase().split(/[^a-z0-9]+/).filter(Boolean) })
+      if (spec)
+        found.push({
+          spec,
+          at: match.index,
+          used: match[0]
+            .toLowerCase()
+            .split(/[^a-z0-9]+/)
+            .filter(Boolean),
+        })
       text = text.slice(0, match.index) + ' '.repeat(match[0].length) + text.slice(match.index + match[0].length)
     }
   }
   const months = MONTHS.join('|')
-  take(new RegExp(`\\b(?:since|after|from)\\s+${YEAR}\\s+(?:onwards?|on)\\b|\\b(since|after)\\s+${YEAR}\\b`), (m) => {
-    const year = Number(m[1] ?? m[3]) + (m[2] === 'after' ? 1 : 0)
-    return { kind: 'absolute', from: `${year}-01-01`, label: `since ${year}`, row: `since ${year}` }
-  }, (m) => [m[1] ?? m[3]])
-  take(new RegExp(`\\bbefore\\s+${YEAR}\\b`), (m) => ({ kind: 'absolute', to: `${m[1]}-01-01`, label: `before ${m[1]}`, row: `before ${m[1]}` }), (m) => [m[1]])
+  take(
+    new RegExp(`\\b(?:since|after|from)\\s+${YEAR}\\s+(?:onwards?|on)\\b|\\b(since|after)\\s+${YEAR}\\b`),
+    (m) => {
+      const year = Number(m[1] ?? m[3]) + (m[2] === 'after' ? 1 : 0)
+      return { kind: 'absolute', from: `${year}-01-01`, label: `since ${year}`, row: `since ${year}` }
+    },
+    (m) => [m[1] ?? m[3]],
+  )
+  take(
+    new RegExp(`\\bbefore\\s+${YEAR}\\b`),
+    (m) => ({ kind: 'absolute', to: `${m[1]}-01-01`, label: `before ${m[1]}`, row: `before ${m[1]}` }),
+    (m) => [m[1]],
+  )
   // "Q1 and Q2 2025", "March or April 2024": the year written once serves both.
-  take(new RegExp(`\\bq([1-4])\\s+(?:and|vs\\.?|versus|to|or|through)\\s+(?=q[1-4]\\s*(?:of\\s+)?${YEAR}\\b)`), (m) => {
-    const year = new RegExp(`q[1-4]\\s*(?:of\\s+)?${YEAR}`).exec(text.slice(m.index + m[0].length))![1]
-    return quarterSpec(Number(m[1]), Number(year))
-  }, (m) => [`q${m[1]}`])
-  take(new RegExp(`\\b(${MONTHS.join('|')})\\s+(?:and|vs\\.?|versus|to|or|through)\\s+(?=(?:${MONTHS.join('|')})\\s+(?:of\\s+)?${YEAR}\\b)`), (m) => {
-    const year = new RegExp(`(?:${MONTHS.join('|')})\\s+(?:of\\s+)?${YEAR}`).exec(text.slice(m.index + m[0].length))![1]
-    return monthSpec(MONTHS.indexOf(m[1]) + 1, Number(year))
-  }, (m) => [m[1]])
-  take(new RegExp(`\\bq([1-4])\\s*(?:of\\s+)?${YEAR}\\b`), (m) => quarterSpec(Number(m[1]), Number(m[2])), (m) => [`q${m[1]}`, m[2]])
-  take(new RegExp(`\\b${YEAR}\\s*q([1-4])\\b`), (m) => quarterSpec(Number(m[2]), Number(m[1])), (m) => [m[1], `q${m[2]}`])
-  take(new RegExp(`\\b(first|second|third|fourth)\\s+quarter\\s+(?:of\\s+)?${YEAR}\\b`), (m) => quarterSpec(['first', 'second', 'third', 'fourth'].indexOf(m[1]) + 1, Number(m[2])), (m) => [m[1], 'quarter', m[2]])
-  take(new RegExp(`\\b(?:the\\s+)?(first|second|1st|2nd)\\s+half\\s+(?:of\\s+)?${YEAR}\\b|\\bh([12])\\s*(?:of\\s+)?${YEAR}\\b`), (m) => {
-    const half = m[1] ? (['first', '1st'].includes(m[1]) ? 1 : 2) : Number(m[3])
-    const year = Number(m[2] ?? m[4])
-    const from = half === 1 ? `${year}-01-01` : `${year}-07-01`
-    const to = half === 1 ? `${year}-07-01` : `${year + 1}-01-01`
-    return { kind: 'absolute', from, to, label: `H${half} ${year}`, row: `${year} H${half}` }
-  }, () => [])
-  take(new RegExp(`\\b(${months})\\s+(?:of\\s+)?${YEAR}\\b`), (m) => monthSpec(MONTHS.indexOf(m[1]) + 1, Number(m[2])), (m) => [m[1], m[2]])
-  take(new RegExp(`\\b${YEAR}-(0[1-9]|1[0-2])\\b`), (m) => monthSpec(Number(m[2]), Number(m[1])), (m) => [m[1], m[2]])
-  take(/\b(?:year to date|ytd|so far this year)\b/, () => ({ kind: 'this', unit: 'year', label: 'year to date' }), () => ['ytd', 'year', 'date'])
-  take(new RegExp(`\\b(?:in\\s+|over\\s+|during\\s+)?(?:the\\s+)?(?:last|past|previous|recent|trailing)\\s+${AMOUNT}\\s+(days?|weeks?|months?|quarters?|years?)\\b`), (m) => {
-    const amount = Math.max(1, numberOf(m[1]))
-    const unit = UNIT(m[2])
-    return { kind: 'trailing', amount, unit, label: `the last ${amount} ${unit}s` }
-  }, (m) => [m[1], m[2]])
-  take(/\b(?:in|over|during)\s+the\s+(?:last|past)\s+(day|week|month|quarter|year)\b|\bthe\s+past\s+(day|week|month|quarter|year)\b/, (m) => {
-    const unit = UNIT(m[1] ?? m[2])
-    return { kind: 'trailing', amount: 1, unit, label: `the last ${unit}` }
-  }, (m) => [m[1] ?? m[2]])
-  take(/\b(?:last|previous|prior)\s+(day|week|month|quarter|year)\b|\bthe\s+(day|week|month|quarter|year)\s+before\b/, (m) => {
-    const unit = UNIT(m[1] ?? m[2])
-    return { kind: 'previous', unit, label: `last ${unit}` }
-  }, (m) => [m[1] ?? m[2]])
-  take(/\b(?:this|current|the\s+latest|latest)\s+(day|week|month|quarter|year)\b|\btoday\b/, (m) => {
-    const unit = UNIT(m[1] ?? 'day')
-    return { kind: 'this', unit, label: `this ${unit}` }
-  }, (m) => [m[1] ?? 'today'])
-  take(new RegExp(`\\b${YEAR}\\b`), (m) => yearSpec(Number(m[1])), (m) => [m[1]])
+  take(
+    new RegExp(`\\bq([1-4])\\s+(?:and|vs\\.?|versus|to|or|through)\\s+(?=q[1-4]\\s*(?:of\\s+)?${YEAR}\\b)`),
+    (m) => {
+      const year = new RegExp(`q[1-4]\\s*(?:of\\s+)?${YEAR}`).exec(text.slice(m.index + m[0].length))![1]
+      return quarterSpec(Number(m[1]), Number(year))
+    },
+    (m) => [`q${m[1]}`],
+  )
+  take(
+    new RegExp(
+      `\\b(${MONTHS.join('|')})\\s+(?:and|vs\\.?|versus|to|or|through)\\s+(?=(?:${MONTHS.join('|')})\\s+(?:of\\s+)?${YEAR}\\b)`,
+    ),
+    (m) => {
+      const year = new RegExp(`(?:${MONTHS.join('|')})\\s+(?:of\\s+)?${YEAR}`).exec(
+        text.slice(m.index + m[0].length),
+      )![1]
+      return monthSpec(MONTHS.indexOf(m[1]) + 1, Number(year))
+    },
+    (m) => [m[1]],
+  )
+  take(
+    new RegExp(`\\bq([1-4])\\s*(?:of\\s+)?${YEAR}\\b`),
+    (m) => quarterSpec(Number(m[1]), Number(m[2])),
+    (m) => [`q${m[1]}`, m[2]],
+  )
+  take(
+    new RegExp(`\\b${YEAR}\\s*q([1-4])\\b`),
+    (m) => quarterSpec(Number(m[2]), Number(m[1])),
+    (m) => [m[1], `q${m[2]}`],
+  )
+  take(
+    new RegExp(`\\b(first|second|third|fourth)\\s+quarter\\s+(?:of\\s+)?${YEAR}\\b`),
+    (m) => quarterSpec(['first', 'second', 'third', 'fourth'].indexOf(m[1]) + 1, Number(m[2])),
+    (m) => [m[1], 'quarter', m[2]],
+  )
+  take(
+    new RegExp(
+      `\\b(?:the\\s+)?(first|second|1st|2nd)\\s+half\\s+(?:of\\s+)?${YEAR}\\b|\\bh([12])\\s*(?:of\\s+)?${YEAR}\\b`,
+    ),
+    (m) => {
+      const half = m[1] ? (['first', '1st'].includes(m[1]) ? 1 : 2) : Number(m[3])
+      const year = Number(m[2] ?? m[4])
+      const from = half === 1 ? `${year}-01-01` : `${year}-07-01`
+      const to = half === 1 ? `${year}-07-01` : `${year + 1}-01-01`
+      return { kind: 'absolute', from, to, label: `H${half} ${year}`, row: `${year} H${half}` }
+    },
+    () => [],
+  )
+  take(
+    new RegExp(`\\b(${months})\\s+(?:of\\s+)?${YEAR}\\b`),
+    (m) => monthSpec(MONTHS.indexOf(m[1]) + 1, Number(m[2])),
+    (m) => [m[1], m[2]],
+  )
+  take(
+    new RegExp(`\\b${YEAR}-(0[1-9]|1[0-2])\\b`),
+    (m) => monthSpec(Number(m[2]), Number(m[1])),
+    (m) => [m[1], m[2]],
+  )
+  take(
+    /\b(?:year to date|ytd|so far this year)\b/,
+    () => ({ kind: 'this', unit: 'year', label: 'year to date' }),
+    () => ['ytd', 'year', 'date'],
+  )
+  take(
+    new RegExp(
+      `\\b(?:in\\s+|over\\s+|during\\s+)?(?:the\\s+)?(?:last|past|previous|recent|trailing)\\s+${AMOUNT}\\s+(days?|weeks?|months?|quarters?|years?)\\b`,
+    ),
+    (m) => {
+      const amount = Math.max(1, numberOf(m[1]))
+      const unit = UNIT(m[2])
+      return { kind: 'trailing', amount, unit, label: `the last ${amount} ${unit}s` }
+    },
+    (m) => [m[1], m[2]],
+  )
+  take(
+    /\b(?:in|over|during)\s+the\s+(?:last|past)\s+(day|week|month|quarter|year)\b|\bthe\s+past\s+(day|week|month|quarter|year)\b/,
+    (m) => {
+      const unit = UNIT(m[1] ?? m[2])
+      return { kind: 'trailing', amount: 1, unit, label: `the last ${unit}` }
+    },
+    (m) => [m[1] ?? m[2]],
+  )
+  take(
+    /\b(?:last|previous|prior)\s+(day|week|month|quarter|year)\b|\bthe\s+(day|week|month|quarter|year)\s+before\b/,
+    (m) => {
+      const unit = UNIT(m[1] ?? m[2])
+      return { kind: 'previous', unit, label: `last ${unit}` }
+    },
+    (m) => [m[1] ?? m[2]],
+  )
+  take(
+    /\b(?:this|current|the\s+latest|latest)\s+(day|week|month|quarter|year)\b|\btoday\b/,
+    (m) => {
+      const unit = UNIT(m[1] ?? 'day')
+      return { kind: 'this', unit, label: `this ${unit}` }
+    },
+    (m) => [m[1] ?? 'today'],
+  )
+  take(
+    new RegExp(`\\b${YEAR}\\b`),
+    (m) => yearSpec(Number(m[1])),
+    (m) => [m[1]],
+  )
   return found.sort((a, b) => a.at - b.at)
 }
 
@@ -119,7 +230,10 @@ export function spanOf(specs: RangeSpec[]): RangeSpec | undefined {
   if (!specs.every((spec) => spec.kind === 'absolute' && spec.from && spec.to)) return undefined
   const absolute = specs as Array<Extract<RangeSpec, { kind: 'absolute' }>>
   const from = absolute.map((spec) => spec.from!).sort()[0]
-  const to = absolute.map((spec) => spec.to!).sort().at(-1)!
+  const to = absolute
+    .map((spec) => spec.to!)
+    .sort()
+    .at(-1)!
   const label = `${absolute[0].label} to ${absolute.at(-1)!.label}`
   return { kind: 'absolute', from, to, label, row: label }
 }
@@ -193,5 +307,10 @@ export function resolveRange(spec: RangeSpec, latest: string | undefined): DateR
   const last = iso(new Date(to.getTime() - 86_400_000))
   const whole = spec.kind !== 'trailing' && spec.label !== 'year to date'
   const row = whole ? unitRow(from, unit) : `${iso(from)} to ${last}`
-  return { from: iso(from), to: iso(to), label: whole ? `${spec.label} (${row})` : `${spec.label} (${iso(from)} to ${last})`, row }
+  return {
+    from: iso(from),
+    to: iso(to),
+    label: whole ? `${spec.label} (${row})` : `${spec.label} (${iso(from)} to ${last})`,
+    row,
+  }
 }

@@ -22,9 +22,15 @@ export class Tokens {
   private mapSelling(): void {
     const sold = this.list.map((word, index) => (word === 'sold' ? index : -1)).filter((index) => index >= 0)
     if (sold.length === 0) return
-    const units = this.raw.includes('selling') || this.raw.some((word) => word.startsWith('popular')) || this.list.some((word) => ['units', 'unit', 'items', 'pieces', 'quantity', 'many', 'volume'].includes(word))
+    const units =
+      this.raw.includes('selling') ||
+      this.raw.some((word) => word.startsWith('popular')) ||
+      this.list.some((word) => ['units', 'unit', 'items', 'pieces', 'quantity', 'many', 'volume'].includes(word))
     for (const index of sold) if (!units) this.list[index] = 'revenue'
-    if (units) this.list.forEach((word, index) => ['items', 'pieces', 'quantity', 'volume'].includes(word) && (this.list[index] = 'units'))
+    if (units)
+      this.list.forEach(
+        (word, index) => ['items', 'pieces', 'quantity', 'volume'].includes(word) && (this.list[index] = 'units'),
+      )
   }
 
   get length(): number {

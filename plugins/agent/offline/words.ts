@@ -81,7 +81,8 @@ function stemOf(word: string): string {
 /** Index of `phrase` (a word list) inside `list`, or -1. */
 export function findPhrase(list: readonly string[], phrase: readonly string[], from = 0): number {
   outer: for (let index = from; index + phrase.length <= list.length; index++) {
-    for (let offset = 0; offset < phrase.length; offset++) if (!sameWord(list[index + offset], phrase[offset])) continue outer
+    for (let offset = 0; offset < phrase.length; offset++)
+      if (!sameWord(list[index + offset], phrase[offset])) continue outer
     return index
   }
   return -1
@@ -90,7 +91,8 @@ export function findPhrase(list: readonly string[], phrase: readonly string[], f
 const set = (text: string) => new Set(text.split(/\s+/).filter(Boolean))
 
 /** Words that carry no meaning of their own in an analytics question. */
-export const STOPWORDS = set(`a an the of in on for by per to from what which who whom how many much is are was were be been
+export const STOPWORDS =
+  set(`a an the of in on for by per to from what which who whom how many much is are was were be been
   being show me give list tell please each every all and or with during between over across our we us do did does that
   this these those it its there their have has had get find see display as at than into within about i you your my can
   could would should some any value values data overall breakdown broken down split grouped group sorted sort ordered
@@ -112,4 +114,17 @@ export const INTENT_WORDS = set(`growth grow grew grown growing change changes c
   fastest slowest strongest weakest busiest quietest peak record best-selling average fewest go goes going went up
   down better worse improve improved how much many`)
 
-export const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december']
+export const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+]

@@ -1,4 +1,15 @@
-import { answerTitle, describeFilters, filterWords, labelCells, labelColumns, percent, show, signed, table, type Column } from './answer'
+import {
+  answerTitle,
+  describeFilters,
+  filterWords,
+  labelCells,
+  labelColumns,
+  percent,
+  show,
+  signed,
+  table,
+  type Column,
+} from './answer'
 import type { Resolved } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
 import type { PlannedQuery, SqlResult } from './plan-query'
@@ -9,9 +20,13 @@ export interface Answered {
 }
 
 type Row = Array<string | null>
-const num = (value: string | null | undefined) => (value === null || value === undefined || value === '' ? NaN : Number(value))
+const num = (value: string | null | undefined) =>
+  value === null || value === undefined || value === '' ? NaN : Number(value)
 const ratioMember = (member: MetaMember): MetaMember => ({ ...member, type: 'avg' })
-const moneyish = (member: MetaMember): MetaMember => (/price|amount|discount|revenue|cost|value|total/.test(member.name) ? { ...member, type: 'avg', format: 'currency' } : member)
+const moneyish = (member: MetaMember): MetaMember =>
+  /price|amount|discount|revenue|cost|value|total/.test(member.name)
+    ? { ...member, type: 'avg', format: 'currency' }
+    : member
 const lower = (text: string) => text.charAt(0).toLowerCase() + text.slice(1)
 
 /** Rows of several queries joined on their label columns, in the order they first appear. */
@@ -53,7 +68,8 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
   const title = `**${answerTitle(resolved)}**`
   const analysis = frame.analysis
   const measure = frame.measure
-  if (answers.every(({ result }) => (result.data ?? []).length === 0)) return `${title}\n\nNo data matched this question, so there is nothing to report.`
+  if (answers.every(({ result }) => (result.data ?? []).length === 0))
+    return `${title}\n\nNo data matched this question, so there is nothing to report.`
   const main = answers.find(({ query }) => query.role === 'main' || query.role === 'part') ?? answers[0]
   const grain = !(periods && (analysis.kind === 'compare' || analysis.kind === 'growth'))
   const columns: Column[] = labelColumns(index, frame, grain)
@@ -70,20 +86,34 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
       const by = analysis.rank.by === 'percent' ? pct : change
       keys.sort((a, b) => (analysis.rank!.direction === 'desc' ? by(b) - by(a) : by(a) - by(b)))
     }
-    const word = (key: string) => labelCells(joined.labels.get(key)!, joined.labels.get(key)!.length, frame, index, false)
+    const word = (key: string) =>
+      labelCells(joined.labels.get(key)!, joined.labels.get(key)!.length, frame, index, false)
     if (columns.length === 0 && analysis.kind === 'compare') {
       columns.push({ header: 'Period', numeric: false }, { header: measure.title, numeric: true })
-      periods.forEach((period, number) => rows.push([period.row, show(joined.values[number].get(keys[0])?.[0] ?? null, measure)]))
+      periods.forEach((period, number) =>
+        rows.push([period.row, show(joined.values[number].get(keys[0])?.[0] ?? null, measure)]),
+      )
       summary = `${measure.title} went from ${show(num(joined.values[first].get(keys[0])?.[0]), measure)} in ${periods[first].row} to ${show(num(joined.values[last].get(keys[0])?.[0]), measure)} in ${periods[last].row} (${signed(change(keys[0]), measure)}, ${percent(pct(keys[0]), true)}).`
     } else {
-      columns.push(...periods.map((period) => ({ header: `${measure.title} ${period.row}`, numeric: true })), { header: 'Change', numeric: true }, { header: 'Change %', numeric: true })
-      for (const key of keys) rows.push([...word(key), ...periods.map((_, number) => show(joined.values[number].get(key)?.[0] ?? null, measure)), signed(change(key), measure), percent(pct(key), true)])
+      columns.push(
+        ...periods.map((period) => ({ header: `${measure.title} ${period.row}`, numeric: true })),
+        { header: 'Change', numeric: true },
+        { header: 'Change %', numeric: true },
+      )
+      for (const key of keys)
+        rows.push([
+          ...word(key),
+          ...periods.map((_, number) => show(joined.values[number].get(key)?.[0] ?? null, measure)),
+          signed(change(key), measure),
+          percent(pct(key), true),
+        ])
       const lead = keys[0]
-      summary = columns.length > 4
-        ? analysis.kind === 'growth' && analysis.rank
-          ? `**${word(lead).at(-1)}** ${analysis.rank.direction === 'desc' ? 'grew most' : 'fell most (or grew least)'}: ${signed(change(lead), measure)} (${percent(pct(lead), true)}) from ${periods[first].row} to ${periods[last].row}.`
-          : `${measure.title} side by side for ${periods.map((period) => period.row).join(' and ')}, with the change.`
-        : `${measure.title} changed by **${signed(change(lead), measure)}** (**${percent(pct(lead), true)}**) from ${periods[first].row} to ${periods[last].row}.`
+      summary =
+        columns.length > 4
+          ? analysis.kind === 'growth' && analysis.rank
+            ? `**${word(lead).at(-1)}** ${analysis.rank.direction === 'desc' ? 'grew most' : 'fell most (or grew least)'}: ${signed(change(lead), measure)} (${percent(pct(lead), true)}) from ${periods[first].row} to ${periods[last].row}.`
+            : `${measure.title} side by side for ${periods.map((period) => period.row).join(' and ')}, with the change.`
+          : `${measure.title} changed by **${signed(change(lead), measure)}** (**${percent(pct(lead), true)}**) from ${periods[first].row} to ${periods[last].row}.`
     }
   } else if (analysis.kind === 'share') {
     const whole = num(answers.find(({ query }) => query.role === 'whole')?.result.data?.[0]?.[0])
@@ -91,39 +121,91 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
     const conditions = describeFilters(frame)
     if (columns.length === 0) {
       const part = num(data[0]?.[0])
-      columns.push({ header: 'Matching', numeric: false }, { header: measure.title, numeric: true }, { header: `All ${lower(measure.title)}`, numeric: true }, { header: 'Share', numeric: true })
-      const label = [...frame.values.map((filter) => (filter.op ? filterWords(filter) : `${filter.negated ? 'not ' : ''}${filter.values.join(', ')}`)), ...frame.booleans.map((flag) => `${flag.member.title}: ${flag.value ? 'yes' : 'no'}`)].join('; ')
+      columns.push(
+        { header: 'Matching', numeric: false },
+        { header: measure.title, numeric: true },
+        { header: `All ${lower(measure.title)}`, numeric: true },
+        { header: 'Share', numeric: true },
+      )
+      const label = [
+        ...frame.values.map((filter) =>
+          filter.op ? filterWords(filter) : `${filter.negated ? 'not ' : ''}${filter.values.join(', ')}`,
+        ),
+        ...frame.booleans.map((flag) => `${flag.member.title}: ${flag.value ? 'yes' : 'no'}`),
+      ].join('; ')
       rows.push([label, show(part, measure), show(whole, measure), percent((100 * part) / whole)])
       summary = `${conditions.join(', ')} accounts for **${percent((100 * part) / whole)}** of ${lower(measure.title)} (${show(part, measure)} of ${show(whole, measure)}).`
     } else if (answers.find(({ query }) => query.role === 'whole')!.query.labels > 0) {
       // The share of the rows matching the filters within each group.
       const joined = joinRows(answers)
-      columns.push({ header: `${measure.title} (${conditions.join(', ')})`, numeric: true }, { header: `All ${lower(measure.title)}`, numeric: true }, { header: 'Share', numeric: true })
-      const share = (key: string) => (100 * num(joined.values[0].get(key)?.[0] ?? '0')) / num(joined.values[1].get(key)?.[0])
-      const keys = joined.keys.filter((key) => joined.values[0].has(key)).sort((a, b) => (frame.top?.direction === 'asc' ? share(a) - share(b) : share(b) - share(a)))
-      for (const key of keys) rows.push([...labelCells(joined.labels.get(key)!, main.query.labels, frame, index), show(joined.values[0].get(key)?.[0] ?? null, measure), show(joined.values[1].get(key)?.[0] ?? null, measure), percent(share(key))])
-      summary = rows.length ? `**${rows[0].slice(0, main.query.labels).at(-1)}** has the ${frame.top?.direction === 'asc' ? 'lowest' : 'highest'} share matching ${conditions.join(', ')}: **${rows[0].at(-1)}**.` : ''
+      columns.push(
+        { header: `${measure.title} (${conditions.join(', ')})`, numeric: true },
+        { header: `All ${lower(measure.title)}`, numeric: true },
+        { header: 'Share', numeric: true },
+      )
+      const share = (key: string) =>
+        (100 * num(joined.values[0].get(key)?.[0] ?? '0')) / num(joined.values[1].get(key)?.[0])
+      const keys = joined.keys
+        .filter((key) => joined.values[0].has(key))
+        .sort((a, b) => (frame.top?.direction === 'asc' ? share(a) - share(b) : share(b) - share(a)))
+      for (const key of keys)
+        rows.push([
+          ...labelCells(joined.labels.get(key)!, main.query.labels, frame, index),
+          show(joined.values[0].get(key)?.[0] ?? null, measure),
+          show(joined.values[1].get(key)?.[0] ?? null, measure),
+          percent(share(key)),
+        ])
+      summary = rows.length
+        ? `**${rows[0].slice(0, main.query.labels).at(-1)}** has the ${frame.top?.direction === 'asc' ? 'lowest' : 'highest'} share matching ${conditions.join(', ')}: **${rows[0].at(-1)}**.`
+        : ''
     } else {
       columns.push({ header: measure.title, numeric: true }, { header: 'Share', numeric: true })
-      for (const row of data) rows.push([...labelCells(row, main.query.labels, frame, index), show(row[main.query.labels], measure), percent((100 * num(row[main.query.labels])) / whole)])
+      for (const row of data)
+        rows.push([
+          ...labelCells(row, main.query.labels, frame, index),
+          show(row[main.query.labels], measure),
+          percent((100 * num(row[main.query.labels])) / whole),
+        ])
       summary = `Shares of ${lower(measure.title)} (total ${show(whole, measure)}); ${rows[0]?.slice(0, main.query.labels).at(-1)} has the largest share, ${rows[0]?.at(-1)}.`
     }
   } else if (analysis.kind === 'ratio') {
     const denominator = analysis.denominator
     const joined = joinRows(answers)
     const split = answers.length > 1
-    columns.push({ header: measure.title, numeric: true }, { header: denominator.title, numeric: true }, { header: `${measure.title} per ${analysis.per.replace(/s$/, '')}`, numeric: true })
+    columns.push(
+      { header: measure.title, numeric: true },
+      { header: denominator.title, numeric: true },
+      { header: `${measure.title} per ${analysis.per.replace(/s$/, '')}`, numeric: true },
+    )
     for (const key of joined.keys) {
       const a = num(joined.values[0].get(key)?.[0])
       const b = num(split ? joined.values[1].get(key)?.[0] : joined.values[0].get(key)?.[1])
-      rows.push([...labelCells(joined.labels.get(key)!, joined.labels.get(key)!.length, frame, index), show(a, measure), show(b, denominator), show(a / b, ratioMember(measure))])
+      rows.push([
+        ...labelCells(joined.labels.get(key)!, joined.labels.get(key)!.length, frame, index),
+        show(a, measure),
+        show(b, denominator),
+        show(a / b, ratioMember(measure)),
+      ])
     }
-    summary = rows.length === 1 ? `${measure.title} per ${analysis.per.replace(/s$/, '')}: **${rows[0].at(-1)}** (${rows[0].at(-3)} over ${rows[0].at(-2)} ${lower(denominator.title)}).` : `${measure.title} divided by ${lower(denominator.title)} for each row.`
+    summary =
+      rows.length === 1
+        ? `${measure.title} per ${analysis.per.replace(/s$/, '')}: **${rows[0].at(-1)}** (${rows[0].at(-3)} over ${rows[0].at(-2)} ${lower(denominator.title)}).`
+        : `${measure.title} divided by ${lower(denominator.title)} for each row.`
   } else if (analysis.kind === 'record') {
     const shown = analysis.show.filter((member) => member !== analysis.attribute)
-    columns.push(...shown.map((member) => ({ header: member.title, numeric: false })), { header: analysis.attribute.title, numeric: true })
-    for (const row of main.result.data ?? []) rows.push([...row.slice(0, shown.length).map((value) => value ?? '–'), show(row[shown.length], moneyish(analysis.attribute))])
-    summary = `The single ${analysis.attribute.cube.replace(/_/g, ' ').replace(/s$/, '')} with the ${analysis.direction === 'desc' ? 'highest' : 'lowest'} ${lower(analysis.attribute.title)}: **${rows[0].slice(0, -1).filter((entry) => entry !== '–').join(', ')}**, ${rows[0].at(-1)}.`
+    columns.push(...shown.map((member) => ({ header: member.title, numeric: false })), {
+      header: analysis.attribute.title,
+      numeric: true,
+    })
+    for (const row of main.result.data ?? [])
+      rows.push([
+        ...row.slice(0, shown.length).map((value) => value ?? '–'),
+        show(row[shown.length], moneyish(analysis.attribute)),
+      ])
+    summary = `The single ${analysis.attribute.cube.replace(/_/g, ' ').replace(/s$/, '')} with the ${analysis.direction === 'desc' ? 'highest' : 'lowest'} ${lower(analysis.attribute.title)}: **${rows[0]
+      .slice(0, -1)
+      .filter((entry) => entry !== '–')
+      .join(', ')}**, ${rows[0].at(-1)}.`
   } else {
     const measures = main.query.measures
     const labels = main.query.labels
@@ -132,15 +214,26 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
     if (growth) columns.push({ header: 'Change', numeric: true }, { header: 'Change %', numeric: true })
     const data = main.result.data ?? []
     data.forEach((row, position) => {
-      const cells = [...labelCells(row, labels, frame, index), ...measures.map((member, offset) => show(row[labels + offset], member))]
+      const cells = [
+        ...labelCells(row, labels, frame, index),
+        ...measures.map((member, offset) => show(row[labels + offset], member)),
+      ]
       if (growth) {
         const before = position > 0 ? num(data[position - 1][labels]) : NaN
         const now = num(row[labels])
-        cells.push(position > 0 ? signed(now - before, measure) : '–', position > 0 ? percent((100 * (now - before)) / before, true) : '–')
+        cells.push(
+          position > 0 ? signed(now - before, measure) : '–',
+          position > 0 ? percent((100 * (now - before)) / before, true) : '–',
+        )
       }
       rows.push(cells)
     })
-    summary = summaryOfRanking(resolved, data.map((row) => labelCells(row, labels, frame, index)), data.map((row) => num(row[labels])), measure)
+    summary = summaryOfRanking(
+      resolved,
+      data.map((row) => labelCells(row, labels, frame, index)),
+      data.map((row) => num(row[labels])),
+      measure,
+    )
     if (frame.averagePer && labels === 1 && data.length) {
       const mean = data.reduce((sum, row) => sum + num(row[labels]), 0) / data.length
       const average = show(mean, ratioMember(measure))
@@ -151,6 +244,9 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
       summary = `The data cannot say why, but it shows what makes up ${lower(measure.title)}${analysis.drivers.length ? `: ${analysis.drivers.map((driver) => lower(driver.title)).join(' and ')}` : ''} for each row. ${summary}`
   }
   const total = main.result.totalRows
-  const more = total !== undefined && total > (main.result.data ?? []).length ? `\n\nShowing ${(main.result.data ?? []).length} of ${total} rows.` : ''
+  const more =
+    total !== undefined && total > (main.result.data ?? []).length
+      ? `\n\nShowing ${(main.result.data ?? []).length} of ${total} rows.`
+      : ''
   return `${title}\n\n${summary}\n\n${table(columns, rows)}${more}`
 }

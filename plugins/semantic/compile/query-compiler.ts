@@ -60,7 +60,9 @@ class Compiler {
     return renderTemplate(sql, (reference) => {
       const own = reference.head === 'CUBE' || reference.head === cube.name
       const name = reference.tail ?? (own ? undefined : reference.head)
-      return name === undefined ? this.alias(cube.name) : `(${this.template(cube, (cube.dimensions.get(name) as Dimension).sql)})`
+      return name === undefined
+        ? this.alias(cube.name)
+        : `(${this.template(cube, (cube.dimensions.get(name) as Dimension).sql)})`
     })
   }
 
@@ -97,10 +99,13 @@ class Compiler {
     const value = measure.hasSql ? this.template(cube, measure.sql) : undefined
     switch (measure.type) {
       case 'count':
-        if (value === undefined && cube.name === this.tree.root) return filter ? `COUNT(CASE WHEN ${filter} THEN 1 END)` : 'COUNT(*)'
+        if (value === undefined && cube.name === this.tree.root)
+          return filter ? `COUNT(CASE WHEN ${filter} THEN 1 END)` : 'COUNT(*)'
         if (multiplied) {
           if (key === undefined) return this.inflated(measure)
-          const present = [value === undefined ? undefined : `(${value}) IS NOT NULL`, filter || undefined].filter(Boolean).join(' AND ')
+          const present = [value === undefined ? undefined : `(${value}) IS NOT NULL`, filter || undefined]
+            .filter(Boolean)
+            .join(' AND ')
           return `COUNT(DISTINCT ${present ? `CASE WHEN ${present} THEN ${key} END` : key})`
         }
         return `COUNT(${guarded(value ?? key ?? '1')})`
@@ -120,13 +125,17 @@ class Compiler {
     if (member === null) {
       const from = this.cube(this.plan.fromCube)
       if (from.name === this.tree.root) return 'COUNT(*)'
-      const key = this.primaryKey(from) ?? fail(`COUNT(*) over ${from.name} needs a primary key on ${from.name} here; use MEASURE(${from.name}.count)`)
+      const key =
+        this.primaryKey(from) ??
+        fail(`COUNT(*) over ${from.name} needs a primary key on ${from.name} here; use MEASURE(${from.name}.count)`)
       return this.tree.multiplied.has(from.name) ? `COUNT(DISTINCT ${key})` : `COUNT(${key})`
     }
     const value = this.dimension(member)
     if (expression.distinct) return `${fn.toUpperCase()}(DISTINCT ${value})`
     if ((fn === 'sum' || fn === 'avg' || fn === 'count') && this.tree.multiplied.has(member.cube))
-      fail(`${fn.toUpperCase()}(${member.path}) would be inflated: this query repeats ${member.cube} rows (it starts from ${this.tree.root})`)
+      fail(
+        `${fn.toUpperCase()}(${member.path}) would be inflated: this query repeats ${member.cube} rows (it starts from ${this.tree.root})`,
+      )
     return `${fn.toUpperCase()}(${value})`
   }
 
@@ -166,7 +175,8 @@ class Compiler {
   }
 
   private ruleValue(member: Dimension, value: string | number | boolean): string {
-    if (member.type === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return this.param(Number(value))
+    if (member.type === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+      return this.param(Number(value))
     if (member.type === 'time' && typeof value === 'string') return this.param(normalizeTime(value) ?? value)
     return this.param(value)
   }
@@ -212,7 +222,11 @@ class Compiler {
     // Several cubes often carry the same rule (orders and line items both filter on customers.region).
     const seen = new Set<string>()
     const key = (rule: RowRule): string =>
-      rule.kind === 'filter' ? `${rule.member.path} ${rule.operator} ${JSON.stringify(rule.values)}` : rule.kind === 'none' ? 'none' : `${rule.kind}(${rule.of.map(key).join(',')})`
+      rule.kind === 'filter'
+        ? `${rule.member.path} ${rule.operator} ${JSON.stringify(rule.values)}`
+        : rule.kind === 'none'
+          ? 'none'
+          : `${rule.kind}(${rule.of.map(key).join(',')})`
     const unique = rules.filter((rule) => !seen.has(key(rule)) && seen.add(key(rule)))
     const visit = (rule: RowRule) => {
       if (rule.kind === 'filter' && !this.tree.include(rule.member.cube)) unique.push({ kind: 'none' })
@@ -238,7 +252,9 @@ class Compiler {
     const source = (cube: Cube) => (cube.table !== undefined ? this.dialect.quoteIdentifier(cube.table) : cube.from)
     const from = [`${source(this.cube(this.tree.root))} AS ${this.alias(this.tree.root)}`]
     for (const cube of this.tree.included.slice(1))
-      from.push(`LEFT JOIN ${source(this.cube(cube))} AS ${this.alias(cube)} ON ${this.join(this.tree.parents.get(cube) as Edge)}`)
+      from.push(
+        `LEFT JOIN ${source(this.cube(cube))} AS ${this.alias(cube)} ON ${this.join(this.tree.parents.get(cube) as Edge)}`,
+      )
     // Every query is grouped by its dimensions (Cube semantics): a dimensions-only query lists distinct values.
     const groupBy = plan.grouping.map((item) => this.expression(item))
     const having = plan.having ? this.expression(plan.having) : undefined
@@ -250,16 +266,22 @@ class Compiler {
     const orderBy =
       plan.orderBy.length > 0
         ? plan.orderBy.map((item) => {
-            const target = item.expression.kind === 'column' ? sortKey(item.expression.index) : this.expression(item.expression)
+            const target =
+              item.expression.kind === 'column' ? sortKey(item.expression.index) : this.expression(item.expression)
             return this.dialect.orderBy(target, item.descending, item.nulls ? item.nulls === 'first' : !item.descending)
           })
-        : plan.columns.flatMap((column, index) => (column.aggregated ? [] : [this.dialect.orderBy(sortKey(index), false, true)]))
+        : plan.columns.flatMap((column, index) =>
+            column.aggregated ? [] : [this.dialect.orderBy(sortKey(index), false, true)],
+          )
     let sql = `SELECT ${select.join(', ')} FROM ${from.join(' ')}`
     if (conditions.length > 0) sql += ` WHERE ${conditions.join(' AND ')}`
     if (groupBy.length > 0) sql += ` GROUP BY ${groupBy.join(', ')}`
     if (having) sql += ` HAVING ${having}`
     if (orderBy.length > 0) sql += ` ORDER BY ${orderBy.join(', ')}`
-    sql += this.dialect.limit(plan.limit === undefined ? undefined : this.param(plan.limit), plan.offset === undefined ? undefined : this.param(plan.offset))
+    sql += this.dialect.limit(
+      plan.limit === undefined ? undefined : this.param(plan.limit),
+      plan.offset === undefined ? undefined : this.param(plan.offset),
+    )
     const params: Parameter[] = []
     sql = sql.replace(MARKER, (_, index: string) => {
       params.push(this.params[Number(index)])

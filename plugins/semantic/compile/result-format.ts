@@ -24,7 +24,8 @@ const DECIMAL = /^-?\d+\.\d+$/
 export function formatValue(value: unknown, type: ColumnType): string | null {
   if (value === null || value === undefined) return null
   if (type === 'boolean') {
-    if (value === 0 || value === 1 || value === 0n || value === 1n || typeof value === 'boolean') return value === 1 || value === 1n || value === true ? 'true' : 'false'
+    if (value === 0 || value === 1 || value === 0n || value === 1n || typeof value === 'boolean')
+      return value === 1 || value === 1n || value === true ? 'true' : 'false'
     if (value === '0' || value === '1') return value === '1' ? 'true' : 'false'
   }
   if (typeof value === 'number') return formatNumber(value)

@@ -14,21 +14,58 @@ interface DemoTable {
 
 /** The demo tables in dependency order (a table's references come before it). */
 export const DEMO_TABLES: DemoTable[] = [
-  { name: 'regions', columns: [['id', 'id'], ['name', 'text']] },
+  {
+    name: 'regions',
+    columns: [
+      ['id', 'id'],
+      ['name', 'text'],
+    ],
+  },
   {
     name: 'customers',
-    columns: [['id', 'id'], ['name', 'text'], ['email', 'text'], ['region_id', 'integer'], ['city', 'text'], ['segment', 'text'], ['is_vip', 'integer'], ['created_at', 'time']],
+    columns: [
+      ['id', 'id'],
+      ['name', 'text'],
+      ['email', 'text'],
+      ['region_id', 'integer'],
+      ['city', 'text'],
+      ['segment', 'text'],
+      ['is_vip', 'integer'],
+      ['created_at', 'time'],
+    ],
     references: { region_id: 'regions' },
   },
-  { name: 'products', columns: [['id', 'id'], ['name', 'text'], ['category', 'text'], ['price', 'money']] },
+  {
+    name: 'products',
+    columns: [
+      ['id', 'id'],
+      ['name', 'text'],
+      ['category', 'text'],
+      ['price', 'money'],
+    ],
+  },
   {
     name: 'orders',
-    columns: [['id', 'id'], ['customer_id', 'integer'], ['status', 'text'], ['created_at', 'time'], ['amount', 'money'], ['discount', 'money']],
+    columns: [
+      ['id', 'id'],
+      ['customer_id', 'integer'],
+      ['status', 'text'],
+      ['created_at', 'time'],
+      ['amount', 'money'],
+      ['discount', 'money'],
+    ],
     references: { customer_id: 'customers' },
   },
   {
     name: 'line_items',
-    columns: [['id', 'id'], ['order_id', 'integer'], ['product_id', 'integer'], ['quantity', 'integer'], ['unit_price', 'money'], ['amount', 'money']],
+    columns: [
+      ['id', 'id'],
+      ['order_id', 'integer'],
+      ['product_id', 'integer'],
+      ['quantity', 'integer'],
+      ['unit_price', 'money'],
+      ['amount', 'money'],
+    ],
     references: { order_id: 'orders', product_id: 'products' },
   },
 ]
@@ -59,13 +96,19 @@ export type Progress = (table: string, written: number, total: number) => void
  * a target database in batches. Idempotent: tables it wrote before are replaced; a table of the same name that it
  * did not write stops it before anything is changed.
  */
-export async function exportDemoData(demoFile: string, target: DemoTarget, options: { batchRows?: number; progress?: Progress } = {}): Promise<Record<string, number>> {
+export async function exportDemoData(
+  demoFile: string,
+  target: DemoTarget,
+  options: { batchRows?: number; progress?: Progress } = {},
+): Promise<Record<string, number>> {
   if (!existsSync(demoFile)) throw new DemoExportError(`demo data file ${demoFile} not found`)
   const owned = await target.ownsDemoTables()
   if (!owned)
     for (const table of [...DEMO_TABLES.map((entry) => entry.name), DEMO_MARKER_TABLE])
       if (await target.hasTable(table))
-        throw new DemoExportError(`table ${table} already exists and was not written by demo-data; drop it or choose another database or schema`)
+        throw new DemoExportError(
+          `table ${table} already exists and was not written by demo-data; drop it or choose another database or schema`,
+        )
   const source = new Database(demoFile, { readonly: true })
   const counts: Record<string, number> = {}
   try {
@@ -73,7 +116,9 @@ export async function exportDemoData(demoFile: string, target: DemoTarget, optio
     const batchRows = options.batchRows ?? 1_000
     for (const table of DEMO_TABLES) {
       const total = (source.query(`SELECT COUNT(*) AS n FROM ${table.name}`).get() as { n: number }).n
-      const statement = source.query(`SELECT ${table.columns.map(([name]) => name).join(', ')} FROM ${table.name} ORDER BY id`)
+      const statement = source.query(
+        `SELECT ${table.columns.map(([name]) => name).join(', ')} FROM ${table.name} ORDER BY id`,
+      )
       let batch: unknown[][] = []
       let written = 0
       for (const row of statement.values() as unknown[][]) {

@@ -12,7 +12,8 @@ import { DEMO_DATA_VERSION, generateDemoData, type DemoDataSummary } from './dem
  */
 export function demoDataPath(config: { dbPath: string; demoDataPath: string | undefined }): string {
   if (config.demoDataPath) return config.demoDataPath
-  if (config.dbPath !== ':memory:' && !config.dbPath.startsWith('file::memory:')) return join(dirname(config.dbPath), 'demo-data.db')
+  if (config.dbPath !== ':memory:' && !config.dbPath.startsWith('file::memory:'))
+    return join(dirname(config.dbPath), 'demo-data.db')
   return join(tmpdir(), `analytics-service-demo-data-v${DEMO_DATA_VERSION}.db`)
 }
 

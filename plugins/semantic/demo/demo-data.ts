@@ -37,12 +37,58 @@ const CATEGORIES = [
 const ADJECTIVES = ['Classic', 'Deluxe', 'Eco', 'Pro', 'Compact'] as const
 
 const FIRST_NAMES = [
-  'Ada', 'Ben', 'Chloe', 'Daniel', 'Elena', 'Farid', 'Grace', 'Hiro', 'Ines', 'Jonas', 'Kemi', 'Liam', 'Maya', 'Noah',
-  'Olga', 'Pedro', 'Quinn', 'Rosa', 'Sami', 'Tara', 'Uma', 'Victor', 'Wen', 'Ximena', 'Yusuf', 'Zoe',
+  'Ada',
+  'Ben',
+  'Chloe',
+  'Daniel',
+  'Elena',
+  'Farid',
+  'Grace',
+  'Hiro',
+  'Ines',
+  'Jonas',
+  'Kemi',
+  'Liam',
+  'Maya',
+  'Noah',
+  'Olga',
+  'Pedro',
+  'Quinn',
+  'Rosa',
+  'Sami',
+  'Tara',
+  'Uma',
+  'Victor',
+  'Wen',
+  'Ximena',
+  'Yusuf',
+  'Zoe',
 ] as const
 const LAST_NAMES = [
-  'Adams', 'Baker', 'Costa', 'Dubois', 'Eriksen', 'Fischer', 'Garcia', 'Haddad', 'Ito', 'Jensen', 'Kim', 'Lopez',
-  'Mensah', 'Novak', 'Okafor', 'Patel', 'Quispe', 'Rossi', 'Silva', 'Tanaka', 'Umar', 'Virtanen', 'Wang', 'Young',
+  'Adams',
+  'Baker',
+  'Costa',
+  'Dubois',
+  'Eriksen',
+  'Fischer',
+  'Garcia',
+  'Haddad',
+  'Ito',
+  'Jensen',
+  'Kim',
+  'Lopez',
+  'Mensah',
+  'Novak',
+  'Okafor',
+  'Patel',
+  'Quispe',
+  'Rossi',
+  'Silva',
+  'Tanaka',
+  'Umar',
+  'Virtanen',
+  'Wang',
+  'Young',
 ] as const
 const SEGMENTS = ['Consumer', 'Corporate', 'Small Business'] as const
 const STATUSES = ['completed', 'shipped', 'processing', 'cancelled', 'returned'] as const
@@ -210,7 +256,16 @@ export function generateDemoData(database: Database): DemoDataSummary {
       const segment = random.weighted(SEGMENTS, [60, 30, 10])
       const vip = random.next() < 0.05 ? 1 : 0
       const created = timestamp(random.int(signupStart, signupEnd))
-      customers.add([id, `${first} ${last}`, `${first}.${last}${id}@example.com`.toLowerCase(), regionIndex + 1, city, segment, vip, created])
+      customers.add([
+        id,
+        `${first} ${last}`,
+        `${first}.${last}${id}@example.com`.toLowerCase(),
+        regionIndex + 1,
+        city,
+        segment,
+        vip,
+        created,
+      ])
     }
 
     const prices: number[] = [0]
@@ -263,7 +318,13 @@ export function generateDemoData(database: Database): DemoDataSummary {
     database.run(INDEXES_SQL)
   })()
 
-  const rows = { regions: regions.count, customers: customers.count, products: products.count, orders: orders.count, line_items: lineItems.count }
+  const rows = {
+    regions: regions.count,
+    customers: customers.count,
+    products: products.count,
+    orders: orders.count,
+    line_items: lineItems.count,
+  }
   const digest = checksum.digest()
   const meta = database.prepare('INSERT INTO demo_meta VALUES (?, ?)')
   meta.run('version', String(DEMO_DATA_VERSION))

@@ -7,7 +7,13 @@ type Flavour = 'postgres' | 'mysql' | 'sqlite'
 // Money as exact decimals on the servers (sums of cents stay exact); times as timestamps; text compared by bytes
 // on MySQL, whose default collations ignore case (every source must answer `status = 'Completed'` the same way).
 const TYPES: Record<Flavour, Record<Kind, string>> = {
-  postgres: { id: 'integer PRIMARY KEY', integer: 'integer NOT NULL', text: 'text NOT NULL', money: 'numeric(12,2) NOT NULL', time: 'timestamp NOT NULL' },
+  postgres: {
+    id: 'integer PRIMARY KEY',
+    integer: 'integer NOT NULL',
+    text: 'text NOT NULL',
+    money: 'numeric(12,2) NOT NULL',
+    time: 'timestamp NOT NULL',
+  },
   mysql: {
     id: 'INT PRIMARY KEY',
     integer: 'INT NOT NULL',
@@ -15,7 +21,13 @@ const TYPES: Record<Flavour, Record<Kind, string>> = {
     money: 'DECIMAL(12,2) NOT NULL',
     time: 'DATETIME NOT NULL',
   },
-  sqlite: { id: 'INTEGER PRIMARY KEY', integer: 'INTEGER NOT NULL', text: 'TEXT NOT NULL', money: 'REAL NOT NULL', time: 'TIMESTAMP NOT NULL' },
+  sqlite: {
+    id: 'INTEGER PRIMARY KEY',
+    integer: 'INTEGER NOT NULL',
+    text: 'TEXT NOT NULL',
+    money: 'REAL NOT NULL',
+    time: 'TIMESTAMP NOT NULL',
+  },
 }
 
 const quote = (flavour: Flavour, name: string) => (flavour === 'mysql' ? `\`${name}\`` : `"${name}"`)
@@ -23,7 +35,8 @@ const quote = (flavour: Flavour, name: string) => (flavour === 'mysql' ? `\`${na
 function createTableSql(flavour: Flavour, table: Parameters<DemoTarget['recreate']>[0][number]): string {
   const columns = table.columns.map(([name, kind]) => `${quote(flavour, name)} ${TYPES[flavour][kind]}`)
   const keys = Object.entries(table.references ?? {}).map(
-    ([column, target]) => `FOREIGN KEY (${quote(flavour, column)}) REFERENCES ${quote(flavour, target)} (${quote(flavour, 'id')})`,
+    ([column, target]) =>
+      `FOREIGN KEY (${quote(flavour, column)}) REFERENCES ${quote(flavour, target)} (${quote(flavour, 'id')})`,
   )
   const options = flavour === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : ''
   return `CREATE TABLE ${quote(flavour, table.name)} (${[...columns, ...keys].join(', ')})${options}`
@@ -47,32 +60,45 @@ export async function serverDemoTarget(url: string): Promise<DemoTarget> {
   const placeholder = (index: number) => (flavour === 'mysql' ? '?' : `$${index}`)
   const schemaTest = flavour === 'mysql' ? 'table_schema = DATABASE()' : 'table_schema = current_schema()'
   const hasTable = async (name: string) => {
-    const rows = (await session.unsafe(`SELECT COUNT(*) FROM information_schema.tables WHERE ${schemaTest} AND table_name = ${placeholder(1)}`, [name]).values()) as unknown[][]
+    const rows = (await session
+      .unsafe(`SELECT COUNT(*) FROM information_schema.tables WHERE ${schemaTest} AND table_name = ${placeholder(1)}`, [
+        name,
+      ])
+      .values()) as unknown[][]
     return Number(rows[0][0]) > 0
   }
   return {
     hasTable,
     async ownsDemoTables() {
       if (!(await hasTable(DEMO_MARKER_TABLE))) return false
-      const rows = (await session.unsafe(`SELECT value FROM ${quote(flavour, DEMO_MARKER_TABLE)} WHERE ${quote(flavour, 'key')} = 'written_by'`).values()) as unknown[][]
+      const rows = (await session
+        .unsafe(`SELECT value FROM ${quote(flavour, DEMO_MARKER_TABLE)} WHERE ${quote(flavour, 'key')} = 'written_by'`)
+        .values()) as unknown[][]
       return rows[0]?.[0] === 'demo-data'
     },
     async recreate(tables) {
       if (flavour === 'postgres') await session.unsafe('BEGIN')
       for (const name of DROP_ORDER) await session.unsafe(`DROP TABLE IF EXISTS ${quote(flavour, name)}`)
       for (const table of tables) await session.unsafe(createTableSql(flavour, table))
-      await session.unsafe(`CREATE TABLE ${quote(flavour, DEMO_MARKER_TABLE)} (${quote(flavour, 'key')} VARCHAR(100) PRIMARY KEY, value VARCHAR(200) NOT NULL)`)
+      await session.unsafe(
+        `CREATE TABLE ${quote(flavour, DEMO_MARKER_TABLE)} (${quote(flavour, 'key')} VARCHAR(100) PRIMARY KEY, value VARCHAR(200) NOT NULL)`,
+      )
       if (flavour === 'mysql') await session.unsafe('START TRANSACTION')
     },
     async insert(table, rows) {
       const width = table.columns.length
       let index = 0
-      const values = rows.map(() => `(${Array.from({ length: width }, () => placeholder(++index)).join(', ')})`).join(', ')
+      const values = rows
+        .map(() => `(${Array.from({ length: width }, () => placeholder(++index)).join(', ')})`)
+        .join(', ')
       await session.unsafe(`INSERT INTO ${quote(flavour, table.name)} VALUES ${values}`, rows.flat())
     },
     async finish(version) {
-      for (const [table, column] of INDEXES) await session.unsafe(`CREATE INDEX ${table}_${column} ON ${quote(flavour, table)} (${quote(flavour, column)})`)
-      await session.unsafe(`INSERT INTO ${quote(flavour, DEMO_MARKER_TABLE)} VALUES ('written_by', 'demo-data'), ('version', '${version}')`)
+      for (const [table, column] of INDEXES)
+        await session.unsafe(`CREATE INDEX ${table}_${column} ON ${quote(flavour, table)} (${quote(flavour, column)})`)
+      await session.unsafe(
+        `INSERT INTO ${quote(flavour, DEMO_MARKER_TABLE)} VALUES ('written_by', 'demo-data'), ('version', '${version}')`,
+      )
       await session.unsafe('COMMIT')
       if (flavour === 'postgres') await session.unsafe('ANALYZE')
     },
@@ -87,12 +113,19 @@ export async function serverDemoTarget(url: string): Promise<DemoTarget> {
 export function sqliteDemoTarget(path: string): DemoTarget {
   const database = new Database(path, { create: true })
   database.run('PRAGMA journal_mode = WAL')
-  const hasTable = async (name: string) => database.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== null
+  const hasTable = async (name: string) =>
+    database.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== null
   return {
     hasTable,
     async ownsDemoTables() {
       if (!(await hasTable(DEMO_MARKER_TABLE))) return false
-      return (database.query(`SELECT value FROM ${DEMO_MARKER_TABLE} WHERE key = 'written_by'`).get() as { value: string } | null)?.value === 'demo-data'
+      return (
+        (
+          database.query(`SELECT value FROM ${DEMO_MARKER_TABLE} WHERE key = 'written_by'`).get() as {
+            value: string
+          } | null
+        )?.value === 'demo-data'
+      )
     },
     async recreate(tables) {
       database.run('BEGIN')
@@ -102,7 +135,9 @@ export function sqliteDemoTarget(path: string): DemoTarget {
     },
     async insert(table, rows) {
       const row = `(${table.columns.map(() => '?').join(', ')})`
-      database.query(`INSERT INTO "${table.name}" VALUES ${rows.map(() => row).join(', ')}`).run(...(rows.flat() as Array<string | number>))
+      database
+        .query(`INSERT INTO "${table.name}" VALUES ${rows.map(() => row).join(', ')}`)
+        .run(...(rows.flat() as Array<string | number>))
     },
     async finish(version) {
       for (const [table, column] of INDEXES) database.run(`CREATE INDEX ${table}_${column} ON "${table}" ("${column}")`)

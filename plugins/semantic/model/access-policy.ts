@@ -48,7 +48,8 @@ function filterRule(filter: PolicyFilter, access: UserAccess): RowRule {
 
 function publicMembers(cube: Cube): Set<string> {
   const names = new Set<string>()
-  for (const member of [...cube.dimensions.values(), ...cube.measures.values()]) if (member.public) names.add(member.name)
+  for (const member of [...cube.dimensions.values(), ...cube.measures.values()])
+    if (member.public) names.add(member.name)
   return names
 }
 
@@ -57,20 +58,26 @@ function cubeAccess(cube: Cube, access: UserAccess | null): CubeAccess {
   if (!cube.public) return { members: new Set(), rows: NONE }
   if (access === null || cube.policies === null) return { members: all, rows: null }
   const matching = cube.policies.filter(
-    (policy) => groupMatches(policy, access) && policy.conditions.every((condition) => evaluateCondition(condition, access)),
+    (policy) =>
+      groupMatches(policy, access) && policy.conditions.every((condition) => evaluateCondition(condition, access)),
   )
   if (matching.length === 0) return { members: new Set(), rows: NONE }
   // Several matching policies combine with OR: the union of their members and of their rows.
   const members = new Set<string>()
   for (const policy of matching) {
     const excluded = new Set(policy.excludes)
-    for (const name of policy.includes === '*' ? all : policy.includes) if (all.has(name) && !excluded.has(name)) members.add(name)
+    for (const name of policy.includes === '*' ? all : policy.includes)
+      if (all.has(name) && !excluded.has(name)) members.add(name)
   }
   const rules: RowRule[] = []
   for (const policy of matching) {
     if (!policy.allowRows) continue
     if (policy.rowFilters === null) return { members, rows: null }
-    rules.push(policy.rowFilters.length === 0 ? { kind: 'all', of: [] } : { kind: 'all', of: policy.rowFilters.map((filter) => filterRule(filter, access)) })
+    rules.push(
+      policy.rowFilters.length === 0
+        ? { kind: 'all', of: [] }
+        : { kind: 'all', of: policy.rowFilters.map((filter) => filterRule(filter, access)) },
+    )
   }
   if (rules.some((rule) => rule.kind === 'all' && rule.of.length === 0)) return { members, rows: null }
   return { members, rows: rules.length === 0 ? NONE : { kind: 'any', of: rules } }

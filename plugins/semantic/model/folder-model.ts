@@ -31,11 +31,15 @@ export function readFolderModel(folder: string, branch: string | undefined): Fol
   if (!existsSync(root) || !statSync(root).isDirectory())
     throw new ModelError(folder, [{ file: folder, line: 0, member: '', message: 'model folder not found' }])
   const base = readSources(root, folder)
-  if (base.length === 0) throw new ModelError(folder, [{ file: folder, line: 0, member: '', message: 'no *.yml or *.yaml model files in the folder' }])
+  if (base.length === 0)
+    throw new ModelError(folder, [
+      { file: folder, line: 0, member: '', message: 'no *.yml or *.yaml model files in the folder' },
+    ])
   // Branch names come from the deployment's configuration, but never let one climb out of `branches/`.
   const safeBranch = branch !== undefined && !branch.split('/').includes('..') ? branch : undefined
   const branchFolder = safeBranch ? join(root, 'branches', safeBranch) : undefined
-  const branchSources = branchFolder && existsSync(branchFolder) ? readSources(branchFolder, `${folder}/branches/${safeBranch}`) : []
+  const branchSources =
+    branchFolder && existsSync(branchFolder) ? readSources(branchFolder, `${folder}/branches/${safeBranch}`) : []
   const dataFile = join(root, 'data.db')
   return { base, branch: branchSources, dataPath: existsSync(dataFile) ? dataFile : undefined }
 }

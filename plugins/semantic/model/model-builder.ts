@@ -22,7 +22,8 @@ type Report = (source: SourceRef, member: string, message: string) => void
 
 function createCube(raw: RawCube, report: Report): Cube {
   const { def } = raw
-  if (def.sql_table !== undefined && def.sql !== undefined) report(raw.source, def.name, 'set either sql_table or sql, not both')
+  if (def.sql_table !== undefined && def.sql !== undefined)
+    report(raw.source, def.name, 'set either sql_table or sql, not both')
   if (def.sql_table === undefined && def.sql === undefined) report(raw.source, def.name, 'needs sql_table or sql')
   const cube: Cube = {
     name: def.name,
@@ -40,7 +41,8 @@ function createCube(raw: RawCube, report: Report): Cube {
   const seen = new Map<string, SourceRef>()
   const claim = (name: string, source: SourceRef): boolean => {
     const first = seen.get(name)
-    if (first) report(source, `${def.name}.${name}`, `duplicate member name (also defined at ${first.file}:${first.line})`)
+    if (first)
+      report(source, `${def.name}.${name}`, `duplicate member name (also defined at ${first.file}:${first.line})`)
     else seen.set(name, source)
     return !first
   }
@@ -95,7 +97,14 @@ function createCube(raw: RawCube, report: Report): Cube {
 }
 
 /** Checks the `{...}` references of one template; `allow` says which kinds of member the template may name. */
-function checkTemplate(cube: Cube, sql: string, allow: 'dimension' | 'measure', source: SourceRef, label: string, report: Report): string[] {
+function checkTemplate(
+  cube: Cube,
+  sql: string,
+  allow: 'dimension' | 'measure',
+  source: SourceRef,
+  label: string,
+  report: Report,
+): string[] {
   const uses: string[] = []
   for (const reference of referencesIn(sql)) {
     const ownCube = reference.head === 'CUBE' || reference.head === cube.name
@@ -110,7 +119,11 @@ function checkTemplate(cube: Cube, sql: string, allow: 'dimension' | 'measure', 
       const names = [...cube.dimensions.keys(), ...(allow === 'measure' ? cube.measures.keys() : [])]
       report(source, label, `unknown reference ${reference.text}${didYouMean(name, names)}`)
     } else if (member.kind !== allow)
-      report(source, label, `${reference.text} is a ${member.kind}; ${allow === 'measure' ? 'a number measure combines measures' : 'only dimensions can be referenced here'}`)
+      report(
+        source,
+        label,
+        `${reference.text} is a ${member.kind}; ${allow === 'measure' ? 'a number measure combines measures' : 'only dimensions can be referenced here'}`,
+      )
     else uses.push(name)
   }
   return uses
@@ -154,13 +167,26 @@ function checkJoins(cube: Cube, cubes: Map<string, Cube>, report: Report): void 
       continue
     }
     for (const reference of referencesIn(join.sql)) {
-      const owner = reference.head === 'CUBE' || reference.head === cube.name ? cube : reference.head === target.name ? target : undefined
+      const owner =
+        reference.head === 'CUBE' || reference.head === cube.name
+          ? cube
+          : reference.head === target.name
+            ? target
+            : undefined
       if (!owner) {
-        report(join.source, label, `unknown reference ${reference.text}: a join may name only {CUBE}, {${target.name}} and their dimensions`)
+        report(
+          join.source,
+          label,
+          `unknown reference ${reference.text}: a join may name only {CUBE}, {${target.name}} and their dimensions`,
+        )
         continue
       }
       if (reference.tail !== undefined && !owner.dimensions.has(reference.tail))
-        report(join.source, label, `unknown reference ${reference.text}${didYouMean(reference.tail, owner.dimensions.keys())}`)
+        report(
+          join.source,
+          label,
+          `unknown reference ${reference.text}${didYouMean(reference.tail, owner.dimensions.keys())}`,
+        )
     }
   }
 }
@@ -176,8 +202,10 @@ function edgesOf(cubes: Map<string, Cube>): Map<string, Edge[]> {
     for (const join of cube.joins) {
       if (!cubes.has(join.target)) continue
       const base = { declaredOn: cube.name, sql: join.sql }
-      if (join.relationship === 'many_to_one') add({ ...base, from: cube.name, to: join.target, relationship: 'many_to_one' })
-      if (join.relationship === 'one_to_many') add({ ...base, from: join.target, to: cube.name, relationship: 'many_to_one' })
+      if (join.relationship === 'many_to_one')
+        add({ ...base, from: cube.name, to: join.target, relationship: 'many_to_one' })
+      if (join.relationship === 'one_to_many')
+        add({ ...base, from: join.target, to: cube.name, relationship: 'many_to_one' })
       if (join.relationship === 'one_to_one') {
         add({ ...base, from: cube.name, to: join.target, relationship: 'one_to_one' })
         add({ ...base, from: join.target, to: cube.name, relationship: 'one_to_one' })
@@ -199,12 +227,19 @@ export function reachable(edges: Map<string, Edge[]>, start: string): Set<string
   return seen
 }
 
-function checkPolicies(raw: RawCube, cube: Cube, cubes: Map<string, Cube>, edges: Map<string, Edge[]>, report: Report): void {
+function checkPolicies(
+  raw: RawCube,
+  cube: Cube,
+  cubes: Map<string, Cube>,
+  edges: Map<string, Edge[]>,
+  report: Report,
+): void {
   if (raw.policies === null) return
   const reach = reachable(edges, cube.name)
   cube.policies = raw.policies.map(({ def, source }, index): Policy => {
     const label = `${cube.name} access_policy[${index}]`
-    if ((def.group === undefined) === (def.groups === undefined)) report(source, label, 'set exactly one of group and groups')
+    if ((def.group === undefined) === (def.groups === undefined))
+      report(source, label, 'set exactly one of group and groups')
     const groups = def.group === '*' || def.groups?.includes('*') ? '*' : (def.groups ?? (def.group ? [def.group] : []))
     const conditions = (def.conditions ?? []).flatMap((condition) => {
       try {
@@ -216,7 +251,8 @@ function checkPolicies(raw: RawCube, cube: Cube, cubes: Map<string, Cube>, edges
     })
     const filter = (entry: PolicyFilterFile): PolicyFilter | undefined => {
       if ('or' in entry) return { or: entry.or.map(filter).filter((item): item is PolicyFilter => item !== undefined) }
-      if ('and' in entry) return { and: entry.and.map(filter).filter((item): item is PolicyFilter => item !== undefined) }
+      if ('and' in entry)
+        return { and: entry.and.map(filter).filter((item): item is PolicyFilter => item !== undefined) }
       const [head, tail] = entry.member.includes('.') ? entry.member.split('.', 2) : [cube.name, entry.member]
       const owner = cubes.get(head)
       const member: Dimension | undefined = owner?.dimensions.get(tail)
@@ -226,7 +262,11 @@ function checkPolicies(raw: RawCube, cube: Cube, cubes: Map<string, Cube>, edges
         return undefined
       }
       if (!reach.has(owner.name)) {
-        report(source, label, `row_level filter on ${member.path}: ${owner.name} is not reachable from ${cube.name} through many_to_one or one_to_one joins`)
+        report(
+          source,
+          label,
+          `row_level filter on ${member.path}: ${owner.name} is not reachable from ${cube.name} through many_to_one or one_to_one joins`,
+        )
         return undefined
       }
       try {
@@ -241,7 +281,12 @@ function checkPolicies(raw: RawCube, cube: Cube, cubes: Map<string, Cube>, edges
       if (list === '*') return list
       return list.map((name) => {
         const short = name.startsWith(`${cube.name}.`) ? name.slice(cube.name.length + 1) : name
-        if (!memberOf(cube, short)) report(source, label, `member_level ${field}: unknown member ${name}${didYouMean(short, [...cube.measures.keys(), ...cube.dimensions.keys()])}`)
+        if (!memberOf(cube, short))
+          report(
+            source,
+            label,
+            `member_level ${field}: unknown member ${name}${didYouMean(short, [...cube.measures.keys(), ...cube.dimensions.keys()])}`,
+          )
         return short
       })
     }
@@ -250,7 +295,9 @@ function checkPolicies(raw: RawCube, cube: Cube, cubes: Map<string, Cube>, edges
     return {
       groups,
       conditions,
-      rowFilters: rowLevel?.filters ? rowLevel.filters.map(filter).filter((item): item is PolicyFilter => item !== undefined) : null,
+      rowFilters: rowLevel?.filters
+        ? rowLevel.filters.map(filter).filter((item): item is PolicyFilter => item !== undefined)
+        : null,
       allowRows: rowLevel === undefined || rowLevel.filters !== undefined || rowLevel.allow_all !== false,
       includes: names(def.member_level?.includes, 'includes', '*'),
       excludes: excludes === '*' ? [...cube.measures.keys(), ...cube.dimensions.keys()] : excludes,
@@ -277,4 +324,3 @@ export function buildModel(label: string, raws: RawCube[], viewFiles: Located<Vi
   if (problems.length > 0) throw new ModelError(label, problems)
   return { cubes, views, edges }
 }
-

@@ -18,7 +18,12 @@ export const MeasureType = t.Union([
 ])
 export type MeasureType = Static<typeof MeasureType>
 
-export const DimensionType = t.Union([t.Literal('string'), t.Literal('number'), t.Literal('time'), t.Literal('boolean')])
+export const DimensionType = t.Union([
+  t.Literal('string'),
+  t.Literal('number'),
+  t.Literal('time'),
+  t.Literal('boolean'),
+])
 export type DimensionType = Static<typeof DimensionType>
 
 export const MeasureFile = t.Object(
@@ -82,7 +87,11 @@ export const PolicyFilterValue = t.Union([t.String(), t.Number(), t.Boolean()])
 export const PolicyFilterFile = t.Recursive((self) =>
   t.Union([
     t.Object(
-      { member: t.String({ minLength: 1 }), operator: FilterOperator, values: t.Array(PolicyFilterValue, { minItems: 1 }) },
+      {
+        member: t.String({ minLength: 1 }),
+        operator: FilterOperator,
+        values: t.Array(PolicyFilterValue, { minItems: 1 }),
+      },
       { additionalProperties: false },
     ),
     t.Object({ or: t.Array(self, { minItems: 1 }) }, { additionalProperties: false }),

@@ -36,7 +36,11 @@ export function generateModelFiles(tables: TableInfo[]): Map<string, string> {
       // One join per target cube (its name is the target's); a self-reference or a second key to the same
       // table is left for the author to model.
       if (target === name || joins.has(target) || !cubes.has(target)) continue
-      joins.set(target, { name: target, relationship: 'many_to_one', sql: `{CUBE}.${quoteIfNeeded(key.column)} = {${target}}.${quoteIfNeeded(key.column2)}` })
+      joins.set(target, {
+        name: target,
+        relationship: 'many_to_one',
+        sql: `{CUBE}.${quoteIfNeeded(key.column)} = {${target}}.${quoteIfNeeded(key.column2)}`,
+      })
     }
     const dimensions = table.columns.map((column) => {
       const dimension: Record<string, unknown> = { name: safeName(column.name), type: dimensionTypeOf(column.type) }
@@ -50,13 +54,20 @@ export function generateModelFiles(tables: TableInfo[]): Map<string, string> {
       if (keys.has(column.name) || dimensionTypeOf(column.type) !== 'number') continue
       const measure = `total_${safeName(column.name)}`
       if (taken.has(measure)) continue
-      measures.push({ name: measure, type: 'sum', sql: safeName(column.name) === column.name ? column.name : `{CUBE}.${quoteIfNeeded(column.name)}` })
+      measures.push({
+        name: measure,
+        type: 'sum',
+        sql: safeName(column.name) === column.name ? column.name : `{CUBE}.${quoteIfNeeded(column.name)}`,
+      })
     }
     const cube: Record<string, unknown> = { name, sql_table: table.name }
     if (joins.size > 0) cube.joins = [...joins.values()]
     cube.dimensions = dimensions
     cube.measures = measures
-    files.set(`${name}.yml`, `# Generated from the table ${table.name}; edit freely (titles, descriptions, measures, access policies).\n${stringify({ cubes: [cube] }, { lineWidth: 0 })}`)
+    files.set(
+      `${name}.yml`,
+      `# Generated from the table ${table.name}; edit freely (titles, descriptions, measures, access policies).\n${stringify({ cubes: [cube] }, { lineWidth: 0 })}`,
+    )
   }
   return files
 }

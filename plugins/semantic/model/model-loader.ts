@@ -3,7 +3,15 @@ import { LineCounter, parseDocument } from 'yaml'
 import { describeValueError } from '../../../src/schema-errors'
 import { buildModel } from './model-builder'
 import { ModelError, type ModelProblem } from '../errors'
-import { ModelFile, type CubeFile, type DimensionFile, type JoinFile, type MeasureFile, type PolicyFile, type ViewFile } from './model-file'
+import {
+  ModelFile,
+  type CubeFile,
+  type DimensionFile,
+  type JoinFile,
+  type MeasureFile,
+  type PolicyFile,
+  type ViewFile,
+} from './model-file'
 import type { SemanticModel, SourceRef } from './semantic-model'
 
 /** One model file's text and the name errors should show for it. */
@@ -93,7 +101,12 @@ function parseAndCheck(source: ModelSource, problems: ModelProblem[]): ParsedFil
   const document = parseDocument(source.text, { lineCounter, prettyErrors: false })
   if (document.errors.length > 0) {
     for (const error of document.errors.slice(0, 5))
-      problems.push({ file: source.file, line: error.linePos?.[0].line ?? 1, member: '', message: error.message.split('\n')[0] })
+      problems.push({
+        file: source.file,
+        line: error.linePos?.[0].line ?? 1,
+        member: '',
+        message: error.message.split('\n')[0],
+      })
     return undefined
   }
   const value: unknown = withoutExtensions(document.toJS() ?? {})
@@ -156,14 +169,21 @@ function extend(parent: RawCube, child: RawCube): RawCube {
   }
 }
 
-function collect(parsed: ParsedFile[], problems: ModelProblem[]): { cubes: Map<string, RawCube>; views: Map<string, Located<ViewFile>> } {
+function collect(
+  parsed: ParsedFile[],
+  problems: ModelProblem[],
+): { cubes: Map<string, RawCube>; views: Map<string, Located<ViewFile>> } {
   const cubes = new Map<string, RawCube>()
   const views = new Map<string, Located<ViewFile>>()
   const taken = new Map<string, SourceRef>()
   const claim = (name: string, source: SourceRef): boolean => {
     const first = taken.get(name)
     if (first) {
-      problems.push({ ...source, member: name, message: `duplicate name: ${name} is already defined at ${first.file}:${first.line}` })
+      problems.push({
+        ...source,
+        member: name,
+        message: `duplicate name: ${name} is already defined at ${first.file}:${first.line}`,
+      })
       return false
     }
     taken.set(name, source)
@@ -213,7 +233,11 @@ export function loadModel(label: string, base: ModelSource[], branch: ModelSourc
     let parent: RawCube | undefined
     if (parentName === name) parent = baseLayer.cubes.get(name) === cube ? undefined : baseLayer.cubes.get(name)
     else if (trail.includes(parentName)) {
-      problems.push({ ...cube.source, member: name, message: `extends forms a cycle: ${[...trail, parentName].join(' -> ')}` })
+      problems.push({
+        ...cube.source,
+        member: name,
+        message: `extends forms a cycle: ${[...trail, parentName].join(' -> ')}`,
+      })
       return undefined
     } else parent = resolve(parentName, [...trail, name])
     if (!parent) {
@@ -229,4 +253,3 @@ export function loadModel(label: string, base: ModelSource[], branch: ModelSourc
   if (problems.length > 0) throw new ModelError(label, problems)
   return buildModel(label, [...resolved.values()], [...views.values()])
 }
-

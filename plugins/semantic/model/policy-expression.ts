@@ -52,7 +52,9 @@ export function parseValueTemplate(value: string | number | boolean): ValueTempl
   const match = /^\{\s*([A-Za-z_][\w.-]*)\s*\}$/.exec(value.trim())
   if (!match) {
     if (value.includes('{') && value.includes('}'))
-      throw new Error(`cannot read value ${JSON.stringify(value)}: a template must be the whole value, like "{ userAttributes.region }"`)
+      throw new Error(
+        `cannot read value ${JSON.stringify(value)}: a template must be the whole value, like "{ userAttributes.region }"`,
+      )
     return { literal: value }
   }
   return { path: parsePath(match[1]) }
@@ -64,7 +66,8 @@ export function readPath(access: UserAccess, path: string[]): unknown {
   if (root === 'groups') return access.groups
   let value: unknown = root === 'userAttributes' ? access.userAttributes : access.securityContext
   for (const key of rest) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, key)) return undefined
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, key))
+      return undefined
     value = (value as Record<string, unknown>)[key]
   }
   return value
@@ -93,10 +96,14 @@ export function evaluateCondition(condition: Condition, access: UserAccess): boo
  * The scalar values a template stands for. `undefined` means the caller lacks the value (missing, null, empty
  * array, or not a scalar): the filter using it must then match no rows, never all of them.
  */
-export function resolveValues(template: ValueTemplate, access: UserAccess): Array<string | number | boolean> | undefined {
+export function resolveValues(
+  template: ValueTemplate,
+  access: UserAccess,
+): Array<string | number | boolean> | undefined {
   if ('literal' in template) return [template.literal]
   const value = readPath(access, template.path)
   const scalar = (item: unknown) => typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean'
-  if (Array.isArray(value)) return value.length > 0 && value.every(scalar) ? (value as Array<string | number | boolean>) : undefined
+  if (Array.isArray(value))
+    return value.length > 0 && value.every(scalar) ? (value as Array<string | number | boolean>) : undefined
   return scalar(value) ? [value as string | number | boolean] : undefined
 }

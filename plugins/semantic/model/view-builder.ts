@@ -9,7 +9,12 @@ type Report = (source: SourceRef, member: string, message: string) => void
  * Resolves views: each `join_path` must start at the view's root (its first cube) and follow many_to_one or
  * one_to_one joins, so a view never multiplies rows; its members are aliases of cube members.
  */
-export function checkViews(files: Located<ViewFile>[], cubes: Map<string, Cube>, edges: Map<string, Edge[]>, report: Report): Map<string, View> {
+export function checkViews(
+  files: Located<ViewFile>[],
+  cubes: Map<string, Cube>,
+  edges: Map<string, Edge[]>,
+  report: Report,
+): Map<string, View> {
   const views = new Map<string, View>()
   for (const { def, source } of files) {
     const root = def.cubes[0].join_path.split('.')[0]
@@ -23,22 +28,38 @@ export function checkViews(files: Located<ViewFile>[], cubes: Map<string, Cube>,
         report(source, label, `unknown cube ${unknown}${didYouMean(unknown, cubes.keys())}`)
         continue
       }
-      const broken = steps.findIndex((step, index) => index > 0 && !(edges.get(steps[index - 1]) ?? []).some((edge) => edge.to === step))
+      const broken = steps.findIndex(
+        (step, index) => index > 0 && !(edges.get(steps[index - 1]) ?? []).some((edge) => edge.to === step),
+      )
       if (broken > 0) {
         report(source, label, `${steps[broken - 1]} to ${steps[broken]} is not a many_to_one or one_to_one join`)
         continue
       }
       const cube = cubes.get(steps[steps.length - 1]) as Cube
       const all = [...cube.dimensions.values(), ...cube.measures.values()].filter((member) => member.public)
-      const includes = entry.includes === undefined || entry.includes === '*' ? all.map((member) => member.name) : entry.includes
+      const includes =
+        entry.includes === undefined || entry.includes === '*' ? all.map((member) => member.name) : entry.includes
       const excludes = new Set(entry.excludes ?? [])
       for (const name of [...includes, ...excludes])
-        if (!memberOf(cube, name)) report(source, label, `unknown member ${cube.name}.${name}${didYouMean(name, all.map((member) => member.name))}`)
+        if (!memberOf(cube, name))
+          report(
+            source,
+            label,
+            `unknown member ${cube.name}.${name}${didYouMean(
+              name,
+              all.map((member) => member.name),
+            )}`,
+          )
       for (const name of includes) {
         const member = memberOf(cube, name)
         if (!member || excludes.has(name)) continue
         const alias = entry.prefix ? `${cube.name}_${name}` : name
-        if (members.has(alias)) report(source, `${def.name}.${alias}`, 'duplicate member name in the view: set prefix: true on one of its cubes')
+        if (members.has(alias))
+          report(
+            source,
+            `${def.name}.${alias}`,
+            'duplicate member name in the view: set prefix: true on one of its cubes',
+          )
         else members.set(alias, { name: alias, member })
       }
     }

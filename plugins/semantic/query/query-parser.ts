@@ -18,7 +18,18 @@ const MAX_QUERY_LENGTH = 20_000
 const COMPARE = new Set(['=', '<>', '!=', '<', '<=', '>', '>='])
 const AGGREGATES = new Set(['COUNT', 'SUM', 'AVG', 'MIN', 'MAX'])
 /** Select fields this parser reads; any other field with content is a feature it does not support. */
-const SELECT_FIELDS = new Set(['type', 'columns', 'from', 'where', 'groupby', 'having', 'orderby', 'limit', 'distinct', 'into'])
+const SELECT_FIELDS = new Set([
+  'type',
+  'columns',
+  'from',
+  'where',
+  'groupby',
+  'having',
+  'orderby',
+  'limit',
+  'distinct',
+  'into',
+])
 
 const fail = (message: string): never => {
   throw new InvalidQueryError(message)
@@ -61,7 +72,8 @@ function describe(node: unknown): string {
 }
 
 function reference(node: unknown, context: string): Reference {
-  if (!isNode(node) || node.type !== 'column_ref') return fail(`${context} takes a member such as orders.status, not ${describe(node)}`)
+  if (!isNode(node) || node.type !== 'column_ref')
+    return fail(`${context} takes a member such as orders.status, not ${describe(node)}`)
   if (node.column === '*') return fail(`${context}: * is not a member; list the members you need (see serviceMeta)`)
   if (!isEmpty(node.collate)) fail('COLLATE is not supported')
   const table = node.table === null || node.table === undefined ? undefined : identifier(node.table)
@@ -87,14 +99,16 @@ function literal(node: unknown): Literal | undefined {
     case 'null':
       return { type: 'literal', value: null, date: false }
     case 'cast': {
-      const target = Array.isArray(node.target) && isNode(node.target[0]) ? String(node.target[0].dataType).toUpperCase() : ''
+      const target =
+        Array.isArray(node.target) && isNode(node.target[0]) ? String(node.target[0].dataType).toUpperCase() : ''
       const inner = literal(node.expr)
       if (inner && typeof inner.value === 'string' && /^(DATE|TIMESTAMP|TIMESTAMPTZ|DATETIME)/.test(target))
         return { type: 'literal', value: inner.value, date: true }
       return fail(`Only casts of a string to DATE or TIMESTAMP are supported, got ${target || 'an unknown type'}`)
     }
     default:
-      if (typeof node.type === 'string' && DATE_LITERAL_TYPES.has(node.type)) return { type: 'literal', value: String(node.value), date: true }
+      if (typeof node.type === 'string' && DATE_LITERAL_TYPES.has(node.type))
+        return { type: 'literal', value: String(node.value), date: true }
       return undefined
   }
 }
@@ -105,14 +119,17 @@ function requireLiteral(node: unknown, context: string): Literal {
 
 function aggregate(node: Node): Expression {
   const fn = String(node.name).toUpperCase()
-  if (!AGGREGATES.has(fn)) return fail(`Unsupported aggregate ${fn}: use MEASURE(cube.measure), COUNT, MIN, MAX, SUM or AVG`)
+  if (!AGGREGATES.has(fn))
+    return fail(`Unsupported aggregate ${fn}: use MEASURE(cube.measure), COUNT, MIN, MAX, SUM or AVG`)
   if (!isEmpty(node.over) || !isEmpty(node.filter)) fail(`${fn} with OVER or FILTER is not supported`)
   const args = isNode(node.args) ? node.args : {}
   if (!isEmpty(args.orderby) || !isEmpty(args.separator)) fail(`${fn} with ORDER BY is not supported`)
   const distinct = typeof args.distinct === 'string' && args.distinct.toUpperCase() === 'DISTINCT'
   const expr = args.expr
   if (isNode(expr) && (expr.type === 'star' || (expr.type === 'number' && fn === 'COUNT' && !distinct)))
-    return fn === 'COUNT' && !distinct ? { type: 'aggregate', fn: 'count', distinct: false, arg: '*' } : fail(`${fn}(*) is not supported`)
+    return fn === 'COUNT' && !distinct
+      ? { type: 'aggregate', fn: 'count', distinct: false, arg: '*' }
+      : fail(`${fn}(*) is not supported`)
   return { type: 'aggregate', fn: fn.toLowerCase() as AggregateFunction, distinct, arg: reference(expr, fn) }
 }
 
@@ -128,7 +145,9 @@ function call(node: Node): Expression {
     const granularity = args.length === 2 ? literal(args[0]) : undefined
     const value = typeof granularity?.value === 'string' ? granularity.value.toLowerCase() : ''
     if (!(GRANULARITIES as readonly string[]).includes(value))
-      fail(`DATE_TRUNC takes a granularity (${GRANULARITIES.join(', ')}) and a time dimension, like DATE_TRUNC('month', orders.created_at)`)
+      fail(
+        `DATE_TRUNC takes a granularity (${GRANULARITIES.join(', ')}) and a time dimension, like DATE_TRUNC('month', orders.created_at)`,
+      )
     return { type: 'truncate', granularity: value as Granularity, arg: reference(args[1], 'DATE_TRUNC') }
   }
   if (name === 'DATE' && args.length === 1) {
@@ -155,21 +174,33 @@ function expression(node: unknown): Expression {
     case 'binary_expr':
       return binary(node)
     default:
-      return fail(`Unsupported SQL: ${describe(node)} (only members, MEASURE(), DATE_TRUNC(), aggregates and literals are allowed)`)
+      return fail(
+        `Unsupported SQL: ${describe(node)} (only members, MEASURE(), DATE_TRUNC(), aggregates and literals are allowed)`,
+      )
   }
 }
 
 function binary(node: Node): Expression {
   const operator = String(node.operator).toUpperCase()
   if (operator === 'AND' || operator === 'OR')
-    return { type: 'logical', operator: operator === 'AND' ? 'and' : 'or', args: [expression(node.left), expression(node.right)] }
+    return {
+      type: 'logical',
+      operator: operator === 'AND' ? 'and' : 'or',
+      args: [expression(node.left), expression(node.right)],
+    }
   if (COMPARE.has(operator)) {
     const normalized = operator === '!=' ? '<>' : (operator as '=' | '<>' | '<' | '<=' | '>' | '>=')
     return { type: 'compare', operator: normalized, left: expression(node.left), right: expression(node.right) }
   }
   if (operator === 'IN' || operator === 'NOT IN') {
-    const list = isNode(node.right) && Array.isArray(node.right.value) ? node.right.value : fail('IN takes a list of values')
-    return { type: 'in', arg: expression(node.left), list: list.map((item) => requireLiteral(item, 'IN')), negated: operator === 'NOT IN' }
+    const list =
+      isNode(node.right) && Array.isArray(node.right.value) ? node.right.value : fail('IN takes a list of values')
+    return {
+      type: 'in',
+      arg: expression(node.left),
+      list: list.map((item) => requireLiteral(item, 'IN')),
+      negated: operator === 'NOT IN',
+    }
   }
   if (operator === 'BETWEEN' || operator === 'NOT BETWEEN') {
     const bounds = isNode(node.right) && Array.isArray(node.right.value) ? node.right.value : []
@@ -185,7 +216,13 @@ function binary(node: Node): Expression {
   if (['LIKE', 'NOT LIKE', 'ILIKE', 'NOT ILIKE'].includes(operator)) {
     const pattern = requireLiteral(node.right, operator)
     if (typeof pattern.value !== 'string') fail(`${operator} takes a string pattern`)
-    return { type: 'like', arg: expression(node.left), pattern: String(pattern.value), caseInsensitive: operator.includes('ILIKE'), negated: operator.startsWith('NOT') }
+    return {
+      type: 'like',
+      arg: expression(node.left),
+      pattern: String(pattern.value),
+      caseInsensitive: operator.includes('ILIKE'),
+      negated: operator.startsWith('NOT'),
+    }
   }
   if (operator === 'IS' || operator === 'IS NOT') {
     const right = requireLiteral(node.right, operator)
@@ -200,15 +237,18 @@ function binary(node: Node): Expression {
 
 function nonNegativeInteger(node: unknown, clause: string): number {
   const value = requireLiteral(node, clause).value
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) fail(`${clause} takes a non-negative integer`)
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    fail(`${clause} takes a non-negative integer`)
   return value as number
 }
 
 function limits(node: unknown): { limit: number | undefined; offset: number | undefined } {
-  if (!isNode(node) || !Array.isArray(node.value) || node.value.length === 0) return { limit: undefined, offset: undefined }
+  if (!isNode(node) || !Array.isArray(node.value) || node.value.length === 0)
+    return { limit: undefined, offset: undefined }
   const values = node.value
   const all = (item: unknown) => isNode(item) && item.type === 'origin' && String(item.value).toLowerCase() === 'all'
-  if (node.seperator === 'offset' && values.length === 1) return { limit: undefined, offset: nonNegativeInteger(values[0], 'OFFSET') }
+  if (node.seperator === 'offset' && values.length === 1)
+    return { limit: undefined, offset: nonNegativeInteger(values[0], 'OFFSET') }
   if (node.seperator !== 'offset' && node.seperator !== '' && values.length > 1) fail('Write LIMIT n OFFSET m')
   return {
     limit: all(values[0]) ? undefined : nonNegativeInteger(values[0], 'LIMIT'),
@@ -219,18 +259,27 @@ function limits(node: unknown): { limit: number | undefined; offset: number | un
 function select(node: Node): SelectStatement {
   for (const [key, value] of Object.entries(node))
     if (!SELECT_FIELDS.has(key) && !isEmpty(value))
-      fail(key === 'with' ? 'WITH is not supported' : key === '_next' || key === 'set_op' ? 'UNION, INTERSECT and EXCEPT are not supported' : `Unsupported SQL: ${key.toUpperCase()}`)
+      fail(
+        key === 'with'
+          ? 'WITH is not supported'
+          : key === '_next' || key === 'set_op'
+            ? 'UNION, INTERSECT and EXCEPT are not supported'
+            : `Unsupported SQL: ${key.toUpperCase()}`,
+      )
   if (isNode(node.into) && !isEmpty(node.into)) fail('SELECT INTO is not supported')
   const from = Array.isArray(node.from) ? node.from : []
   if (from.length === 0) fail('FROM must name a cube, like FROM orders')
   if (from.length > 1)
-    fail('Query one cube in FROM: members of other cubes are joined automatically, e.g. SELECT customers.region, MEASURE(orders.count) FROM orders')
+    fail(
+      'Query one cube in FROM: members of other cubes are joined automatically, e.g. SELECT customers.region, MEASURE(orders.count) FROM orders',
+    )
   const source = from[0]
   if (!isNode(source) || typeof source.table !== 'string' || 'expr' in source)
     fail('FROM must name a cube: subqueries and table functions are not supported')
   const table = source as Node
   if (!isEmpty(table.db) || !isEmpty(table.schema)) fail('FROM must name a cube without a schema, like FROM orders')
-  if (!isEmpty(table.join) || !isEmpty(table.on) || !isEmpty(table.using)) fail('JOIN is not supported: members of other cubes are joined automatically')
+  if (!isEmpty(table.join) || !isEmpty(table.on) || !isEmpty(table.using))
+    fail('JOIN is not supported: members of other cubes are joined automatically')
   const columns = Array.isArray(node.columns) ? node.columns : []
   if (columns.length === 0) fail('SELECT needs at least one member')
   const orderBy = (Array.isArray(node.orderby) ? node.orderby : []).map((item): OrderItem => {
@@ -242,12 +291,20 @@ function select(node: Node): SelectStatement {
       nulls: nulls.includes('FIRST') ? 'first' : nulls.includes('LAST') ? 'last' : undefined,
     }
   })
-  const groupBy = isNode(node.groupby) && Array.isArray(node.groupby.columns) ? node.groupby.columns : Array.isArray(node.groupby) ? node.groupby : []
+  const groupBy =
+    isNode(node.groupby) && Array.isArray(node.groupby.columns)
+      ? node.groupby.columns
+      : Array.isArray(node.groupby)
+        ? node.groupby
+        : []
   return {
     from: { name: table.table as string, alias: typeof table.as === 'string' ? table.as : undefined },
     columns: columns.map((column) => {
       const entry = isNode(column) ? column : {}
-      return { expression: expression(entry.expr), alias: entry.as === null || entry.as === undefined ? undefined : identifier(entry.as) }
+      return {
+        expression: expression(entry.expr),
+        alias: entry.as === null || entry.as === undefined ? undefined : identifier(entry.as),
+      }
     }),
     where: node.where ? expression(node.where) : undefined,
     groupBy: groupBy.map(position),
@@ -293,11 +350,14 @@ export function parseQuery(sql: string): SelectStatement {
     const keyword = leadingKeyword(sql)
     if (keyword && keyword !== 'SELECT' && keyword !== 'WITH') fail(`Only SELECT is allowed, got ${keyword}`)
     const message = (error as Error).message ?? ''
-    return fail(`Cannot parse the query (one SELECT over cubes is expected): ${message.length > 300 ? `${message.slice(0, 300)}...` : message}`)
+    return fail(
+      `Cannot parse the query (one SELECT over cubes is expected): ${message.length > 300 ? `${message.slice(0, 300)}...` : message}`,
+    )
   }
   const statements = Array.isArray(ast) ? ast : [ast]
   if (statements.length !== 1) fail('Send exactly one SELECT statement')
   const statement = statements[0]
-  if (!isNode(statement) || statement.type !== 'select') fail(`Only SELECT is allowed, got ${isNode(statement) ? String(statement.type).toUpperCase() : 'nothing'}`)
+  if (!isNode(statement) || statement.type !== 'select')
+    fail(`Only SELECT is allowed, got ${isNode(statement) ? String(statement.type).toUpperCase() : 'nothing'}`)
   return select(statement as Node)
 }

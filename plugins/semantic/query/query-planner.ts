@@ -16,10 +16,20 @@ const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
 /** `YYYY-MM-DD[ HH:MM[:SS]]` (also with `T` and `Z`) as the stored `YYYY-MM-DD HH:MM:SS`. */
 export function normalizeTime(value: string): string | undefined {
-  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?(?:Z|[+-]00:?00)?$/.exec(value.trim())
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?(?:Z|[+-]00:?00)?$/.exec(
+    value.trim(),
+  )
   if (!match) return undefined
   const [, year, month, day, hour = '00', minute = '00', second = '00'] = match
-  if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > 31 || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59)
+  if (
+    Number(month) < 1 ||
+    Number(month) > 12 ||
+    Number(day) < 1 ||
+    Number(day) > 31 ||
+    Number(hour) > 23 ||
+    Number(minute) > 59 ||
+    Number(second) > 59
+  )
     return undefined
   return `${year}-${month}-${day} ${hour}:${minute}:${second}`
 }
@@ -39,8 +49,12 @@ class Planner {
   }
 
   private visibleCubes(): string[] {
-    const names = [...this.model.cubes.values()].filter((cube) => (this.view.cubes.get(cube.name)?.members.size ?? 0) > 0).map((cube) => cube.name)
-    const views = [...this.model.views.values()].filter((view) => view.public && [...view.members.values()].some((entry) => this.view.canSee(entry.member)))
+    const names = [...this.model.cubes.values()]
+      .filter((cube) => (this.view.cubes.get(cube.name)?.members.size ?? 0) > 0)
+      .map((cube) => cube.name)
+    const views = [...this.model.views.values()].filter(
+      (view) => view.public && [...view.members.values()].some((entry) => this.view.canSee(entry.member)),
+    )
     return [...names, ...views.map((view) => view.name)]
   }
 
@@ -53,34 +67,51 @@ class Planner {
       return { kind: 'view', view: this.model.views.get(match) as View }
     }
     const hint = closest(name, visible)
-    return fail(`Unknown cube ${name}.${hint.length > 0 ? ` Did you mean ${hint.join(', ')}?` : ''} Cubes you can query: ${visible.join(', ') || 'none'}`)
+    return fail(
+      `Unknown cube ${name}.${hint.length > 0 ? ` Did you mean ${hint.join(', ')}?` : ''} Cubes you can query: ${visible.join(', ') || 'none'}`,
+    )
   }
 
   private visibleMembers(source: Source): string[] {
     if (source.kind === 'view')
-      return [...source.view.members.values()].filter((entry) => this.view.canSee(entry.member)).map((entry) => `${source.view.name}.${entry.name}`)
-    return [...source.cube.dimensions.values(), ...source.cube.measures.values()].filter((member) => this.view.canSee(member)).map((member) => member.path)
+      return [...source.view.members.values()]
+        .filter((entry) => this.view.canSee(entry.member))
+        .map((entry) => `${source.view.name}.${entry.name}`)
+    return [...source.cube.dimensions.values(), ...source.cube.measures.values()]
+      .filter((member) => this.view.canSee(member))
+      .map((member) => member.path)
   }
 
   private lookup(source: Source, name: string): Member | undefined {
     if (source.kind === 'view') {
-      const entry = source.view.members.get(name) ?? [...source.view.members.values()].find((candidate) => same(candidate.name, name))
+      const entry =
+        source.view.members.get(name) ??
+        [...source.view.members.values()].find((candidate) => same(candidate.name, name))
       return entry && this.view.canSee(entry.member) ? entry.member : undefined
     }
-    const member = memberOf(source.cube, name) ?? [...source.cube.dimensions.values(), ...source.cube.measures.values()].find((candidate) => same(candidate.name, name))
+    const member =
+      memberOf(source.cube, name) ??
+      [...source.cube.dimensions.values(), ...source.cube.measures.values()].find((candidate) =>
+        same(candidate.name, name),
+      )
     return member && this.view.canSee(member) ? member : undefined
   }
 
   private member(ref: Reference): Member {
     let source = this.source
-    const fromNames = [this.statement.from.name, this.statement.from.alias].filter((name): name is string => name !== undefined)
-    if (ref.table !== undefined && !fromNames.some((name) => same(name, ref.table as string))) source = this.findSource(ref.table)
+    const fromNames = [this.statement.from.name, this.statement.from.alias].filter(
+      (name): name is string => name !== undefined,
+    )
+    if (ref.table !== undefined && !fromNames.some((name) => same(name, ref.table as string)))
+      source = this.findSource(ref.table)
     const member = this.lookup(source, ref.name)
     const written = ref.table === undefined ? ref.name : `${ref.table}.${ref.name}`
     if (!member) {
       const candidates = this.visibleMembers(source)
       const hint = closest(`${source.kind === 'cube' ? source.cube.name : source.view.name}.${ref.name}`, candidates)
-      return fail(`Unknown member ${written}.${hint.length > 0 ? ` Did you mean ${hint.join(', ')}?` : ''} Call serviceMeta to list the members you can query.`)
+      return fail(
+        `Unknown member ${written}.${hint.length > 0 ? ` Did you mean ${hint.join(', ')}?` : ''} Call serviceMeta to list the members you can query.`,
+      )
     }
     this.cubes.add(member.cube)
     return member
@@ -96,19 +127,25 @@ class Planner {
     const { value } = literal
     if (against === 'time' && typeof value === 'string') {
       const time = normalizeTime(value)
-      if (time === undefined) fail(`${clause}: ${JSON.stringify(value)} is not a date; write dates like '2024-01-31' or '2024-01-31 12:00:00'`)
+      if (time === undefined)
+        fail(
+          `${clause}: ${JSON.stringify(value)} is not a date; write dates like '2024-01-31' or '2024-01-31 12:00:00'`,
+        )
       return { kind: 'literal', value: time as string }
     }
     if (literal.date && typeof value === 'string') {
       const time = normalizeTime(value)
-      return time === undefined ? fail(`${clause}: ${JSON.stringify(value)} is not a date`) : { kind: 'literal', value: time }
+      return time === undefined
+        ? fail(`${clause}: ${JSON.stringify(value)} is not a date`)
+        : { kind: 'literal', value: time }
     }
     if (against === 'number' && typeof value === 'string') {
       const number = Number(value)
       if (value.trim() === '' || !Number.isFinite(number)) fail(`${clause}: ${JSON.stringify(value)} is not a number`)
       return { kind: 'literal', value: number }
     }
-    if (against === 'boolean' && typeof value === 'string' && /^(true|false)$/i.test(value)) return { kind: 'literal', value: value.toLowerCase() === 'true' }
+    if (against === 'boolean' && typeof value === 'string' && /^(true|false)$/i.test(value))
+      return { kind: 'literal', value: value.toLowerCase() === 'true' }
     return { kind: 'literal', value }
   }
 
@@ -144,35 +181,47 @@ class Planner {
         }
         const member = this.member(expression)
         if (member.kind === 'measure') {
-          if (clause === 'WHERE') fail(`WHERE cannot filter on the measure ${member.path}; use HAVING MEASURE(${member.path}) ...`)
+          if (clause === 'WHERE')
+            fail(`WHERE cannot filter on the measure ${member.path}; use HAVING MEASURE(${member.path}) ...`)
           if (clause === 'GROUP BY') fail(`GROUP BY takes dimensions, not the measure ${member.path}`)
           return { kind: 'measure', member }
         }
         return { kind: 'dimension', member }
       }
       case 'measure': {
-        if (clause === 'WHERE' || clause === 'GROUP BY') fail(`${clause} cannot use MEASURE(); filter measures with HAVING`)
+        if (clause === 'WHERE' || clause === 'GROUP BY')
+          fail(`${clause} cannot use MEASURE(); filter measures with HAVING`)
         const member = this.member(expression.ref)
         if (member.kind !== 'measure') fail(`MEASURE() takes a measure; ${member.path} is a dimension`)
         return { kind: 'measure', member: member as Extract<Member, { kind: 'measure' }> }
       }
       case 'truncate': {
         const member = this.member(expression.arg)
-        if (member.kind !== 'dimension' || member.type !== 'time') fail(`DATE_TRUNC takes a time dimension; ${member.path} is not one`)
-        return { kind: 'truncate', granularity: expression.granularity, member: member as Extract<Member, { kind: 'dimension' }> }
+        if (member.kind !== 'dimension' || member.type !== 'time')
+          fail(`DATE_TRUNC takes a time dimension; ${member.path} is not one`)
+        return {
+          kind: 'truncate',
+          granularity: expression.granularity,
+          member: member as Extract<Member, { kind: 'dimension' }>,
+        }
       }
       case 'aggregate':
         return this.aggregate(expression, clause)
       case 'literal':
         return this.literal(expression, undefined, clause)
       case 'position': {
-        if (expression.index > this.columns.length) fail(`${clause} position ${expression.index} is past the ${this.columns.length} selected columns`)
+        if (expression.index > this.columns.length)
+          fail(`${clause} position ${expression.index} is past the ${this.columns.length} selected columns`)
         return { kind: 'column', index: expression.index - 1 }
       }
       case 'compare': {
         const left = scalar(expression.left)
-        const right = expression.right.type === 'literal' ? this.literal(expression.right, this.typeOf(left), clause) : scalar(expression.right)
-        const resolvedLeft = expression.left.type === 'literal' ? this.literal(expression.left, this.typeOf(right), clause) : left
+        const right =
+          expression.right.type === 'literal'
+            ? this.literal(expression.right, this.typeOf(left), clause)
+            : scalar(expression.right)
+        const resolvedLeft =
+          expression.left.type === 'literal' ? this.literal(expression.left, this.typeOf(right), clause) : left
         return { kind: 'compare', operator: expression.operator, left: resolvedLeft, right }
       }
       case 'logical':
@@ -182,15 +231,32 @@ class Planner {
       case 'in': {
         const arg = scalar(expression.arg)
         if (expression.list.length === 0) fail('IN needs at least one value')
-        return { kind: 'in', arg, list: expression.list.map((item) => this.literal(item, this.typeOf(arg), clause)), negated: expression.negated }
+        return {
+          kind: 'in',
+          arg,
+          list: expression.list.map((item) => this.literal(item, this.typeOf(arg), clause)),
+          negated: expression.negated,
+        }
       }
       case 'between': {
         const arg = scalar(expression.arg)
         const type = this.typeOf(arg)
-        return { kind: 'between', arg, low: this.literal(expression.low, type, clause), high: this.literal(expression.high, type, clause), negated: expression.negated }
+        return {
+          kind: 'between',
+          arg,
+          low: this.literal(expression.low, type, clause),
+          high: this.literal(expression.high, type, clause),
+          negated: expression.negated,
+        }
       }
       case 'like':
-        return { kind: 'like', arg: scalar(expression.arg), pattern: expression.pattern, caseInsensitive: expression.caseInsensitive, negated: expression.negated }
+        return {
+          kind: 'like',
+          arg: scalar(expression.arg),
+          pattern: expression.pattern,
+          caseInsensitive: expression.caseInsensitive,
+          negated: expression.negated,
+        }
       case 'isNull':
         return { kind: 'isNull', arg: scalar(expression.arg), negated: expression.negated }
     }
@@ -202,11 +268,14 @@ class Planner {
     if (expression.arg === '*') return { kind: 'aggregate', fn: 'count', distinct: false, member: null }
     const member = this.member(expression.arg)
     if (member.kind === 'measure') {
-      const matching = member.type === expression.fn || (member.type === 'count_distinct' && expression.fn === 'count' && expression.distinct)
+      const matching =
+        member.type === expression.fn ||
+        (member.type === 'count_distinct' && expression.fn === 'count' && expression.distinct)
       if (!matching) fail(`${name}: ${member.path} is a ${member.type} measure; select it as MEASURE(${member.path})`)
       return { kind: 'measure', member }
     }
-    if ((expression.fn === 'sum' || expression.fn === 'avg') && member.type !== 'number') fail(`${name}: ${member.path} is not a number`)
+    if ((expression.fn === 'sum' || expression.fn === 'avg') && member.type !== 'number')
+      fail(`${name}: ${member.path} is not a number`)
     return { kind: 'aggregate', fn: expression.fn, distinct: expression.distinct, member }
   }
 
@@ -234,7 +303,12 @@ class Planner {
         fail('SELECT takes members, MEASURE(cube.measure), DATE_TRUNC(...) and COUNT/MIN/MAX/SUM/AVG of dimensions')
       const expression = this.resolve(item.expression, 'SELECT')
       const aggregated = expression.kind === 'measure' || expression.kind === 'aggregate'
-      this.columns.push({ name: item.alias ?? this.columnName(item.expression, expression), type: this.typeOf(expression) ?? 'string', expression, aggregated })
+      this.columns.push({
+        name: item.alias ?? this.columnName(item.expression, expression),
+        type: this.typeOf(expression) ?? 'string',
+        expression,
+        aggregated,
+      })
     }
     const grouping = new Map<string, Resolved>()
     for (const column of this.columns) if (!column.aggregated) grouping.set(keyOf(column.expression), column.expression)
@@ -245,12 +319,19 @@ class Planner {
         if (column.aggregated) fail(`GROUP BY cannot use the aggregated column ${column.name}`)
         expression = column.expression
       }
-      if (expression.kind !== 'dimension' && expression.kind !== 'truncate') fail('GROUP BY takes dimensions, DATE_TRUNC(...), aliases or positions')
+      if (expression.kind !== 'dimension' && expression.kind !== 'truncate')
+        fail('GROUP BY takes dimensions, DATE_TRUNC(...), aliases or positions')
       grouping.set(keyOf(expression), expression)
     }
     const grouped = (expression: Resolved): boolean => {
       if (expression.kind === 'dimension' || expression.kind === 'truncate') return grouping.has(keyOf(expression))
-      if (expression.kind === 'measure' || expression.kind === 'aggregate' || expression.kind === 'literal' || expression.kind === 'column') return true
+      if (
+        expression.kind === 'measure' ||
+        expression.kind === 'aggregate' ||
+        expression.kind === 'literal' ||
+        expression.kind === 'column'
+      )
+        return true
       return childrenOf(expression).every(grouped)
     }
     const where = statement.where ? this.resolve(statement.where, 'WHERE') : undefined
@@ -260,12 +341,23 @@ class Planner {
       let expression = this.resolve(item.expression, 'ORDER BY')
       const index = this.columns.findIndex((column) => keyOf(column.expression) === keyOf(expression))
       if (index >= 0) expression = { kind: 'column', index }
-      if (!grouped(expression)) fail('ORDER BY can use selected columns, measures, aggregates and the dimensions the query groups by')
+      if (!grouped(expression))
+        fail('ORDER BY can use selected columns, measures, aggregates and the dimensions the query groups by')
       return { expression, descending: item.descending, nulls: item.nulls }
     })
     const fromCube = this.source.kind === 'cube' ? this.source.cube.name : this.source.view.root
     this.cubes.add(fromCube)
-    return { fromCube, columns: this.columns, where, grouping: [...grouping.values()], having, orderBy, limit: statement.limit, offset: statement.offset, cubes: this.cubes }
+    return {
+      fromCube,
+      columns: this.columns,
+      where,
+      grouping: [...grouping.values()],
+      having,
+      orderBy,
+      limit: statement.limit,
+      offset: statement.offset,
+      cubes: this.cubes,
+    }
   }
 }
 

@@ -32,5 +32,7 @@ export function duckdb(): DuckdbModule {
       reason = (error as Error).message.split('\n')[0]
     }
   }
-  throw new Error(`DuckDB could not be loaded (${reason}). DuckDB sources run when the service runs from source (npm ci, then npm start or npm run cli)`)
+  throw new Error(
+    `DuckDB could not be loaded (${reason}). DuckDB sources run when the service runs from source (npm ci, then npm start or npm run cli)`,
+  )
 }

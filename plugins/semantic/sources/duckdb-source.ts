@@ -24,7 +24,9 @@ export function createDuckdbSource(config: DataSourceConfig, deploymentId?: numb
     })().catch((error: unknown) => {
       // Retried at the next query (the file may appear, or its writer may let go of it).
       instance = undefined
-      throw error instanceof DataSourceUnavailableError ? error : new DataSourceUnavailableError(deploymentId, redact((error as Error).message))
+      throw error instanceof DataSourceUnavailableError
+        ? error
+        : new DataSourceUnavailableError(deploymentId, redact((error as Error).message))
     })
     return instance
   }
@@ -60,7 +62,10 @@ export function createDuckdbSource(config: DataSourceConfig, deploymentId?: numb
       connection.interrupt()
     }, config.queryTimeoutMs)
     try {
-      const reader = await connection.runAndReadAll(sql, params.length > 0 ? params.map((value) => value ?? null) : undefined)
+      const reader = await connection.runAndReadAll(
+        sql,
+        params.length > 0 ? params.map((value) => value ?? null) : undefined,
+      )
       // JSON-ready values: decimals and big integers as text, timestamps as `YYYY-MM-DD HH:MM:SS`.
       return reader.getRowsJson() as unknown[][]
     } catch (error) {

@@ -30,7 +30,11 @@ async function postgresTables(url: string, schema: string | undefined): Promise<
        WHERE c.table_schema = $1 ORDER BY c.table_name, c.ordinal_position`,
       [name],
     )) as Row[]
-    for (const column of columns) group(tables, String(column.table_name)).columns.push({ name: String(column.column_name), type: String(column.data_type) })
+    for (const column of columns)
+      group(tables, String(column.table_name)).columns.push({
+        name: String(column.column_name),
+        type: String(column.data_type),
+      })
     const keys = (await client.unsafe(
       `SELECT con.contype AS kind, cl.relname AS table_name, a.attname AS column_name, rcl.relname AS ref_table, ra.attname AS ref_column
        FROM pg_constraint con
@@ -47,7 +51,12 @@ async function postgresTables(url: string, schema: string | undefined): Promise<
       const table = tables.get(String(key.table_name))
       if (!table) continue
       if (key.kind === 'p') table.primaryKey.push(String(key.column_name))
-      else table.foreignKeys.push({ column: String(key.column_name), table: String(key.ref_table), column2: String(key.ref_column) })
+      else
+        table.foreignKeys.push({
+          column: String(key.column_name),
+          table: String(key.ref_table),
+          column2: String(key.ref_column),
+        })
     }
     return [...tables.values()]
   } finally {
@@ -66,7 +75,11 @@ async function mysqlTables(url: string, schema: string | undefined): Promise<Tab
       'SELECT TABLE_NAME AS table_name, COLUMN_NAME AS column_name, COLUMN_TYPE AS data_type FROM information_schema.columns WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, ORDINAL_POSITION',
       [name],
     )) as Row[]
-    for (const column of columns) group(tables, String(column.table_name)).columns.push({ name: String(column.column_name), type: String(column.data_type) })
+    for (const column of columns)
+      group(tables, String(column.table_name)).columns.push({
+        name: String(column.column_name),
+        type: String(column.data_type),
+      })
     const keys = (await client.unsafe(
       'SELECT TABLE_NAME AS table_name, COLUMN_NAME AS column_name, CONSTRAINT_NAME AS constraint_name, REFERENCED_TABLE_NAME AS ref_table, REFERENCED_COLUMN_NAME AS ref_column FROM information_schema.key_column_usage WHERE TABLE_SCHEMA = ?',
       [name],
@@ -75,7 +88,12 @@ async function mysqlTables(url: string, schema: string | undefined): Promise<Tab
       const table = tables.get(String(key.table_name))
       if (!table) continue
       if (key.constraint_name === 'PRIMARY') table.primaryKey.push(String(key.column_name))
-      else if (key.ref_table) table.foreignKeys.push({ column: String(key.column_name), table: String(key.ref_table), column2: String(key.ref_column) })
+      else if (key.ref_table)
+        table.foreignKeys.push({
+          column: String(key.column_name),
+          table: String(key.ref_table),
+          column2: String(key.ref_column),
+        })
     }
     return [...tables.values()]
   } finally {
@@ -87,10 +105,20 @@ async function mysqlTables(url: string, schema: string | undefined): Promise<Tab
 function sqliteTables(path: string): TableInfo[] {
   const database = new Database(path, { readonly: true })
   try {
-    const names = database.query("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name").values() as string[][]
+    const names = database
+      .query(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .values() as string[][]
     return names.map(([name]) => {
-      const columns = database.query('SELECT name, type, pk FROM pragma_table_info(?) ORDER BY cid').all(name) as Array<{ name: string; type: string; pk: number }>
-      const keys = database.query('SELECT "from", "table", "to" FROM pragma_foreign_key_list(?)').all(name) as Array<{ from: string; table: string; to: string | null }>
+      const columns = database
+        .query('SELECT name, type, pk FROM pragma_table_info(?) ORDER BY cid')
+        .all(name) as Array<{ name: string; type: string; pk: number }>
+      const keys = database.query('SELECT "from", "table", "to" FROM pragma_foreign_key_list(?)').all(name) as Array<{
+        from: string
+        table: string
+        to: string | null
+      }>
       return {
         name,
         columns: columns.map((column) => ({ name: column.name, type: column.type })),
@@ -111,17 +139,27 @@ async function duckdbTables(path: string, schema: string | undefined): Promise<T
   try {
     const name = schema ?? 'main'
     const tables = new Map<string, TableInfo>()
-    const columns = (await connection.runAndReadAll('SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $1 ORDER BY table_name, ordinal_position', [name])).getRowsJson() as string[][]
+    const columns = (
+      await connection.runAndReadAll(
+        'SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $1 ORDER BY table_name, ordinal_position',
+        [name],
+      )
+    ).getRowsJson() as string[][]
     for (const [table, column, type] of columns) group(tables, table).columns.push({ name: column, type })
-    const constraints = (await connection.runAndReadAll(
-      "SELECT table_name, constraint_type, constraint_column_names, referenced_table, referenced_column_names FROM duckdb_constraints() WHERE schema_name = $1 AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')",
-      [name],
-    )).getRowsJson() as Array<[string, string, string[], string | null, string[] | null]>
+    const constraints = (
+      await connection.runAndReadAll(
+        "SELECT table_name, constraint_type, constraint_column_names, referenced_table, referenced_column_names FROM duckdb_constraints() WHERE schema_name = $1 AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')",
+        [name],
+      )
+    ).getRowsJson() as Array<[string, string, string[], string | null, string[] | null]>
     for (const [tableName, kind, columnNames, referenced, referencedColumns] of constraints) {
       const table = tables.get(tableName)
       if (!table) continue
       if (kind === 'PRIMARY KEY') table.primaryKey.push(...columnNames)
-      else if (referenced) columnNames.forEach((column, index) => table.foreignKeys.push({ column, table: referenced, column2: referencedColumns?.[index] ?? 'id' }))
+      else if (referenced)
+        columnNames.forEach((column, index) =>
+          table.foreignKeys.push({ column, table: referenced, column2: referencedColumns?.[index] ?? 'id' }),
+        )
     }
     return [...tables.values()]
   } finally {
@@ -133,7 +171,8 @@ async function duckdbTables(path: string, schema: string | undefined): Promise<T
 /** The tables of a database given as a `postgres://` / `mysql://` URL, a `.duckdb` file or a SQLite file. */
 export async function introspect(from: string, schema?: string): Promise<TableInfo[]> {
   try {
-    if (/^postgres(ql)?:\/\//i.test(from)) return await postgresTables(from.replace(/^postgresql:/i, 'postgres:'), schema)
+    if (/^postgres(ql)?:\/\//i.test(from))
+      return await postgresTables(from.replace(/^postgresql:/i, 'postgres:'), schema)
     if (/^(mysql|mariadb):\/\//i.test(from)) return await mysqlTables(from.replace(/^mariadb:/i, 'mysql:'), schema)
     if (/\.duckdb$/i.test(from)) return await duckdbTables(from, schema)
     return sqliteTables(from)

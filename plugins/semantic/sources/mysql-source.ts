@@ -11,7 +11,10 @@ type Session = Awaited<ReturnType<Bun.SQL['reserve']>>
  * division with 30 digits, so `1.0 * a / b` rounds like the other sources.
  */
 export function createMysqlSource(config: DataSourceConfig, deploymentId?: number): DataSource {
-  const client = new Bun.SQL(config.url as string, { max: config.maxConnections, connectionTimeout: 5, idleTimeout: 60 } as Bun.SQL.Options)
+  const client = new Bun.SQL(
+    config.url as string,
+    { max: config.maxConnections, connectionTimeout: 5, idleTimeout: 60 } as Bun.SQL.Options,
+  )
   const idle: Session[] = []
   const waiting: Array<(session: Session) => void> = []
   let open = 0
@@ -19,7 +22,9 @@ export function createMysqlSource(config: DataSourceConfig, deploymentId?: numbe
 
   const setUp = async (session: Session) => {
     const [[version]] = (await session.unsafe('SELECT VERSION()').values()) as string[][]
-    const limit = /mariadb/i.test(version) ? `max_statement_time = ${config.queryTimeoutMs / 1000}` : `max_execution_time = ${config.queryTimeoutMs}`
+    const limit = /mariadb/i.test(version)
+      ? `max_statement_time = ${config.queryTimeoutMs / 1000}`
+      : `max_execution_time = ${config.queryTimeoutMs}`
     await session.unsafe(`SET SESSION ${limit}, time_zone = '+00:00', div_precision_increment = 30`)
     await session.unsafe('SET SESSION TRANSACTION READ ONLY')
     if (config.schema) await session.unsafe(`USE ${mysqlDialect.quoteIdentifier(config.schema)}`)
@@ -68,11 +73,17 @@ export function createMysqlSource(config: DataSourceConfig, deploymentId?: numbe
     }
     let broken = false
     try {
-      return (await withDeadline(session.unsafe(sql, params).values() as Promise<unknown[][]>, config.queryTimeoutMs, () => (broken = true))) as unknown[][]
+      return (await withDeadline(
+        session.unsafe(sql, params).values() as Promise<unknown[][]>,
+        config.queryTimeoutMs,
+        () => (broken = true),
+      )) as unknown[][]
     } catch (error) {
       const classified = classifyServerError(error, deploymentId, config.queryTimeoutMs)
       // Only an error the server answered leaves the connection usable.
-      broken ||= (error as { code?: string }).code !== 'ERR_MYSQL_SERVER_ERROR' || classified.name === 'DataSourceUnavailableError'
+      broken ||=
+        (error as { code?: string }).code !== 'ERR_MYSQL_SERVER_ERROR' ||
+        classified.name === 'DataSourceUnavailableError'
       throw classified
     } finally {
       release(session, broken)

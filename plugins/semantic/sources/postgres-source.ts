@@ -15,16 +15,23 @@ export function createPostgresSource(config: DataSourceConfig, deploymentId?: nu
     application_name: 'analytics-chat-service',
   }
   if (config.schema) connection.search_path = config.schema
-  const client = new Bun.SQL(config.url as string, {
-    max: config.maxConnections,
-    // Fail fast while the database is down: the caller hears 503 instead of waiting on a connection.
-    connectionTimeout: 5,
-    idleTimeout: 60,
-    connection,
-  } as Bun.SQL.Options)
+  const client = new Bun.SQL(
+    config.url as string,
+    {
+      max: config.maxConnections,
+      // Fail fast while the database is down: the caller hears 503 instead of waiting on a connection.
+      connectionTimeout: 5,
+      idleTimeout: 60,
+      connection,
+    } as Bun.SQL.Options,
+  )
   const run = async (sql: string, params: unknown[]) => {
     try {
-      return await withDeadline(client.unsafe(sql, params).values() as Promise<unknown[][]>, config.queryTimeoutMs, () => {})
+      return await withDeadline(
+        client.unsafe(sql, params).values() as Promise<unknown[][]>,
+        config.queryTimeoutMs,
+        () => {},
+      )
     } catch (error) {
       throw classifyServerError(error, deploymentId, config.queryTimeoutMs)
     }

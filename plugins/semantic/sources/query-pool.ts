@@ -11,7 +11,8 @@ export interface WorkerRequest {
   maxRows: number
 }
 
-export type WorkerReply = { id: number; ok: true; rows: unknown[][]; totalRows: number } | { id: number; ok: false; error: string }
+export type WorkerReply =
+  { id: number; ok: true; rows: unknown[][]; totalRows: number } | { id: number; ok: false; error: string }
 
 export interface QueryOutput {
   rows: unknown[][]
@@ -38,7 +39,9 @@ export { QueryExecutionError }
 // worker as a second entry point) every module shares the binary's URL, and the worker is found by its path from
 // the entry points' common root, the project folder.
 const COMPILED = /\$bunfs|~BUN/.test(import.meta.url)
-const WORKER_URL: string | URL = COMPILED ? './plugins/semantic/sources/query-worker.ts' : new URL('./query-worker.ts', import.meta.url)
+const WORKER_URL: string | URL = COMPILED
+  ? './plugins/semantic/sources/query-worker.ts'
+  : new URL('./query-worker.ts', import.meta.url)
 
 /**
  * A few workers that run queries, each with a time limit: a worker whose query runs too long is terminated and
@@ -50,9 +53,7 @@ export class QueryPool {
   private nextId = 1
   private closed = false
 
-  constructor(
-    private readonly options: { size: number; timeoutMs: number },
-  ) {
+  constructor(private readonly options: { size: number; timeoutMs: number }) {
     this.slots = Array.from({ length: Math.max(1, options.size) }, () => ({ worker: undefined, job: undefined }))
   }
 
@@ -60,7 +61,8 @@ export class QueryPool {
   run(request: Omit<WorkerRequest, 'id'>, timeoutMs = this.options.timeoutMs): Promise<QueryOutput> {
     if (this.closed) return Promise.reject(new QueryExecutionError('The query engine is shutting down'))
     // A bounded queue: past it, callers hear "later" at once instead of waiting behind minutes of queries.
-    if (this.queue.length >= MAX_QUEUED) return Promise.reject(new RateLimitedError('Too many queries are waiting; try again shortly'))
+    if (this.queue.length >= MAX_QUEUED)
+      return Promise.reject(new RateLimitedError('Too many queries are waiting; try again shortly'))
     return new Promise<QueryOutput>((resolve, reject) => {
       this.queue.push({ request, timeoutMs, resolve, reject })
       this.dispatch()

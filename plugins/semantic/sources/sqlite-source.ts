@@ -9,7 +9,12 @@ import type { QueryPool } from './query-pool'
  * checked read-only), and a query past its limit is stopped by terminating its worker (bun:sqlite has no
  * statement timeout or interrupt).
  */
-export function createSqliteSource(options: { path: string; pool: QueryPool; queryTimeoutMs: number; deploymentId?: number }): DataSource {
+export function createSqliteSource(options: {
+  path: string
+  pool: QueryPool
+  queryTimeoutMs: number
+  deploymentId?: number
+}): DataSource {
   const { path, pool } = options
   const ensure = () => {
     // A missing file is an unreachable source, not an empty database: opening it read-only would fail anyway.
@@ -23,7 +28,10 @@ export function createSqliteSource(options: { path: string; pool: QueryPool; que
     },
     async query(sql, params, maxRows) {
       ensure()
-      return pool.run({ path, sql, params: params.map((value) => (typeof value === 'boolean' ? Number(value) : value)), maxRows }, options.queryTimeoutMs)
+      return pool.run(
+        { path, sql, params: params.map((value) => (typeof value === 'boolean' ? Number(value) : value)), maxRows },
+        options.queryTimeoutMs,
+      )
     },
     async health() {
       return existsSync(path) ? { ok: true } : { ok: false, error: 'database file not found' }

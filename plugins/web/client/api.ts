@@ -21,7 +21,11 @@ export async function pageFetch(input: string, init?: RequestInit): Promise<Resp
 }
 
 /** A request to this service with the page's embed token; a non-2xx answer throws `PlatformApiError`. */
-export async function request(path: string, token: string | undefined, init: { method?: string; body?: unknown } = {}): Promise<Response> {
+export async function request(
+  path: string,
+  token: string | undefined,
+  init: { method?: string; body?: unknown } = {},
+): Promise<Response> {
   const headers: Record<string, string> = {}
   if (token) headers.authorization = `Embed-Token ${token}`
   if (init.body !== undefined) headers['content-type'] = 'application/json'
@@ -37,7 +41,11 @@ export async function request(path: string, token: string | undefined, init: { m
   return response
 }
 
-export async function requestJson<T>(path: string, token: string | undefined, init: { method?: string; body?: unknown } = {}): Promise<T> {
+export async function requestJson<T>(
+  path: string,
+  token: string | undefined,
+  init: { method?: string; body?: unknown } = {},
+): Promise<T> {
   return (await (await request(path, token, init)).json()) as T
 }
 
@@ -57,7 +65,8 @@ async function failure(response: Response): Promise<PlatformApiError> {
   const requestId = response.headers.get('x-request-id') ?? undefined
   try {
     const body = (await response.json()) as { error?: unknown; code?: unknown }
-    if (typeof body.error === 'string') return new PageApiError(response.status, String(body.code ?? 'UNKNOWN'), body.error, requestId)
+    if (typeof body.error === 'string')
+      return new PageApiError(response.status, String(body.code ?? 'UNKNOWN'), body.error, requestId)
   } catch {
     // Not the service's JSON error body (a proxy's page, say).
   }
@@ -103,14 +112,23 @@ export function sessionProblem(error: unknown): Problem | undefined {
           detail: `Embedded views open with a one-time link that works once, within five minutes. This one has expired or was already used. ${RELOAD_HOST}`,
         }
       case 'EMBED_SESSION_REVOKED':
-        return { code: error.code, title: 'Access was revoked', detail: `The app that embeds this view ended this session. ${RELOAD_HOST}` }
+        return {
+          code: error.code,
+          title: 'Access was revoked',
+          detail: `The app that embeds this view ended this session. ${RELOAD_HOST}`,
+        }
       case 'EMBED_TOKEN_EXPIRED':
         return { code: error.code, title: 'Your session has expired', detail: RELOAD_HOST }
       default:
         return { code: error.code, title: 'Your session is no longer valid', detail: RELOAD_HOST }
     }
   }
-  if (error instanceof NetworkError) return { code: 'NETWORK', title: 'The service cannot be reached', detail: 'Check your connection, then reload the page.' }
+  if (error instanceof NetworkError)
+    return {
+      code: 'NETWORK',
+      title: 'The service cannot be reached',
+      detail: 'Check your connection, then reload the page.',
+    }
   return undefined
 }
 

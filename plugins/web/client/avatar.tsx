@@ -5,7 +5,15 @@ import { initials } from './format'
  * The user's avatar (spec 2.7): `picture` loaded by the browser, shown only once it has loaded, so a broken URL
  * never shows a broken-image icon; until then, and for good when it fails, the initials of `displayName`.
  */
-export function Avatar({ displayName, picture, size = 'medium' }: { displayName: string | null; picture: string | null; size?: 'small' | 'medium' }) {
+export function Avatar({
+  displayName,
+  picture,
+  size = 'medium',
+}: {
+  displayName: string | null
+  picture: string | null
+  size?: 'small' | 'medium'
+}) {
   // The outcome belongs to the picture it was for: a new picture starts loading again, with no effect to reset it.
   const [outcome, setOutcome] = useState<{ picture: string; status: 'loaded' | 'failed' }>()
   const status = !picture ? 'failed' : outcome?.picture === picture ? outcome.status : 'loading'

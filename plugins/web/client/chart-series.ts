@@ -19,7 +19,9 @@ export interface Series {
 export function seriesOf(result: SqlResult & { titles?: string[] }, kind?: ChartKind): Series | undefined {
   const valueIndex = result.schema.findIndex((column) => isNumericType(column.column_type))
   if (valueIndex < 0 || result.data.length === 0) return undefined
-  const labelIndex = result.schema.findIndex((column, index) => index !== valueIndex && !isNumericType(column.column_type))
+  const labelIndex = result.schema.findIndex(
+    (column, index) => index !== valueIndex && !isNumericType(column.column_type),
+  )
   const rawLabels = result.data.map((row, index) => (labelIndex >= 0 ? row[labelIndex] : String(index + 1)))
   const isTime = labelIndex >= 0 && result.schema[labelIndex].column_type === 'time'
   return {

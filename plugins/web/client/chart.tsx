@@ -5,7 +5,8 @@ import type { ChartKind, Series } from './chart-series'
 import { formatCompact, formatNumber } from './format'
 
 const css = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim()
-const truncate = (text: string, length: number) => (text.length > length ? `${text.slice(0, Math.max(1, length - 1))}…` : text)
+const truncate = (text: string, length: number) =>
+  text.length > length ? `${text.slice(0, Math.max(1, length - 1))}…` : text
 
 /** Evenly spaced label positions, about 80 pixels apart (bars: every bar when they fit), always the first. */
 function labelSplits(count: number, plotWidth: number, kind: ChartKind): number[] {
@@ -70,12 +71,23 @@ function options(series: Series, width: number, height: number): uPlot.Options {
         grid: { show: false },
         ticks: { stroke: line },
         splits: () => labelSplits(count, plotWidth, series.kind),
-        values: (_plot, splits) => splits.map((index) => truncate(series.labels[index] ?? '', series.kind === 'bar' ? maxLabel : 12)),
+        values: (_plot, splits) =>
+          splits.map((index) => truncate(series.labels[index] ?? '', series.kind === 'bar' ? maxLabel : 12)),
       },
-      { stroke: muted, font, size: 56, grid: { stroke: line, width: 1 }, ticks: { show: false }, values: (_plot, splits) => splits.map(formatCompact) },
+      {
+        stroke: muted,
+        font,
+        size: 56,
+        grid: { stroke: line, width: 1 },
+        ticks: { show: false },
+        values: (_plot, splits) => splits.map(formatCompact),
+      },
     ],
     series: [
-      { label: series.labelName, value: (_plot, index) => (index === null ? '–' : series.labels[Math.round(index)] ?? '–') },
+      {
+        label: series.labelName,
+        value: (_plot, index) => (index === null ? '–' : (series.labels[Math.round(index)] ?? '–')),
+      },
       {
         label: series.valueName,
         stroke: accent,
@@ -94,7 +106,10 @@ function options(series: Series, width: number, height: number): uPlot.Options {
 function describe(series: Series, title: string): string {
   const top = series.values.reduce((best, value, index) => (value > series.values[best] ? index : best), 0)
   const kind = series.kind === 'bar' ? 'Bar chart' : 'Line chart'
-  const span = series.kind === 'line' ? `from ${series.labels[0]} to ${series.labels[series.labels.length - 1]}` : `${series.values.length} bars`
+  const span =
+    series.kind === 'line'
+      ? `from ${series.labels[0]} to ${series.labels[series.labels.length - 1]}`
+      : `${series.values.length} bars`
   return `${kind}: ${title} (${series.valueName} by ${series.labelName}), ${span}; highest ${series.labels[top]} at ${formatCompact(series.values[top])}.`
 }
 
@@ -112,7 +127,11 @@ export function Chart({ series, title, height = 240 }: { series: Series; title: 
     const element = holder.current
     if (!element) return
     const widthOf = () => Math.max(200, Math.floor(element.clientWidth))
-    let plot = new uPlot(options(series, widthOf(), height), [series.values.map((_, index) => index), series.values], element)
+    let plot = new uPlot(
+      options(series, widthOf(), height),
+      [series.values.map((_, index) => index), series.values],
+      element,
+    )
     let frame = 0
     const resize = new ResizeObserver(() => {
       cancelAnimationFrame(frame)
@@ -123,7 +142,11 @@ export function Chart({ series, title, height = 240 }: { series: Series; title: 
     const scheme = window.matchMedia('(prefers-color-scheme: dark)')
     const redraw = () => {
       plot.destroy()
-      plot = new uPlot(options(series, widthOf(), height), [series.values.map((_, index) => index), series.values], element)
+      plot = new uPlot(
+        options(series, widthOf(), height),
+        [series.values.map((_, index) => index), series.values],
+        element,
+      )
     }
     scheme.addEventListener('change', redraw)
     return () => {

@@ -13,7 +13,9 @@ function NoData() {
 /** The first row's numbers, large and short (`59.8M`), the exact value on hover and for screen readers. */
 export function NumberWidget({ result }: { result: TitledResult }) {
   const row = result.data[0]
-  const columns = result.schema.map((column, index) => ({ column, index })).filter(({ column }) => isNumericType(column.column_type))
+  const columns = result.schema
+    .map((column, index) => ({ column, index }))
+    .filter(({ column }) => isNumericType(column.column_type))
   if (!row || columns.length === 0) return <NoData />
   return (
     <div class="kpi">
@@ -66,7 +68,9 @@ export function DataTable({ result, caption, maxRows }: { result: TitledResult; 
           {rows.map((row) => (
             <tr>
               {row.map((value, index) => (
-                <td class={numeric[index] ? 'align-right' : undefined}>{formatCell(value, result.schema[index]?.column_type ?? 'string')}</td>
+                <td class={numeric[index] ? 'align-right' : undefined}>
+                  {formatCell(value, result.schema[index]?.column_type ?? 'string')}
+                </td>
               ))}
             </tr>
           ))}

@@ -92,7 +92,10 @@ export class ChatController {
       if (saved.inFlight) {
         const index = this.history.findIndex((message) => message.id === saved.inFlight)
         if (index >= 0) this.history = this.history.slice(0, index)
-        await this.follow(new ChatRun(this.transport, this.target({ chatId: this.chatId, messageId: saved.inFlight })), saved.inFlight)
+        await this.follow(
+          new ChatRun(this.transport, this.target({ chatId: this.chatId, messageId: saved.inFlight })),
+          saved.inFlight,
+        )
       }
     } catch (error) {
       this.fail(error)
@@ -114,7 +117,11 @@ export class ChatController {
     this.stopping = true
     this.emit()
     try {
-      await abortChat(this.transport, { accountName: this.options.accountName, agentId: this.options.agentId, chatId: this.chatId })
+      await abortChat(this.transport, {
+        accountName: this.options.accountName,
+        agentId: this.options.agentId,
+        chatId: this.chatId,
+      })
     } catch (error) {
       this.stopping = false
       this.fail(error)
@@ -142,7 +149,12 @@ export class ChatController {
         if ('error' in line) {
           finished = true
           const stopped = this.stopping && line.error === ABORTED
-          this.view.notices.push({ id: ++this.notices, afterSort: this.lastSort(run), text: stopped ? 'Stopped.' : line.error, kind: stopped ? 'stopped' : 'error' })
+          this.view.notices.push({
+            id: ++this.notices,
+            afterSort: this.lastSort(run),
+            text: stopped ? 'Stopped.' : line.error,
+            kind: stopped ? 'stopped' : 'error',
+          })
         } else if (line.id === '__state__') {
           finished = gotState = true
           this.history = run.messages
@@ -156,7 +168,9 @@ export class ChatController {
         // `__state__` put the whole thread in `history`. Otherwise the partial turn stays visible beside its error
         // line, and what was still being written was cut short (the server stores it so, marked interrupted).
         if (!gotState)
-          this.history = this.merge(run).map((message) => (message.isInProcess ? { ...message, isInProcess: false, interrupted: true } : message))
+          this.history = this.merge(run).map((message) =>
+            message.isInProcess ? { ...message, isInProcess: false, interrupted: true } : message,
+          )
         this.run = undefined
         this.stopping = false
       }

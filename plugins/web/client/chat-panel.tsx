@@ -10,7 +10,15 @@ import type { EmbedSession, ReadySession } from './embed-session'
  * The chat: the thread as a live log (deltas as they arrive, tool calls with their SQL and results, the final
  * answer, error lines), and a composer with Send and Stop. Enter sends, Shift+Enter starts a new line.
  */
-export function ChatPanel({ session, ready, surface }: { session: EmbedSession; ready: ReadySession; surface: 'chat' | 'dashboard' }) {
+export function ChatPanel({
+  session,
+  ready,
+  surface,
+}: {
+  session: EmbedSession
+  ready: ReadySession
+  surface: 'chat' | 'dashboard'
+}) {
   const { context, token } = ready
   const agent = context.agent
   const controller = useMemo(
@@ -85,9 +93,23 @@ export function ChatPanel({ session, ready, surface }: { session: EmbedSession; 
       const known = queriesOf(turn.steps)
         .map((query) => view.toolMs[query.id])
         .filter((ms) => ms !== undefined)
-      items.push(<StepsSummary key={`steps-${first?.id}`} steps={turn.steps} elapsedMs={known.length ? known.reduce((sum, ms) => sum + ms, 0) : undefined} />)
+      items.push(
+        <StepsSummary
+          key={`steps-${first?.id}`}
+          steps={turn.steps}
+          elapsedMs={known.length ? known.reduce((sum, ms) => sum + ms, 0) : undefined}
+        />,
+      )
     }
-    if (turn.answer) items.push(<AnswerItem key={turn.answer.id} answer={turn.answer} steps={turn.steps} isLatest={turn.answer === latestAnswer} />)
+    if (turn.answer)
+      items.push(
+        <AnswerItem
+          key={turn.answer.id}
+          answer={turn.answer}
+          steps={turn.steps}
+          isLatest={turn.answer === latestAnswer}
+        />,
+      )
   }
   for (const rest of notices) items.push(notice(rest))
   const answering = view.streaming && !view.restoring
@@ -110,7 +132,8 @@ export function ChatPanel({ session, ready, surface }: { session: EmbedSession; 
           if (atBottom) {
             following.current = true
             setUnseen(false)
-          } else if (element.scrollTop < lastTop.current - 2 && element.scrollHeight >= lastHeight.current) following.current = false
+          } else if (element.scrollTop < lastTop.current - 2 && element.scrollHeight >= lastHeight.current)
+            following.current = false
           // (A move up while the content shrank is the browser clamping the position, as when a chart replaces a
           // long table: not the reader.)
           lastTop.current = element.scrollTop
@@ -120,7 +143,8 @@ export function ChatPanel({ session, ready, surface }: { session: EmbedSession; 
         {items.length === 0 && !view.restoring && (
           <div class="chat-intro">
             <p>
-              Ask {agent.name} a question about the data in {context.deployment.name}. Answers show the queries they ran.
+              Ask {agent.name} a question about the data in {context.deployment.name}. Answers show the queries they
+              ran.
             </p>
             {context.starterQuestions.length > 0 && (
               <ul class="starters" aria-label="Suggested questions">
@@ -184,7 +208,11 @@ export function ChatPanel({ session, ready, surface }: { session: EmbedSession; 
               Stop
             </button>
           )}
-          <button type="submit" class="button-primary" disabled={view.streaming || view.restoring || input.trim() === ''}>
+          <button
+            type="submit"
+            class="button-primary"
+            disabled={view.streaming || view.restoring || input.trim() === ''}
+          >
             Send
           </button>
         </div>
@@ -195,7 +223,11 @@ export function ChatPanel({ session, ready, surface }: { session: EmbedSession; 
 
 function notice(entry: ChatNotice) {
   return (
-    <li class={`msg msg-notice msg-${entry.kind}`} key={`notice-${entry.id}`} role={entry.kind === 'error' ? 'alert' : undefined}>
+    <li
+      class={`msg msg-notice msg-${entry.kind}`}
+      key={`notice-${entry.id}`}
+      role={entry.kind === 'error' ? 'alert' : undefined}
+    >
       {entry.text}
     </li>
   )

@@ -38,7 +38,12 @@ function parseJson(text: string | undefined): unknown {
 
 function isSqlResult(value: unknown): value is SqlResult {
   const candidate = value as Partial<SqlResult> | null
-  return typeof candidate === 'object' && candidate !== null && Array.isArray(candidate.schema) && Array.isArray(candidate.data)
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    Array.isArray(candidate.schema) &&
+    Array.isArray(candidate.data)
+  )
 }
 
 export interface QueryStep {
@@ -63,8 +68,18 @@ export function queriesOf(steps: ChatMessage[]): QueryStep[] {
     const title = typeof input.queryTitle === 'string' ? input.queryTitle : 'Query'
     if (isValueLookup(sql, title)) continue
     const output = parseJson(step.toolCall.result)
-    const error = typeof output === 'object' && output !== null && 'error' in output ? String((output as { error: unknown }).error) : undefined
-    queries.push({ id: step.id, title, sql, result: isSqlResult(output) ? output : undefined, error, running: step.isInProcess })
+    const error =
+      typeof output === 'object' && output !== null && 'error' in output
+        ? String((output as { error: unknown }).error)
+        : undefined
+    queries.push({
+      id: step.id,
+      title,
+      sql,
+      result: isSqlResult(output) ? output : undefined,
+      error,
+      running: step.isInProcess,
+    })
   }
   return queries
 }
@@ -77,11 +92,15 @@ function isValueLookup(sql: string, title: string): boolean {
 
 /** The steps' one line: how many queries, how many failed, how long they took as this page saw it. */
 export function stepsSummary(queries: QueryStep[], steps: ChatMessage[], elapsedMs: number | undefined): string {
-  if (steps.some((step) => step.isInProcess)) return queries.some((query) => query.running) ? 'Running a query…' : 'Working…'
+  if (steps.some((step) => step.isInProcess))
+    return queries.some((query) => query.running) ? 'Running a query…' : 'Working…'
   const failed = queries.filter((query) => query.error).length
-  const parts = [queries.length === 0 ? 'Read the data model' : `${queries.length} ${queries.length === 1 ? 'query' : 'queries'}`]
+  const parts = [
+    queries.length === 0 ? 'Read the data model' : `${queries.length} ${queries.length === 1 ? 'query' : 'queries'}`,
+  ]
   if (failed) parts.push(`${failed} failed`)
-  if (elapsedMs !== undefined) parts.push(elapsedMs < 100 ? `${Math.max(1, Math.round(elapsedMs))} ms` : `${(elapsedMs / 1000).toFixed(1)} s`)
+  if (elapsedMs !== undefined)
+    parts.push(elapsedMs < 100 ? `${Math.max(1, Math.round(elapsedMs))} ms` : `${(elapsedMs / 1000).toFixed(1)} s`)
   return parts.join(', ')
 }
 

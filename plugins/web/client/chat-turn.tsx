@@ -35,7 +35,8 @@ export function StepsSummary({ steps, elapsedMs }: { steps: ChatMessage[]; elaps
                     ? 'Running…'
                     : query.error
                       ? 'Failed'
-                      : query.result && `${formatNumber(query.result.totalRows)} ${query.result.totalRows === 1 ? 'row' : 'rows'}`}
+                      : query.result &&
+                        `${formatNumber(query.result.totalRows)} ${query.result.totalRows === 1 ? 'row' : 'rows'}`}
                 </span>
               </p>
               <pre class="sql" aria-label={`SQL of ${query.title}`}>
@@ -57,7 +58,12 @@ function AnswerFigure({ result, title }: { result: SqlResult & { titles?: string
   return (
     <div class="answer-figure">
       {showTable ? <DataTable result={result} caption={title} /> : <Chart series={series} title={title} height={220} />}
-      <button type="button" class="button-quiet answer-toggle" aria-pressed={showTable} onClick={() => setShowTable(!showTable)}>
+      <button
+        type="button"
+        class="button-quiet answer-toggle"
+        aria-pressed={showTable}
+        onClick={() => setShowTable(!showTable)}
+      >
         {showTable ? 'Show chart' : 'Show table'}
       </button>
     </div>
@@ -65,12 +71,21 @@ function AnswerFigure({ result, title }: { result: SqlResult & { titles?: string
 }
 
 /** The answer: its text, and a chart of its query's result when it is a series over time or a few categories. */
-export function AnswerItem({ answer, steps, isLatest }: { answer: ChatMessage; steps: ChatMessage[]; isLatest: boolean }) {
+export function AnswerItem({
+  answer,
+  steps,
+  isLatest,
+}: {
+  answer: ChatMessage
+  steps: ChatMessage[]
+  isLatest: boolean
+}) {
   const main = queriesOf(steps)
     .filter((query) => query.result && !query.error)
     .pop()
   const headings = answerTableHeadings(answer.content)
-  const result = main?.result && headings?.length === main.result.schema.length ? { ...main.result, titles: headings } : main?.result
+  const result =
+    main?.result && headings?.length === main.result.schema.length ? { ...main.result, titles: headings } : main?.result
   const figure = !answer.isInProcess && result && chartable(result) ? { title: main!.title, result } : undefined
   return (
     <li
@@ -80,7 +95,11 @@ export function AnswerItem({ answer, steps, isLatest }: { answer: ChatMessage; s
       data-streaming={answer.isInProcess ? 'true' : undefined}
     >
       <span class="sr-only">Answer: </span>
-      {answer.content === '' && answer.isInProcess ? <p class="thinking">Thinking…</p> : <Markdown text={answer.content} withoutTables={figure !== undefined} />}
+      {answer.content === '' && answer.isInProcess ? (
+        <p class="thinking">Thinking…</p>
+      ) : (
+        <Markdown text={answer.content} withoutTables={figure !== undefined} />
+      )}
       {figure?.result && <AnswerFigure result={figure.result} title={figure.title} />}
       {answer.interrupted && <p class="msg-flag">This answer was interrupted.</p>}
     </li>

@@ -62,7 +62,10 @@ export function DashboardChat({ session, ready }: { session: EmbedSession; ready
         aria-label={open ? 'Close AI chat' : `Ask ${agent.name}`}
       >
         <svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true" focusable="false">
-          <path d="M4 5.5A2.5 2.5 0 0 1 6.5 3h11A2.5 2.5 0 0 1 20 5.5v8a2.5 2.5 0 0 1-2.5 2.5H10l-4.5 4v-4A2.5 2.5 0 0 1 4 13.5z" class="icon-fill" />
+          <path
+            d="M4 5.5A2.5 2.5 0 0 1 6.5 3h11A2.5 2.5 0 0 1 20 5.5v8a2.5 2.5 0 0 1-2.5 2.5H10l-4.5 4v-4A2.5 2.5 0 0 1 4 13.5z"
+            class="icon-fill"
+          />
         </svg>
       </button>
     </>

@@ -18,7 +18,15 @@ const OPERATORS: Record<EmbedDashboard['filters'][number]['operator'], string> =
 
 type Filter = EmbedDashboard['filters'][number]
 
-function FilterControl({ filter, values, onChange }: { filter: Filter; values: string[]; onChange(values: string[]): void }) {
+function FilterControl({
+  filter,
+  values,
+  onChange,
+}: {
+  filter: Filter
+  values: string[]
+  onChange(values: string[]): void
+}) {
   const id = `filter-${filter.member.replace(/\W/g, '-')}`
   const label = `${filter.title} ${OPERATORS[filter.operator]}`
   if (filter.operator === 'set' || filter.operator === 'notSet')
@@ -31,7 +39,11 @@ function FilterControl({ filter, values, onChange }: { filter: Filter; values: s
     return (
       <label class="control" for={id}>
         <span>{label}</span>
-        <select id={id} value={values[0] ?? ''} onChange={(event) => onChange(event.currentTarget.value === '' ? [] : [event.currentTarget.value])}>
+        <select
+          id={id}
+          value={values[0] ?? ''}
+          onChange={(event) => onChange(event.currentTarget.value === '' ? [] : [event.currentTarget.value])}
+        >
           <option value="">All</option>
           {/* A value the dashboard set that this viewer cannot see still shows as chosen. */}
           {[...new Set([...values, ...filter.choices])].map((choice) => (
@@ -40,11 +52,25 @@ function FilterControl({ filter, values, onChange }: { filter: Filter; values: s
         </select>
       </label>
     )
-  return <TextFilter id={id} label={label} values={values} onChange={onChange} range={filter.operator === 'inDateRange'} />
+  return (
+    <TextFilter id={id} label={label} values={values} onChange={onChange} range={filter.operator === 'inDateRange'} />
+  )
 }
 
 /** Free values: applied on Enter or when the field is left, not on every key. */
-function TextFilter({ id, label, values, onChange, range }: { id: string; label: string; values: string[]; onChange(values: string[]): void; range: boolean }) {
+function TextFilter({
+  id,
+  label,
+  values,
+  onChange,
+  range,
+}: {
+  id: string
+  label: string
+  values: string[]
+  onChange(values: string[]): void
+  range: boolean
+}) {
   const [text, setText] = useState(values.join(range ? ' to ' : ', '))
   const apply = () => {
     const parts = text
@@ -74,7 +100,15 @@ function TextFilter({ id, label, values, onChange, range }: { id: string; label:
  * The dashboard's filters and time grains, which the viewer may change (every widget they fit follows), and the
  * values the session fixed (the user's attributes), shown as locked: no control here changes what rows a user sees.
  */
-export function DashboardControls({ dashboard, controls, onChange }: { dashboard: EmbedDashboard; controls: ViewerControls; onChange(controls: ViewerControls): void }) {
+export function DashboardControls({
+  dashboard,
+  controls,
+  onChange,
+}: {
+  dashboard: EmbedDashboard
+  controls: ViewerControls
+  onChange(controls: ViewerControls): void
+}) {
   if (dashboard.filters.length === 0 && dashboard.timeGrains.length === 0 && dashboard.locked.length === 0) return null
   return (
     <section class="controls" aria-label="Dashboard filters">
@@ -95,7 +129,13 @@ export function DashboardControls({ dashboard, controls, onChange }: { dashboard
               id={id}
               value={controls.timeGrains?.[grain.member] ?? grain.granularity}
               onChange={(event) =>
-                onChange({ ...controls, timeGrains: { ...controls.timeGrains, [grain.member]: event.currentTarget.value as (typeof GRAINS)[number] } })
+                onChange({
+                  ...controls,
+                  timeGrains: {
+                    ...controls.timeGrains,
+                    [grain.member]: event.currentTarget.value as (typeof GRAINS)[number],
+                  },
+                })
               }
             >
               {GRAINS.map((granularity) => (

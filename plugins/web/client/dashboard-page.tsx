@@ -15,7 +15,10 @@ function publicIdFromPath(): string {
   return decodeURIComponent(window.location.pathname.split('/').filter(Boolean).pop() ?? '')
 }
 
-type Loaded = { status: 'loading' } | { status: 'ready'; dashboard: EmbedDashboard } | { status: 'failed'; title: string; detail: string }
+type Loaded =
+  | { status: 'loading' }
+  | { status: 'ready'; dashboard: EmbedDashboard }
+  | { status: 'failed'; title: string; detail: string }
 
 function Dashboard({ session, ready }: { session: EmbedSession; ready: ReadySession }) {
   const publicId = publicIdFromPath()
@@ -47,7 +50,8 @@ function Dashboard({ session, ready }: { session: EmbedSession; ready: ReadySess
   }, [publicId, ready.token])
 
   if (loaded.status === 'loading') return <Loading label="Loading dashboard…" />
-  if (loaded.status === 'failed') return <ProblemView problem={{ code: 'DASHBOARD', title: loaded.title, detail: loaded.detail }} />
+  if (loaded.status === 'failed')
+    return <ProblemView problem={{ code: 'DASHBOARD', title: loaded.title, detail: loaded.detail }} />
   const { dashboard } = loaded
   return (
     <div class="dashboard-page">

@@ -48,7 +48,9 @@ function readAuth(sessionId: string): Auth | undefined {
   try {
     const raw = storage()?.getItem(STORAGE_PREFIX + sessionId)
     const parsed = raw ? (JSON.parse(raw) as Partial<Auth>) : undefined
-    return typeof parsed?.token === 'string' && typeof parsed.expiresAt === 'number' ? { token: parsed.token, expiresAt: parsed.expiresAt } : undefined
+    return typeof parsed?.token === 'string' && typeof parsed.expiresAt === 'number'
+      ? { token: parsed.token, expiresAt: parsed.expiresAt }
+      : undefined
   } catch {
     return undefined
   }
@@ -123,29 +125,51 @@ export class EmbedSession {
     try {
       let auth = readAuth(sessionId)
       if (!auth) {
-        const exchanged = await requestJson<{ token: string; expiresAt: string }>('/api/v1/embed/session/token', undefined, {
-          method: 'POST',
-          body: { sessionId },
-        })
+        const exchanged = await requestJson<{ token: string; expiresAt: string }>(
+          '/api/v1/embed/session/token',
+          undefined,
+          {
+            method: 'POST',
+            body: { sessionId },
+          },
+        )
         auth = { token: exchanged.token, expiresAt: Date.parse(exchanged.expiresAt) }
         writeAuth(sessionId, auth)
       }
       const context = await requestJson<EmbedContext>('/api/v1/embed/session/context', auth.token)
       if (this.sessionId !== undefined && this.sessionId !== sessionId) writeAuth(this.sessionId, undefined)
       this.sessionId = sessionId
-      const ready: ReadySession = { status: 'ready', token: auth.token, context, expiresAt: auth.expiresAt, epoch: ++this.epoch }
+      const ready: ReadySession = {
+        status: 'ready',
+        token: auth.token,
+        context,
+        expiresAt: auth.expiresAt,
+        epoch: ++this.epoch,
+      }
       this.set(ready)
       this.schedule(auth.expiresAt)
       return ready
     } catch (error) {
-      return { problem: sessionProblem(error) ?? { code: 'UNEXPECTED', title: 'This view could not be opened', detail: 'Reload the page to try again.' } }
+      return {
+        problem: sessionProblem(error) ?? {
+          code: 'UNEXPECTED',
+          title: 'This view could not be opened',
+          detail: 'Reload the page to try again.',
+        },
+      }
     }
   }
 
   private onHostMessage(event: MessageEvent): void {
     if (window.parent === window || event.source !== window.parent) return
     const data = event.data as { type?: unknown; sessionId?: unknown } | null
-    if (data?.type !== 'embed:session' || typeof data.sessionId !== 'string' || data.sessionId === '' || data.sessionId.length > 512) return
+    if (
+      data?.type !== 'embed:session' ||
+      typeof data.sessionId !== 'string' ||
+      data.sessionId === '' ||
+      data.sessionId.length > 512
+    )
+      return
     void this.adopt(data.sessionId)
   }
 
@@ -172,8 +196,14 @@ export class EmbedSession {
     // setTimeout takes at most 2^31 - 1 ms; tokens live 24 hours, far less.
     const delay = (at: number) => Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1)
     this.timers.push(
-      setTimeout(() => postToHost({ type: 'embed:session-expiring', expiresAt: new Date(expiresAt).toISOString() }), delay(expiresAt - EXPIRY_NOTICE_MS)),
-      setTimeout(() => this.report(new PlatformApiError(401, 'EMBED_TOKEN_EXPIRED', 'Embed token expired')), delay(expiresAt)),
+      setTimeout(
+        () => postToHost({ type: 'embed:session-expiring', expiresAt: new Date(expiresAt).toISOString() }),
+        delay(expiresAt - EXPIRY_NOTICE_MS),
+      ),
+      setTimeout(
+        () => this.report(new PlatformApiError(401, 'EMBED_TOKEN_EXPIRED', 'Embed token expired')),
+        delay(expiresAt),
+      ),
     )
   }
 

@@ -2,7 +2,16 @@ import { useEffect, useState } from 'preact/hooks'
 import type { DeploymentSummary } from '../../management/model-deployments'
 import { describeError, pageFetch, PlatformApiError } from './api'
 
-const README_SECTIONS = ['Quick start', 'Configuration', 'Authentication', 'Chat API', 'Embed sessions', 'Embedded pages', 'Management API', 'Operations']
+const README_SECTIONS = [
+  'Quick start',
+  'Configuration',
+  'Authentication',
+  'Chat API',
+  'Embed sessions',
+  'Embedded pages',
+  'Management API',
+  'Operations',
+]
 /** GitHub's anchor of a heading, which the README page gives its headings too. */
 const anchor = (title: string) => title.toLowerCase().replace(/\s+/g, '-')
 
@@ -15,13 +24,17 @@ interface PublishedDashboard {
 async function withKey<T>(key: string, path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
   const response = await pageFetch(path, {
     method: init.method ?? 'GET',
-    headers: { authorization: `Api-Key ${key}`, ...(init.body !== undefined && { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Api-Key ${key}`,
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+    },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
     credentials: 'omit',
     cache: 'no-store',
   })
   const body = (await response.json().catch(() => ({}))) as { error?: string; code?: string }
-  if (!response.ok) throw new PlatformApiError(response.status, body.code ?? 'HTTP_ERROR', body.error ?? `HTTP ${response.status}`)
+  if (!response.ok)
+    throw new PlatformApiError(response.status, body.code ?? 'HTTP_ERROR', body.error ?? `HTTP ${response.status}`)
   return body as T
 }
 
@@ -68,7 +81,10 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
 
   useEffect(() => {
     setDashboards([])
-    withKey<{ items: PublishedDashboard[] }>(apiKey, `/api/v1/deployments/${deploymentId}/dashboards?published=true`).then(
+    withKey<{ items: PublishedDashboard[] }>(
+      apiKey,
+      `/api/v1/deployments/${deploymentId}/dashboards?published=true`,
+    ).then(
       (page) => {
         const published = page.items.filter((item) => item.publicId)
         setDashboards(published)
@@ -89,7 +105,10 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
   const open = async () => {
     setError(undefined)
     try {
-      const { sessionId } = await withKey<{ sessionId: string }>(apiKey, '/api/v1/embed/generate-session', { method: 'POST', body })
+      const { sessionId } = await withKey<{ sessionId: string }>(apiKey, '/api/v1/embed/generate-session', {
+        method: 'POST',
+        body,
+      })
       const themeParam = theme === 'auto' ? '' : `&theme=${theme}`
       setFrame(
         view === 'chat'
@@ -123,11 +142,17 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
         </label>
         <label>
           User id (externalId)
-          <input value={externalId} onInput={(event) => setExternalId(event.currentTarget.value)} required maxLength={200} />
+          <input
+            value={externalId}
+            onInput={(event) => setExternalId(event.currentTarget.value)}
+            required
+            maxLength={200}
+          />
         </label>
         <label>
           <span>
-            Attributes, one <code>name=value</code> a line (an empty value sends <code>null</code>, which clears a stored one)
+            Attributes, one <code>name=value</code> a line (an empty value sends <code>null</code>, which clears a
+            stored one)
           </span>
           <textarea rows={2} value={attributes} onInput={(event) => setAttributes(event.currentTarget.value)} />
         </label>
@@ -137,10 +162,21 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
             <input type="radio" name="view" checked={view === 'chat'} onChange={() => setView('chat')} /> Chat
           </label>
           <label class="inline">
-            <input type="radio" name="view" checked={view === 'dashboard'} onChange={() => setView('dashboard')} disabled={dashboards.length === 0} /> Dashboard
+            <input
+              type="radio"
+              name="view"
+              checked={view === 'dashboard'}
+              onChange={() => setView('dashboard')}
+              disabled={dashboards.length === 0}
+            />{' '}
+            Dashboard
           </label>
           {view === 'dashboard' && (
-            <select aria-label="Dashboard" value={dashboardId} onChange={(event) => setDashboardId(event.currentTarget.value)}>
+            <select
+              aria-label="Dashboard"
+              value={dashboardId}
+              onChange={(event) => setDashboardId(event.currentTarget.value)}
+            >
               {dashboards.map((dashboard) => (
                 <option value={dashboard.publicId ?? ''}>{dashboard.name}</option>
               ))}
@@ -171,7 +207,13 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
       <button type="button" class="button-quiet" onClick={() => void navigator.clipboard?.writeText(curl)}>
         Copy curl
       </button>
-      {frame && <iframe class="preview-frame" title={view === 'chat' ? 'Embedded chat preview' : 'Embedded dashboard preview'} src={frame} />}
+      {frame && (
+        <iframe
+          class="preview-frame"
+          title={view === 'chat' ? 'Embedded chat preview' : 'Embedded dashboard preview'}
+          src={frame}
+        />
+      )}
     </section>
   )
 }
@@ -195,7 +237,11 @@ export function HomePage() {
       setDeployments(result.items)
       setKeyInput('')
     } catch (caught) {
-      setError(caught instanceof PlatformApiError && caught.status === 401 ? 'That key was not accepted.' : describeError(caught))
+      setError(
+        caught instanceof PlatformApiError && caught.status === 401
+          ? 'That key was not accepted.'
+          : describeError(caught),
+      )
     }
   }
 
@@ -237,7 +283,14 @@ export function HomePage() {
               }}
             >
               <label for="api-key">Admin API key (kept in this tab's memory only)</label>
-              <input id="api-key" type="password" autocomplete="off" spellcheck={false} value={keyInput} onInput={(event) => setKeyInput(event.currentTarget.value)} />
+              <input
+                id="api-key"
+                type="password"
+                autocomplete="off"
+                spellcheck={false}
+                value={keyInput}
+                onInput={(event) => setKeyInput(event.currentTarget.value)}
+              />
               <button type="submit" class="button-primary" disabled={keyInput.trim() === ''}>
                 Show deployments
               </button>
@@ -253,8 +306,8 @@ export function HomePage() {
               <ul class="deployments">
                 {deployments.map((deployment) => (
                   <li data-deployment={deployment.id}>
-                    <strong>{deployment.name}</strong> (#{deployment.id}, branches {deployment.branches.join(', ')}): agents{' '}
-                    {deployment.agents.map((agent) => `${agent.name} (#${agent.id})`).join(', ') || 'none'}
+                    <strong>{deployment.name}</strong> (#{deployment.id}, branches {deployment.branches.join(', ')}):
+                    agents {deployment.agents.map((agent) => `${agent.name} (#${agent.id})`).join(', ') || 'none'}
                   </li>
                 ))}
               </ul>

@@ -5,7 +5,15 @@ import type { ComponentChildren } from 'preact'
  * tables (with `---:` alignment and `\|` escapes) and inline bold, italics, code and links. It builds elements, never
  * HTML strings, so model output cannot inject markup; links open only http(s) URLs.
  */
-export function Markdown({ text, withoutTables = false, document = false }: { text: string; withoutTables?: boolean; document?: boolean }) {
+export function Markdown({
+  text,
+  withoutTables = false,
+  document = false,
+}: {
+  text: string
+  withoutTables?: boolean
+  document?: boolean
+}) {
   return <>{blocks(closeOpenMarks(text), withoutTables, document)}</>
 }
 
@@ -21,7 +29,8 @@ export function headingId(text: string): string {
 /** While an answer streams in, a `**` or a backtick may be open: close it, so the reader sees bold, not asterisks. */
 function closeOpenMarks(text: string): string {
   let closed = text
-  if ((closed.match(/\*\*/g)?.length ?? 0) % 2 === 1) closed = closed.endsWith('**') ? closed.slice(0, -2) : `${closed}**`
+  if ((closed.match(/\*\*/g)?.length ?? 0) % 2 === 1)
+    closed = closed.endsWith('**') ? closed.slice(0, -2) : `${closed}**`
   if ((closed.replace(/```/g, '').match(/`/g)?.length ?? 0) % 2 === 1) closed += '`'
   return closed
 }
@@ -29,7 +38,10 @@ function closeOpenMarks(text: string): string {
 type Align = 'left' | 'right' | 'center' | undefined
 
 function splitRow(line: string): string[] {
-  const trimmed = line.trim().replace(/^\|/, '').replace(/(?<!\\)\|$/, '')
+  const trimmed = line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/(?<!\\)\|$/, '')
   return trimmed.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, '|'))
 }
 
@@ -38,7 +50,9 @@ function isSeparator(line: string): boolean {
 }
 
 function alignments(line: string): Align[] {
-  return splitRow(line).map((cell) => (cell.startsWith(':') && cell.endsWith(':') ? 'center' : cell.endsWith(':') ? 'right' : undefined))
+  return splitRow(line).map((cell) =>
+    cell.startsWith(':') && cell.endsWith(':') ? 'center' : cell.endsWith(':') ? 'right' : undefined,
+  )
 }
 
 /**
@@ -92,7 +106,8 @@ function blocks(text: string, withoutTables: boolean, document = false): Compone
       const header = splitRow(line)
       const align = alignments(lines[index + 1])
       const rows: string[][] = []
-      for (index += 2; index < lines.length && lines[index].trimStart().startsWith('|'); index++) rows.push(splitRow(lines[index]))
+      for (index += 2; index < lines.length && lines[index].trimStart().startsWith('|'); index++)
+        rows.push(splitRow(lines[index]))
       index--
       if (withoutTables) continue
       out.push(
@@ -149,7 +164,8 @@ function blocks(text: string, withoutTables: boolean, document = false): Compone
   return out
 }
 
-const INLINE = /(\*\*([^*]+)\*\*|__([^_]+)__|`([^`]+)`|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|\[([^\]]+)\]\((https?:\/\/[^\s)]+|#[\w-]+)\))/
+const INLINE =
+  /(\*\*([^*]+)\*\*|__([^_]+)__|`([^`]+)`|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|\[([^\]]+)\]\((https?:\/\/[^\s)]+|#[\w-]+)\))/
 
 function inline(text: string): ComponentChildren[] {
   const out: ComponentChildren[] = []

@@ -13,7 +13,8 @@ export function ReadmePage() {
   }, [])
   useEffect(() => {
     // The anchor in the address names a section that exists only once the text is drawn.
-    if (text && window.location.hash) document.getElementById(decodeURIComponent(window.location.hash.slice(1)))?.scrollIntoView()
+    if (text && window.location.hash)
+      document.getElementById(decodeURIComponent(window.location.hash.slice(1)))?.scrollIntoView()
   }, [text])
   return (
     <div class="home readme">

@@ -4,9 +4,17 @@ import { describeError, NetworkError, request, requestIdOf, requestJson } from '
 import { ChartWidget, DataTable, NumberWidget, type TitledResult } from './charts'
 import type { EmbedSession } from './embed-session'
 
-type WidgetState = { status: 'loading' } | { status: 'ready'; result: TitledResult } | { status: 'failed'; requestId: string | undefined; offline: boolean }
+type WidgetState =
+  | { status: 'loading' }
+  | { status: 'ready'; result: TitledResult }
+  | { status: 'failed'; requestId: string | undefined; offline: boolean }
 
-const KIND_LABELS: Record<EmbedWidget['kind'], string> = { number: 'Number', bar: 'Bar chart', line: 'Line chart', table: 'Table' }
+const KIND_LABELS: Record<EmbedWidget['kind'], string> = {
+  number: 'Number',
+  bar: 'Bar chart',
+  line: 'Line chart',
+  table: 'Table',
+}
 
 function WidgetBody({ widget, result }: { widget: EmbedWidget; result: TitledResult }) {
   switch (widget.kind) {
@@ -39,7 +47,14 @@ async function download(path: string, token: string): Promise<void> {
  * One widget: its data fetched with the viewer's token (so row-level security applies), drawn by kind. The CSV
  * download button exists only when the dashboard allows downloads; the service refuses it otherwise anyway.
  */
-export function WidgetCard(props: { widget: EmbedWidget; publicId: string; token: string; session: EmbedSession; allowDownload: boolean; controls: string }) {
+export function WidgetCard(props: {
+  widget: EmbedWidget
+  publicId: string
+  token: string
+  session: EmbedSession
+  allowDownload: boolean
+  controls: string
+}) {
   const { widget, publicId, token, session, allowDownload, controls } = props
   const [state, setState] = useState<WidgetState>({ status: 'loading' })
   const [downloadError, setDownloadError] = useState<string>()
@@ -73,12 +88,23 @@ export function WidgetCard(props: { widget: EmbedWidget; publicId: string; token
   }
 
   return (
-    <section class={`widget widget-${widget.kind}`} aria-labelledby={headingId} aria-busy={state.status === 'loading'} data-widget={widget.id} data-kind={widget.kind}>
+    <section
+      class={`widget widget-${widget.kind}`}
+      aria-labelledby={headingId}
+      aria-busy={state.status === 'loading'}
+      data-widget={widget.id}
+      data-kind={widget.kind}
+    >
       <header class="widget-header">
         <h2 id={headingId}>{widget.title}</h2>
         <span class="sr-only">{KIND_LABELS[widget.kind]}</span>
         {allowDownload && state.status === 'ready' && (
-          <button type="button" class="button-quiet" onClick={onDownload} aria-label={`Download ${widget.title} as CSV`}>
+          <button
+            type="button"
+            class="button-quiet"
+            onClick={onDownload}
+            aria-label={`Download ${widget.title} as CSV`}
+          >
             Download CSV
           </button>
         )}

@@ -13,12 +13,20 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
  */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM))
-    throw new Error(`Chromium not found at ${CHROMIUM}. Install it (apt-get install -y chromium) or set CHROMIUM_PATH; the browser tests do not skip.`)
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}. Install it (apt-get install -y chromium) or set CHROMIUM_PATH; the browser tests do not skip.`,
+    )
   mkdirSync(ARTIFACTS, { recursive: true })
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   })
 }
 
@@ -36,12 +44,20 @@ export function watch(page: Page): PageLog {
     errors: [],
     unexpected(expectedFailures = []) {
       const entries = log.console
-        .filter((entry) => !(entry.text.startsWith('Failed to load resource') && expectedFailures.some((url) => entry.url.startsWith(url))))
+        .filter(
+          (entry) =>
+            !(
+              entry.text.startsWith('Failed to load resource') &&
+              expectedFailures.some((url) => entry.url.startsWith(url))
+            ),
+        )
         .map((entry) => `${entry.type}: ${entry.text} (${entry.url})`)
       return [...entries, ...log.errors.map((error) => `pageerror: ${error}`)]
     },
   }
-  page.on('console', (message: ConsoleMessage) => log.console.push({ type: message.type(), text: message.text(), url: message.location().url }))
+  page.on('console', (message: ConsoleMessage) =>
+    log.console.push({ type: message.type(), text: message.text(), url: message.location().url }),
+  )
   page.on('pageerror', (error) => log.errors.push(error.message))
   return log
 }

@@ -33,7 +33,10 @@ function controllableAgents(factory: AgentFactory) {
           if (held && event.type === 'text-delta' && finals.has(event.id)) {
             pause = undefined
             held.reached.open()
-            await Promise.race([held.release.promise, new Promise((resolve) => turn.signal.addEventListener('abort', resolve, { once: true }))])
+            await Promise.race([
+              held.release.promise,
+              new Promise((resolve) => turn.signal.addEventListener('abort', resolve, { once: true })),
+            ])
           }
         }
       },
@@ -58,7 +61,11 @@ function controllableAgents(factory: AgentFactory) {
  * can be shifted. `stop()` closes everything it started.
  */
 export async function startEmbedServer(options: { analystDelayMs?: number } = {}) {
-  const config = { ...loadConfig({ ANALYST_DELAY_MS: String(options.analystDelayMs ?? 10) }), dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA }
+  const config = {
+    ...loadConfig({ ANALYST_DELAY_MS: String(options.analystDelayMs ?? 10) }),
+    dbPath: ':memory:',
+    demoDataPath: TEST_DEMO_DATA,
+  }
   const storage = openStorage(':memory:')
   applyBootstrap(storage, webBootstrap(), 'browser test bootstrap')
   let offsetMs = 0
@@ -82,7 +89,11 @@ export async function startEmbedServer(options: { analystDelayMs?: number } = {}
   }
 
   /** Same shape as the test app's `request`, so the web tests' helpers work over the network too. */
-  async function request(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Response> {
+  async function request(
+    method: string,
+    path: string,
+    init: { body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { ...init.headers }
     if (init.body !== undefined) headers['content-type'] ??= 'application/json'
     return fetch(url + path, { method, headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) })
@@ -100,7 +111,8 @@ export async function startEmbedServer(options: { analystDelayMs?: number } = {}
       offsetMs = ms
     },
     async mintSession(body: Json, key: string = keys.admin): Promise<string> {
-      return (await call('POST', '/api/v1/embed/generate-session', { deploymentId: 1, ...body }, key)).sessionId as string
+      return (await call('POST', '/api/v1/embed/generate-session', { deploymentId: 1, ...body }, key))
+        .sessionId as string
     },
     async stop() {
       await deps.lifecycle.shutdown()

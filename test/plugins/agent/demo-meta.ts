@@ -1,13 +1,26 @@
 /** A meta result shaped like `serviceMeta`'s, for the demo model (main branch), to test the analyst in isolation. */
-const m = (cube: string, name: string, type: string, title?: string, format?: string) => ({ name: `${cube}.${name}`, type, title, format })
-const d = (cube: string, name: string, type: string, title?: string, primaryKey = false) => ({ name: `${cube}.${name}`, type, title, primaryKey })
+const m = (cube: string, name: string, type: string, title?: string, format?: string) => ({
+  name: `${cube}.${name}`,
+  type,
+  title,
+  format,
+})
+const d = (cube: string, name: string, type: string, title?: string, primaryKey = false) => ({
+  name: `${cube}.${name}`,
+  type,
+  title,
+  primaryKey,
+})
 
 export const demoMeta = {
   cubes: [
     {
       name: 'orders',
       title: 'Orders',
-      joins: [{ name: 'customers', relationship: 'many_to_one' }, { name: 'line_items', relationship: 'one_to_many' }],
+      joins: [
+        { name: 'customers', relationship: 'many_to_one' },
+        { name: 'line_items', relationship: 'one_to_many' },
+      ],
       measures: [
         m('orders', 'count', 'count', 'Number of orders'),
         m('orders', 'total_amount', 'sum', 'Revenue', 'currency'),
@@ -31,20 +44,30 @@ export const demoMeta = {
     {
       name: 'line_items',
       title: 'Line items',
-      joins: [{ name: 'orders', relationship: 'many_to_one' }, { name: 'products', relationship: 'many_to_one' }],
+      joins: [
+        { name: 'orders', relationship: 'many_to_one' },
+        { name: 'products', relationship: 'many_to_one' },
+      ],
       measures: [
         m('line_items', 'count', 'count', 'Number of line items'),
         m('line_items', 'total_quantity', 'sum', 'Units sold'),
         m('line_items', 'total_revenue', 'sum', 'Product revenue', 'currency'),
         m('line_items', 'average_unit_price', 'avg', 'Average unit price', 'currency'),
       ],
-      dimensions: [d('line_items', 'id', 'number', 'Id', true), d('line_items', 'quantity', 'number', 'Quantity'), d('line_items', 'unit_price', 'number', 'Unit price')],
+      dimensions: [
+        d('line_items', 'id', 'number', 'Id', true),
+        d('line_items', 'quantity', 'number', 'Quantity'),
+        d('line_items', 'unit_price', 'number', 'Unit price'),
+      ],
     },
     {
       name: 'customers',
       title: 'Customers',
       joins: [],
-      measures: [m('customers', 'count', 'count', 'Number of customers'), m('customers', 'vip_count', 'count', 'VIP customers')],
+      measures: [
+        m('customers', 'count', 'count', 'Number of customers'),
+        m('customers', 'vip_count', 'count', 'VIP customers'),
+      ],
       dimensions: [
         d('customers', 'id', 'number', 'Customer id', true),
         d('customers', 'name', 'string', 'Name'),
@@ -59,8 +82,16 @@ export const demoMeta = {
       name: 'products',
       title: 'Products',
       joins: [],
-      measures: [m('products', 'count', 'count', 'Number of products'), m('products', 'average_price', 'avg', 'Average price', 'currency')],
-      dimensions: [d('products', 'id', 'number', 'Id', true), d('products', 'name', 'string', 'Name'), d('products', 'category', 'string', 'Category'), d('products', 'price', 'number', 'Price')],
+      measures: [
+        m('products', 'count', 'count', 'Number of products'),
+        m('products', 'average_price', 'avg', 'Average price', 'currency'),
+      ],
+      dimensions: [
+        d('products', 'id', 'number', 'Id', true),
+        d('products', 'name', 'string', 'Name'),
+        d('products', 'category', 'string', 'Category'),
+        d('products', 'price', 'number', 'Price'),
+      ],
     },
   ],
 }

@@ -11,11 +11,19 @@ import { keys } from '../../helpers/fixtures'
  * A recorded transcript of a model that follows the prompt: it reads the model, searches for the value the question
  * names, queries customers by key with MEASURE(), and starts its answer with what it computed.
  */
-const TOP_CUSTOMERS_IN_ASIA = "SELECT customers.id, customers.name, MEASURE(orders.total_amount) FROM orders WHERE customers.region = 'Asia' GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 3"
+const TOP_CUSTOMERS_IN_ASIA =
+  "SELECT customers.id, customers.name, MEASURE(orders.total_amount) FROM orders WHERE customers.region = 'Asia' GROUP BY 1, 2 ORDER BY 3 DESC LIMIT 3"
 const transcript: FakeTurn[] = [
   { toolCalls: [{ name: 'serviceMeta', arguments: {} }] },
   { toolCalls: [{ name: 'serviceMeta', arguments: { searchQuery: 'asia' } }] },
-  { toolCalls: [{ name: 'serviceSqlApi', arguments: { sqlQuery: TOP_CUSTOMERS_IN_ASIA, queryTitle: 'Revenue by customer, top 3, Asia' } }] },
+  {
+    toolCalls: [
+      {
+        name: 'serviceSqlApi',
+        arguments: { sqlQuery: TOP_CUSTOMERS_IN_ASIA, queryTitle: 'Revenue by customer, top 3, Asia' },
+      },
+    ],
+  },
   { text: ['**Revenue by customer, top 3, Asia, all time**\n\n', '| Customer id | Customer | Revenue |'] },
 ]
 
@@ -32,7 +40,12 @@ function appWith(turns: FakeTurn[]): TestApp {
   const agents = createAgentFactory({
     llm: { baseUrl: fake.url, apiKey: 'sk-test', model: 'fake-model' },
     analystDelayMs: 0,
-    tools: (turn) => bindSemanticTools(app!.deps.semantic, { deployment: turn.deployment, branchName: turn.branch, access: turn.access }),
+    tools: (turn) =>
+      bindSemanticTools(app!.deps.semantic, {
+        deployment: turn.deployment,
+        branchName: turn.branch,
+        access: turn.access,
+      }),
   })
   app = createTestApp({ agents })
   test = app
@@ -40,12 +53,19 @@ function appWith(turns: FakeTurn[]): TestApp {
 }
 
 async function ask(app: TestApp, input: string, settings: Record<string, unknown>) {
-  return readLines(await app.request('POST', `${chatBase()}/stream-chat-state`, { headers: apiKey(keys.admin), body: { input, sessionSettings: settings } }))
+  return readLines(
+    await app.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: apiKey(keys.admin),
+      body: { input, sessionSettings: settings },
+    }),
+  )
 }
 
 /** The tool results the model was given, by tool name, in the order of the requests. */
 function toolResults(requests: Array<Record<string, unknown>>): unknown[] {
-  const messages = (requests.at(-1)!.messages as Array<{ role: string; content: string }>).filter((message) => message.role === 'tool')
+  const messages = (requests.at(-1)!.messages as Array<{ role: string; content: string }>).filter(
+    (message) => message.role === 'tool',
+  )
   return messages.map((message) => JSON.parse(message.content))
 }
 
@@ -54,9 +74,19 @@ describe('the system prompt and tools for real models', () => {
     const app = appWith(transcript)
     const lines = await ask(app, 'Top 3 customers in Asia by revenue', { externalId: 'llm-prompt' })
     expect(finalAnswer(mergeLines(lines))?.content).toStartWith('**Revenue by customer, top 3, Asia, all time**')
-    const first = fake!.requests[0] as { messages: Array<{ role: string; content: string }>; tools: Array<{ function: { name: string; description: string } }> }
+    const first = fake!.requests[0] as {
+      messages: Array<{ role: string; content: string }>
+      tools: Array<{ function: { name: string; description: string } }>
+    }
     expect(first.messages[0]).toEqual({ role: 'system', content: SYSTEM_PROMPT })
-    for (const rule of ['Call serviceMeta first', 'MEASURE(cube.member)', 'primary key', 'Start with one bold line saying what was computed', 'say exactly which part', 'never silently dropped'])
+    for (const rule of [
+      'Call serviceMeta first',
+      'MEASURE(cube.member)',
+      'primary key',
+      'Start with one bold line saying what was computed',
+      'say exactly which part',
+      'never silently dropped',
+    ])
       expect(SYSTEM_PROMPT).toContain(rule)
     const descriptions = Object.fromEntries(first.tools.map((tool) => [tool.function.name, tool.function.description]))
     expect(descriptions).toEqual(TOOL_DESCRIPTIONS)
@@ -65,7 +95,11 @@ describe('the system prompt and tools for real models', () => {
   it('give the model the values and the latest date it needs from one search, as the user may see them', async () => {
     const app = appWith(transcript)
     await ask(app, 'Top 3 customers in Asia by revenue', { externalId: 'llm-everyone' })
-    const [, search, rows] = toolResults(fake!.requests) as [unknown, { values: unknown[]; dates: Array<{ member: string; latest: string }> }, { data: string[][] }]
+    const [, search, rows] = toolResults(fake!.requests) as [
+      unknown,
+      { values: unknown[]; dates: Array<{ member: string; latest: string }> },
+      { data: string[][] },
+    ]
     expect(search.values).toContainEqual({ member: 'customers.region', value: 'Asia' })
     expect(search.dates.find((span) => span.member === 'orders.created_at')?.latest).toStartWith('2025-12-31')
     expect(rows.data).toHaveLength(3)
@@ -74,7 +108,10 @@ describe('the system prompt and tools for real models', () => {
 
   it('show a user whose row-level security hides Asia no Asia value, so the model can say so instead of guessing', async () => {
     const app = appWith(transcript)
-    await ask(app, 'Top 3 customers in Asia by revenue', { externalId: 'llm-europe', userAttributes: [{ name: 'region', value: 'Europe' }] })
+    await ask(app, 'Top 3 customers in Asia by revenue', {
+      externalId: 'llm-europe',
+      userAttributes: [{ name: 'region', value: 'Europe' }],
+    })
     const [, search, rows] = toolResults(fake!.requests) as [unknown, { values: unknown[] }, { data: string[][] }]
     expect(search.values).toEqual([])
     expect(rows.data).toEqual([])

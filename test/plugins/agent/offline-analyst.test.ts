@@ -15,7 +15,8 @@ const kinds = {
   maxMoney: { type: 'max', format: 'currency' },
   sum: { type: 'sum' },
 } as const
-const member = (kind: keyof typeof kinds) => ({ path: '', cube: '', name: '', title: '', kind: 'measure', primaryKey: false, ...kinds[kind] }) as MetaMember
+const member = (kind: keyof typeof kinds) =>
+  ({ path: '', cube: '', name: '', title: '', kind: 'measure', primaryKey: false, ...kinds[kind] }) as MetaMember
 
 const REGION = 'FROM orders o JOIN customers c ON c.id = o.customer_id JOIN regions r ON r.id = c.region_id'
 const QUARTER = "strftime('%Y', o.created_at) || ' Q' || ((CAST(strftime('%m', o.created_at) AS INTEGER) + 2) / 3)"
@@ -28,9 +29,21 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { question: 'How many orders were placed in 2024?', sql: "SELECT COUNT(*) FROM orders WHERE created_at >= '2024-01-01' AND created_at < '2025-01-01'", kind: 'count' },
-  { question: 'What was the total revenue in 2023?', sql: "SELECT SUM(amount) FROM orders WHERE created_at >= '2023-01-01' AND created_at < '2024-01-01'", kind: 'money' },
-  { question: 'What was the revenue by region?', sql: `SELECT r.name, SUM(o.amount) ${REGION} GROUP BY 1`, kind: 'money' },
+  {
+    question: 'How many orders were placed in 2024?',
+    sql: "SELECT COUNT(*) FROM orders WHERE created_at >= '2024-01-01' AND created_at < '2025-01-01'",
+    kind: 'count',
+  },
+  {
+    question: 'What was the total revenue in 2023?',
+    sql: "SELECT SUM(amount) FROM orders WHERE created_at >= '2023-01-01' AND created_at < '2024-01-01'",
+    kind: 'money',
+  },
+  {
+    question: 'What was the revenue by region?',
+    sql: `SELECT r.name, SUM(o.amount) ${REGION} GROUP BY 1`,
+    kind: 'money',
+  },
   {
     question: 'Average order value by month in 2023',
     sql: "SELECT strftime('%Y-%m', created_at), AVG(amount) FROM orders WHERE created_at >= '2023-01-01' AND created_at < '2024-01-01' GROUP BY 1",
@@ -41,14 +54,26 @@ const cases: Case[] = [
     sql: 'SELECT p.name, SUM(li.amount) FROM line_items li JOIN products p ON p.id = li.product_id GROUP BY p.id ORDER BY 2 DESC LIMIT 5',
     kind: 'money',
   },
-  { question: 'Units sold by category', sql: 'SELECT p.category, SUM(li.quantity) FROM line_items li JOIN products p ON p.id = li.product_id GROUP BY 1', kind: 'sum' },
-  { question: 'How many customers per region?', sql: 'SELECT r.name, COUNT(*) FROM customers c JOIN regions r ON r.id = c.region_id GROUP BY 1', kind: 'count' },
+  {
+    question: 'Units sold by category',
+    sql: 'SELECT p.category, SUM(li.quantity) FROM line_items li JOIN products p ON p.id = li.product_id GROUP BY 1',
+    kind: 'sum',
+  },
+  {
+    question: 'How many customers per region?',
+    sql: 'SELECT r.name, COUNT(*) FROM customers c JOIN regions r ON r.id = c.region_id GROUP BY 1',
+    kind: 'count',
+  },
   {
     question: 'Number of orders by status in 2023',
     sql: "SELECT status, COUNT(*) FROM orders WHERE created_at >= '2023-01-01' AND created_at < '2024-01-01' GROUP BY 1",
     kind: 'count',
   },
-  { question: 'Revenue by region and segment', sql: `SELECT r.name, c.segment, SUM(o.amount) ${REGION} GROUP BY 1, 2`, kind: 'money' },
+  {
+    question: 'Revenue by region and segment',
+    sql: `SELECT r.name, c.segment, SUM(o.amount) ${REGION} GROUP BY 1, 2`,
+    kind: 'money',
+  },
   {
     question: 'Monthly revenue in 2024',
     sql: "SELECT strftime('%Y-%m', created_at), SUM(amount) FROM orders WHERE created_at >= '2024-01-01' AND created_at < '2025-01-01' GROUP BY 1",
@@ -59,10 +84,15 @@ const cases: Case[] = [
     sql: `SELECT r.name, SUM(o.amount) ${REGION} WHERE o.created_at >= '2022-01-01' AND o.created_at < '2023-01-01' GROUP BY 1 ORDER BY 2 DESC LIMIT 1`,
     kind: 'money',
   },
-  { question: 'Revenue in Europe by year', sql: `SELECT strftime('%Y', o.created_at), SUM(o.amount) ${REGION} WHERE r.name = 'Europe' GROUP BY 1`, kind: 'money' },
+  {
+    question: 'Revenue in Europe by year',
+    sql: `SELECT strftime('%Y', o.created_at), SUM(o.amount) ${REGION} WHERE r.name = 'Europe' GROUP BY 1`,
+    kind: 'money',
+  },
   {
     question: 'How many completed orders in the last 3 months?',
-    sql: (latest) => `SELECT COUNT(*) FROM orders WHERE status = 'completed' AND created_at >= date('${latest}', 'start of month', '-2 months')`,
+    sql: (latest) =>
+      `SELECT COUNT(*) FROM orders WHERE status = 'completed' AND created_at >= date('${latest}', 'start of month', '-2 months')`,
     kind: 'count',
   },
   {
@@ -70,21 +100,41 @@ const cases: Case[] = [
     sql: 'SELECT p.category, SUM(li.quantity) FROM line_items li JOIN products p ON p.id = li.product_id GROUP BY 1 ORDER BY 2 ASC LIMIT 3',
     kind: 'sum',
   },
-  { question: 'Average price of products by category', sql: 'SELECT category, AVG(price) FROM products GROUP BY 1', kind: 'avgMoney' },
-  { question: 'How many VIP customers are there?', sql: 'SELECT COUNT(*) FROM customers WHERE is_vip = 1', kind: 'count' },
-  { question: 'Orders by quarter since 2024', sql: `SELECT ${QUARTER}, COUNT(*) FROM orders o WHERE o.created_at >= '2024-01-01' GROUP BY 1`, kind: 'count' },
+  {
+    question: 'Average price of products by category',
+    sql: 'SELECT category, AVG(price) FROM products GROUP BY 1',
+    kind: 'avgMoney',
+  },
+  {
+    question: 'How many VIP customers are there?',
+    sql: 'SELECT COUNT(*) FROM customers WHERE is_vip = 1',
+    kind: 'count',
+  },
+  {
+    question: 'Orders by quarter since 2024',
+    sql: `SELECT ${QUARTER}, COUNT(*) FROM orders o WHERE o.created_at >= '2024-01-01' GROUP BY 1`,
+    kind: 'count',
+  },
   {
     question: 'Revenue of electronics by month in 2025',
     sql: "SELECT strftime('%Y-%m', o.created_at), SUM(li.amount) FROM line_items li JOIN orders o ON o.id = li.order_id JOIN products p ON p.id = li.product_id WHERE p.category = 'Electronics' AND o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01' GROUP BY 1",
     kind: 'money',
   },
-  { question: 'Discounts granted by year', sql: "SELECT strftime('%Y', created_at), SUM(discount) FROM orders GROUP BY 1", kind: 'money' },
+  {
+    question: 'Discounts granted by year',
+    sql: "SELECT strftime('%Y', created_at), SUM(discount) FROM orders GROUP BY 1",
+    kind: 'money',
+  },
   {
     question: 'Quarterly revenue from 2022 to 2023',
     sql: `SELECT ${QUARTER}, SUM(o.amount) FROM orders o WHERE o.created_at >= '2022-01-01' AND o.created_at < '2024-01-01' GROUP BY 1`,
     kind: 'money',
   },
-  { question: 'Largest order in 2021', sql: "SELECT MAX(amount) FROM orders WHERE created_at >= '2021-01-01' AND created_at < '2022-01-01'", kind: 'maxMoney' },
+  {
+    question: 'Largest order in 2021',
+    sql: "SELECT MAX(amount) FROM orders WHERE created_at >= '2021-01-01' AND created_at < '2022-01-01'",
+    kind: 'maxMoney',
+  },
   {
     question: 'How many distinct customers ordered in March 2024?',
     sql: "SELECT COUNT(DISTINCT customer_id) FROM orders WHERE created_at >= '2024-03-01' AND created_at < '2024-04-01'",
@@ -101,15 +151,31 @@ const cases: Case[] = [
       `SELECT r.name, COUNT(*) ${REGION} WHERE o.status = 'cancelled' AND o.created_at >= date('${latest}', 'start of year', '-1 year') AND o.created_at < date('${latest}', 'start of year') GROUP BY 1`,
     kind: 'count',
   },
-  { question: 'Smallest order by segment', sql: `SELECT c.segment, MIN(o.amount) ${REGION} GROUP BY 1`, kind: 'minMoney' },
-  { question: 'Average order value for VIP customers', sql: `SELECT AVG(o.amount) ${REGION} WHERE c.is_vip = 1`, kind: 'avgMoney' },
+  {
+    question: 'Smallest order by segment',
+    sql: `SELECT c.segment, MIN(o.amount) ${REGION} GROUP BY 1`,
+    kind: 'minMoney',
+  },
+  {
+    question: 'Average order value for VIP customers',
+    sql: `SELECT AVG(o.amount) ${REGION} WHERE c.is_vip = 1`,
+    kind: 'avgMoney',
+  },
   {
     question: 'Number of line items by category in 2022',
     sql: "SELECT p.category, COUNT(*) FROM line_items li JOIN orders o ON o.id = li.order_id JOIN products p ON p.id = li.product_id WHERE o.created_at >= '2022-01-01' AND o.created_at < '2023-01-01' GROUP BY 1",
     kind: 'count',
   },
-  { question: 'Top 3 cities by number of orders', sql: `SELECT c.city, COUNT(*) ${REGION} GROUP BY 1 ORDER BY 2 DESC LIMIT 3`, kind: 'count' },
-  { question: 'How many customers signed up in 2023?', sql: "SELECT COUNT(*) FROM customers WHERE created_at >= '2023-01-01' AND created_at < '2024-01-01'", kind: 'count' },
+  {
+    question: 'Top 3 cities by number of orders',
+    sql: `SELECT c.city, COUNT(*) ${REGION} GROUP BY 1 ORDER BY 2 DESC LIMIT 3`,
+    kind: 'count',
+  },
+  {
+    question: 'How many customers signed up in 2023?',
+    sql: "SELECT COUNT(*) FROM customers WHERE created_at >= '2023-01-01' AND created_at < '2024-01-01'",
+    kind: 'count',
+  },
 ]
 
 let test: TestApp
@@ -126,7 +192,10 @@ afterAll(async () => {
   await test.close()
 })
 
-async function ask(question: string, settings: Record<string, unknown> = { externalId: 'analyst-test' }): Promise<Line[]> {
+async function ask(
+  question: string,
+  settings: Record<string, unknown> = { externalId: 'analyst-test' },
+): Promise<Line[]> {
   const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
     headers: apiKey(keys.admin),
     body: { input: question, sessionSettings: settings },
@@ -148,7 +217,9 @@ describe('the offline analyst', () => {
         expect(answer).toContain(expected)
       }
       // Every number in the table comes from a tool result: nothing is made up.
-      const results = lines.filter((line) => line.toolCall?.name === 'serviceSqlApi' && line.toolCall.result).map((line) => line.toolCall!.result!)
+      const results = lines
+        .filter((line) => line.toolCall?.name === 'serviceSqlApi' && line.toolCall.result)
+        .map((line) => line.toolCall!.result!)
       expect(results.length).toBeGreaterThan(0)
     })
   }
@@ -167,13 +238,21 @@ describe('the offline analyst', () => {
     expect(lines.some((line) => 'thinking' in line)).toBe(false)
     const dev = await test.request('POST', `${chatBase()}/stream-chat-state`, {
       headers: apiKey(keys.admin),
-      body: { input: 'Cancellation rate by month in 2025', activeBranchName: 'dev', sessionSettings: { externalId: 'analyst-test' } },
+      body: {
+        input: 'Cancellation rate by month in 2025',
+        activeBranchName: 'dev',
+        sessionSettings: { externalId: 'analyst-test' },
+      },
     })
     const devLines = await readLines(dev)
     const thinking = devLines.filter((line) => line.thinking).map((line) => line.thinking)
     expect(thinking.length).toBeGreaterThan(0)
-    expect(devLines.filter((line) => line.graphPath?.[0] === 'analyst' && line.graphPath.length === 1).length).toBeGreaterThan(0)
-    const sql = devLines.find((line) => line.toolCall?.name === 'serviceSqlApi' && line.toolCall.input.includes('MEASURE'))?.toolCall?.input ?? ''
+    expect(
+      devLines.filter((line) => line.graphPath?.[0] === 'analyst' && line.graphPath.length === 1).length,
+    ).toBeGreaterThan(0)
+    const sql =
+      devLines.find((line) => line.toolCall?.name === 'serviceSqlApi' && line.toolCall.input.includes('MEASURE'))
+        ?.toolCall?.input ?? ''
     expect(sql).toContain('orders.cancellation_rate')
     expect(finalAnswer(mergeLines(devLines))?.content).toMatch(/\| 2025-01 \| \d+\.\d%/)
   })
@@ -182,17 +261,27 @@ describe('the offline analyst', () => {
     const expected = (region: string) =>
       (data.query(`SELECT SUM(o.amount) AS total ${REGION} WHERE r.name = ?`).get(region) as { total: number }).total
     for (const region of ['Europe', 'Asia']) {
-      const lines = await ask('What was the revenue by region?', { externalId: `viewer-${region.toLowerCase()}`, userAttributes: [{ name: 'region', value: region }] })
+      const lines = await ask('What was the revenue by region?', {
+        externalId: `viewer-${region.toLowerCase()}`,
+        userAttributes: [{ name: 'region', value: region }],
+      })
       const answer = finalAnswer(mergeLines(lines))?.content ?? ''
       expect(answer).toContain(`| ${region} | ${formatValue(expected(region), member('money'))} |`)
-      const others = ['Europe', 'Asia', 'North America', 'Africa', 'Oceania', 'South America'].filter((name) => name !== region)
+      const others = ['Europe', 'Asia', 'North America', 'Africa', 'Oceania', 'South America'].filter(
+        (name) => name !== region,
+      )
       for (const other of others) expect(answer).not.toContain(`| ${other} |`)
     }
   })
 
   it('says a filter on a value the user may not see cannot be applied, instead of dropping it', async () => {
-    const europe = (data.query(`SELECT SUM(o.amount) AS total ${REGION} WHERE r.name = 'Europe'`).get() as { total: number }).total
-    const lines = await ask('What was the revenue in Asia?', { externalId: 'viewer-europe', userAttributes: [{ name: 'region', value: 'Europe' }] })
+    const europe = (
+      data.query(`SELECT SUM(o.amount) AS total ${REGION} WHERE r.name = 'Europe'`).get() as { total: number }
+    ).total
+    const lines = await ask('What was the revenue in Asia?', {
+      externalId: 'viewer-europe',
+      userAttributes: [{ name: 'region', value: 'Europe' }],
+    })
     const answer = finalAnswer(mergeLines(lines))?.content ?? ''
     expect(answer).toContain('"Asia" looks like a Region, but there is no Region "Asia" in the data you may see')
     expect(answer).not.toMatch(/^\|/m)
@@ -212,7 +301,10 @@ describe('the offline analyst', () => {
   it('groups people by their key and shows the name beside it, so namesakes stay apart', async () => {
     const answer = finalAnswer(mergeLines(await ask('Top 5 customers by revenue')))?.content ?? ''
     expect(answer).toStartWith('**Revenue by Customer, top 5, all time**')
-    const rows = data.query(`SELECT c.id, c.name, SUM(o.amount) ${REGION} GROUP BY c.id ORDER BY 3 DESC LIMIT 5`).values() as Array<[number, string, number]>
-    for (const [id, name, total] of rows) expect(answer).toContain(`| ${id} | ${name} | ${formatValue(total, member('money'))} |`)
+    const rows = data
+      .query(`SELECT c.id, c.name, SUM(o.amount) ${REGION} GROUP BY c.id ORDER BY 3 DESC LIMIT 5`)
+      .values() as Array<[number, string, number]>
+    for (const [id, name, total] of rows)
+      expect(answer).toContain(`| ${id} | ${name} | ${formatValue(total, member('money'))} |`)
   })
 })

@@ -10,7 +10,9 @@ const meta = { cubes: [{ name: 'orders', measures: [{ name: 'orders.count', type
 const tools: AnalystTools = {
   serviceMeta: async () => meta,
   serviceSqlApi: async (input) =>
-    input.sqlQuery.includes('MEASURE') ? { schema: [{ name: 'count', column_type: 'number' }], data: [['42']], totalRows: 1 } : { error: 'Use MEASURE() for measures' },
+    input.sqlQuery.includes('MEASURE')
+      ? { schema: [{ name: 'count', column_type: 'number' }], data: [['42']], totalRows: 1 }
+      : { error: 'Use MEASURE() for measures' },
 }
 
 let test: TestApp | undefined
@@ -23,13 +25,20 @@ afterEach(async () => {
 function appWith(turns: FakeTurn[]) {
   fake = startFakeOpenAI(turns)
   test = createTestApp({
-    agents: createAgentFactory({ llm: { baseUrl: fake.url, apiKey: 'sk-test', model: 'fake-model' }, analystDelayMs: 0, tools: () => tools }),
+    agents: createAgentFactory({
+      llm: { baseUrl: fake.url, apiKey: 'sk-test', model: 'fake-model' },
+      analystDelayMs: 0,
+      tools: () => tools,
+    }),
   })
   return test
 }
 
 const ask = (app: TestApp, input: string) =>
-  app.request('POST', `${chatBase()}/stream-chat-state`, { headers: apiKey(keys.admin), body: { input, sessionSettings: { externalId: 'llm-user' } } })
+  app.request('POST', `${chatBase()}/stream-chat-state`, {
+    headers: apiKey(keys.admin),
+    body: { input, sessionSettings: { externalId: 'llm-user' } },
+  })
 
 describe('the analyst on an OpenAI-compatible model', () => {
   it('streams tool calls, their results and the final answer in the same line shape as the offline path', async () => {
@@ -40,7 +49,13 @@ describe('the analyst on an OpenAI-compatible model', () => {
       { text: ['There are ', '42', ' orders.'] },
     ])
     const lines = await readLines(await ask(app, 'How many orders?'))
-    const kinds = lines.map((line) => (line.toolCall ? `tool:${line.toolCall.name}:${line.toolCall.result ? 'result' : 'call'}` : (line.id as string).startsWith('__') ? line.id : line.role))
+    const kinds = lines.map((line) =>
+      line.toolCall
+        ? `tool:${line.toolCall.name}:${line.toolCall.result ? 'result' : 'call'}`
+        : (line.id as string).startsWith('__')
+          ? line.id
+          : line.role,
+    )
     expect(kinds).toEqual([
       '__cutoff__',
       'user',
@@ -58,7 +73,9 @@ describe('the analyst on an OpenAI-compatible model', () => {
       '__state__',
     ])
     const sqlResults = lines.filter((line) => line.toolCall?.name === 'serviceSqlApi' && line.toolCall.result)
-    expect(JSON.parse((sqlResults[0].toolCall as { result: string }).result)).toEqual({ error: 'Use MEASURE() for measures' })
+    expect(JSON.parse((sqlResults[0].toolCall as { result: string }).result)).toEqual({
+      error: 'Use MEASURE() for measures',
+    })
     expect(JSON.parse((sqlResults[1].toolCall as { result: string }).result)).toMatchObject({ data: [['42']] })
     for (const line of lines.filter((entry) => entry.toolCall)) expect(line.graphPath).toEqual(['analyst', 'tools'])
     const answer = finalAnswer(mergeLines(lines))
@@ -66,7 +83,10 @@ describe('the analyst on an OpenAI-compatible model', () => {
     expect(answer?.graphPath).toEqual(['final'])
     // The model was asked with the system prompt, both tools and the tool results of earlier steps.
     const last = fake!.requests.at(-1)!
-    expect((last.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name).sort()).toEqual(['serviceMeta', 'serviceSqlApi'])
+    expect((last.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name).sort()).toEqual([
+      'serviceMeta',
+      'serviceSqlApi',
+    ])
     expect(JSON.stringify(last.messages)).toContain('Use MEASURE() for measures')
     expect(last.model).toBe('fake-model')
     expect(last.stream).toBe(true)
@@ -100,7 +120,9 @@ describe('the analyst on an OpenAI-compatible model', () => {
     const lines = await readLines(await ask(app, 'Loop forever'))
     expect(fake!.requests).toHaveLength(8)
     expect(lines.filter((line) => line.toolCall && line.toolCall.result)).toHaveLength(8)
-    expect(finalAnswer(mergeLines(lines))?.content).toBe('I could not finish the analysis within 8 steps. Please ask a narrower question.')
+    expect(finalAnswer(mergeLines(lines))?.content).toBe(
+      'I could not finish the analysis within 8 steps. Please ask a narrower question.',
+    )
     expect(lines.at(-1)?.id).toBe('__state__')
   })
 

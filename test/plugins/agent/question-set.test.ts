@@ -27,11 +27,17 @@ afterAll(async () => {
 /** Asks every turn of a question in one thread; returns the last turn's final answer. */
 async function answerOf(question: Question, index: number): Promise<string> {
   const turns = Array.isArray(question.ask) ? question.ask : [question.ask]
-  const sessionSettings = { externalId: `question-${index}`, ...(question.region ? { userAttributes: [{ name: 'region', value: question.region }] } : {}) }
+  const sessionSettings = {
+    externalId: `question-${index}`,
+    ...(question.region ? { userAttributes: [{ name: 'region', value: question.region }] } : {}),
+  }
   let chatId: string | undefined
   let answer = ''
   for (const input of turns) {
-    const response = await test.request('POST', `${chatBase()}/stream-chat-state`, { headers: apiKey(keys.admin), body: { input, sessionSettings, ...(chatId ? { chatId } : {}) } })
+    const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: apiKey(keys.admin),
+      body: { input, sessionSettings, ...(chatId ? { chatId } : {}) },
+    })
     const lines = await readLines(response)
     chatId ??= (lines[0]?.state as { chatId?: string } | undefined)?.chatId
     answer = finalAnswer(mergeLines(lines))?.content ?? ''
@@ -42,7 +48,9 @@ async function answerOf(question: Question, index: number): Promise<string> {
 describe('the question set', () => {
   it('has at least 120 questions whose expected answers the demo data gives', () => {
     expect(QUESTIONS.length).toBeGreaterThanOrEqual(120)
-    expect((data.query('SELECT MAX(created_at) AS latest FROM orders').get() as { latest: string }).latest.slice(0, 10)).toBe('2025-12-31')
+    expect(
+      (data.query('SELECT MAX(created_at) AS latest FROM orders').get() as { latest: string }).latest.slice(0, 10),
+    ).toBe('2025-12-31')
     for (const question of QUESTIONS) if (question.sql) expect(expectedRows(data, question).length).toBeGreaterThan(0)
   }, 60_000)
 
@@ -58,7 +66,10 @@ describe('the question set', () => {
       kind.total++
       if (outcome === 'right') kind.right++
       byKind.set(question.kind, kind)
-      if (outcome !== 'right') misses.push(`${outcome.padEnd(8)} ${JSON.stringify(question.ask)}: ${why}\n    ${answer.split('\n')[0].slice(0, 160)}`)
+      if (outcome !== 'right')
+        misses.push(
+          `${outcome.padEnd(8)} ${JSON.stringify(question.ask)}: ${why}\n    ${answer.split('\n')[0].slice(0, 160)}`,
+        )
     }
     if (process.env.QUESTION_SET_REPORT) {
       console.log(misses.join('\n'))

@@ -16,7 +16,16 @@ function answer(question: string): { text: string; queries: string[] } {
     if (action.kind === 'answer') return { text: action.text, queries }
     for (const call of action.calls) {
       if (call.name === 'serviceMeta')
-        exchanges.push({ ...call, output: call.input.searchQuery ? { ...demoMeta, values: [], dates: [{ member: 'orders.created_at', first: '2021-01-01', latest: '2025-12-31' }] } : demoMeta })
+        exchanges.push({
+          ...call,
+          output: call.input.searchQuery
+            ? {
+                ...demoMeta,
+                values: [],
+                dates: [{ member: 'orders.created_at', first: '2021-01-01', latest: '2025-12-31' }],
+              }
+            : demoMeta,
+        })
       else {
         queries.push(String(call.input.sqlQuery))
         exchanges.push({ ...call, output: { schema: [{ name: 'x' }], data: [['1']], totalRows: 1 } })
@@ -28,7 +37,10 @@ function answer(question: string): { text: string; queries: string[] } {
 
 // Made-up words: no member, cube or value of the demo model has them, nor does the analyst's vocabulary.
 const unknownWord = fc
-  .tuple(fc.constantFrom('zor', 'blix', 'quon', 'vex', 'trel', 'murg', 'plonk', 'drav', 'skiv'), fc.constantFrom('ax', 'ith', 'obb', 'ump', 'eel', 'orn'))
+  .tuple(
+    fc.constantFrom('zor', 'blix', 'quon', 'vex', 'trel', 'murg', 'plonk', 'drav', 'skiv'),
+    fc.constantFrom('ax', 'ith', 'obb', 'ump', 'eel', 'orn'),
+  )
   .map(([head, tail]) => `${head}${tail}`)
 const templates = [
   (word: string) => `What was the revenue in ${word}?`,
@@ -43,7 +55,11 @@ const templates = [
   (word: string) => `${word} last quarter`,
   (word: string) => `Which ${word} had the most orders?`,
 ]
-const futures = ['What will revenue be next year?', 'Forecast orders for next quarter', 'Predict the number of customers in 2027']
+const futures = [
+  'What will revenue be next year?',
+  'Forecast orders for next quarter',
+  'Predict the number of customers in 2027',
+]
 
 describe('questions the analyst cannot map', () => {
   it('never get a number table, only a plain decline naming the part it could not map', () => {

@@ -13,10 +13,16 @@ function probe(test: TestApp) {
     .use(authPlugin(test.deps))
     .get('/probe/key', ({ caller }) => ({ kind: caller.kind, admin: caller.admin }), { apiKey: true })
     .get('/probe/admin', ({ caller }) => ({ kind: caller.kind }), { adminKey: true })
-    .get('/probe/deployments/:deploymentId', ({ caller, deployment }) => ({ kind: caller.kind, deployment: deployment.id }), {
-      managementAccess: true,
+    .get(
+      '/probe/deployments/:deploymentId',
+      ({ caller, deployment }) => ({ kind: caller.kind, deployment: deployment.id }),
+      {
+        managementAccess: true,
+      },
+    )
+    .get('/probe/chat/:accountName/:agentId', ({ caller, agent }) => ({ kind: caller.kind, agent: agent.id, caller }), {
+      chatAccess: true,
     })
-    .get('/probe/chat/:accountName/:agentId', ({ caller, agent }) => ({ kind: caller.kind, agent: agent.id, caller }), { chatAccess: true })
   return async (path: string, headers: Record<string, string> = {}) => {
     const response = await app.handle(new Request(`http://localhost${path}`, { headers }))
     return { status: response.status, body: (await response.json()) as Record<string, unknown> }
@@ -57,15 +63,24 @@ describe('authPlugin', () => {
   it('accepts a valid key and tells admin keys apart', async () => {
     test = createTestApp()
     const get = probe(test)
-    expect(await get('/probe/key', apiKey(keys.member))).toEqual({ status: 200, body: { kind: 'apiKey', admin: false } })
-    expect(await get('/probe/key', { authorization: `api-key ${keys.admin}` })).toEqual({ status: 200, body: { kind: 'apiKey', admin: true } })
+    expect(await get('/probe/key', apiKey(keys.member))).toEqual({
+      status: 200,
+      body: { kind: 'apiKey', admin: false },
+    })
+    expect(await get('/probe/key', { authorization: `api-key ${keys.admin}` })).toEqual({
+      status: 200,
+      body: { kind: 'apiKey', admin: true },
+    })
   })
 
   it('returns 403 for a non-admin key on an admin route', async () => {
     test = createTestApp()
     const get = probe(test)
     const response = await get('/probe/admin', apiKey(keys.member))
-    expect(response).toEqual({ status: 403, body: { error: 'This operation requires an admin API key', code: 'ADMIN_REQUIRED' } })
+    expect(response).toEqual({
+      status: 403,
+      body: { error: 'This operation requires an admin API key', code: 'ADMIN_REQUIRED' },
+    })
     expect((await get('/probe/admin', apiKey(keys.admin))).status).toBe(200)
   })
 
@@ -75,7 +90,10 @@ describe('authPlugin', () => {
     const outside = await get('/probe/deployments/1', apiKey(keys.scoped))
     expect(outside.status).toBe(403)
     expect(outside.body.code).toBe('DEPLOYMENT_OUT_OF_SCOPE')
-    expect(await get('/probe/deployments/2', apiKey(keys.scoped))).toEqual({ status: 200, body: { kind: 'apiKey', deployment: 2 } })
+    expect(await get('/probe/deployments/2', apiKey(keys.scoped))).toEqual({
+      status: 200,
+      body: { kind: 'apiKey', deployment: 2 },
+    })
     expect((await get('/probe/deployments/1', apiKey(keys.admin))).status).toBe(200)
   })
 
@@ -102,12 +120,18 @@ describe('authPlugin chat access', () => {
   it('accepts a service token with scope chat and takes the user from externalId, else sub', async () => {
     test = createTestApp()
     const get = probe(test)
-    const withExternalId = await serviceToken(tokenSecrets.deployment2, { sub: 'subject', externalId: 'user-7', scope: ['chat'] })
+    const withExternalId = await serviceToken(tokenSecrets.deployment2, {
+      sub: 'subject',
+      externalId: 'user-7',
+      scope: ['chat'],
+    })
     const response = await get(chat2, { 'x-service-auth-token': withExternalId })
     expect(response.status).toBe(200)
     expect(response.body.caller).toMatchObject({ kind: 'serviceToken', deploymentId: 2, externalId: 'user-7' })
     const withSub = await serviceToken(tokenSecrets.deployment2, { sub: 'subject-1', scope: ['chat', 'other'] })
-    expect((await get(chat2, { 'x-service-auth-token': withSub })).body.caller).toMatchObject({ externalId: 'subject-1' })
+    expect((await get(chat2, { 'x-service-auth-token': withSub })).body.caller).toMatchObject({
+      externalId: 'subject-1',
+    })
   })
 
   it('returns 403 when token auth is disabled for the deployment', async () => {
@@ -115,16 +139,30 @@ describe('authPlugin chat access', () => {
     const get = probe(test)
     const token = await serviceToken(tokenSecrets.deployment1, { sub: 'u1', scope: ['chat'] })
     const response = await get('/probe/chat/acme/1', { 'x-service-auth-token': token })
-    expect(response).toEqual({ status: 403, body: { error: 'Token authentication is disabled for this deployment', code: 'TOKEN_AUTH_DISABLED' } })
+    expect(response).toEqual({
+      status: 403,
+      body: { error: 'Token authentication is disabled for this deployment', code: 'TOKEN_AUTH_DISABLED' },
+    })
   })
 
   it('returns 401 for an expired token and for one not valid yet', async () => {
     test = createTestApp()
     const get = probe(test)
     const now = Math.floor(test.deps.clock() / 1000)
-    const expired = await serviceToken(tokenSecrets.deployment2, { sub: 'u1', scope: ['chat'] }, { expiresIn: now - 10, issuedAt: now - 100 })
-    expect(await get(chat2, { 'x-service-auth-token': expired })).toEqual({ status: 401, body: { error: 'Token expired', code: 'TOKEN_EXPIRED' } })
-    const early = await serviceToken(tokenSecrets.deployment2, { sub: 'u1', scope: ['chat'] }, { notBefore: now + 3600, expiresIn: now + 7200 })
+    const expired = await serviceToken(
+      tokenSecrets.deployment2,
+      { sub: 'u1', scope: ['chat'] },
+      { expiresIn: now - 10, issuedAt: now - 100 },
+    )
+    expect(await get(chat2, { 'x-service-auth-token': expired })).toEqual({
+      status: 401,
+      body: { error: 'Token expired', code: 'TOKEN_EXPIRED' },
+    })
+    const early = await serviceToken(
+      tokenSecrets.deployment2,
+      { sub: 'u1', scope: ['chat'] },
+      { notBefore: now + 3600, expiresIn: now + 7200 },
+    )
     expect((await get(chat2, { 'x-service-auth-token': early })).status).toBe(401)
   })
 
@@ -144,10 +182,17 @@ describe('authPlugin chat access', () => {
     const get = probe(test)
     const foreign = await serviceToken(tokenSecrets.deployment3, { sub: 'u1', scope: ['chat'], deploymentId: 3 })
     const response = await get(chat2, { 'x-service-auth-token': foreign })
-    expect(response).toEqual({ status: 403, body: { error: 'Token was issued for another deployment', code: 'TOKEN_WRONG_DEPLOYMENT' } })
+    expect(response).toEqual({
+      status: 403,
+      body: { error: 'Token was issued for another deployment', code: 'TOKEN_WRONG_DEPLOYMENT' },
+    })
     const forged = await serviceToken('not-the-secret-at-all-0123', { sub: 'u1', scope: ['chat'], deploymentId: 3 })
     expect((await get(chat2, { 'x-service-auth-token': forged })).status).toBe(401)
-    const sameSecretOtherClaim = await serviceToken(tokenSecrets.deployment2, { sub: 'u1', scope: ['chat'], deploymentId: 1 })
+    const sameSecretOtherClaim = await serviceToken(tokenSecrets.deployment2, {
+      sub: 'u1',
+      scope: ['chat'],
+      deploymentId: 1,
+    })
     expect((await get(chat2, { 'x-service-auth-token': sameSecretOtherClaim })).status).toBe(403)
   })
 

@@ -29,7 +29,11 @@ writeFileSync(
       - { id: 2, name: Two, agents: [{ id: 2, name: B }] }
 `,
 )
-const env = { DB_PATH: join(dir, 'service.db'), BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'), DEMO_DATA_PATH: TEST_DEMO_DATA }
+const env = {
+  DB_PATH: join(dir, 'service.db'),
+  BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'),
+  DEMO_DATA_PATH: TEST_DEMO_DATA,
+}
 
 async function call(server: ServerProcess, method: string, path: string, key: string, body?: unknown) {
   const response = await fetch(`${server.url}${path}`, {
@@ -46,7 +50,9 @@ describe('key policies across a restart', () => {
     servers.push(first)
     // Key ids of a fresh database follow the file's order.
     const [rootId, opsId] = [1, 2]
-    expect((await call(first, 'GET', `/api/v1/api-keys/${rootId}/policy`, root)).body).toMatchObject({ keyName: 'root' })
+    expect((await call(first, 'GET', `/api/v1/api-keys/${rootId}/policy`, root)).body).toMatchObject({
+      keyName: 'root',
+    })
 
     const takeover = await call(first, 'PUT', `/api/v1/api-keys/${rootId}/policy`, scoped, { role: 'viewer' })
     expect(takeover).toMatchObject({ status: 403, body: { code: 'KEY_OUT_OF_SCOPE' } })

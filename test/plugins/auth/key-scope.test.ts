@@ -33,9 +33,12 @@ function setup() {
   test = createTestApp({ bootstrap: scopeBootstrap() })
   const keyId = (account: string, name: string) =>
     test.storage.sqlite
-      .query<{ id: number }, [string, string]>('SELECT k.id AS id FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE a.name = ? AND k.name = ?')
+      .query<{ id: number }, [string, string]>(
+        'SELECT k.id AS id FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE a.name = ? AND k.name = ?',
+      )
       .get(account, name)!.id
-  const policyRow = (id: number) => test.storage.sqlite.query('SELECT role, actions FROM api_key_policies WHERE api_key_id = ?').get(id)
+  const policyRow = (id: number) =>
+    test.storage.sqlite.query('SELECT role, actions FROM api_key_policies WHERE api_key_id = ?').get(id)
   async function call(method: string, path: string, key: string, body?: unknown) {
     const response = await test.request(method, path, { body, headers: { authorization: `Api-Key ${key}` } })
     const text = await response.text()
@@ -57,10 +60,15 @@ const expectations: Record<KeyName, Record<KeyName | 'other', number>> = {
 describe('API key policies and key scope', () => {
   it('returns 403 when a scoped admin key changes the policy of the unscoped admin key, which keeps working', async () => {
     const { keyId, policyRow, call } = setup()
-    const takeover = await call('PUT', `/api/v1/api-keys/${keyId('acme', 'admin')}/policy`, keys.scoped, { role: 'viewer' })
+    const takeover = await call('PUT', `/api/v1/api-keys/${keyId('acme', 'admin')}/policy`, keys.scoped, {
+      role: 'viewer',
+    })
     expect(takeover).toEqual({
       status: 403,
-      body: { error: 'API key cannot manage a key that reaches deployments outside its own scope', code: 'KEY_OUT_OF_SCOPE' },
+      body: {
+        error: 'API key cannot manage a key that reaches deployments outside its own scope',
+        code: 'KEY_OUT_OF_SCOPE',
+      },
     })
     expect(policyRow(keyId('acme', 'admin'))).toBeNull()
     const stillAdmin = await call('GET', `/api/v1/api-keys/${keyId('acme', 'scoped')}/policy`, keys.admin)
@@ -75,9 +83,16 @@ describe('API key policies and key scope', () => {
         for (const [target, status] of Object.entries(targets)) {
           const id = target === 'other' ? keyId('other', 'admin') : keyId('acme', target)
           const before = policyRow(id)
-          const response = await call(method, `/api/v1/api-keys/${id}/policy`, scopedKeys[caller], method === 'PUT' ? { role: 'admin' } : undefined)
+          const response = await call(
+            method,
+            `/api/v1/api-keys/${id}/policy`,
+            scopedKeys[caller],
+            method === 'PUT' ? { role: 'admin' } : undefined,
+          )
           expect({ caller, target, status: response.status }).toEqual({ caller, target, status })
-          expect(Object.keys(response.body).sort()).toEqual(status === 200 ? ['actions', 'isDefault', 'keyId', 'keyName', 'role'] : ['code', 'error'])
+          expect(Object.keys(response.body).sort()).toEqual(
+            status === 200 ? ['actions', 'isDefault', 'keyId', 'keyName', 'role'] : ['code', 'error'],
+          )
           if (status !== 200) expect(policyRow(id)).toEqual(before)
         }
       }
@@ -92,11 +107,18 @@ describe('API key policies and key scope', () => {
 
   it('returns 403 when a key grants an action it does not hold itself', async () => {
     const { keyId, policyRow, call } = setup()
-    const set = await call('PUT', `/api/v1/api-keys/${keyId('acme', 'scoped')}/policy`, keys.admin, { actions: ['SecretsManage', 'ContentRead'] })
+    const set = await call('PUT', `/api/v1/api-keys/${keyId('acme', 'scoped')}/policy`, keys.admin, {
+      actions: ['SecretsManage', 'ContentRead'],
+    })
     expect(set.status).toBe(200)
-    const escalate = await call('PUT', `/api/v1/api-keys/${keyId('acme', 'two')}/policy`, keys.scoped, { role: 'admin' })
+    const escalate = await call('PUT', `/api/v1/api-keys/${keyId('acme', 'two')}/policy`, keys.scoped, {
+      role: 'admin',
+    })
     expect(escalate.status).toBe(403)
-    expect(escalate.body).toEqual({ error: expect.stringContaining('cannot grant ContentEdit'), code: 'PERMISSION_DENIED' })
+    expect(escalate.body).toEqual({
+      error: expect.stringContaining('cannot grant ContentEdit'),
+      code: 'PERMISSION_DENIED',
+    })
     expect(policyRow(keyId('acme', 'two'))).toBeNull()
     const within = await call('PUT', `/api/v1/api-keys/${keyId('acme', 'two')}/policy`, keys.scoped, { role: 'viewer' })
     expect(within).toMatchObject({ status: 200, body: { role: 'viewer', actions: ['ContentRead'] } })
@@ -106,12 +128,16 @@ describe('API key policies and key scope', () => {
 describe('account-wide settings and scoped keys', () => {
   it('lets every key read the app configuration but only unscoped keys change it', async () => {
     const { call } = setup()
-    for (const key of [scopedKeys.scoped, scopedKeys.wide, scopedKeys.two]) expect((await call('GET', '/api/v1/app-config', key)).status).toBe(200)
+    for (const key of [scopedKeys.scoped, scopedKeys.wide, scopedKeys.two])
+      expect((await call('GET', '/api/v1/app-config', key)).status).toBe(200)
     for (const key of [scopedKeys.scoped, scopedKeys.wide]) {
       const response = await call('PATCH', '/api/v1/app-config', key, { appTheme: { mode: 'dark' } })
       expect(response).toEqual({
         status: 403,
-        body: { error: 'Changing the app configuration needs an API key that is not scoped to deployments', code: 'ACCOUNT_WIDE_KEY_REQUIRED' },
+        body: {
+          error: 'Changing the app configuration needs an API key that is not scoped to deployments',
+          code: 'ACCOUNT_WIDE_KEY_REQUIRED',
+        },
       })
     }
     expect((await call('GET', '/api/v1/app-config', keys.admin)).body.appTheme.mode).toBe('system')
@@ -120,18 +146,40 @@ describe('account-wide settings and scoped keys', () => {
 
   it('lets a scoped key manage AI engineer settings and chat thread policies of its deployments only', async () => {
     const { call } = setup()
-    const policies = { chatThreadPolicies: [{ actions: ['ChatThreadCreate'], effect: 'deny', resourceType: 'agent', resources: ['*'] }] }
+    const policies = {
+      chatThreadPolicies: [{ actions: ['ChatThreadCreate'], effect: 'deny', resourceType: 'agent', resources: ['*'] }],
+    }
     expect((await call('PATCH', '/api/v1/deployments/2/ai-engineer-settings', keys.scoped, policies)).status).toBe(200)
-    expect((await call('GET', '/api/v1/deployments/2/ai-engineer-settings', keys.scoped)).body.chatThreadPolicies).toHaveLength(1)
+    expect(
+      (await call('GET', '/api/v1/deployments/2/ai-engineer-settings', keys.scoped)).body.chatThreadPolicies,
+    ).toHaveLength(1)
     for (const method of ['GET', 'PATCH']) {
-      const outside = await call(method, '/api/v1/deployments/1/ai-engineer-settings', keys.scoped, method === 'PATCH' ? policies : undefined)
+      const outside = await call(
+        method,
+        '/api/v1/deployments/1/ai-engineer-settings',
+        keys.scoped,
+        method === 'PATCH' ? policies : undefined,
+      )
       expect(outside.status).toBe(403)
       expect(outside.body.code).toBe('DEPLOYMENT_OUT_OF_SCOPE')
-      expect((await call(method, '/api/v1/deployments/3/ai-engineer-settings', keys.scoped, method === 'PATCH' ? policies : undefined)).status).toBe(404)
+      expect(
+        (
+          await call(
+            method,
+            '/api/v1/deployments/3/ai-engineer-settings',
+            keys.scoped,
+            method === 'PATCH' ? policies : undefined,
+          )
+        ).status,
+      ).toBe(404)
     }
-    expect((await call('GET', '/api/v1/deployments/1/ai-engineer-settings', keys.admin)).body.chatThreadPolicies).toEqual([])
+    expect(
+      (await call('GET', '/api/v1/deployments/1/ai-engineer-settings', keys.admin)).body.chatThreadPolicies,
+    ).toEqual([])
     // A key without SettingsManage (not admin: editor) cannot change them even in scope.
-    expect((await call('PATCH', '/api/v1/deployments/2/ai-engineer-settings', scopedKeys.two, policies)).status).toBe(403)
+    expect((await call('PATCH', '/api/v1/deployments/2/ai-engineer-settings', scopedKeys.two, policies)).status).toBe(
+      403,
+    )
   })
 
   it('returns 403 when a scoped key deletes an embed tenant or one of its groups, which span deployments', async () => {
@@ -160,13 +208,21 @@ describe('account-wide settings and scoped keys', () => {
     expect((await call('DELETE', '/api/v1/embed-tenants/tenant-one', keys.otherAdmin)).status).toBe(404)
   })
 
-  it("leaves sessions of other deployments alone when a scoped key revokes them, and revokes its own", async () => {
+  it('leaves sessions of other deployments alone when a scoped key revokes them, and revokes its own', async () => {
     const { call } = setup()
     const mint = async (deploymentId: number, key: string) =>
-      (await call('POST', '/api/v1/embed/generate-session', key, { deploymentId, externalId: 'revoke-user' })).body.sessionId as string
+      (await call('POST', '/api/v1/embed/generate-session', key, { deploymentId, externalId: 'revoke-user' })).body
+        .sessionId as string
     const onOne = await mint(1, keys.admin)
     const onTwo = await mint(2, keys.scoped)
-    expect((await call('POST', '/api/v1/embed/generate-session', keys.scoped, { deploymentId: 1, externalId: 'revoke-user' })).status).toBe(403)
+    expect(
+      (
+        await call('POST', '/api/v1/embed/generate-session', keys.scoped, {
+          deploymentId: 1,
+          externalId: 'revoke-user',
+        })
+      ).status,
+    ).toBe(403)
     expect((await call('POST', '/api/v1/embed/session/revoke', keys.scoped, { sessionId: onOne })).status).toBe(204)
     expect((await call('POST', '/api/v1/embed/session/revoke', keys.scoped, { sessionId: onTwo })).status).toBe(204)
     expect((await call('POST', '/api/v1/embed/session/token', keys.scoped, { sessionId: onOne })).status).toBe(200)

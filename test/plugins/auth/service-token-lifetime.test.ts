@@ -10,7 +10,9 @@ afterEach(() => test?.close())
 
 const now = () => Math.floor(Date.now() / 1000)
 const sign = (claims: JWTPayload) =>
-  new SignJWT({ sub: 'token-user', scope: ['chat'], ...claims }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(tokenSecrets.deployment2))
+  new SignJWT({ sub: 'token-user', scope: ['chat'], ...claims })
+    .setProtectedHeader({ alg: 'HS256' })
+    .sign(new TextEncoder().encode(tokenSecrets.deployment2))
 
 async function chat(token: string) {
   const response = await test.request('POST', `${chatBase('acme', 2)}/stream-chat-state`, {
@@ -43,9 +45,15 @@ describe('service token lifetime', () => {
 
   it('counts the lifetime from now without iat, and from now when iat lies in the future', async () => {
     test = createTestApp()
-    expect(await chat(await sign({ exp: now() + 10 * 86_400 }))).toMatchObject({ status: 401, body: { code: 'TOKEN_LIFETIME_TOO_LONG' } })
+    expect(await chat(await sign({ exp: now() + 10 * 86_400 }))).toMatchObject({
+      status: 401,
+      body: { code: 'TOKEN_LIFETIME_TOO_LONG' },
+    })
     const later = now() + 365 * 86_400
-    expect(await chat(await sign({ iat: later, exp: later + 3600 }))).toMatchObject({ status: 401, body: { code: 'TOKEN_LIFETIME_TOO_LONG' } })
+    expect(await chat(await sign({ iat: later, exp: later + 3600 }))).toMatchObject({
+      status: 401,
+      body: { code: 'TOKEN_LIFETIME_TOO_LONG' },
+    })
     expect(await chat(await sign({ exp: now() + 3600 }))).toEqual({ status: 200, last: '__state__' })
   })
 
@@ -55,13 +63,18 @@ describe('service token lifetime', () => {
     expect(loadConfig({}).serviceTokenMaxTtlS).toBe(86_400)
     expect(() => loadConfig({ SERVICE_TOKEN_MAX_TTL_S: '0' })).toThrow(/SERVICE_TOKEN_MAX_TTL_S/)
     test = createTestApp({ config: { serviceTokenMaxTtlS: 300 } })
-    expect(await chat(await sign({ iat: now(), exp: now() + 301 }))).toMatchObject({ status: 401, body: { code: 'TOKEN_LIFETIME_TOO_LONG' } })
+    expect(await chat(await sign({ iat: now(), exp: now() + 301 }))).toMatchObject({
+      status: 401,
+      body: { code: 'TOKEN_LIFETIME_TOO_LONG' },
+    })
     expect(await chat(await sign({ iat: now(), exp: now() + 300 }))).toEqual({ status: 200, last: '__state__' })
   })
 
   it('still answers 401 INVALID_TOKEN for a forged token without exp, telling nothing about its claims', async () => {
     test = createTestApp()
-    const forged = await new SignJWT({ sub: 'x', scope: ['chat'] }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('not-the-secret-0123456789'))
+    const forged = await new SignJWT({ sub: 'x', scope: ['chat'] })
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(new TextEncoder().encode('not-the-secret-0123456789'))
     expect(await chat(forged)).toEqual({ status: 401, body: { error: 'Invalid token', code: 'INVALID_TOKEN' } })
   })
 })

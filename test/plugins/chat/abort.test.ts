@@ -16,7 +16,9 @@ afterEach(() => test.close())
 
 async function startSlowTurn(settings = { externalId: 'alice' }) {
   const hold = gate()
-  script = { steps: [{ kind: 'text', chunks: ['Partial ', 'answer', ' never sent'], hold: { after: 2, until: hold.promise } }] }
+  script = {
+    steps: [{ kind: 'text', chunks: ['Partial ', 'answer', ' never sent'], hold: { after: 2, until: hold.promise } }],
+  }
   const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
     headers: admin,
     body: { input: 'Slow question', messageId: messageId(1), sessionSettings: settings },
@@ -50,14 +52,24 @@ describe('POST {chat_base_url}/chat/abort', () => {
 
   it('marks the last answer of a run aborted between messages as interrupted', async () => {
     const hold = gate()
-    script = { steps: [{ kind: 'text', chunks: ['Complete part'] }, { kind: 'wait', until: hold.promise }, { kind: 'text', chunks: ['never'] }] }
+    script = {
+      steps: [
+        { kind: 'text', chunks: ['Complete part'] },
+        { kind: 'wait', until: hold.promise },
+        { kind: 'text', chunks: ['never'] },
+      ],
+    }
     const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
       headers: admin,
       body: { input: 'Q', sessionSettings: { externalId: 'alice' } },
     })
     const reader = lineReader(response)
     const chatId = ((await reader.next())!.state as { chatId: string }).chatId
-    await until(() => test.storage.sqlite.query("SELECT 1 FROM chat_messages WHERE status = 'complete' AND role = 'assistant'").all().length === 1)
+    await until(
+      () =>
+        test.storage.sqlite.query("SELECT 1 FROM chat_messages WHERE status = 'complete' AND role = 'assistant'").all()
+          .length === 1,
+    )
     await test.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })
     expect((await reader.rest()).at(-1)).toEqual({ error: 'Run aborted' })
     const rows = test.storage.sqlite.query("SELECT content, status FROM chat_messages WHERE role = 'assistant'").all()

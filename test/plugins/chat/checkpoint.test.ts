@@ -17,13 +17,19 @@ afterEach(() => test.close())
 
 const storedContent = (chatId: string) =>
   test.storage.sqlite
-    .query<{ content: string; status: string }, [string]>("SELECT content, status FROM chat_messages WHERE thread_id = ? AND role = 'assistant'")
+    .query<{ content: string; status: string }, [string]>(
+      "SELECT content, status FROM chat_messages WHERE thread_id = ? AND role = 'assistant'",
+    )
     .get(chatId)
 
 describe('saving a running answer', () => {
   it('saves what was streamed when the thread is read mid-run, then appends the rest: the stored answer is whole', async () => {
     const hold = gate()
-    script = { steps: [{ kind: 'text', chunks: ['Alpha ', 'beta ', 'gamma ', 'delta'], hold: { after: 2, until: hold.promise } }] }
+    script = {
+      steps: [
+        { kind: 'text', chunks: ['Alpha ', 'beta ', 'gamma ', 'delta'], hold: { after: 2, until: hold.promise } },
+      ],
+    }
     const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
       headers: admin,
       body: { input: 'Tell me', messageId: messageId(1), sessionSettings: alice },
@@ -35,7 +41,10 @@ describe('saving a running answer', () => {
 
     // Reading the thread saves the running answer as it stands.
     const midway = await lineReader(
-      await test.request('POST', `${chatBase()}/stream-chat-state`, { headers: admin, body: { chatId, sessionSettings: alice } }),
+      await test.request('POST', `${chatBase()}/stream-chat-state`, {
+        headers: admin,
+        body: { chatId, sessionSettings: alice },
+      }),
     ).rest()
     const partial = (midway[1].state as { messages: Line[] }).messages[1]
     expect(partial).toMatchObject({ role: 'assistant', content: 'Alpha beta ', isInProcess: true })
@@ -73,7 +82,8 @@ describe('saving a running answer', () => {
       const rows = new Map(stored.all().map((row) => [row.id, row]))
       for (const message of mergeLines(received)) {
         expect(rows.get(message.id as string)?.content.startsWith(message.content)).toBe(true)
-        if (message.toolCall) expect(JSON.parse(rows.get(message.id as string)!.toolCall!)).toMatchObject(message.toolCall)
+        if (message.toolCall)
+          expect(JSON.parse(rows.get(message.id as string)!.toolCall!)).toMatchObject(message.toolCall)
       }
     }
     expect(mergeLines(received).map((message) => message.content)).toEqual(['', 'One two three '])

@@ -32,8 +32,18 @@ writeFileSync(
 `,
 )
 const dbPath = join(dir, 'service.db')
-const env = { DB_PATH: dbPath, BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'), DEMO_DATA_PATH: TEST_DEMO_DATA, ANALYST_DELAY_MS: '3' }
-const QUESTIONS = ['What was the revenue by region?', 'Top 5 products by revenue', 'Units sold by category', 'Monthly revenue in 2024']
+const env = {
+  DB_PATH: dbPath,
+  BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'),
+  DEMO_DATA_PATH: TEST_DEMO_DATA,
+  ANALYST_DELAY_MS: '3',
+}
+const QUESTIONS = [
+  'What was the revenue by region?',
+  'Top 5 products by revenue',
+  'Units sold by category',
+  'Monthly revenue in 2024',
+]
 
 const post = (server: ServerProcess, body: object) =>
   fetch(`${server.url}/api/v1/public/acme/agents/1/chat/stream-chat-state`, {
@@ -65,7 +75,9 @@ async function readThread(server: ServerProcess, chatId: string): Promise<Line[]
  * received, including those already on their way when the process died.
  */
 async function crashTurn(server: ServerProcess, chatId: string, turn: number, killAfter: number): Promise<Line[]> {
-  const reader = lineReader(await post(server, { chatId, input: QUESTIONS[turn % QUESTIONS.length], messageId: messageId(turn) }))
+  const reader = lineReader(
+    await post(server, { chatId, input: QUESTIONS[turn % QUESTIONS.length], messageId: messageId(turn) }),
+  )
   const received: Line[] = []
   let killing: Promise<void> | undefined
   try {
@@ -94,19 +106,35 @@ function expectReceivedIsStored(thread: Line[], received: Line[], turn: number, 
     expect(stored, `${context}: assistant message ${message.id} was lost`).toBeDefined()
     expect(stored!.isInProcess, context).toBe(false)
     expect(stored!.graphPath, context).toEqual(message.graphPath as string[])
-    expect((stored!.content ?? '').startsWith(message.content), `${context}: stored ${JSON.stringify(stored!.content)}`).toBe(true)
+    expect(
+      (stored!.content ?? '').startsWith(message.content),
+      `${context}: stored ${JSON.stringify(stored!.content)}`,
+    ).toBe(true)
     const toolCall = message.toolCall as Line['toolCall']
-    if (toolCall) expect(stored!.toolCall, context).toEqual(toolCall.result === undefined ? expect.objectContaining({ name: toolCall.name, input: toolCall.input }) : toolCall)
+    if (toolCall)
+      expect(stored!.toolCall, context).toEqual(
+        toolCall.result === undefined
+          ? expect.objectContaining({ name: toolCall.name, input: toolCall.input })
+          : toolCall,
+      )
   }
   // The turn's messages as stored: either the run ended before the crash (its last message is the final answer) or
   // the crash cut it short and its last message is marked interrupted.
   const own = echo ? thread.slice(thread.findIndex((message) => message.id === echo.id) + 1) : []
   if (seen.length > 0) expect(own.length, context).toBeGreaterThan(0)
-  expect(own.every((message) => !message.isInProcess), context).toBe(true)
+  expect(
+    own.every((message) => !message.isInProcess),
+    context,
+  ).toBe(true)
   const last = own.at(-1)
   if (last && !last.interrupted) {
-    expect(own.some((message) => message.interrupted), context).toBe(false)
-    expect(last, `${context}: a turn not marked interrupted has its final answer`).toMatchObject({ graphPath: ['final'] })
+    expect(
+      own.some((message) => message.interrupted),
+      context,
+    ).toBe(false)
+    expect(last, `${context}: a turn not marked interrupted has its final answer`).toMatchObject({
+      graphPath: ['final'],
+    })
   }
 }
 
@@ -133,7 +161,8 @@ describe('crash durability', () => {
       // calls, within the streamed answer.
       const killAfter = Math.floor((turn - 1 + Math.random()) * (60 / TRIALS))
       const received = await crashTurn(server, chatId, turn, killAfter)
-      if (received.some((line) => line.role === 'assistant') && !received.some((line) => line.id === '__state__')) cutMidStream++
+      if (received.some((line) => line.role === 'assistant') && !received.some((line) => line.id === '__state__'))
+        cutMidStream++
       expect(integrityCheck()).toBe('ok')
       server = await start()
       const thread = await readThread(server, chatId)

@@ -14,7 +14,15 @@ describe('deltaLines', () => {
         fc.string({ unit: 'binary' }),
         (id, sort, graphPath, content) => {
           const fast = deltaLines({ id, sort, graphPath })(content)
-          const whole = encodeLine({ id, role: 'assistant', sort, graphPath, content, isDelta: true, isInProcess: true })
+          const whole = encodeLine({
+            id,
+            role: 'assistant',
+            sort,
+            graphPath,
+            content,
+            isDelta: true,
+            isInProcess: true,
+          })
           expect(fast.json).toBe(whole.json)
           expect(decoder.decode(fast.bytes)).toBe(decoder.decode(whole.bytes))
         },
@@ -26,12 +34,18 @@ describe('deltaLines', () => {
 describe('encodeLines', () => {
   it('encodes a run of lines as the concatenation of their NDJSON bytes, shared or not', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ unit: 'binary' }), { minLength: 1, maxLength: 6 }), fc.boolean(), (contents, shared) => {
-        const lines = contents.map((content, index) => deltaLines({ id: `m${index}`, sort: 1, graphPath: ['final'] })(content))
-        const expected = lines.map((line) => `${line.json}\n`).join('')
-        expect(decoder.decode(encodeLines(lines, 0, lines.length, shared))).toBe(expected)
-        expect(decoder.decode(encodeLines(lines, 0, 1, shared))).toBe(`${lines[0].json}\n`)
-      }),
+      fc.property(
+        fc.array(fc.string({ unit: 'binary' }), { minLength: 1, maxLength: 6 }),
+        fc.boolean(),
+        (contents, shared) => {
+          const lines = contents.map((content, index) =>
+            deltaLines({ id: `m${index}`, sort: 1, graphPath: ['final'] })(content),
+          )
+          const expected = lines.map((line) => `${line.json}\n`).join('')
+          expect(decoder.decode(encodeLines(lines, 0, lines.length, shared))).toBe(expected)
+          expect(decoder.decode(encodeLines(lines, 0, 1, shared))).toBe(`${lines[0].json}\n`)
+        },
+      ),
     )
   })
 })

@@ -10,7 +10,8 @@ function manualStorage() {
   let queue: Array<{ work: () => unknown; resolve(value: unknown): void; reject(error: unknown): void }> = []
   let failNext = false
   const storage: MessageStorage = {
-    inNextCommit: <T>(work: () => T) => new Promise<T>((resolve, reject) => void queue.push({ work, resolve: resolve as never, reject })),
+    inNextCommit: <T>(work: () => T) =>
+      new Promise<T>((resolve, reject) => void queue.push({ work, resolve: resolve as never, reject })),
     saveMessage(message) {
       if (failNext) throw new Error('disk full')
       const row = rows.get(message.id)
@@ -37,8 +38,10 @@ function manualStorage() {
   }
 }
 
-const newRun = () => new RunRegistry().start({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
-const line = (content: string) => encodeLine({ id: 'a', role: 'assistant', content, isDelta: true, isInProcess: true, sort: 2 })
+const newRun = () =>
+  new RunRegistry().start({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
+const line = (content: string) =>
+  encodeLine({ id: 'a', role: 'assistant', content, isDelta: true, isInProcess: true, sort: 2 })
 const newMessage = () => new OpenMessage('c', 'r', 'a', 2, ['final'], undefined, 0)
 
 describe('OpenMessages', () => {

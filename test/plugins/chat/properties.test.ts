@@ -9,12 +9,18 @@ import { keys } from '../../helpers/fixtures'
 import { gate } from '../../helpers/gates'
 
 const step = fc.oneof(
-  fc.record({ kind: fc.constant('text' as const), chunks: fc.array(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 4 }) }),
+  fc.record({
+    kind: fc.constant('text' as const),
+    chunks: fc.array(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 4 }),
+  }),
   fc.record({
     kind: fc.constant('tool' as const),
     name: fc.constantFrom('serviceMeta', 'serviceSqlApi'),
     input: fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 8 }), { maxKeys: 2 }),
-    result: fc.oneof(fc.constant({ error: 'boom' }), fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 })),
+    result: fc.oneof(
+      fc.constant({ error: 'boom' }),
+      fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 2 }),
+    ),
   }),
 )
 
@@ -26,7 +32,9 @@ describe('the run registry', () => {
         fc.array(fc.nat(5), { maxLength: 4 }),
         async (steps, joinAt) => {
           const gates = steps.map(() => gate())
-          const script: Script = { steps: steps.flatMap((s, index): ScriptStep[] => [{ kind: 'wait', until: gates[index].promise }, s]) }
+          const script: Script = {
+            steps: steps.flatMap((s, index): ScriptStep[] => [{ kind: 'wait', until: gates[index].promise }, s]),
+          }
           const test = createTestApp({ agents: () => createScriptedAgent(script) })
           try {
             const open = (body: Record<string, unknown>) =>
@@ -40,7 +48,11 @@ describe('the run registry', () => {
             const originalRest = original.rest()
             const joiners: Array<Promise<Line[]>> = []
             for (let index = 0; index <= steps.length; index++) {
-              for (const point of joinAt) if (Math.min(point, steps.length) === index) joiners.push(open({ chatId, messageId: messageId(1) }).then((response) => lineReader(response).rest()))
+              for (const point of joinAt)
+                if (Math.min(point, steps.length) === index)
+                  joiners.push(
+                    open({ chatId, messageId: messageId(1) }).then((response) => lineReader(response).rest()),
+                  )
               // Let the joiners attach before the run moves on.
               await Bun.sleep(0)
               gates[index]?.open()
@@ -48,7 +60,8 @@ describe('the run registry', () => {
             const lines = [first, ...(await originalRest)]
             for (const line of lines) expect(Value.Check(StreamLine, line)).toBe(true)
             const sorts = lines.map((line) => line.sort as number).filter((sort) => sort !== undefined)
-            for (let index = 1; index < sorts.length; index++) expect(sorts[index]).toBeGreaterThanOrEqual(sorts[index - 1])
+            for (let index = 1; index < sorts.length; index++)
+              expect(sorts[index]).toBeGreaterThanOrEqual(sorts[index - 1])
             expect(lines.at(-1)?.id).toBe('__state__')
             for (const joined of await Promise.all(joiners)) {
               // A joiner that arrives after the run ended gets the stored state instead of the replay.

@@ -26,13 +26,25 @@ async function expectError(response: Response, status: number, pattern?: RegExp)
 describe('POST {chat_base_url}/chat/stream-chat-state before the stream starts', () => {
   it('answers 400 for a messageId that breaks the pattern', async () => {
     for (const bad of ['123-message', '1700000000000', '1700000000000-msg', 'abc1700000000000-message'])
-      await expectError(await stream({ input: 'x', messageId: bad, sessionSettings: { externalId: 'a' } }), 400, /^messageId: /)
+      await expectError(
+        await stream({ input: 'x', messageId: bad, sessionSettings: { externalId: 'a' } }),
+        400,
+        /^messageId: /,
+      )
   })
 
   it('answers 400 for wrong types and malformed JSON', async () => {
     await expectError(await stream({ input: 42, sessionSettings: { externalId: 'a' } }), 400, /^input: /)
-    await expectError(await stream({ input: 'x', isDefaultBranch: 'yes', sessionSettings: { externalId: 'a' } }), 400, /^isDefaultBranch: /)
-    await expectError(await stream({ input: 'x', images: [{ data: 'abc' }], sessionSettings: { externalId: 'a' } }), 400, /^images\[0\]\.mimeType: /)
+    await expectError(
+      await stream({ input: 'x', isDefaultBranch: 'yes', sessionSettings: { externalId: 'a' } }),
+      400,
+      /^isDefaultBranch: /,
+    )
+    await expectError(
+      await stream({ input: 'x', images: [{ data: 'abc' }], sessionSettings: { externalId: 'a' } }),
+      400,
+      /^images\[0\]\.mimeType: /,
+    )
     await expectError(await stream('{"input": '), 400, /JSON/)
   })
 
@@ -42,7 +54,8 @@ describe('POST {chat_base_url}/chat/stream-chat-state before the stream starts',
 
   it('answers 400 for internalId combined with groups, userAttributes or securityContext', async () => {
     for (const field of ['groups', 'userAttributes', 'securityContext']) {
-      const value = field === 'groups' ? ['sales'] : field === 'userAttributes' ? [{ name: 'region', value: 'West' }] : { a: 1 }
+      const value =
+        field === 'groups' ? ['sales'] : field === 'userAttributes' ? [{ name: 'region', value: 'West' }] : { a: 1 }
       const response = await stream({ input: 'x', sessionSettings: { internalId: 'bob', [field]: value } })
       await expectError(response, 400, new RegExp(field))
     }
@@ -65,16 +78,27 @@ describe('POST {chat_base_url}/chat/stream-chat-state before the stream starts',
     const noChat = await serviceToken(tokenSecrets.deployment2, { sub: 'u', scope: ['read'] })
     await expectError(await stream({ input: 'x' }, { 'x-service-auth-token': noChat }, chatBase('acme', 2)), 403)
     await expectError(await stream({ input: 'x', sessionSettings: { externalId: 'a' } }, apiKey(keys.scoped)), 403)
-    await expectError(await stream({ input: 'x', sessionSettings: { externalId: 'a' } }, undefined, chatBase('nobody', 1)), 404)
-    await expectError(await stream({ input: 'x', sessionSettings: { externalId: 'a' } }, undefined, chatBase('acme', 99)), 404)
+    await expectError(
+      await stream({ input: 'x', sessionSettings: { externalId: 'a' } }, undefined, chatBase('nobody', 1)),
+      404,
+    )
+    await expectError(
+      await stream({ input: 'x', sessionSettings: { externalId: 'a' } }, undefined, chatBase('acme', 99)),
+      404,
+    )
   })
 
   it('checks credentials before the body: 401 for a bad body without valid credentials', async () => {
     await expectError(await stream({ input: 42, messageId: 'bad' }, {}), 401)
     await expectError(await stream({ input: 42 }, apiKey('ak_wrong_0123456789abcdef')), 401)
-    const generate = await test.request('POST', '/api/v1/embed/generate-session', { body: { deploymentId: 'x', unknownField: 1 } })
+    const generate = await test.request('POST', '/api/v1/embed/generate-session', {
+      body: { deploymentId: 'x', unknownField: 1 },
+    })
     await expectError(generate, 401)
-    const member = await test.request('POST', '/api/v1/embed/generate-session', { headers: apiKey(keys.member), body: { unknownField: 1 } })
+    const member = await test.request('POST', '/api/v1/embed/generate-session', {
+      headers: apiKey(keys.member),
+      body: { unknownField: 1 },
+    })
     await expectError(member, 403)
   })
 
@@ -87,7 +111,11 @@ describe('POST {chat_base_url}/chat/stream-chat-state before the stream starts',
 describe('POST {chat_base_url}/chat/stream-chat-state identities', () => {
   it('chats as the service token user and keeps the thread theirs', async () => {
     const token = await serviceToken(tokenSecrets.deployment2, { externalId: 'token-user', scope: ['chat'] })
-    const response = await stream({ input: 'Hi', messageId: messageId(1) }, { 'x-service-auth-token': token }, chatBase('acme', 2))
+    const response = await stream(
+      { input: 'Hi', messageId: messageId(1) },
+      { 'x-service-auth-token': token },
+      chatBase('acme', 2),
+    )
     expect(response.headers.get('content-type')).toBe('application/json')
     const lines = await readLines(response)
     expect(lines.at(-1)?.id).toBe('__state__')
@@ -104,21 +132,34 @@ describe('POST {chat_base_url}/chat/stream-chat-state identities', () => {
   it('chats as an existing internal user', async () => {
     const lines = await readLines(await stream({ input: 'Hi', sessionSettings: { internalId: ' Alice@ACME.com ' } }))
     expect(lines.at(-1)?.id).toBe('__state__')
-    const owner = test.storage.sqlite.query('SELECT u.identity AS identity, u.kind AS kind FROM chat_threads t JOIN users u ON u.id = t.user_id').get()
+    const owner = test.storage.sqlite
+      .query('SELECT u.identity AS identity, u.kind AS kind FROM chat_threads t JOIN users u ON u.id = t.user_id')
+      .get()
     expect(owner).toEqual({ identity: 'alice@acme.com', kind: 'internal' })
   })
 
   it('commits the user message before the first assistant line goes out', async () => {
     const hold = gate()
-    script = { steps: [{ kind: 'wait', until: hold.promise }, { kind: 'text', chunks: ['late'] }] }
-    const response = await stream({ input: 'Stored first?', messageId: messageId(5), sessionSettings: { externalId: 'a' } })
+    script = {
+      steps: [
+        { kind: 'wait', until: hold.promise },
+        { kind: 'text', chunks: ['late'] },
+      ],
+    }
+    const response = await stream({
+      input: 'Stored first?',
+      messageId: messageId(5),
+      sessionSettings: { externalId: 'a' },
+    })
     const reader = lineReader(response)
     await reader.next()
     const echo = await reader.next()
     expect(echo?.id).toBe(messageId(5))
     const stored = test.storage.sqlite.query("SELECT content FROM chat_messages WHERE role = 'user'").all()
     expect(stored).toEqual([{ content: 'Stored first?' }])
-    expect(test.storage.sqlite.query("SELECT COUNT(*) AS n FROM chat_messages WHERE role = 'assistant'").get()).toEqual({ n: 0 })
+    expect(test.storage.sqlite.query("SELECT COUNT(*) AS n FROM chat_messages WHERE role = 'assistant'").get()).toEqual(
+      { n: 0 },
+    )
     hold.open()
     expect((await reader.rest()).at(-1)?.id).toBe('__state__')
   })

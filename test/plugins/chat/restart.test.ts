@@ -27,7 +27,11 @@ writeFileSync(
         agents: [{ id: 1, name: Slow, kind: scripted, config: { lines: 30, lineBytes: 5, delayMs: 1000 } }]
 `,
 )
-const env = { DB_PATH: join(dir, 'service.db'), BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'), DEMO_DATA_PATH: TEST_DEMO_DATA }
+const env = {
+  DB_PATH: join(dir, 'service.db'),
+  BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'),
+  DEMO_DATA_PATH: TEST_DEMO_DATA,
+}
 const post = (server: ServerProcess, body: unknown) =>
   fetch(`${server.url}/api/v1/public/acme/agents/1/chat/stream-chat-state`, {
     method: 'POST',
@@ -54,12 +58,17 @@ describe('restart safety', () => {
     const messages = (state[1].state as { messages: Line[] }).messages
     expect(messages[0]).toMatchObject({ role: 'user', content: 'Tell me a long story' })
     expect(messages[1]).toMatchObject({ role: 'assistant', interrupted: true, isInProcess: false })
-    const received = seen.filter((line) => line.isDelta).map((line) => line.content).join('')
+    const received = seen
+      .filter((line) => line.isDelta)
+      .map((line) => line.content)
+      .join('')
     expect((messages[1].content as string).startsWith(received)).toBe(true)
     expect(received.length).toBeGreaterThan(0)
 
     // The same messageId is finished now, not running: it is answered from the database.
-    const again = await lineReader(await post(second, { chatId, input: 'Tell me a long story', messageId: messageId(1) })).rest()
+    const again = await lineReader(
+      await post(second, { chatId, input: 'Tell me a long story', messageId: messageId(1) }),
+    ).rest()
     expect(again.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
     // A new message starts a new run on the same thread.
     const next = lineReader(await post(second, { chatId, input: 'Again please', messageId: messageId(2) }))

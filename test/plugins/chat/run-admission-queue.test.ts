@@ -45,9 +45,16 @@ describe('RunAdmission', () => {
   it('keeps its counts consistent under any order of admissions, aborts and releases', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.record({ admit: fc.integer({ min: 1, max: 4 }) }), fc.record({ release: fc.nat() })), { maxLength: 200 }),
+        fc.array(fc.oneof(fc.record({ admit: fc.integer({ min: 1, max: 4 }) }), fc.record({ release: fc.nat() })), {
+          maxLength: 200,
+        }),
         (operations) => {
-          const admission = new RunAdmission({ maxRunsPerUser: 3, maxRunsPerKey: 1_000, maxActiveRuns: 2, runQueueSize: 4 })
+          const admission = new RunAdmission({
+            maxRunsPerUser: 3,
+            maxRunsPerKey: 1_000,
+            maxActiveRuns: 2,
+            runQueueSize: 4,
+          })
           const live: Array<{ ticket: RunTicket; userId: number }> = []
           const perUser = new Map<number, number>()
           for (const operation of operations) {

@@ -3,13 +3,22 @@ import { encodeLine, errorLine } from '../../../plugins/chat/lines'
 import { ndjsonStream, pipeTurnToSocket, TOO_SLOW } from '../../../plugins/chat/run-readers'
 import { RunRegistry } from '../../../plugins/chat/run-registry'
 
-const line = (index: number) => encodeLine({ id: `m${index}`, role: 'assistant', content: `chunk ${index}`, isDelta: true, isInProcess: true, sort: 1 })
+const line = (index: number) =>
+  encodeLine({
+    id: `m${index}`,
+    role: 'assistant',
+    content: `chunk ${index}`,
+    isDelta: true,
+    isInProcess: true,
+    sort: 1,
+  })
 const decode = async (stream: ReadableStream<Uint8Array>) =>
   (await new Response(stream).text())
     .split('\n')
     .filter(Boolean)
     .map((text) => JSON.parse(text))
-const newRun = () => new RunRegistry().start({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
+const newRun = () =>
+  new RunRegistry().start({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
 
 describe('ndjsonStream', () => {
   it('replays the log, follows it live and ends with the run', async () => {
@@ -38,7 +47,8 @@ describe('ndjsonStream', () => {
     expect(closed).toEqual(['closed'])
     expect(run.lines).toHaveLength(10)
     const rest: string[] = []
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest.push(new TextDecoder().decode(chunk.value))
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      rest.push(new TextDecoder().decode(chunk.value))
     expect(rest.join('').trim().split('\n').at(-1)).toBe(TOO_SLOW.json)
   })
 
@@ -59,7 +69,11 @@ describe('pipeTurnToSocket', () => {
   it('sends one line a frame and finishes with the run', async () => {
     const run = newRun()
     const sent: string[] = []
-    const piping = pipeTurnToSocket({ head: [encodeLine(errorLine('head'))], run }, { send: (json) => sent.push(json), bufferedAmount: () => 0 }, 1000)
+    const piping = pipeTurnToSocket(
+      { head: [encodeLine(errorLine('head'))], run },
+      { send: (json) => sent.push(json), bufferedAmount: () => 0 },
+      1000,
+    )
     run.append(line(0))
     run.append(line(1))
     run.finish()
@@ -71,7 +85,11 @@ describe('pipeTurnToSocket', () => {
     const run = newRun()
     const sent: string[] = []
     let buffered = 0
-    const piping = pipeTurnToSocket({ head: [], run }, { send: (json) => sent.push(json), bufferedAmount: () => buffered }, 1000)
+    const piping = pipeTurnToSocket(
+      { head: [], run },
+      { send: (json) => sent.push(json), bufferedAmount: () => buffered },
+      1000,
+    )
     run.append(line(0))
     buffered = 5000
     run.append(line(1))

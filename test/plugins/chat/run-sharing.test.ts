@@ -14,12 +14,20 @@ beforeEach(() => {
 afterEach(() => test.close())
 
 const open = (agentId: number, key: string, body: Record<string, unknown>) =>
-  test.request('POST', `${chatBase('acme', agentId)}/stream-chat-state`, { headers: apiKey(key), body }).then(lineReader)
+  test
+    .request('POST', `${chatBase('acme', agentId)}/stream-chat-state`, { headers: apiKey(key), body })
+    .then(lineReader)
 
 describe('joining an active run by its messageId', () => {
   it("never joins a run of another agent, even the same user's, from a key outside that run's deployment", async () => {
     const hold = gate()
-    script = { steps: [{ kind: 'text', chunks: ['Revenue of deployment 1 is 42'] }, { kind: 'wait', until: hold.promise }, { kind: 'text', chunks: ['.'] }] }
+    script = {
+      steps: [
+        { kind: 'text', chunks: ['Revenue of deployment 1 is 42'] },
+        { kind: 'wait', until: hold.promise },
+        { kind: 'text', chunks: ['.'] },
+      ],
+    }
     const alice = { externalId: 'alice' }
     // Agent 1 belongs to deployment 1; the scoped key may reach deployment 2 (agent 2) only.
     const running = await open(1, keys.admin, { sessionSettings: alice, input: 'Revenue?', messageId: messageId(7) })
@@ -45,7 +53,13 @@ describe('joining an active run by its messageId', () => {
 
   it('lets the same user rejoin the run on its own agent', async () => {
     const hold = gate()
-    script = { steps: [{ kind: 'text', chunks: ['one '] }, { kind: 'wait', until: hold.promise }, { kind: 'text', chunks: ['two'] }] }
+    script = {
+      steps: [
+        { kind: 'text', chunks: ['one '] },
+        { kind: 'wait', until: hold.promise },
+        { kind: 'text', chunks: ['two'] },
+      ],
+    }
     const alice = { externalId: 'alice' }
     const running = await open(2, keys.scoped, { sessionSettings: alice, input: 'Count', messageId: messageId(8) })
     const chatId = ((await running.next())!.state as { chatId: string }).chatId

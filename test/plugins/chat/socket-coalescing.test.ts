@@ -3,8 +3,17 @@ import { encodeLine, errorLine } from '../../../plugins/chat/lines'
 import { pipeTurnToSocket } from '../../../plugins/chat/run-readers'
 import { RunRegistry } from '../../../plugins/chat/run-registry'
 
-const line = (index: number) => encodeLine({ id: `m${index}`, role: 'assistant', content: `chunk ${index}`, isDelta: true, isInProcess: true, sort: 1 })
-const newRun = () => new RunRegistry().start({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
+const line = (index: number) =>
+  encodeLine({
+    id: `m${index}`,
+    role: 'assistant',
+    content: `chunk ${index}`,
+    isDelta: true,
+    isInProcess: true,
+    sort: 1,
+  })
+const newRun = () =>
+  new RunRegistry().start({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
 
 /** A socket that records which frames went out under one cork. */
 function recordingSocket() {
@@ -32,7 +41,13 @@ describe('pipeTurnToSocket with coalesce', () => {
   it('sends a burst of lines in one corked write, in order, and finishes with the run', async () => {
     const run = newRun()
     const { socket, writes } = recordingSocket()
-    const piping = pipeTurnToSocket({ head: [encodeLine(errorLine('head'))], run }, socket, 1000, {}, { coalesce: true })
+    const piping = pipeTurnToSocket(
+      { head: [encodeLine(errorLine('head'))], run },
+      socket,
+      1000,
+      {},
+      { coalesce: true },
+    )
     for (let index = 0; index < 5; index++) run.append(line(index))
     run.finish()
     await piping.done

@@ -47,7 +47,14 @@ for (const { name, create } of transports) {
     it('creates a thread and streams __cutoff__, the echo, deltas of one id and __state__ in order', async () => {
       const lines = await send({ input: 'What is the answer?', messageId: messageId(1) })
       expect(lines[0]).toEqual({ id: '__cutoff__', sort: 0, state: { chatId: expect.any(String), isStreaming: false } })
-      expect(lines[1]).toEqual({ id: messageId(1), role: 'user', content: 'What is the answer?', isDelta: false, isInProcess: false, sort: 1 })
+      expect(lines[1]).toEqual({
+        id: messageId(1),
+        role: 'user',
+        content: 'What is the answer?',
+        isDelta: false,
+        isInProcess: false,
+        sort: 1,
+      })
       const assistant = lines.filter((line) => line.role === 'assistant')
       expect(new Set(assistant.map((line) => line.id)).size).toBe(1)
       expect(assistant.slice(1).every((line) => line.isDelta === true)).toBe(true)
@@ -74,21 +81,30 @@ for (const { name, create } of transports) {
       const lines = await send({ chatId })
       expect(lines.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
       expect(lines[0].state).toEqual({ chatId, isStreaming: false })
-      expect((lines[1].state as { messages: Line[] }).messages).toEqual((first.at(-1)!.state as { messages: Line[] }).messages)
+      expect((lines[1].state as { messages: Line[] }).messages).toEqual(
+        (first.at(-1)!.state as { messages: Line[] }).messages,
+      )
     })
 
     it('sends a tool call line without, then with, its result, and a failed tool result holding { error }', async () => {
       script = {
         steps: [
           { kind: 'tool', name: 'serviceMeta', input: {}, result: { cubes: ['orders'] } },
-          { kind: 'tool', name: 'serviceSqlApi', input: { sqlQuery: 'SELECT 1' }, result: { error: 'Unknown member: x' } },
+          {
+            kind: 'tool',
+            name: 'serviceSqlApi',
+            input: { sqlQuery: 'SELECT 1' },
+            result: { error: 'Unknown member: x' },
+          },
           { kind: 'text', chunks: ['Done.'] },
         ],
       }
       const lines = await send({ input: 'Go' })
       const tools = lines.filter((line) => line.toolCall)
       expect(tools).toHaveLength(4)
-      const [metaCall, metaResult, sqlCall, sqlResult] = tools as Array<Line & { toolCall: { name: string; input: string; result?: string } }>
+      const [metaCall, metaResult, sqlCall, sqlResult] = tools as Array<
+        Line & { toolCall: { name: string; input: string; result?: string } }
+      >
       expect(metaCall.toolCall).toEqual({ name: 'serviceMeta', input: '{}' })
       expect(metaCall.graphPath).toEqual(['analyst', 'tools'])
       expect(metaResult.id).toBe(metaCall.id)
@@ -99,7 +115,9 @@ for (const { name, create } of transports) {
     })
 
     it('answers an unknown branch with an error line in a 200 stream', async () => {
-      expect(await send({ input: 'Hi', activeBranchName: 'nope' })).toEqual([{ error: 'Branch nope not found in deployment 1' }])
+      expect(await send({ input: 'Hi', activeBranchName: 'nope' })).toEqual([
+        { error: 'Branch nope not found in deployment 1' },
+      ])
     })
 
     it("treats an unknown chatId and another user's chatId alike: an error line", async () => {
@@ -112,18 +130,32 @@ for (const { name, create } of transports) {
 
     it('refuses a second turn while the thread is streaming', async () => {
       const hold = gate()
-      script = { steps: [{ kind: 'text', chunks: ['partial'] }, { kind: 'wait', until: hold.promise }, { kind: 'text', chunks: ['rest'] }] }
+      script = {
+        steps: [
+          { kind: 'text', chunks: ['partial'] },
+          { kind: 'wait', until: hold.promise },
+          { kind: 'text', chunks: ['rest'] },
+        ],
+      }
       const running = await transport.open({ sessionSettings: alice, input: 'Slow', messageId: messageId(1) }, admin)
       const cutoff = await running.next()
       const chatId = (cutoff!.state as { chatId: string }).chatId
-      expect(await send({ chatId, input: 'Another', messageId: messageId(2) })).toEqual([{ error: 'Streaming for thread is in progress' }])
+      expect(await send({ chatId, input: 'Another', messageId: messageId(2) })).toEqual([
+        { error: 'Streaming for thread is in progress' },
+      ])
       hold.open()
       expect((await running.rest()).at(-1)?.id).toBe('__state__')
     })
 
     it('lets a request with the active messageId rejoin and receive the identical sequence', async () => {
       const hold = gate()
-      script = { steps: [{ kind: 'text', chunks: ['one ', 'two '] }, { kind: 'wait', until: hold.promise }, { kind: 'text', chunks: ['three'] }] }
+      script = {
+        steps: [
+          { kind: 'text', chunks: ['one ', 'two '] },
+          { kind: 'wait', until: hold.promise },
+          { kind: 'text', chunks: ['three'] },
+        ],
+      }
       const original = await transport.open({ sessionSettings: alice, input: 'Count', messageId: messageId(7) }, admin)
       const originalLines: Line[] = []
       for (let index = 0; index < 4; index++) originalLines.push((await original.next())!)
@@ -157,13 +189,20 @@ for (const { name, create } of transports) {
 
     it('keeps running when the client disconnects', async () => {
       const hold = gate()
-      script = { steps: [{ kind: 'text', chunks: ['first'] }, { kind: 'wait', until: hold.promise }, { kind: 'text', chunks: ['second'] }] }
+      script = {
+        steps: [
+          { kind: 'text', chunks: ['first'] },
+          { kind: 'wait', until: hold.promise },
+          { kind: 'text', chunks: ['second'] },
+        ],
+      }
       const turn = await transport.open({ sessionSettings: alice, input: 'Go', messageId: messageId(1) }, admin)
       const chatId = ((await turn.next())!.state as { chatId: string }).chatId
       await turn.next()
       turn.disconnect()
       hold.open()
-      const runs = () => test.storage.sqlite.query("SELECT status FROM chat_runs WHERE status = 'completed'").all().length
+      const runs = () =>
+        test.storage.sqlite.query("SELECT status FROM chat_runs WHERE status = 'completed'").all().length
       await until(() => runs() === 1)
       const state = await send({ chatId })
       const messages = (state[1].state as { messages: Line[] }).messages
@@ -182,7 +221,9 @@ for (const { name, create } of transports) {
       }
       const lines = await send({ input: 'Revenue?' })
       expect(finalAnswer(mergeLines(lines))?.content).toBe('Revenue was 10.')
-      expect(finalAnswer((lines.at(-1)!.state as { messages: Line[] }).messages as never)?.content).toBe('Revenue was 10.')
+      expect(finalAnswer((lines.at(-1)!.state as { messages: Line[] }).messages as never)?.content).toBe(
+        'Revenue was 10.',
+      )
     })
 
     it('sends thinking only in development mode (a branch other than the default)', async () => {

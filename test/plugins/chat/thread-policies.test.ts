@@ -12,11 +12,17 @@ afterEach(() => test.close())
 
 const admin = apiKey(keys.admin)
 const setPolicies = async (chatThreadPolicies: unknown[]) => {
-  const response = await test.request('PATCH', '/api/v1/deployments/1/ai-engineer-settings', { headers: admin, body: { chatThreadPolicies } })
+  const response = await test.request('PATCH', '/api/v1/deployments/1/ai-engineer-settings', {
+    headers: admin,
+    body: { chatThreadPolicies },
+  })
   expect(response.status).toBe(200)
 }
 const chat = (body: Record<string, unknown>) =>
-  test.request('POST', `${chatBase()}/stream-chat-state`, { headers: admin, body: { sessionSettings: { externalId: 'policy-user' }, ...body } })
+  test.request('POST', `${chatBase()}/stream-chat-state`, {
+    headers: admin,
+    body: { sessionSettings: { externalId: 'policy-user' }, ...body },
+  })
 
 async function newThread(): Promise<string> {
   const lines = await readLines(await chat({ input: 'Hello' }))
@@ -29,7 +35,10 @@ describe('chatThreadPolicies on the chat', () => {
     await setPolicies([{ actions: ['ChatThreadCreate'], effect: 'deny', resourceType: 'agent', resources: ['1'] }])
     const refused = await chat({ input: 'Again' })
     expect(refused.status).toBe(403)
-    expect(await refused.json()).toEqual({ error: 'Chat thread policy denies ChatThreadCreate on agent 1', code: 'CHAT_POLICY_DENIED' })
+    expect(await refused.json()).toEqual({
+      error: 'Chat thread policy denies ChatThreadCreate on agent 1',
+      code: 'CHAT_POLICY_DENIED',
+    })
     const state = await readLines(await chat({ chatId }))
     expect(state.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
   })

@@ -29,19 +29,30 @@ function appWith(limits: Partial<ChatLimits>, agents: () => Agent) {
 
 function llmApp(turns: FakeTurn[], limits: Partial<ChatLimits>) {
   fake = startFakeOpenAI(turns)
-  const factory = createAgentFactory({ llm: { baseUrl: fake.url, apiKey: 'sk-test', model: 'fake-model' }, analystDelayMs: 0, tools: () => tools })
+  const factory = createAgentFactory({
+    llm: { baseUrl: fake.url, apiKey: 'sk-test', model: 'fake-model' },
+    analystDelayMs: 0,
+    tools: () => tools,
+  })
   return appWith(limits, () => factory({ id: 1, name: 'Analyst', kind: 'analyst', config: null } as never))
 }
 
 const ask = (app: TestApp, body: Record<string, unknown>) =>
-  app.request('POST', `${chatBase()}/stream-chat-state`, { headers: apiKey(keys.admin), body: { sessionSettings: { externalId: 'waiting-user' }, ...body } })
+  app.request('POST', `${chatBase()}/stream-chat-state`, {
+    headers: apiKey(keys.admin),
+    body: { sessionSettings: { externalId: 'waiting-user' }, ...body },
+  })
 
 describe('chat turn time limits', () => {
   it('ends the turn with an error line when the model sends nothing within LLM_FIRST_TOKEN_TIMEOUT_MS, and the thread takes a new message', async () => {
     const app = llmApp([{ hang: true }, { text: ['Back ', 'again.'] }], { firstTokenTimeoutMs: 200 })
     const lines = await readLines(await ask(app, { input: 'Are you there?' }))
     expect(fake!.hanging()).toBe(1)
-    expect(lines.map((line) => line.id ?? line.error)).toEqual(['__cutoff__', expect.stringMatching(/-message$/), 'The model did not answer in time'])
+    expect(lines.map((line) => line.id ?? line.error)).toEqual([
+      '__cutoff__',
+      expect.stringMatching(/-message$/),
+      'The model did not answer in time',
+    ])
     const chatId = (lines[0].state as { chatId: string }).chatId
 
     const next = await readLines(await ask(app, { chatId, input: 'Try again' }))
@@ -60,19 +71,29 @@ describe('chat turn time limits', () => {
   })
 
   it('ends a turn that passes CHAT_TURN_TIMEOUT_MS with an error line, keeping what was streamed', async () => {
-    const endless: Script = { steps: [{ kind: 'text', chunks: Array.from({ length: 100_000 }, () => 'more '), delayMs: 5 }] }
+    const endless: Script = {
+      steps: [{ kind: 'text', chunks: Array.from({ length: 100_000 }, () => 'more '), delayMs: 5 }],
+    }
     const app = appWith({ turnTimeoutMs: 300, firstTokenTimeoutMs: 10_000 }, () => createScriptedAgent(endless))
     const lines = await readLines(await ask(app, { input: 'Talk forever' }))
     expect(lines.at(-1)).toEqual({ error: 'The answer took longer than 0.3 s and was stopped' })
     expect(lines.filter((line) => line.content === 'more ').length).toBeGreaterThan(0)
-    const stored = app.storage.sqlite.query<{ status: string }, []>("SELECT status FROM chat_messages WHERE role = 'assistant'").all()
+    const stored = app.storage.sqlite
+      .query<{ status: string }, []>("SELECT status FROM chat_messages WHERE role = 'assistant'")
+      .all()
     expect(stored).toEqual([{ status: 'interrupted' }])
   })
 
   it('does not count the time a tool runs as the model’s silence', async () => {
     const slowTool: Script = {
       steps: [
-        { kind: 'tool', name: 'serviceSqlApi', input: { sqlQuery: 'SELECT 1' }, result: { data: [['1']] }, delayMs: 600 },
+        {
+          kind: 'tool',
+          name: 'serviceSqlApi',
+          input: { sqlQuery: 'SELECT 1' },
+          result: { data: [['1']] },
+          delayMs: 600,
+        },
         { kind: 'text', chunks: ['Done'] },
       ],
     }

@@ -21,7 +21,10 @@ afterEach(async () => {
 })
 
 async function embedSession(externalId: string) {
-  const minted = await test.request('POST', '/api/v1/embed/generate-session', { headers: apiKey(keys.admin), body: { deploymentId: 1, externalId } })
+  const minted = await test.request('POST', '/api/v1/embed/generate-session', {
+    headers: apiKey(keys.admin),
+    body: { deploymentId: 1, externalId },
+  })
   const { sessionId } = (await minted.json()) as { sessionId: string }
   const exchanged = await test.request('POST', '/api/v1/embed/session/token', { body: { sessionId } })
   const { token } = (await exchanged.json()) as { token: string }
@@ -36,7 +39,10 @@ describe('GET {chat_base_url}/chat/ws credential checks', () => {
     await client.waitFor(turnEnded)
     expect(client.lines.at(-1)?.id).toBe('__state__')
 
-    const revoked = await test.request('POST', '/api/v1/embed/session/revoke', { headers: apiKey(keys.admin), body: { sessionId } })
+    const revoked = await test.request('POST', '/api/v1/embed/session/revoke', {
+      headers: apiKey(keys.admin),
+      body: { sessionId },
+    })
     expect(revoked.status).toBe(204)
     client.send({ input: 'After', messageId: messageId(2) })
     const closed = await client.waitForClose()
@@ -75,7 +81,11 @@ describe('GET {chat_base_url}/chat/ws credential checks', () => {
 
   it('ends the next turn with an error line and closes the socket once the service token has expired', async () => {
     const expiresAt = Math.floor(clock() / 1000) + 60
-    const token = await serviceToken(tokenSecrets.deployment2, { externalId: 'jwt-user', scope: ['chat'] }, { expiresIn: expiresAt })
+    const token = await serviceToken(
+      tokenSecrets.deployment2,
+      { externalId: 'jwt-user', scope: ['chat'] },
+      { expiresIn: expiresAt },
+    )
     const client = await connectChatSocket(`${origin}${chatBase('acme', 2)}/ws`, { 'x-service-auth-token': token })
     client.send({ input: 'Within the lifetime' })
     await client.waitFor(turnEnded)
@@ -86,7 +96,9 @@ describe('GET {chat_base_url}/chat/ws credential checks', () => {
     const closed = await client.waitForClose()
     expect(client.lines.at(-1)).toEqual({ error: 'Token expired' })
     expect(closed.code).toBe(1008)
-    expect(test.storage.sqlite.query("SELECT content FROM chat_messages WHERE role = 'user'").all()).toEqual([{ content: 'Within the lifetime' }])
+    expect(test.storage.sqlite.query("SELECT content FROM chat_messages WHERE role = 'user'").all()).toEqual([
+      { content: 'Within the lifetime' },
+    ])
   })
 
   it('keeps a socket with a valid credential open across turns', async () => {

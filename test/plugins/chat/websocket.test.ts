@@ -54,7 +54,12 @@ describe('GET {chat_base_url}/chat/ws', () => {
     client.send({ chatId, input: 'Second', messageId: messageId(2), sessionSettings: { externalId: 'a' } })
     await client.waitFor(ended, 2)
     const states = client.lines.filter((line) => line.id === '__state__')
-    expect((states[1].state as { messages: Line[] }).messages.map((message) => message.content)).toEqual(['First', 'Hello', 'Second', 'Hello'])
+    expect((states[1].state as { messages: Line[] }).messages.map((message) => message.content)).toEqual([
+      'First',
+      'Hello',
+      'Second',
+      'Hello',
+    ])
     expect(client.lines.filter((line) => line.id === '__cutoff__')).toHaveLength(2)
     client.socket.close()
   })
@@ -87,9 +92,9 @@ describe('GET {chat_base_url}/chat/ws', () => {
     client.send({ type: 'abort' })
     await client.waitFor(ended)
     expect(client.lines.at(-1)).toEqual({ error: 'Run aborted' })
-    expect(test.storage.sqlite.query("SELECT content, status FROM chat_messages WHERE role = 'assistant'").all()).toEqual([
-      { content: 'Partial', status: 'interrupted' },
-    ])
+    expect(
+      test.storage.sqlite.query("SELECT content, status FROM chat_messages WHERE role = 'assistant'").all(),
+    ).toEqual([{ content: 'Partial', status: 'interrupted' }])
     client.socket.close()
   })
 
@@ -104,12 +109,19 @@ describe('GET {chat_base_url}/chat/ws', () => {
     hold.open()
     const completed = () => test.storage.sqlite.query("SELECT 1 FROM chat_runs WHERE status = 'completed'").all().length
     for (let index = 0; index < 200 && completed() === 0; index++) await Bun.sleep(5)
-    expect(test.storage.sqlite.query("SELECT content FROM chat_messages WHERE role = 'assistant'").all()).toEqual([{ content: 'AB' }])
+    expect(test.storage.sqlite.query("SELECT content FROM chat_messages WHERE role = 'assistant'").all()).toEqual([
+      { content: 'AB' },
+    ])
   })
 
   it('refuses the upgrade without credentials (401)', async () => {
     const response = await fetch(`${origin.replace('ws', 'http')}${chatBase()}/ws`, {
-      headers: { upgrade: 'websocket', connection: 'Upgrade', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-version': '13' },
+      headers: {
+        upgrade: 'websocket',
+        connection: 'Upgrade',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        'sec-websocket-version': '13',
+      },
     })
     expect(response.status).toBe(401)
     expect(((await response.json()) as { code: string }).code).toBe('MISSING_CREDENTIALS')

@@ -58,7 +58,11 @@ async function patch(path: string, body: BodyInit) {
     duplex: 'half',
   } as RequestInit)
   const text = await response.text()
-  return { status: response.status, type: response.headers.get('content-type'), body: text === '' ? '' : JSON.parse(text) }
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: text === '' ? '' : JSON.parse(text),
+  }
 }
 
 /** Sends only the head of a request that declares `length` bytes, and reads the answer. */
@@ -108,7 +112,9 @@ describe('request body limit over HTTP', () => {
     expect(await patch('/api/v1/app-config', chunked(json(64 * 1024)))).toMatchObject({ status: 413, body: TOO_LARGE })
     expect(await patch('/api/v1/app-config', chunked(json(LIMIT)))).toMatchObject({ status: 413, body: TOO_LARGE })
     // Optional bodies too: their parser turns a failed read into "no body", which must not hide the overflow.
-    expect(await patch('/api/v1/deployments/1/dbt-sync', chunked(`{"branchName":"${'m'.repeat(4 * LIMIT)}"}`))).toMatchObject({ status: 413, body: TOO_LARGE })
+    expect(
+      await patch('/api/v1/deployments/1/dbt-sync', chunked(`{"branchName":"${'m'.repeat(4 * LIMIT)}"}`)),
+    ).toMatchObject({ status: 413, body: TOO_LARGE })
     const small = await patch('/api/v1/app-config', chunked(JSON.stringify({ applyThemeGlobally: false })))
     expect(small).toMatchObject({ status: 200, body: { applyThemeGlobally: false } })
     expect((await fetch(`${server!.url}/healthz`)).status).toBe(200)

@@ -10,7 +10,10 @@ function withProbe(test: TestApp) {
   const app = new Elysia()
     .use(corePlugin(test.deps))
     .post('/probe', ({ body }) => body, {
-      body: t.Object({ messageId: t.String({ pattern: '^\\d{13,}-message$' }), nested: t.Optional(t.Object({ count: t.Integer() })) }),
+      body: t.Object({
+        messageId: t.String({ pattern: '^\\d{13,}-message$' }),
+        nested: t.Optional(t.Object({ count: t.Integer() })),
+      }),
     })
     .get('/boom', () => {
       throw new Error('secret database detail')
@@ -37,15 +40,26 @@ describe('corePlugin', () => {
   it('returns 400 for malformed JSON', async () => {
     test = createTestApp()
     const send = withProbe(test)
-    const response = await send('/probe', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messageId":' })
+    const response = await send('/probe', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"messageId":',
+    })
     expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({ error: 'Malformed request body: expected valid JSON', code: 'MALFORMED_JSON' })
+    expect(await response.json()).toEqual({
+      error: 'Malformed request body: expected valid JSON',
+      code: 'MALFORMED_JSON',
+    })
   })
 
   it('returns 400 naming the field for schema failures, never 422', async () => {
     test = createTestApp()
     const send = withProbe(test)
-    const bad = await send('/probe', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"messageId":"abc"}' })
+    const bad = await send('/probe', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"messageId":"abc"}',
+    })
     expect(bad.status).toBe(400)
     const body = (await bad.json()) as { error: string; code: string }
     expect(body.code).toBe('VALIDATION_FAILED')
@@ -66,7 +80,10 @@ describe('corePlugin', () => {
     const headers = { 'content-type': 'application/json', 'content-length': String(body.length) }
     const response = await send('/probe', { method: 'POST', headers, body })
     expect(response.status).toBe(413)
-    expect(await response.json()).toEqual({ error: 'Request body is larger than 2048 bytes', code: 'PAYLOAD_TOO_LARGE' })
+    expect(await response.json()).toEqual({
+      error: 'Request body is larger than 2048 bytes',
+      code: 'PAYLOAD_TOO_LARGE',
+    })
   })
 
   it('answers 500 without details for bugs and echoes the request id', async () => {
@@ -98,8 +115,15 @@ describe('corePlugin', () => {
     test = createTestApp()
     const response = await test.request('GET', '/openapi/json')
     expect(response.status).toBe(200)
-    const document = (await response.json()) as { openapi: string; components: { securitySchemes: Record<string, unknown> } }
+    const document = (await response.json()) as {
+      openapi: string
+      components: { securitySchemes: Record<string, unknown> }
+    }
     expect(document.openapi).toStartWith('3.1')
-    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['ApiKey', 'EmbedToken', 'ServiceAuthToken'])
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual([
+      'ApiKey',
+      'EmbedToken',
+      'ServiceAuthToken',
+    ])
   })
 })

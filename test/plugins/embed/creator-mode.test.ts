@@ -1,13 +1,29 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { createTestApp, type TestApp } from '../../helpers/app'
-import { attributeCatalog, generate, groupCatalog, groupsOf, sessionRows, snapshotTables, tenantRow, userRow, valuesOf } from './helpers'
+import {
+  attributeCatalog,
+  generate,
+  groupCatalog,
+  groupsOf,
+  sessionRows,
+  snapshotTables,
+  tenantRow,
+  userRow,
+  valuesOf,
+} from './helpers'
 
 let test: TestApp
 afterEach(() => test?.close())
 
 const ROUTE = 'POST /api/v1/embed/generate-session (creator mode)'
 const TENANT_WIDE_GROUPS = ['-/marketing', '-/ops', '-/sales:Sales team']
-const TENANT_WIDE_ATTRIBUTES = ['-/beta:boolean', '-/codes:number_array', '-/level:number', '-/region:string', '-/regions:string_array']
+const TENANT_WIDE_ATTRIBUTES = [
+  '-/beta:boolean',
+  '-/codes:number_array',
+  '-/level:number',
+  '-/region:string',
+  '-/regions:string_array',
+]
 
 async function creator(body: Record<string, unknown>, externalId = 'u1') {
   return generate(test, { deploymentId: 1, externalId, creatorMode: true, embedTenantName: 'tenant-one', ...body })
@@ -19,7 +35,10 @@ describe(`${ROUTE} preconditions`, () => {
   it('returns 400 for creatorMode without an embedTenantName', async () => {
     test = createTestApp()
     const response = await generate(test, { deploymentId: 1, externalId: 'u1', creatorMode: true })
-    expect(response).toEqual({ status: 400, body: { error: 'creatorMode requires embedTenantName', code: 'EMBED_TENANT_REQUIRED' } })
+    expect(response).toEqual({
+      status: 400,
+      body: { error: 'creatorMode requires embedTenantName', code: 'EMBED_TENANT_REQUIRED' },
+    })
     expect(userRow(test, 'u1')).toBeUndefined()
   })
 
@@ -28,7 +47,13 @@ describe(`${ROUTE} preconditions`, () => {
     const before = snapshotTables(test)
     for (const embedTenantName of ['tenant-two', 'tenant-three']) {
       const response = await creator({ embedTenantName, groupDefinitions: [{ name: 'editors' }] })
-      expect(response).toEqual({ status: 403, body: { error: `Creator mode is not enabled for embed tenant ${embedTenantName}`, code: 'CREATOR_MODE_DISABLED' } })
+      expect(response).toEqual({
+        status: 403,
+        body: {
+          error: `Creator mode is not enabled for embed tenant ${embedTenantName}`,
+          code: 'CREATOR_MODE_DISABLED',
+        },
+      })
     }
     expect(snapshotTables(test)).toEqual(before)
   })
@@ -43,8 +68,17 @@ describe(`${ROUTE} preconditions`, () => {
     }
     for (const [field, value] of Object.entries(fields)) {
       for (const creatorMode of [undefined, false]) {
-        const response = await generate(test, { deploymentId: 1, externalId: 'u1', embedTenantName: 'tenant-one', creatorMode, [field]: value })
-        expect(response).toEqual({ status: 400, body: { error: `${field} requires creatorMode: true`, code: 'CREATOR_MODE_REQUIRED' } })
+        const response = await generate(test, {
+          deploymentId: 1,
+          externalId: 'u1',
+          embedTenantName: 'tenant-one',
+          creatorMode,
+          [field]: value,
+        })
+        expect(response).toEqual({
+          status: 400,
+          body: { error: `${field} requires creatorMode: true`, code: 'CREATOR_MODE_REQUIRED' },
+        })
       }
     }
     expect(groupCatalog(test)).toEqual(TENANT_WIDE_GROUPS)
@@ -56,7 +90,10 @@ describe(`${ROUTE} preconditions`, () => {
     await creator({})
     await generate(test, { deploymentId: 1, externalId: 'u1', embedTenantName: 'tenant-one' })
     const tenant = tenantRow(test, 'tenant-one')!.id
-    expect(sessionRows(test).map((row) => [row.embedTenantId, row.creatorMode])).toEqual([[tenant, 1], [tenant, 0]])
+    expect(sessionRows(test).map((row) => [row.embedTenantId, row.creatorMode])).toEqual([
+      [tenant, 1],
+      [tenant, 0],
+    ])
   })
 })
 
@@ -69,7 +106,12 @@ describe(`${ROUTE} definitions`, () => {
       tenantGroupDefinitions: [{ name: 'team-a', description: 'Team A' }],
     })
     expect(response.status).toBe(200)
-    expect(groupCatalog(test)).toEqual([...TENANT_WIDE_GROUPS, 'tenant-one#team-a:Team A', 'tenant-one/editors', 'tenant-one/sales:Tenant sales'])
+    expect(groupCatalog(test)).toEqual([
+      ...TENANT_WIDE_GROUPS,
+      'tenant-one#team-a:Team A',
+      'tenant-one/editors',
+      'tenant-one/sales:Tenant sales',
+    ])
     expect(attributeCatalog(test)).toEqual([...TENANT_WIDE_ATTRIBUTES, 'tenant-one/region:string_array:Regions'])
   })
 
@@ -77,9 +119,14 @@ describe(`${ROUTE} definitions`, () => {
     test = createTestApp()
     await creator({
       groupDefinitions: [{ name: 'editors', description: 'Edit things' }],
-      userAttributeDefinitions: [{ name: 'tier', type: 'string', displayName: 'Tier', defaultValue: 'free', description: 'Plan tier' }],
+      userAttributeDefinitions: [
+        { name: 'tier', type: 'string', displayName: 'Tier', defaultValue: 'free', description: 'Plan tier' },
+      ],
     })
-    await creator({ groupDefinitions: [{ name: 'editors' }], userAttributeDefinitions: [{ name: 'tier', type: 'string' }] })
+    await creator({
+      groupDefinitions: [{ name: 'editors' }],
+      userAttributeDefinitions: [{ name: 'tier', type: 'string' }],
+    })
     expect(groupCatalog(test)).toContain('tenant-one/editors:Edit things')
     expect(attributeCatalog(test)).toContain('tenant-one/tier:string:Tier:free:Plan tier')
     await creator({
@@ -96,12 +143,18 @@ describe(`${ROUTE} definitions`, () => {
     const before = snapshotTables(test)
     const response = await creator({
       groupDefinitions: [{ name: 'editors' }],
-      userAttributeDefinitions: [{ name: 'plan', type: 'boolean' }, { name: 'tier', type: 'number' }],
+      userAttributeDefinitions: [
+        { name: 'plan', type: 'boolean' },
+        { name: 'tier', type: 'number' },
+      ],
       userAttributes: [{ name: 'plan', value: true }],
     })
     expect(response).toEqual({
       status: 400,
-      body: { error: 'User attribute "tier": cannot change type from string to number; delete the attribute and recreate it', code: 'CANNOT_CHANGE_TYPE' },
+      body: {
+        error: 'User attribute "tier": cannot change type from string to number; delete the attribute and recreate it',
+        code: 'CANNOT_CHANGE_TYPE',
+      },
     })
     expect(snapshotTables(test)).toEqual(before)
   })
@@ -110,9 +163,20 @@ describe(`${ROUTE} definitions`, () => {
     test = createTestApp()
     const before = snapshotTables(test)
     const cases: Array<[string, unknown[], string]> = [
-      ['groupDefinitions', [{ name: 'a' }, { name: 'b' }, { name: 'a', description: 'x' }], 'DUPLICATE_GROUP_DEFINITION'],
+      [
+        'groupDefinitions',
+        [{ name: 'a' }, { name: 'b' }, { name: 'a', description: 'x' }],
+        'DUPLICATE_GROUP_DEFINITION',
+      ],
       ['tenantGroupDefinitions', [{ name: 't' }, { name: 't' }], 'DUPLICATE_GROUP_DEFINITION'],
-      ['userAttributeDefinitions', [{ name: 'x', type: 'string' }, { name: 'x', type: 'string' }], 'DUPLICATE_ATTRIBUTE_DEFINITION'],
+      [
+        'userAttributeDefinitions',
+        [
+          { name: 'x', type: 'string' },
+          { name: 'x', type: 'string' },
+        ],
+        'DUPLICATE_ATTRIBUTE_DEFINITION',
+      ],
     ]
     for (const [field, list, code] of cases) {
       const name = (list[0] as { name: string }).name
@@ -126,9 +190,15 @@ describe(`${ROUTE} definitions`, () => {
     test = createTestApp()
     const response = await creator({
       groupDefinitions: [{ name: 'editors' }],
-      userAttributeDefinitions: [{ name: 'tier', type: 'string' }, { name: 'seats', type: 'number' }],
+      userAttributeDefinitions: [
+        { name: 'tier', type: 'string' },
+        { name: 'seats', type: 'number' },
+      ],
       groups: ['editors'],
-      userAttributes: [{ name: 'tier', value: 'gold' }, { name: 'seats', value: 5 }],
+      userAttributes: [
+        { name: 'tier', value: 'gold' },
+        { name: 'seats', value: 5 },
+      ],
     })
     expect(response.status).toBe(200)
     expect(groupsOf(test, userId())).toEqual(['tenant-one/editors'])
@@ -174,16 +244,31 @@ describe(`${ROUTE} name resolution`, () => {
 
   it('resolves against the tenant-wide catalog without creator mode, even with an embedTenantName', async () => {
     test = createTestApp()
-    await creator({ groupDefinitions: [{ name: 'editors' }], userAttributeDefinitions: [{ name: 'tier', type: 'string' }] })
+    await creator({
+      groupDefinitions: [{ name: 'editors' }],
+      userAttributeDefinitions: [{ name: 'tier', type: 'string' }],
+    })
     const plain = { deploymentId: 1, externalId: 'u1', embedTenantName: 'tenant-one' }
-    expect((await generate(test, { ...plain, groups: ['editors'] })).body.error).toBe('Groups with names editors not found')
-    expect((await generate(test, { ...plain, userAttributes: [{ name: 'tier', value: 'x' }] })).body.error).toBe('User attributes not found')
+    expect((await generate(test, { ...plain, groups: ['editors'] })).body.error).toBe(
+      'Groups with names editors not found',
+    )
+    expect((await generate(test, { ...plain, userAttributes: [{ name: 'tier', value: 'x' }] })).body.error).toBe(
+      'User attributes not found',
+    )
   })
 
-  it("replaces memberships only within the scope of the call", async () => {
+  it('replaces memberships only within the scope of the call', async () => {
     test = createTestApp()
-    await generate(test, { deploymentId: 1, externalId: 'u1', groups: ['sales'], userAttributes: [{ name: 'region', value: 'EU' }] })
-    await creator({ groupDefinitions: [{ name: 'editors' }, { name: 'viewers' }], tenantGroupDefinitions: [{ name: 'team-a' }] })
+    await generate(test, {
+      deploymentId: 1,
+      externalId: 'u1',
+      groups: ['sales'],
+      userAttributes: [{ name: 'region', value: 'EU' }],
+    })
+    await creator({
+      groupDefinitions: [{ name: 'editors' }, { name: 'viewers' }],
+      tenantGroupDefinitions: [{ name: 'team-a' }],
+    })
     await creator({ groups: ['editors', 'viewers'], tenantGroups: ['team-a'] })
     expect(groupsOf(test, userId())).toEqual(['sales', 'tenant-one#team-a', 'tenant-one/editors', 'tenant-one/viewers'])
     await creator({ groups: ['viewers'] })
@@ -207,12 +292,23 @@ describe(`${ROUTE} name resolution`, () => {
 
   it("grants the tenant-wide access plus the tenant's scoped groups and values in the session", async () => {
     test = createTestApp()
-    await generate(test, { deploymentId: 1, externalId: 'u1', groups: ['sales'], userAttributes: [{ name: 'region', value: 'EU' }] })
+    await generate(test, {
+      deploymentId: 1,
+      externalId: 'u1',
+      groups: ['sales'],
+      userAttributes: [{ name: 'region', value: 'EU' }],
+    })
     await creator({
       groupDefinitions: [{ name: 'editors' }],
-      userAttributeDefinitions: [{ name: 'region', type: 'string' }, { name: 'tier', type: 'string' }],
+      userAttributeDefinitions: [
+        { name: 'region', type: 'string' },
+        { name: 'tier', type: 'string' },
+      ],
       groups: ['editors'],
-      userAttributes: [{ name: 'region', value: 'EU-WEST' }, { name: 'tier', value: 'gold' }],
+      userAttributes: [
+        { name: 'region', value: 'EU-WEST' },
+        { name: 'tier', value: 'gold' },
+      ],
     })
     await generate(test, { deploymentId: 1, externalId: 'u1' })
     const grants = sessionRows(test).map((row) => [JSON.parse(row.groups), JSON.parse(row.userAttributes)])

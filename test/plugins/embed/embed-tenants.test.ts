@@ -1,7 +1,18 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { keys } from '../../helpers/fixtures'
-import { attributeCatalog, countRows, generate, groupCatalog, groupsOf, send, sessionRows, tenantRow, userRow, valuesOf } from './helpers'
+import {
+  attributeCatalog,
+  countRows,
+  generate,
+  groupCatalog,
+  groupsOf,
+  send,
+  sessionRows,
+  tenantRow,
+  userRow,
+  valuesOf,
+} from './helpers'
 
 let test: TestApp
 afterEach(() => test?.close())
@@ -36,7 +47,13 @@ describe('GET /api/v1/embed-tenants/:embedTenantName/groups', () => {
     await defineGroups(['editors', 'viewers'])
     test.storage.sqlite.run("UPDATE embed_tenants SET use_creator_mode = 1 WHERE name = 'tenant-two'")
     await defineGroups(['elsewhere'], 'tenant-two')
-    await generate(test, { deploymentId: 1, externalId: 'creator', creatorMode: true, embedTenantName: 'tenant-one', tenantGroupDefinitions: [{ name: 'team-a' }] })
+    await generate(test, {
+      deploymentId: 1,
+      externalId: 'creator',
+      creatorMode: true,
+      embedTenantName: 'tenant-one',
+      tenantGroupDefinitions: [{ name: 'team-a' }],
+    })
     const result = await page()
     expect(result).toEqual({
       items: [
@@ -79,13 +96,19 @@ describe('GET /api/v1/embed-tenants/:embedTenantName/groups', () => {
       expect(response.body).toEqual({ error: 'first: expected an integer from 1 to 100', code: 'INVALID_PAGE_SIZE' })
     }
     const response = await send(test, 'GET', `${GROUPS}?after=bm9wZQ`)
-    expect(response).toEqual({ status: 400, body: { error: 'after: not a cursor returned by this endpoint', code: 'INVALID_CURSOR' } })
+    expect(response).toEqual({
+      status: 400,
+      body: { error: 'after: not a cursor returned by this endpoint', code: 'INVALID_CURSOR' },
+    })
   })
 
   it("returns 404 for an unknown tenant and for another account's tenant", async () => {
     test = createTestApp()
     const unknown = await send(test, 'GET', '/api/v1/embed-tenants/no-such-tenant/groups')
-    expect(unknown).toEqual({ status: 404, body: { error: 'Embed tenant no-such-tenant not found', code: 'EMBED_TENANT_NOT_FOUND' } })
+    expect(unknown).toEqual({
+      status: 404,
+      body: { error: 'Embed tenant no-such-tenant not found', code: 'EMBED_TENANT_NOT_FOUND' },
+    })
     expect((await send(test, 'GET', GROUPS, apiKey(keys.otherAdmin))).status).toBe(404)
   })
 
@@ -100,7 +123,13 @@ describe('DELETE /api/v1/embed-tenants/:embedTenantName/groups/:id', () => {
   it('deletes the group with its memberships and answers 404 afterwards', async () => {
     test = createTestApp()
     await defineGroups(['editors', 'viewers'])
-    await generate(test, { deploymentId: 1, externalId: 'u1', creatorMode: true, embedTenantName: 'tenant-one', groups: ['editors', 'viewers'] })
+    await generate(test, {
+      deploymentId: 1,
+      externalId: 'u1',
+      creatorMode: true,
+      embedTenantName: 'tenant-one',
+      groups: ['editors', 'viewers'],
+    })
     const editors = (await page()).items[0]
     const response = await send(test, 'DELETE', `${GROUPS}/${editors.id}`)
     expect(response).toEqual({ status: 204, body: {} })
@@ -116,7 +145,8 @@ describe('DELETE /api/v1/embed-tenants/:embedTenantName/groups/:id', () => {
   it("returns 404 for a tenant-wide group's id, another tenant's group and a non-numeric id", async () => {
     test = createTestApp()
     const sales = test.storage.sqlite.query<{ id: number }, []>("SELECT id FROM groups WHERE name = 'sales'").get()!.id
-    for (const id of [String(sales), 'abc', '0', '-1']) expect((await send(test, 'DELETE', `${GROUPS}/${id}`)).status).toBe(404)
+    for (const id of [String(sales), 'abc', '0', '-1'])
+      expect((await send(test, 'DELETE', `${GROUPS}/${id}`)).status).toBe(404)
     expect(groupCatalog(test)).toContain('-/sales:Sales team')
     await defineGroups(['editors'])
     const editors = (await page()).items[0]
@@ -141,7 +171,12 @@ describe('DELETE /api/v1/embed-tenants/:embedTenantName', () => {
       tenantGroups: ['team-a'],
       userAttributes: [{ name: 'tier', value: 'gold' }],
     })
-    await generate(test, { deploymentId: 1, externalId: 'u1', groups: ['sales'], userAttributes: [{ name: 'region', value: 'EU' }] })
+    await generate(test, {
+      deploymentId: 1,
+      externalId: 'u1',
+      groups: ['sales'],
+      userAttributes: [{ name: 'region', value: 'EU' }],
+    })
     const response = await send(test, 'DELETE', '/api/v1/embed-tenants/tenant-one')
     expect(response).toEqual({ status: 204, body: {} })
     expect(tenantRow(test, 'tenant-one')).toBeUndefined()

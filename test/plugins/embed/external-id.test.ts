@@ -11,7 +11,8 @@ afterEach(() => test?.close())
 const INVALID = { error: 'externalId must be lowercase and trimmed', code: 'INVALID_EXTERNAL_ID' }
 const SPELLINGS = ['Acme-7', 'ACME-7', ' acme-7', 'acme-7 ', 'acme-7\n']
 
-const externalUsers = () => test.storage.sqlite.query("SELECT identity FROM users WHERE kind = 'external' ORDER BY identity").all()
+const externalUsers = () =>
+  test.storage.sqlite.query("SELECT identity FROM users WHERE kind = 'external' ORDER BY identity").all()
 
 describe('externalId is never normalized', () => {
   it('returns 400 for a chat sessionSettings.externalId that is not lowercase and trimmed, before the stream', async () => {
@@ -19,14 +20,22 @@ describe('externalId is never normalized', () => {
     const chat = (externalId: string, region: string, n: number) =>
       test.request('POST', `${chatBase()}/stream-chat-state`, {
         headers: apiKey(keys.admin),
-        body: { input: 'Hi', messageId: messageId(n), sessionSettings: { externalId, userAttributes: [{ name: 'region', value: region }] } },
+        body: {
+          input: 'Hi',
+          messageId: messageId(n),
+          sessionSettings: { externalId, userAttributes: [{ name: 'region', value: region }] },
+        },
       })
     const first = await chat('acme-7', 'EU', 1)
     expect(first.status).toBe(200)
     expect((await readLines(first)).at(-1)?.id).toBe('__state__')
     for (const [index, externalId] of SPELLINGS.entries()) {
       const response = await chat(externalId, 'US', index + 2)
-      expect({ externalId, status: response.status, body: await response.json() }).toEqual({ externalId, status: 400, body: INVALID })
+      expect({ externalId, status: response.status, body: await response.json() }).toEqual({
+        externalId,
+        status: 400,
+        body: INVALID,
+      })
     }
     expect(externalUsers()).toEqual([{ identity: 'acme-7' }])
     expect(test.storage.sqlite.query('SELECT value FROM user_attribute_values').all()).toEqual([{ value: '"EU"' }])
@@ -60,11 +69,17 @@ describe('externalId is never normalized', () => {
         headers: { 'x-service-auth-token': token },
         body: { input: 'Hi', messageId: messageId(1) },
       })
-      return { status: response.status, body: (await response.json().catch(() => null)) as Record<string, unknown> | null }
+      return {
+        status: response.status,
+        body: (await response.json().catch(() => null)) as Record<string, unknown> | null,
+      }
     }
     expect(await post({ externalId: 'Acme-7' })).toEqual({
       status: 401,
-      body: { error: 'Token claim externalId must be lowercase and trimmed: it names an external user', code: 'INVALID_EXTERNAL_ID' },
+      body: {
+        error: 'Token claim externalId must be lowercase and trimmed: it names an external user',
+        code: 'INVALID_EXTERNAL_ID',
+      },
     })
     expect(await post({ sub: ' acme-7' })).toMatchObject({ status: 401, body: { code: 'INVALID_EXTERNAL_ID' } })
     expect(await post({ sub: 'ACME-7', externalId: 'acme-7' })).toMatchObject({ status: 200 })

@@ -44,7 +44,14 @@ const TYPES: Type[] = ['string', 'number', 'boolean', 'string_array', 'number_ar
 function initialModel(): Model {
   return {
     groups: new Map([
-      ['-', new Map<string, string | undefined>([['sales', 'Sales team'], ['marketing', undefined], ['ops', undefined]])],
+      [
+        '-',
+        new Map<string, string | undefined>([
+          ['sales', 'Sales team'],
+          ['marketing', undefined],
+          ['ops', undefined],
+        ]),
+      ],
       [TENANT, new Map()],
     ]),
     attributes: new Map([
@@ -82,7 +89,12 @@ function step(model: Model, call: Call): Model | undefined {
   if (definitionsSent && !call.creatorMode) return undefined
   const scope = call.creatorMode ? TENANT : '-'
   const groups = new Map([...model.groups].map(([key, value]) => [key, new Map(value)]))
-  const attributes = new Map([...model.attributes].map(([key, value]) => [key, new Map([...value].map(([name, definition]) => [name, { ...definition }]))]))
+  const attributes = new Map(
+    [...model.attributes].map(([key, value]) => [
+      key,
+      new Map([...value].map(([name, definition]) => [name, { ...definition }])),
+    ]),
+  )
 
   const groupDefinitions = call.groupDefinitions ?? []
   const attributeDefinitions = call.userAttributeDefinitions ?? []
@@ -113,7 +125,9 @@ function step(model: Model, call: Call): Model | undefined {
     if (value !== null && !fits(definition.type, value)) return undefined
   }
 
-  const users = new Map([...model.users].map(([id, user]) => [id, { ...user, groups: new Set(user.groups), values: new Map(user.values) }]))
+  const users = new Map(
+    [...model.users].map(([id, user]) => [id, { ...user, groups: new Set(user.groups), values: new Map(user.values) }]),
+  )
   const user = users.get(call.user) ?? { groups: new Set<string>(), values: new Map<string, Value>() }
   users.set(call.user, user)
   const label = (name: string) => (scope === '-' ? name : `${scope}/${name}`)
@@ -138,14 +152,18 @@ function body(call: Call): Record<string, unknown> {
 function expectedGroupCatalog(model: Model): string[] {
   const labels: string[] = []
   for (const [scope, catalog] of model.groups)
-    for (const [name, description] of catalog) labels.push(`${scope}/${name}${description === undefined ? '' : `:${description}`}`)
+    for (const [name, description] of catalog)
+      labels.push(`${scope}/${name}${description === undefined ? '' : `:${description}`}`)
   return labels.sort()
 }
 
 function expectedAttributeCatalog(model: Model): string[] {
   const labels: string[] = []
   for (const [scope, catalog] of model.attributes)
-    for (const [name, definition] of catalog) labels.push(`${scope}/${name}:${definition.type}${definition.displayName === undefined ? '' : `:${definition.displayName}`}`)
+    for (const [name, definition] of catalog)
+      labels.push(
+        `${scope}/${name}:${definition.type}${definition.displayName === undefined ? '' : `:${definition.displayName}`}`,
+      )
   return labels.sort()
 }
 
@@ -155,15 +173,28 @@ function assertSameState(test: TestApp, model: Model): void {
   for (const [externalId, user] of model.users) {
     const row = userRow(test, externalId)!
     expect({ externalId, groups: groupsOf(test, row.id) }).toEqual({ externalId, groups: [...user.groups].sort() })
-    expect({ externalId, values: valuesOf(test, row.id) }).toEqual({ externalId, values: Object.fromEntries(user.values) })
+    expect({ externalId, values: valuesOf(test, row.id) }).toEqual({
+      externalId,
+      values: Object.fromEntries(user.values),
+    })
     expect(row.securityContext === null ? undefined : JSON.parse(row.securityContext)).toEqual(user.securityContext)
   }
-  const stored = test.storage.sqlite.query<{ identity: string }, []>("SELECT identity FROM users WHERE kind = 'external' ORDER BY identity").all()
+  const stored = test.storage.sqlite
+    .query<{ identity: string }, []>("SELECT identity FROM users WHERE kind = 'external' ORDER BY identity")
+    .all()
   expect(stored.map((row) => row.identity)).toEqual([...model.users.keys()].sort())
 }
 
 /** The type each attribute name usually has, so most generated values fit and most calls get through. */
-const USUAL_TYPE: Record<string, Type> = { region: 'string', level: 'number', beta: 'boolean', regions: 'string_array', codes: 'number_array', tier: 'string', seats: 'number' }
+const USUAL_TYPE: Record<string, Type> = {
+  region: 'string',
+  level: 'number',
+  beta: 'boolean',
+  regions: 'string_array',
+  codes: 'number_array',
+  tier: 'string',
+  seats: 'number',
+}
 
 const valueOf: Record<Type, fc.Arbitrary<Value>> = {
   string: fc.constantFrom('EU', 'US', ''),
@@ -177,7 +208,10 @@ const anyValue: fc.Arbitrary<Value> = fc.oneof(...Object.values(valueOf), fc.con
 /** Group names of the call's own scope mostly, sometimes of the other scope or unknown (both invalid). */
 const groupName = (creatorMode: boolean) =>
   fc.oneof(
-    { weight: 12, arbitrary: creatorMode ? fc.constantFrom('editors', 'viewers') : fc.constantFrom('sales', 'marketing', 'ops') },
+    {
+      weight: 12,
+      arbitrary: creatorMode ? fc.constantFrom('editors', 'viewers') : fc.constantFrom('sales', 'marketing', 'ops'),
+    },
     { weight: 1, arbitrary: fc.constantFrom('sales', 'editors', 'nope') },
   )
 const attribute = fc.oneof(
@@ -185,7 +219,11 @@ const attribute = fc.oneof(
     weight: 8,
     arbitrary: fc
       .constantFrom(...Object.keys(USUAL_TYPE))
-      .chain((name) => fc.oneof({ weight: 5, arbitrary: valueOf[USUAL_TYPE[name]] }, { weight: 1, arbitrary: fc.constant(null) }).map((value) => ({ name, value }))),
+      .chain((name) =>
+        fc
+          .oneof({ weight: 5, arbitrary: valueOf[USUAL_TYPE[name]] }, { weight: 1, arbitrary: fc.constant(null) })
+          .map((value) => ({ name, value })),
+      ),
   },
   { weight: 1, arbitrary: fc.record({ name: fc.constantFrom('region', 'shoe', 'tier'), value: anyValue }) },
 )
@@ -193,40 +231,61 @@ const attributeDefinition = fc.constantFrom('tier', 'seats', 'region').chain((na
   fc.record(
     {
       name: fc.constant(name),
-      type: fc.oneof({ weight: 6, arbitrary: fc.constant(USUAL_TYPE[name]) }, { weight: 1, arbitrary: fc.constantFrom(...TYPES) }),
+      type: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(USUAL_TYPE[name]) },
+        { weight: 1, arbitrary: fc.constantFrom(...TYPES) },
+      ),
       displayName: fc.constantFrom('A', 'B'),
     },
     { requiredKeys: ['name', 'type'] },
   ),
 )
 
-const call: fc.Arbitrary<Call> = fc.boolean().chain((creatorMode) =>
-  fc.record(
-    {
-      user: fc.constantFrom('ann', 'ben', 'cy'),
-      // Mostly as stored, sometimes not: other spellings of an id are refused, so they must not crowd out valid calls.
-      spelling: fc.oneof(
-        { weight: 5, arbitrary: fc.constant({ upper: false, padding: '' }) },
-        { weight: 1, arbitrary: fc.record({ upper: fc.boolean(), padding: fc.constantFrom('', ' ', '\t') }) },
-      ),
-      creatorMode: fc.constant(creatorMode),
-      groups: fc.array(groupName(creatorMode), { maxLength: 3 }),
-      userAttributes: fc.array(attribute, { maxLength: 2 }),
-      // Definitions without creator mode are invalid: sent now and then only.
-      groupDefinitions: fc.oneof(
-        { weight: creatorMode ? 4 : 0, arbitrary: fc.array(fc.record({ name: fc.constantFrom('editors', 'viewers', 'sales'), description: fc.constantFrom('first', 'second') }, { requiredKeys: ['name'] }), { maxLength: 2 }) },
-        { weight: creatorMode ? 0 : 1, arbitrary: fc.constant([{ name: 'editors' }]) },
-        { weight: 4, arbitrary: fc.constant(undefined) },
-      ),
-      userAttributeDefinitions: fc.oneof(
-        { weight: creatorMode ? 4 : 0, arbitrary: fc.array(attributeDefinition, { maxLength: 2 }) },
-        { weight: 1, arbitrary: fc.constant(undefined) },
-      ),
-      securityContext: fc.dictionary(fc.constantFrom('org', 'team'), fc.integer({ min: 0, max: 3 }), { maxKeys: 2 }),
-    },
-    { requiredKeys: ['user', 'spelling', 'creatorMode'] },
-  ),
-).map((generated) => Object.fromEntries(Object.entries(generated).filter(([, value]) => value !== undefined)) as unknown as Call)
+const call: fc.Arbitrary<Call> = fc
+  .boolean()
+  .chain((creatorMode) =>
+    fc.record(
+      {
+        user: fc.constantFrom('ann', 'ben', 'cy'),
+        // Mostly as stored, sometimes not: other spellings of an id are refused, so they must not crowd out valid calls.
+        spelling: fc.oneof(
+          { weight: 5, arbitrary: fc.constant({ upper: false, padding: '' }) },
+          { weight: 1, arbitrary: fc.record({ upper: fc.boolean(), padding: fc.constantFrom('', ' ', '\t') }) },
+        ),
+        creatorMode: fc.constant(creatorMode),
+        groups: fc.array(groupName(creatorMode), { maxLength: 3 }),
+        userAttributes: fc.array(attribute, { maxLength: 2 }),
+        // Definitions without creator mode are invalid: sent now and then only.
+        groupDefinitions: fc.oneof(
+          {
+            weight: creatorMode ? 4 : 0,
+            arbitrary: fc.array(
+              fc.record(
+                {
+                  name: fc.constantFrom('editors', 'viewers', 'sales'),
+                  description: fc.constantFrom('first', 'second'),
+                },
+                { requiredKeys: ['name'] },
+              ),
+              { maxLength: 2 },
+            ),
+          },
+          { weight: creatorMode ? 0 : 1, arbitrary: fc.constant([{ name: 'editors' }]) },
+          { weight: 4, arbitrary: fc.constant(undefined) },
+        ),
+        userAttributeDefinitions: fc.oneof(
+          { weight: creatorMode ? 4 : 0, arbitrary: fc.array(attributeDefinition, { maxLength: 2 }) },
+          { weight: 1, arbitrary: fc.constant(undefined) },
+        ),
+        securityContext: fc.dictionary(fc.constantFrom('org', 'team'), fc.integer({ min: 0, max: 3 }), { maxKeys: 2 }),
+      },
+      { requiredKeys: ['user', 'spelling', 'creatorMode'] },
+    ),
+  )
+  .map(
+    (generated) =>
+      Object.fromEntries(Object.entries(generated).filter(([, value]) => value !== undefined)) as unknown as Call,
+  )
 
 /**
  * Puts the app back in its bootstrap state between runs (one app for all runs keeps the property fast): removes what

@@ -19,14 +19,20 @@ describe(`${ROUTE} access`, () => {
   it('returns 403 for a key without admin access', async () => {
     test = createTestApp()
     const response = await generate(test, { deploymentId: 1, externalId: 'u1' }, apiKey(keys.member))
-    expect(response).toEqual({ status: 403, body: { error: 'This operation requires an admin API key', code: 'ADMIN_REQUIRED' } })
+    expect(response).toEqual({
+      status: 403,
+      body: { error: 'This operation requires an admin API key', code: 'ADMIN_REQUIRED' },
+    })
     expect(userRow(test, 'u1')).toBeUndefined()
   })
 
   it('returns 403 when the deployment is outside the key scope, and 200 inside it', async () => {
     test = createTestApp()
     const outside = await generate(test, { deploymentId: 1, externalId: 'u1' }, apiKey(keys.scoped))
-    expect(outside).toEqual({ status: 403, body: { error: 'API key is not allowed to access deployment 1', code: 'DEPLOYMENT_OUT_OF_SCOPE' } })
+    expect(outside).toEqual({
+      status: 403,
+      body: { error: 'API key is not allowed to access deployment 1', code: 'DEPLOYMENT_OUT_OF_SCOPE' },
+    })
     expect(userRow(test, 'u1')).toBeUndefined()
     const inside = await generate(test, { deploymentId: 2, externalId: 'u1' }, apiKey(keys.scoped))
     expect(inside.status).toBe(200)
@@ -37,7 +43,10 @@ describe(`${ROUTE} access`, () => {
     test = createTestApp()
     for (const deploymentId of [3, 99]) {
       const response = await generate(test, { deploymentId, externalId: 'u1' })
-      expect(response).toEqual({ status: 404, body: { error: `Deployment ${deploymentId} not found`, code: 'DEPLOYMENT_NOT_FOUND' } })
+      expect(response).toEqual({
+        status: 404,
+        body: { error: `Deployment ${deploymentId} not found`, code: 'DEPLOYMENT_NOT_FOUND' },
+      })
     }
     expect(countRows(test, 'embed_sessions')).toBe(0)
   })
@@ -47,7 +56,10 @@ describe(`${ROUTE} access`, () => {
     const response = await generate(test, { deploymentId: 4, externalId: 'u1' }, apiKey(keys.starterAdmin))
     expect(response).toEqual({
       status: 403,
-      body: { error: 'Embed sessions are available on the premium and enterprise plans only', code: 'PLAN_NOT_ELIGIBLE' },
+      body: {
+        error: 'Embed sessions are available on the premium and enterprise plans only',
+        code: 'PLAN_NOT_ELIGIBLE',
+      },
     })
     expect(userRow(test, 'u1', 'external', 'starter')).toBeUndefined()
   })
@@ -78,16 +90,30 @@ describe(`${ROUTE} body`, () => {
   it('rejects ephemeralTtlSeconds with a 400 saying it was removed in v0.2.0', async () => {
     test = createTestApp()
     const response = await generate(test, { deploymentId: 1, externalId: 'u1', ephemeralTtlSeconds: 600 })
-    expect(response).toEqual({ status: 400, body: { error: 'ephemeralTtlSeconds was removed in release v0.2.0', code: 'FIELD_REMOVED' } })
+    expect(response).toEqual({
+      status: 400,
+      body: { error: 'ephemeralTtlSeconds was removed in release v0.2.0', code: 'FIELD_REMOVED' },
+    })
     expect(userRow(test, 'u1')).toBeUndefined()
   })
 
   it('rejects unknown fields, nested ones included, naming them', async () => {
     test = createTestApp()
-    const top = await generate(test, { deploymentId: 1, externalId: 'u1', userAtributes: [{ name: 'region', value: 'EU' }] })
+    const top = await generate(test, {
+      deploymentId: 1,
+      externalId: 'u1',
+      userAtributes: [{ name: 'region', value: 'EU' }],
+    })
     expect(top).toEqual({ status: 400, body: { error: 'userAtributes: unknown field', code: 'UNKNOWN_FIELD' } })
-    const nested = await generate(test, { deploymentId: 1, externalId: 'u1', userAttributes: [{ name: 'region', value: 'EU', scope: 1 }] })
-    expect(nested).toEqual({ status: 400, body: { error: 'userAttributes[0].scope: unknown field', code: 'UNKNOWN_FIELD' } })
+    const nested = await generate(test, {
+      deploymentId: 1,
+      externalId: 'u1',
+      userAttributes: [{ name: 'region', value: 'EU', scope: 1 }],
+    })
+    expect(nested).toEqual({
+      status: 400,
+      body: { error: 'userAttributes[0].scope: unknown field', code: 'UNKNOWN_FIELD' },
+    })
     expect(userRow(test, 'u1')).toBeUndefined()
   })
 
@@ -98,25 +124,45 @@ describe(`${ROUTE} body`, () => {
     const wrong = await generate(test, { deploymentId: 1, externalId: 'u1', groups: 'sales' })
     expect(wrong.status).toBe(400)
     expect(wrong.body.error).toStartWith('groups:')
-    const malformed = await test.request('POST', '/api/v1/embed/generate-session', { headers: { authorization: `Api-Key ${keys.admin}` }, body: '{"deploymentId":' })
+    const malformed = await test.request('POST', '/api/v1/embed/generate-session', {
+      headers: { authorization: `Api-Key ${keys.admin}` },
+      body: '{"deploymentId":',
+    })
     expect(malformed.status).toBe(400)
-    expect(await malformed.json()).toEqual({ error: 'Malformed request body: expected valid JSON', code: 'MALFORMED_JSON' })
+    expect(await malformed.json()).toEqual({
+      error: 'Malformed request body: expected valid JSON',
+      code: 'MALFORMED_JSON',
+    })
   })
 })
 
 describe(`${ROUTE} identity`, () => {
   it('returns 400 for an externalId that is not lowercase and trimmed, and never merges it into another user', async () => {
     test = createTestApp()
-    expect((await generate(test, { deploymentId: 1, externalId: 'customer-42', userAttributes: [{ name: 'region', value: 'EU' }] })).status).toBe(200)
+    expect(
+      (
+        await generate(test, {
+          deploymentId: 1,
+          externalId: 'customer-42',
+          userAttributes: [{ name: 'region', value: 'EU' }],
+        })
+      ).status,
+    ).toBe(200)
     for (const externalId of ['Customer-42', 'CUSTOMER-42', ' customer-42', 'customer-42 ', '\tcustomer-42']) {
-      const response = await generate(test, { deploymentId: 1, externalId, userAttributes: [{ name: 'region', value: 'US' }] })
+      const response = await generate(test, {
+        deploymentId: 1,
+        externalId,
+        userAttributes: [{ name: 'region', value: 'US' }],
+      })
       expect({ externalId, ...response }).toEqual({
         externalId,
         status: 400,
         body: { error: 'externalId must be lowercase and trimmed', code: 'INVALID_EXTERNAL_ID' },
       })
     }
-    expect(test.storage.sqlite.query("SELECT identity FROM users WHERE kind = 'external'").all()).toEqual([{ identity: 'customer-42' }])
+    expect(test.storage.sqlite.query("SELECT identity FROM users WHERE kind = 'external'").all()).toEqual([
+      { identity: 'customer-42' },
+    ])
     expect(sessionRows(test)).toHaveLength(1)
     expect(test.storage.sqlite.query('SELECT value FROM user_attribute_values').all()).toEqual([{ value: '"EU"' }])
   })
@@ -174,8 +220,17 @@ describe(`${ROUTE} identity`, () => {
     }
     const before = snapshotTables(test)
     for (const [field, value] of Object.entries(fields)) {
-      const response = await generate(test, { deploymentId: 1, internalId: 'bob', creatorMode: true, embedTenantName: 'tenant-one', [field]: value })
-      expect(response).toEqual({ status: 400, body: { error: `${field} is not allowed with internalId`, code: 'NOT_ALLOWED_WITH_INTERNAL_ID' } })
+      const response = await generate(test, {
+        deploymentId: 1,
+        internalId: 'bob',
+        creatorMode: true,
+        embedTenantName: 'tenant-one',
+        [field]: value,
+      })
+      expect(response).toEqual({
+        status: 400,
+        body: { error: `${field} is not allowed with internalId`, code: 'NOT_ALLOWED_WITH_INTERNAL_ID' },
+      })
     }
     expect(snapshotTables(test)).toEqual(before)
   })
@@ -184,21 +239,57 @@ describe(`${ROUTE} identity`, () => {
 describe(`${ROUTE} user profile and email`, () => {
   it('saves email and userProfile; omitted fields and properties keep the saved values', async () => {
     test = createTestApp()
-    await generate(test, { deploymentId: 1, externalId: 'u1', email: 'u1@example.com', userProfile: { displayName: 'Ursula', picture: 'https://cdn.example.com/u1.png' } })
-    expect(userRow(test, 'u1')).toMatchObject({ email: 'u1@example.com', displayName: 'Ursula', picture: 'https://cdn.example.com/u1.png' })
+    await generate(test, {
+      deploymentId: 1,
+      externalId: 'u1',
+      email: 'u1@example.com',
+      userProfile: { displayName: 'Ursula', picture: 'https://cdn.example.com/u1.png' },
+    })
+    expect(userRow(test, 'u1')).toMatchObject({
+      email: 'u1@example.com',
+      displayName: 'Ursula',
+      picture: 'https://cdn.example.com/u1.png',
+    })
     await generate(test, { deploymentId: 1, externalId: 'u1', userProfile: { displayName: 'Ursula K.' } })
-    expect(userRow(test, 'u1')).toMatchObject({ email: 'u1@example.com', displayName: 'Ursula K.', picture: 'https://cdn.example.com/u1.png' })
-    await generate(test, { deploymentId: 1, externalId: 'u1', userProfile: { picture: 'http://cdn.example.com/new.svg' } })
+    expect(userRow(test, 'u1')).toMatchObject({
+      email: 'u1@example.com',
+      displayName: 'Ursula K.',
+      picture: 'https://cdn.example.com/u1.png',
+    })
+    await generate(test, {
+      deploymentId: 1,
+      externalId: 'u1',
+      userProfile: { picture: 'http://cdn.example.com/new.svg' },
+    })
     expect(userRow(test, 'u1')).toMatchObject({ displayName: 'Ursula K.', picture: 'http://cdn.example.com/new.svg' })
     await generate(test, { deploymentId: 1, externalId: 'u1', email: 'new@example.com' })
-    expect(userRow(test, 'u1')).toMatchObject({ email: 'new@example.com', displayName: 'Ursula K.', picture: 'http://cdn.example.com/new.svg' })
+    expect(userRow(test, 'u1')).toMatchObject({
+      email: 'new@example.com',
+      displayName: 'Ursula K.',
+      picture: 'http://cdn.example.com/new.svg',
+    })
   })
 
   it('returns 400 for a picture that is not an absolute http(s) URL and keeps the saved one', async () => {
     test = createTestApp()
-    await generate(test, { deploymentId: 1, externalId: 'u1', userProfile: { picture: 'https://cdn.example.com/a.png' } })
-    for (const picture of ['ftp://cdn.example.com/a.png', 'cdn.example.com/a.png', '/a.png', 'javascript:alert(1)', 'data:image/png;base64,AAAA', '']) {
-      const response = await generate(test, { deploymentId: 1, externalId: 'u1', userProfile: { displayName: 'X', picture } })
+    await generate(test, {
+      deploymentId: 1,
+      externalId: 'u1',
+      userProfile: { picture: 'https://cdn.example.com/a.png' },
+    })
+    for (const picture of [
+      'ftp://cdn.example.com/a.png',
+      'cdn.example.com/a.png',
+      '/a.png',
+      'javascript:alert(1)',
+      'data:image/png;base64,AAAA',
+      '',
+    ]) {
+      const response = await generate(test, {
+        deploymentId: 1,
+        externalId: 'u1',
+        userProfile: { displayName: 'X', picture },
+      })
       expect(response).toEqual({
         status: 400,
         body: { error: 'userProfile.picture must be an absolute http:// or https:// URL', code: 'INVALID_PICTURE_URL' },
@@ -225,7 +316,9 @@ describe(`${ROUTE} embed tenant and settings`, () => {
 
   it('creates an unknown embed tenant, without creator mode', async () => {
     test = createTestApp()
-    expect((await generate(test, { deploymentId: 1, externalId: 'u1', embedTenantName: 'new-customer-7' })).status).toBe(200)
+    expect(
+      (await generate(test, { deploymentId: 1, externalId: 'u1', embedTenantName: 'new-customer-7' })).status,
+    ).toBe(200)
     expect(tenantRow(test, 'new-customer-7')).toMatchObject({ useCreatorMode: 0, displayName: null })
   })
 
@@ -245,12 +338,24 @@ describe(`${ROUTE} embed tenant and settings`, () => {
 
   it('saves embedTenantProfile.displayName on the tenant, and needs an embedTenantName for it', async () => {
     test = createTestApp()
-    await generate(test, { deploymentId: 1, externalId: 'u1', embedTenantName: 'tenant-two', embedTenantProfile: { displayName: 'Tenant Two Inc.' } })
+    await generate(test, {
+      deploymentId: 1,
+      externalId: 'u1',
+      embedTenantName: 'tenant-two',
+      embedTenantProfile: { displayName: 'Tenant Two Inc.' },
+    })
     expect(tenantRow(test, 'tenant-two')?.displayName).toBe('Tenant Two Inc.')
     await generate(test, { deploymentId: 1, externalId: 'u1', embedTenantName: 'tenant-two' })
     expect(tenantRow(test, 'tenant-two')?.displayName).toBe('Tenant Two Inc.')
-    const response = await generate(test, { deploymentId: 1, externalId: 'u2', embedTenantProfile: { displayName: 'X' } })
-    expect(response).toEqual({ status: 400, body: { error: 'embedTenantProfile requires embedTenantName', code: 'EMBED_TENANT_REQUIRED' } })
+    const response = await generate(test, {
+      deploymentId: 1,
+      externalId: 'u2',
+      embedTenantProfile: { displayName: 'X' },
+    })
+    expect(response).toEqual({
+      status: 400,
+      body: { error: 'embedTenantProfile requires embedTenantName', code: 'EMBED_TENANT_REQUIRED' },
+    })
     expect(userRow(test, 'u2')).toBeUndefined()
   })
 
@@ -260,7 +365,12 @@ describe(`${ROUTE} embed tenant and settings`, () => {
     await generate(test, { deploymentId: 1, externalId: 'u1', settings: { showDashboardChat: false } })
     await generate(test, { deploymentId: 1, externalId: 'u1', settings: { showDashboardChat: true } })
     await generate(test, { deploymentId: 1, externalId: 'u1', settings: {} })
-    expect(sessionRows(test).map((row) => JSON.parse(row.settings))).toEqual([{}, { showDashboardChat: false }, { showDashboardChat: true }, {}])
+    expect(sessionRows(test).map((row) => JSON.parse(row.settings))).toEqual([
+      {},
+      { showDashboardChat: false },
+      { showDashboardChat: true },
+      {},
+    ])
   })
 })
 
@@ -276,10 +386,18 @@ describe(`${ROUTE} external-user limit`, () => {
     await generate(test, { deploymentId: 1, externalId: 'u1' })
     await generate(test, { deploymentId: 1, externalId: 'u2' })
     const before = snapshotTables(test)
-    const response = await generate(test, { deploymentId: 1, externalId: 'u3', embedTenantName: 'brand-new-tenant', groups: ['sales'] })
+    const response = await generate(test, {
+      deploymentId: 1,
+      externalId: 'u3',
+      embedTenantName: 'brand-new-tenant',
+      groups: ['sales'],
+    })
     expect(response).toEqual({
       status: 403,
-      body: { error: 'External user limit reached: the account may have at most 2 external users', code: 'EXTERNAL_USER_LIMIT' },
+      body: {
+        error: 'External user limit reached: the account may have at most 2 external users',
+        code: 'EXTERNAL_USER_LIMIT',
+      },
     })
     expect(snapshotTables(test)).toEqual(before)
     expect(tenantRow(test, 'brand-new-tenant')).toBeUndefined()
@@ -296,6 +414,8 @@ describe(`${ROUTE} external-user limit`, () => {
 
   it('defaults to 10,000 external users per account', () => {
     test = createTestApp()
-    expect(test.storage.sqlite.query("SELECT max_external_users AS max FROM accounts WHERE name = 'acme'").get()).toEqual({ max: 10000 })
+    expect(
+      test.storage.sqlite.query("SELECT max_external_users AS max FROM accounts WHERE name = 'acme'").get(),
+    ).toEqual({ max: 10000 })
   })
 })

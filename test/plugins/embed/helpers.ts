@@ -68,7 +68,11 @@ async function json(response: Response): Promise<JsonResponse> {
 }
 
 /** `POST /api/v1/embed/generate-session` with the admin key unless other headers are given. */
-export async function generate(test: TestApp, body: unknown, headers: Record<string, string> = admin): Promise<JsonResponse> {
+export async function generate(
+  test: TestApp,
+  body: unknown,
+  headers: Record<string, string> = admin,
+): Promise<JsonResponse> {
   return json(await test.request('POST', '/api/v1/embed/generate-session', { headers, body }))
 }
 
@@ -83,7 +87,13 @@ export async function exchange(test: TestApp, sessionId: string): Promise<JsonRe
   return json(await test.request('POST', '/api/v1/embed/session/token', { body: { sessionId } }))
 }
 
-export async function send(test: TestApp, method: string, path: string, headers: Record<string, string> = admin, body?: unknown): Promise<JsonResponse> {
+export async function send(
+  test: TestApp,
+  method: string,
+  path: string,
+  headers: Record<string, string> = admin,
+  body?: unknown,
+): Promise<JsonResponse> {
   return json(await test.request(method, path, { headers, body }))
 }
 
@@ -112,7 +122,10 @@ export function sessionRows(test: TestApp): SessionRow[] {
     .all()
 }
 
-export function tenantRow(test: TestApp, name: string): { id: number; useCreatorMode: number; displayName: string | null } | undefined {
+export function tenantRow(
+  test: TestApp,
+  name: string,
+): { id: number; useCreatorMode: number; displayName: string | null } | undefined {
   return (
     test.storage.sqlite
       .query<{ id: number; useCreatorMode: number; displayName: string | null }, [string]>(
@@ -150,6 +163,16 @@ export function attributeCatalog(test: TestApp): string[] {
 
 /** Everything a generate-session call may write, for "a failing call leaves nothing behind" checks. */
 export function snapshotTables(test: TestApp): Record<string, unknown[]> {
-  const tables = ['users', 'embed_tenants', 'groups', 'user_attribute_definitions', 'user_attribute_values', 'group_memberships', 'embed_sessions']
-  return Object.fromEntries(tables.map((table) => [table, test.storage.sqlite.query(`SELECT * FROM ${table} ORDER BY rowid`).all()]))
+  const tables = [
+    'users',
+    'embed_tenants',
+    'groups',
+    'user_attribute_definitions',
+    'user_attribute_values',
+    'group_memberships',
+    'embed_sessions',
+  ]
+  return Object.fromEntries(
+    tables.map((table) => [table, test.storage.sqlite.query(`SELECT * FROM ${table} ORDER BY rowid`).all()]),
+  )
 }

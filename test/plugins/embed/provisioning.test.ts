@@ -76,7 +76,11 @@ describe('createUserProvisioner fromSessionSettings', () => {
         groups: ['sales', 'marketing-eu', 'ops', 'nope'],
         userAttributes: [{ name: 'region', value: 'EU' }],
       })
-    expect(failure(bad)).toEqual({ status: 400, error: 'Groups with names marketing-eu, nope not found', code: 'GROUPS_NOT_FOUND' })
+    expect(failure(bad)).toEqual({
+      status: 400,
+      error: 'Groups with names marketing-eu, nope not found',
+      code: 'GROUPS_NOT_FOUND',
+    })
     expect(userRow(test, 'dave')).toBeUndefined()
   })
 })
@@ -84,7 +88,11 @@ describe('createUserProvisioner fromSessionSettings', () => {
 describe('createUserProvisioner fromExternalId', () => {
   it('creates a missing user and leaves an existing one as stored, applying the token context to the access only', () => {
     test = createTestApp()
-    const created = test.deps.users.fromSessionSettings(ACME, { externalId: 'erin', groups: ['sales'], securityContext: { a: 1 } })
+    const created = test.deps.users.fromSessionSettings(ACME, {
+      externalId: 'erin',
+      groups: ['sales'],
+      securityContext: { a: 1 },
+    })
     const again = test.deps.users.fromExternalId(ACME, ' ERIN ', { b: 2 })
     expect(again.userId).toBe(created.userId)
     expect(again.access.securityContext).toEqual({ b: 2 })
@@ -112,7 +120,11 @@ describe('createUserProvisioner fromExternalId', () => {
 
   it('returns 400 for a blank id', () => {
     test = createTestApp()
-    expect(failure(() => test.deps.users.fromExternalId(ACME, '  '))).toEqual({ status: 400, error: 'externalId must not be blank', code: 'BLANK_IDENTITY' })
+    expect(failure(() => test.deps.users.fromExternalId(ACME, '  '))).toEqual({
+      status: 400,
+      error: 'externalId must not be blank',
+      code: 'BLANK_IDENTITY',
+    })
     expect(failure(() => test.deps.users.fromSessionSettings(ACME, { internalId: ' ' }))).toEqual({
       status: 400,
       error: 'internalId must not be blank',

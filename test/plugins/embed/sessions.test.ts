@@ -18,10 +18,14 @@ function probe(app: TestApp) {
   const probeApp = new Elysia()
     .use(corePlugin(app.deps))
     .use(authPlugin(app.deps))
-    .get('/probe/deployments/:deploymentId', ({ caller, deployment }) => ({ deployment: deployment.id, caller }), { deploymentAccess: true })
+    .get('/probe/deployments/:deploymentId', ({ caller, deployment }) => ({ deployment: deployment.id, caller }), {
+      deploymentAccess: true,
+    })
   return async (deploymentId: number, token: string) => {
     const response = await probeApp.handle(
-      new Request(`http://localhost/probe/deployments/${deploymentId}`, { headers: { authorization: `Embed-Token ${token}` } }),
+      new Request(`http://localhost/probe/deployments/${deploymentId}`, {
+        headers: { authorization: `Embed-Token ${token}` },
+      }),
     )
     return { status: response.status, body: (await response.json()) as Record<string, unknown> }
   }
@@ -95,7 +99,10 @@ describe('POST /api/v1/embed/session/token', () => {
     test = createTestApp()
     expect((await exchange(test, 'es_not-a-session')).status).toBe(401)
     const missing = await send(test, 'POST', '/api/v1/embed/session/token', {}, {})
-    expect(missing).toEqual({ status: 400, body: { error: expect.stringMatching(/^sessionId: /), code: 'VALIDATION_FAILED' } })
+    expect(missing).toEqual({
+      status: 400,
+      body: { error: expect.stringMatching(/^sessionId: /), code: 'VALIDATION_FAILED' },
+    })
   })
 
   it('allows exactly one of many concurrent exchanges', async () => {
@@ -114,9 +121,14 @@ describe('embed token verification', () => {
     const get = probe(test)
     expect((await get(1, token)).status).toBe(200)
     expect((await send(test, 'POST', '/api/v1/embed/session/revoke', admin, { sessionId })).status).toBe(204)
-    expect(await get(1, token)).toEqual({ status: 401, body: { error: 'Embed session was revoked', code: 'EMBED_SESSION_REVOKED' } })
+    expect(await get(1, token)).toEqual({
+      status: 401,
+      body: { error: 'Embed session was revoked', code: 'EMBED_SESSION_REVOKED' },
+    })
     expect((await send(test, 'POST', '/api/v1/embed/session/revoke', admin, { sessionId })).status).toBe(204)
-    expect((await send(test, 'POST', '/api/v1/embed/session/revoke', admin, { sessionId: 'es_unknown' })).status).toBe(204)
+    expect((await send(test, 'POST', '/api/v1/embed/session/revoke', admin, { sessionId: 'es_unknown' })).status).toBe(
+      204,
+    )
   })
 
   it('makes a revoked, not yet exchanged session unexchangeable', async () => {
@@ -130,8 +142,13 @@ describe('embed token verification', () => {
     test = createTestApp()
     const sessionId = await mint(test, { externalId: 'u1' })
     const member = await send(test, 'POST', '/api/v1/embed/session/revoke', apiKey(keys.member), { sessionId })
-    expect(member).toEqual({ status: 403, body: { error: 'This operation requires an admin API key', code: 'ADMIN_REQUIRED' } })
-    expect((await send(test, 'POST', '/api/v1/embed/session/revoke', apiKey(keys.otherAdmin), { sessionId })).status).toBe(204)
+    expect(member).toEqual({
+      status: 403,
+      body: { error: 'This operation requires an admin API key', code: 'ADMIN_REQUIRED' },
+    })
+    expect(
+      (await send(test, 'POST', '/api/v1/embed/session/revoke', apiKey(keys.otherAdmin), { sessionId })).status,
+    ).toBe(204)
     expect(sessionRows(test).map((row) => row.revokedAt)).toEqual([null])
     expect((await exchange(test, sessionId)).status).toBe(200)
   })
@@ -139,10 +156,19 @@ describe('embed token verification', () => {
   it('returns 403 for an embed token on an API-key route', async () => {
     test = createTestApp()
     const token = await tokenFor({ externalId: 'u1' })
-    const response = await generate(test, { deploymentId: 1, externalId: 'u2' }, { authorization: `Embed-Token ${token}` })
-    expect(response).toEqual({ status: 403, body: { error: 'Embed tokens cannot be used on this route', code: 'EMBED_TOKEN_NOT_ALLOWED' } })
+    const response = await generate(
+      test,
+      { deploymentId: 1, externalId: 'u2' },
+      { authorization: `Embed-Token ${token}` },
+    )
+    expect(response).toEqual({
+      status: 403,
+      body: { error: 'Embed tokens cannot be used on this route', code: 'EMBED_TOKEN_NOT_ALLOWED' },
+    })
     expect(countRows(test, 'embed_sessions')).toBe(1)
-    const tenants = await send(test, 'GET', '/api/v1/embed-tenants/tenant-one/groups', { authorization: `Embed-Token ${token}` })
+    const tenants = await send(test, 'GET', '/api/v1/embed-tenants/tenant-one/groups', {
+      authorization: `Embed-Token ${token}`,
+    })
     expect(tenants.status).toBe(403)
   })
 
@@ -151,7 +177,10 @@ describe('embed token verification', () => {
     const token = await tokenFor({ externalId: 'u1' })
     const get = probe(test)
     expect((await get(1, token)).status).toBe(200)
-    expect(await get(2, token)).toEqual({ status: 403, body: { error: 'Credential is not valid for deployment 2', code: 'DEPLOYMENT_OUT_OF_SCOPE' } })
+    expect(await get(2, token)).toEqual({
+      status: 403,
+      body: { error: 'Credential is not valid for deployment 2', code: 'DEPLOYMENT_OUT_OF_SCOPE' },
+    })
   })
 
   it('returns 401 after 24 hours', async () => {
@@ -162,7 +191,10 @@ describe('embed token verification', () => {
     clock.advance(24 * HOUR - 1000)
     expect((await get(1, token)).status).toBe(200)
     clock.advance(1000)
-    expect(await get(1, token)).toEqual({ status: 401, body: { error: 'Embed token expired', code: 'EMBED_TOKEN_EXPIRED' } })
+    expect(await get(1, token)).toEqual({
+      status: 401,
+      body: { error: 'Embed token expired', code: 'EMBED_TOKEN_EXPIRED' },
+    })
   })
 
   it('returns 401 for a tampered token and for one signed with another key', async () => {
@@ -172,8 +204,13 @@ describe('embed token verification', () => {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString())
     const widened = Buffer.from(JSON.stringify({ ...claims, deploymentId: 2 })).toString('base64url')
     const get = probe(test)
-    expect(await get(1, `${header}.${widened}.${signature}`)).toEqual({ status: 401, body: { error: 'Invalid embed token', code: 'INVALID_EMBED_TOKEN' } })
-    const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('guess'))
+    expect(await get(1, `${header}.${widened}.${signature}`)).toEqual({
+      status: 401,
+      body: { error: 'Invalid embed token', code: 'INVALID_EMBED_TOKEN' },
+    })
+    const forged = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(new TextEncoder().encode('guess'))
     expect((await get(1, forged)).status).toBe(401)
   })
 

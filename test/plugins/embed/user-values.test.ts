@@ -26,13 +26,30 @@ describe(`${ROUTE} userAttributes`, () => {
       ],
     })
     expect(response.status).toBe(200)
-    expect(valuesOf(test, userId())).toEqual({ region: 'EU', level: 3.5, beta: false, regions: ['EU', 'US'], codes: [1, 2] })
+    expect(valuesOf(test, userId())).toEqual({
+      region: 'EU',
+      level: 3.5,
+      beta: false,
+      regions: ['EU', 'US'],
+      codes: [1, 2],
+    })
   })
 
   it('overwrites only the supplied names and clears a value with null', async () => {
     test = createTestApp()
-    await call({ userAttributes: [{ name: 'region', value: 'EU' }, { name: 'level', value: 1 }, { name: 'beta', value: true }] })
-    await call({ userAttributes: [{ name: 'region', value: 'US' }, { name: 'beta', value: null }] })
+    await call({
+      userAttributes: [
+        { name: 'region', value: 'EU' },
+        { name: 'level', value: 1 },
+        { name: 'beta', value: true },
+      ],
+    })
+    await call({
+      userAttributes: [
+        { name: 'region', value: 'US' },
+        { name: 'beta', value: null },
+      ],
+    })
     expect(valuesOf(test, userId())).toEqual({ region: 'US', level: 1 })
     await call({})
     expect(valuesOf(test, userId())).toEqual({ region: 'US', level: 1 })
@@ -56,16 +73,32 @@ describe(`${ROUTE} userAttributes`, () => {
     for (const [name, value, expects] of cases) {
       // A valid change in the same call must not be applied either.
       const valid = name === 'level' ? 'beta' : 'level'
-      const response = await call({ userAttributes: [{ name: valid, value: valid === 'level' ? 2 : true }, { name, value }] })
-      expect(response).toEqual({ status: 400, body: { error: `User attribute "${name}" expects ${expects}`, code: 'ATTRIBUTE_TYPE_MISMATCH' } })
+      const response = await call({
+        userAttributes: [
+          { name: valid, value: valid === 'level' ? 2 : true },
+          { name, value },
+        ],
+      })
+      expect(response).toEqual({
+        status: 400,
+        body: { error: `User attribute "${name}" expects ${expects}`, code: 'ATTRIBUTE_TYPE_MISMATCH' },
+      })
     }
     expect(snapshotTables(test)).toEqual(before)
   })
 
   it('returns 400 for a duplicate name', async () => {
     test = createTestApp()
-    const response = await call({ userAttributes: [{ name: 'region', value: 'EU' }, { name: 'region', value: 'US' }] })
-    expect(response).toEqual({ status: 400, body: { error: 'userAttributes: duplicate name "region"', code: 'DUPLICATE_USER_ATTRIBUTE' } })
+    const response = await call({
+      userAttributes: [
+        { name: 'region', value: 'EU' },
+        { name: 'region', value: 'US' },
+      ],
+    })
+    expect(response).toEqual({
+      status: 400,
+      body: { error: 'userAttributes: duplicate name "region"', code: 'DUPLICATE_USER_ATTRIBUTE' },
+    })
     expect(userRow(test, 'u1')).toBeUndefined()
   })
 
@@ -73,14 +106,24 @@ describe(`${ROUTE} userAttributes`, () => {
     test = createTestApp()
     await call({ userAttributes: [{ name: 'region', value: 'EU' }] })
     const before = snapshotTables(test)
-    const response = await call({ userAttributes: [{ name: 'region', value: 'US' }, { name: 'shoe_size', value: 44 }] })
-    expect(response).toEqual({ status: 400, body: { error: 'User attributes not found', code: 'USER_ATTRIBUTES_NOT_FOUND' } })
+    const response = await call({
+      userAttributes: [
+        { name: 'region', value: 'US' },
+        { name: 'shoe_size', value: 44 },
+      ],
+    })
+    expect(response).toEqual({
+      status: 400,
+      body: { error: 'User attributes not found', code: 'USER_ATTRIBUTES_NOT_FOUND' },
+    })
     expect(snapshotTables(test)).toEqual(before)
   })
 
   it("never resolves another account's definition of the same name", async () => {
     test = createTestApp()
-    test.storage.sqlite.run("DELETE FROM user_attribute_definitions WHERE name = 'region' AND account_id = (SELECT id FROM accounts WHERE name = 'acme')")
+    test.storage.sqlite.run(
+      "DELETE FROM user_attribute_definitions WHERE name = 'region' AND account_id = (SELECT id FROM accounts WHERE name = 'acme')",
+    )
     const response = await call({ userAttributes: [{ name: 'region', value: 'EU' }] })
     expect(response.body).toEqual({ error: 'User attributes not found', code: 'USER_ATTRIBUTES_NOT_FOUND' })
   })
@@ -106,11 +149,14 @@ describe(`${ROUTE} groups`, () => {
     await call({ groups: ['sales'] })
     const before = snapshotTables(test)
     const response = await call({ groups: ['support', 'sales', 'finance', 'support'] })
-    expect(response).toEqual({ status: 400, body: { error: 'Groups with names support, finance not found', code: 'GROUPS_NOT_FOUND' } })
+    expect(response).toEqual({
+      status: 400,
+      body: { error: 'Groups with names support, finance not found', code: 'GROUPS_NOT_FOUND' },
+    })
     expect(snapshotTables(test)).toEqual(before)
-    expect((await generate(test, { deploymentId: 1, externalId: 'new-user', groups: ['marketing', 'ops', 'x'] })).body.error).toBe(
-      'Groups with names x not found',
-    )
+    expect(
+      (await generate(test, { deploymentId: 1, externalId: 'new-user', groups: ['marketing', 'ops', 'x'] })).body.error,
+    ).toBe('Groups with names x not found')
     expect(userRow(test, 'new-user')).toBeUndefined()
   })
 
@@ -128,15 +174,21 @@ describe(`${ROUTE} securityContext and the session grant`, () => {
     expect(JSON.parse(userRow(test, 'u1')!.securityContext!)).toEqual({ tenantId: 7, tags: ['a'] })
     await call({})
     await call({ securityContext: { tenantId: 8 } })
-    expect(sessionRows(test).map((row) => JSON.parse(row.securityContext))).toEqual([{ tenantId: 7, tags: ['a'] }, { tenantId: 7, tags: ['a'] }, { tenantId: 8 }])
+    expect(sessionRows(test).map((row) => JSON.parse(row.securityContext))).toEqual([
+      { tenantId: 7, tags: ['a'] },
+      { tenantId: 7, tags: ['a'] },
+      { tenantId: 8 },
+    ])
   })
 
-  it("records the deployment, user, groups and attribute values at mint time", async () => {
+  it('records the deployment, user, groups and attribute values at mint time', async () => {
     test = createTestApp()
     await call({ groups: ['sales'], userAttributes: [{ name: 'region', value: 'EU' }] })
     await call({ groups: [], userAttributes: [{ name: 'region', value: null }] })
     const rows = sessionRows(test)
-    expect(rows.map((row) => [row.userId, row.deploymentId, JSON.parse(row.groups), JSON.parse(row.userAttributes)])).toEqual([
+    expect(
+      rows.map((row) => [row.userId, row.deploymentId, JSON.parse(row.groups), JSON.parse(row.userAttributes)]),
+    ).toEqual([
       [userId(), 1, ['sales'], { region: 'EU' }],
       [userId(), 1, [], {}],
     ])
@@ -150,6 +202,8 @@ describe(`${ROUTE} securityContext and the session grant`, () => {
       [bob],
     )
     expect((await generate(test, { deploymentId: 1, internalId: 'BOB' })).status).toBe(200)
-    expect(sessionRows(test).map((row) => [row.userId, JSON.parse(row.groups), JSON.parse(row.securityContext)])).toEqual([[bob, ['ops'], {}]])
+    expect(
+      sessionRows(test).map((row) => [row.userId, JSON.parse(row.groups), JSON.parse(row.securityContext)]),
+    ).toEqual([[bob, ['ops'], {}]])
   })
 })

@@ -8,7 +8,10 @@ import { D1, D2, managementApp, type ManagementApp } from './helpers'
 let app: ManagementApp
 afterEach(() => app?.close())
 
-const keyId = (name: string) => app.storage.sqlite.query<{ id: number }, [string]>('SELECT id FROM api_keys WHERE name = ? AND account_id = 1').get(name)!.id
+const keyId = (name: string) =>
+  app.storage.sqlite
+    .query<{ id: number }, [string]>('SELECT id FROM api_keys WHERE name = ? AND account_id = 1')
+    .get(name)!.id
 
 /** An embed token verifier that accepts one genuine token for deployment 1. */
 const embedTokens = {
@@ -43,9 +46,15 @@ describe('management routes and credentials', () => {
       ['POST', `${D1}/dbt-sync`, {}],
     ]
     for (const [method, path, body] of routes) {
-      const genuine = await app.request(method, path, { headers: { authorization: 'Embed-Token genuine-embed-token' }, body })
+      const genuine = await app.request(method, path, {
+        headers: { authorization: 'Embed-Token genuine-embed-token' },
+        body,
+      })
       expect(genuine.status).toBe(403)
-      expect(await genuine.json()).toEqual({ error: 'Embed tokens cannot be used on this route', code: 'EMBED_TOKEN_NOT_ALLOWED' })
+      expect(await genuine.json()).toEqual({
+        error: 'Embed tokens cannot be used on this route',
+        code: 'EMBED_TOKEN_NOT_ALLOWED',
+      })
       const bogus = await app.request(method, path, { headers: { authorization: 'Embed-Token forged' }, body })
       expect(bogus.status).toBe(401)
     }
@@ -67,13 +76,19 @@ describe('management routes and credentials', () => {
   it('checks the credentials before the body: no key is 401 and a key outside the deployment 403, whatever the body', async () => {
     app = managementApp()
     for (const body of [{}, { name: '' }, { name: 'Fine', unexpected: true }]) {
-      expect(await app.call('POST', `${D1}/folders`, body, '')).toMatchObject({ status: 401, body: { code: 'MISSING_CREDENTIALS' } })
+      expect(await app.call('POST', `${D1}/folders`, body, '')).toMatchObject({
+        status: 401,
+        body: { code: 'MISSING_CREDENTIALS' },
+      })
       expect(await app.call('POST', `${D1}/folders`, body, keys.scoped)).toMatchObject({
         status: 403,
         body: { code: 'DEPLOYMENT_OUT_OF_SCOPE' },
       })
     }
-    expect(await app.call('POST', `${D1}/folders`, {})).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } })
+    expect(await app.call('POST', `${D1}/folders`, {})).toMatchObject({
+      status: 400,
+      body: { code: 'VALIDATION_FAILED' },
+    })
   })
 })
 
@@ -92,24 +107,38 @@ describe('GET/PUT /api/v1/api-keys/:keyId/policy', () => {
   it('sets a preset role or a custom action set, and the key is held to it at once', async () => {
     app = managementApp()
     const viewer = await app.call('PUT', `/api/v1/api-keys/${keyId('member')}/policy`, { role: 'viewer' })
-    expect(viewer.body).toEqual({ keyId: keyId('member'), keyName: 'member', role: 'viewer', actions: ['ContentRead'], isDefault: false })
+    expect(viewer.body).toEqual({
+      keyId: keyId('member'),
+      keyName: 'member',
+      role: 'viewer',
+      actions: ['ContentRead'],
+      isDefault: false,
+    })
     expect((await app.call('GET', `${D1}/reports`, undefined, keys.member)).status).toBe(200)
     expect((await app.call('POST', `${D1}/folders`, { name: 'x' }, keys.member)).status).toBe(403)
-    const custom = await app.call('PUT', `/api/v1/api-keys/${keyId('member')}/policy`, { actions: ['DownloadData', 'ContentRead', 'ContentEdit'] })
+    const custom = await app.call('PUT', `/api/v1/api-keys/${keyId('member')}/policy`, {
+      actions: ['DownloadData', 'ContentRead', 'ContentEdit'],
+    })
     expect(custom.body).toMatchObject({ role: 'custom', actions: ['ContentRead', 'ContentEdit', 'DownloadData'] })
     expect((await app.call('POST', `${D1}/folders`, { name: 'x' }, keys.member)).status).toBe(201)
   })
 
-  it('needs an admin key with SecretsManage, refuses self-lockout with 409, and hides other accounts\' keys', async () => {
+  it("needs an admin key with SecretsManage, refuses self-lockout with 409, and hides other accounts' keys", async () => {
     app = managementApp()
-    expect((await app.call('GET', `/api/v1/api-keys/${keyId('admin')}/policy`, undefined, keys.member)).body.code).toBe('ADMIN_REQUIRED')
+    expect((await app.call('GET', `/api/v1/api-keys/${keyId('admin')}/policy`, undefined, keys.member)).body.code).toBe(
+      'ADMIN_REQUIRED',
+    )
     await app.call('PUT', `/api/v1/api-keys/${keyId('scoped')}/policy`, { role: 'editor' })
     const noSecrets = await app.call('GET', `/api/v1/api-keys/${keyId('admin')}/policy`, undefined, keys.scoped)
     expect(noSecrets).toMatchObject({ status: 403, body: { error: 'This API key lacks the SecretsManage permission' } })
     const lockout = await app.call('PUT', `/api/v1/api-keys/${keyId('admin')}/policy`, { role: 'editor' })
     expect(lockout).toMatchObject({ status: 409, body: { code: 'SELF_LOCKOUT' } })
     expect((await app.call('GET', `/api/v1/api-keys/${keyId('admin')}/policy`)).body.role).toBe('admin')
-    const otherKey = app.storage.sqlite.query<{ id: number }, []>("SELECT k.id FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE a.name = 'other'").get()!.id
+    const otherKey = app.storage.sqlite
+      .query<{ id: number }, []>(
+        "SELECT k.id FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE a.name = 'other'",
+      )
+      .get()!.id
     expect((await app.call('GET', `/api/v1/api-keys/${otherKey}/policy`)).status).toBe(404)
   })
 
@@ -119,6 +148,8 @@ describe('GET/PUT /api/v1/api-keys/:keyId/policy', () => {
       const response = await app.call('PUT', `/api/v1/api-keys/${keyId('member')}/policy`, body)
       expect(response).toMatchObject({ status: 400, body: { code: 'ROLE_OR_ACTIONS' } })
     }
-    expect((await app.call('PUT', `/api/v1/api-keys/${keyId('member')}/policy`, { actions: ['Everything'] })).status).toBe(400)
+    expect(
+      (await app.call('PUT', `/api/v1/api-keys/${keyId('member')}/policy`, { actions: ['Everything'] })).status,
+    ).toBe(400)
   })
 })

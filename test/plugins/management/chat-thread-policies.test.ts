@@ -8,7 +8,11 @@ let app: ManagementApp
 afterEach(() => app?.close())
 
 const create = { action: 'ChatThreadCreate', resourceType: 'agent', resourceId: '1' } as const
-const policy = (effect: 'allow' | 'deny', resources: string[], overrides: Partial<ChatThreadPolicyDTO> = {}): ChatThreadPolicyDTO => ({
+const policy = (
+  effect: 'allow' | 'deny',
+  resources: string[],
+  overrides: Partial<ChatThreadPolicyDTO> = {},
+): ChatThreadPolicyDTO => ({
   actions: ['ChatThreadCreate'],
   effect,
   resourceType: 'agent',
@@ -37,16 +41,27 @@ describe('evaluateChatThreadPolicies', () => {
     const policies = [policy('allow', ['2'])]
     expect(evaluateChatThreadPolicies(policies, { ...create, resourceId: '2' })).toBe('allow')
     expect(evaluateChatThreadPolicies(policies, create)).toBe('deny')
-    expect(evaluateChatThreadPolicies(policies, { action: 'ChatThreadRead', resourceType: 'thread', resourceId: 'c1' })).toBe('allow')
+    expect(
+      evaluateChatThreadPolicies(policies, { action: 'ChatThreadRead', resourceType: 'thread', resourceId: 'c1' }),
+    ).toBe('allow')
   })
 
   it('matches * for actions, resource types and resources', () => {
     const denyAll = [policy('deny', ['*'], { actions: ['*'], resourceType: '*' })]
-    expect(evaluateChatThreadPolicies(denyAll, { action: 'ChatThreadAbort', resourceType: 'thread', resourceId: 'x' })).toBe('deny')
+    expect(
+      evaluateChatThreadPolicies(denyAll, { action: 'ChatThreadAbort', resourceType: 'thread', resourceId: 'x' }),
+    ).toBe('deny')
   })
 
   it('never lets a request through that a matching deny names (property)', () => {
-    const action = fc.constantFrom('ChatThreadCreate', 'ChatThreadRead', 'ChatThreadAbort', 'DownloadData', 'SecretsManage', '*')
+    const action = fc.constantFrom(
+      'ChatThreadCreate',
+      'ChatThreadRead',
+      'ChatThreadAbort',
+      'DownloadData',
+      'SecretsManage',
+      '*',
+    )
     const resourceType = fc.constantFrom('agent', 'thread', '*')
     const resource = fc.constantFrom('1', '2', 'c1', '*')
     const arbitraryPolicy = fc.record({
@@ -72,7 +87,15 @@ describe('evaluateChatThreadPolicies', () => {
         )
         if (deniedBy) expect(decision).toBe('deny')
         // Adding a deny for exactly this request always denies it, whatever else is there.
-        expect(evaluateChatThreadPolicies([...policies, policy('deny', [asked.resourceId], { actions: [asked.action], resourceType: asked.resourceType })], asked)).toBe('deny')
+        expect(
+          evaluateChatThreadPolicies(
+            [
+              ...policies,
+              policy('deny', [asked.resourceId], { actions: [asked.action], resourceType: asked.resourceType }),
+            ],
+            asked,
+          ),
+        ).toBe('deny')
       }),
     )
   })

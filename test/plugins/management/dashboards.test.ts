@@ -6,7 +6,12 @@ import { D1, D2, managementApp, workbookWithDashboard, type ManagementApp } from
 let app: ManagementApp
 afterEach(() => app?.close())
 
-const widget = { id: 'w1', kind: 'bar', title: 'Orders by status', query: 'SELECT orders.status, MEASURE(orders.count) FROM orders GROUP BY 1' }
+const widget = {
+  id: 'w1',
+  kind: 'bar',
+  title: 'Orders by status',
+  query: 'SELECT orders.status, MEASURE(orders.count) FROM orders GROUP BY 1',
+}
 
 describe('POST /api/v1/deployments/:deploymentId/dashboards', () => {
   it("creates a workbook's dashboard without widgets (widgets optional) and refuses a second one with 409", async () => {
@@ -60,10 +65,18 @@ describe('POST /api/v1/deployments/:deploymentId/dashboards', () => {
     app = managementApp()
     const workbook = await app.call('POST', `${D1}/workbooks`, { name: 'Sales' })
     const base = { workbookId: workbook.body.id, name: 'Board' }
-    expect((await app.call('POST', `${D1}/dashboards`, { ...base, widgets: [{ ...widget, kind: 'pie' }] })).status).toBe(400)
+    expect(
+      (await app.call('POST', `${D1}/dashboards`, { ...base, widgets: [{ ...widget, kind: 'pie' }] })).status,
+    ).toBe(400)
     const duplicate = await app.call('POST', `${D1}/dashboards`, { ...base, widgets: [widget, widget] })
-    expect(duplicate).toMatchObject({ status: 400, body: { error: 'widgets[1].id: duplicate widget id "w1"', code: 'DUPLICATE_WIDGET_ID' } })
-    const badMember = await app.call('POST', `${D1}/dashboards`, { ...base, filters: [{ member: 'region', operator: 'equals', values: [] }] })
+    expect(duplicate).toMatchObject({
+      status: 400,
+      body: { error: 'widgets[1].id: duplicate widget id "w1"', code: 'DUPLICATE_WIDGET_ID' },
+    })
+    const badMember = await app.call('POST', `${D1}/dashboards`, {
+      ...base,
+      filters: [{ member: 'region', operator: 'equals', values: [] }],
+    })
     expect(badMember.status).toBe(400)
     const unknown = await app.call('POST', `${D1}/dashboards`, { workbookId: 999, name: 'Board' })
     expect(unknown).toMatchObject({ status: 400, body: { code: 'UNKNOWN_WORKBOOK' } })
@@ -78,7 +91,11 @@ describe('PATCH /api/v1/deployments/:deploymentId/dashboards/:dashboardId', () =
     const published = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { published: true })
     expect(published.body.publicId).toMatch(/^pd_/)
     const publicId = published.body.publicId
-    expect(findPublishedDashboard(app.storage, publicId)).toMatchObject({ id: dashboard.id, deploymentId: 1, accountId: expect.any(Number) })
+    expect(findPublishedDashboard(app.storage, publicId)).toMatchObject({
+      id: dashboard.id,
+      deploymentId: 1,
+      accountId: expect.any(Number),
+    })
     await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { published: false })
     expect(findPublishedDashboard(app.storage, publicId)).toBeUndefined()
     const again = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { published: true })
@@ -89,10 +106,16 @@ describe('PATCH /api/v1/deployments/:deploymentId/dashboards/:dashboardId', () =
   it('changes the checksum on every change and refuses a stale checksum with 409, leaving the dashboard as it was', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
-    const renamed = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { name: 'Renamed', checksum: dashboard.checksum })
+    const renamed = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, {
+      name: 'Renamed',
+      checksum: dashboard.checksum,
+    })
     expect(renamed.status).toBe(200)
     expect(renamed.body.checksum).not.toBe(dashboard.checksum)
-    const stale = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { name: 'Lost update', checksum: dashboard.checksum })
+    const stale = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, {
+      name: 'Lost update',
+      checksum: dashboard.checksum,
+    })
     expect(stale).toMatchObject({ status: 409, body: { code: 'STALE_CHECKSUM' } })
     expect((await app.call('GET', `${D1}/dashboards/${dashboard.id}`)).body.name).toBe('Renamed')
   })
@@ -100,12 +123,19 @@ describe('PATCH /api/v1/deployments/:deploymentId/dashboards/:dashboardId', () =
   it('needs ContentManage to publish: an editor-less viewer key gets 403', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
-    const memberKeyId = app.storage.sqlite.query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'").get()!.id
+    const memberKeyId = app.storage.sqlite
+      .query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'")
+      .get()!.id
     await app.call('PUT', `/api/v1/api-keys/${memberKeyId}/policy`, { actions: ['ContentRead', 'ContentEdit'] })
     const refused = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { published: true }, keys.member)
     expect(refused).toMatchObject({ status: 403, body: { error: 'This API key lacks the ContentManage permission' } })
-    expect((await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { name: 'Edited' }, keys.member)).status).toBe(200)
-    expect((await app.call('GET', `${D1}/dashboards/${dashboard.id}`)).body).toMatchObject({ published: false, name: 'Edited' })
+    expect((await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { name: 'Edited' }, keys.member)).status).toBe(
+      200,
+    )
+    expect((await app.call('GET', `${D1}/dashboards/${dashboard.id}`)).body).toMatchObject({
+      published: false,
+      name: 'Edited',
+    })
   })
 
   it('deletes a dashboard (204), then answers 404; other deployments see 404', async () => {
@@ -124,17 +154,23 @@ describe('POST /api/v1/deployments/:deploymentId/workbooks/:workbookId/dashboard
     const path = `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`
     const attached = await app.call('POST', path, { threadId: 'chat-1', widgetId: 'w2', checksum: dashboard.checksum })
     expect(attached.status).toBe(200)
-    expect(attached.body.aiWidgetThreads).toEqual([{ widgetId: 'w2', threadId: 'chat-1', attachedAt: '2026-07-20T12:00:00.000Z' }])
+    expect(attached.body.aiWidgetThreads).toEqual([
+      { widgetId: 'w2', threadId: 'chat-1', attachedAt: '2026-07-20T12:00:00.000Z' },
+    ])
     expect(attached.body.checksum).not.toBe(dashboard.checksum)
     const replaced = await app.call('POST', path, { threadId: 'chat-2', widgetId: 'w2' })
-    expect(replaced.body.aiWidgetThreads).toEqual([{ widgetId: 'w2', threadId: 'chat-2', attachedAt: '2026-07-20T12:00:00.000Z' }])
+    expect(replaced.body.aiWidgetThreads).toEqual([
+      { widgetId: 'w2', threadId: 'chat-2', attachedAt: '2026-07-20T12:00:00.000Z' },
+    ])
   })
 
   it('refuses a stale checksum with 409 instead of overwriting', async () => {
     app = managementApp()
     const { workbook, dashboard } = await workbookWithDashboard(app, { published: true, widgets: 2 })
     const path = `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`
-    expect((await app.call('POST', path, { threadId: 'chat-1', widgetId: 'w1', checksum: dashboard.checksum })).status).toBe(200)
+    expect(
+      (await app.call('POST', path, { threadId: 'chat-1', widgetId: 'w1', checksum: dashboard.checksum })).status,
+    ).toBe(200)
     const stale = await app.call('POST', path, { threadId: 'chat-2', widgetId: 'w2', checksum: dashboard.checksum })
     expect(stale.status).toBe(409)
     expect(stale.body.code).toBe('STALE_CHECKSUM')
@@ -149,18 +185,30 @@ describe('POST /api/v1/deployments/:deploymentId/workbooks/:workbookId/dashboard
     const path = `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`
     expect((await app.call('POST', path, { threadId: 't', widgetId: 'w1' })).body.code).toBe('DASHBOARD_NOT_PUBLISHED')
     await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { published: true })
-    expect(await app.call('POST', path, { threadId: 't', widgetId: 'nope' })).toMatchObject({ status: 400, body: { code: 'UNKNOWN_WIDGET' } })
+    expect(await app.call('POST', path, { threadId: 't', widgetId: 'nope' })).toMatchObject({
+      status: 400,
+      body: { code: 'UNKNOWN_WIDGET' },
+    })
     const bare = await app.call('POST', `${D1}/workbooks`, { name: 'Bare' })
-    const none = await app.call('POST', `${D1}/workbooks/${bare.body.id}/dashboard/ai-widget-thread`, { threadId: 't', widgetId: 'w1' })
+    const none = await app.call('POST', `${D1}/workbooks/${bare.body.id}/dashboard/ai-widget-thread`, {
+      threadId: 't',
+      widgetId: 'w1',
+    })
     expect(none).toMatchObject({ status: 404, body: { error: `Workbook ${bare.body.id} has no dashboard` } })
-    expect((await app.call('POST', `${D1}/workbooks/999/dashboard/ai-widget-thread`, { threadId: 't', widgetId: 'w1' })).status).toBe(404)
+    expect(
+      (await app.call('POST', `${D1}/workbooks/999/dashboard/ai-widget-thread`, { threadId: 't', widgetId: 'w1' }))
+        .status,
+    ).toBe(404)
     expect((await app.call('POST', path, { widgetId: 'w1' })).status).toBe(400)
   })
 
   it('drops the threads of widgets that a later update removes', async () => {
     app = managementApp()
     const { workbook, dashboard } = await workbookWithDashboard(app, { published: true, widgets: 2 })
-    await app.call('POST', `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`, { threadId: 'chat-1', widgetId: 'w2' })
+    await app.call('POST', `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`, {
+      threadId: 'chat-1',
+      widgetId: 'w2',
+    })
     const updated = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { widgets: [dashboard.widgets[0]] })
     expect(updated.body.aiWidgetThreads).toEqual([])
   })
@@ -173,7 +221,15 @@ describe('widget queries checked when a dashboard is saved', () => {
     const created = await app.call('POST', `${D1}/dashboards`, {
       workbookId: workbook.body.id,
       name: 'Board',
-      widgets: [widget, { id: 'bad', kind: 'number', title: 'Ghost metric', query: 'SELECT MEASURE(orders.no_such_measure) FROM orders' }],
+      widgets: [
+        widget,
+        {
+          id: 'bad',
+          kind: 'number',
+          title: 'Ghost metric',
+          query: 'SELECT MEASURE(orders.no_such_measure) FROM orders',
+        },
+      ],
     })
     expect(created.status).toBe(400)
     expect(created.body.code).toBe('INVALID_WIDGET_QUERY')
@@ -185,7 +241,11 @@ describe('widget queries checked when a dashboard is saved', () => {
   it('returns 400 INVALID_WIDGET_QUERY on update with new widgets, and keeps the saved ones', async () => {
     app = managementApp()
     const workbook = await app.call('POST', `${D1}/workbooks`, { name: 'Sales' })
-    const created = await app.call('POST', `${D1}/dashboards`, { workbookId: workbook.body.id, name: 'Board', widgets: [widget] })
+    const created = await app.call('POST', `${D1}/dashboards`, {
+      workbookId: workbook.body.id,
+      name: 'Board',
+      widgets: [widget],
+    })
     expect(created.status).toBe(201)
     const updated = await app.call('PATCH', `${D1}/dashboards/${created.body.id}`, {
       widgets: [{ id: 'syntax', kind: 'table', title: 'Not SQL', query: 'SELEC orders.status FROM orders' }],

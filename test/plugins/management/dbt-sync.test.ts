@@ -11,7 +11,11 @@ describe('POST /api/v1/deployments/:deploymentId/dbt-sync', () => {
     app = managementApp()
     const started = await app.call('POST', `${D1}/dbt-sync`)
     expect(started.status).toBe(201)
-    expect(started.body).toEqual({ branchName: 'main', syncJobId: expect.stringMatching(/^dbtsync_/), workflowId: expect.stringMatching(/^wf_/) })
+    expect(started.body).toEqual({
+      branchName: 'main',
+      syncJobId: expect.stringMatching(/^dbtsync_/),
+      workflowId: expect.stringMatching(/^wf_/),
+    })
   })
 
   it('syncs a named branch and refuses an unknown one with 400', async () => {
@@ -35,7 +39,9 @@ describe('POST /api/v1/deployments/:deploymentId/dbt-sync', () => {
 
   it('needs the DbtSync permission', async () => {
     app = managementApp()
-    const memberKeyId = app.storage.sqlite.query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'").get()!.id
+    const memberKeyId = app.storage.sqlite
+      .query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'")
+      .get()!.id
     await app.call('PUT', `/api/v1/api-keys/${memberKeyId}/policy`, { role: 'viewer' })
     expect((await app.call('POST', `${D1}/dbt-sync`, {}, keys.member)).status).toBe(403)
   })
@@ -58,8 +64,14 @@ describe('GET /api/v1/deployments/:deploymentId/dbt-sync/:syncJobId', () => {
     app.clock.advance(QUEUED_MS)
     expect(await read()).toMatchObject({ status: 'running', startedAt: '2026-07-20T12:00:01.000Z', finishedAt: null })
     app.clock.advance(RUNNING_MS)
-    expect(await read()).toMatchObject({ status: 'succeeded', startedAt: '2026-07-20T12:00:01.000Z', finishedAt: '2026-07-20T12:00:05.000Z' })
-    const stored = app.storage.sqlite.query<{ status: string }, [string]>('SELECT status FROM dbt_sync_jobs WHERE id = ?').get(syncJobId)
+    expect(await read()).toMatchObject({
+      status: 'succeeded',
+      startedAt: '2026-07-20T12:00:01.000Z',
+      finishedAt: '2026-07-20T12:00:05.000Z',
+    })
+    const stored = app.storage.sqlite
+      .query<{ status: string }, [string]>('SELECT status FROM dbt_sync_jobs WHERE id = ?')
+      .get(syncJobId)
     expect(stored?.status).toBe('succeeded')
   })
 

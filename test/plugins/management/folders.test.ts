@@ -20,7 +20,7 @@ describe('POST /api/v1/deployments/:deploymentId/folders', () => {
     })
   })
 
-  it("returns 400 for a parent in another deployment and for an empty name", async () => {
+  it('returns 400 for a parent in another deployment and for an empty name', async () => {
     app = managementApp()
     const elsewhere = await app.call('POST', `${D2}/folders`, { name: 'Support' })
     const refused = await app.call('POST', `${D1}/folders`, { name: 'Child', parentId: elsewhere.body.id })
@@ -68,7 +68,11 @@ describe('PATCH/DELETE /api/v1/deployments/:deploymentId/folders/:folderId', () 
   it('refuses to delete a folder that holds reports with 409, deletes an empty one with 204, then 404', async () => {
     app = managementApp()
     const folder = await app.call('POST', `${D1}/folders`, { name: 'Finance' })
-    const report = await app.call('POST', `${D1}/reports`, { name: 'Revenue', query: 'SELECT 1', folderId: folder.body.id })
+    const report = await app.call('POST', `${D1}/reports`, {
+      name: 'Revenue',
+      query: 'SELECT 1',
+      folderId: folder.body.id,
+    })
     const refused = await app.call('DELETE', `${D1}/folders/${folder.body.id}`)
     expect(refused).toMatchObject({ status: 409, body: { code: 'FOLDER_NOT_EMPTY' } })
     expect((await app.call('GET', `${D1}/folders/${folder.body.id}`)).status).toBe(200)

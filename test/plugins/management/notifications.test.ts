@@ -7,7 +7,9 @@ afterEach(() => app?.close())
 
 const schedule = { frequency: 'weekly', timeOfDay: '08:30' }
 const userId = (username: string) =>
-  app.storage.sqlite.query<{ id: number }, [string]>("SELECT id FROM users WHERE identity = ? AND kind = 'internal'").get(username)!.id
+  app.storage.sqlite
+    .query<{ id: number }, [string]>("SELECT id FROM users WHERE identity = ? AND kind = 'internal'")
+    .get(username)!.id
 
 describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
   it('creates a notification by dashboardId with filters and time grains', async () => {
@@ -62,10 +64,17 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app, { published: true })
     const base = { name: 'N', schedule, recipients: [{ kind: 'user', email: 'a@b.co' }] }
-    const both = await app.call('POST', `${D1}/notifications`, { ...base, dashboardId: dashboard.id, dashboardPublicId: dashboard.publicId })
+    const both = await app.call('POST', `${D1}/notifications`, {
+      ...base,
+      dashboardId: dashboard.id,
+      dashboardPublicId: dashboard.publicId,
+    })
     const neither = await app.call('POST', `${D1}/notifications`, base)
     for (const response of [both, neither])
-      expect(response).toMatchObject({ status: 400, body: { error: 'Send exactly one of dashboardId and dashboardPublicId', code: 'DASHBOARD_REFERENCE' } })
+      expect(response).toMatchObject({
+        status: 400,
+        body: { error: 'Send exactly one of dashboardId and dashboardPublicId', code: 'DASHBOARD_REFERENCE' },
+      })
     expect((await app.call('GET', `${D1}/notifications`)).body.items).toEqual([])
   })
 
@@ -75,12 +84,25 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
     const base = { name: 'N', schedule, dashboardId: dashboard.id }
     const cases: [unknown, string][] = [
       [{ ...base, dashboardId: 999, recipients: [{ kind: 'user', email: 'a@b.co' }] }, 'UNKNOWN_DASHBOARD'],
-      [{ name: 'N', schedule, dashboardPublicId: 'pd_nope', recipients: [{ kind: 'user', email: 'a@b.co' }] }, 'UNKNOWN_DASHBOARD'],
+      [
+        { name: 'N', schedule, dashboardPublicId: 'pd_nope', recipients: [{ kind: 'user', email: 'a@b.co' }] },
+        'UNKNOWN_DASHBOARD',
+      ],
       [{ ...base, recipients: [{ kind: 'user', userId: 999 }] }, 'UNKNOWN_USER'],
       [{ ...base, recipients: [{ kind: 'user' }] }, 'INVALID_RECIPIENT'],
-      [{ ...base, recipients: [{ kind: 'embedUser', embedTenantName: 'no-such', externalId: 'x' }] }, 'UNKNOWN_EMBED_TENANT'],
+      [
+        { ...base, recipients: [{ kind: 'embedUser', embedTenantName: 'no-such', externalId: 'x' }] },
+        'UNKNOWN_EMBED_TENANT',
+      ],
       [{ ...base, recipients: [] }, 'VALIDATION_FAILED'],
-      [{ ...base, recipients: [{ kind: 'user', email: 'a@b.co' }], schedule: { frequency: 'daily', timeOfDay: '25:00' } }, 'VALIDATION_FAILED'],
+      [
+        {
+          ...base,
+          recipients: [{ kind: 'user', email: 'a@b.co' }],
+          schedule: { frequency: 'daily', timeOfDay: '25:00' },
+        },
+        'VALIDATION_FAILED',
+      ],
     ]
     for (const [body, code] of cases) {
       const response = await app.call('POST', `${D1}/notifications`, body)
@@ -92,7 +114,9 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
   it('needs NotificationsManage: a viewer key gets 403', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
-    const memberKeyId = app.storage.sqlite.query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'").get()!.id
+    const memberKeyId = app.storage.sqlite
+      .query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'")
+      .get()!.id
     await app.call('PUT', `/api/v1/api-keys/${memberKeyId}/policy`, { role: 'viewer' })
     const body = { dashboardId: dashboard.id, name: 'N', schedule, recipients: [{ kind: 'user', email: 'a@b.co' }] }
     expect((await app.call('POST', `${D1}/notifications`, body, keys.member)).body.code).toBe('PERMISSION_DENIED')
@@ -114,7 +138,9 @@ describe('GET /api/v1/deployments/:deploymentId/notifications', () => {
     return published.dashboard.publicId as string
   }
   const names = async (query: string) =>
-    (await app.call('GET', `${D1}/notifications?${query}`)).body.items.map((notification: { name: string }) => notification.name)
+    (await app.call('GET', `${D1}/notifications?${query}`)).body.items.map(
+      (notification: { name: string }) => notification.name,
+    )
 
   it('filters by dashboardPublicId and by console recipient (userId, email)', async () => {
     app = managementApp()
@@ -150,7 +176,12 @@ describe('PATCH/GET/DELETE /api/v1/deployments/:deploymentId/notifications/:noti
   it('updates filters, time grains and schedule, deletes (204) and then answers 404', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
-    const created = await app.call('POST', `${D1}/notifications`, { dashboardId: dashboard.id, name: 'N', schedule, recipients: [{ kind: 'user', email: 'a@b.co' }] })
+    const created = await app.call('POST', `${D1}/notifications`, {
+      dashboardId: dashboard.id,
+      name: 'N',
+      schedule,
+      recipients: [{ kind: 'user', email: 'a@b.co' }],
+    })
     const id = created.body.id
     const updated = await app.call('PATCH', `${D1}/notifications/${id}`, {
       filters: [{ member: 'orders.status', operator: 'notEquals', values: ['cancelled'] }],
@@ -174,7 +205,12 @@ describe('PATCH/GET/DELETE /api/v1/deployments/:deploymentId/notifications/:noti
   it('deletes the notifications of a deleted dashboard', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
-    const created = await app.call('POST', `${D1}/notifications`, { dashboardId: dashboard.id, name: 'N', schedule, recipients: [{ kind: 'user', email: 'a@b.co' }] })
+    const created = await app.call('POST', `${D1}/notifications`, {
+      dashboardId: dashboard.id,
+      name: 'N',
+      schedule,
+      recipients: [{ kind: 'user', email: 'a@b.co' }],
+    })
     await app.call('DELETE', `${D1}/dashboards/${dashboard.id}`)
     expect((await app.call('GET', `${D1}/notifications/${created.body.id}`)).status).toBe(404)
   })

@@ -41,7 +41,9 @@ describe('cursor pagination', () => {
             expect((await app.call('POST', `${D1}/${list.path}`, list.create(name))).status).toBe(201)
           }
           const base = `${D1}/${list.path}?sortBy=${list.sortBy}&sortOrder=${sortOrder}`
-          const expected = (await app.call('GET', `${base}&first=100`)).body.items.map((item: { id: number }) => item.id)
+          const expected = (await app.call('GET', `${base}&first=100`)).body.items.map(
+            (item: { id: number }) => item.id,
+          )
           const seen: number[] = []
           const order: number[] = []
           let after: string | null = null

@@ -5,7 +5,12 @@ let app: ManagementApp
 afterEach(() => app?.close())
 
 async function report() {
-  return (await app.call('POST', `${D1}/reports`, { name: 'Revenue', query: 'SELECT MEASURE(orders.total_amount) FROM orders' })).body
+  return (
+    await app.call('POST', `${D1}/reports`, {
+      name: 'Revenue',
+      query: 'SELECT MEASURE(orders.total_amount) FROM orders',
+    })
+  ).body
 }
 
 describe('POST /api/v1/deployments/:deploymentId/reports/:reportId/snapshots', () => {
@@ -25,7 +30,9 @@ describe('POST /api/v1/deployments/:deploymentId/reports/:reportId/snapshots', (
       updatedAt: '2026-07-20T12:00:00.000Z',
     })
     await app.call('PATCH', `${D1}/reports/${id}`, { query: 'SELECT 2' })
-    expect((await app.call('GET', `${D1}/reports/${id}/snapshots/${snapshot.body.id}`)).body.query).toBe('SELECT MEASURE(orders.total_amount) FROM orders')
+    expect((await app.call('GET', `${D1}/reports/${id}/snapshots/${snapshot.body.id}`)).body.query).toBe(
+      'SELECT MEASURE(orders.total_amount) FROM orders',
+    )
   })
 
   it('takes a snapshot without a body, named after the report', async () => {
@@ -39,7 +46,9 @@ describe('POST /api/v1/deployments/:deploymentId/reports/:reportId/snapshots', (
   it('returns 400 for fillMissingRows without excludedDimensions and 404 for an unknown report', async () => {
     app = managementApp()
     const { id } = await report()
-    const bad = await app.call('POST', `${D1}/reports/${id}/snapshots`, { fillMissingRows: { member: 'orders.created_at' } })
+    const bad = await app.call('POST', `${D1}/reports/${id}/snapshots`, {
+      fillMissingRows: { member: 'orders.created_at' },
+    })
     expect(bad.status).toBe(400)
     expect(bad.body.error).toContain('fillMissingRows')
     expect((await app.call('POST', `${D1}/reports/999/snapshots`, {})).body.code).toBe('REPORT_NOT_FOUND')
@@ -62,9 +71,14 @@ describe('GET/PATCH/DELETE /api/v1/deployments/:deploymentId/reports/:reportId/s
     const updated = await app.call('PATCH', `${D1}/reports/${id}/snapshots/${first.body.id}`, {
       fillMissingRows: { member: 'orders.created_at', excludedDimensions: [] },
     })
-    expect(updated.body).toMatchObject({ name: 'one', fillMissingRows: { member: 'orders.created_at', excludedDimensions: [] } })
+    expect(updated.body).toMatchObject({
+      name: 'one',
+      fillMissingRows: { member: 'orders.created_at', excludedDimensions: [] },
+    })
     expect((await app.call('DELETE', `${D1}/reports/${id}/snapshots/${first.body.id}`)).status).toBe(204)
-    expect((await app.call('GET', `${D1}/reports/${id}/snapshots/${first.body.id}`)).body.code).toBe('SNAPSHOT_NOT_FOUND')
+    expect((await app.call('GET', `${D1}/reports/${id}/snapshots/${first.body.id}`)).body.code).toBe(
+      'SNAPSHOT_NOT_FOUND',
+    )
   })
 
   it('deletes snapshots with their report', async () => {

@@ -22,7 +22,12 @@ describe('POST /api/v1/deployments/:deploymentId/reports', () => {
   it('creates a report and answers 201 with the resource', async () => {
     app = managementApp()
     const folder = await app.call('POST', `${D1}/folders`, { name: 'Finance' })
-    const created = await app.call('POST', `${D1}/reports`, { name: 'Revenue', query, folderId: folder.body.id, definition: { chart: 'bar' } })
+    const created = await app.call('POST', `${D1}/reports`, {
+      name: 'Revenue',
+      query,
+      folderId: folder.body.id,
+      definition: { chart: 'bar' },
+    })
     expect(created.status).toBe(201)
     expect(created.body).toEqual({
       id: expect.any(Number),
@@ -48,7 +53,10 @@ describe('POST /api/v1/deployments/:deploymentId/reports', () => {
     expect(missing.body).toEqual({ error: expect.stringContaining('query'), code: 'VALIDATION_FAILED' })
     const unknownFolder = await app.call('POST', `${D1}/reports`, { name: 'Revenue', query, folderId: 999 })
     expect(unknownFolder.status).toBe(400)
-    expect(unknownFolder.body).toEqual({ error: 'folderId: folder 999 does not exist in this deployment', code: 'UNKNOWN_FOLDER' })
+    expect(unknownFolder.body).toEqual({
+      error: 'folderId: folder 999 does not exist in this deployment',
+      code: 'UNKNOWN_FOLDER',
+    })
     expect((await app.call('GET', `${D1}/reports`)).body.count).toBe(0)
   })
 })
@@ -130,7 +138,10 @@ describe('GET /api/v1/deployments/:deploymentId/reports', () => {
     const folder = await app.call('POST', `${D1}/folders`, { name: 'Finance' })
     const [revenue, , margin] = await seedReports(['Revenue 2026', 'Churn', 'Gross margin 100%'])
     await app.call('PATCH', `${D1}/reports/${revenue}`, { folderId: folder.body.id })
-    await app.call('PUT', `${D1}/reports/${margin}/connect-workbook`, { externalWorkbookId: 'sheet-9', resultLocation: 'A1' })
+    await app.call('PUT', `${D1}/reports/${margin}/connect-workbook`, {
+      externalWorkbookId: 'sheet-9',
+      resultLocation: 'A1',
+    })
     const names = async (queryString: string) =>
       (await app.call('GET', `${D1}/reports?${queryString}`)).body.items.map((report: { name: string }) => report.name)
     expect(await names('search=REVENUE')).toEqual(['Revenue 2026'])
@@ -200,12 +211,25 @@ describe('PUT /api/v1/deployments/:deploymentId/reports/:reportId/connect-workbo
     })
     expect(linked.status).toBe(200)
     expect(linked.body.externalWorkbookPlacements).toEqual([
-      { workbookId: 'sheet-1', resultLocation: 'Sheet1!A1', endResultCell: 'D20', connectedAt: '2026-07-20T12:00:01.000Z' },
+      {
+        workbookId: 'sheet-1',
+        resultLocation: 'Sheet1!A1',
+        endResultCell: 'D20',
+        connectedAt: '2026-07-20T12:00:01.000Z',
+      },
     ])
     app.clock.advance(5000)
-    const moved = await app.call('PUT', `${D1}/reports/${id}/connect-workbook`, { externalWorkbookId: 'sheet-1', resultLocation: 'Sheet2!B2' })
+    const moved = await app.call('PUT', `${D1}/reports/${id}/connect-workbook`, {
+      externalWorkbookId: 'sheet-1',
+      resultLocation: 'Sheet2!B2',
+    })
     expect(moved.body.externalWorkbookPlacements).toEqual([
-      { workbookId: 'sheet-1', resultLocation: 'Sheet2!B2', endResultCell: null, connectedAt: '2026-07-20T12:00:06.000Z' },
+      {
+        workbookId: 'sheet-1',
+        resultLocation: 'Sheet2!B2',
+        endResultCell: null,
+        connectedAt: '2026-07-20T12:00:06.000Z',
+      },
     ])
     expect(moved.body.updatedAt).toBe('2026-07-20T12:00:00.000Z')
     const stored = await app.call('GET', `${D1}/reports/${id}`)
@@ -215,19 +239,32 @@ describe('PUT /api/v1/deployments/:deploymentId/reports/:reportId/connect-workbo
   it('needs only read access: a viewer key may connect but not edit', async () => {
     app = managementApp()
     const [id] = await seedReports(['Revenue'])
-    const memberKeyId = app.storage.sqlite.query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'").get()!.id
+    const memberKeyId = app.storage.sqlite
+      .query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'")
+      .get()!.id
     expect((await app.call('PUT', `/api/v1/api-keys/${memberKeyId}/policy`, { role: 'viewer' })).status).toBe(200)
-    const connected = await app.call('PUT', `${D1}/reports/${id}/connect-workbook`, { externalWorkbookId: 'mine', resultLocation: 'A1' }, keys.member)
+    const connected = await app.call(
+      'PUT',
+      `${D1}/reports/${id}/connect-workbook`,
+      { externalWorkbookId: 'mine', resultLocation: 'A1' },
+      keys.member,
+    )
     expect(connected.status).toBe(200)
     expect(connected.body).toMatchObject({ canEdit: false, canManage: false })
     const edit = await app.call('PATCH', `${D1}/reports/${id}`, { name: 'Hijacked' }, keys.member)
-    expect(edit).toMatchObject({ status: 403, body: { error: 'This API key lacks the ContentEdit permission', code: 'PERMISSION_DENIED' } })
+    expect(edit).toMatchObject({
+      status: 403,
+      body: { error: 'This API key lacks the ContentEdit permission', code: 'PERMISSION_DENIED' },
+    })
     expect((await app.call('GET', `${D1}/reports/${id}`)).body.name).toBe('Revenue')
   })
 
   it('returns 404 for an unknown report and 400 for a body without resultLocation', async () => {
     app = managementApp()
-    const missing = await app.call('PUT', `${D1}/reports/42/connect-workbook`, { externalWorkbookId: 'x', resultLocation: 'A1' })
+    const missing = await app.call('PUT', `${D1}/reports/42/connect-workbook`, {
+      externalWorkbookId: 'x',
+      resultLocation: 'A1',
+    })
     expect(missing).toMatchObject({ status: 404, body: { code: 'REPORT_NOT_FOUND' } })
     const [id] = await seedReports(['Revenue'])
     const bad = await app.call('PUT', `${D1}/reports/${id}/connect-workbook`, { externalWorkbookId: 'x' })
@@ -238,10 +275,15 @@ describe('PUT /api/v1/deployments/:deploymentId/reports/:reportId/connect-workbo
   it('disconnects a workbook, and answers 404 for a workbook that is not connected', async () => {
     app = managementApp()
     const [id] = await seedReports(['Revenue'])
-    await app.call('PUT', `${D1}/reports/${id}/connect-workbook`, { externalWorkbookId: 'sheet-1', resultLocation: 'A1' })
+    await app.call('PUT', `${D1}/reports/${id}/connect-workbook`, {
+      externalWorkbookId: 'sheet-1',
+      resultLocation: 'A1',
+    })
     const removed = await app.call('DELETE', `${D1}/reports/${id}/connect-workbook/sheet-1`)
     expect(removed.status).toBe(200)
     expect(removed.body.externalWorkbookPlacements).toEqual([])
-    expect((await app.call('DELETE', `${D1}/reports/${id}/connect-workbook/sheet-1`)).body.code).toBe('PLACEMENT_NOT_FOUND')
+    expect((await app.call('DELETE', `${D1}/reports/${id}/connect-workbook/sheet-1`)).body.code).toBe(
+      'PLACEMENT_NOT_FOUND',
+    )
   })
 })

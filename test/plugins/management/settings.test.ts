@@ -26,7 +26,11 @@ describe('GET/PATCH /api/v1/app-config', () => {
     expect(changed.body).toEqual({
       appTheme: { mode: 'system', primaryColor: '#112233' },
       applyThemeGlobally: false,
-      creatorMode: { showGeneratedSql: false, showSemanticSql: true, localizedTitles: [{ locale: 'de', value: 'Umsatz' }] },
+      creatorMode: {
+        showGeneratedSql: false,
+        showSemanticSql: true,
+        localizedTitles: [{ locale: 'de', value: 'Umsatz' }],
+      },
       embedding: { locale: 'pt-BR' },
     })
     expect((await app.call('GET', '/api/v1/app-config', undefined, keys.member)).body).toEqual(changed.body)
@@ -51,13 +55,29 @@ describe('GET/PATCH /api/v1/app-config', () => {
 describe('GET/PATCH /api/v1/deployments/:deploymentId/ai-engineer-settings', () => {
   it('stores chatThreadPolicies per deployment', async () => {
     app = managementApp()
-    expect((await app.call('GET', `${D1}/ai-engineer-settings`)).body).toEqual({ chatThreadPolicies: [], instructions: null, updatedAt: null })
+    expect((await app.call('GET', `${D1}/ai-engineer-settings`)).body).toEqual({
+      chatThreadPolicies: [],
+      instructions: null,
+      updatedAt: null,
+    })
     const policies = [
       { actions: ['ChatThreadCreate'], effect: 'deny', resourceType: 'agent', resources: ['1'] },
-      { actions: ['ChatThreadRead', 'DownloadData', 'SecretsManage'], effect: 'allow', resourceType: 'thread', resources: ['*'] },
+      {
+        actions: ['ChatThreadRead', 'DownloadData', 'SecretsManage'],
+        effect: 'allow',
+        resourceType: 'thread',
+        resources: ['*'],
+      },
     ]
-    const updated = await app.call('PATCH', `${D1}/ai-engineer-settings`, { chatThreadPolicies: policies, instructions: 'Answer briefly.' })
-    expect(updated.body).toEqual({ chatThreadPolicies: policies, instructions: 'Answer briefly.', updatedAt: '2026-07-20T12:00:00.000Z' })
+    const updated = await app.call('PATCH', `${D1}/ai-engineer-settings`, {
+      chatThreadPolicies: policies,
+      instructions: 'Answer briefly.',
+    })
+    expect(updated.body).toEqual({
+      chatThreadPolicies: policies,
+      instructions: 'Answer briefly.',
+      updatedAt: '2026-07-20T12:00:00.000Z',
+    })
     expect((await app.call('GET', `${D1}/ai-engineer-settings`)).body.chatThreadPolicies).toEqual(policies)
     expect((await app.call('GET', `${D2}/ai-engineer-settings`)).body.chatThreadPolicies).toEqual([])
     const keepPolicies = await app.call('PATCH', `${D1}/ai-engineer-settings`, { instructions: null })
@@ -71,7 +91,10 @@ describe('GET/PATCH /api/v1/deployments/:deploymentId/ai-engineer-settings', () 
       { actions: ['ChatThreadDelete'], effect: 'deny', resourceType: 'agent', resources: ['1'] },
       { actions: ['ChatThreadCreate'], effect: 'deny', resourceType: 'agent', resources: [] },
     ]
-    for (const policy of bad) expect((await app.call('PATCH', `${D1}/ai-engineer-settings`, { chatThreadPolicies: [policy] })).status).toBe(400)
-    expect((await app.call('PATCH', `${D1}/ai-engineer-settings`, { chatThreadPolicies: [] }, keys.member)).status).toBe(403)
+    for (const policy of bad)
+      expect((await app.call('PATCH', `${D1}/ai-engineer-settings`, { chatThreadPolicies: [policy] })).status).toBe(400)
+    expect(
+      (await app.call('PATCH', `${D1}/ai-engineer-settings`, { chatThreadPolicies: [] }, keys.member)).status,
+    ).toBe(403)
   })
 })

@@ -32,7 +32,8 @@ function withRunner(test: ManagementApp) {
       },
     }),
   )
-  const get = async (path: string, key: string = keys.admin) => server.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Api-Key ${key}` } }))
+  const get = async (path: string, key: string = keys.admin) =>
+    server.handle(new Request(`http://localhost${path}`, { headers: { authorization: `Api-Key ${key}` } }))
   return { ran, get }
 }
 
@@ -57,19 +58,27 @@ describe('GET /api/v1/deployments/:deploymentId/dashboards/:dashboardId/widgets/
     const { ran, get } = withRunner(app)
     const refused = await get(`${D1}/dashboards/${dashboard.id}/widgets/w1/data`)
     expect(refused.status).toBe(403)
-    expect(await refused.json()).toEqual({ error: `Data download is restricted on dashboard ${dashboard.id}`, code: 'DATA_DOWNLOAD_RESTRICTED' })
+    expect(await refused.json()).toEqual({
+      error: `Data download is restricted on dashboard ${dashboard.id}`,
+      code: 'DATA_DOWNLOAD_RESTRICTED',
+    })
     expect(ran).toEqual([])
   })
 
   it('refuses with 403 when the key lacks DownloadData', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
-    const memberKeyId = app.storage.sqlite.query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'").get()!.id
+    const memberKeyId = app.storage.sqlite
+      .query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'")
+      .get()!.id
     await app.call('PUT', `/api/v1/api-keys/${memberKeyId}/policy`, { role: 'viewer' })
     const { ran, get } = withRunner(app)
     const refused = await get(`${D1}/dashboards/${dashboard.id}/widgets/w1/data`, keys.member)
     expect(refused.status).toBe(403)
-    expect(await refused.json()).toEqual({ error: 'This API key lacks the DownloadData permission', code: 'PERMISSION_DENIED' })
+    expect(await refused.json()).toEqual({
+      error: 'This API key lacks the DownloadData permission',
+      code: 'PERMISSION_DENIED',
+    })
     expect(ran).toEqual([])
   })
 

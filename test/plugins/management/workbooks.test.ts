@@ -5,7 +5,8 @@ import { D1, D2, managementApp, workbookWithDashboard, type ManagementApp } from
 let app: ManagementApp
 afterEach(() => app?.close())
 
-const adminKeyId = () => app.storage.sqlite.query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'admin'").get()!.id
+const adminKeyId = () =>
+  app.storage.sqlite.query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'admin'").get()!.id
 
 describe('POST /api/v1/deployments/:deploymentId/workbooks', () => {
   it('creates a workbook owned by the calling key', async () => {
@@ -31,7 +32,10 @@ describe('POST /api/v1/deployments/:deploymentId/workbooks', () => {
     const refused = await app.call('POST', `${D1}/workbooks`, { name: 'Sales 2', slug: 'sales' })
     expect(refused).toMatchObject({
       status: 409,
-      body: { error: `Slug "sales" is used by workbook ${holder.body.id}; send slugTakeover: true to take it over`, code: 'SLUG_TAKEN' },
+      body: {
+        error: `Slug "sales" is used by workbook ${holder.body.id}; send slugTakeover: true to take it over`,
+        code: 'SLUG_TAKEN',
+      },
     })
     expect((await app.call('GET', `${D1}/workbooks`)).body.items).toHaveLength(1)
     expect((await app.call('POST', `${D2}/workbooks`, { name: 'Elsewhere', slug: 'sales' })).status).toBe(201)
@@ -63,7 +67,9 @@ describe('PATCH/GET/DELETE /api/v1/deployments/:deploymentId/workbooks/:workbook
     const taken = await app.call('PATCH', `${D1}/workbooks/${second.body.id}`, { slug: 'a', slugTakeover: true })
     expect(taken.body.slug).toBe('a')
     expect((await app.call('GET', `${D1}/workbooks/${first.body.id}`)).body.slug).toBeNull()
-    expect((await app.call('PATCH', `${D1}/workbooks/${first.body.id}`, { slug: null, name: 'Renamed' })).body).toMatchObject({ slug: null, name: 'Renamed' })
+    expect(
+      (await app.call('PATCH', `${D1}/workbooks/${first.body.id}`, { slug: null, name: 'Renamed' })).body,
+    ).toMatchObject({ slug: null, name: 'Renamed' })
   })
 
   it('deletes a workbook with its dashboard (204), then answers 404', async () => {
@@ -88,7 +94,12 @@ describe('POST /api/v1/deployments/:deploymentId/workbooks/:workbookId/duplicate
     expect(copiedDashboardId).toBeGreaterThan(dashboard.id)
     expect(copy.body.id).not.toBe(workbook.id)
     const copied = await app.call('GET', `${D1}/dashboards/${copiedDashboardId}`)
-    expect(copied.body).toMatchObject({ published: false, publicId: null, fromSharedWorkspace: false, aiWidgetThreads: [] })
+    expect(copied.body).toMatchObject({
+      published: false,
+      publicId: null,
+      fromSharedWorkspace: false,
+      aiWidgetThreads: [],
+    })
     expect(copied.body.widgets).toEqual(dashboard.widgets)
   })
 
@@ -96,12 +107,20 @@ describe('POST /api/v1/deployments/:deploymentId/workbooks/:workbookId/duplicate
     app = managementApp()
     const shared = await workbookWithDashboard(app, { shared: true })
     const personal = await app.call('POST', `${D1}/workbooks`, { name: 'Mine' })
-    const clone = await app.call('POST', `${D1}/workbooks/${shared.workbook.id}/duplicate`, { shared: true, name: 'My sales' }, keys.member)
+    const clone = await app.call(
+      'POST',
+      `${D1}/workbooks/${shared.workbook.id}/duplicate`,
+      { shared: true, name: 'My sales' },
+      keys.member,
+    )
     expect(clone.status).toBe(201)
     expect(clone.body).toMatchObject({ name: 'My sales', shared: false, user: { kind: 'apiKey', name: 'member' } })
     expect((await app.call('GET', `${D1}/dashboards/${clone.body.dashboardId}`)).body.fromSharedWorkspace).toBe(true)
     const refused = await app.call('POST', `${D1}/workbooks/${personal.body.id}/duplicate`, { shared: true })
-    expect(refused).toMatchObject({ status: 404, body: { error: `Workbook ${personal.body.id} is not in the shared workspace` } })
+    expect(refused).toMatchObject({
+      status: 404,
+      body: { error: `Workbook ${personal.body.id} is not in the shared workspace` },
+    })
     expect((await app.call('GET', `${D1}/workbooks`)).body.items).toHaveLength(3)
   })
 

@@ -37,7 +37,9 @@ describe('GET /metrics', () => {
     expect(valueOf(text, 'process_cpu_seconds_total')).toBeGreaterThan(0)
     expect(valueOf(text, 'process_resident_memory_bytes')).toBeGreaterThan(1_000_000)
     expect(valueOf(text, 'nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0)
-    expect(text).toMatch(new RegExp(`^acs_build_info\\{version="${version.replace(/\./g, '\\.')}",runtime="bun [^"]+"\\} 1$`, 'm'))
+    expect(text).toMatch(
+      new RegExp(`^acs_build_info\\{version="${version.replace(/\./g, '\\.')}",runtime="bun [^"]+"\\} 1$`, 'm'),
+    )
     // Every value is a number a Prometheus server can parse.
     for (const line of text.split('\n').filter((entry) => entry && !entry.startsWith('#')))
       expect(Number.isNaN(Number(line.slice(line.lastIndexOf(' ') + 1)))).toBe(false)
@@ -54,10 +56,16 @@ describe('GET /metrics', () => {
     test = createTestApp()
     const query = { query: 'SELECT MEASURE(orders.count) FROM orders' }
     for (let attempt = 0; attempt < 2; attempt++) {
-      const response = await test.request('POST', '/api/v1/deployments/1/sql', { headers: apiKey(keys.admin), body: query })
+      const response = await test.request('POST', '/api/v1/deployments/1/sql', {
+        headers: apiKey(keys.admin),
+        body: query,
+      })
       expect(response.status).toBe(200)
     }
-    const invalid = await test.request('POST', '/api/v1/deployments/1/sql', { headers: apiKey(keys.admin), body: { query: 'SELECT nope FROM nowhere' } })
+    const invalid = await test.request('POST', '/api/v1/deployments/1/sql', {
+      headers: apiKey(keys.admin),
+      body: { query: 'SELECT nope FROM nowhere' },
+    })
     expect(invalid.status).toBe(400)
     const text = await scrape(test)
     expect(valueOf(text, 'acs_semantic_queries_total{cache="miss",outcome="error"}')).toBe(1)
@@ -68,15 +76,29 @@ describe('GET /metrics', () => {
   })
 
   it('counts model calls, their duration, the tokens reported and the failures', async () => {
-    fake = startFakeOpenAI([{ text: ['Hello', ' there.'] }, { status: 500, body: '{"error":{"message":"model overloaded"}}' }])
+    fake = startFakeOpenAI([
+      { text: ['Hello', ' there.'] },
+      { status: 500, body: '{"error":{"message":"model overloaded"}}' },
+    ])
     const metrics = new Metrics()
-    const tools: AnalystTools = { serviceMeta: async () => ({ cubes: [] }), serviceSqlApi: async () => ({ error: 'unused' }) }
+    const tools: AnalystTools = {
+      serviceMeta: async () => ({ cubes: [] }),
+      serviceSqlApi: async () => ({ error: 'unused' }),
+    }
     test = createTestApp({
       metrics,
-      agents: createAgentFactory({ llm: { baseUrl: fake.url, apiKey: 'sk-test', model: 'fake' }, analystDelayMs: 0, tools: () => tools, metrics }),
+      agents: createAgentFactory({
+        llm: { baseUrl: fake.url, apiKey: 'sk-test', model: 'fake' },
+        analystDelayMs: 0,
+        tools: () => tools,
+        metrics,
+      }),
     })
     const ask = (input: string) =>
-      test!.request('POST', `${chatBase()}/stream-chat-state`, { headers: apiKey(keys.admin), body: { input, sessionSettings: { externalId: 'llm-user' } } })
+      test!.request('POST', `${chatBase()}/stream-chat-state`, {
+        headers: apiKey(keys.admin),
+        body: { input, sessionSettings: { externalId: 'llm-user' } },
+      })
     await readLines(await ask('Hi'))
     const failed = await readLines(await ask('Hi again'))
     expect(failed.at(-1)).toHaveProperty('error')

@@ -21,7 +21,10 @@ describe('GET /readyz', () => {
     test.storage.sqlite.close()
     const response = await test.request('GET', '/readyz')
     expect(response.status).toBe(503)
-    const body = (await response.json()) as { status: string; checks: Record<string, { status: string; error?: string }> }
+    const body = (await response.json()) as {
+      status: string
+      checks: Record<string, { status: string; error?: string }>
+    }
     expect(body.status).toBe('unready')
     expect(body.checks.storage.status).toBe('failing')
     expect(body.checks.storage.error).toBeString()
@@ -33,7 +36,9 @@ describe('GET /readyz', () => {
     const stopping = test.deps.lifecycle.shutdown()
     const response = await test.request('GET', '/readyz')
     expect(response.status).toBe(503)
-    expect(((await response.json()) as { checks: Record<string, unknown> }).checks.shutdown).toMatchObject({ status: 'failing' })
+    expect(((await response.json()) as { checks: Record<string, unknown> }).checks.shutdown).toMatchObject({
+      status: 'failing',
+    })
     await stopping
   })
 })
@@ -41,7 +46,11 @@ describe('GET /readyz', () => {
 const ALLOWED = 'https://app.example.com'
 const preflight = (app: TestApp, origin: string, path = '/api/v1/embed/generate-session') =>
   app.request('OPTIONS', path, {
-    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    headers: {
+      origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type',
+    },
   })
 
 describe('CORS_ORIGINS', () => {
@@ -51,7 +60,8 @@ describe('CORS_ORIGINS', () => {
     expect(response.status).toBe(204)
     expect(response.headers.get('access-control-allow-origin')).toBe(ALLOWED)
     const allowedHeaders = (response.headers.get('access-control-allow-headers') ?? '').toLowerCase()
-    for (const header of ['authorization', 'x-service-auth-token', 'content-type']) expect(allowedHeaders).toContain(header)
+    for (const header of ['authorization', 'x-service-auth-token', 'content-type'])
+      expect(allowedHeaders).toContain(header)
     expect(response.headers.get('access-control-allow-methods')).toContain('POST')
     expect(response.headers.get('vary')).toContain('Origin')
   })
@@ -66,7 +76,9 @@ describe('CORS_ORIGINS', () => {
 
   it('names the listed origin on responses, errors included, and exposes the request id', async () => {
     test = createTestApp({ config: { corsOrigins: [ALLOWED] } })
-    const ok = await test.request('GET', '/api/v1/deployments/1/meta', { headers: { origin: ALLOWED, ...apiKey(keys.admin) } })
+    const ok = await test.request('GET', '/api/v1/deployments/1/meta', {
+      headers: { origin: ALLOWED, ...apiKey(keys.admin) },
+    })
     expect(ok.status).toBe(200)
     expect(ok.headers.get('access-control-allow-origin')).toBe(ALLOWED)
     expect(ok.headers.get('access-control-expose-headers')).toContain('X-Request-Id')
@@ -104,7 +116,10 @@ describe('request rate limits', () => {
     const clock = testClock()
     test = createTestApp({ clock, config: { embedSessionRateLimit: { perSecond: 1, burst: 2 } } })
     const token = async (externalId: string) => {
-      const session = await test!.request('POST', '/api/v1/embed/generate-session', { headers: apiKey(keys.admin), body: { deploymentId: 1, externalId } })
+      const session = await test!.request('POST', '/api/v1/embed/generate-session', {
+        headers: apiKey(keys.admin),
+        body: { deploymentId: 1, externalId },
+      })
       const { sessionId } = (await session.json()) as { sessionId: string }
       const exchanged = await test!.request('POST', '/api/v1/embed/session/token', { body: { sessionId } })
       return { authorization: `Embed-Token ${((await exchanged.json()) as { token: string }).token}` }

@@ -1,11 +1,19 @@
 import { describe, expect, it } from 'bun:test'
 import { accessView } from '../../../plugins/semantic/model/access-policy'
 import { loadModel } from '../../../plugins/semantic/model/model-loader'
-import { evaluateCondition, parseCondition, parseValueTemplate, resolveValues } from '../../../plugins/semantic/model/policy-expression'
+import {
+  evaluateCondition,
+  parseCondition,
+  parseValueTemplate,
+  resolveValues,
+} from '../../../plugins/semantic/model/policy-expression'
 import type { UserAccess } from '../../../plugins/auth/user-access'
 import { user } from './helpers'
 
-const access: UserAccess = { ...user({ region: 'Europe', tiers: ['gold', 'silver'], level: 3 }, ['sales']), securityContext: { team: { id: 'emea' } } }
+const access: UserAccess = {
+  ...user({ region: 'Europe', tiers: ['gold', 'silver'], level: 3 }, ['sales']),
+  securityContext: { team: { id: 'emea' } },
+}
 
 describe('parseCondition and evaluateCondition', () => {
   const holds = (text: string, who = access) => evaluateCondition(parseCondition(text), who)
@@ -24,7 +32,12 @@ describe('parseCondition and evaluateCondition', () => {
   })
 
   it('refuses anything outside the small language', () => {
-    for (const text of ['{ process.env.HOME }', '{ userAttributes.region > 3 }', 'userAttributes.region != null', "{ constructor.constructor('x')() }"])
+    for (const text of [
+      '{ process.env.HOME }',
+      '{ userAttributes.region > 3 }',
+      'userAttributes.region != null',
+      "{ constructor.constructor('x')() }",
+    ])
       expect(() => parseCondition(text)).toThrow()
   })
 
@@ -100,7 +113,10 @@ describe('accessView', () => {
   it('filters rows by the attribute and hides excluded members', () => {
     const seller = deals(user({ region: 'Europe' }, ['sales']))
     expect([...(seller?.members ?? [])]).toEqual(['region', 'owner', 'count'])
-    expect(seller?.rows).toMatchObject({ kind: 'any', of: [{ kind: 'all', of: [{ kind: 'filter', operator: 'equals', values: ['Europe'] }] }] })
+    expect(seller?.rows).toMatchObject({
+      kind: 'any',
+      of: [{ kind: 'all', of: [{ kind: 'filter', operator: 'equals', values: ['Europe'] }] }],
+    })
   })
 
   it('fails closed when the filter attribute is missing', () => {

@@ -44,7 +44,11 @@ describe('ensureDemoDataFile', () => {
     try {
       const stored = database.query<{ value: string }, []>("SELECT value FROM demo_meta WHERE key = 'checksum'").get()
       expect(stored?.value).toBe(EXPECTED_CHECKSUM)
-      const span = database.query<{ first: string; last: string; count: number }, []>('SELECT min(created_at) AS first, max(created_at) AS last, count(*) AS count FROM orders').get()
+      const span = database
+        .query<{ first: string; last: string; count: number }, []>(
+          'SELECT min(created_at) AS first, max(created_at) AS last, count(*) AS count FROM orders',
+        )
+        .get()
       expect(span?.count).toBeGreaterThanOrEqual(100_000)
       expect(span?.first.startsWith('2021-01')).toBe(true)
       expect(span?.last.startsWith('2025-12')).toBe(true)
@@ -65,7 +69,9 @@ describe('demoDataPath', () => {
   it('prefers DEMO_DATA_PATH, then the database folder, then a versioned temp file', () => {
     expect(demoDataPath({ dbPath: './data/service.db', demoDataPath: '/srv/demo.db' })).toBe('/srv/demo.db')
     expect(demoDataPath({ dbPath: '/srv/data/service.db', demoDataPath: undefined })).toBe('/srv/data/demo-data.db')
-    expect(demoDataPath({ dbPath: ':memory:', demoDataPath: undefined })).toBe(join(tmpdir(), `analytics-service-demo-data-v${DEMO_DATA_VERSION}.db`))
+    expect(demoDataPath({ dbPath: ':memory:', demoDataPath: undefined })).toBe(
+      join(tmpdir(), `analytics-service-demo-data-v${DEMO_DATA_VERSION}.db`),
+    )
   })
 })
 

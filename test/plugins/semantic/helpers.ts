@@ -3,7 +3,12 @@ import type { UserAccess } from '../../../plugins/auth/user-access'
 import { createLogger } from '../../../src/logger'
 import type { SqlResult } from '../../../plugins/semantic/model'
 import { formatValue } from '../../../plugins/semantic/compile/result-format'
-import { createSemanticService, WHOLE_MODEL, type DeploymentRef, type SemanticServiceOptions } from '../../../plugins/semantic/semantic-service'
+import {
+  createSemanticService,
+  WHOLE_MODEL,
+  type DeploymentRef,
+  type SemanticServiceOptions,
+} from '../../../plugins/semantic/semantic-service'
 import type { ColumnType } from '../../../plugins/semantic/query/query-plan'
 import { TEST_DEMO_DATA } from '../../helpers/demo-data'
 
@@ -12,7 +17,11 @@ export const demoDeployment: DeploymentRef = { id: 1, model: 'demo', branches: [
 
 /** A service over the run's shared demo data file. */
 export function demoService(options: Partial<SemanticServiceOptions> = {}) {
-  return createSemanticService({ config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA }, logger: createLogger('silent'), ...options })
+  return createSemanticService({
+    config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA },
+    logger: createLogger('silent'),
+    ...options,
+  })
 }
 
 /** The access of an external user with these attributes and groups. */
@@ -34,5 +43,7 @@ export function rawRows(path: string, sql: string, params: Array<string | number
 
 /** Raw rows as the wire would show them, typed by the semantic result's columns. */
 export function formatted(rows: unknown[][], result: SqlResult): Array<Array<string | null>> {
-  return rows.map((row) => row.map((value, index) => formatValue(value, result.schema[index].column_type as ColumnType)))
+  return rows.map((row) =>
+    row.map((value, index) => formatValue(value, result.schema[index].column_type as ColumnType)),
+  )
 }

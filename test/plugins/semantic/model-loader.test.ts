@@ -16,7 +16,9 @@ function problems(text: string, branch?: string): string[] {
     loadModel('test', [{ file: 'model.yml', text }], branch === undefined ? [] : [{ file: 'branch.yml', text: branch }])
   } catch (error) {
     expect(error).toBeInstanceOf(ModelError)
-    return (error as ModelError).problems.map((problem) => `${problem.file}:${problem.line}: ${problem.member}: ${problem.message}`)
+    return (error as ModelError).problems.map(
+      (problem) => `${problem.file}:${problem.line}: ${problem.member}: ${problem.message}`,
+    )
   }
   throw new Error('the model loaded')
 }
@@ -80,9 +82,9 @@ describe('loadModel', () => {
   })
 
   it('names file, line and member for an unknown join target, with a suggestion', () => {
-    expect(problems(ORDERS.replace('- name: customers\n        relationship', '- name: custmers\n        relationship'))).toEqual([
-      'model.yml:5: orders join custmers: unknown join target custmers (did you mean customers?)',
-    ])
+    expect(
+      problems(ORDERS.replace('- name: customers\n        relationship', '- name: custmers\n        relationship')),
+    ).toEqual(['model.yml:5: orders join custmers: unknown join target custmers (did you mean customers?)'])
   })
 
   it('names file, line and member for a bad member reference', () => {
@@ -91,11 +93,19 @@ describe('loadModel', () => {
   })
 
   it('rejects duplicate member and cube names', () => {
-    const duplicateMember = ORDERS.replace('      - name: status\n        type: string', '      - name: status\n        type: string\n      - name: count\n        type: number')
-    expect(problems(duplicateMember)).toEqual(['model.yml:17: orders.count: duplicate member name (also defined at model.yml:14)'])
-    expect(() => loadModel('test', [{ file: 'a.yml', text: ORDERS }, { file: 'b.yml', text: ORDERS }])).toThrow(
-      'b.yml:2: orders: duplicate name: orders is already defined at a.yml:2',
+    const duplicateMember = ORDERS.replace(
+      '      - name: status\n        type: string',
+      '      - name: status\n        type: string\n      - name: count\n        type: number',
     )
+    expect(problems(duplicateMember)).toEqual([
+      'model.yml:17: orders.count: duplicate member name (also defined at model.yml:14)',
+    ])
+    expect(() =>
+      loadModel('test', [
+        { file: 'a.yml', text: ORDERS },
+        { file: 'b.yml', text: ORDERS },
+      ]),
+    ).toThrow('b.yml:2: orders: duplicate name: orders is already defined at a.yml:2')
   })
 
   it('reports YAML syntax errors with their line', () => {
@@ -120,7 +130,9 @@ describe('loadModel', () => {
 `
     expect(problems(text)).toEqual([
       'model.yml:29: customers access_policy[0]: set exactly one of group and groups',
-      expect.stringContaining('model.yml:31: customers access_policy[1]: cannot read condition "{ userAttributes.region ~ 1 }"'),
+      expect.stringContaining(
+        'model.yml:31: customers access_policy[1]: cannot read condition "{ userAttributes.region ~ 1 }"',
+      ),
       'model.yml:34: customers access_policy[2]: member_level excludes: unknown member phone',
       'model.yml:34: customers access_policy[2]: row_level filter on unknown dimension customers.regoin (did you mean customers.region?)',
     ])
@@ -159,7 +171,9 @@ describe('loadModel', () => {
     const model = loadModel('test', [{ file: 'model.yml', text: ORDERS }], [{ file: 'branch.yml', text: branch }])
     expect([...(model.cubes.get('orders')?.measures.keys() ?? [])]).toEqual(['count', 'total', 'average'])
     expect(model.cubes.get('orders')?.joins.map((join) => join.target)).toEqual(['customers'])
-    expect(problems(ORDERS, branch.replace('extends: orders', 'extends: order'))).toEqual(['branch.yml:2: orders: extends unknown cube order'])
+    expect(problems(ORDERS, branch.replace('extends: orders', 'extends: order'))).toEqual([
+      'branch.yml:2: orders: extends unknown cube order',
+    ])
   })
 
   it('checks that views follow joins that do not multiply rows', () => {
@@ -169,7 +183,9 @@ describe('loadModel', () => {
       - join_path: customers
       - join_path: customers.orders
 `
-    expect(problems(text)).toEqual(['model.yml:29: by_customer join_path customers.orders: customers to orders is not a many_to_one or one_to_one join'])
+    expect(problems(text)).toEqual([
+      'model.yml:29: by_customer join_path customers.orders: customers to orders is not a many_to_one or one_to_one join',
+    ])
   })
 })
 
@@ -195,7 +211,9 @@ describe('readFolderModel', () => {
   })
 
   it('fails with ModelError for a missing or empty folder', () => {
-    expect(() => readFolderModel(join(tmpdir(), 'no-such-semantic-folder'), undefined)).toThrow('model folder not found')
+    expect(() => readFolderModel(join(tmpdir(), 'no-such-semantic-folder'), undefined)).toThrow(
+      'model folder not found',
+    )
     expect(() => readFolderModel(folder({ 'readme.md': '' }), undefined)).toThrow('no *.yml or *.yaml model files')
   })
 })
@@ -207,7 +225,9 @@ describe('prepareSemanticLayer', () => {
     bootstrap.accounts[0].deployments?.push({ id: 7, name: 'Broken', model: root, agents: [] })
     const test = createTestApp({ bootstrap })
     try {
-      expect(() => prepareSemanticLayer(test.deps)).toThrow(`${root}/orders.yml:13: orders.status: type: expected one of string, number, time, boolean`)
+      expect(() => prepareSemanticLayer(test.deps)).toThrow(
+        `${root}/orders.yml:13: orders.status: type: expected one of string, number, time, boolean`,
+      )
     } finally {
       void test.close()
     }

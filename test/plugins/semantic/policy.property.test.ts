@@ -16,9 +16,21 @@ const DIMENSIONS = [
   'products.category',
   "DATE_TRUNC('year', orders.created_at)",
 ]
-const MEASURES = ['MEASURE(orders.count)', 'MEASURE(line_items.count)', 'MEASURE(customers.count)', 'MEASURE(orders.customer_count)', 'MEASURE(line_items.total_quantity)', 'COUNT(*)', 'MAX(orders.amount)']
+const MEASURES = [
+  'MEASURE(orders.count)',
+  'MEASURE(line_items.count)',
+  'MEASURE(customers.count)',
+  'MEASURE(orders.customer_count)',
+  'MEASURE(line_items.total_quantity)',
+  'COUNT(*)',
+  'MAX(orders.amount)',
+]
 const FILTERS = [
-  fc.constantFrom("orders.status IN ('completed', 'shipped')", "orders.status <> 'cancelled'", 'orders.has_discount = true'),
+  fc.constantFrom(
+    "orders.status IN ('completed', 'shipped')",
+    "orders.status <> 'cancelled'",
+    'orders.has_discount = true',
+  ),
   fc.integer({ min: 2021, max: 2025 }).map((year) => `orders.created_at >= '${year}-01-01'`),
   fc.constantFrom(...REGIONS).map((region) => `customers.region = '${region.replace(/'/g, "''")}'`),
   fc.constantFrom('Consumer', 'Corporate', 'Small Business').map((segment) => `customers.segment = '${segment}'`),
@@ -41,7 +53,8 @@ const query = fc
     return (extra: string | undefined) => {
       const filters = extra ? [...spec.filters, extra] : spec.filters
       const where = filters.length > 0 ? ` WHERE ${filters.map((filter) => `(${filter})`).join(' AND ')}` : ''
-      const group = spec.dimensions.length > 0 ? ` GROUP BY ${spec.dimensions.map((_, index) => index + 1).join(', ')}` : ''
+      const group =
+        spec.dimensions.length > 0 ? ` GROUP BY ${spec.dimensions.map((_, index) => index + 1).join(', ')}` : ''
       const limit = spec.limit === undefined ? '' : ` LIMIT ${spec.limit}`
       return `SELECT ${columns.join(', ')} FROM ${spec.from}${where}${group} ORDER BY ${positions.join(', ')}${limit}`
     }
@@ -54,7 +67,8 @@ const regionAttribute = fc.oneof(
   fc.uniqueArray(fc.constantFrom(...REGIONS), { minLength: 1, maxLength: 3 }),
 )
 
-const run = (sql: string, access = WHOLE_MODEL) => semantic.query({ deployment: demoDeployment, access }, sql).catch((error: Error) => ({ error: error.message }))
+const run = (sql: string, access = WHOLE_MODEL) =>
+  semantic.query({ deployment: demoDeployment, access }, sql).catch((error: Error) => ({ error: error.message }))
 
 describe('access policies', () => {
   it('never return a row the policy hides: a user sees exactly what the whole model shows for their regions', async () => {
@@ -62,7 +76,9 @@ describe('access policies', () => {
       fc.asyncProperty(query, regionAttribute, fc.boolean(), async (build, region, sales) => {
         const access = user(region === undefined ? {} : { region }, sales ? ['sales'] : [])
         const regions = region === undefined ? undefined : Array.isArray(region) ? region : [region]
-        const restriction = regions ? `customers.region IN (${regions.map((name) => `'${name}'`).join(', ')})` : undefined
+        const restriction = regions
+          ? `customers.region IN (${regions.map((name) => `'${name}'`).join(', ')})`
+          : undefined
         const [seen, allowed] = await Promise.all([run(build(undefined), access), run(build(restriction))])
         if ('error' in allowed) {
           // A query the engine refuses (an inflating sum, say) must be refused for the user too.
@@ -72,7 +88,8 @@ describe('access policies', () => {
         expect(seen).toEqual(allowed)
         const result = seen as SqlResult
         const regionColumn = result.schema.findIndex((column) => column.name === 'customers.region')
-        if (regions && regionColumn >= 0) for (const row of result.data) expect(regions).toContain(row[regionColumn] as string)
+        if (regions && regionColumn >= 0)
+          for (const row of result.data) expect(regions).toContain(row[regionColumn] as string)
       }),
       { numRuns: 30, seed: 20_240_601 },
     )

@@ -14,9 +14,21 @@ const WEEK = `date(o.created_at, '-' || ((CAST(strftime('%w', o.created_at) AS I
 
 /** A question in semantic SQL, and the same question written by hand against the demo tables. */
 const cases: Array<{ name: string; semantic: string; raw: string; branch?: string }> = [
-  { name: 'counts all orders', semantic: 'SELECT MEASURE(orders.count) FROM orders', raw: 'SELECT count(*) FROM orders' },
-  { name: 'sums all revenue', semantic: 'SELECT MEASURE(orders.total_amount) FROM orders', raw: 'SELECT sum(amount) FROM orders' },
-  { name: 'averages the order value', semantic: 'SELECT MEASURE(orders.average_amount) FROM orders', raw: 'SELECT avg(amount) FROM orders' },
+  {
+    name: 'counts all orders',
+    semantic: 'SELECT MEASURE(orders.count) FROM orders',
+    raw: 'SELECT count(*) FROM orders',
+  },
+  {
+    name: 'sums all revenue',
+    semantic: 'SELECT MEASURE(orders.total_amount) FROM orders',
+    raw: 'SELECT sum(amount) FROM orders',
+  },
+  {
+    name: 'averages the order value',
+    semantic: 'SELECT MEASURE(orders.average_amount) FROM orders',
+    raw: 'SELECT avg(amount) FROM orders',
+  },
   {
     name: 'finds the smallest and largest order',
     semantic: 'SELECT MEASURE(orders.min_amount), MEASURE(orders.max_amount) FROM orders',
@@ -29,7 +41,8 @@ const cases: Array<{ name: string; semantic: string; raw: string; branch?: strin
   },
   {
     name: 'sums revenue by region, largest first',
-    semantic: 'SELECT customers.region, MEASURE(orders.total_amount) AS revenue FROM orders GROUP BY customers.region ORDER BY revenue DESC',
+    semantic:
+      'SELECT customers.region, MEASURE(orders.total_amount) AS revenue FROM orders GROUP BY customers.region ORDER BY revenue DESC',
     raw: `SELECT c.region, sum(o.amount) AS revenue FROM orders o JOIN ${REGION} c ON c.id = o.customer_id GROUP BY c.region ORDER BY revenue DESC`,
   },
   {
@@ -51,7 +64,8 @@ const cases: Array<{ name: string; semantic: string; raw: string; branch?: strin
   },
   {
     name: 'counts orders and revenue by year',
-    semantic: "SELECT DATE_TRUNC('year', orders.created_at), MEASURE(orders.count), MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 1",
+    semantic:
+      "SELECT DATE_TRUNC('year', orders.created_at), MEASURE(orders.count), MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 1",
     raw: `SELECT substr(o.created_at, 1, 4) || '-01-01 00:00:00', count(*), sum(amount) FROM orders o GROUP BY 1 ORDER BY 1`,
   },
   {
@@ -68,12 +82,14 @@ const cases: Array<{ name: string; semantic: string; raw: string; branch?: strin
   },
   {
     name: 'lists the top 5 customers by revenue',
-    semantic: 'SELECT customers.id, customers.name, MEASURE(orders.total_amount) FROM orders GROUP BY 1, 2 ORDER BY 3 DESC, 1 LIMIT 5',
+    semantic:
+      'SELECT customers.id, customers.name, MEASURE(orders.total_amount) FROM orders GROUP BY 1, 2 ORDER BY 3 DESC, 1 LIMIT 5',
     raw: `SELECT c.id, c.name, sum(o.amount) FROM orders o JOIN customers c ON c.id = o.customer_id GROUP BY 1, 2 ORDER BY 3 DESC, 1 LIMIT 5`,
   },
   {
     name: 'lists the 3 categories with the least product revenue',
-    semantic: 'SELECT products.category, MEASURE(line_items.total_revenue) FROM line_items GROUP BY 1 ORDER BY 2 ASC LIMIT 3',
+    semantic:
+      'SELECT products.category, MEASURE(line_items.total_revenue) FROM line_items GROUP BY 1 ORDER BY 2 ASC LIMIT 3',
     raw: 'SELECT p.category, sum(li.amount) FROM line_items li JOIN products p ON p.id = li.product_id GROUP BY 1 ORDER BY 2 ASC LIMIT 3',
   },
   {
@@ -106,12 +122,14 @@ const cases: Array<{ name: string; semantic: string; raw: string; branch?: strin
   },
   {
     name: 'matches names with LIKE (case-sensitive) and ILIKE',
-    semantic: "SELECT MEASURE(customers.count), COUNT(DISTINCT customers.city) FROM customers WHERE customers.name LIKE 'Ada%' OR customers.name ILIKE '%ZOE%'",
+    semantic:
+      "SELECT MEASURE(customers.count), COUNT(DISTINCT customers.city) FROM customers WHERE customers.name LIKE 'Ada%' OR customers.name ILIKE '%ZOE%'",
     raw: "SELECT count(*), count(DISTINCT city) FROM customers WHERE name GLOB 'Ada*' OR lower(name) LIKE '%zoe%'",
   },
   {
     name: 'counts customers and VIPs by segment',
-    semantic: 'SELECT customers.segment, MEASURE(customers.count), MEASURE(customers.vip_count) FROM customers GROUP BY 1 ORDER BY 1',
+    semantic:
+      'SELECT customers.segment, MEASURE(customers.count), MEASURE(customers.vip_count) FROM customers GROUP BY 1 ORDER BY 1',
     raw: 'SELECT segment, count(*), sum(is_vip) FROM customers GROUP BY 1 ORDER BY 1',
   },
   {
@@ -121,17 +139,20 @@ const cases: Array<{ name: string; semantic: string; raw: string; branch?: strin
   },
   {
     name: 'counts completed orders by year with a filtered measure',
-    semantic: "SELECT DATE_TRUNC('year', orders.created_at), MEASURE(orders.completed_count) FROM orders GROUP BY 1 ORDER BY 1",
+    semantic:
+      "SELECT DATE_TRUNC('year', orders.created_at), MEASURE(orders.completed_count) FROM orders GROUP BY 1 ORDER BY 1",
     raw: `SELECT substr(created_at, 1, 4) || '-01-01 00:00:00', sum(status = 'completed') FROM orders GROUP BY 1 ORDER BY 1`,
   },
   {
     name: 'splits orders by a boolean dimension',
-    semantic: 'SELECT orders.has_discount, MEASURE(orders.count), MEASURE(orders.total_discount) FROM orders GROUP BY 1 ORDER BY 1',
+    semantic:
+      'SELECT orders.has_discount, MEASURE(orders.count), MEASURE(orders.total_discount) FROM orders GROUP BY 1 ORDER BY 1',
     raw: 'SELECT discount > 0, count(*), sum(discount) FROM orders GROUP BY 1 ORDER BY 1',
   },
   {
     name: 'keeps only regions above a threshold with HAVING',
-    semantic: 'SELECT customers.region, MEASURE(orders.count) AS n FROM orders GROUP BY 1 HAVING MEASURE(orders.count) > 20000 ORDER BY n DESC',
+    semantic:
+      'SELECT customers.region, MEASURE(orders.count) AS n FROM orders GROUP BY 1 HAVING MEASURE(orders.count) > 20000 ORDER BY n DESC',
     raw: `SELECT c.region, count(*) AS n FROM orders o JOIN ${REGION} c ON c.id = o.customer_id GROUP BY 1 HAVING count(*) > 20000 ORDER BY n DESC`,
   },
   {
@@ -142,12 +163,14 @@ const cases: Array<{ name: string; semantic: string; raw: string; branch?: strin
   },
   {
     name: 'counts rows with COUNT(*) and finds the first and last order dates',
-    semantic: "SELECT COUNT(*), MIN(orders.created_at), MAX(orders.created_at) FROM orders WHERE orders.status = 'completed'",
+    semantic:
+      "SELECT COUNT(*), MIN(orders.created_at), MAX(orders.created_at) FROM orders WHERE orders.status = 'completed'",
     raw: "SELECT count(*), min(created_at), max(created_at) FROM orders WHERE status = 'completed'",
   },
   {
     name: 'queries a view with prefixed members',
-    semantic: 'SELECT order_overview.customers_segment, order_overview.count, order_overview.average_amount FROM order_overview GROUP BY 1 ORDER BY 1',
+    semantic:
+      'SELECT order_overview.customers_segment, order_overview.count, order_overview.average_amount FROM order_overview GROUP BY 1 ORDER BY 1',
     raw: `SELECT c.segment, count(*), avg(o.amount) FROM orders o JOIN ${REGION} c ON c.id = o.customer_id GROUP BY 1 ORDER BY 1`,
   },
   {
@@ -164,7 +187,8 @@ const cases: Array<{ name: string; semantic: string; raw: string; branch?: strin
   {
     name: 'reads the dev branch measure',
     branch: 'dev',
-    semantic: "SELECT DATE_TRUNC('year', orders.created_at), MEASURE(orders.cancellation_rate) FROM orders GROUP BY 1 ORDER BY 1",
+    semantic:
+      "SELECT DATE_TRUNC('year', orders.created_at), MEASURE(orders.cancellation_rate) FROM orders GROUP BY 1 ORDER BY 1",
     raw: `SELECT substr(created_at, 1, 4) || '-01-01 00:00:00', 1.0 * sum(status = 'cancelled') / count(*) FROM orders GROUP BY 1 ORDER BY 1`,
   },
   {
@@ -181,7 +205,10 @@ describe('serviceSqlApi over the demo data', () => {
 
   for (const entry of cases)
     it(entry.name, async () => {
-      const result: SqlResult = await semantic.query({ deployment: demoDeployment, branchName: entry.branch, access: WHOLE_MODEL }, entry.semantic)
+      const result: SqlResult = await semantic.query(
+        { deployment: demoDeployment, branchName: entry.branch, access: WHOLE_MODEL },
+        entry.semantic,
+      )
       const expected = rawRows(dataPath, entry.raw)
       expect(expected.length).toBeGreaterThan(0)
       expect(result.totalRows).toBe(expected.length)
@@ -212,10 +239,13 @@ describe('serviceSqlApi over the demo data', () => {
   it('runs a query asked by many callers at once a single time, and gives each the result', async () => {
     const lines: string[] = []
     const service = demoService({ logger: createLogger('debug', {}, (line) => lines.push(line)) })
-    const question = 'SELECT products.category, MEASURE(line_items.total_quantity) FROM line_items GROUP BY 1 ORDER BY 1'
+    const question =
+      'SELECT products.category, MEASURE(line_items.total_quantity) FROM line_items GROUP BY 1 ORDER BY 1'
     // Written differently, compiled the same: they share the execution too.
     const asked = [question, question.replace('SELECT', 'select'), question, `${question} `]
-    const results = await Promise.all(asked.map((sql) => service.query({ deployment: demoDeployment, access: WHOLE_MODEL }, sql)))
+    const results = await Promise.all(
+      asked.map((sql) => service.query({ deployment: demoDeployment, access: WHOLE_MODEL }, sql)),
+    )
     for (const result of results) expect(result).toEqual(results[0])
     expect(results[0].data.length).toBeGreaterThan(0)
     expect(lines.filter((line) => line.includes('"msg":"semantic query"'))).toHaveLength(1)

@@ -18,7 +18,8 @@ async function call(method: string, path: string, headers: Record<string, string
   return { status: response.status, body: (await response.json()) as Record<string, any> }
 }
 
-const sql = (headers: Record<string, string>, body: Record<string, unknown>) => call('POST', '/api/v1/deployments/1/sql', headers, body)
+const sql = (headers: Record<string, string>, body: Record<string, unknown>) =>
+  call('POST', '/api/v1/deployments/1/sql', headers, body)
 const meta = (headers: Record<string, string>, query = '') => call('GET', `/api/v1/deployments/1/meta${query}`, headers)
 
 /** An embed token for an external user of deployment 1, minted through generate-session. */
@@ -29,7 +30,8 @@ async function embedToken(externalId: string, extra: Record<string, unknown>): P
   return { authorization: `Embed-Token ${exchanged.body.token}` }
 }
 
-const BY_REGION = 'SELECT customers.region, MEASURE(orders.count), MEASURE(line_items.count) FROM line_items GROUP BY 1 ORDER BY 1'
+const BY_REGION =
+  'SELECT customers.region, MEASURE(orders.count), MEASURE(line_items.count) FROM line_items GROUP BY 1 ORDER BY 1'
 const EXPECTED_BY_REGION = () =>
   rawRows(
     dataPath,
@@ -48,7 +50,13 @@ describe('POST /api/v1/deployments/:deploymentId/sql', () => {
   it('gives each user of sessionSettings only the rows of their region, and provisions them', async () => {
     const expected = EXPECTED_BY_REGION()
     for (const region of ['Europe', 'Asia']) {
-      const response = await sql(admin, { query: BY_REGION, sessionSettings: { externalId: `buyer-${region.toLowerCase()}`, userAttributes: [{ name: 'region', value: region }] } })
+      const response = await sql(admin, {
+        query: BY_REGION,
+        sessionSettings: {
+          externalId: `buyer-${region.toLowerCase()}`,
+          userAttributes: [{ name: 'region', value: region }],
+        },
+      })
       expect(response.status).toBe(200)
       expect(response.body.data).toEqual(expected.filter((row) => row[0] === region))
       const stored = test.storage.sqlite
@@ -63,8 +71,13 @@ describe('POST /api/v1/deployments/:deploymentId/sql', () => {
 
   it('gives each embed token only the rows of its region; a user without the attribute sees all', async () => {
     const expected = EXPECTED_BY_REGION()
-    const europe = await sql(await embedToken('eu-viewer', { userAttributes: [{ name: 'region', value: 'Europe' }] }), { query: BY_REGION })
-    const oceania = await sql(await embedToken('oc-viewer', { userAttributes: [{ name: 'region', value: 'Oceania' }] }), { query: BY_REGION })
+    const europe = await sql(await embedToken('eu-viewer', { userAttributes: [{ name: 'region', value: 'Europe' }] }), {
+      query: BY_REGION,
+    })
+    const oceania = await sql(
+      await embedToken('oc-viewer', { userAttributes: [{ name: 'region', value: 'Oceania' }] }),
+      { query: BY_REGION },
+    )
     const everyone = await sql(await embedToken('no-region', {}), { query: BY_REGION })
     expect(europe.body.data).toEqual(expected.filter((row) => row[0] === 'Europe'))
     expect(oceania.body.data).toEqual(expected.filter((row) => row[0] === 'Oceania'))
@@ -73,12 +86,23 @@ describe('POST /api/v1/deployments/:deploymentId/sql', () => {
 
   it('refuses a member hidden by policy, and serves it to the group that may see it', async () => {
     const query = 'SELECT customers.email FROM customers ORDER BY 1 LIMIT 1'
-    const viewer = await sql(await embedToken('viewer', { userAttributes: [{ name: 'region', value: 'Asia' }] }), { query })
+    const viewer = await sql(await embedToken('viewer', { userAttributes: [{ name: 'region', value: 'Asia' }] }), {
+      query,
+    })
     expect(viewer.status).toBe(400)
-    expect(viewer.body).toEqual({ error: expect.stringContaining('Unknown member customers.email'), code: 'INVALID_QUERY' })
-    const seller = await sql(await embedToken('seller', { userAttributes: [{ name: 'region', value: 'Asia' }], groups: ['sales'] }), { query })
+    expect(viewer.body).toEqual({
+      error: expect.stringContaining('Unknown member customers.email'),
+      code: 'INVALID_QUERY',
+    })
+    const seller = await sql(
+      await embedToken('seller', { userAttributes: [{ name: 'region', value: 'Asia' }], groups: ['sales'] }),
+      { query },
+    )
     expect(seller.status).toBe(200)
-    const [expected] = rawRows(dataPath, `SELECT c.email FROM customers c JOIN regions r ON r.id = c.region_id WHERE r.name = 'Asia' ORDER BY 1 LIMIT 1`)
+    const [expected] = rawRows(
+      dataPath,
+      `SELECT c.email FROM customers c JOIN regions r ON r.id = c.region_id WHERE r.name = 'Asia' ORDER BY 1 LIMIT 1`,
+    )
     expect(seller.body.data).toEqual([[expected[0]]])
   })
 
@@ -101,18 +125,27 @@ describe('POST /api/v1/deployments/:deploymentId/sql', () => {
     })
     expect(await sql(admin, { query: 'SELECT orders.status FROM orders', branchName: 'feature-x' })).toEqual({
       status: 400,
-      body: { error: 'Branch feature-x not found in deployment 1; its branches are main, dev', code: 'BRANCH_NOT_FOUND' },
+      body: {
+        error: 'Branch feature-x not found in deployment 1; its branches are main, dev',
+        code: 'BRANCH_NOT_FOUND',
+      },
     })
   })
 
   it('reads the dev branch model when asked', async () => {
-    const response = await sql(admin, { query: 'SELECT MEASURE(orders.cancelled_count) FROM orders', branchName: 'dev' })
+    const response = await sql(admin, {
+      query: 'SELECT MEASURE(orders.cancelled_count) FROM orders',
+      branchName: 'dev',
+    })
     const [[cancelled]] = rawRows(dataPath, "SELECT count(*) FROM orders WHERE status = 'cancelled'")
     expect(response.body.data).toEqual([[String(cancelled)]])
   })
 
   it('refuses sessionSettings with an embed token', async () => {
-    const response = await sql(await embedToken('mixed', {}), { query: BY_REGION, sessionSettings: { externalId: 'someone-else' } })
+    const response = await sql(await embedToken('mixed', {}), {
+      query: BY_REGION,
+      sessionSettings: { externalId: 'someone-else' },
+    })
     expect(response).toEqual({ status: 400, body: { error: expect.any(String), code: 'SESSION_SETTINGS_NOT_ALLOWED' } })
   })
 
@@ -132,9 +165,17 @@ describe('GET /api/v1/deployments/:deploymentId/meta', () => {
   it('lists the whole model for an API key, the caller-visible part for an embed token', async () => {
     const whole = await meta(admin)
     expect(whole.status).toBe(200)
-    expect((whole.body.cubes as any[]).map((cube) => cube.name)).toEqual(['orders', 'line_items', 'customers', 'products', 'order_overview'])
+    expect((whole.body.cubes as any[]).map((cube) => cube.name)).toEqual([
+      'orders',
+      'line_items',
+      'customers',
+      'products',
+      'order_overview',
+    ])
     expect(members(whole.body, 'customers')).toContain('customers.email')
-    const viewer = await meta(await embedToken('meta-viewer', { userAttributes: [{ name: 'region', value: 'Europe' }] }))
+    const viewer = await meta(
+      await embedToken('meta-viewer', { userAttributes: [{ name: 'region', value: 'Europe' }] }),
+    )
     expect(members(viewer.body, 'customers')).not.toContain('customers.email')
     expect(members(viewer.body, 'customers')).toContain('customers.region')
     const seller = await meta(await embedToken('meta-seller', { groups: ['sales'] }))
@@ -143,11 +184,9 @@ describe('GET /api/v1/deployments/:deploymentId/meta', () => {
 
   it('filters by searchQuery and shows the dev branch measure only on dev', async () => {
     const found = await meta(admin, '?searchQuery=revenue')
-    expect((found.body.cubes as any[]).flatMap((cube) => cube.measures.map((member: { name: string }) => member.name))).toEqual([
-      'orders.total_amount',
-      'line_items.total_revenue',
-      'order_overview.total_amount',
-    ])
+    expect(
+      (found.body.cubes as any[]).flatMap((cube) => cube.measures.map((member: { name: string }) => member.name)),
+    ).toEqual(['orders.total_amount', 'line_items.total_revenue', 'order_overview.total_amount'])
     expect(members((await meta(admin, '?branchName=dev')).body, 'orders')).toContain('orders.cancellation_rate')
     expect(members((await meta(admin)).body, 'orders')).not.toContain('orders.cancellation_rate')
     expect((await meta(admin, '?branchName=nope')).body.code).toBe('BRANCH_NOT_FOUND')

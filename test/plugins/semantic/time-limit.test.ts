@@ -29,16 +29,25 @@ afterAll(() => {
 
 describe('the query time limit', () => {
   it('stops a query past the limit with { error }, and the next query runs on a fresh worker', async () => {
-    const slow = { semantic, deployment: { id: 9, model: folder, branches: ['main'], defaultBranch: 'main' }, access: WHOLE_MODEL }
+    const slow = {
+      semantic,
+      deployment: { id: 9, model: folder, branches: ['main'], defaultBranch: 'main' },
+      access: WHOLE_MODEL,
+    }
     const stopped = await serviceSqlApi({ sqlQuery: 'SELECT MEASURE(endless.count) FROM endless' }, slow)
     expect(stopped).toEqual({ error: expect.stringContaining('300 ms time limit') })
-    const next = await serviceSqlApi({ sqlQuery: 'SELECT MEASURE(products.count) FROM products' }, { semantic, deployment: demoDeployment, access: WHOLE_MODEL })
+    const next = await serviceSqlApi(
+      { sqlQuery: 'SELECT MEASURE(products.count) FROM products' },
+      { semantic, deployment: demoDeployment, access: WHOLE_MODEL },
+    )
     expect(next).toEqual({ schema: [{ name: 'products.count', column_type: 'number' }], data: [['120']], totalRows: 1 })
   })
 
   it('answers 504 QUERY_TIMEOUT through the service', async () => {
     const deployment = { id: 9, model: folder, branches: ['main'], defaultBranch: 'main' }
-    await expect(semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT endless.x FROM endless LIMIT 5')).rejects.toMatchObject({
+    await expect(
+      semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT endless.x FROM endless LIMIT 5'),
+    ).rejects.toMatchObject({
       status: 504,
       code: 'QUERY_TIMEOUT',
     })
@@ -48,7 +57,12 @@ describe('the query time limit', () => {
 describe('QueryPool', () => {
   it('answers 429 at once when too many queries are already waiting', async () => {
     const pool = new QueryPool({ size: 1, timeoutMs: 200 })
-    const endless = { path: semantic.demoData().path, sql: 'WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n', params: [], maxRows: 1 }
+    const endless = {
+      path: semantic.demoData().path,
+      sql: 'WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) FROM n',
+      params: [],
+      maxRows: 1,
+    }
     const waiting = Array.from({ length: 201 }, () => pool.run(endless).catch((error: Error) => error))
     const refused = await pool.run(endless).catch((error: Error) => error)
     expect(refused).toMatchObject({ status: 429, code: 'RATE_LIMITED' })

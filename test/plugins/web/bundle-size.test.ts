@@ -9,7 +9,9 @@ describe('the web bundle', () => {
     const script = Bun.gzipSync(new TextEncoder().encode(webAssets.script.body)).byteLength
     const style = Bun.gzipSync(new TextEncoder().encode(webAssets.style.body)).byteLength
     // Printed so a change that grows the bundle shows by how much.
-    console.log(`web bundle: script ${(script / 1024).toFixed(1)} KB gzip, stylesheet ${(style / 1024).toFixed(1)} KB gzip`)
+    console.log(
+      `web bundle: script ${(script / 1024).toFixed(1)} KB gzip, stylesheet ${(style / 1024).toFixed(1)} KB gzip`,
+    )
     expect(script + style).toBeLessThanOrEqual(BUDGET_BYTES)
   })
 

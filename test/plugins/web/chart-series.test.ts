@@ -10,21 +10,73 @@ const result = (schema: Array<[string, string]>, data: Array<Array<string | null
 
 describe('chartable', () => {
   it('draws a series over time as a line, with month labels', () => {
-    const monthly = result([['month', 'time'], ['revenue', 'number']], [['2024-01-01 00:00:00', '10'], ['2024-02-01 00:00:00', '12.5']])
-    expect(chartable(monthly)).toEqual({ kind: 'line', labelName: 'Month', valueName: 'Revenue', labels: ['2024-01', '2024-02'], values: [10, 12.5] })
+    const monthly = result(
+      [
+        ['month', 'time'],
+        ['revenue', 'number'],
+      ],
+      [
+        ['2024-01-01 00:00:00', '10'],
+        ['2024-02-01 00:00:00', '12.5'],
+      ],
+    )
+    expect(chartable(monthly)).toEqual({
+      kind: 'line',
+      labelName: 'Month',
+      valueName: 'Revenue',
+      labels: ['2024-01', '2024-02'],
+      values: [10, 12.5],
+    })
   })
 
   it('draws a few categories as bars, but leaves a long list, a single row or a result without numbers to the table', () => {
-    const few = result([['orders.status', 'string'], ['revenue', 'number']], [['completed', '3'], ['returned', '1']])
+    const few = result(
+      [
+        ['orders.status', 'string'],
+        ['revenue', 'number'],
+      ],
+      [
+        ['completed', '3'],
+        ['returned', '1'],
+      ],
+    )
     expect(chartable(few)?.kind).toBe('bar')
-    const many = result([['customers.name', 'string'], ['revenue', 'number']], Array.from({ length: 13 }, (_, index) => [`c${index}`, '1']))
+    const many = result(
+      [
+        ['customers.name', 'string'],
+        ['revenue', 'number'],
+      ],
+      Array.from({ length: 13 }, (_, index) => [`c${index}`, '1']),
+    )
     expect(chartable(many)).toBeUndefined()
-    expect(chartable(result([['orders.status', 'string'], ['revenue', 'number']], [['completed', '3']]))).toBeUndefined()
+    expect(
+      chartable(
+        result(
+          [
+            ['orders.status', 'string'],
+            ['revenue', 'number'],
+          ],
+          [['completed', '3']],
+        ),
+      ),
+    ).toBeUndefined()
     expect(chartable(result([['orders.status', 'string']], [['a'], ['b']]))).toBeUndefined()
   })
 
   it('takes the titles the server resolved from the model over column names', () => {
-    const titled = { ...result([['orders.status', 'string'], ['orders', 'number']], [['a', '1'], ['b', '2']]), titles: ['Status', 'Number of orders'] }
+    const titled = {
+      ...result(
+        [
+          ['orders.status', 'string'],
+          ['orders', 'number'],
+        ],
+        [
+          ['a', '1'],
+          ['b', '2'],
+        ],
+      ),
+      titles: ['Status', 'Number of orders'],
+    }
     expect(seriesOf(titled)?.valueName).toBe('Number of orders')
     expect(columnTitle(titled, 1)).toBe('Number of orders')
     expect(columnTitle(result([['orders.total_amount', 'number']], []), 0)).toBe('Total amount')
@@ -33,7 +85,9 @@ describe('chartable', () => {
 
 describe('formatKpi', () => {
   it('shortens large numbers to fit a card and keeps small ones exact', () => {
-    expect(formatKpi(59_758_728.89)).toBe(new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 }).format(59_758_728.89))
+    expect(formatKpi(59_758_728.89)).toBe(
+      new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 }).format(59_758_728.89),
+    )
     expect(formatKpi(59_758_728.89).length).toBeLessThanOrEqual(6)
     expect(formatKpi(9_999.5)).toBe(new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 }).format(9_999.5))
   })

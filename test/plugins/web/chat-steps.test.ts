@@ -13,7 +13,13 @@ const message = (fields: Partial<ChatMessage>): ChatMessage => ({
   ...fields,
 })
 const query = (sqlQuery: string, queryTitle: string, result: unknown = { schema: [], data: [], totalRows: 0 }) =>
-  message({ toolCall: { name: 'serviceSqlApi', input: JSON.stringify({ sqlQuery, queryTitle }), result: JSON.stringify(result) } })
+  message({
+    toolCall: {
+      name: 'serviceSqlApi',
+      input: JSON.stringify({ sqlQuery, queryTitle }),
+      result: JSON.stringify(result),
+    },
+  })
 
 describe('turnsOf and queriesOf', () => {
   it('splits a thread into turns: the question, its steps and its final answer', () => {
@@ -43,14 +49,21 @@ describe('turnsOf and queriesOf', () => {
     expect(stepsSummary(queriesOf(steps), steps, 312)).toBe('2 queries, 1 failed, 0.3 s')
     expect(stepsSummary(queriesOf(steps.slice(0, 1)), steps.slice(0, 1), 42)).toBe('1 query, 42 ms')
     expect(stepsSummary(queriesOf(steps.slice(0, 1)), steps.slice(0, 1), undefined)).toBe('1 query')
-    const running = [message({ toolCall: { name: 'serviceSqlApi', input: '{"sqlQuery":"SELECT MEASURE(orders.count) FROM orders"}' }, isInProcess: true })]
+    const running = [
+      message({
+        toolCall: { name: 'serviceSqlApi', input: '{"sqlQuery":"SELECT MEASURE(orders.count) FROM orders"}' },
+        isInProcess: true,
+      }),
+    ]
     expect(stepsSummary(queriesOf(running), running, undefined)).toBe('Running a query…')
   })
 })
 
 describe('answerTableHeadings', () => {
   it("reads the headings of an answer's first markdown table, and nothing from an answer without one", () => {
-    expect(answerTableHeadings('**Revenue by Status**\n\n| Status | **Revenue** |\n|---|---:|\n| completed | 1 |')).toEqual(['Status', 'Revenue'])
+    expect(
+      answerTableHeadings('**Revenue by Status**\n\n| Status | **Revenue** |\n|---|---:|\n| completed | 1 |'),
+    ).toEqual(['Status', 'Revenue'])
     expect(answerTableHeadings('Revenue was 5.\n| not a table')).toBeUndefined()
   })
 })

@@ -13,7 +13,7 @@ const types = new Map([
 describe('applyControls', () => {
   it("adds the dashboard's filters to WHERE, after the query's own conditions", () => {
     const sql = applyControls(
-      "SELECT orders.status, MEASURE(orders.count) FROM orders WHERE orders.amount > 5 GROUP BY 1",
+      'SELECT orders.status, MEASURE(orders.count) FROM orders WHERE orders.amount > 5 GROUP BY 1',
       {
         filters: [
           { member: 'orders.status', operator: 'equals', values: ['completed', "it's"] },
@@ -35,18 +35,36 @@ describe('applyControls', () => {
       types,
     )
     expect(sql).not.toContain("'month'")
-    expect(parseQuery(sql).groupBy).toEqual([{ type: 'truncate', granularity: 'quarter', arg: { type: 'ref', table: 'o', name: 'created_at' } }])
+    expect(parseQuery(sql).groupBy).toEqual([
+      { type: 'truncate', granularity: 'quarter', arg: { type: 'ref', table: 'o', name: 'created_at' } },
+    ])
   })
 
   it('leaves a filter without values out (it shows everything) and refuses a non-number for a number member', () => {
     const sql = 'SELECT MEASURE(orders.count) FROM orders'
-    expect(applyControls(sql, { filters: [{ member: 'orders.status', operator: 'equals', values: [] }], timeGrains: [] }, types)).toBe(sql)
-    expect(() => applyControls(sql, { filters: [{ member: 'orders.amount', operator: 'gt', values: ['1; DROP'] }], timeGrains: [] }, types)).toThrow('is not a number')
+    expect(
+      applyControls(
+        sql,
+        { filters: [{ member: 'orders.status', operator: 'equals', values: [] }], timeGrains: [] },
+        types,
+      ),
+    ).toBe(sql)
+    expect(() =>
+      applyControls(
+        sql,
+        { filters: [{ member: 'orders.amount', operator: 'gt', values: ['1; DROP'] }], timeGrains: [] },
+        types,
+      ),
+    ).toThrow('is not a number')
   })
 
   it('keeps any value a string literal: quotes and SQL in values never change the query', () => {
     const hostile = ["x' OR 1=1 --", "a''b", '\\', "'); DELETE FROM orders; --"]
-    const sql = applyControls('SELECT MEASURE(orders.count) FROM orders', { filters: [{ member: 'orders.status', operator: 'equals', values: hostile }], timeGrains: [] }, types)
+    const sql = applyControls(
+      'SELECT MEASURE(orders.count) FROM orders',
+      { filters: [{ member: 'orders.status', operator: 'equals', values: hostile }], timeGrains: [] },
+      types,
+    )
     const where = parseQuery(sql).where as { type: string; list: Array<{ value: string }> }
     expect(where.type).toBe('in')
     expect(where.list.map((item) => item.value.replace(/''/g, "'").replace(/\\\\/g, '\\'))).toEqual(hostile)
@@ -61,7 +79,15 @@ let board: Json
 let europe: string
 beforeAll(async () => {
   board = await publishDashboard(test, {
-    widgets: [...demoWidgets, { id: 'products', kind: 'table', title: 'Products', query: 'SELECT MEASURE(products.count) AS products FROM products' }],
+    widgets: [
+      ...demoWidgets,
+      {
+        id: 'products',
+        kind: 'table',
+        title: 'Products',
+        query: 'SELECT MEASURE(products.count) AS products FROM products',
+      },
+    ],
     filters: [{ member: 'orders.status', operator: 'equals', values: ['completed'], title: 'Order status' }],
     timeGrains: [{ member: 'orders.created_at', granularity: 'quarter' }],
   })
@@ -70,15 +96,27 @@ beforeAll(async () => {
 afterAll(() => test.close())
 
 const data = (widgetId: string, controls?: unknown) =>
-  test.request('GET', `/api/v1/embed/dashboards/${board.publicId}/widgets/${widgetId}/data${controls === undefined ? '' : `?controls=${encodeURIComponent(typeof controls === 'string' ? controls : JSON.stringify(controls))}`}`, {
-    headers: embed(europe),
-  })
+  test.request(
+    'GET',
+    `/api/v1/embed/dashboards/${board.publicId}/widgets/${widgetId}/data${controls === undefined ? '' : `?controls=${encodeURIComponent(typeof controls === 'string' ? controls : JSON.stringify(controls))}`}`,
+    {
+      headers: embed(europe),
+    },
+  )
 
 describe('dashboard filters and time grains for embed viewers', () => {
   it('describes the filters (with the values this viewer may pick), the time grains and the values the session locked', async () => {
-    const body = await json(await test.request('GET', `/api/v1/embed/dashboards/${board.publicId}`, { headers: embed(europe) }))
+    const body = await json(
+      await test.request('GET', `/api/v1/embed/dashboards/${board.publicId}`, { headers: embed(europe) }),
+    )
     expect(body.filters).toEqual([
-      { member: 'orders.status', title: 'Order status', operator: 'equals', values: ['completed'], choices: ['cancelled', 'completed', 'processing', 'returned', 'shipped'] },
+      {
+        member: 'orders.status',
+        title: 'Order status',
+        operator: 'equals',
+        values: ['completed'],
+        choices: ['cancelled', 'completed', 'processing', 'returned', 'shipped'],
+      },
     ])
     expect(body.timeGrains).toEqual([{ member: 'orders.created_at', title: 'Order date', granularity: 'quarter' }])
     expect(body.locked).toEqual([{ name: 'region', title: 'Region', value: 'Europe' }])
@@ -90,7 +128,12 @@ describe('dashboard filters and time grains for embed viewers', () => {
     const quarterly = await json(await data('monthly'))
     expect(quarterly.data.length).toBe(20)
     expect(quarterly.titles[0]).toBe('Order date (quarter)')
-    const chosen = await json(await data('status', { filters: { 'orders.status': ['shipped', 'returned'] }, timeGrains: { 'orders.created_at': 'year' } }))
+    const chosen = await json(
+      await data('status', {
+        filters: { 'orders.status': ['shipped', 'returned'] },
+        timeGrains: { 'orders.created_at': 'year' },
+      }),
+    )
     expect(chosen.data.map((row: string[]) => row[0]).sort()).toEqual(['returned', 'shipped'])
     const yearly = await json(await data('monthly', { timeGrains: { 'orders.created_at': 'year' } }))
     expect(yearly.data.length).toBe(5)
@@ -101,7 +144,13 @@ describe('dashboard filters and time grains for embed viewers', () => {
   })
 
   it('returns 400 INVALID_CONTROLS for controls that are not JSON or not of the expected shape', async () => {
-    for (const bad of ['{', '[]', { filters: { 'orders.status': 'completed' } }, { timeGrains: { 'orders.created_at': 'fortnight' } }, { other: 1 }]) {
+    for (const bad of [
+      '{',
+      '[]',
+      { filters: { 'orders.status': 'completed' } },
+      { timeGrains: { 'orders.created_at': 'fortnight' } },
+      { other: 1 },
+    ]) {
       const response = await data('status', bad)
       expect(response.status).toBe(400)
       expect((await json(response)).code).toBe('INVALID_CONTROLS')
@@ -110,17 +159,24 @@ describe('dashboard filters and time grains for embed viewers', () => {
 })
 
 describe('a widget that cannot be loaded', () => {
-  it("logs the reason under the request id the viewer is shown, for the people who run the service", async () => {
+  it('logs the reason under the request id the viewer is shown, for the people who run the service', async () => {
     const warnings: Array<{ message: string; fields?: Record<string, unknown> }> = []
     const silent = { debug() {}, info() {}, error() {}, child: () => logger }
-    const logger = { ...silent, warn: (message: string, fields?: Record<string, unknown>) => void warnings.push({ message, fields }) }
+    const logger = {
+      ...silent,
+      warn: (message: string, fields?: Record<string, unknown>) => void warnings.push({ message, fields }),
+    }
     const app = createTestApp({ bootstrap: webBootstrap(), clock: testClock(), logger })
     try {
       const broken = await publishDashboard(app, { widgets: [demoWidgets[0]] })
       const widgets = [{ ...demoWidgets[0], query: 'SELECT MEASURE(orders.no_such_measure) FROM orders' }]
-      app.storage.sqlite.query('UPDATE dashboards SET widgets = ? WHERE public_id = ?').run(JSON.stringify(widgets), broken.publicId)
+      app.storage.sqlite
+        .query('UPDATE dashboards SET widgets = ? WHERE public_id = ?')
+        .run(JSON.stringify(widgets), broken.publicId)
       const token = await embedToken(app, { externalId: 'logged' })
-      const response = await app.request('GET', `/api/v1/embed/dashboards/${broken.publicId}/widgets/orders/data`, { headers: embed(token) })
+      const response = await app.request('GET', `/api/v1/embed/dashboards/${broken.publicId}/widgets/orders/data`, {
+        headers: embed(token),
+      })
       expect(response.status).toBe(400)
       const requestId = response.headers.get('x-request-id')
       const logged = warnings.find((entry) => entry.message === 'dashboard widget could not be loaded')

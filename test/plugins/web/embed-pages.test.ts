@@ -11,7 +11,10 @@ afterAll(() => test.close())
 function linkedAssets(html: string) {
   const script = /<script type="module" src="(\/embed\/assets\/[^"]+\.js)" integrity="([^"]+)"><\/script>/.exec(html)
   const style = /<link rel="stylesheet" href="(\/embed\/assets\/[^"]+\.css)" integrity="([^"]+)">/.exec(html)
-  return { script: script && { path: script[1], integrity: script[2] }, style: style && { path: style[1], integrity: style[2] } }
+  return {
+    script: script && { path: script[1], integrity: script[2] },
+    style: style && { path: style[1], integrity: style[2] },
+  }
 }
 
 describe('GET /embed/dashboard/:publicId and GET /embed/chat', () => {

@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { apiKey, createTestApp, testClock } from '../../helpers/app'
 import { keys } from '../../helpers/fixtures'
-import { embed, embedToken, json, mintSession, publishDashboard, quietAdminKey, webBootstrap, type Json } from './helpers'
+import {
+  embed,
+  embedToken,
+  json,
+  mintSession,
+  publishDashboard,
+  quietAdminKey,
+  webBootstrap,
+  type Json,
+} from './helpers'
 
 // The first widget query generates the demo data file: seconds on a busy machine.
 setDefaultTimeout(20_000)
@@ -15,7 +24,11 @@ let asia: string
 beforeAll(async () => {
   dashboard = await publishDashboard(test)
   restricted = await publishDashboard(test, { restrictDataDownload: true })
-  europe = await embedToken(test, { externalId: 'eva', userAttributes: [{ name: 'region', value: 'Europe' }], userProfile: { displayName: 'Eva Europa' } })
+  europe = await embedToken(test, {
+    externalId: 'eva',
+    userAttributes: [{ name: 'region', value: 'Europe' }],
+    userProfile: { displayName: 'Eva Europa' },
+  })
   asia = await embedToken(test, { externalId: 'ann', userAttributes: [{ name: 'region', value: 'Asia' }] })
 })
 afterAll(() => test.close())
@@ -26,7 +39,10 @@ const widgetData = (publicId: string, widgetId: string, token: string, format = 
 
 describe('GET /api/v1/embed/session/context', () => {
   it("returns the account, deployment, agent and chat path, the user's profile and the token expiry", async () => {
-    const token = await embedToken(test, { externalId: 'pia', userProfile: { displayName: 'Pia Picture', picture: 'https://pictures.example.com/pia.png' } })
+    const token = await embedToken(test, {
+      externalId: 'pia',
+      userProfile: { displayName: 'Pia Picture', picture: 'https://pictures.example.com/pia.png' },
+    })
     const response = await get('/api/v1/embed/session/context', embed(token))
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({
@@ -36,12 +52,17 @@ describe('GET /api/v1/embed/session/context', () => {
       user: { displayName: 'Pia Picture', picture: 'https://pictures.example.com/pia.png' },
       settings: { showDashboardChat: true },
       expiresAt: new Date(Math.floor((clock() + 24 * 3600_000) / 1000) * 1000).toISOString(),
-      starterQuestions: ['Revenue by month', 'Revenue by status', 'Number of orders by region', 'Number of orders by month'],
+      starterQuestions: [
+        'Revenue by month',
+        'Revenue by status',
+        'Number of orders by region',
+        'Number of orders by month',
+      ],
     })
   })
 
   it('gives null profile fields to a user without a profile', async () => {
-    const body = (await json(await get('/api/v1/embed/session/context', embed(asia))))
+    const body = await json(await get('/api/v1/embed/session/context', embed(asia)))
     expect(body.user).toEqual({ displayName: null, picture: null })
   })
 
@@ -57,7 +78,11 @@ describe('GET /api/v1/embed/session/context', () => {
     it(`resolves showDashboardChat to ${shown} for session value ${sessionValue} with the account setting ${account === 'acme' ? 'on' : 'off'}`, async () => {
       const key = account === 'acme' ? keys.admin : quietAdminKey
       const settings = sessionValue === undefined ? {} : { settings: { showDashboardChat: sessionValue } }
-      const token = await embedToken(test, { deploymentId: account === 'acme' ? 1 : 5, externalId: `viewer-${String(sessionValue)}`, ...settings }, key)
+      const token = await embedToken(
+        test,
+        { deploymentId: account === 'acme' ? 1 : 5, externalId: `viewer-${String(sessionValue)}`, ...settings },
+        key,
+      )
       const body = await json(await get('/api/v1/embed/session/context', embed(token)))
       expect(body.settings).toEqual({ showDashboardChat: shown })
     })
@@ -67,11 +92,15 @@ describe('GET /api/v1/embed/session/context', () => {
     expect((await get('/api/v1/embed/session/context')).status).toBe(401)
     const withKey = await get('/api/v1/embed/session/context', apiKey(keys.admin))
     expect(withKey.status).toBe(403)
-    expect(await withKey.json()).toEqual({ error: 'This route takes an embed token (Authorization: Embed-Token <token>)', code: 'EMBED_TOKEN_REQUIRED' })
+    expect(await withKey.json()).toEqual({
+      error: 'This route takes an embed token (Authorization: Embed-Token <token>)',
+      code: 'EMBED_TOKEN_REQUIRED',
+    })
     expect((await get('/api/v1/embed/session/context', apiKey('ak_wrong_0123456789abcdef'))).status).toBe(401)
 
     const sessionId = await mintSession(test, { externalId: 'rita' })
-    const token = (await json(await test.request('POST', '/api/v1/embed/session/token', { body: { sessionId } }))).token as string
+    const token = (await json(await test.request('POST', '/api/v1/embed/session/token', { body: { sessionId } })))
+      .token as string
     await test.request('POST', '/api/v1/embed/session/revoke', { body: { sessionId }, headers: apiKey(keys.admin) })
     const revoked = await get('/api/v1/embed/session/context', embed(token))
     expect(revoked.status).toBe(401)
@@ -99,10 +128,13 @@ describe('GET /api/v1/embed/dashboards/:publicId', () => {
     })
   })
 
-  it('answers 404 for an unknown, an unpublished and another deployment\'s dashboard alike', async () => {
+  it("answers 404 for an unknown, an unpublished and another deployment's dashboard alike", async () => {
     const unpublished = await publishDashboard(test, { published: false })
     const published = await publishDashboard(test, { published: true })
-    await test.request('PATCH', `/api/v1/deployments/1/dashboards/${published.id}`, { body: { published: false }, headers: apiKey(keys.admin) })
+    await test.request('PATCH', `/api/v1/deployments/1/dashboards/${published.id}`, {
+      body: { published: false },
+      headers: apiKey(keys.admin),
+    })
     const elsewhere = await publishDashboard(test, { deploymentId: 2 })
     for (const publicId of ['nope', unpublished.publicId ?? 'none', published.publicId, elsewhere.publicId]) {
       const response = await get(`/api/v1/embed/dashboards/${publicId}`, embed(europe))
@@ -127,13 +159,17 @@ describe('GET /api/v1/embed/dashboards/:publicId/widgets/:widgetId/data', () => 
 
   it("titles each column with the model's title of its member, with the grain of a truncated date", async () => {
     const regions = await json(await widgetData(dashboard.publicId, 'regions', europe))
-    expect(regions.schema.map((column: { name: string }) => column.name)).toEqual(['customers.region', 'orders', 'revenue'])
+    expect(regions.schema.map((column: { name: string }) => column.name)).toEqual([
+      'customers.region',
+      'orders',
+      'revenue',
+    ])
     expect(regions.titles).toEqual(['Region', 'Number of orders', 'Revenue'])
     const monthly = await json(await widgetData(dashboard.publicId, 'monthly', europe))
     expect(monthly.titles).toEqual(['Order date (month)', 'Revenue'])
   })
 
-  it('downloads the viewer\'s rows as CSV when the dashboard allows it', async () => {
+  it("downloads the viewer's rows as CSV when the dashboard allows it", async () => {
     const response = await widgetData(dashboard.publicId, 'regions', europe, 'csv')
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8')
@@ -146,7 +182,10 @@ describe('GET /api/v1/embed/dashboards/:publicId/widgets/:widgetId/data', () => 
   it('refuses the download with 403 when the dashboard restricts it, but still serves the data to draw', async () => {
     const refused = await widgetData(restricted.publicId, 'regions', europe, 'csv')
     expect(refused.status).toBe(403)
-    expect(await refused.json()).toEqual({ error: `Data download is restricted on dashboard ${restricted.publicId}`, code: 'DATA_DOWNLOAD_RESTRICTED' })
+    expect(await refused.json()).toEqual({
+      error: `Data download is restricted on dashboard ${restricted.publicId}`,
+      code: 'DATA_DOWNLOAD_RESTRICTED',
+    })
     const drawn = await widgetData(restricted.publicId, 'regions', europe)
     expect(drawn.status).toBe(200)
     expect((await drawn.json()).data.length).toBe(1)
@@ -157,9 +196,13 @@ describe('GET /api/v1/embed/dashboards/:publicId/widgets/:widgetId/data', () => 
     expect(unknown.status).toBe(404)
     expect((await unknown.json()).code).toBe('WIDGET_NOT_FOUND')
     // Saving refuses such a widget; one saved before that check (or broken by a later model change) still answers 400.
-    const broken = await publishDashboard(test, { widgets: [{ id: 'bad', kind: 'number', title: 'Bad', query: 'SELECT MEASURE(orders.count) FROM orders' }] })
+    const broken = await publishDashboard(test, {
+      widgets: [{ id: 'bad', kind: 'number', title: 'Bad', query: 'SELECT MEASURE(orders.count) FROM orders' }],
+    })
     const badWidgets = [{ id: 'bad', kind: 'number', title: 'Bad', query: 'SELECT MEASURE(nope.count) FROM nope' }]
-    test.storage.sqlite.query('UPDATE dashboards SET widgets = ? WHERE public_id = ?').run(JSON.stringify(badWidgets), broken.publicId)
+    test.storage.sqlite
+      .query('UPDATE dashboards SET widgets = ? WHERE public_id = ?')
+      .run(JSON.stringify(badWidgets), broken.publicId)
     const response = await widgetData(broken.publicId, 'bad', europe)
     expect(response.status).toBe(400)
     expect((await response.json()).code).toBe('INVALID_QUERY')

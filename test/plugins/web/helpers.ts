@@ -8,18 +8,25 @@ export type Json = Record<string, any>
 /** The widgets every embed test dashboard has: one of each kind the management API allows. */
 export const demoWidgets = [
   { id: 'orders', kind: 'number', title: 'Orders', query: 'SELECT MEASURE(orders.count) AS orders FROM orders' },
-  { id: 'status', kind: 'bar', title: 'Revenue by status', query: 'SELECT orders.status, MEASURE(orders.total_amount) AS revenue FROM orders GROUP BY 1 ORDER BY 2 DESC' },
+  {
+    id: 'status',
+    kind: 'bar',
+    title: 'Revenue by status',
+    query: 'SELECT orders.status, MEASURE(orders.total_amount) AS revenue FROM orders GROUP BY 1 ORDER BY 2 DESC',
+  },
   {
     id: 'monthly',
     kind: 'line',
     title: 'Revenue by month',
-    query: "SELECT DATE_TRUNC('month', orders.created_at) AS month, MEASURE(orders.total_amount) AS revenue FROM orders GROUP BY 1 ORDER BY 1",
+    query:
+      "SELECT DATE_TRUNC('month', orders.created_at) AS month, MEASURE(orders.total_amount) AS revenue FROM orders GROUP BY 1 ORDER BY 1",
   },
   {
     id: 'regions',
     kind: 'table',
     title: 'Orders by region',
-    query: 'SELECT customers.region, MEASURE(orders.count) AS orders, MEASURE(orders.total_amount) AS revenue FROM orders GROUP BY 1 ORDER BY 1',
+    query:
+      'SELECT customers.region, MEASURE(orders.count) AS orders, MEASURE(orders.total_amount) AS revenue FROM orders GROUP BY 1 ORDER BY 1',
   },
 ] as const
 
@@ -62,7 +69,9 @@ export async function publishDashboard(
 ): Promise<Json> {
   const deployment = `/api/v1/deployments/${options.deploymentId ?? 1}`
   const headers = apiKey(options.key ?? keys.admin)
-  const workbook = await json(await test.request('POST', `${deployment}/workbooks`, { body: { name: `Board ${crypto.randomUUID()}` }, headers }))
+  const workbook = await json(
+    await test.request('POST', `${deployment}/workbooks`, { body: { name: `Board ${crypto.randomUUID()}` }, headers }),
+  )
   const response = await test.request('POST', `${deployment}/dashboards`, {
     headers,
     body: {
@@ -75,19 +84,31 @@ export async function publishDashboard(
       timeGrains: options.timeGrains ?? [],
     },
   })
-  if (response.status !== 201) throw new Error(`creating the dashboard failed: ${response.status} ${await response.text()}`)
+  if (response.status !== 201)
+    throw new Error(`creating the dashboard failed: ${response.status} ${await response.text()}`)
   return json(response)
 }
 
 /** Mints a session (generate-session, admin key) and returns its id. */
-export async function mintSession(test: Pick<TestApp, 'request'>, body: Json, key: string = keys.admin): Promise<string> {
-  const response = await test.request('POST', '/api/v1/embed/generate-session', { body: { deploymentId: 1, ...body }, headers: apiKey(key) })
+export async function mintSession(
+  test: Pick<TestApp, 'request'>,
+  body: Json,
+  key: string = keys.admin,
+): Promise<string> {
+  const response = await test.request('POST', '/api/v1/embed/generate-session', {
+    body: { deploymentId: 1, ...body },
+    headers: apiKey(key),
+  })
   if (response.status !== 200) throw new Error(`generate-session failed: ${response.status} ${await response.text()}`)
   return (await json(response)).sessionId as string
 }
 
 /** Mints a session and exchanges it: the embed token a page would hold. */
-export async function embedToken(test: Pick<TestApp, 'request'>, body: Json, key: string = keys.admin): Promise<string> {
+export async function embedToken(
+  test: Pick<TestApp, 'request'>,
+  body: Json,
+  key: string = keys.admin,
+): Promise<string> {
   const sessionId = await mintSession(test, body, key)
   const response = await test.request('POST', '/api/v1/embed/session/token', { body: { sessionId } })
   return (await json(response)).token as string

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'bun:test'
 import { starterQuestions } from '../../../plugins/web/starter-questions'
 import type { MetaResult } from '../../../plugins/semantic/model'
 
-const cube = (name: string, measures: MetaResult['cubes'][number]['measures'], dimensions: MetaResult['cubes'][number]['dimensions'], joins: string[] = []) => ({
+const cube = (
+  name: string,
+  measures: MetaResult['cubes'][number]['measures'],
+  dimensions: MetaResult['cubes'][number]['dimensions'],
+  joins: string[] = [],
+) => ({
   name,
   title: name,
   type: 'cube' as const,
@@ -28,14 +33,30 @@ describe('starterQuestions', () => {
           ],
           ['customers'],
         ),
-        cube('customers', [], [{ name: 'customers.email', title: 'Email', type: 'string' }, { name: 'customers.region', title: 'Region', type: 'string' }]),
+        cube(
+          'customers',
+          [],
+          [
+            { name: 'customers.email', title: 'Email', type: 'string' },
+            { name: 'customers.region', title: 'Region', type: 'string' },
+          ],
+        ),
       ],
     }
-    expect(starterQuestions(meta)).toEqual(['Revenue by month', 'Revenue by status', 'Number of orders by region', 'Number of orders by month'])
+    expect(starterQuestions(meta)).toEqual([
+      'Revenue by month',
+      'Revenue by status',
+      'Number of orders by region',
+      'Number of orders by month',
+    ])
   })
 
   it('offers nothing when the user may see no measure', () => {
-    expect(starterQuestions({ cubes: [cube('customers', [], [{ name: 'customers.region', title: 'Region', type: 'string' }])] })).toEqual([])
+    expect(
+      starterQuestions({
+        cubes: [cube('customers', [], [{ name: 'customers.region', title: 'Region', type: 'string' }])],
+      }),
+    ).toEqual([])
     expect(starterQuestions({ cubes: [] })).toEqual([])
   })
 })

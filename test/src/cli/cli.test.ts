@@ -69,7 +69,9 @@ describe('service --help', () => {
 describe('service keys create', () => {
   it('prints a new admin key once, stores only its hash, and the key authenticates', async () => {
     const path = bootstrappedDatabase()
-    const result = await cli(['keys', 'create', '--account', 'acme', '--admin', '--name', 'ops-laptop'], { DB_PATH: path })
+    const result = await cli(['keys', 'create', '--account', 'acme', '--admin', '--name', 'ops-laptop'], {
+      DB_PATH: path,
+    })
     expect(result.code).toBe(0)
     const key = /\b(ak_[A-Za-z0-9_-]{20,})\b/.exec(result.out)?.[1]
     expect(key).toBeDefined()
@@ -102,9 +104,13 @@ describe('service keys create', () => {
     const key = /\b(ak_[A-Za-z0-9_-]{20,})\b/.exec(result.out)![1]
     const test = createTestApp({ storage: openStorage(path), bootstrap: { accounts: [] } })
     try {
-      const outside = await test.request('GET', '/api/v1/deployments/1/meta', { headers: { authorization: `Api-Key ${key}` } })
+      const outside = await test.request('GET', '/api/v1/deployments/1/meta', {
+        headers: { authorization: `Api-Key ${key}` },
+      })
       expect(outside.status).toBe(403)
-      const inside = await test.request('GET', '/api/v1/deployments/2/meta', { headers: { authorization: `Api-Key ${key}` } })
+      const inside = await test.request('GET', '/api/v1/deployments/2/meta', {
+        headers: { authorization: `Api-Key ${key}` },
+      })
       expect(inside.status).toBe(200)
     } finally {
       await test.close()
@@ -149,7 +155,10 @@ describe('service check-config', () => {
 
   it('exits 1 naming the bad path of the bootstrap file', async () => {
     const file = join(dir, 'bad-bootstrap.yaml')
-    writeFileSync(file, 'accounts:\n  - name: acme\n    plan: enterprise\n    apiKeys:\n      - name: short\n        key: tooshort\n')
+    writeFileSync(
+      file,
+      'accounts:\n  - name: acme\n    plan: enterprise\n    apiKeys:\n      - name: short\n        key: tooshort\n',
+    )
     const result = await cli(['check-config', '--bootstrap', file])
     expect(result.code).toBe(1)
     expect(result.err).toContain('accounts[0].apiKeys[0].key')
@@ -158,7 +167,10 @@ describe('service check-config', () => {
   it('exits 1 naming the file, line and member of a broken model folder the bootstrap file names', async () => {
     const models = join(dir, 'shop-model')
     mkdirSync(models, { recursive: true })
-    writeFileSync(join(models, 'orders.yml'), 'cubes:\n  - name: orders\n    sql_table: orders\n    measures:\n      - name: count\n        type: total\n')
+    writeFileSync(
+      join(models, 'orders.yml'),
+      'cubes:\n  - name: orders\n    sql_table: orders\n    measures:\n      - name: count\n        type: total\n',
+    )
     const file = join(dir, 'model-bootstrap.json')
     const bootstrap = testBootstrap()
     bootstrap.accounts[0].deployments![0].model = models
@@ -166,7 +178,10 @@ describe('service check-config', () => {
     const result = await cli(['check-config', '--bootstrap', file])
     expect(result.code).toBe(1)
     expect(result.err).toContain('orders.yml:6: orders.count: type: expected one of')
-    writeFileSync(join(models, 'orders.yml'), 'cubes:\n  - name: orders\n    sql_table: orders\n    measures:\n      - name: count\n        type: count\n')
+    writeFileSync(
+      join(models, 'orders.yml'),
+      'cubes:\n  - name: orders\n    sql_table: orders\n    measures:\n      - name: count\n        type: count\n',
+    )
     const fixed = await cli(['check-config', '--bootstrap', file])
     expect(fixed.code).toBe(0)
     expect(fixed.out).toContain(`model ${models}: ok (main, dev)`)

@@ -8,7 +8,13 @@ import { runCli } from '../../../src/cli/index'
 import { createLogger } from '../../../src/logger'
 import { mariadbAvailable, postgresAvailable } from '../../helpers/database-servers'
 import { TEST_DEMO_DATA } from '../../helpers/demo-data'
-import { duckdbDemoSource, mariadbDemoSource, postgresDemoSource, sqliteDemoSource, type DemoSource } from '../../helpers/demo-sources'
+import {
+  duckdbDemoSource,
+  mariadbDemoSource,
+  postgresDemoSource,
+  sqliteDemoSource,
+  type DemoSource,
+} from '../../helpers/demo-sources'
 import { WHOLE_MODEL } from '../../plugins/semantic/helpers'
 
 const folder = mkdtempSync(join(tmpdir(), 'cli-data-'))
@@ -17,7 +23,11 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }))
 async function cli(...argv: string[]) {
   let out = ''
   let err = ''
-  const code = await runCli(argv, { out: (text) => void (out += text), err: (text) => void (err += text), env: { ...process.env, DEMO_DATA_PATH: TEST_DEMO_DATA } })
+  const code = await runCli(argv, {
+    out: (text) => void (out += text),
+    err: (text) => void (err += text),
+    env: { ...process.env, DEMO_DATA_PATH: TEST_DEMO_DATA },
+  })
   return { code, out, err }
 }
 
@@ -72,24 +82,58 @@ const generated: Array<[string, () => Promise<DemoSource>, boolean]> = [
 
 describe('model generate', () => {
   for (const [name, make, available] of generated)
-    it.skipIf(!available)(`writes a model of the ${name} demo tables that loads and answers counts and joins along foreign keys`, async () => {
-      const source = await make()
-      const out = join(folder, `model-${name}`)
-      const generatedModel = await cli('model', 'generate', '--from', source.config.url ?? (source.config.path as string), '--out', out)
-      expect(generatedModel).toMatchObject({ code: 0, out: expect.stringContaining('Wrote 6 model files') })
-      expect(readdirSync(out).sort()).toEqual(['customers.yml', 'demo_meta.yml', 'line_items.yml', 'orders.yml', 'products.yml', 'regions.yml'])
-      const semantic = createSemanticService({ config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA }, logger: createLogger('silent'), dataSources: new Map([[5, source.config]]) })
-      const deployment = { id: 5, model: out, branches: ['main'], defaultBranch: 'main' }
-      const count = await semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT MEASURE(orders.count) FROM orders')
-      expect(count.data).toEqual([['120000']])
-      // orders → customers → regions, two foreign keys away; the demo model's revenue by region is the reference.
-      const joined = await semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT regions.name, MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 1')
-      const reference = createSemanticService({ config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA }, logger: createLogger('silent') })
-      const expected = await reference.query({ deployment: { id: 1, model: 'demo', branches: ['main'], defaultBranch: 'main' }, access: WHOLE_MODEL }, 'SELECT customers.region, MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 1')
-      expect(joined.data).toEqual(expected.data)
-      semantic.close()
-      reference.close()
-    }, 120_000)
+    it.skipIf(!available)(
+      `writes a model of the ${name} demo tables that loads and answers counts and joins along foreign keys`,
+      async () => {
+        const source = await make()
+        const out = join(folder, `model-${name}`)
+        const generatedModel = await cli(
+          'model',
+          'generate',
+          '--from',
+          source.config.url ?? (source.config.path as string),
+          '--out',
+          out,
+        )
+        expect(generatedModel).toMatchObject({ code: 0, out: expect.stringContaining('Wrote 6 model files') })
+        expect(readdirSync(out).sort()).toEqual([
+          'customers.yml',
+          'demo_meta.yml',
+          'line_items.yml',
+          'orders.yml',
+          'products.yml',
+          'regions.yml',
+        ])
+        const semantic = createSemanticService({
+          config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA },
+          logger: createLogger('silent'),
+          dataSources: new Map([[5, source.config]]),
+        })
+        const deployment = { id: 5, model: out, branches: ['main'], defaultBranch: 'main' }
+        const count = await semantic.query(
+          { deployment, access: WHOLE_MODEL },
+          'SELECT MEASURE(orders.count) FROM orders',
+        )
+        expect(count.data).toEqual([['120000']])
+        // orders → customers → regions, two foreign keys away; the demo model's revenue by region is the reference.
+        const joined = await semantic.query(
+          { deployment, access: WHOLE_MODEL },
+          'SELECT regions.name, MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 1',
+        )
+        const reference = createSemanticService({
+          config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA },
+          logger: createLogger('silent'),
+        })
+        const expected = await reference.query(
+          { deployment: { id: 1, model: 'demo', branches: ['main'], defaultBranch: 'main' }, access: WHOLE_MODEL },
+          'SELECT customers.region, MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 1',
+        )
+        expect(joined.data).toEqual(expected.data)
+        semantic.close()
+        reference.close()
+      },
+      120_000,
+    )
 
   it('refuses to overwrite model files without --force', async () => {
     const { config } = await sqliteDemoSource()

@@ -33,15 +33,32 @@ describe('GET /openapi/json', () => {
     writeFileSync(file, JSON.stringify(document))
     // Telemetry and the update check are the CLI's only network calls; both are off, so the lint needs no network.
     const result = spawnSync(
-      ['node', join(root, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js'), 'lint', file, '--config', join(root, 'redocly.yaml'), '--format=json'],
+      [
+        'node',
+        join(root, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js'),
+        'lint',
+        file,
+        '--config',
+        join(root, 'redocly.yaml'),
+        '--format=json',
+      ],
       {
         cwd: dir,
-        env: { PATH: process.env.PATH ?? '', HOME: dir, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_UPDATE_NOTIFIER: '1' },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: dir,
+          REDOCLY_TELEMETRY: 'off',
+          REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+          NO_UPDATE_NOTIFIER: '1',
+        },
         timeout: 120_000,
       },
     )
     const output = result.stdout.toString()
-    const report = JSON.parse(output.slice(output.indexOf('{'))) as { totals: { errors: number }; problems: Array<{ severity: string; ruleId: string; message: string }> }
+    const report = JSON.parse(output.slice(output.indexOf('{'))) as {
+      totals: { errors: number }
+      problems: Array<{ severity: string; ruleId: string; message: string }>
+    }
     expect(report.problems.filter((problem) => problem.severity === 'error')).toEqual([])
     expect(report.totals.errors).toBe(0)
     expect(result.exitCode).toBe(0)
@@ -51,7 +68,9 @@ describe('GET /openapi/json', () => {
     const ids = operations().map((entry) => entry.operation.operationId as string)
     expect(new Set(ids).size).toBe(ids.length)
     for (const id of ids) expect(id).toMatch(/^[a-z][a-zA-Z]{2,40}$/)
-    expect(operation('streamChatState')?.path).toBe('/api/v1/public/{accountName}/agents/{agentId}/chat/stream-chat-state')
+    expect(operation('streamChatState')?.path).toBe(
+      '/api/v1/public/{accountName}/agents/{agentId}/chat/stream-chat-state',
+    )
     expect(operation('generateSession')?.path).toBe('/api/v1/embed/generate-session')
     expect(operation('exchangeEmbedSession')?.path).toBe('/api/v1/embed/session/token')
     expect(operation('revokeEmbedSession')?.path).toBe('/api/v1/embed/session/revoke')
@@ -69,7 +88,9 @@ describe('GET /openapi/json', () => {
     const generate = operation('generateSession')!.operation
     expect(Object.keys(generate.responses).sort()).toEqual(['200', '400', '401', '403', '413', '429'])
     expect(generate.responses['403']).toEqual({ $ref: '#/components/responses/Forbidden' })
-    expect(document.components.responses.Forbidden.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
+    expect(document.components.responses.Forbidden.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Error',
+    })
     expect(Object.keys(operation('deleteFolder')!.operation.responses)).toContain('409')
     expect(document.components.responses.TooManyRequests.headers['Retry-After']).toBeDefined()
   })
@@ -79,15 +100,21 @@ describe('GET /openapi/json', () => {
     expect(operation('getHealth')!.operation.security).toEqual([])
     expect(operation('exchangeEmbedSession')!.operation.security).toEqual([])
     expect(operation('generateSession')!.operation.security).toEqual([{ ApiKey: [] }])
-    expect(operation('streamChatState')!.operation.security).toEqual([{ ApiKey: [] }, { ServiceAuthToken: [] }, { EmbedToken: [] }])
+    expect(operation('streamChatState')!.operation.security).toEqual([
+      { ApiKey: [] },
+      { ServiceAuthToken: [] },
+      { EmbedToken: [] },
+    ])
   })
 
   it('describes the WebSocket in prose, has servers, no pseudo-methods and no void content', () => {
     expect(document.servers).toEqual([{ url: '/', description: 'This server' }])
-    for (const item of Object.values<Json>(document.paths)) for (const method of Object.keys(item)) expect(METHODS).toContain(method)
+    for (const item of Object.values<Json>(document.paths))
+      for (const method of Object.keys(item)) expect(METHODS).toContain(method)
     expect(document.tags.find((tag: Json) => tag.name === 'Chat').description).toContain('/chat/ws')
     for (const { operation: op } of operations())
-      for (const response of Object.values<Json>(op.responses)) if (response.content) for (const type of Object.keys(response.content)) expect(type).toContain('/')
+      for (const response of Object.values<Json>(op.responses))
+        if (response.content) for (const type of Object.keys(response.content)) expect(type).toContain('/')
     expect(operation('deleteFolder')!.operation.responses['204'].content).toBeUndefined()
   })
 
@@ -98,7 +125,9 @@ describe('GET /openapi/json', () => {
     const stream = operation('streamChatState')!.operation
     expect(stream.requestBody.content['application/json'].schema.properties.messageId).toBeDefined()
     expect(stream.responses['200'].content['application/json'].example[0]).toMatchObject({ id: '__cutoff__' })
-    expect(operation('runSemanticSql')!.operation.responses['200'].content['application/json'].example.totalRows).toBe(2)
+    expect(operation('runSemanticSql')!.operation.responses['200'].content['application/json'].example.totalRows).toBe(
+      2,
+    )
   })
 })
 
@@ -108,7 +137,9 @@ describe('GET /openapi', () => {
     expect(response.status).toBe(200)
     const html = await response.text()
     const urls = [...html.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((match) => match[1])
-    const assets = [...html.matchAll(/<script[^>]*\bsrc="([^"]+)"|<link[^>]*\bhref="([^"]+)"/g)].map((match) => match[1] ?? match[2])
+    const assets = [...html.matchAll(/<script[^>]*\bsrc="([^"]+)"|<link[^>]*\bhref="([^"]+)"/g)].map(
+      (match) => match[1] ?? match[2],
+    )
     expect(assets.length).toBeGreaterThan(0)
     for (const url of urls) expect(url).toStartWith('/')
     expect(html).not.toMatch(/https?:\/\/(?!www\.w3\.org)/)

@@ -12,5 +12,6 @@ export const duckdbDialect: Dialect = {
   booleanValue: (value) => value,
   orderBy: standardOrderBy,
   binaryText: (value) => value,
-  limit: (limit, offset) => `${limit === undefined ? '' : ` LIMIT ${limit}`}${offset === undefined ? '' : ` OFFSET ${offset}`}`,
+  limit: (limit, offset) =>
+    `${limit === undefined ? '' : ` LIMIT ${limit}`}${offset === undefined ? '' : ` OFFSET ${offset}`}`,
 }

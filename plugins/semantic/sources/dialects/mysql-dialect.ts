@@ -26,16 +26,22 @@ export const mysqlDialect: Dialect = {
   placeholder: () => '?',
   truncate: (granularity, value) => TRUNCATE[granularity](value),
   like: (value, pattern, caseInsensitive) =>
-    caseInsensitive ? `LOWER(${value}) LIKE LOWER(${pattern}) ESCAPE '\\\\'` : `CAST(${value} AS BINARY) LIKE CAST(${pattern} AS BINARY) ESCAPE '\\\\'`,
+    caseInsensitive
+      ? `LOWER(${value}) LIKE LOWER(${pattern}) ESCAPE '\\\\'`
+      : `CAST(${value} AS BINARY) LIKE CAST(${pattern} AS BINARY) ESCAPE '\\\\'`,
   likePattern: (pattern) => pattern,
   contains: (value, needle) => `INSTR(LOWER(${value}), LOWER(${needle})) > 0`,
   booleanValue: (value) => (value ? 1 : 0),
   // MySQL sorts nulls first ascending and last descending; the other placements sort on `x IS NULL` first (which
   // MariaDB refuses for an alias of an aggregate, so only when needed).
   orderBy: (target, descending, nullsFirst) =>
-    nullsFirst === !descending ? `${target} ${descending ? 'DESC' : 'ASC'}` : `(${target} IS NULL) ${nullsFirst ? 'DESC' : 'ASC'}, ${target} ${descending ? 'DESC' : 'ASC'}`,
+    nullsFirst === !descending
+      ? `${target} ${descending ? 'DESC' : 'ASC'}`
+      : `(${target} IS NULL) ${nullsFirst ? 'DESC' : 'ASC'}, ${target} ${descending ? 'DESC' : 'ASC'}`,
   binaryText: (value) => `CAST(${value} AS BINARY)`,
   // MySQL has no OFFSET without LIMIT; the largest unsigned BIGINT is its documented "no limit".
   limit: (limit, offset) =>
-    limit === undefined && offset === undefined ? '' : ` LIMIT ${limit ?? '18446744073709551615'}${offset === undefined ? '' : ` OFFSET ${offset}`}`,
+    limit === undefined && offset === undefined
+      ? ''
+      : ` LIMIT ${limit ?? '18446744073709551615'}${offset === undefined ? '' : ` OFFSET ${offset}`}`,
 }

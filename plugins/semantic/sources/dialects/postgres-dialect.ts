@@ -16,5 +16,6 @@ export const postgresDialect: Dialect = {
   booleanValue: (value) => value,
   orderBy: standardOrderBy,
   binaryText: (value) => `${value} COLLATE "C"`,
-  limit: (limit, offset) => `${limit === undefined ? '' : ` LIMIT ${limit}`}${offset === undefined ? '' : ` OFFSET ${offset}`}`,
+  limit: (limit, offset) =>
+    `${limit === undefined ? '' : ` LIMIT ${limit}`}${offset === undefined ? '' : ` OFFSET ${offset}`}`,
 }

@@ -34,12 +34,16 @@ export const sqliteDialect: Dialect = {
   quoteIdentifier: doubleQuoted,
   placeholder: (index) => `?${index}`,
   truncate: (granularity, value) => TRUNCATE[granularity](value),
-  like: (value, pattern, caseInsensitive) => (caseInsensitive ? `lower(${value}) LIKE lower(${pattern}) ESCAPE '\\'` : `${value} GLOB ${pattern}`),
+  like: (value, pattern, caseInsensitive) =>
+    caseInsensitive ? `lower(${value}) LIKE lower(${pattern}) ESCAPE '\\'` : `${value} GLOB ${pattern}`,
   likePattern: (pattern, caseInsensitive) => (caseInsensitive ? pattern : likeToGlob(pattern)),
   contains: (value, needle) => `instr(lower(${value}), lower(${needle})) > 0`,
   booleanValue: (value) => (value ? 1 : 0),
   orderBy: standardOrderBy,
   binaryText: (value) => value,
   // SQLite needs a LIMIT before an OFFSET; -1 is "no limit".
-  limit: (limit, offset) => (limit === undefined && offset === undefined ? '' : ` LIMIT ${limit ?? '-1'}${offset === undefined ? '' : ` OFFSET ${offset}`}`),
+  limit: (limit, offset) =>
+    limit === undefined && offset === undefined
+      ? ''
+      : ` LIMIT ${limit ?? '-1'}${offset === undefined ? '' : ` OFFSET ${offset}`}`,
 }

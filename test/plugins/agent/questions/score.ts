@@ -51,14 +51,26 @@ export type Outcome = 'right' | 'declined' | 'wrong'
  * expected one, whatever ranking follows it. A decline is an answer without a table; anything else answered a
  * different question.
  */
-export function score(answer: string, expected: string[][] | undefined, first = false): { outcome: Outcome; why: string } {
+export function score(
+  answer: string,
+  expected: string[][] | undefined,
+  first = false,
+): { outcome: Outcome; why: string } {
   const rows = tableRows(answer)
-  if (!expected) return rows.length === 0 ? { outcome: 'right', why: '' } : { outcome: 'wrong', why: 'answered a question it should decline' }
+  if (!expected)
+    return rows.length === 0
+      ? { outcome: 'right', why: '' }
+      : { outcome: 'wrong', why: 'answered a question it should decline' }
   if (rows.length === 0) return { outcome: 'declined', why: 'declined' }
   if (!answer.startsWith('**')) return { outcome: 'wrong', why: 'does not start by saying what was computed' }
   const has = (row: string[], cells: string[]) => cells.every((cell) => row.includes(cell))
-  if (first) return has(rows[0], expected[0]) ? { outcome: 'right', why: '' } : { outcome: 'wrong', why: `first row is not ${expected[0].join(' | ')}` }
-  for (const cells of expected) if (!rows.some((row) => has(row, cells))) return { outcome: 'wrong', why: `missing ${cells.join(' | ')}` }
-  if (rows.length > expected.length + 1) return { outcome: 'wrong', why: `${rows.length} rows for ${expected.length} expected` }
+  if (first)
+    return has(rows[0], expected[0])
+      ? { outcome: 'right', why: '' }
+      : { outcome: 'wrong', why: `first row is not ${expected[0].join(' | ')}` }
+  for (const cells of expected)
+    if (!rows.some((row) => has(row, cells))) return { outcome: 'wrong', why: `missing ${cells.join(' | ')}` }
+  if (rows.length > expected.length + 1)
+    return { outcome: 'wrong', why: `${rows.length} rows for ${expected.length} expected` }
   return { outcome: 'right', why: '' }
 }

@@ -22,16 +22,20 @@ export interface Question {
   region?: string
 }
 
-export const ORDERS_CUSTOMERS = 'FROM orders o JOIN customers c ON c.id = o.customer_id JOIN regions r ON r.id = c.region_id'
+export const ORDERS_CUSTOMERS =
+  'FROM orders o JOIN customers c ON c.id = o.customer_id JOIN regions r ON r.id = c.region_id'
 export const LINES = 'FROM line_items li JOIN orders o ON o.id = li.order_id JOIN products p ON p.id = li.product_id'
 export const LINES_CUSTOMERS = `${LINES} JOIN customers c ON c.id = o.customer_id JOIN regions r ON r.id = c.region_id`
 export const CUSTOMERS = 'FROM customers c JOIN regions r ON r.id = c.region_id'
 
 /** Orders (alias `o`, or `column`) in a year, or in `[from, to)`. */
-export const year = (value: number, column = 'o.created_at') => `${column} >= '${value}-01-01' AND ${column} < '${value + 1}-01-01'`
-export const between = (from: string, to: string, column = 'o.created_at') => `${column} >= '${from}' AND ${column} < '${to}'`
+export const year = (value: number, column = 'o.created_at') =>
+  `${column} >= '${value}-01-01' AND ${column} < '${value + 1}-01-01'`
+export const between = (from: string, to: string, column = 'o.created_at') =>
+  `${column} >= '${from}' AND ${column} < '${to}'`
 export const MONTH = (column = 'o.created_at') => `strftime('%Y-%m', ${column})`
 export const YEAR = (column = 'o.created_at') => `strftime('%Y', ${column})`
-export const QUARTER = (column = 'o.created_at') => `strftime('%Y', ${column}) || ' Q' || ((CAST(strftime('%m', ${column}) AS INTEGER) + 2) / 3)`
+export const QUARTER = (column = 'o.created_at') =>
+  `strftime('%Y', ${column}) || ' Q' || ((CAST(strftime('%m', ${column}) AS INTEGER) + 2) / 3)`
 /** The share of `part` in `whole` in percent. */
 export const pct = (part: string, whole: string) => `100.0 * (${part}) / (${whole})`

@@ -14,7 +14,11 @@ export interface ContractSubject {
  * The DataSource contract, run against every implementation: bound parameters, row cap with the full count,
  * read-only sessions, a statement limit that stops the query, pooled connections, health, close.
  */
-export function dataSourceContract(name: string, make: () => Promise<ContractSubject>, options: { skip?: boolean; pooled?: boolean } = {}) {
+export function dataSourceContract(
+  name: string,
+  make: () => Promise<ContractSubject>,
+  options: { skip?: boolean; pooled?: boolean } = {},
+) {
   describe.skipIf(Boolean(options.skip))(`DataSource contract: ${name}`, () => {
     let subject: ContractSubject
     beforeAll(async () => {
@@ -46,19 +50,25 @@ export function dataSourceContract(name: string, make: () => Promise<ContractSub
     it('refuses to write', async () => {
       const outcome = await subject.source.query('DELETE FROM products', [], 1).catch((error: Error) => error)
       expect(outcome).toBeInstanceOf(QueryExecutionError)
-      expect((await subject.source.query('SELECT COUNT(*) FROM products', [], 1)).rows.map((row) => Number(row[0]))).toEqual([120])
+      expect(
+        (await subject.source.query('SELECT COUNT(*) FROM products', [], 1)).rows.map((row) => Number(row[0])),
+      ).toEqual([120])
     })
 
     it('stops a statement past its limit with 504 QUERY_TIMEOUT, and keeps answering', async () => {
       const outcome = await subject.source.query(subject.slowSql, [], 1).catch((error: Error) => error)
       expect(outcome).toMatchObject({ status: 504, code: 'QUERY_TIMEOUT' })
-      expect((await subject.source.query('SELECT COUNT(*) FROM regions', [], 1)).rows.map((row) => Number(row[0]))).toEqual([6])
+      expect(
+        (await subject.source.query('SELECT COUNT(*) FROM regions', [], 1)).rows.map((row) => Number(row[0])),
+      ).toEqual([6])
     }, 30_000)
 
     // Only sources with a connection pool of their own (the SQLite workers are shared by every source).
     if (options.pooled)
       it('reuses its pooled connections instead of opening one per query', async () => {
-        const outputs = await Promise.all(Array.from({ length: 20 }, () => subject.source.query(subject.connectionIdSql as string, [], 1)))
+        const outputs = await Promise.all(
+          Array.from({ length: 20 }, () => subject.source.query(subject.connectionIdSql as string, [], 1)),
+        )
         const ids = new Set(outputs.map((output) => String(output.rows[0][0])))
         expect(ids.size).toBeGreaterThanOrEqual(1)
         expect(ids.size).toBeLessThanOrEqual(2)

@@ -5,7 +5,12 @@ import { createPostgresSource } from '../../../../plugins/semantic/sources/postg
 import { QueryPool } from '../../../../plugins/semantic/sources/query-pool'
 import { createSqliteSource } from '../../../../plugins/semantic/sources/sqlite-source'
 import { mariadbAvailable, postgresAvailable, warnSkipped } from '../../../helpers/database-servers'
-import { duckdbDemoSource, mariadbDemoSource, postgresDemoSource, sqliteDemoSource } from '../../../helpers/demo-sources'
+import {
+  duckdbDemoSource,
+  mariadbDemoSource,
+  postgresDemoSource,
+  sqliteDemoSource,
+} from '../../../helpers/demo-sources'
 import { dataSourceContract } from './data-source-contract'
 
 const limits = { maxConnections: 2, queryTimeoutMs: 500 }
@@ -20,13 +25,10 @@ dataSourceContract('sqlite', async () => {
   }
 })
 
-dataSourceContract(
-  'duckdb',
-  async () => ({
-    source: createDuckdbSource({ ...(await duckdbDemoSource()).config, ...limits }),
-    slowSql: 'SELECT COUNT(*) FROM range(100000000000) AS a(x) WHERE x % 7 = 3',
-  }),
-)
+dataSourceContract('duckdb', async () => ({
+  source: createDuckdbSource({ ...(await duckdbDemoSource()).config, ...limits }),
+  slowSql: 'SELECT COUNT(*) FROM range(100000000000) AS a(x) WHERE x % 7 = 3',
+}))
 
 dataSourceContract(
   'postgres',

@@ -14,7 +14,8 @@ import { demoDeployment, demoService, user, WHOLE_MODEL } from '../helpers'
 const QUERIES = [
   // Each granularity (weeks start on Monday).
   ...['hour', 'day', 'week', 'month', 'quarter', 'year'].map(
-    (granularity) => `SELECT DATE_TRUNC('${granularity}', orders.created_at) AS t, MEASURE(orders.count), MEASURE(orders.total_amount) FROM orders WHERE orders.created_at BETWEEN '2024-12-20' AND '2025-01-10' GROUP BY 1 ORDER BY 1`,
+    (granularity) =>
+      `SELECT DATE_TRUNC('${granularity}', orders.created_at) AS t, MEASURE(orders.count), MEASURE(orders.total_amount) FROM orders WHERE orders.created_at BETWEEN '2024-12-20' AND '2025-01-10' GROUP BY 1 ORDER BY 1`,
   ),
   "SELECT DATE_TRUNC('week', orders.created_at), MEASURE(orders.count) FROM orders GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 5",
   // Operators.
@@ -72,7 +73,14 @@ const reference = demoService()
 beforeAll(async () => {
   sources = await demoSources()
   for (const source of sources)
-    services.set(source.name, createSemanticService({ config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA }, logger: createLogger('silent'), dataSources: new Map([[demoDeployment.id, source.config]]) }))
+    services.set(
+      source.name,
+      createSemanticService({
+        config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA },
+        logger: createLogger('silent'),
+        dataSources: new Map([[demoDeployment.id, source.config]]),
+      }),
+    )
 }, 120_000)
 afterAll(() => {
   reference.close()
@@ -80,7 +88,9 @@ afterAll(() => {
 })
 
 const ask = (service: SemanticService, sql: string, access = WHOLE_MODEL, branchName?: string) =>
-  service.query({ deployment: demoDeployment, access, branchName }, sql, 10_000).catch((error: Error & { code?: string }) => ({ error: error.message, code: error.code }))
+  service
+    .query({ deployment: demoDeployment, access, branchName }, sql, 10_000)
+    .catch((error: Error & { code?: string }) => ({ error: error.message, code: error.code }))
 
 describe('data sources answer the same JSON', () => {
   it('answers every query of the set identically on SQLite, a SQLite file, DuckDB, Postgres and MariaDB', async () => {
@@ -88,7 +98,12 @@ describe('data sources answer the same JSON', () => {
     for (const sql of QUERIES) {
       const expected = await ask(reference, sql)
       expect(expected).not.toHaveProperty('error')
-      for (const source of sources) expect({ source: source.name, sql, result: await ask(services.get(source.name) as SemanticService, sql) }).toEqual({ source: source.name, sql, result: expected })
+      for (const source of sources)
+        expect({
+          source: source.name,
+          sql,
+          result: await ask(services.get(source.name) as SemanticService, sql),
+        }).toEqual({ source: source.name, sql, result: expected })
     }
   }, 120_000)
 
@@ -97,7 +112,10 @@ describe('data sources answer the same JSON', () => {
       const expected = await ask(reference, sql, WHOLE_MODEL, 'dev')
       expect(expected).not.toHaveProperty('error')
       for (const source of sources)
-        expect({ source: source.name, result: await ask(services.get(source.name) as SemanticService, sql, WHOLE_MODEL, 'dev') }).toEqual({ source: source.name, result: expected })
+        expect({
+          source: source.name,
+          result: await ask(services.get(source.name) as SemanticService, sql, WHOLE_MODEL, 'dev'),
+        }).toEqual({ source: source.name, result: expected })
     }
   }, 60_000)
 
@@ -111,11 +129,16 @@ describe('data sources answer the same JSON', () => {
     )
     await fc.assert(
       fc.asyncProperty(queries, regions, async (sql, region) => {
-        const restricted = sql.replace(' FROM ', ' FROM ').replace(/ GROUP BY /, ` WHERE customers.region = '${region}' GROUP BY `)
+        const restricted = sql
+          .replace(' FROM ', ' FROM ')
+          .replace(/ GROUP BY /, ` WHERE customers.region = '${region}' GROUP BY `)
         const allowed = await ask(reference, restricted)
         for (const source of sources) {
           const service = services.get(source.name) as SemanticService
-          expect({ source: source.name, result: await ask(service, sql, user({ region })) }).toEqual({ source: source.name, result: allowed })
+          expect({ source: source.name, result: await ask(service, sql, user({ region })) }).toEqual({
+            source: source.name,
+            result: allowed,
+          })
         }
       }),
       { numRuns: 12, seed: 20_261_124 },
@@ -131,14 +154,26 @@ describe('data sources answer the same JSON', () => {
     ]
     for (const sql of attempts) {
       const expected = await ask(reference, sql)
-      for (const source of sources) expect({ source: source.name, result: await ask(services.get(source.name) as SemanticService, sql) }).toEqual({ source: source.name, result: expected })
+      for (const source of sources)
+        expect({ source: source.name, result: await ask(services.get(source.name) as SemanticService, sql) }).toEqual({
+          source: source.name,
+          result: expected,
+        })
     }
     // A region attribute that tries to break out of its quotes is a value too: it matches no region.
     const sneaky = user({ region: "Europe' OR '1'='1" })
     for (const source of sources) {
       const service = services.get(source.name) as SemanticService
-      expect(await ask(service, 'SELECT COUNT(*) FROM orders', sneaky)).toEqual({ schema: [{ name: 'count', column_type: 'number' }], data: [['0']], totalRows: 1 })
-      expect(await ask(service, 'SELECT MEASURE(orders.count) FROM orders')).toEqual({ schema: [{ name: 'orders.count', column_type: 'number' }], data: [['120000']], totalRows: 1 })
+      expect(await ask(service, 'SELECT COUNT(*) FROM orders', sneaky)).toEqual({
+        schema: [{ name: 'count', column_type: 'number' }],
+        data: [['0']],
+        totalRows: 1,
+      })
+      expect(await ask(service, 'SELECT MEASURE(orders.count) FROM orders')).toEqual({
+        schema: [{ name: 'orders.count', column_type: 'number' }],
+        data: [['120000']],
+        totalRows: 1,
+      })
     }
   }, 60_000)
 })

@@ -13,7 +13,11 @@ import { keys } from '../../../helpers/fixtures'
 import { WHOLE_MODEL } from '../helpers'
 
 const semanticWith = (dataSources: Map<number, DemoSource['config']>) =>
-  createSemanticService({ config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA }, logger: createLogger('silent'), dataSources })
+  createSemanticService({
+    config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA },
+    logger: createLogger('silent'),
+    dataSources,
+  })
 
 const sql = (test: TestApp, deploymentId: number, query: string) =>
   test.request('POST', `/api/v1/deployments/${deploymentId}/sql`, { headers: apiKey(keys.admin), body: { query } })
@@ -35,18 +39,36 @@ describe.skipIf(!postgresAvailable)('a Postgres source that goes down', () => {
     expect(before.status).toBe(200)
     expect((await before.json()).data).toEqual([['120000']])
     await source.server?.stop()
-    const down = await sql(test, 1, "SELECT orders.status, MEASURE(orders.count) FROM orders WHERE orders.status = 'shipped' GROUP BY 1")
+    const down = await sql(
+      test,
+      1,
+      "SELECT orders.status, MEASURE(orders.count) FROM orders WHERE orders.status = 'shipped' GROUP BY 1",
+    )
     expect(down.status).toBe(503)
     const text = await down.text()
-    expect(JSON.parse(text)).toEqual({ error: expect.stringContaining('deployment 1 is unavailable'), code: 'DATA_SOURCE_UNAVAILABLE' })
+    expect(JSON.parse(text)).toEqual({
+      error: expect.stringContaining('deployment 1 is unavailable'),
+      code: 'DATA_SOURCE_UNAVAILABLE',
+    })
     const url = new URL(source.config.url as string)
     for (const secret of [url.host, url.port, url.username, 'postgres://']) expect(text).not.toContain(secret)
     // The analyst's tool hears { error } and the chat goes on; deployment 2 reads the built-in data meanwhile.
-    const tool = await serviceSqlApi({ sqlQuery: 'SELECT MEASURE(products.count) FROM products' }, { semantic: test.deps.semantic, deployment: { id: 1, model: 'demo', branches: ['main'], defaultBranch: 'main' }, access: WHOLE_MODEL })
+    const tool = await serviceSqlApi(
+      { sqlQuery: 'SELECT MEASURE(products.count) FROM products' },
+      {
+        semantic: test.deps.semantic,
+        deployment: { id: 1, model: 'demo', branches: ['main'], defaultBranch: 'main' },
+        access: WHOLE_MODEL,
+      },
+    )
     expect(tool).toEqual({ error: expect.stringContaining('unavailable') })
     expect((await sql(test, 2, 'SELECT MEASURE(products.count) FROM products')).status).toBe(200)
     await source.server?.start()
-    const after = await sql(test, 1, "SELECT orders.status, MEASURE(orders.count) FROM orders WHERE orders.status = 'returned' GROUP BY 1")
+    const after = await sql(
+      test,
+      1,
+      "SELECT orders.status, MEASURE(orders.count) FROM orders WHERE orders.status = 'returned' GROUP BY 1",
+    )
     expect(after.status).toBe(200)
     expect((await after.json()).data[0][0]).toBe('returned')
   }, 60_000)
@@ -55,11 +77,28 @@ describe.skipIf(!postgresAvailable)('a Postgres source that goes down', () => {
 describe('a source that cannot be reached at start', () => {
   it('does not hold up the start, and answers 503 at once', async () => {
     const port = await freePort()
-    const semantic = semanticWith(new Map([[1, { type: 'postgres', url: `postgres://reader:topsecret@127.0.0.1:${port}/shop`, maxConnections: 2, queryTimeoutMs: 5_000 }]]))
+    const semantic = semanticWith(
+      new Map([
+        [
+          1,
+          {
+            type: 'postgres',
+            url: `postgres://reader:topsecret@127.0.0.1:${port}/shop`,
+            maxConnections: 2,
+            queryTimeoutMs: 5_000,
+          },
+        ],
+      ]),
+    )
     const startedAt = performance.now()
     semantic.prepare([{ id: 1, model: 'demo', branches: ['main'], defaultBranch: 'main' }])
     expect(performance.now() - startedAt).toBeLessThan(5_000)
-    const outcome = await semantic.query({ deployment: { id: 1, model: 'demo', branches: ['main'], defaultBranch: 'main' }, access: WHOLE_MODEL }, 'SELECT COUNT(*) FROM orders').catch((error: Error) => error)
+    const outcome = await semantic
+      .query(
+        { deployment: { id: 1, model: 'demo', branches: ['main'], defaultBranch: 'main' }, access: WHOLE_MODEL },
+        'SELECT COUNT(*) FROM orders',
+      )
+      .catch((error: Error) => error)
     expect(outcome).toMatchObject({ status: 503, code: 'DATA_SOURCE_UNAVAILABLE' })
     expect((outcome as Error).message).not.toContain('topsecret')
     semantic.close()
@@ -79,16 +118,26 @@ for (const [name, make, available] of [
   describe.skipIf(!available)(`the statement limit on ${name}`, () => {
     it('answers 504 QUERY_TIMEOUT, and the next query runs', async () => {
       const folder = mkdtempSync(join(tmpdir(), 'slow-model-'))
-      writeFileSync(join(folder, 'slow.yml'), `cubes:\n  - name: slow\n    sql: "${SLOW[name]}"\n    dimensions:\n      - name: x\n        type: number\n    measures:\n      - name: count\n        type: count\n`)
+      writeFileSync(
+        join(folder, 'slow.yml'),
+        `cubes:\n  - name: slow\n    sql: "${SLOW[name]}"\n    dimensions:\n      - name: x\n        type: number\n    measures:\n      - name: count\n        type: count\n`,
+      )
       try {
         const source = await make()
         const semantic = semanticWith(new Map([[9, { ...source.config, queryTimeoutMs: 300 }]]))
         const deployment = { id: 9, model: folder, branches: ['main'], defaultBranch: 'main' }
-        const outcome = await semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT MEASURE(slow.count) FROM slow').catch((error: Error) => error)
+        const outcome = await semantic
+          .query({ deployment, access: WHOLE_MODEL }, 'SELECT MEASURE(slow.count) FROM slow')
+          .catch((error: Error) => error)
         expect(outcome).toMatchObject({ status: 504, code: 'QUERY_TIMEOUT' })
-        const next = await semantic.query({ deployment, access: WHOLE_MODEL }, 'SELECT MEASURE(slow.count) FROM slow WHERE slow.x = -1').catch((error: Error) => error)
+        const next = await semantic
+          .query({ deployment, access: WHOLE_MODEL }, 'SELECT MEASURE(slow.count) FROM slow WHERE slow.x = -1')
+          .catch((error: Error) => error)
         expect(next).toMatchObject({ status: 504 })
-        const quick = await semantic.query({ deployment: { ...deployment, model: 'demo' }, access: WHOLE_MODEL }, 'SELECT MEASURE(products.count) FROM products')
+        const quick = await semantic.query(
+          { deployment: { ...deployment, model: 'demo' }, access: WHOLE_MODEL },
+          'SELECT MEASURE(products.count) FROM products',
+        )
         expect(quick.data).toEqual([['120']])
         semantic.close()
       } finally {
