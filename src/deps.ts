@@ -10,12 +10,12 @@ import { createUserProvisioner } from '../plugins/embed/provisioning'
 import { bindSemanticTools } from '../plugins/semantic/tools'
 import { createSemanticService, type SemanticService } from '../plugins/semantic/semantic-service'
 import type { DataSourceConfig } from '../plugins/semantic/sources/data-source'
-import type { Config } from './config'
+import type { Config } from '../lib/config'
 import { Lifecycle } from './lifecycle'
-import { createLogger, resolveLogFormat, type Logger } from './logger'
-import { Metrics } from './metrics'
+import { createLogger, resolveLogFormat, type Logger } from '../lib/logger'
+import { Metrics } from '../lib/metrics'
 import { createRequestLimits } from './request-limits'
-import { randomToken } from './secrets'
+import { randomToken } from '../lib/secrets'
 
 /**
  * Everything the app needs from outside, passed in so a test builds a fresh app with an in-memory database and a

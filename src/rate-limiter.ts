@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache'
-import type { RateLimit } from './config'
+import type { RateLimit } from '../lib/config'
 
 interface Bucket {
   tokens: number

@@ -1,7 +1,7 @@
 import type { ApiKeyCaller, EmbedTokenVerifier } from '../plugins/auth/model'
-import type { Config } from './config'
-import { RateLimitedError } from './errors'
-import type { Metrics } from './metrics'
+import type { Config } from '../lib/config'
+import { RateLimitedError } from '../lib/errors'
+import type { Metrics } from '../lib/metrics'
 import { RateLimiter } from './rate-limiter'
 
 /**

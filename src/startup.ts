@@ -4,10 +4,10 @@ import { demoBootstrap } from '../db/bootstrap/demo'
 import { resolveDataSources } from '../db/bootstrap/data-sources'
 import { loadBootstrapFile } from '../db/bootstrap/load'
 import type { DataSourceConfig } from '../plugins/semantic/sources/data-source'
-import type { Config } from './config'
-import type { Logger } from './logger'
+import type { Config } from '../lib/config'
+import type { Logger } from '../lib/logger'
 import { seedDemoDashboard } from './demo-dashboard'
-import { randomToken } from './secrets'
+import { randomToken } from '../lib/secrets'
 
 export interface Prepared {
   storage: Storage

@@ -1,5 +1,5 @@
 import type { Storage } from '../db/client'
-import type { Logger } from './logger'
+import type { Logger } from '../lib/logger'
 
 export type CheckpointerMessage = { type: 'start'; path: string; intervalMs: number } | { type: 'stop' }
 type WorkerReply = { type: 'started' | 'stopped' } | { type: 'error'; message: string }

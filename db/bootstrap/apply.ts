@@ -12,7 +12,7 @@ import {
   userAttributeDefinitions,
   users,
 } from '../schema'
-import { hashSecret } from '../../src/secrets'
+import { hashSecret } from '../../lib/secrets'
 import { normalizeIdentity } from '../../plugins/auth/normalize-identity'
 import { ROLE_ACTIONS } from '../../plugins/management/access-control'
 import { BootstrapError } from './load'

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { extname } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { normalizeIdentity } from '../../plugins/auth/normalize-identity'
-import { schemaErrors } from '../../src/schema-errors'
+import { schemaErrors } from '../../lib/schema-errors'
 import { BootstrapFile } from './model'
 
 export class BootstrapError extends Error {

@@ -1,6 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
-import type { LlmConfig } from '../../src/config'
+import type { LlmConfig } from '../../lib/config'
 import type { AgentFactory, AgentTurn } from '../chat/agent'
 import { createScriptedAgent, scriptFromConfig } from '../chat/scripted-agent'
 import { createAnalystAgent } from './analyst-agent'

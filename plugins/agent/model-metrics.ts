@@ -1,6 +1,6 @@
 import type { LanguageModelV3, LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import { wrapLanguageModel } from 'ai'
-import type { Metrics } from '../../src/metrics'
+import type { Metrics } from '../../lib/metrics'
 
 export type ModelCallMetrics = Pick<Metrics, 'llmCalls' | 'llmCallDuration' | 'llmTokens' | 'llmErrors'>
 

@@ -1,4 +1,4 @@
-import { ForbiddenError, NotFoundError } from '../../src/errors'
+import { ForbiddenError, NotFoundError } from '../../lib/errors'
 import type { DeploymentInfo, Directory } from './directory'
 import type { ApiKeyCaller, Caller } from './model'
 

@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
 import { accounts, apiKeys } from '../../db/schema'
-import { UnauthorizedError } from '../../src/errors'
-import { constantTimeEqual, hashSecret } from '../../src/secrets'
+import { UnauthorizedError } from '../../lib/errors'
+import { constantTimeEqual, hashSecret } from '../../lib/secrets'
 import type { ApiKeyCaller } from './model'
 
 /**

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../../src/errors'
+import { BadRequestError } from '../../lib/errors'
 
 export type Credential =
   | { scheme: 'apiKey'; value: string }

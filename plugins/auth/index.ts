@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../src/deps'
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../src/errors'
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../lib/errors'
 import { assertAdmin, assertDeploymentInScope, authorizeDeployment } from './access'
 import { readCredential } from './credentials'
 import type { AgentInfo, DeploymentInfo } from './directory'

@@ -1,5 +1,5 @@
 import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose'
-import { ForbiddenError, UnauthorizedError } from '../../src/errors'
+import { ForbiddenError, UnauthorizedError } from '../../lib/errors'
 import type { DeploymentInfo, Directory } from './directory'
 import type { ServiceTokenCaller } from './model'
 import { isNormalizedIdentity } from './normalize-identity'

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../src/deps'
-import { BadRequestError } from '../../src/errors'
+import { BadRequestError } from '../../lib/errors'
 import { authPlugin } from '../auth'
 import { parseOptionalJson } from '../core/optional-json'
 import type { Caller } from '../auth/model'

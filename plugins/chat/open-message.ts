@@ -1,4 +1,4 @@
-import type { Logger } from '../../src/logger'
+import type { Logger } from '../../lib/logger'
 import type { EncodedLine } from './lines'
 import type { ThreadMessage, ToolCall } from './model'
 import type { Run } from './run-registry'

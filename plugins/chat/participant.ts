@@ -1,4 +1,4 @@
-import { BadRequestError } from '../../src/errors'
+import { BadRequestError } from '../../lib/errors'
 import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { Caller } from '../auth/model'
 import type { UserProvisioner } from '../auth/user-access'

@@ -1,4 +1,4 @@
-import { AppError } from '../../src/errors'
+import { AppError } from '../../lib/errors'
 
 /** 429 for a run over a limit, with the seconds after which a retry is likely to be admitted. */
 export class TooManyRunsError extends AppError {

@@ -1,4 +1,4 @@
-import type { Logger } from '../../src/logger'
+import type { Logger } from '../../lib/logger'
 import { AgentError, type Agent, type AgentEvent, type AgentTurn } from './agent'
 import { deltaLines, encodeLine, errorLine, stateLine } from './lines'
 import type { MessageLine, ThreadMessage, ToolCall } from './model'

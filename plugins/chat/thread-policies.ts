@@ -1,5 +1,5 @@
 import type { Storage } from '../../db/client'
-import { ForbiddenError } from '../../src/errors'
+import { ForbiddenError } from '../../lib/errors'
 import { eq, sql } from 'drizzle-orm'
 import { aiEngineerSettings } from '../../db/schema'
 import { evaluateChatThreadPolicies, type ChatThreadRequest } from '../management/chat-thread-policies'

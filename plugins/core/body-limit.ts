@@ -1,4 +1,4 @@
-import { PayloadTooLargeError } from '../../src/errors'
+import { PayloadTooLargeError } from '../../lib/errors'
 
 /**
  * The request body limit, answered with the JSON error body like every other error. Bun's own limit

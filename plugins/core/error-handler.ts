@@ -1,6 +1,6 @@
 import { ValidationError } from 'elysia'
-import { AppError, type ErrorBody } from '../../src/errors'
-import { describeValueError } from '../../src/schema-errors'
+import { AppError, type ErrorBody } from '../../lib/errors'
+import { describeValueError } from '../../lib/schema-errors'
 
 const PART_NAMES: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header' }
 

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../src/deps'
-import { PayloadTooLargeError } from '../../src/errors'
-import { randomToken } from '../../src/secrets'
+import { PayloadTooLargeError } from '../../lib/errors'
+import { randomToken } from '../../lib/secrets'
 import { createBodyLimit } from './body-limit'
 import { toErrorResponse } from './error-handler'
 

@@ -1,6 +1,6 @@
 import type { AttributeValue } from '../../db/schema'
 import type { AttributeType } from '../../db/bootstrap/model'
-import { BadRequestError } from '../../src/errors'
+import { BadRequestError } from '../../lib/errors'
 
 const TYPE_NAMES: Record<AttributeType, string> = {
   string: 'a string',

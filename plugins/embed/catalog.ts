@@ -4,7 +4,7 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client'
 import type { AttributeType } from '../../db/bootstrap/model'
 import { groups, userAttributeDefinitions } from '../../db/schema'
-import { BadRequestError } from '../../src/errors'
+import { BadRequestError } from '../../lib/errors'
 import { assertUniqueNames } from './attribute-values'
 
 /**

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt } from 'drizzle-orm'
 import { transaction, type Storage } from '../../db/client'
 import { embedTenants, groups } from '../../db/schema'
-import { BadRequestError, NotFoundError } from '../../src/errors'
+import { BadRequestError, NotFoundError } from '../../lib/errors'
 import type { EmbedTenantGroupsPage } from './model'
 
 const CURSOR = /^g:([1-9]\d{0,15})$/

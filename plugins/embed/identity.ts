@@ -1,4 +1,4 @@
-import { BadRequestError } from '../../src/errors'
+import { BadRequestError } from '../../lib/errors'
 import { isNormalizedIdentity, normalizeIdentity } from '../auth/normalize-identity'
 
 export type Identity = { kind: 'external'; externalId: string } | { kind: 'internal'; username: string }

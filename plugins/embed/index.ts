@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppDeps } from '../../src/deps'
-import { NotFoundError } from '../../src/errors'
+import { NotFoundError } from '../../lib/errors'
 import { authPlugin } from '../auth'
 import { assertAccountWide } from '../auth/access'
 import { createEmbedTenantAdmin } from './embed-tenants'

@@ -1,6 +1,6 @@
 import { transaction, type Storage } from '../../db/client'
 import type { AttributeValue, users } from '../../db/schema'
-import { BadRequestError, ForbiddenError } from '../../src/errors'
+import { BadRequestError, ForbiddenError } from '../../lib/errors'
 import { normalizeIdentity } from '../auth/normalize-identity'
 import type { ResolvedUser, UserAccess, UserProvisioner } from '../auth/user-access'
 import { assertAttributeValue, assertUniqueNames } from './attribute-values'

@@ -1,7 +1,7 @@
 import type { Storage } from '../../db/client'
 import type { embedSessions } from '../../db/schema'
-import { UnauthorizedError } from '../../src/errors'
-import { hashSecret, randomToken } from '../../src/secrets'
+import { UnauthorizedError } from '../../lib/errors'
+import { hashSecret, randomToken } from '../../lib/secrets'
 
 /** A minted session must be exchanged within this window: a leaked session id is worth little for long. */
 export const EXCHANGE_WINDOW_MS = 5 * 60_000

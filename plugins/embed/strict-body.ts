@@ -1,8 +1,8 @@
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Value, ValueErrorType } from '@sinclair/typebox/value'
-import { BadRequestError } from '../../src/errors'
-import { readablePath } from '../../src/schema-errors'
+import { BadRequestError } from '../../lib/errors'
+import { readablePath } from '../../lib/schema-errors'
 
 const checks = new WeakMap<TSchema, TypeCheck<TSchema>>()
 function compiled(schema: TSchema): TypeCheck<TSchema> {

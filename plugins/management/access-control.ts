@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
 import { apiKeyPolicies, apiKeys } from '../../db/schema'
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../src/errors'
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors'
 import { assertKeyWithinReach } from '../auth/access'
 import type { ApiKeyCaller } from '../auth/model'
 import type { KeyPolicy, KeyRole, PolicyAction, UpdateKeyPolicyInput } from './model'

@@ -1,7 +1,7 @@
 import { and, count, eq } from 'drizzle-orm'
 import { transaction } from '../../db/client'
 import { folders, reports } from '../../db/schema'
-import { BadRequestError, ConflictError, NotFoundError } from '../../src/errors'
+import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors'
 import { requireAction } from './access-control'
 import { isoTime, type ManagementContext } from './context'
 import type { CreateFolderInput, Folder, FoldersListQuery, FoldersListResponse, UpdateFolderInput } from './model'

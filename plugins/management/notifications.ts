@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql, type SQL } from 'drizzle-orm'
 import { transaction } from '../../db/client'
 import { dashboards, embedTenants, notifications, users } from '../../db/schema'
-import { BadRequestError, NotFoundError } from '../../src/errors'
+import { BadRequestError, NotFoundError } from '../../lib/errors'
 import { normalizeIdentity } from '../auth/normalize-identity'
 import { requireAction } from './access-control'
 import { isoTime, type ManagementContext } from './context'

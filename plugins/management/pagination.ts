@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, gt, lt, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../../db/client'
-import { BadRequestError } from '../../src/errors'
+import { BadRequestError } from '../../lib/errors'
 import type { PageInfo } from './model'
 
 const DEFAULT_PAGE_SIZE = 20

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import { transaction } from '../../db/client'
 import { reportSnapshots } from '../../db/schema'
-import { NotFoundError } from '../../src/errors'
+import { NotFoundError } from '../../lib/errors'
 import { requireAction } from './access-control'
 import { isoTime, type ManagementContext } from './context'
 import type {

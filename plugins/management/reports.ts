@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import { transaction } from '../../db/client'
 import { reportPlacements, reports } from '../../db/schema'
-import { BadRequestError, NotFoundError } from '../../src/errors'
+import { BadRequestError, NotFoundError } from '../../lib/errors'
 import { requireAction, type Actor } from './access-control'
 import { isoTime, isoTimeOrNull, type ManagementContext } from './context'
 import { assertFolderReference } from './folders'

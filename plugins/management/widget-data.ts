@@ -1,4 +1,4 @@
-import { ForbiddenError, NotFoundError } from '../../src/errors'
+import { ForbiddenError, NotFoundError } from '../../lib/errors'
 import { requireAction } from './access-control'
 import type { ManagementContext } from './context'
 import { requireDashboard } from './dashboards'

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm'
 import { transaction } from '../../db/client'
 import { dashboards, workbooks } from '../../db/schema'
-import { NotFoundError } from '../../src/errors'
+import { NotFoundError } from '../../lib/errors'
 import { requireAction } from './access-control'
 import type { ManagementContext } from './context'
 import { insertDashboard, toDashboard } from './dashboards'

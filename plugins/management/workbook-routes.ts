@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../src/deps'
 import { parseOptionalJson } from '../core/optional-json'
-import { NotFoundError } from '../../src/errors'
+import { NotFoundError } from '../../lib/errors'
 import { WHOLE_MODEL } from '../semantic/semantic-service'
 import {
   attachAiWidgetThread,

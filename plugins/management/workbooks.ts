@@ -1,7 +1,7 @@
 import { and, eq, inArray, ne } from 'drizzle-orm'
 import { transaction } from '../../db/client'
 import { apiKeys, dashboards, workbooks } from '../../db/schema'
-import { ConflictError, NotFoundError } from '../../src/errors'
+import { ConflictError, NotFoundError } from '../../lib/errors'
 import { requireAction } from './access-control'
 import { isoTime, type ManagementContext } from './context'
 import type {

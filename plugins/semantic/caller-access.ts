@@ -1,4 +1,4 @@
-import { BadRequestError } from '../../src/errors'
+import { BadRequestError } from '../../lib/errors'
 import type { ApiKeyCaller, EmbedCaller } from '../auth/model'
 import type { UserAccess, UserProvisioner } from '../auth/user-access'
 import type { SessionSettings } from '../embed/session-settings'

@@ -1,4 +1,4 @@
-import { AppError, BadRequestError } from '../../src/errors'
+import { AppError, BadRequestError } from '../../lib/errors'
 
 /** One problem in a model file: `models/orders.yml:12: orders.total_amount: type: expected one of ...`. */
 export interface ModelProblem {

@@ -1,5 +1,5 @@
-import { AppError } from '../../src/errors'
-import type { Logger } from '../../src/logger'
+import { AppError } from '../../lib/errors'
+import type { Logger } from '../../lib/logger'
 import { ROW_CAP, type MetaResult, type ServiceMetaInput, type ServiceSqlApiInput, type SqlResult } from './model'
 import type { SemanticContext, SemanticService } from './semantic-service'
 

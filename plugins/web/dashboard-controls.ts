@@ -1,4 +1,4 @@
-import { BadRequestError } from '../../src/errors'
+import { BadRequestError } from '../../lib/errors'
 import type { DashboardFilter, DashboardTimeGrain } from '../management/model'
 import type { Expression, Literal, Reference, SelectStatement } from '../semantic/query/query-ast'
 import { parseQuery } from '../semantic/query/query-parser'

@@ -1,7 +1,7 @@
 import { asc, eq } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
 import { agents, users } from '../../db/schema'
-import { NotFoundError } from '../../src/errors'
+import { NotFoundError } from '../../lib/errors'
 import type { DeploymentInfo, Directory } from '../auth/directory'
 import type { EmbedCaller } from '../auth/model'
 import type { UserProvisioner } from '../auth/user-access'

@@ -1,5 +1,5 @@
 import type { Storage } from '../../db/client'
-import { ForbiddenError, NotFoundError } from '../../src/errors'
+import { ForbiddenError, NotFoundError } from '../../lib/errors'
 import type { DeploymentInfo, Directory } from '../auth/directory'
 import type { EmbedCaller } from '../auth/model'
 import type { UserAccess, UserProvisioner } from '../auth/user-access'

@@ -1,7 +1,7 @@
 import { Elysia, t } from 'elysia'
 import type { AppDeps } from '../../src/deps'
 import { Value } from '@sinclair/typebox/value'
-import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../src/errors'
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../lib/errors'
 import type { ViewerControls } from './dashboard-controls'
 import { readCredential } from '../auth/credentials'
 import type { EmbedCaller } from '../auth/model'

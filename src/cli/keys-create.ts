@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm'
 import { openStorage, type Storage } from '../../db/client'
 import { accounts, apiKeys, deployments } from '../../db/schema'
-import { loadConfig } from '../config'
-import { hashSecret, randomToken } from '../secrets'
+import { loadConfig } from '../../lib/config'
+import { hashSecret, randomToken } from '../../lib/secrets'
 import { requiredString, UsageError, type CliCommand } from './command'
 
 export interface NewApiKey {

@@ -2,7 +2,7 @@ import { Database } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { migrate } from '../../db/migrate'
-import { loadConfig } from '../config'
+import { loadConfig } from '../../lib/config'
 import type { CliCommand } from './command'
 
 /** `service migrate`: what every start does first, on its own (before a deploy, say), reporting what it applied. */

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { applyBootstrap } from '../../db/bootstrap/apply'
 import { BootstrapError, loadBootstrapFile, validateBootstrap } from '../../db/bootstrap/load'
 import { openStorage, type Storage } from '../../db/client'
-import { hashSecret } from '../../src/secrets'
+import { hashSecret } from '../../lib/secrets'
 import { testBootstrap } from '../helpers/fixtures'
 
 const TABLES = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { ConfigError, loadConfig } from '../../src/config'
+import { ConfigError, loadConfig } from '../../lib/config'
 
 describe('loadConfig', () => {
   it('uses the defaults of the contract', () => {

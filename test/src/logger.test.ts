@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
-import { loadConfig } from '../../src/config'
-import { createLogger, resolveLogFormat } from '../../src/logger'
+import { loadConfig } from '../../lib/config'
+import { createLogger, resolveLogFormat } from '../../lib/logger'
 
 function capture(format: 'json' | 'pretty') {
   const lines: string[] = []

@@ -2,7 +2,7 @@ import { Database } from 'bun:sqlite'
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { randomToken } from '../../../src/secrets'
+import { randomToken } from '../../../lib/secrets'
 import { DEMO_DATA_VERSION, generateDemoData, type DemoDataSummary } from './demo-data'
 
 /**

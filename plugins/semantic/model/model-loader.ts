@@ -1,6 +1,6 @@
 import { Value } from '@sinclair/typebox/value'
 import { LineCounter, parseDocument } from 'yaml'
-import { describeValueError } from '../../../src/schema-errors'
+import { describeValueError } from '../../../lib/schema-errors'
 import { buildModel } from './model-builder'
 import { ModelError, type ModelProblem } from '../errors'
 import {

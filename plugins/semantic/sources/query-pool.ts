@@ -1,4 +1,4 @@
-import { RateLimitedError } from '../../../src/errors'
+import { RateLimitedError } from '../../../lib/errors'
 import { QueryTimeoutError } from '../errors'
 import { QueryExecutionError } from './data-source'
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { SignJWT, type JWTPayload } from 'jose'
-import { loadConfig } from '../../../src/config'
+import { loadConfig } from '../../../lib/config'
 import { createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, messageId, readLines } from '../../helpers/chat'
 import { tokenSecrets } from '../../helpers/fixtures'

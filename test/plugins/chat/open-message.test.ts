@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { encodeLine } from '../../../plugins/chat/lines'
 import { OpenMessage, OpenMessages, type MessageStorage } from '../../../plugins/chat/open-message'
 import { RunRegistry } from '../../../plugins/chat/run-registry'
-import { createLogger } from '../../../src/logger'
+import { createLogger } from '../../../lib/logger'
 
 /** A storage whose commits run when the test says, and fail when it says. */
 function manualStorage() {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import type { AgentTurn } from '../../../plugins/chat/agent'
 import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
-import { loadConfig, type ChatLimits } from '../../../src/config'
+import { loadConfig, type ChatLimits } from '../../../lib/config'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, lineReader, messageId, readLines } from '../../helpers/chat'
 import { connectChatSocket, turnEnded } from '../../helpers/chat-socket'

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'bun:test'
-import { AppError } from '../../../src/errors'
+import { AppError } from '../../../lib/errors'
 import { createTestApp, type TestApp } from '../../helpers/app'
 import { testBootstrap } from '../../helpers/fixtures'
 import { groupsOf, userRow, valuesOf } from './helpers'

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import type { EmbedCaller } from '../../../plugins/auth/model'
-import { UnauthorizedError } from '../../../src/errors'
+import { UnauthorizedError } from '../../../lib/errors'
 import { keys, tokenSecrets } from '../../helpers/fixtures'
 import { serviceToken } from '../../helpers/tokens'
 import { D1, D2, managementApp, type ManagementApp } from './helpers'

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { createAgentFactory } from '../../../plugins/agent/agent-factory'
 import type { AnalystTools } from '../../../plugins/agent/analyst-tools'
-import { Metrics } from '../../../src/metrics'
+import { Metrics } from '../../../lib/metrics'
 import { version } from '../../../package.json'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, readLines } from '../../helpers/chat'

@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite'
 import type { UserAccess } from '../../../plugins/auth/user-access'
-import { createLogger } from '../../../src/logger'
+import { createLogger } from '../../../lib/logger'
 import type { SqlResult } from '../../../plugins/semantic/model'
 import { formatValue } from '../../../plugins/semantic/compile/result-format'
 import {

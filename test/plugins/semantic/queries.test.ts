@@ -1,4 +1,4 @@
-import { createLogger } from '../../../src/logger'
+import { createLogger } from '../../../lib/logger'
 import { afterAll, describe, expect, it } from 'bun:test'
 import { ROW_CAP, type SqlResult } from '../../../plugins/semantic/model'
 import { demoDeployment, demoService, formatted, rawRows, WHOLE_MODEL } from './helpers'

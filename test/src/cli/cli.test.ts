@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { openStorage } from '../../../db/client'
 import { applyBootstrap } from '../../../db/bootstrap/apply'
 import { commands, runCli } from '../../../src/cli'
-import { hashSecret } from '../../../src/secrets'
+import { hashSecret } from '../../../lib/secrets'
 import { createTestApp } from '../../helpers/app'
 import { testBootstrap } from '../../helpers/fixtures'
 

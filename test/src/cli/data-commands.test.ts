@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createSemanticService } from '../../../plugins/semantic/semantic-service'
 import { runCli } from '../../../src/cli/index'
-import { createLogger } from '../../../src/logger'
+import { createLogger } from '../../../lib/logger'
 import { mariadbAvailable, postgresAvailable } from '../../helpers/database-servers'
 import { TEST_DEMO_DATA } from '../../helpers/demo-data'
 import {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { QUESTIONS } from '../../../../bench/scenarios/analyst'
 import { createSemanticService } from '../../../../plugins/semantic/semantic-service'
-import { createLogger } from '../../../../src/logger'
+import { createLogger } from '../../../../lib/logger'
 import { apiKey, createTestApp, type TestApp } from '../../../helpers/app'
 import { chatBase, finalAnswer, mergeLines, readLines } from '../../../helpers/chat'
 import { TEST_DEMO_DATA } from '../../../helpers/demo-data'

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
 import { createSemanticService, type SemanticService } from '../../../../plugins/semantic/semantic-service'
-import { createLogger } from '../../../../src/logger'
+import { createLogger } from '../../../../lib/logger'
 import { TEST_DEMO_DATA } from '../../../helpers/demo-data'
 import { demoSources, type DemoSource } from '../../../helpers/demo-sources'
 import { demoDeployment, demoService, user, WHOLE_MODEL } from '../helpers'
