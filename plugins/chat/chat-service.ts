@@ -7,13 +7,13 @@ import type { AgentFactory } from './agent'
 import { cutoffLine, encodeLine, errorLine, stateLine } from './lines'
 import type { ChatRequest } from './model'
 import { OpenMessages } from './open-message'
-import { executeRun, type RunOutcome, type RunServices } from './run-executor'
+import { executeRun, type RunServices } from './run-executor'
 import type { TurnSource } from './run-readers'
 import { createLoopBudget } from './loop-budget'
 import { RunRegistry, type Run } from './run-registry'
 import type { RunAdmission, RunTicket } from './run-admission'
 import type { RunDeadlines } from './run-deadlines'
-import type { ThreadStore } from './thread-store'
+import type { RunOutcome, ThreadStore } from './thread-store'
 
 /** Who is chatting, resolved by the route from the credential. */
 export interface ChatParticipant {

@@ -1,9 +1,10 @@
+import type { chatMessages } from '../../db/schema'
 import type { Logger } from '../../lib/logger'
 import type { EncodedLine } from './lines'
 import type { ThreadMessage, ToolCall } from './model'
 import type { Run } from './run-registry'
 
-export type MessageStatus = 'in_process' | 'complete' | 'interrupted'
+export type MessageStatus = (typeof chatMessages.$inferSelect)['status']
 
 /**
  * An assistant message of a running turn, as the run holds it in memory, with what of it the database does not

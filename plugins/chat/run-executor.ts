@@ -3,11 +3,9 @@ import { AgentError, type Agent, type AgentEvent, type AgentTurn } from './agent
 import { deltaLines, encodeLine, errorLine, stateLine } from './lines'
 import type { MessageLine, ThreadMessage, ToolCall } from './model'
 import type { LoopBudget } from './loop-budget'
-import { OpenMessage, type OpenMessages } from './open-message'
+import { OpenMessage, type MessageStatus, type OpenMessages } from './open-message'
 import type { Run, RunRegistry } from './run-registry'
-import type { ThreadStore } from './thread-store'
-
-export type RunOutcome = 'completed' | 'failed' | 'aborted'
+import type { RunOutcome, ThreadStore } from './thread-store'
 
 /** What every run of the service shares. */
 export interface RunServices {
@@ -144,7 +142,7 @@ class Execution {
    * Marks every unfinished message `status` and saves them with the end of the run, in one group commit. A run cut
    * short between messages still has an unfinished answer: its last message is marked interrupted too.
    */
-  private close(status: 'complete' | 'interrupted', outcome: RunOutcome, error?: string): Promise<void> {
+  private close(status: Exclude<MessageStatus, 'in_process'>, outcome: RunOutcome, error?: string): Promise<void> {
     const { messages, store } = this.services
     for (const message of this.open.values()) {
       message.status = status

@@ -1,27 +1,26 @@
 import type { Storage } from '../../db/client'
+import type { RawRow } from '../../db/raw-row'
+import type { chatMessages, chatRuns, chatThreads } from '../../db/schema'
 import type { ImageAttachment, ThreadMessage } from './model'
 import type { OpenMessage } from './open-message'
 import { writeBatchOf } from '../../db/write-batch'
 
-export interface ThreadRow {
-  id: string
-  accountId: number
-  deploymentId: number
-  agentId: number
-  userId: number
-}
+/** The thread columns a turn needs. */
+export type ThreadRow = Pick<
+  typeof chatThreads.$inferSelect,
+  'id' | 'accountId' | 'deploymentId' | 'agentId' | 'userId'
+>
 
-interface MessageRow {
-  id: string
-  sort: number
-  role: 'user' | 'assistant'
-  content: string
-  graphPath: string | null
-  thinking: string | null
-  toolCall: string | null
-  attachments: string | null
-  status: 'complete' | 'in_process' | 'interrupted'
-}
+/** A message as the raw statements read it (JSON columns still text). */
+type StoredMessage = RawRow<typeof chatMessages>
+
+type MessageRow = Pick<
+  StoredMessage,
+  'id' | 'sort' | 'role' | 'content' | 'graphPath' | 'thinking' | 'toolCall' | 'attachments' | 'status'
+>
+
+/** How a run ends from its own point of view (`interrupted` is only set by the recovery at start). */
+export type RunOutcome = Exclude<(typeof chatRuns.$inferSelect)['status'], 'running' | 'interrupted'>
 
 /** What `startTurn` writes. */
 export interface NewTurn {
@@ -76,13 +75,13 @@ export function createThreadStore(storage: Storage, clock: () => number) {
   // Written so SQLite starts from the message id (index chat_messages_id), not from the user's threads (a user with
   // thousands of threads would cost a lookup per thread on every request naming a messageId), and with a scalar
   // subquery rather than EXISTS or a JOIN, which cost about ten times as much per execution in this SQLite.
-  const userMessage = sqlite.query<{ threadId: string }, [string, number, number]>(
+  const userMessage = sqlite.query<Pick<StoredMessage, 'threadId'>, [string, number, number]>(
     `SELECT m.thread_id AS threadId FROM chat_messages m
       WHERE m.id = ?1 AND m.role = 'user'
         AND (SELECT user_id = ?2 AND agent_id = ?3 FROM chat_threads t WHERE t.id = m.thread_id)
       LIMIT 1`,
   )
-  const messageInThread = sqlite.query<{ id: string }, [string, string]>(
+  const messageInThread = sqlite.query<Pick<StoredMessage, 'id'>, [string, string]>(
     "SELECT id FROM chat_messages WHERE thread_id = ? AND id = ? AND role = 'user'",
   )
   const insertMessage = sqlite.query<
@@ -211,7 +210,7 @@ export function createThreadStore(storage: Storage, clock: () => number) {
     },
 
     /** Ends a run: its status, in the next group commit (its messages' last changes are saved in the same one). */
-    endRun(runId: string, status: 'completed' | 'failed' | 'aborted', error: string | undefined): Promise<void> {
+    endRun(runId: string, status: RunOutcome, error: string | undefined): Promise<void> {
       return batch.run(() => void endRun.run(status, error ?? null, clock(), runId))
     },
 
