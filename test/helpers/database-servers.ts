@@ -155,6 +155,8 @@ async function startMariadb(): Promise<DatabaseServer> {
         `--socket=${socket}`,
         '--bind-address=127.0.0.1',
         `--pid-file=${join(folder, 'pid')}`,
+        // Its own temporary folder: sort and temp-table files in the shared /tmp can be removed by other processes.
+        `--tmpdir=${folder}`,
         '--skip-name-resolve',
         '--innodb-flush-log-at-trx-commit=0',
         '--skip-log-bin',
