@@ -1,10 +1,20 @@
 import type { Storage } from '../db/client'
 import { createApiKeyAuthenticator } from '../plugins/auth/api-keys'
+import type { AuthDeps } from '../plugins/auth'
 import { createDirectory, type Directory } from '../plugins/auth/directory'
-import type { EmbedTokenVerifier } from '../plugins/auth/model'
+import type { ApiKeyAuthenticator, EmbedTokenVerifier } from '../plugins/auth/model'
 import type { UserProvisioner } from '../plugins/auth/user-access'
 import type { AgentFactoryOptions } from '../plugins/agent/agent-factory'
 import type { AgentFactory } from '../plugins/chat/agent'
+import type { ChatDeps } from '../plugins/chat'
+import type { CoreDeps } from '../plugins/core'
+import type { EmbedDeps } from '../plugins/embed'
+import type { ManagementDeps } from '../plugins/management'
+import type { OperationsDeps } from '../plugins/operations'
+import type { CorsDeps } from '../plugins/operations/cors'
+import type { SemanticDeps } from '../plugins/semantic'
+import type { SemanticStartupDeps } from '../plugins/semantic/startup'
+import type { WebDeps } from '../plugins/web'
 import { createEmbedTokens } from '../plugins/embed/embed-tokens'
 import { createUserProvisioner } from '../plugins/embed/provisioning'
 import { bindSemanticTools } from '../plugins/semantic/tools'
@@ -31,7 +41,7 @@ export interface AppDeps {
   /** Distinguishes apps in one process, so plugins of two apps are never merged. */
   instanceId: string
   directory: Directory
-  authenticateApiKey: ReturnType<typeof createApiKeyAuthenticator>
+  authenticateApiKey: ApiKeyAuthenticator
   embedTokens: EmbedTokenVerifier
   /** Identities of chat and SQL requests to stored users (the embed area's provisioning rules). */
   users: UserProvisioner
@@ -41,6 +51,24 @@ export interface AppDeps {
   /** The semantic layer: models per deployment branch, the demo data, queries (`serviceMeta`, `serviceSqlApi`). */
   semantic: SemanticService
 }
+
+/**
+ * Each plugin names only what it needs, as its own type; the app's dependencies must provide all of it. Listing
+ * them here makes a plugin that asks for a field AppDeps lacks, or types differently, fail typecheck next to
+ * AppDeps rather than at some call site.
+ */
+type PluginDeps = AuthDeps &
+  ChatDeps &
+  CoreDeps &
+  CorsDeps &
+  EmbedDeps &
+  ManagementDeps &
+  OperationsDeps &
+  SemanticDeps &
+  SemanticStartupDeps &
+  WebDeps
+type Satisfies<Given extends Wanted, Wanted> = Given
+export type AppDepsServeEveryPlugin = Satisfies<AppDeps, PluginDeps>
 
 export type DepsOverrides = Partial<Omit<AppDeps, 'config' | 'storage'>> & {
   /** The bootstrap file's data sources by deployment id (resolved from the environment at start). */

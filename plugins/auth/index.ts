@@ -1,13 +1,24 @@
 import { Elysia } from 'elysia'
-import type { AppDeps } from '../../src/deps'
+import type { Config } from '../../lib/config'
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../lib/errors'
 import { assertAdmin, assertDeploymentInScope, authorizeDeployment } from './access'
 import { readCredential } from './credentials'
-import type { AgentInfo, DeploymentInfo } from './directory'
-import type { ApiKeyCaller, Caller, EmbedCaller } from './model'
+import type { AgentInfo, DeploymentInfo, Directory } from './directory'
+import type { ApiKeyAuthenticator, ApiKeyCaller, Caller, EmbedCaller, EmbedTokenVerifier } from './model'
 import { verifyServiceToken } from './service-token'
 
 type Headers = Record<string, string | undefined>
+
+/** What authentication needs from the app; every plugin that uses these macros passes at least this. */
+export interface AuthDeps {
+  config: Pick<Config, 'serviceTokenMaxTtlS'>
+  directory: Directory
+  authenticateApiKey: ApiKeyAuthenticator
+  embedTokens: EmbedTokenVerifier
+  clock: () => number
+  /** Seeds the plugin name, so two apps in one process never share a deduplicated instance. */
+  instanceId: string
+}
 
 /**
  * Authentication for every route, as macros that give the handler a typed `caller`:
@@ -19,7 +30,7 @@ type Headers = Record<string, string | undefined>
  *   `?embedToken=`, for browser WebSockets).
  * Missing credentials are 401, malformed ones 400, genuine ones without the right 403.
  */
-export function authPlugin(deps: AppDeps) {
+export function authPlugin(deps: AuthDeps) {
   const { directory, authenticateApiKey, embedTokens, clock } = deps
 
   async function apiKeyCaller(headers: Headers): Promise<ApiKeyCaller> {

@@ -42,6 +42,9 @@ export interface EmbedCaller {
 
 export type Caller = ApiKeyCaller | ServiceTokenCaller | EmbedCaller
 
+/** Resolves an API key to its caller; throws when the key is unknown or revoked. */
+export type ApiKeyAuthenticator = (key: string) => ApiKeyCaller
+
 /** Checks embed tokens; the embed area provides the implementation. */
 export interface EmbedTokenVerifier {
   verify(token: string): Promise<EmbedCaller>

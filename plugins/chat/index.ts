@@ -1,7 +1,13 @@
 import { Elysia, t } from 'elysia'
-import type { AppDeps } from '../../src/deps'
+import type { Storage } from '../../db/client'
+import type { Config } from '../../lib/config'
+import type { Lifecycle } from '../../lib/lifecycle'
+import type { Logger } from '../../lib/logger'
+import type { Metrics } from '../../lib/metrics'
 import { BadRequestError } from '../../lib/errors'
-import { authPlugin } from '../auth'
+import { authPlugin, type AuthDeps } from '../auth'
+import type { UserProvisioner } from '../auth/user-access'
+import type { AgentFactory } from './agent'
 import { parseOptionalJson } from '../core/optional-json'
 import type { Caller } from '../auth/model'
 import { createChatService, type ChatService } from './chat-service'
@@ -36,7 +42,18 @@ interface ChatAccess {
 /**
  * The chat API: `stream-chat-state` (NDJSON), its WebSocket mirror and `abort` (spec 4.1, contract 3 to 5).
  */
-export function chatPlugin(deps: AppDeps) {
+/** What the chat area needs from the app, besides what its routes' authentication needs. */
+export interface ChatDeps extends AuthDeps {
+  config: AuthDeps['config'] & Pick<Config, 'chatLimits' | 'shutdownGraceMs'>
+  storage: Storage
+  logger: Logger
+  metrics: Metrics
+  users: UserProvisioner
+  agents: AgentFactory
+  lifecycle: Pick<Lifecycle, 'onShutdown'>
+}
+
+export function chatPlugin(deps: ChatDeps) {
   const store = createThreadStore(deps.storage, deps.clock)
   const recovered = store.recoverInterruptedRuns()
   if (recovered > 0) deps.logger.warn('marked runs of a previous process as interrupted', { runs: recovered })

@@ -1,5 +1,7 @@
 import { Elysia } from 'elysia'
-import type { AppDeps } from '../../src/deps'
+import type { Config } from '../../lib/config'
+import type { Logger } from '../../lib/logger'
+import type { Metrics } from '../../lib/metrics'
 import { PayloadTooLargeError } from '../../lib/errors'
 import { randomToken } from '../../lib/secrets'
 import { createBodyLimit } from './body-limit'
@@ -17,7 +19,15 @@ interface RequestInfo {
  * model (`{ error, code }`, 400 for schema failures, JSON 404, `Retry-After` on errors that know it), the access
  * log and the request metrics.
  */
-export function corePlugin(deps: AppDeps) {
+/** What the request pipeline needs from the app. */
+export interface CoreDeps {
+  config: Pick<Config, 'maxBodyBytes'>
+  logger: Logger
+  metrics: Metrics
+  instanceId: string
+}
+
+export function corePlugin(deps: CoreDeps) {
   const { logger, metrics, config } = deps
   const requests = metrics.counter('http_requests_total', 'HTTP requests by method, route and status', [
     'method',

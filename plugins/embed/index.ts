@@ -1,7 +1,9 @@
 import { Elysia } from 'elysia'
-import type { AppDeps } from '../../src/deps'
+import type { Storage } from '../../db/client'
+import type { Lifecycle } from '../../lib/lifecycle'
+import type { Logger } from '../../lib/logger'
 import { NotFoundError } from '../../lib/errors'
-import { authPlugin } from '../auth'
+import { authPlugin, type AuthDeps } from '../auth'
 import { assertAccountWide } from '../auth/access'
 import { createEmbedTenantAdmin } from './embed-tenants'
 import { createEmbedTokens } from './embed-tokens'
@@ -28,11 +30,18 @@ function removedInV020(what: string): never {
   throw new NotFoundError(`${what} was removed in release v0.2.0`, 'REMOVED_IN_V0_2_0')
 }
 
+/** What the embed area needs from the app, besides what its routes' authentication needs. */
+export interface EmbedDeps extends AuthDeps {
+  storage: Storage
+  logger: Logger
+  lifecycle: Pick<Lifecycle, 'onShutdown'>
+}
+
 /**
  * Embed sessions: generate-session, the token exchange and
  * revocation, and the embed-tenant admin routes. Expired sessions are pruned on every mint and once a minute.
  */
-export function embedPlugin(deps: AppDeps) {
+export function embedPlugin(deps: EmbedDeps) {
   const { storage, clock, logger } = deps
   const sessions = createSessionStore(storage, clock)
   const tokens = createEmbedTokens(storage, clock)

@@ -2,14 +2,16 @@ import { Elysia } from 'elysia'
 import { authPlugin } from '../auth'
 import { listKeyDeployments } from './deployments'
 import { DeploymentsResponse } from './model-deployments'
-import type { AppDeps } from '../../src/deps'
 import { NotFoundError } from '../../lib/errors'
 import { MAX_ROUTE_LIMIT } from '../semantic/model'
 import { WHOLE_MODEL } from '../semantic/semantic-service'
 import { reportRoutes } from './report-routes'
 import { settingsRoutes } from './settings-routes'
 import type { WidgetQueryRunner } from './widget-data'
-import { workbookRoutes } from './workbook-routes'
+import { workbookRoutes, type WorkbookRoutesDeps } from './workbook-routes'
+
+/** The management API's routes together need what the workbook routes need (a superset of the others'). */
+export type ManagementDeps = WorkbookRoutesDeps
 
 export { evaluateChatThreadPolicies, loadChatThreadPolicies } from './chat-thread-policies'
 export { findPublishedDashboard } from './published-dashboards'
@@ -19,7 +21,7 @@ export { findPublishedDashboard } from './published-dashboards'
  * dashboards, notifications, dbt syncs, app configuration, AI engineer settings and key policies, all behind an
  * API key (embed and service tokens are refused by the auth macros).
  */
-export function managementPlugin(deps: AppDeps, options: { runWidgetQuery?: WidgetQueryRunner } = {}) {
+export function managementPlugin(deps: ManagementDeps, options: { runWidgetQuery?: WidgetQueryRunner } = {}) {
   // A download is the whole result, up to the semantic layer's route limit rather than the chat tools' row cap.
   const runWidgetQuery: WidgetQueryRunner =
     options.runWidgetQuery ??

@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
-import type { AppDeps } from '../../src/deps'
-import { authPlugin } from '../auth'
+import type { Storage } from '../../db/client'
+import { authPlugin, type AuthDeps } from '../auth'
 import { managementContext } from './context'
 import { Id } from './model'
 
@@ -15,11 +15,16 @@ export function doc(tag: string, summary: string, description?: string) {
   return { summary, description, tags: [tag], security: SECURITY }
 }
 
+/** What the management macro needs: authentication, plus the storage and clock its context reads. */
+export interface ManagementAccessDeps extends AuthDeps {
+  storage: Storage
+}
+
 /**
  * The `management` macro: an API key in scope for the route's deployment (`managementAccess`), and the management
  * context of that key on that deployment, built once per request and handed to the handler as `context`.
  */
-export function managementAccess(deps: AppDeps) {
+export function managementAccess(deps: ManagementAccessDeps) {
   const { storage, clock } = deps
   return new Elysia({ name: 'management-access', seed: deps.instanceId }).use(authPlugin(deps)).macro('management', {
     managementAccess: true,

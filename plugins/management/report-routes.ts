@@ -1,8 +1,14 @@
 import { Elysia, t } from 'elysia'
-import type { AppDeps } from '../../src/deps'
 import { parseOptionalJson } from '../core/optional-json'
 import { createFolder, deleteFolder, getFolder, listFolders, updateFolder } from './folders'
-import { DEPLOYMENT, DeploymentParams, doc, managementAccess, NoContent } from './management-access'
+import {
+  type ManagementAccessDeps,
+  DEPLOYMENT,
+  DeploymentParams,
+  doc,
+  managementAccess,
+  NoContent,
+} from './management-access'
 import {
   ConnectReportToWorkbookInput,
   CreateFolderInput,
@@ -49,7 +55,7 @@ const PlacementParams = t.Object({
 const SnapshotParams = t.Object({ deploymentId: Id, reportId: Id, snapshotId: Id })
 
 /** Folders, reports (with workbook placements) and report snapshots: HTTP glue over the domain modules. */
-export function reportRoutes(deps: AppDeps) {
+export function reportRoutes(deps: ManagementAccessDeps) {
   return new Elysia({ name: 'management-reports', seed: deps.instanceId })
     .use(managementAccess(deps))
     .get(`${DEPLOYMENT}/folders`, ({ context, query }) => listFolders(context, query), {

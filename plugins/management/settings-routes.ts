@@ -1,9 +1,15 @@
 import { Elysia, t } from 'elysia'
-import type { AppDeps } from '../../src/deps'
 import { parseOptionalJson } from '../core/optional-json'
 import { actorOf, readKeyPolicy, writeKeyPolicy } from './access-control'
 import { getDbtSyncJob, startDbtSync } from './dbt-sync'
-import { DEPLOYMENT, DeploymentParams, doc, managementAccess, NoContent } from './management-access'
+import {
+  DEPLOYMENT,
+  DeploymentParams,
+  doc,
+  managementAccess,
+  NoContent,
+  type ManagementAccessDeps,
+} from './management-access'
 import {
   AIEngineerSettings,
   AppConfigResponse,
@@ -35,7 +41,7 @@ const SyncJobParams = t.Object({ deploymentId: Id, syncJobId: t.String({ minLeng
 const KeyParams = t.Object({ keyId: Id })
 
 /** Notifications, dbt syncs, app configuration, AI engineer settings and key policies: HTTP glue. */
-export function settingsRoutes(deps: AppDeps) {
+export function settingsRoutes(deps: ManagementAccessDeps) {
   const { storage, clock } = deps
   return new Elysia({ name: 'management-settings', seed: deps.instanceId })
     .use(managementAccess(deps))

@@ -1,8 +1,7 @@
 import { Elysia, t } from 'elysia'
-import type { AppDeps } from '../../src/deps'
 import { parseOptionalJson } from '../core/optional-json'
 import { NotFoundError } from '../../lib/errors'
-import { WHOLE_MODEL } from '../semantic/semantic-service'
+import { WHOLE_MODEL, type SemanticService } from '../semantic/semantic-service'
 import {
   attachAiWidgetThread,
   createDashboard,
@@ -12,7 +11,14 @@ import {
   updateDashboard,
   type WidgetQueryCheck,
 } from './dashboards'
-import { DEPLOYMENT, DeploymentParams, doc, managementAccess, NoContent } from './management-access'
+import {
+  DEPLOYMENT,
+  DeploymentParams,
+  doc,
+  managementAccess,
+  NoContent,
+  type ManagementAccessDeps,
+} from './management-access'
 import {
   CreateWorkbookInput,
   Dashboard,
@@ -41,8 +47,13 @@ const WidgetParams = t.Object({
   widgetId: t.String({ minLength: 1, maxLength: 64 }),
 })
 
+/** What the workbook routes need: the management macro's dependencies, and the semantic layer to check widget queries. */
+export interface WorkbookRoutesDeps extends ManagementAccessDeps {
+  semantic: SemanticService
+}
+
 /** Workbooks, their dashboards, AI widget threads and widget data downloads: HTTP glue over the domain modules. */
-export function workbookRoutes(deps: AppDeps, runWidgetQuery: WidgetQueryRunner) {
+export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQueryRunner) {
   /** Plans a widget query on the deployment's model over all its data (no user's policies), running nothing. */
   const widgetCheck =
     (deploymentId: number): WidgetQueryCheck =>

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import type { AppDeps } from '../../src/deps'
+import type { Config } from '../../lib/config'
 
 /** The credential headers a browser client sends, and `Content-Type` for JSON bodies. */
 const ALLOWED_HEADERS = 'Authorization, X-Service-Auth-Token, Content-Type, X-Request-Id'
@@ -12,7 +12,12 @@ const EXPOSED_HEADERS = 'X-Request-Id, Retry-After'
  * the methods and credential headers allowed; a preflight from any other origin gets 204 without a CORS header, so
  * the browser refuses it. Responses to listed origins name the origin (never `*`) and vary by it.
  */
-export function corsPlugin(deps: Pick<AppDeps, 'config' | 'instanceId'>) {
+export interface CorsDeps {
+  config: Pick<Config, 'corsOrigins'>
+  instanceId: string
+}
+
+export function corsPlugin(deps: CorsDeps) {
   const allowed = new Set(deps.config.corsOrigins)
   const plugin = new Elysia({ name: 'cors', seed: deps.instanceId })
   if (allowed.size === 0) return plugin

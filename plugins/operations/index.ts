@@ -1,6 +1,6 @@
 import { Elysia, t } from 'elysia'
-import type { AppDeps } from '../../src/deps'
-import { createReadiness } from './readiness'
+import type { Metrics } from '../../lib/metrics'
+import { createReadiness, type ReadinessDeps } from './readiness'
 
 const CheckResult = t.Object({
   status: t.Union([t.Literal('ok'), t.Literal('failing')]),
@@ -14,7 +14,10 @@ export const ReadinessBody = t.Object({
   }),
 })
 
-type OperationsDeps = Pick<AppDeps, 'metrics' | 'storage' | 'lifecycle' | 'instanceId'>
+export interface OperationsDeps extends ReadinessDeps {
+  metrics: Metrics
+  instanceId: string
+}
 
 /** The operator's routes: liveness, readiness and the Prometheus metrics. None needs credentials. */
 export function operationsPlugin(deps: OperationsDeps) {

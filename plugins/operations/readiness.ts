@@ -1,4 +1,5 @@
-import type { AppDeps } from '../../src/deps'
+import type { Storage } from '../../db/client'
+import type { Lifecycle } from '../../lib/lifecycle'
 
 export interface CheckResult {
   status: 'ok' | 'failing'
@@ -15,15 +16,17 @@ export interface Readiness {
 /** One named dependency the node needs to serve traffic. */
 export type ReadinessCheck = () => void | Promise<void>
 
+export interface ReadinessDeps {
+  storage: Storage
+  lifecycle: Pick<Lifecycle, 'isShuttingDown'>
+}
+
 /**
  * Whether this node should get traffic: every check answers, and it is not shutting down (a load balancer then
  * stops sending new requests while in-flight ones finish). Liveness (`/healthz`) stays separate: a node whose
  * database is briefly locked is alive and should not be restarted for it.
  */
-export function createReadiness(
-  deps: Pick<AppDeps, 'storage' | 'lifecycle'>,
-  extra: Record<string, ReadinessCheck> = {},
-) {
+export function createReadiness(deps: ReadinessDeps, extra: Record<string, ReadinessCheck> = {}) {
   const ping = deps.storage.sqlite.query<{ ok: number }, []>('SELECT 1 AS ok')
   const checks: Record<string, ReadinessCheck> = {
     storage: () => {

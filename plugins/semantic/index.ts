@@ -1,8 +1,17 @@
 import { Elysia } from 'elysia'
-import type { AppDeps } from '../../src/deps'
-import { authPlugin } from '../auth'
+import type { Lifecycle } from '../../lib/lifecycle'
+import { authPlugin, type AuthDeps } from '../auth'
+import type { UserProvisioner } from '../auth/user-access'
 import { callerAccess } from './caller-access'
 import { DeploymentParams, MetaQuery, MetaResult, ROW_CAP, SqlBody, SqlResult } from './model'
+import type { SemanticService } from './semantic-service'
+
+/** What the semantic routes need from the app, besides what their authentication needs. */
+export interface SemanticDeps extends AuthDeps {
+  semantic: SemanticService
+  users: UserProvisioner
+  lifecycle: Pick<Lifecycle, 'onShutdown'>
+}
 
 const SECURITY: Array<Record<string, string[]>> = [{ ApiKey: [] }, { EmbedToken: [] }]
 
@@ -11,7 +20,7 @@ const SECURITY: Array<Record<string, string[]>> = [{ ApiKey: [] }, { EmbedToken:
  * `serviceMeta` and `serviceSqlApi` tools use (`deps.semantic`). API key in scope or an embed token of the
  * deployment; an unknown branch is 400, a refused query 400 `INVALID_QUERY`.
  */
-export function semanticPlugin(deps: AppDeps) {
+export function semanticPlugin(deps: SemanticDeps) {
   const { semantic, users } = deps
   deps.lifecycle.onShutdown(() => semantic.close())
 

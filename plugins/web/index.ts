@@ -1,10 +1,14 @@
 import { Elysia, t } from 'elysia'
-import type { AppDeps } from '../../src/deps'
+import type { Storage } from '../../db/client'
+import type { Logger } from '../../lib/logger'
 import { Value } from '@sinclair/typebox/value'
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../lib/errors'
 import type { ViewerControls } from './dashboard-controls'
 import { readCredential } from '../auth/credentials'
-import type { EmbedCaller } from '../auth/model'
+import type { Directory } from '../auth/directory'
+import type { ApiKeyAuthenticator, EmbedCaller, EmbedTokenVerifier } from '../auth/model'
+import type { UserProvisioner } from '../auth/user-access'
+import type { SemanticService } from '../semantic/semantic-service'
 import { toCsv } from '../management/widget-data'
 import { webAssets } from './assets'
 import { createEmbedContextReader } from './embed-context'
@@ -76,7 +80,19 @@ function serveableAssets(): Map<string, ServedAsset> {
  * the session's context, the published dashboard and its widgets' data (viewed with the viewer's access, downloaded
  * unless the dashboard restricts it). The pages never see an API key: they exchange the session for an embed token.
  */
-export function webPlugin(deps: AppDeps) {
+/** What the embed pages and their data routes need from the app. */
+export interface WebDeps {
+  storage: Storage
+  directory: Directory
+  authenticateApiKey: ApiKeyAuthenticator
+  embedTokens: EmbedTokenVerifier
+  semantic: SemanticService
+  users: UserProvisioner
+  logger: Logger
+  instanceId: string
+}
+
+export function webPlugin(deps: WebDeps) {
   const { storage, directory, embedTokens, authenticateApiKey } = deps
   const contextOf = createEmbedContextReader(storage, directory, deps.semantic, deps.users)
   const dashboards = createEmbedDashboards({ storage, directory, semantic: deps.semantic, users: deps.users })
