@@ -50,7 +50,7 @@ export function benchConfig(mode: BenchConfig['mode']): BenchConfig {
     roundMs: 300,
     protocol: { lines: 5, lineBytes: 40, concurrency: [1, 2] },
     analyst: { concurrency: 2 },
-    rejoin: { tokens: 10, delayMs: 20, joiners: 4, workers: 1, trials: 1 },
+    rejoin: { tokens: 20, delayMs: 50, joiners: 4, workers: 1, trials: 1 },
     concurrency: { runs: 12, lines: 3, delayMs: 50, rampMs: 50, workers: 1 },
     websocket: { concurrency: 2 },
     sessions: { users: 20, concurrency: 2, rounds: 1 },
