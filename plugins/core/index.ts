@@ -6,6 +6,7 @@ import { PayloadTooLargeError } from '../../lib/errors'
 import { randomToken } from '../../lib/secrets'
 import { createBodyLimit } from './body-limit'
 import { toErrorResponse } from './error-handler'
+import { makePrintable } from './printable-values'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -63,9 +64,12 @@ export function corePlugin(deps: CoreDeps) {
         context.request = guarded
       }
     })
-    .onTransform({ as: 'global' }, ({ request }) => {
+    .onTransform({ as: 'global' }, ({ request, body, query }) => {
       // An optional body that overflowed was swallowed as "no body" by the parser: still a 413.
       if (bodyLimit.exceeded(request)) throw new PayloadTooLargeError(config.maxBodyBytes)
+      // Before validation, which describes a failing value by turning it into a string.
+      makePrintable(body)
+      makePrintable(query)
     })
     .onError({ as: 'global' }, ({ code, error, set, request, path }) => {
       const { status, body } = bodyLimit.exceeded(request)

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import { corePlugin } from '../../../plugins/core'
+import { makePrintable } from '../../../plugins/core/printable-values'
 import { createTestApp, type TestApp } from '../../helpers/app'
 
 let test: TestApp
@@ -71,6 +72,35 @@ describe('corePlugin', () => {
     })
     expect(nested.status).toBe(400)
     expect(((await nested.json()) as { error: string }).error).toStartWith('nested.count: ')
+  })
+
+  it('returns 400, not 500, when a failing field is an object with its own toString', async () => {
+    test = createTestApp()
+    const send = withProbe(test)
+    const cases: Array<[string, string]> = [
+      ['{"messageId":{"toString":false}}', 'messageId: '],
+      ['{"messageId":{"valueOf":1,"toString":{}}}', 'messageId: '],
+      ['{"messageId":"1700000000000-message","nested":{"count":{"toString":null}}}', 'nested.count: '],
+    ]
+    for (const [body, field] of cases) {
+      const response = await send('/probe', { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      expect(response.status).toBe(400)
+      const answer = (await response.json()) as { error: string; code: string }
+      expect(answer.code).toBe('VALIDATION_FAILED')
+      expect(answer.error).toStartWith(field)
+    }
+  })
+
+  it('keeps the data of objects it makes printable, however deep', () => {
+    const text = '{"a":[{"toString":false,"valueOf":{"toString":1}}],"b":"x"}'
+    const value = JSON.parse(text) as { a: Array<Record<string, unknown>> }
+    makePrintable(value)
+    expect(JSON.stringify(value)).toBe(text)
+    expect(Object.keys(value.a[0])).toEqual(['toString', 'valueOf'])
+    expect(`${value.a[0]} ${value.a[0].valueOf}`).toBe('[object Object] [object Object]')
+    let deep: unknown = { toString: 0 }
+    for (let depth = 0; depth < 100_000; depth++) deep = [deep]
+    expect(() => makePrintable(deep)).not.toThrow()
   })
 
   it('returns 413 for bodies over the configured limit', async () => {
