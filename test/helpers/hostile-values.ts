@@ -63,6 +63,8 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   hostileString,
   fc.constantFrom(null, true, false, 0, -1, 1.5, 2 ** 53, -(2 ** 31), [], {}, [null], { __proto__: null }),
+  // Objects that cannot be turned into a string, as a server describing a wrong value might try to.
+  fc.constantFrom({ toString: false }, { toString: {}, valueOf: null }),
   fc.double(),
   fc.jsonValue({ maxDepth: 3 }),
 )
