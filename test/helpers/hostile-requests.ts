@@ -234,6 +234,22 @@ export function requestArbitrary(
   )
 }
 
+/** Headers whose values are credentials: a failure report shows their form (scheme, length), never the secret. */
+const SECRET_HEADERS = new Set(['authorization', 'x-service-auth-token', 'embed-token', 'cookie'])
+
+/** The request as a failure report shows it: method, URL, headers without secrets, and the start of the body. */
+export function describeRequest(request: HostileRequest): string {
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([name, value]) => {
+      if (!SECRET_HEADERS.has(name.toLowerCase())) return [name, value.slice(0, 200)]
+      // The scheme stays readable: a malformed scheme is often what the failing request was about.
+      const scheme = /^(\S{1,20})(\s+)(.*)$/s.exec(value)
+      return [name, scheme ? `${scheme[1]}${scheme[2]}<${scheme[3].length} chars>` : `<${value.length} chars>`]
+    }),
+  )
+  return `${request.method} ${request.url.slice(0, 300)} headers=${JSON.stringify(headers)} body=${JSON.stringify(request.body?.slice(0, 300))}`
+}
+
 /**
  * What every answer must be: no 5xx, and every JSON error body `{ error, code }` with string values (API routes
  * answer errors in JSON only). Returns a description of the problem, or undefined.
@@ -242,7 +258,7 @@ export async function problemWith(request: HostileRequest, response: Response): 
   const text = await response.text()
   const type = response.headers.get('content-type') ?? ''
   const describe = (problem: string) =>
-    `${problem}: ${request.method} ${request.url.slice(0, 300)} headers=${JSON.stringify(request.headers).slice(0, 300)} body=${JSON.stringify(request.body?.slice(0, 300))} → ${response.status} ${type} ${text.slice(0, 300)}`
+    `${problem}: ${describeRequest(request)} → ${response.status} ${type} ${text.slice(0, 300)}`
   if (response.status >= 500) return describe('server error')
   if (response.status < 400) return undefined
   const isApi = new URL(request.url, 'http://localhost').pathname.startsWith('/api/')

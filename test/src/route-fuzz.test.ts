@@ -7,8 +7,10 @@ import { join } from 'node:path'
 import { createLogger } from '../../lib/logger'
 import { apiKey, createTestApp, type TestApp } from '../helpers/app'
 import { TEST_DEMO_DATA } from '../helpers/demo-data'
+import { fuzzReport } from '../helpers/fuzz-report'
 import { keys, testBootstrap, tokenSecrets } from '../helpers/fixtures'
 import {
+  describeRequest,
   operationsOf,
   problemWith,
   requestArbitrary,
@@ -20,10 +22,11 @@ import type { JsonSchema } from '../helpers/hostile-values'
 import { startServerProcess, type ServerProcess } from '../helpers/server-process'
 import { serviceToken } from '../helpers/tokens'
 
-// Fixed run counts keep the test bounded; FUZZ_SEED replays a failure (fast-check prints the seed with it).
+// Fixed run counts keep the test bounded; FUZZ_SEED replays a failure (every failure report prints the seed).
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000)
 const SERVER_RUNS = Number(process.env.FUZZ_SERVER_RUNS ?? 150)
+const report = fuzzReport(SEED, { FUZZ_RUNS: RUNS, FUZZ_SERVER_RUNS: SERVER_RUNS })
 
 /** Path parameter values that exist in the test bootstrap. */
 const VALID: Record<string, string[]> = {
@@ -190,42 +193,51 @@ describe('every route of /openapi/json under hostile input', () => {
     expect(operations.length).toBeGreaterThan(40)
   })
 
-  it('answers every request below 500 with { error, code } errors, and stays healthy', async () => {
-    const handle = (request: Request) => test.app.handle(request)
-    const send = (method: string, path: string, headers: Record<string, string>, body: unknown) =>
-      test.request(method, path, { headers, body })
-    const credentials = await credentialsFor(send)
-    const valid = await seedContent(send)
-    const seen = new Map<number, number>()
-    const requests = fc.oneof(
-      requestArbitrary(operations, credentials, valid),
-      requestArbitrary(operations, credentials, valid, 'plausible'),
-    )
-    await fc.assert(
-      fc.asyncProperty(requests, async (request) => {
-        const response = await handle(toRequest('http://localhost', request))
-        seen.set(response.status, (seen.get(response.status) ?? 0) + 1)
-        if (process.env.FUZZ_DEBUG)
-          console.log(
-            response.status,
-            request.method,
-            request.url.slice(0, 90),
-            JSON.stringify(request.headers).slice(0, 80),
-            request.body?.slice(0, 120),
-            (await response.clone().text()).slice(0, 160),
-          )
-        const problem = await problemWith(request, response)
-        if (problem) throw new Error(problem)
+  const inProcess = 'answers every request below 500 with { error, code } errors, and stays healthy'
+  it(
+    inProcess,
+    () =>
+      report.run(inProcess, async () => {
+        const handle = (request: Request) => test.app.handle(request)
+        const send = (method: string, path: string, headers: Record<string, string>, body: unknown) =>
+          test.request(method, path, { headers, body })
+        const credentials = await credentialsFor(send)
+        const valid = await seedContent(send)
+        const seen = new Map<number, number>()
+        const requests = fc.oneof(
+          requestArbitrary(operations, credentials, valid),
+          requestArbitrary(operations, credentials, valid, 'plausible'),
+        )
+        await report.assert(
+          requests,
+          async (request) => {
+            const response = await report.send(request, (sent) => handle(toRequest('http://localhost', sent)))
+            seen.set(response.status, (seen.get(response.status) ?? 0) + 1)
+            if (process.env.FUZZ_DEBUG)
+              console.log(
+                response.status,
+                request.method,
+                request.url.slice(0, 90),
+                JSON.stringify(request.headers).slice(0, 80),
+                request.body?.slice(0, 120),
+                (await response.clone().text()).slice(0, 160),
+              )
+            const problem = await problemWith(request, response)
+            if (problem) throw new Error(problem)
+            // Hostile input is the client's mistake: nothing of it is logged as a server error.
+            if (errors.length > 0) throw new Error(`logged as a server error: ${errors.join('\n').slice(0, 2000)}`)
+          },
+          RUNS,
+          describeRequest,
+        )
+        // The fuzzer reaches handlers, not only the validators in front of them.
+        expect([...seen.keys()].some((status) => status < 300)).toBe(true)
+        expect(seen.get(400) ?? 0).toBeGreaterThan(0)
+        await assertHealthy(handle, 'http://localhost')
+        expect(errors).toEqual([])
       }),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
-    )
-    // The fuzzer reaches handlers, not only the validators in front of them.
-    expect([...seen.keys()].some((status) => status < 300)).toBe(true)
-    expect(seen.get(400) ?? 0).toBeGreaterThan(0)
-    await assertHealthy(handle, 'http://localhost')
-    // Hostile input is the client's mistake: nothing of it is logged as a server error.
-    expect(errors).toEqual([])
-  }, 120_000)
+    120_000,
+  )
 })
 
 describe('a listening server under hostile input', () => {
@@ -262,67 +274,77 @@ describe('a listening server under hostile input', () => {
     })
   }
 
-  it('answers hostile requests over the network below 500 and stays healthy', async () => {
-    const base = server!.url
-    const document = await (await fetch(`${base}/openapi/json`)).json()
-    const operations = operationsOf(document as never, FALLBACK_BODIES)
-    const credentials = await credentialsFor((method, path, headers, body) =>
-      fetch(`${base}${path}`, {
-        method,
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-    )
-    const requests = fc.oneof(
-      requestArbitrary(operations, credentials, VALID),
-      requestArbitrary(operations, credentials, VALID, 'plausible'),
-    )
-    const check = async (request: HostileRequest) => {
-      const problem = await problemWith(request, await fetch(toRequest(base, request)))
-      if (problem) throw new Error(problem)
-    }
-    await fc.assert(fc.asyncProperty(requests, check), { numRuns: SERVER_RUNS, seed: SEED, endOnFailure: true })
-    // Bursts of hostile requests at once, for what only shows when requests overlap.
-    await fc.assert(
-      fc.asyncProperty(fc.array(requests, { minLength: 2, maxLength: 12 }), async (burst) => {
-        await Promise.all(burst.map(check))
-      }),
-      { numRuns: Math.ceil(SERVER_RUNS / 10), seed: SEED, endOnFailure: true },
-    )
+  const overNetwork = 'answers hostile requests over the network below 500 and stays healthy'
+  it(
+    overNetwork,
+    () =>
+      report.run(overNetwork, async () => {
+        const base = server!.url
+        const document = await (await fetch(`${base}/openapi/json`)).json()
+        const operations = operationsOf(document as never, FALLBACK_BODIES)
+        const credentials = await credentialsFor((method, path, headers, body) =>
+          fetch(`${base}${path}`, {
+            method,
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          }),
+        )
+        const requests = fc.oneof(
+          requestArbitrary(operations, credentials, VALID),
+          requestArbitrary(operations, credentials, VALID, 'plausible'),
+        )
+        const check = async (request: HostileRequest) => {
+          const problem = await problemWith(request, await report.send(request, (sent) => fetch(toRequest(base, sent))))
+          if (problem) throw new Error(problem)
+        }
+        await report.assert(requests, check, SERVER_RUNS, describeRequest)
+        // Bursts of hostile requests at once, for what only shows when requests overlap.
+        await report.assert(
+          fc.array(requests, { minLength: 2, maxLength: 12 }),
+          async (burst) => {
+            await Promise.all(burst.map(check))
+          },
+          Math.ceil(SERVER_RUNS / 10),
+          (burst) => burst.map(describeRequest).join('\n  '),
+        )
 
-    // Oversized bodies, declared and chunked: 413 with the JSON error body, like every other refusal.
-    const oversized: HostileRequest = {
-      method: 'POST',
-      url: '/api/v1/deployments/1/sql',
-      headers: { authorization: `Api-Key ${keys.admin}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'x'.repeat(200_000) }),
-    }
-    for (const body of [oversized.body!, new Blob([oversized.body!]).stream()]) {
-      const response = await fetch(`${base}${oversized.url}`, { method: 'POST', headers: oversized.headers, body })
-      expect(response.status).toBe(413)
-      expect(await problemWith(oversized, response)).toBeUndefined()
-    }
+        // Oversized bodies, declared and chunked: 413 with the JSON error body, like every other refusal.
+        const oversized: HostileRequest = {
+          method: 'POST',
+          url: '/api/v1/deployments/1/sql',
+          headers: { authorization: `Api-Key ${keys.admin}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'x'.repeat(200_000) }),
+        }
+        for (const body of [oversized.body!, new Blob([oversized.body!]).stream()]) {
+          const response = await report.send(oversized, (sent) =>
+            fetch(`${base}${sent.url}`, { method: sent.method, headers: sent.headers, body }),
+          )
+          expect(response.status).toBe(413)
+          expect(await problemWith(oversized, response)).toBeUndefined()
+        }
 
-    const broken = [
-      'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
-      'POST /api/v1/embed/session/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"sessionId"',
-      'POST /api/v1/embed/session/token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
-      `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`,
-      'GARBAGE\r\n\r\n',
-      'GET /api/v1/deployments/1/meta HTTP/1.1\r\nHost: x\r\nAuthorization: Api-Key \u00ff\u00fe\r\n\r\n',
-    ]
-    for (const bytes of broken) {
-      const answer = await raw(server!.port, bytes)
-      expect(answer).not.toMatch(/^HTTP\/1\.1 5\d\d/)
-    }
-    await assertHealthy((request) => fetch(request), base)
-    expect(server!.process.exitCode).toBeNull()
-    // Hostile input is the client's mistake: nothing of it is logged as a server error.
-    expect(
-      server!
-        .output()
-        .split('\n')
-        .filter((line) => /"level":"(error|fatal)"/.test(line)),
-    ).toEqual([])
-  }, 120_000)
+        const broken = [
+          'GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+          'POST /api/v1/embed/session/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"sessionId"',
+          'POST /api/v1/embed/session/token HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+          `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(100_000)}\r\n\r\n`,
+          'GARBAGE\r\n\r\n',
+          'GET /api/v1/deployments/1/meta HTTP/1.1\r\nHost: x\r\nAuthorization: Api-Key \u00ff\u00fe\r\n\r\n',
+        ]
+        for (const bytes of broken) {
+          const answer = await raw(server!.port, bytes)
+          expect(answer).not.toMatch(/^HTTP\/1\.1 5\d\d/)
+        }
+        await assertHealthy((request) => fetch(request), base)
+        expect(server!.process.exitCode).toBeNull()
+        // Hostile input is the client's mistake: nothing of it is logged as a server error.
+        expect(
+          server!
+            .output()
+            .split('\n')
+            .filter((line) => /"level":"(error|fatal)"/.test(line)),
+        ).toEqual([])
+      }),
+    120_000,
+  )
 })
