@@ -13,6 +13,8 @@ const messageOf = (error: unknown) => (error instanceof Error ? (error.stack ?? 
 export function fuzzReport(seed: number, runs: Record<string, number>) {
   const inFlight = new Set<HostileRequest>()
   let running: string | undefined
+  // Moves on when a test times out: bun:test does not stop its body, so its properties stop at their next run.
+  let generation = 0
   const replay = `replay with FUZZ_SEED=${seed} ${Object.entries(runs)
     .map(([name, count]) => `${name}=${count}`)
     .join(' ')}`
@@ -23,6 +25,7 @@ export function fuzzReport(seed: number, runs: Record<string, number>) {
     const pending = [...inFlight].map(describeRequest).join('\n  ')
     console.error(`fuzz test "${running}" did not finish; ${replay}; requests in flight:\n  ${pending || '(none)'}`)
     running = undefined
+    generation++
     inFlight.clear()
   })
 
@@ -35,8 +38,11 @@ export function fuzzReport(seed: number, runs: Record<string, number>) {
       } catch (error) {
         throw new Error(`fuzz test "${name}" failed; ${replay}\n${messageOf(error)}`)
       } finally {
-        running = undefined
-        inFlight.clear()
+        // A body abandoned after its timeout may end during the next test: that test's state stays.
+        if (running === name) {
+          running = undefined
+          inFlight.clear()
+        }
       }
     },
 
@@ -59,7 +65,12 @@ export function fuzzReport(seed: number, runs: Record<string, number>) {
       numRuns: number,
       show: (value: T) => string,
     ): Promise<void> {
-      const details = await fc.check(fc.asyncProperty(arbitrary, predicate), { numRuns, seed, endOnFailure: true })
+      const started = generation
+      const property = fc.asyncProperty(arbitrary, async (value) => {
+        if (generation !== started) throw new Error('abandoned: the test timed out')
+        await predicate(value)
+      })
+      const details = await fc.check(property, { numRuns, seed, endOnFailure: true })
       if (!details.failed) return
       const example = details.counterexample ? show(details.counterexample[0]) : '(none)'
       throw new Error(
