@@ -15,3 +15,8 @@ declare module '*/browser/standalone.js' {
   const path: string
   export default path
 }
+declare module '*.so' {
+  /** With `with { type: 'file' }`: the path of the shared library (embedded in the binary by `bun build --compile`). */
+  const path: string
+  export default path
+}
