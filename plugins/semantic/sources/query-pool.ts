@@ -12,7 +12,10 @@ export interface WorkerRequest {
 }
 
 export type WorkerReply =
-  { id: number; ok: true; rows: unknown[][]; totalRows: number } | { id: number; ok: false; error: string }
+  | { id: number; ok: true; rows: unknown[][]; totalRows: number }
+  | { id: number; ok: false; error: string }
+  /** Sent once when the worker has loaded, so its start-up is not counted against a query's time limit. */
+  | { ready: true }
 
 export interface QueryOutput {
   rows: unknown[][]
@@ -28,10 +31,13 @@ interface Job {
 
 interface Slot {
   worker: Worker | undefined
+  ready: boolean
   job: (Job & { id: number; timer: ReturnType<typeof setTimeout> }) | undefined
 }
 
 const MAX_QUEUED = 200
+/** How long a new worker may take to load (on a busy machine) before its first query's own limit starts. */
+const WORKER_START_MS = 15_000
 
 export { QueryExecutionError }
 
@@ -54,7 +60,11 @@ export class QueryPool {
   private closed = false
 
   constructor(private readonly options: { size: number; timeoutMs: number }) {
-    this.slots = Array.from({ length: Math.max(1, options.size) }, () => ({ worker: undefined, job: undefined }))
+    this.slots = Array.from({ length: Math.max(1, options.size) }, () => ({
+      worker: undefined,
+      ready: false,
+      job: undefined,
+    }))
   }
 
   /** Runs one query; `timeoutMs` overrides the pool's limit for it. */
@@ -75,7 +85,8 @@ export class QueryPool {
       const job = this.queue.shift() as Job
       const worker = slot.worker ?? this.spawn(slot)
       const id = this.nextId++
-      const timer = setTimeout(() => this.timeout(slot), job.timeoutMs)
+      // A worker still loading gets extra time; its query's own limit starts once it is ready.
+      const timer = setTimeout(() => this.timeout(slot), job.timeoutMs + (slot.ready ? 0 : WORKER_START_MS))
       slot.job = { ...job, id, timer }
       worker.postMessage({ ...job.request, id } satisfies WorkerRequest)
     }
@@ -85,6 +96,14 @@ export class QueryPool {
     const worker = new Worker(WORKER_URL)
     worker.addEventListener('message', (event: MessageEvent<WorkerReply>) => {
       const job = slot.job
+      if ('ready' in event.data) {
+        slot.ready = true
+        if (job) {
+          clearTimeout(job.timer)
+          job.timer = setTimeout(() => this.timeout(slot), job.timeoutMs)
+        }
+        return
+      }
       if (!job || job.id !== event.data.id) return
       this.finish(slot)
       if (event.data.ok) job.resolve({ rows: event.data.rows, totalRows: event.data.totalRows })
@@ -113,6 +132,7 @@ export class QueryPool {
     slot.job = undefined
     slot.worker?.terminate()
     slot.worker = undefined
+    slot.ready = false
   }
 
   private timeout(slot: Slot): void {

@@ -19,7 +19,7 @@ function connection(path: string): Database {
   return database
 }
 
-function run(request: WorkerRequest): WorkerReply {
+function run(request: WorkerRequest): Exclude<WorkerReply, { ready: true }> {
   try {
     const statement = connection(request.path).query(request.sql)
     if (!statement.readonly) return { id: request.id, ok: false, error: 'Refused a statement that is not read-only' }
@@ -38,3 +38,4 @@ function run(request: WorkerRequest): WorkerReply {
 self.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
   self.postMessage(run(event.data))
 })
+self.postMessage({ ready: true } satisfies WorkerReply)
