@@ -3,8 +3,8 @@ import type { GenerateSessionBody } from './wire-types'
 import type { CorePlatformClient } from './platform-client'
 
 /**
- * The client's names before release v0.0.20, kept as aliases of the new ones until a future major version
- * (spec section 9). Each forwards to its replacement unchanged.
+ * The client's names before release v0.0.20, kept as aliases of the new ones until a future major version.
+ * Each forwards to its replacement unchanged.
  */
 export function deprecatedAliases(client: CorePlatformClient) {
   const at = (deploymentId: number) => client.deployment(deploymentId)

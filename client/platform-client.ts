@@ -166,7 +166,7 @@ function coreClient(transport: Transport) {
         transport.json<M.KeyPolicy>('PUT', `/api/v1/api-keys/${id(keyId)}/policy`, { body: input }),
     },
     embed: {
-      /** Mints an embed session (admin API key; spec 2.6). */
+      /** Mints an embed session (admin API key). */
       generateSession: (body: GenerateSessionBody) =>
         transport.json<GenerateSessionResponse>('POST', '/api/v1/embed/generate-session', { body }),
       /** Exchanges a session id for an embed token (once, within 5 minutes of minting; no credential needed). */

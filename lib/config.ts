@@ -1,5 +1,5 @@
 /**
- * Configuration from environment variables (contract section 1), checked once at start. Every problem is
+ * Configuration from environment variables, checked once at start. Every problem is
  * collected and reported together, each naming its variable, so a bad deployment fails with one clear message.
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'

@@ -1,5 +1,5 @@
 /**
- * The one error model of the service (contract section 6). Domain modules throw these; the global
+ * The one error model of the service. Domain modules throw these; the global
  * error handler in `plugins/core` turns them into `{ error, code }` with the error's status.
  */
 export class AppError extends Error {

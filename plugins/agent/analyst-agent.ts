@@ -44,7 +44,7 @@ function providerMessage(error: unknown): string {
 
 /**
  * The analyst: one agent loop on the Vercel AI SDK for every model (the offline analyst and real LLMs alike). Graph
- * (contract section 4): reasoning goes on an `["analyst"]` message (shown in development mode only), each tool call
+ * paths: reasoning goes on an `["analyst"]` message (shown in development mode only), each tool call
  * and its result is an `["analyst", "tools"]` message, and a step's text streams as a `["final"]` message that is
  * relabelled `["analyst"]` when the same step goes on to call tools, so the final-answer rule picks the last
  * answer. A step limit stops runaway loops.

@@ -2,7 +2,7 @@ import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { UserAccess } from '../auth/user-access'
 import type { ImageAttachment, ThreadMessage } from './model'
 
-/** Graph paths of contract section 4. */
+/** Graph paths: the agent's own messages, its tool calls and results, and the final answer. */
 export const GRAPH = {
   analyst: ['analyst'],
   tools: ['analyst', 'tools'],

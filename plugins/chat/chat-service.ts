@@ -50,7 +50,7 @@ export interface ChatServiceOptions {
 const BUSY = 'Streaming for thread is in progress'
 
 /**
- * The chat's turn logic (contract section 4): starts runs, joins active ones by `messageId`, answers finished
+ * The chat's turn logic: starts runs, joins active ones by `messageId`, answers finished
  * `messageId`s and state requests from the database, and aborts runs. It returns what to send (`TurnSource`); the
  * HTTP and WebSocket routes only deliver it.
  */

@@ -40,7 +40,7 @@ interface ChatAccess {
 }
 
 /**
- * The chat API: `stream-chat-state` (NDJSON), its WebSocket mirror and `abort` (spec 4.1, contract 3 to 5).
+ * The chat API: `stream-chat-state` (NDJSON), its WebSocket mirror and `abort`.
  */
 /** What the chat area needs from the app, besides what its routes' authentication needs. */
 export interface ChatDeps extends AuthDeps {

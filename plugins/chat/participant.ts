@@ -6,7 +6,7 @@ import type { SessionSettings } from '../embed/session-settings'
 import type { AbortScope, ChatParticipant } from './chat-service'
 
 /**
- * Who is chatting (contract section 4): with an API key, the user `sessionSettings` names (provisioned like
+ * Who is chatting: with an API key, the user `sessionSettings` names (provisioned like
  * generate-session); with a service token, its `externalId`/`sub` user; with an embed token, the session's user
  * and exactly the access the session granted. `sessionSettings` is ignored for tokens: their identity is fixed.
  */

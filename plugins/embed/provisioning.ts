@@ -51,7 +51,7 @@ export interface Provisioning extends UserProvisioner {
 }
 
 /**
- * The user provisioning rules of spec 2.3 and 2.6 to 2.9, shared by generate-session, chat `sessionSettings`,
+ * The user provisioning rules (identity, profile, attribute values, group memberships), shared by generate-session, chat `sessionSettings`,
  * service tokens and `.../sql`: one implementation so the three entry points can never disagree on who a user is
  * or what they may see. Public calls each run in one transaction.
  */

@@ -5,7 +5,7 @@ import type { SessionSettings } from '../embed/session-settings'
 import { WHOLE_MODEL } from './semantic-service'
 
 /**
- * Whose access a `.../meta` or `.../sql` request reads with (contract section 3): an API key alone reads the
+ * Whose access a `.../meta` or `.../sql` request reads with: an API key alone reads the
  * whole model; an API key with `sessionSettings` reads as that user (provisioned as in chat); an embed token
  * reads with the groups, attributes and security context its session was minted with.
  */

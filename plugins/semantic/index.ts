@@ -16,7 +16,7 @@ export interface SemanticDeps extends AuthDeps {
 const SECURITY: Array<Record<string, string[]>> = [{ ApiKey: [] }, { EmbedToken: [] }]
 
 /**
- * The semantic layer over HTTP (contract section 3): `GET .../meta` and `POST .../sql`, the same engine the
+ * The semantic layer over HTTP: `GET .../meta` and `POST .../sql`, the same engine the
  * `serviceMeta` and `serviceSqlApi` tools use (`deps.semantic`). API key in scope or an embed token of the
  * deployment; an unknown branch is 400, a refused query 400 `INVALID_QUERY`.
  */

@@ -22,7 +22,7 @@ function toolError(error: unknown, context: ToolContext, tool: string): ToolErro
 }
 
 /**
- * The `serviceMeta` tool (contract section 7): the cubes and members the caller may see, filtered by
+ * The `serviceMeta` tool: the cubes and members the caller may see, filtered by
  * `searchQuery`. Never throws: a failure becomes `{ error }`, which the agent reads and works around.
  */
 export async function serviceMeta(input: ServiceMetaInput, context: ToolContext): Promise<MetaResult | ToolError> {

@@ -75,7 +75,7 @@ function serveableAssets(): Map<string, ServedAsset> {
 }
 
 /**
- * The embedded web pages (issue 7; contract section 3): `/embed/dashboard/{publicId}?session=` and
+ * The embedded web pages: `/embed/dashboard/{publicId}?session=` and
  * `/embed/chat?sessionId=` with their hashed script and stylesheet, and the embed-token routes the pages call:
  * the session's context, the published dashboard and its widgets' data (viewed with the viewer's access, downloaded
  * unless the dashboard restricts it). The pages never see an API key: they exchange the session for an embed token.

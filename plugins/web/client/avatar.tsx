@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks'
 import { initials } from './format'
 
 /**
- * The user's avatar (spec 2.7): `picture` loaded by the browser, shown only once it has loaded, so a broken URL
+ * The user's avatar: `picture` loaded by the browser, shown only once it has loaded, so a broken URL
  * never shows a broken-image icon; until then, and for good when it fails, the initials of `displayName`.
  */
 export function Avatar({

@@ -3,7 +3,7 @@ import { PlatformApiError, problems, requestJson, sessionProblem, type Problem }
 
 export type PageKind = 'dashboard' | 'chat'
 
-/** The address parameter that carries the session id (contract section 3). */
+/** The address parameter that carries the session id. */
 const SESSION_PARAM: Record<PageKind, string> = { dashboard: 'session', chat: 'sessionId' }
 const STORAGE_PREFIX = 'embed-auth:'
 /** How long before the token expires the host frame is told, so it can send a new session in time. */
