@@ -126,9 +126,10 @@ describe('GET / in a browser', () => {
       await page.getByRole('button', { name: 'Open as this user' }).click()
       const chat = page.frameLocator('iframe.preview-frame')
       await chat.getByLabel('Ask a question about your data').waitFor()
-      expect(await chat.getByRole('list', { name: 'Suggested questions' }).getByRole('button').count()).toBeGreaterThan(
-        0,
-      )
+      // Starter questions arrive with the model, after the composer: wait for the first before counting.
+      const starters = chat.getByRole('list', { name: 'Suggested questions' }).getByRole('button')
+      await starters.first().waitFor()
+      expect(await starters.count()).toBeGreaterThan(0)
       await screenshot(page, `front-door-preview-chat-${width}-${theme}`)
 
       // A published dashboard, as that user: row-level security shows Asia's rows only.
