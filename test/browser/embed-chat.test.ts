@@ -96,6 +96,8 @@ describe('GET /embed/chat in a browser', () => {
     expect(await query.locator('pre code').isVisible()).toBe(true)
     // A few categories: the answer draws bars, with the one table one click away.
     const answer = page.locator('[data-final="true"]')
+    // Charts are drawn after the answer renders: wait for the canvas, then count.
+    await answer.locator('[data-chart="bar"] canvas').first().waitFor()
     expect(await answer.locator('[data-chart="bar"] canvas').count()).toBe(1)
     expect(await answer.locator('[data-chart="bar"] [role="img"]').getAttribute('aria-label')).toMatch(
       /^Bar chart: .*5 bars; highest completed/,
@@ -146,6 +148,8 @@ describe('GET /embed/chat in a browser', () => {
       await finished(page)
       expect(await page.locator('.msg-user .bubble').textContent()).toContain('Revenue by month')
       const answer = page.locator('[data-final="true"]')
+      // Charts are drawn after the answer renders: wait for the canvas, then count.
+      await answer.locator('[data-chart="line"] canvas').first().waitFor()
       expect(await answer.locator('[data-chart="line"] canvas').count()).toBe(1)
       expect(await answer.locator('[role="img"]').getAttribute('aria-label')).toMatch(
         /^Line chart: .* from 2021-01 to 2025-12/,

@@ -71,8 +71,12 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
           .evaluateAll((widgets) => widgets.map((widget) => widget.getAttribute('data-kind'))),
       ).toEqual(['number', 'bar', 'line', 'table'])
       // Charts are drawn by uPlot on a canvas, each with its numbers as a hidden table for screen readers.
+      // Charts are drawn after the answer renders: wait for the canvas, then count.
+      await page.locator('[data-widget="status"] [data-chart="bar"] canvas').first().waitFor()
       expect(await page.locator('[data-widget="status"] [data-chart="bar"] canvas').count()).toBe(1)
       expect(await page.locator('[data-widget="status"] .chart .sr-only tbody tr').count()).toBe(5)
+      // Charts are drawn after the answer renders: wait for the canvas, then count.
+      await page.locator('[data-widget="monthly"] [data-chart="line"] canvas').first().waitFor()
       expect(await page.locator('[data-widget="monthly"] [data-chart="line"] canvas').count()).toBe(1)
       const tableRegions = await page.locator('[data-widget="regions"] tbody tr td:first-child').allTextContents()
       expect(tableRegions).toEqual([region])
