@@ -1,6 +1,6 @@
 import type { DataSource, DataSourceConfig } from './data-source'
 import { mysqlDialect } from './dialects/mysql-dialect'
-import { classifyServerError, withDeadline } from './server-errors'
+import { classifyServerError, serverSourceMethods, withDeadline } from './server-errors'
 
 type Session = Awaited<ReturnType<Bun.SQL['reserve']>>
 
@@ -93,19 +93,7 @@ export function createMysqlSource(config: DataSourceConfig, deploymentId?: numbe
   return {
     type: 'mysql',
     dialect: mysqlDialect,
-    async connect() {
-      await run('SELECT 1', [])
-    },
-    async query(sql, params, maxRows) {
-      const rows = await run(sql, params)
-      return { rows: rows.length > maxRows ? rows.slice(0, maxRows) : [...rows], totalRows: rows.length }
-    },
-    async health() {
-      return run('SELECT 1', []).then(
-        () => ({ ok: true as const }),
-        (error: Error) => ({ ok: false as const, error: error.message }),
-      )
-    },
+    ...serverSourceMethods(run),
     async close() {
       closed = true
       for (const session of idle.splice(0)) session.release()

@@ -1,6 +1,6 @@
 import type { DataSource, DataSourceConfig } from './data-source'
 import { postgresDialect } from './dialects/postgres-dialect'
-import { classifyServerError, withDeadline } from './server-errors'
+import { classifyServerError, serverSourceMethods, withDeadline } from './server-errors'
 
 /**
  * Postgres through Bun's built-in client. Session settings travel in the connection's start-up message, so every
@@ -39,19 +39,7 @@ export function createPostgresSource(config: DataSourceConfig, deploymentId?: nu
   return {
     type: 'postgres',
     dialect: postgresDialect,
-    async connect() {
-      await run('SELECT 1', [])
-    },
-    async query(sql, params, maxRows) {
-      const rows = await run(sql, params)
-      return { rows: rows.length > maxRows ? rows.slice(0, maxRows) : [...rows], totalRows: rows.length }
-    },
-    async health() {
-      return run('SELECT 1', []).then(
-        () => ({ ok: true as const }),
-        (error: Error) => ({ ok: false as const, error: error.message }),
-      )
-    },
+    ...serverSourceMethods(run),
     async close() {
       await client.close({ timeout: 1 })
     },

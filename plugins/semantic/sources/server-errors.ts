@@ -1,5 +1,6 @@
 import { DataSourceUnavailableError, QueryTimeoutError } from '../errors'
-import { QueryExecutionError, redact } from './data-source'
+import { QueryExecutionError, redact, type DataSource } from './data-source'
+import type { Parameter } from './dialects/dialect'
 
 interface DriverError {
   code?: string
@@ -49,4 +50,28 @@ export function withDeadline<T>(work: Promise<T>, timeoutMs: number, onLate: () 
     }, timeoutMs + 2_000)
   })
   return Promise.race([work, late]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * The `connect`, `query` and `health` of a server source (Postgres, MySQL) over its one way to run a statement:
+ * every row is read so `totalRows` is exact, and at most `maxRows` go back.
+ */
+export function serverSourceMethods(
+  run: (sql: string, params: Parameter[]) => Promise<unknown[][]>,
+): Pick<DataSource, 'connect' | 'query' | 'health'> {
+  return {
+    async connect() {
+      await run('SELECT 1', [])
+    },
+    async query(sql, params, maxRows) {
+      const rows = await run(sql, params)
+      return { rows: rows.length > maxRows ? rows.slice(0, maxRows) : [...rows], totalRows: rows.length }
+    },
+    async health() {
+      return run('SELECT 1', []).then(
+        () => ({ ok: true as const }),
+        (error: Error) => ({ ok: false as const, error: error.message }),
+      )
+    },
+  }
 }
