@@ -1,7 +1,8 @@
 import type { Frame } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
 import { cubeOf, timeDimensionFor } from './members'
-import { previousOf, type Parsed } from './question'
+import type { Parsed } from './question'
+import { previousOf } from './question-phrases'
 
 /** Words that open a follow-up: the question changes the previous one instead of standing alone. */
 const FOLLOW_UP =

@@ -7,7 +7,6 @@ import {
   ascending,
   booleansOf,
   denominatorFor,
-  negatedAt,
   numberFilters,
   perEntity,
   rankedCount,
@@ -30,7 +29,7 @@ import {
 import { findPeriods, spanOf, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
 import { INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
-
+import { GRANULARITY, valuesOf, type Phrase, dimensionPhrases, granularityOf, useCubeNouns } from './question-phrases'
 /** What the lookup (`serviceMeta` with a search) found: dimension values and date spans the caller may see. */
 export interface Lookup {
   values: ValueHit[]
@@ -59,190 +58,9 @@ export interface Parsed {
   unknown: string[]
 }
 
-const GRANULARITY: Record<string, Granularity> = {
-  day: 'day',
-  days: 'day',
-  daily: 'day',
-  week: 'week',
-  weeks: 'week',
-  weekly: 'week',
-  month: 'month',
-  months: 'month',
-  monthly: 'month',
-  quarter: 'quarter',
-  quarters: 'quarter',
-  quarterly: 'quarter',
-  year: 'year',
-  years: 'year',
-  yearly: 'year',
-  annual: 'year',
-  annually: 'year',
-}
-const GRAIN_LEADS = ['by', 'per', 'each', 'every', 'and', 'which', 'what', 'a', 'our', 'the', ...DESC, ...ASC]
-const GROUP_MARKERS = [
-  ['broken', 'down', 'by'],
-  ['split', 'by'],
-  ['grouped', 'by'],
-  ['for', 'each'],
-  ['for', 'every'],
-  ['by'],
-  ['per'],
-  ['across'],
-  ['each'],
-]
-const BOUNDARIES = new Set([
-  'in',
-  'for',
-  'during',
-  'from',
-  'since',
-  'last',
-  'past',
-  'between',
-  'where',
-  'with',
-  'top',
-  'sorted',
-  'ordered',
-  'this',
-  'before',
-  'after',
-  'over',
-  'of',
-  'that',
-  'which',
-  'who',
-  'whose',
-  'only',
-  'excluding',
-  'including',
-  'vs',
-  'versus',
-  'compared',
-  'and',
-  'or',
-  'than',
-  'to',
-  'without',
-  'is',
-  'are',
-  'was',
-  'were',
-  'had',
-  'has',
-  'did',
-])
-
-/** Dimension values named in the question, longest first; a value after a negation excludes it. */
-function valuesOf(tokens: Tokens, index: MetaIndex, hits: ValueHit[]): ValueFilter[] {
-  const filters: ValueFilter[] = []
-  const sorted = [...hits].sort((a, b) => words(b.value).length - words(a.value).length)
-  for (const hit of sorted) {
-    const member = index.members.get(hit.member)
-    const phrase = words(hit.value)
-    if (!member || phrase.length === 0) continue
-    const at = tokens.find(phrase)
-    if (at < 0) continue
-    const negation = negatedAt(tokens, at)
-    tokens.use(...phrase.map((_, offset) => at + offset), negation)
-    const existing = filters.find((filter) => filter.member === member && filter.negated === negation >= 0)
-    if (existing) existing.values.push(hit.value)
-    else filters.push({ member, values: [hit.value], negated: negation >= 0 })
-  }
-  return filters
-}
-
-// The nouns of the model's cubes, for the phrase reader (set per question; reading is synchronous).
-let CUBE_NOUNS = new Set<string>()
-
-interface Phrase {
-  words: string[]
-  /** `by`: after "by", "per", "across"; `which`: after "which", "what"; `rank`: after "top 5", "3 biggest". */
-  origin: 'by' | 'which' | 'rank'
-}
-
-/** Phrases naming dimensions: after "by", "per", "across" ...; after "which", "top 5", "3 biggest". */
-function dimensionPhrases(tokens: Tokens): Phrase[] {
-  const phrases: Phrase[] = []
-  for (const marker of GROUP_MARKERS)
-    for (let at = tokens.find(marker); at >= 0; at = tokens.find(marker, at + 1)) {
-      // "by region and segment" names two dimensions.
-      let phrase: string[] = []
-      for (
-        let cursor = at + marker.length;
-        cursor < tokens.length && (tokens.list[cursor] === 'and' || !BOUNDARIES.has(tokens.list[cursor]));
-        cursor++
-      ) {
-        if (tokens.list[cursor] !== 'and') phrase.push(tokens.list[cursor])
-        else if (phrase.length) (phrases.push({ words: phrase, origin: 'by' }), (phrase = []))
-      }
-      if (phrase.length) phrases.push({ words: phrase, origin: 'by' })
-    }
-  for (const [at, word] of tokens.list.entries()) {
-    const which = ['which', 'what', 'who'].includes(word)
-    if (!which && !['top', 'bottom', ...DESC, ...ASC].includes(word) && !(/^\d+$/.test(word) && !tokens.isUsed(at)))
-      continue
-    // "the most customers" counts customers; "the 3 biggest customers" ranks them.
-    if (
-      ['most', 'fewest', 'least'].includes(word) &&
-      !/^\d+$/.test(tokens.list[at - 1] ?? '') &&
-      CUBE_NOUNS.has(stem(tokens.list[at + 1] ?? ''))
-    )
-      continue
-    let cursor = at + 1
-    while (
-      cursor < tokens.length &&
-      (/^\d+$/.test(tokens.list[cursor]) ||
-        ['sold', 'of', 'our', 'the', 'single', ...DESC, ...ASC].includes(tokens.list[cursor]))
-    )
-      cursor++
-    const phrase: string[] = []
-    for (; cursor < tokens.length && phrase.length < 2 && !BOUNDARIES.has(tokens.list[cursor]); cursor++)
-      phrase.push(tokens.list[cursor])
-    if (phrase.length) phrases.push({ words: phrase, origin: which ? 'which' : 'rank' })
-  }
-  return phrases
-}
-
-function granularityOf(tokens: Tokens): Granularity | undefined {
-  for (const [at, word] of tokens.list.entries()) {
-    const unit = GRANULARITY[word]
-    if (!unit || tokens.isUsed(at)) continue
-    if (/ly$|annual/.test(word) || GRAIN_LEADS.includes(tokens.list[at - 1] ?? '')) {
-      tokens.use(at)
-      return unit
-    }
-  }
-  if (tokens.has('trend') || tokens.find(['over', 'time']) >= 0) return 'month'
-  const yoy = /\b(year over year|year-over-year|yoy)\b/.test(tokens.text)
-    ? 'year'
-    : /\b(month over month|mom)\b/.test(tokens.text)
-      ? 'month'
-      : undefined
-  return yoy
-}
-
-/** The previous period of the same length as an absolute year, quarter or month ("growth in 2025" is from 2024). */
-export function previousOf(spec: RangeSpec): RangeSpec | undefined {
-  if (spec.kind !== 'absolute' || !spec.from || !spec.to) return undefined
-  const from = new Date(`${spec.from}T00:00:00Z`)
-  const to = new Date(`${spec.to}T00:00:00Z`)
-  const months = (to.getUTCFullYear() - from.getUTCFullYear()) * 12 + to.getUTCMonth() - from.getUTCMonth()
-  if (![1, 3, 12].includes(months)) return undefined
-  const start = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth() - months, 1))
-  const day = (date: Date) => date.toISOString().slice(0, 10)
-  const row =
-    months === 12
-      ? String(start.getUTCFullYear())
-      : months === 3
-        ? `${start.getUTCFullYear()} Q${Math.floor(start.getUTCMonth() / 3) + 1}`
-        : day(start).slice(0, 7)
-  return { kind: 'absolute', from: day(start), to: spec.from, label: row, row }
-}
-
 export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup | undefined): Parsed {
   const vocabulary = vocabularyOf(index)
-  CUBE_NOUNS = vocabulary.nouns
+  useCubeNouns(vocabulary.nouns)
   const tokens = new Tokens(question)
   const text = tokens.text
   // Periods.
