@@ -38,7 +38,12 @@ beforeAll(async () => {
   const data = join(dir, 'shop.duckdb')
   const written = spawnSync([binary, 'demo-data', '--into', data], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DUCKDB_LIBRARY_CACHE: cache },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DUCKDB_LIBRARY_CACHE: cache,
+      DEMO_DATA_PATH: TEST_DEMO_DATA,
+    },
   })
   if (written.exitCode !== 0) throw new Error(`demo-data failed:\n${written.stderr.toString()}`)
   writeFileSync(
