@@ -14,4 +14,5 @@ afterAll(() => {
   const folder = dirname(TEST_DEMO_DATA)
   const name = basename(TEST_DEMO_DATA)
   for (const entry of readdirSync(folder)) if (entry.startsWith(name)) rmSync(join(folder, entry), { force: true })
-})
+  // Stopping the servers waits for them to exit; on a slow machine that can outlast bun's default 5 s hook limit.
+}, 120_000)
