@@ -5,7 +5,7 @@ import type { AgentFactory, AgentTurn } from '../chat/agent'
 import { createScriptedAgent, scriptFromConfig } from '../chat/scripted-agent'
 import { createAnalystAgent } from './analyst-agent'
 import type { AnalystTools } from './analyst-tools'
-import { withCallMetrics, type ModelCallMetrics } from './model-metrics'
+import { withCallMetrics, type LlmCallMetrics } from './llm-metrics'
 import { createOfflineAnalystModel } from './offline/offline-model'
 
 export interface AgentFactoryOptions {
@@ -16,16 +16,18 @@ export interface AgentFactoryOptions {
   /** The semantic tools bound to one turn. */
   tools(turn: AgentTurn): AnalystTools
   /** Replaces the language model (tests). */
-  model?: LanguageModelV3
-  /** Where the model's calls are counted and timed. */
-  metrics?: ModelCallMetrics
+  languageModel?: LanguageModelV3
+  /** Where the language model's calls are counted and timed. */
+  metrics?: LlmCallMetrics
   /** The whole turn's time limit (`CHAT_TURN_TIMEOUT_MS`; the chat layer enforces it too). */
   turnTimeoutMs?: number
 }
 
 /** The language model of the analyst: the configured OpenAI-compatible endpoint, or the built-in offline analyst. */
-export function analystModel(options: Pick<AgentFactoryOptions, 'llm' | 'analystDelayMs' | 'model'>): LanguageModelV3 {
-  if (options.model) return options.model
+export function analystLanguageModel(
+  options: Pick<AgentFactoryOptions, 'llm' | 'analystDelayMs' | 'languageModel'>,
+): LanguageModelV3 {
+  if (options.languageModel) return options.languageModel
   if (options.llm) {
     const provider = createOpenAICompatible({
       name: 'llm',
@@ -40,9 +42,9 @@ export function analystModel(options: Pick<AgentFactoryOptions, 'llm' | 'analyst
 
 /** Picks the agent for an agent row: the scripted agent for `kind: scripted`, else the analyst. */
 export function createAgentFactory(options: AgentFactoryOptions): AgentFactory {
-  const model = analystModel(options)
+  const languageModel = analystLanguageModel(options)
   const analyst = createAnalystAgent({
-    model: options.metrics ? withCallMetrics(model, options.metrics) : model,
+    languageModel: options.metrics ? withCallMetrics(languageModel, options.metrics) : languageModel,
     tools: options.tools,
     timeoutMs: options.turnTimeoutMs,
   })

@@ -5,7 +5,7 @@ import type { ThreadMessage } from '../chat/model'
 import { aiTools, SYSTEM_PROMPT, type AnalystTools } from './analyst-tools'
 
 export interface AnalystAgentOptions {
-  model: LanguageModelV3
+  languageModel: LanguageModelV3
   /** The tools bound to one turn. */
   tools(turn: AgentTurn): AnalystTools
   /** Steps (model calls) per turn before the loop is stopped. */
@@ -56,7 +56,7 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
       const timeout = AbortSignal.timeout(options.timeoutMs ?? 120_000)
       const signal = AbortSignal.any([turn.signal, timeout])
       const result = streamText({
-        model: options.model,
+        model: options.languageModel,
         system: SYSTEM_PROMPT,
         messages: [...historyMessages(turn.history), { role: 'user', content: userContent(turn) }],
         tools: aiTools(options.tools(turn)),

@@ -1,5 +1,5 @@
 import type { PlannedColumn } from './query/query-plan'
-import { titleOf } from './model/semantic-model'
+import { titleOf } from './semantic-model/semantic-model'
 
 /**
  * The heading a person reads for a result column: the model's title of the member it shows (`Revenue`, not

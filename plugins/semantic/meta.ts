@@ -1,6 +1,6 @@
-import type { AccessView } from './model/access-policy'
+import type { AccessView } from './semantic-model/access-policy'
 import type { MetaCube, MetaMember, MetaResult } from './model'
-import type { Cube, Member, SemanticModel } from './model/semantic-model'
+import type { Cube, Member, SemanticModel } from './semantic-model/semantic-model'
 
 function metaMember(member: Member, name = member.path): MetaMember {
   const entry: MetaMember = { name, title: member.title, type: member.type }

@@ -6,15 +6,15 @@ import { BadRequestError } from '../../lib/errors'
 import { columnTitleOf } from './column-titles'
 import type { Logger } from '../../lib/logger'
 import type { UserAccess } from '../auth/user-access'
-import { accessView } from './model/access-policy'
+import { accessView } from './semantic-model/access-policy'
 import { cacheKey } from './cache-key'
 import { demoDataPath, ensureDemoDataFile, type DemoDataFile } from './demo/demo-data-file'
 import { DEMO_DATA_VERSION } from './demo/demo-data'
 import { loadDemoModel } from './demo/demo-model'
 import { InvalidQueryError } from './errors'
-import { readFolderModel } from './model/folder-model'
+import { readFolderModel } from './semantic-model/folder-model'
 import { buildMeta } from './meta'
-import { loadModel } from './model/model-loader'
+import { loadModel } from './semantic-model/model-loader'
 import { ROW_CAP, type MetaResult, type SqlResult } from './model'
 import { compileQuery } from './compile/query-compiler'
 import { parseQuery } from './query/query-parser'
@@ -30,7 +30,7 @@ import {
   type SourceHealth,
 } from './sources/data-source'
 import { createSqliteSource } from './sources/sqlite-source'
-import type { SemanticModel } from './model/semantic-model'
+import type { SemanticModel } from './semantic-model/semantic-model'
 
 /** What the semantic layer needs to know of a deployment (a `DeploymentInfo` fits). */
 export interface DeploymentRef {

@@ -1,7 +1,7 @@
 import { loadBootstrapFile } from '../../db/bootstrap/load'
 import type { BootstrapFile } from '../../db/bootstrap/model'
-import { readFolderModel } from '../../plugins/semantic/model/folder-model'
-import { loadModel } from '../../plugins/semantic/model/model-loader'
+import { readFolderModel } from '../../plugins/semantic/semantic-model/folder-model'
+import { loadModel } from '../../plugins/semantic/semantic-model/model-loader'
 import { loadConfig } from '../../lib/config'
 import type { CliCommand } from './command'
 

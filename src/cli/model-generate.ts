@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { generateModelFiles } from '../../plugins/semantic/model/model-generator'
+import { generateModelFiles } from '../../plugins/semantic/semantic-model/model-generator'
 import { redact } from '../../plugins/semantic/sources/data-source'
 import { introspect } from '../../plugins/semantic/sources/introspect'
 import { requiredString, UsageError, type CliCommand } from './command'

@@ -1,10 +1,10 @@
-import type { AccessView, RowRule } from '../model/access-policy'
+import type { AccessView, RowRule } from '../semantic-model/access-policy'
 import { InvalidQueryError } from '../errors'
-import { planJoins, type JoinTree } from '../model/join-graph'
+import { planJoins, type JoinTree } from '../semantic-model/join-graph'
 import { type ColumnType, type QueryPlan, type Resolved } from '../query/query-plan'
 import { normalizeTime } from '../query/query-planner'
-import type { Cube, Dimension, Edge, Measure, SemanticModel } from '../model/semantic-model'
-import { renderTemplate } from '../model/templates'
+import type { Cube, Dimension, Edge, Measure, SemanticModel } from '../semantic-model/semantic-model'
+import { renderTemplate } from '../semantic-model/templates'
 import type { Dialect, Parameter } from '../sources/dialects/dialect'
 
 // Parameters are written as markers while compiling (parts are built out of order, and one part may be written

@@ -1,5 +1,5 @@
-import { loadModel } from '../model/model-loader'
-import type { SemanticModel } from '../model/semantic-model'
+import { loadModel } from '../semantic-model/model-loader'
+import type { SemanticModel } from '../semantic-model/semantic-model'
 import devText from './demo-model-dev.yaml' with { type: 'text' }
 import mainText from './demo-model.yaml' with { type: 'text' }
 import { parseDemoModelFiles } from './parse-demo-model' with { type: 'macro' }

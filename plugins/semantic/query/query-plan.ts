@@ -1,5 +1,5 @@
 import type { AggregateFunction, Granularity } from './query-ast'
-import type { Dimension, Measure } from '../model/semantic-model'
+import type { Dimension, Measure } from '../semantic-model/semantic-model'
 
 /** The column types of results (Cube's names). */
 export type ColumnType = 'string' | 'number' | 'time' | 'boolean'

@@ -1,8 +1,8 @@
-import type { AccessView } from '../model/access-policy'
+import type { AccessView } from '../semantic-model/access-policy'
 import { InvalidQueryError } from '../errors'
 import type { Expression, Literal, Reference, SelectStatement } from './query-ast'
 import { childrenOf, keyOf, type ColumnType, type PlannedColumn, type QueryPlan, type Resolved } from './query-plan'
-import { memberOf, type Cube, type Member, type SemanticModel, type View } from '../model/semantic-model'
+import { memberOf, type Cube, type Member, type SemanticModel, type View } from '../semantic-model/semantic-model'
 import { closest } from './suggest'
 
 type Clause = 'SELECT' | 'WHERE' | 'GROUP BY' | 'HAVING' | 'ORDER BY'

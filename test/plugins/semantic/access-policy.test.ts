@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'bun:test'
-import { accessView } from '../../../plugins/semantic/model/access-policy'
-import { loadModel } from '../../../plugins/semantic/model/model-loader'
+import { accessView } from '../../../plugins/semantic/semantic-model/access-policy'
+import { loadModel } from '../../../plugins/semantic/semantic-model/model-loader'
 import {
   evaluateCondition,
   parseCondition,
   parseValueTemplate,
   resolveValues,
-} from '../../../plugins/semantic/model/policy-expression'
+} from '../../../plugins/semantic/semantic-model/policy-expression'
 import type { UserAccess } from '../../../plugins/auth/user-access'
 import { user } from './helpers'
 

@@ -2,13 +2,13 @@ import type { LanguageModelV3, LanguageModelV3StreamPart } from '@ai-sdk/provide
 import { wrapLanguageModel } from 'ai'
 import type { Metrics } from '../../lib/metrics'
 
-export type ModelCallMetrics = Pick<Metrics, 'llmCalls' | 'llmCallDuration' | 'llmTokens' | 'llmErrors'>
+export type LlmCallMetrics = Pick<Metrics, 'llmCalls' | 'llmCallDuration' | 'llmTokens' | 'llmErrors'>
 
 /**
  * The model with every call counted and timed (until its stream ends), the tokens its provider reports, and
  * failures: a call that cannot start, an error part, or a stream that breaks.
  */
-export function withCallMetrics(model: LanguageModelV3, metrics: ModelCallMetrics): LanguageModelV3 {
+export function withCallMetrics(model: LanguageModelV3, metrics: LlmCallMetrics): LanguageModelV3 {
   const finish = (startedAt: number, outcome: 'ok' | 'error') => {
     metrics.llmCalls.inc({ outcome })
     metrics.llmCallDuration.observe({ outcome }, (performance.now() - startedAt) / 1000)
@@ -58,7 +58,7 @@ export function withCallMetrics(model: LanguageModelV3, metrics: ModelCallMetric
 }
 
 function countTokens(
-  metrics: ModelCallMetrics,
+  metrics: LlmCallMetrics,
   usage: { inputTokens: { total: number | undefined }; outputTokens: { total: number | undefined } } | undefined,
 ) {
   if (!usage) return
