@@ -4,19 +4,43 @@ import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { migrate } from './migrate'
 import * as schema from './schema'
+import { createTransactionLock, type TransactionLock } from './transaction-lock'
 
+/**
+ * The query builder every domain module uses. Its type is the SQLite one; on Postgres the object is drizzle's Postgres
+ * database over the Postgres tables, which mirror the SQLite ones column for column (same names, same JavaScript
+ * values), so one query text serves both. Queries are always awaited: `.get()`, `.all()` and `.run()` exist only on
+ * SQLite.
+ */
 export type Db = BunSQLiteDatabase<typeof schema>
 
-/** The open database: drizzle for queries, the raw handle for transactions and hot-path prepared statements. */
+/** The table objects of the storage's dialect; build queries from these, never from a direct `db/schema` import. */
+export type Tables = typeof schema
+
+export type Dialect = 'sqlite' | 'postgres'
+
+/** The service's own state: accounts, keys, users, sessions, threads, messages, runs, management resources. */
 export interface Storage {
+  dialect: Dialect
   db: Db
+  tables: Tables
+  /**
+   * Runs `work` in one transaction: everything it writes is committed together or not at all. Every write goes
+   * through a transaction or the write batch (`db/write-batch.ts`), never a bare `db.insert/update/delete`: on SQLite
+   * the connection is shared, so a bare write made while another transaction is open would be rolled back with it.
+   */
+  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>
+  /** SQLite only: the raw handle, for the hot-path prepared statements of SQLite repositories. */
   sqlite: Database
+  /** SQLite only: transactions and group commits take turns on the one connection. */
+  lock: TransactionLock
+  /** The SQLite file (`:memory:` in tests), or the Postgres URL without its password. */
   path: string
-  close(): void
+  close(): Promise<void>
 }
 
 /**
- * Opens (creating the folder if needed) and migrates the database: WAL, foreign keys on, a busy timeout so a
+ * Opens (creating the folder if needed) and migrates the SQLite database: WAL, foreign keys on, a busy timeout so a
  * second connection waits instead of failing.
  */
 export function openStorage(path: string): Storage {
@@ -28,23 +52,53 @@ export function openStorage(path: string): Storage {
   sqlite.run('PRAGMA foreign_keys = ON')
   migrate(sqlite)
   const db = drizzle(sqlite, { schema })
+  const lock = createTransactionLock()
   let closed = false
   return {
+    dialect: 'sqlite',
     db,
+    tables: schema,
     sqlite,
+    lock,
     path,
-    close() {
+    async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+      // One connection: the transaction holds it from BEGIN to COMMIT, and other transactions and group commits wait
+      // for the lock (asynchronously: the work in between awaits, and waiting in SQLite would block the event loop).
+      return lock.run(async () => {
+        sqlite.run('BEGIN IMMEDIATE')
+        try {
+          const result = await work(db)
+          sqlite.run('COMMIT')
+          return result
+        } catch (error) {
+          if (sqlite.inTransaction) sqlite.run('ROLLBACK')
+          throw error
+        }
+      })
+    },
+    async close() {
       if (closed) return
       closed = true
+      // Closed at once when nothing is open, so a caller that does not await still finds the file closed.
+      if (lock.busy()) await lock.idle()
       sqlite.close()
     },
   }
 }
 
+/** The first row of a query, or undefined (the awaited form of SQLite's `.get()`; add `.limit(1)` where not unique). */
+export async function first<T>(query: PromiseLike<T[]>): Promise<T | undefined> {
+  return (await query)[0]
+}
+
 const runners = new WeakMap<Database, ReturnType<Database['transaction']>>()
 
-/** Runs `work` in one SQLite transaction (immediate, so writers queue instead of failing mid-way). */
+/**
+ * Runs synchronous bun:sqlite `work` in one SQLite transaction (immediate, so writers queue instead of failing
+ * mid-way). Only for SQLite-specific code that cannot await; the rest uses `storage.transaction`.
+ */
 export function transaction<T>(storage: Storage, work: () => T): T {
+  if (storage.lock.busy()) throw new Error('A synchronous transaction cannot start while an asynchronous one is open')
   // One wrapper per database, reused: wrapping anew on every call costs more than a small transaction itself.
   let runner = runners.get(storage.sqlite)
   if (!runner) {

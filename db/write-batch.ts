@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import type { Storage } from './client'
+import type { TransactionLock } from './transaction-lock'
 
 /**
  * Group commit: writes queued during one turn of the event loop are committed together, in one transaction, right
@@ -8,7 +9,7 @@ import type { Storage } from './client'
  * thread, run and message indexes), so committing them together writes those pages once instead of once a turn.
  * Callers get a promise that settles after the commit: nothing is reported as stored before it is.
  */
-export function createWriteBatch(sqlite: Database) {
+export function createWriteBatch(sqlite: Database, lock?: TransactionLock) {
   interface Item {
     work: () => unknown
     resolve(value: unknown): void
@@ -54,7 +55,8 @@ export function createWriteBatch(sqlite: Database) {
         queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
         if (!scheduled) {
           scheduled = true
-          setImmediate(flush)
+          // An open asynchronous transaction holds the connection: the commit waits for its turn.
+          setImmediate(() => (lock?.busy() ? void lock.run(flush) : flush()))
         }
       })
     },
@@ -71,7 +73,7 @@ const batches = new WeakMap<Database, WriteBatch>()
 export function writeBatchOf(storage: Storage): WriteBatch {
   let batch = batches.get(storage.sqlite)
   if (!batch) {
-    batch = createWriteBatch(storage.sqlite)
+    batch = createWriteBatch(storage.sqlite, storage.lock)
     batches.set(storage.sqlite, batch)
   }
   return batch
