@@ -8,8 +8,7 @@ import type {
   SqlResult,
 } from './wire-types'
 import { abortChat, ChatRun, type ChatStreamRequest, type ChatTarget } from './chat-stream'
-import { deprecatedAliases } from './deprecated-names'
-import { createTransport, type PlatformClientOptions, type Query, type Transport } from './transport'
+import type { Query, Transport } from './transport'
 
 type Page<T> = { items: T[]; pageInfo: M.PageInfo }
 
@@ -133,24 +132,10 @@ function deploymentClient(transport: Transport, deploymentId: number) {
 
 export type DeploymentClient = ReturnType<typeof deploymentClient>
 
-/**
- * The typed client of the service (v0.2.1). Types come from the server's own schemas. Works wherever `fetch`
- * does: browsers, Bun, Node 18+.
- *
- * ```ts
- * const client = createPlatformClient({ baseUrl: 'http://localhost:4000', apiKey })
- * for await (const report of client.deployment(1).reports.listAll({ first: 50 })) console.log(report.name)
- * ```
- */
-export function createPlatformClient(options: PlatformClientOptions) {
-  const client = coreClient(createTransport(options))
-  return { ...client, ...deprecatedAliases(client) }
-}
-
-export type PlatformClient = ReturnType<typeof createPlatformClient>
 export type CorePlatformClient = ReturnType<typeof coreClient>
 
-function coreClient(transport: Transport) {
+/** The client's current API over one transport (`createPlatformClient` adds the deprecated names). */
+export function coreClient(transport: Transport) {
   return {
     /** The credentials mode every request uses. */
     credentials: transport.credentials,

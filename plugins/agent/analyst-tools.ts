@@ -1,16 +1,10 @@
 import { jsonSchema, tool } from 'ai'
 import { ServiceMetaInput, ServiceSqlApiInput } from '../semantic/model'
 import { searchMeta } from './meta-search'
+import type { AnalystTools } from './tool-calls'
 import { TOOL_DESCRIPTIONS } from './system-prompt'
 
-/**
- * The analyst's two tools, bound to one turn (its deployment, branch and the caller's access). They never throw
- * for bad input: a failure is a result holding `{ error }`, so the agent can correct itself.
- */
-export interface AnalystTools {
-  serviceMeta(input: ServiceMetaInput): Promise<unknown>
-  serviceSqlApi(input: ServiceSqlApiInput): Promise<unknown>
-}
+export type { AnalystTools } from './tool-calls'
 
 // The tools' input schemas are the semantic layer's TypeBox schemas, which are JSON Schema already.
 const metaSchema = jsonSchema<ServiceMetaInput>(ServiceMetaInput as never)

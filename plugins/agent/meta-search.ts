@@ -1,5 +1,5 @@
 import type { ServiceMetaInput } from '../semantic/model'
-import type { AnalystTools } from './analyst-tools'
+import type { AnalystTools } from './tool-calls'
 
 /** A dimension value that contains a word searched for. */
 export interface ValueHit {

@@ -37,7 +37,59 @@ function importsInto(root: string, from: string[], forbidden: string): string[] 
   )
 }
 
+/** The file a relative specifier names (`./x` is `x.ts`, `x.tsx` or `x/index.ts`), if it is one of `files`. */
+function resolveImport(files: Set<string>, file: string, specifier: string): string | undefined {
+  const base = resolve(dirname(file), specifier)
+  return [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((candidate) => files.has(candidate))
+}
+
+/** Groups of files that import each other in a ring (type-only imports count), found as strongly connected parts. */
+function importCycles(root: string, folders: string[]): string[][] {
+  const files = new Set(folders.flatMap((folder) => sourceFiles(join(root, folder))))
+  const edges = new Map<string, string[]>()
+  for (const file of files)
+    edges.set(
+      file,
+      specifiers(readFileSync(file, 'utf8'))
+        .filter((specifier) => specifier.startsWith('.'))
+        .flatMap((specifier) => resolveImport(files, file, specifier) ?? []),
+    )
+  // Tarjan's algorithm, iterative over the files in order.
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const cycles: string[][] = []
+  const visit = (file: string) => {
+    index.set(file, index.size)
+    low.set(file, index.get(file)!)
+    stack.push(file)
+    onStack.add(file)
+    for (const next of edges.get(file)!) {
+      if (!index.has(next)) {
+        visit(next)
+        low.set(file, Math.min(low.get(file)!, low.get(next)!))
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!))
+    }
+    if (low.get(file) !== index.get(file)) return
+    const part: string[] = []
+    let member: string
+    do {
+      member = stack.pop()!
+      onStack.delete(member)
+      part.push(relative(root, member))
+    } while (member !== file)
+    if (part.length > 1) cycles.push(part.sort())
+  }
+  for (const file of files) if (!index.has(file)) visit(file)
+  return cycles
+}
+
 describe('import direction', () => {
+  it('has no import cycle between modules, type-only imports included', () => {
+    expect(importCycles(ROOT, ['plugins', 'lib', 'db', 'src', 'client'])).toEqual([])
+  })
+
   it('keeps plugins, lib, db and the client from importing the composition root in src/', () => {
     expect(importsInto(ROOT, ['plugins', 'lib', 'db', 'client'], 'src')).toEqual([])
   })
@@ -49,6 +101,14 @@ describe('import direction', () => {
   describe('the scan itself', () => {
     const fixture = mkdtempSync(join(tmpdir(), 'import-direction-'))
     afterAll(() => rmSync(fixture, { recursive: true, force: true }))
+
+    it('reports a ring of imports made only of type imports', () => {
+      mkdirSync(join(fixture, 'ring'))
+      writeFileSync(join(fixture, 'ring/a.ts'), "import type { B } from './b'\nexport interface A { b?: B }\n")
+      writeFileSync(join(fixture, 'ring/b.ts'), "import type { A } from './a'\nexport interface B { a?: A }\n")
+      writeFileSync(join(fixture, 'ring/c.ts'), "import type { A } from './a'\n")
+      expect(importCycles(fixture, ['ring'])).toEqual([[join('ring', 'a.ts'), join('ring', 'b.ts')]])
+    })
 
     it('reports type-only, re-exported, side-effect, dynamic and required imports of src/', () => {
       mkdirSync(join(fixture, 'src'))

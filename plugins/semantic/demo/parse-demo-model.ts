@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describeProblem, type ModelProblem } from '../errors'
-import { parseModelFile, type ParsedFile } from '../semantic-model/model-loader'
+import { parseModelFile } from '../semantic-model/model-loader'
+import type { ParsedFile } from '../semantic-model/raw-model'
 
 export const DEMO_FILES = { main: 'demo/demo-model.yaml', dev: 'demo/demo-model-dev.yaml' } as const
 

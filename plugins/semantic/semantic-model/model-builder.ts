@@ -1,6 +1,6 @@
 import { ModelError, type ModelProblem } from '../errors'
 import type { PolicyFilterFile, ViewFile } from './model-file'
-import type { Located, RawCube } from './model-loader'
+import type { Located, RawCube } from './raw-model'
 import { parseCondition, parseValueTemplate } from './policy-expression'
 import {
   memberOf,

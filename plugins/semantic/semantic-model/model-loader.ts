@@ -3,16 +3,9 @@ import { LineCounter, parseDocument } from 'yaml'
 import { describeValueError } from '../../../lib/schema-errors'
 import { buildModel } from './model-builder'
 import { ModelError, type ModelProblem } from '../errors'
-import {
-  ModelFile,
-  type CubeFile,
-  type DimensionFile,
-  type JoinFile,
-  type MeasureFile,
-  type PolicyFile,
-  type ViewFile,
-} from './model-file'
+import { ModelFile, type CubeFile, type ViewFile } from './model-file'
 import type { SemanticModel, SourceRef } from './semantic-model'
+import type { Located, ParsedFile, RawCube } from './raw-model'
 
 /** One model file's text and the name errors should show for it. */
 export interface ModelSource {
@@ -20,27 +13,6 @@ export interface ModelSource {
   text: string
   /** The file already parsed and checked (a built-in model parsed when the binary was built). */
   parsed?: ParsedFile
-}
-
-/** A definition with where it was written. */
-export interface Located<T> {
-  def: T
-  source: SourceRef
-}
-
-/** A cube as written (after `extends`), every part with its own location, before the semantic checks. */
-export interface RawCube {
-  def: CubeFile
-  source: SourceRef
-  measures: Located<MeasureFile>[]
-  dimensions: Located<DimensionFile>[]
-  joins: Located<JoinFile>[]
-  policies: Located<PolicyFile>[] | null
-}
-
-export interface ParsedFile {
-  cubes: RawCube[]
-  views: Located<ViewFile>[]
 }
 
 type PathPart = string | number

@@ -1,5 +1,5 @@
 import type { ViewFile } from './model-file'
-import type { Located } from './model-loader'
+import type { Located } from './raw-model'
 import { memberOf, titleOf, type Cube, type Edge, type SourceRef, type View, type ViewMember } from './semantic-model'
 import { didYouMean } from '../query/suggest'
 
