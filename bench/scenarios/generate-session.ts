@@ -94,7 +94,7 @@ function rawBaseline(storage: Storage) {
  */
 export async function generateSessionScenario(context: BenchContext): Promise<Row[]> {
   const { users, concurrency, rounds } = context.config.sessions
-  const tag = randomToken(4)
+  const tag = randomToken(4).toLowerCase() // externalIds are lowercase, or 400
   const storage = openStorage(join(context.dir, 'raw-baseline.db'))
   applyBootstrap(storage, benchBootstrap(context.config) as BootstrapFile, 'bench')
   const raw = rawBaseline(storage)
