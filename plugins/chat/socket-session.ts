@@ -24,9 +24,9 @@ export interface SocketSessionHandlers<Access> {
   /** Checks the socket's credential again (revoked, expired, deleted); throws an `AppError` when it no longer holds. */
   authenticate(): Promise<Access>
   /** Opens one turn (throws `AppError`s for requests refused before a stream would start, such as 429). */
-  openTurn(access: Access, request: ChatRequest): { source: TurnSource; userId: number }
+  openTurn(access: Access, request: ChatRequest): Promise<{ source: TurnSource; userId: number }>
   /** Stops the chat's active run; `userId` is the socket's latest user, if it has had a turn. */
-  abort(access: Access, chatId: string, userId: number | undefined): void
+  abort(access: Access, chatId: string, userId: number | undefined): Promise<void>
   /** Sends a turn's lines to the socket; `done` settles after its last line. */
   pipe(source: TurnSource): { done: Promise<void>; stop(): void }
   logger: Logger
@@ -104,7 +104,7 @@ export class SocketSession<Access> {
     const access = await this.access()
     if (!access) return
     try {
-      this.handlers.abort(access, chatId, this.userId)
+      await this.handlers.abort(access, chatId, this.userId)
     } catch (error) {
       this.sendError(error instanceof AppError ? error.message : 'Abort failed')
     }
@@ -119,7 +119,7 @@ export class SocketSession<Access> {
         if (!access) return
         let source: TurnSource
         try {
-          const opened = this.handlers.openTurn(access, request)
+          const opened = await this.handlers.openTurn(access, request)
           source = opened.source
           this.userId = opened.userId
         } catch (error) {
