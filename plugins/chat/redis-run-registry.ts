@@ -64,7 +64,7 @@ export class RedisRunRegistry implements RunRegistry {
   private readonly leaseMs: number
   private readonly retainMs: number
   private readonly timers: Array<ReturnType<typeof setInterval>> = []
-  private readonly subscribed: Promise<void>
+  private subscribed: Promise<void> | undefined
   private closed = false
 
   constructor(private readonly options: RedisRunRegistryOptions) {
@@ -75,16 +75,15 @@ export class RedisRunRegistry implements RunRegistry {
     this.reader = new RedisLink(options.url)
     this.subscriber = new RedisLink(options.url)
     this.follower = new StreamFollower(this.reader, this.commands, options.logger)
-    this.subscribed = this.subscriber
-      .connect()
-      .then(() => this.subscriber.client.subscribe(`${this.prefix}events`, (message) => this.receive(message)))
-      .then(() => {})
-    this.subscribed.catch((error: unknown) =>
-      options.logger.error('subscribing to run events in Redis failed', { error }),
+    this.subscribe().catch((error: unknown) =>
+      options.logger.error('subscribing to run events in Redis failed; retrying', { error }),
     )
     // Renewed three times per lease, so one late renewal does not lose it; swept four times per lease.
     this.every(Math.max(10, Math.floor(this.leaseMs / 3)), () => this.renew())
-    this.every(Math.max(10, Math.floor(this.leaseMs / 4)), () => this.sweep())
+    this.every(Math.max(10, Math.floor(this.leaseMs / 4)), async () => {
+      await this.subscribe()
+      await this.sweep()
+    })
     void this.recoverAtStart()
   }
 
@@ -177,14 +176,9 @@ export class RedisRunRegistry implements RunRegistry {
   }
 
   async check(): Promise<void> {
-    const answer = await Promise.race([
-      this.commands.send('PING', []),
-      Bun.sleep(2000).then(() => {
-        throw new Error('Redis did not answer PING within 2 s')
-      }),
-    ])
+    const answer = await withTimeout(this.commands.send('PING', []), 2000)
     if (answer !== 'PONG') throw new Error(`Redis answered PING with ${String(answer)}`)
-    await this.subscribed
+    await withTimeout(this.subscribe(), 2000)
   }
 
   async close(): Promise<void> {
@@ -192,8 +186,9 @@ export class RedisRunRegistry implements RunRegistry {
     this.closed = true
     for (const timer of this.timers) clearInterval(timer)
     this.follower.close()
-    // Commands are answered in order: once this one is, every line and release sent before it is in Redis.
-    await this.commands.send('PING', []).catch(() => {})
+    // Commands are answered in order: once this one is, every line and release sent before it is in Redis. Not
+    // waited for long when Redis is down.
+    if (this.commands.client.connected) await withTimeout(this.commands.send('PING', []), 2000).catch(() => {})
     this.commands.close()
     this.reader.close()
     this.subscriber.close()
@@ -231,6 +226,21 @@ export class RedisRunRegistry implements RunRegistry {
       // A log always expires, even if every node died before any cleaned it up.
       this.commands.send('PEXPIRE', [log, String(this.leaseMs + this.retainMs)]).catch(failed)
     }
+  }
+
+  /** Subscribes to the node events once (again after a failed attempt); the client resubscribes on reconnects. */
+  private subscribe(): Promise<void> {
+    this.subscribed ??= this.subscriber
+      .connect()
+      .then(() => this.subscriber.client.subscribe(`${this.prefix}events`, (message) => this.receive(message)))
+      .then(
+        () => {},
+        (error: unknown) => {
+          this.subscribed = undefined
+          throw error
+        },
+      )
+    return this.subscribed
   }
 
   private followed(record: string): Run {
@@ -360,6 +370,14 @@ export class RedisRunRegistry implements RunRegistry {
   private get runsKey(): string {
     return `${this.prefix}runs`
   }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
 /** A run this node executes, and how much of its log is in Redis. */
