@@ -41,7 +41,9 @@ export function createTestApp(options: TestAppOptions = {}) {
   const storage = options.storage ?? openStorage(':memory:')
   applyBootstrap(storage, options.bootstrap ?? testBootstrap(), 'test bootstrap')
   const logger = options.logger ?? createLogger('silent')
-  const registry = options.registry ?? testRunRegistry(storage, logger, options.clock ?? Date.now)
+  // `registry: undefined` asks for the in-memory registry whatever TEST_REGISTRY says.
+  const registry =
+    'registry' in options ? options.registry : testRunRegistry(storage, logger, options.clock ?? Date.now)
   const deps: AppDeps = createDeps(config, storage, { logger, registry, ...options })
   const app = createApp(deps)
   return {
