@@ -16,7 +16,7 @@ import { abortingUser, abortScope, resolveParticipant } from './participant'
 import { RunAdmission } from './run-admission'
 import { createRunDeadlines } from './run-deadlines'
 import { ndjsonStream, pipeTurnToSocket, type ReaderHooks } from './run-readers'
-import { SocketSession, type SessionSocket } from './socket-session'
+import { SocketSession, SocketsByAccount, type SessionSocket } from './socket-session'
 import { createThreadStore } from './thread-store'
 import type { RunRegistry } from './run-registry'
 import { createThreadPolicyGuard } from './thread-policies'
@@ -97,6 +97,13 @@ export function chatPlugin(deps: ChatDeps) {
     return { source: await chat.open(request, participant), userId: participant.userId }
   }
   const sessions = new WeakMap<object, SocketSession<ChatAccess>>()
+  // The open sockets of embed sessions, by account: a revocation on any node makes this one check them again.
+  const embedSockets = new SocketsByAccount<SocketSession<ChatAccess>>()
+  const stopListening = deps.registry.onBroadcast((event) => {
+    if (event.type === 'embed-session-revoked')
+      for (const session of embedSockets.of(event.accountId)) void session.recheck()
+  })
+  deps.lifecycle.onShutdown(stopListening)
 
   return new Elysia({ name: 'chat', seed: deps.instanceId })
     .use(authPlugin(deps))
@@ -150,6 +157,7 @@ export function chatPlugin(deps: ChatDeps) {
       chatAccess: true,
       params: ChatParams,
       open(ws) {
+        const { caller } = ws.data
         const raw = ws.raw as unknown as ServerWebSocket
         const socket: SessionSocket = {
           send: (json: string) => void raw.send(json),
@@ -172,13 +180,16 @@ export function chatPlugin(deps: ChatDeps) {
             logger: deps.logger,
           }),
         )
+        if (caller.kind === 'embed') embedSockets.add(caller.accountId, sessions.get(ws.raw)!)
       },
       message(ws, message) {
         sessions.get(ws.raw)?.receive(message)
       },
       close(ws) {
-        sessions.get(ws.raw)?.close()
+        const session = sessions.get(ws.raw)
+        session?.close()
         sessions.delete(ws.raw)
+        if (session && ws.data.caller.kind === 'embed') embedSockets.delete(ws.data.caller.accountId, session)
       },
       detail: {
         summary: 'Chat over WebSocket',

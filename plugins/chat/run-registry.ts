@@ -164,8 +164,11 @@ export interface RunRegistry {
   close(): Promise<void>
 }
 
-/** What nodes tell each other besides the runs' lines. */
-export type ClusterEvent = { type: 'embed-session-revoked'; accountId: number; sessionId: string }
+/**
+ * What nodes tell each other besides the runs' lines. A revocation names only the account: each node checks the
+ * embed sockets of that account again, and the revoked session's sockets close (the check reads the session).
+ */
+export type ClusterEvent = { type: 'embed-session-revoked'; accountId: number }
 
 const messageKey = (userId: number, agentId: number, messageId: string) => `${userId}:${agentId}:${messageId}`
 

@@ -71,6 +71,14 @@ export class SocketSession<Access> {
     if (!this.pumping) void this.pump()
   }
 
+  /**
+   * Checks the credential again now, between turns or during one (a revocation was announced): once it no longer
+   * holds, the socket gets the error line and closes at once.
+   */
+  async recheck(): Promise<void> {
+    if (!this.closed) await this.access()
+  }
+
   /** The client went away: queued turns are dropped; the current run goes on without this reader. */
   close(): void {
     this.closed = true
@@ -140,4 +148,25 @@ export class SocketSession<Access> {
 
 function isAbortMessage(value: unknown): value is AbortMessage {
   return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'abort'
+}
+
+/** Open sockets grouped by account. */
+export class SocketsByAccount<T> {
+  private readonly byAccount = new Map<number, Set<T>>()
+
+  add(accountId: number, socket: T): void {
+    const open = this.byAccount.get(accountId) ?? new Set<T>()
+    open.add(socket)
+    this.byAccount.set(accountId, open)
+  }
+
+  delete(accountId: number, socket: T): void {
+    const open = this.byAccount.get(accountId)
+    open?.delete(socket)
+    if (open?.size === 0) this.byAccount.delete(accountId)
+  }
+
+  of(accountId: number): Iterable<T> {
+    return this.byAccount.get(accountId) ?? []
+  }
 }

@@ -84,11 +84,11 @@ else {
         await Promise.all(nodes.map((node) => node.check()))
         const received: unknown[] = []
         for (const node of nodes) node.onBroadcast((event) => received.push(event))
-        await nodes[0].broadcast({ type: 'embed-session-revoked', accountId: 1, sessionId: 'abc' })
+        await nodes[0].broadcast({ type: 'embed-session-revoked', accountId: 1 })
         await settle(async () => received.length === 2)
         expect(received).toEqual([
-          { type: 'embed-session-revoked', accountId: 1, sessionId: 'abc' },
-          { type: 'embed-session-revoked', accountId: 1, sessionId: 'abc' },
+          { type: 'embed-session-revoked', accountId: 1 },
+          { type: 'embed-session-revoked', accountId: 1 },
         ])
       } finally {
         await close()

@@ -9,7 +9,10 @@ import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, lineReader, messageId, type Line } from '../../helpers/chat'
 import { warnSkipped } from '../../helpers/database-servers'
 import { keys } from '../../helpers/fixtures'
+import { connectChatSocket } from '../../helpers/chat-socket'
+import { embedSession } from '../../helpers/embed-sessions'
 import { gate } from '../../helpers/gates'
+import { listen } from '../../helpers/transports'
 import { redisAvailable, redisServer } from '../../helpers/redis-server'
 
 const admin = apiKey(keys.admin)
@@ -103,6 +106,27 @@ else
         expect(response.status).toBe(204)
         expect((await reader.rest()).at(-1)).toEqual({ error: 'Run aborted' })
         expect(storage.sqlite.query('SELECT status FROM chat_runs').get()).toEqual({ status: 'aborted' })
+      })
+    })
+
+    describe('with live nodes, over sockets', () => {
+      beforeEach(() => startNodes())
+
+      it('closes the sockets of an embed session on node B at once when node A revokes it', async () => {
+        const { sessionId, token } = await embedSession(nodeA, 'viewer-b')
+        const server = listen(nodeB.app)
+        try {
+          const client = await connectChatSocket(`ws://127.0.0.1:${server.port}${chatBase()}/ws?embedToken=${token}`)
+          const revoked = await nodeA.request('POST', '/api/v1/embed/session/revoke', {
+            headers: admin,
+            body: { sessionId },
+          })
+          expect(revoked.status).toBe(204)
+          expect((await client.waitForClose()).code).toBe(1008)
+          expect(client.lines.at(-1)).toEqual({ error: 'Embed session was revoked' })
+        } finally {
+          await nodeB.app.stop(true)
+        }
       })
     })
 
