@@ -10,20 +10,22 @@ export class RunRegistryUnavailableError extends AppError {
 
 /**
  * One connection to Redis. Commands fail at once while it is down instead of queueing (a request must not hang on
- * an outage); the client reconnects by itself, and a command sent while it is disconnected connects it first.
- * Commands sent in one turn of the event loop leave in one write (Bun pipelines them).
+ * an outage); a command sent while it is disconnected connects it first (one attempt, shared by the commands that
+ * wait for it), so the link comes back by itself once Redis does. Commands sent in one turn of the event loop leave
+ * in one write (Bun pipelines them).
  */
 export class RedisLink {
   readonly client: Bun.RedisClient
   private connecting: Promise<void> | undefined
+  private closed = false
 
-  constructor(url: string) {
+  constructor(url: string, onClose?: () => void) {
     this.client = new Bun.RedisClient(url, {
       enableOfflineQueue: false,
-      connectionTimeout: 5000,
-      // Reconnects for as long as the node lives: Redis may be restarted under a running service.
-      maxRetries: 1_000_000,
+      autoReconnect: false,
+      connectionTimeout: 2000,
     })
+    if (onClose) this.client.onclose = () => onClose()
   }
 
   send(command: string, args: string[]): Promise<unknown> {
@@ -32,6 +34,8 @@ export class RedisLink {
   }
 
   connect(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the Redis connection is closed'))
+    if (this.client.connected) return Promise.resolve()
     this.connecting ??= this.client.connect().finally(() => {
       this.connecting = undefined
     })
@@ -39,6 +43,7 @@ export class RedisLink {
   }
 
   close(): void {
+    this.closed = true
     this.client.close()
   }
 }

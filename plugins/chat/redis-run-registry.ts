@@ -73,7 +73,10 @@ export class RedisRunRegistry implements RunRegistry {
     this.retainMs = options.retainMs ?? 5 * 60_000
     this.commands = new RedisLink(options.url)
     this.reader = new RedisLink(options.url)
-    this.subscriber = new RedisLink(options.url)
+    // A lost subscription is made again by the next upkeep (every quarter lease) or readiness check.
+    this.subscriber = new RedisLink(options.url, () => {
+      this.subscribed = undefined
+    })
     this.follower = new StreamFollower(this.reader, this.commands, options.logger)
     this.subscribe().catch((error: unknown) =>
       options.logger.error('subscribing to run events in Redis failed; retrying', { error }),
