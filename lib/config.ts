@@ -23,6 +23,8 @@ export interface Config {
   port: number
   host: string
   dbPath: string
+  /** Redis shared by the nodes for their active runs; unset: runs live in this process's memory only. */
+  redisUrl: string | undefined
   bootstrapFile: string | undefined
   llm: LlmConfig | undefined
   analystDelayMs: number
@@ -184,6 +186,10 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     problems.push('LLM_BASE_URL: required when LLM_MODEL or LLM_API_KEY is set')
   }
 
+  const redisUrl = text(environment, 'REDIS_URL')
+  if (redisUrl !== undefined && (!URL.canParse(redisUrl) || !/^rediss?:$/.test(new URL(redisUrl).protocol)))
+    problems.push('REDIS_URL: expected a redis:// or rediss:// URL')
+
   const demoApiKey = text(environment, 'DEMO_API_KEY')
   if (demoApiKey !== undefined && demoApiKey.length < 16) problems.push('DEMO_API_KEY: must be at least 16 characters')
 
@@ -192,6 +198,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     port,
     host,
     dbPath,
+    redisUrl,
     bootstrapFile,
     llm,
     analystDelayMs,

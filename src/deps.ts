@@ -7,6 +7,8 @@ import type { UserProvisioner } from '../plugins/auth/user-access'
 import type { AgentFactoryOptions } from '../plugins/agent/agent-factory'
 import type { AgentFactory } from '../plugins/chat/agent'
 import type { ChatDeps } from '../plugins/chat'
+import { createRunRegistry } from '../plugins/chat/create-run-registry'
+import type { RunRegistry } from '../plugins/chat/run-registry'
 import type { CoreDeps } from '../plugins/core'
 import type { EmbedDeps } from '../plugins/embed'
 import type { ManagementDeps } from '../plugins/management'
@@ -50,6 +52,8 @@ export interface AppDeps {
   agents: AgentFactory
   /** The semantic layer: models per deployment branch, the demo data, queries (`serviceMeta`, `serviceSqlApi`). */
   semantic: SemanticService
+  /** Active chat runs: in this process, or shared with other nodes through Redis (`REDIS_URL`). */
+  registry: RunRegistry
 }
 
 /**
@@ -81,6 +85,11 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
   const clock = overrides.clock ?? Date.now
   const metrics = overrides.metrics ?? new Metrics({ prefix: config.metricsPrefix })
   const limits = createRequestLimits(config, clock, metrics)
+  const lifecycle = overrides.lifecycle ?? new Lifecycle()
+  const registry = overrides.registry ?? createRunRegistry(config, { storage, logger, clock })
+  // Registered before the chat's own hook, so it runs after it: runs end (and reach Redis) before the connections
+  // close.
+  lifecycle.onShutdown(() => registry.close())
   const semantic =
     overrides.semantic ?? createSemanticService({ config, logger, metrics, dataSources: overrides.dataSources })
   return {
@@ -94,7 +103,8 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
     authenticateApiKey: overrides.authenticateApiKey ?? limits.forApiKeys(createApiKeyAuthenticator(storage)),
     embedTokens: overrides.embedTokens ?? limits.forEmbedTokens(createEmbedTokens(storage, clock)),
     users: overrides.users ?? createUserProvisioner(storage, clock),
-    lifecycle: overrides.lifecycle ?? new Lifecycle(),
+    lifecycle,
+    registry,
     semantic,
     agents:
       overrides.agents ??

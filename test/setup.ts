@@ -4,12 +4,17 @@ import { basename, dirname, join } from 'node:path'
 import { stopDatabaseServers } from './helpers/database-servers'
 import { TEST_DEMO_DATA } from './helpers/demo-data'
 import { removeDemoSourceFiles } from './helpers/demo-sources'
+import { redisServer, stopRedisServer, testRegistry } from './helpers/redis-server'
+
+// With TEST_REGISTRY=redis every test app's runs go through a throwaway Redis, started here once for the run.
+if (testRegistry === 'redis') process.env.TEST_REDIS_URL = await redisServer()
 
 // Preloaded by bunfig.toml: hooks here run once for the whole run. The run leaves no files behind: the shared demo
 // data file goes, with its journal and any unfinished temporary copy.
 afterAll(() => {
   // Throwaway Postgres and MariaDB servers (started by the data source tests) stop, and their folders go.
   stopDatabaseServers()
+  stopRedisServer()
   removeDemoSourceFiles()
   const folder = dirname(TEST_DEMO_DATA)
   const name = basename(TEST_DEMO_DATA)

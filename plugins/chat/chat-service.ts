@@ -10,7 +10,7 @@ import { OpenMessages } from './open-message'
 import { executeRun, type RunServices } from './run-executor'
 import type { TurnSource } from './run-readers'
 import { createLoopBudget } from './loop-budget'
-import { RunRegistry, type Run } from './run-registry'
+import type { Run, RunRegistry } from './run-registry'
 import type { RunAdmission, RunTicket } from './run-admission'
 import type { RunDeadlines } from './run-deadlines'
 import type { RunOutcome, ThreadStore } from './thread-store'
@@ -35,6 +35,8 @@ export interface AbortScope {
 
 export interface ChatServiceOptions {
   store: ThreadStore
+  /** Where active runs are found: this process's memory, or Redis shared with other nodes. */
+  registry: RunRegistry
   agents: AgentFactory
   logger: Logger
   metrics: Metrics
@@ -55,8 +57,7 @@ const BUSY = 'Streaming for thread is in progress'
  * HTTP and WebSocket routes only deliver it.
  */
 export function createChatService(options: ChatServiceOptions) {
-  const { store, agents, logger, metrics, clock } = options
-  const registry = new RunRegistry()
+  const { store, agents, logger, metrics, clock, registry } = options
   const runsTotal = metrics.counter('chat_runs_total', 'Chat runs by outcome', ['outcome'])
   metrics.gauge('chat_active_runs', 'Chat runs currently streaming', { collect: () => registry.size })
   const messages = new OpenMessages(store, clock, logger)
@@ -75,13 +76,13 @@ export function createChatService(options: ChatServiceOptions) {
   const stateOf = (chatId: string, devMode: boolean): TurnSource =>
     fixed(cutoffLine(chatId, false), stateLine(store.messages(chatId, devMode)))
 
-  function startRun(
+  async function startRun(
     request: ChatRequest & { input: string },
     participant: ChatParticipant,
     chatId: string | undefined,
     branch: string,
     devMode: boolean,
-  ): TurnSource {
+  ): Promise<TurnSource> {
     const isNewThread = chatId === undefined
     // Time-ordered ids: new threads and runs are appended at the end of their indexes instead of at random places,
     // so a turn's writes touch the same few hot pages as the turn before.
@@ -90,16 +91,24 @@ export function createChatService(options: ChatServiceOptions) {
     const runId = Bun.randomUUIDv7()
     // Over a limit: 429 before anything is stored or streamed.
     const ticket = options.admission?.admit({ userId: participant.userId, keyId: participant.keyId })
-    const history = isNewThread ? [] : store.messages(threadId, devMode)
     // The run is registered at once (a second request for the thread is busy, a rejoin finds it) and starts once
-    // its user message is committed; readers attached meanwhile simply wait for its first line.
-    const run = registry.start({
-      chatId: threadId,
-      messageId,
-      userId: participant.userId,
-      agentId: participant.agent.id,
-      threadId,
-    })
+    // its user message is committed; readers attached meanwhile simply wait for its first line. Registering claims
+    // the thread: another request (on any node) that got there first makes this one busy.
+    let run: Run | undefined
+    try {
+      run = await registry.start({
+        chatId: threadId,
+        messageId,
+        userId: participant.userId,
+        agentId: participant.agent.id,
+        threadId,
+        runId,
+      })
+    } finally {
+      if (!run) ticket?.release()
+    }
+    if (!run) return fixed(errorLine(BUSY))
+    const history = isNewThread ? [] : store.messages(threadId, devMode)
     const started = store.startTurn({
       thread: {
         id: threadId,
@@ -167,9 +176,10 @@ export function createChatService(options: ChatServiceOptions) {
     registry,
 
     /** What to send for one chat request. Never throws for thread-level problems: they become an error line. */
-    open(request: ChatRequest, participant: ChatParticipant): TurnSource {
+    async open(request: ChatRequest, participant: ChatParticipant): Promise<TurnSource> {
       const { deployment, userId } = participant
-      if (request.chatId !== undefined && registry.forChat(request.chatId)) store.flushWrites()
+      const running = request.chatId !== undefined ? await registry.forChat(request.chatId) : undefined
+      if (running) store.flushWrites()
       const branch = request.activeBranchName ?? deployment.defaultBranch
       if (!deployment.branches.includes(branch))
         return fixed(errorLine(`Branch ${branch} not found in deployment ${deployment.id}`))
@@ -178,8 +188,8 @@ export function createChatService(options: ChatServiceOptions) {
       if (request.messageId !== undefined) {
         const active =
           request.chatId !== undefined
-            ? registry.forChat(request.chatId)
-            : registry.forMessage(userId, participant.agent.id, request.messageId)
+            ? running
+            : await registry.forMessage(userId, participant.agent.id, request.messageId)
         if (
           active &&
           active.key.messageId === request.messageId &&
@@ -196,7 +206,7 @@ export function createChatService(options: ChatServiceOptions) {
         if (request.messageId !== undefined && store.hasUserMessage(thread.id, request.messageId))
           return stateOf(thread.id, devMode)
         if (request.input === undefined) return stateOf(thread.id, devMode)
-        if (registry.forChat(thread.id)) return fixed(errorLine(BUSY))
+        if (running) return fixed(errorLine(BUSY))
         return startRun({ ...request, input: request.input }, participant, thread.id, branch, devMode)
       }
 
@@ -212,8 +222,8 @@ export function createChatService(options: ChatServiceOptions) {
      * Stops the thread's active run (the run ends with an error line and keeps its partial answer). `userId` null
      * means an account-level caller (an API key naming no user). Returns whether a run was stopped.
      */
-    abort(chatId: string, scope: AbortScope): boolean {
-      if (registry.forChat(chatId)) store.flushWrites()
+    async abort(chatId: string, scope: AbortScope): Promise<boolean> {
+      if (await registry.forChat(chatId)) store.flushWrites()
       const thread = store.thread(chatId)
       if (
         !thread ||
@@ -224,10 +234,7 @@ export function createChatService(options: ChatServiceOptions) {
         throw new NotFoundError(`Chat ${chatId} not found`, 'CHAT_NOT_FOUND')
       if (scope.userId !== null && thread.userId !== scope.userId)
         throw new ForbiddenError('This chat belongs to another user', 'CHAT_NOT_OWNED')
-      const run = registry.forChat(chatId)
-      if (!run) return false
-      run.abort('Run aborted')
-      return true
+      return registry.abort(chatId, 'Run aborted')
     },
 
     /** Aborts every run and waits (bounded) for them to save their partial answers. */

@@ -16,8 +16,9 @@ import { abortingUser, abortScope, resolveParticipant } from './participant'
 import { RunAdmission } from './run-admission'
 import { createRunDeadlines } from './run-deadlines'
 import { ndjsonStream, pipeTurnToSocket, type ReaderHooks } from './run-readers'
-import { SocketSession, type SessionSocket } from './socket-session'
+import { SocketSession, SocketsByAccount, type SessionSocket } from './socket-session'
 import { createThreadStore } from './thread-store'
+import type { RunRegistry } from './run-registry'
 import { createThreadPolicyGuard } from './thread-policies'
 import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { ServerWebSocket } from 'bun'
@@ -51,11 +52,15 @@ export interface ChatDeps extends AuthDeps {
   users: UserProvisioner
   agents: AgentFactory
   lifecycle: Pick<Lifecycle, 'onShutdown'>
+  /** Active runs: in this process, or shared with other nodes through Redis. */
+  registry: RunRegistry
 }
 
 export function chatPlugin(deps: ChatDeps) {
   const store = createThreadStore(deps.storage, deps.clock)
-  const recovered = store.recoverInterruptedRuns()
+  // One process: every run left running was cut by its end. Several nodes: only runs no live node holds, which
+  // the shared registry finds itself.
+  const recovered = deps.registry.shared ? 0 : store.recoverInterruptedRuns()
   if (recovered > 0) deps.logger.warn('marked runs of a previous process as interrupted', { runs: recovered })
   const limits = deps.config.chatLimits
   const admission = new RunAdmission(limits, {
@@ -64,6 +69,7 @@ export function chatPlugin(deps: ChatDeps) {
   })
   const chat: ChatService = createChatService({
     store,
+    registry: deps.registry,
     agents: deps.agents,
     logger: deps.logger,
     metrics: deps.metrics,
@@ -83,22 +89,29 @@ export function chatPlugin(deps: ChatDeps) {
   }
 
   const policies = createThreadPolicyGuard(deps.storage)
-  const openTurn = (caller: Caller, agent: AgentInfo, deployment: DeploymentInfo, request: ChatRequest) => {
+  const openTurn = async (caller: Caller, agent: AgentInfo, deployment: DeploymentInfo, request: ChatRequest) => {
     if (request.input === undefined && request.chatId === undefined && request.messageId === undefined)
       throw new BadRequestError('Send input to start a chat, or chatId to read one', 'EMPTY_CHAT_REQUEST')
     policies.chat(deployment.id, agent.id, request)
     const participant = resolveParticipant(deps.users, caller, agent, deployment, request.sessionSettings)
-    return { source: chat.open(request, participant), userId: participant.userId }
+    return { source: await chat.open(request, participant), userId: participant.userId }
   }
   const sessions = new WeakMap<object, SocketSession<ChatAccess>>()
+  // The open sockets of embed sessions, by account: a revocation on any node makes this one check them again.
+  const embedSockets = new SocketsByAccount<SocketSession<ChatAccess>>()
+  const stopListening = deps.registry.onBroadcast((event) => {
+    if (event.type === 'embed-session-revoked')
+      for (const session of embedSockets.of(event.accountId)) void session.recheck()
+  })
+  deps.lifecycle.onShutdown(stopListening)
 
   return new Elysia({ name: 'chat', seed: deps.instanceId })
     .use(authPlugin(deps))
     .post(
       `${CHAT_BASE}/stream-chat-state`,
-      ({ body, caller, agent, deployment }) => {
+      async ({ body, caller, agent, deployment }) => {
         // Over a run limit, openTurn throws TooManyRunsError: 429 with its Retry-After, before the stream starts.
-        const { source } = openTurn(caller, agent, deployment, body ?? {})
+        const { source } = await openTurn(caller, agent, deployment, body ?? {})
         return new Response(ndjsonStream(source, MAX_LAG_LINES, readerHooks()), { headers: NDJSON_HEADERS })
       },
       {
@@ -121,9 +134,9 @@ export function chatPlugin(deps: ChatDeps) {
     )
     .post(
       `${CHAT_BASE}/abort`,
-      ({ body, caller, agent, deployment, set }) => {
+      async ({ body, caller, agent, deployment, set }) => {
         policies.abort(deployment.id, body.chatId)
-        chat.abort(body.chatId, abortScope(caller, agent, abortingUser(deps.users, caller, body.sessionSettings)))
+        await chat.abort(body.chatId, abortScope(caller, agent, abortingUser(deps.users, caller, body.sessionSettings)))
         set.status = 204
         return null
       },
@@ -144,6 +157,7 @@ export function chatPlugin(deps: ChatDeps) {
       chatAccess: true,
       params: ChatParams,
       open(ws) {
+        const { caller } = ws.data
         const raw = ws.raw as unknown as ServerWebSocket
         const socket: SessionSocket = {
           send: (json: string) => void raw.send(json),
@@ -157,22 +171,25 @@ export function chatPlugin(deps: ChatDeps) {
             authenticate: ws.data.reauthenticate,
             openTurn: ({ caller, agent, deployment }, request) => openTurn(caller, agent, deployment, request),
             // The socket may stop its own user's chats; an API key that has named no user yet acts for the account.
-            abort: ({ caller, agent, deployment }, chatId, userId) => {
+            abort: async ({ caller, agent, deployment }, chatId, userId) => {
               policies.abort(deployment.id, chatId)
-              chat.abort(chatId, abortScope(caller, agent, userId ?? abortingUser(deps.users, caller, undefined)))
+              await chat.abort(chatId, abortScope(caller, agent, userId ?? abortingUser(deps.users, caller, undefined)))
             },
             pipe: (source) =>
               pipeTurnToSocket(source, socket, MAX_WS_BUFFERED_BYTES, readerHooks(), { coalesce: true }),
             logger: deps.logger,
           }),
         )
+        if (caller.kind === 'embed') embedSockets.add(caller.accountId, sessions.get(ws.raw)!)
       },
       message(ws, message) {
         sessions.get(ws.raw)?.receive(message)
       },
       close(ws) {
-        sessions.get(ws.raw)?.close()
+        const session = sessions.get(ws.raw)
+        session?.close()
         sessions.delete(ws.raw)
+        if (session && ws.data.caller.kind === 'embed') embedSockets.delete(ws.data.caller.accountId, session)
       },
       detail: {
         summary: 'Chat over WebSocket',

@@ -25,6 +25,11 @@ export function encodeLine(line: StreamLine): EncodedLine {
   return new Encoded(JSON.stringify(line))
 }
 
+/** A line already encoded elsewhere (a run followed from another node), kept byte for byte. */
+export function encodedLine(json: string): EncodedLine {
+  return new Encoded(json)
+}
+
 /**
  * The NDJSON bytes of several lines at once (one encoding pass for a burst, not one per line). A single line's
  * bytes are kept on the line only when `shared` (several readers will send them); otherwise a held stream would

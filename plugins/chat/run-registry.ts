@@ -12,6 +12,12 @@ export interface RunKey {
 
 type Listener = () => void
 
+/** Told when a run publishes lines or finishes (the shared registry copies the log out to other nodes). */
+export interface RunSink {
+  published(run: Run): void
+  finished(run: Run): void
+}
+
 /**
  * One active run: an append-only log of encoded lines that every reader replays from its start and then follows
  * live. Readers are woken by `listen` callbacks (no polling); the run never waits for them. Lines may be staged
@@ -27,6 +33,8 @@ export class Run {
   private finished = false
   /** Why the run was aborted, when it was. */
   abortReason: string | undefined
+  /** Set by a registry that shares the log beyond this process. */
+  sink: RunSink | undefined
 
   constructor(readonly key: RunKey) {}
 
@@ -63,6 +71,7 @@ export class Run {
   publish(count: number): void {
     if (this.finished || count <= this.sendable) return
     this.sendable = Math.min(count, this.lines.length)
+    this.sink?.published(this)
     for (const listener of this.listeners) listener()
   }
 
@@ -71,6 +80,7 @@ export class Run {
     if (this.finished) return
     this.sendable = this.lines.length
     this.finished = true
+    this.sink?.finished(this)
     for (const listener of this.listeners) listener()
     this.listeners.clear()
   }
@@ -112,68 +122,136 @@ export class Run {
   }
 }
 
+/** The key of a run, and the id of its row in storage. */
+export interface RunStart extends RunKey {
+  runId: string
+}
+
 /**
- * The active runs of the process, keyed by `chatId` (one active run per thread) and by user and `messageId` (so a
- * client that lost the `chatId` can still rejoin). A run leaves the registry as soon as it finishes; a request for
- * a finished `messageId` is answered from the database.
+ * The active runs, keyed by `chatId` (one active run per thread) and by user, agent and `messageId` (so a client
+ * that lost the `chatId` can still rejoin). A run leaves the registry as soon as it finishes; a request for a
+ * finished `messageId` is answered from the database. Two implementations: this process's memory, or Redis, where
+ * the runs of every node are visible to every node (their logs are followed, aborts are sent to their owner).
  */
-export class RunRegistry {
+export interface RunRegistry {
+  /** Whether runs are shared with other nodes. */
+  readonly shared: boolean
+  /** Runs executing in this process. */
+  readonly size: number
+  /** Readers attached to runs in this process (those of runs followed from other nodes included). */
+  readonly readerCount: number
+  /** The thread's active run, here or on another node. */
+  forChat(chatId: string): Promise<Run | undefined>
+  /** The user's active run with this agent and `messageId`, here or on another node. */
+  forMessage(userId: number, agentId: number, messageId: string): Promise<Run | undefined>
+  /** Registers a new run in this process; undefined when the thread already has one (here or on another node). */
+  start(key: RunStart): Promise<Run | undefined>
+  /** Finishes the run's log and removes it. */
+  end(run: Run): void
+  /** Stops the thread's active run wherever it executes; whether there was one. */
+  abort(chatId: string, reason: string): Promise<boolean>
+  /** Aborts every run executing in this process. */
+  abortAll(reason: string): void
+  /** Resolves once no run executes in this process (or after `timeoutMs`). */
+  whenIdle(timeoutMs: number): Promise<void>
+  /** Sends `event` to every node, this one included. */
+  broadcast(event: ClusterEvent): Promise<void>
+  /** Calls `listener` with every broadcast event; returns the unsubscribe function. */
+  onBroadcast(listener: (event: ClusterEvent) => void): () => void
+  /** Throws when the backend does not answer (readiness). */
+  check(): Promise<void>
+  /** Stops background work and closes connections (after `whenIdle`). */
+  close(): Promise<void>
+}
+
+/**
+ * What nodes tell each other besides the runs' lines. A revocation names only the account: each node checks the
+ * embed sockets of that account again, and the revoked session's sockets close (the check reads the session).
+ */
+export type ClusterEvent = { type: 'embed-session-revoked'; accountId: number }
+
+const messageKey = (userId: number, agentId: number, messageId: string) => `${userId}:${agentId}:${messageId}`
+
+/** The registry of one process: runs live in its memory only. */
+export class MemoryRunRegistry implements RunRegistry {
+  readonly shared = false
   private readonly byChat = new Map<string, Run>()
   private readonly byUserMessage = new Map<string, Run>()
   private readonly idle = new Set<() => void>()
+  private readonly listeners = new Set<(event: ClusterEvent) => void>()
 
   get size(): number {
     return this.byChat.size
   }
 
-  /** Total readers attached to active runs. */
   get readerCount(): number {
     let total = 0
     for (const run of this.byChat.values()) total += run.readerCount
     return total
   }
 
-  forChat(chatId: string): Run | undefined {
+  async forChat(chatId: string): Promise<Run | undefined> {
     return this.byChat.get(chatId)
   }
 
-  forMessage(userId: number, agentId: number, messageId: string): Run | undefined {
-    return this.byUserMessage.get(`${userId}:${agentId}:${messageId}`)
+  async forMessage(userId: number, agentId: number, messageId: string): Promise<Run | undefined> {
+    return this.byUserMessage.get(messageKey(userId, agentId, messageId))
   }
 
-  /** Registers a new run; the caller has checked that the thread has none. */
-  start(key: RunKey): Run {
-    if (this.byChat.has(key.chatId)) throw new Error(`thread ${key.chatId} already has an active run`)
+  async start(key: RunStart): Promise<Run | undefined> {
+    if (this.byChat.has(key.chatId)) return undefined
     const run = new Run(key)
     this.byChat.set(key.chatId, run)
-    this.byUserMessage.set(`${key.userId}:${key.agentId}:${key.messageId}`, run)
+    this.byUserMessage.set(messageKey(key.userId, key.agentId, key.messageId), run)
     return run
   }
 
-  /** Finishes the run's log and removes it. */
   end(run: Run): void {
     run.finish()
     if (this.byChat.get(run.key.chatId) === run) this.byChat.delete(run.key.chatId)
-    const userKey = `${run.key.userId}:${run.key.agentId}:${run.key.messageId}`
+    const userKey = messageKey(run.key.userId, run.key.agentId, run.key.messageId)
     if (this.byUserMessage.get(userKey) === run) this.byUserMessage.delete(userKey)
     if (this.byChat.size === 0) for (const resolve of this.idle) resolve()
+  }
+
+  async abort(chatId: string, reason: string): Promise<boolean> {
+    const run = this.byChat.get(chatId)
+    run?.abort(reason)
+    return run !== undefined
   }
 
   abortAll(reason: string): void {
     for (const run of this.byChat.values()) run.abort(reason)
   }
 
-  /** Resolves once no run is active (or after `timeoutMs`). */
   whenIdle(timeoutMs: number): Promise<void> {
-    if (this.byChat.size === 0) return Promise.resolve()
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        this.idle.delete(done)
-        resolve()
-      }
-      const timer = setTimeout(done, timeoutMs)
-      this.idle.add(done)
-    })
+    return whenIdle(this.idle, () => this.byChat.size, timeoutMs)
   }
+
+  async broadcast(event: ClusterEvent): Promise<void> {
+    for (const listener of this.listeners) listener(event)
+  }
+
+  onBroadcast(listener: (event: ClusterEvent) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  async check(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}
+
+/** Resolves once `size()` is 0 (every registry calls the functions in `waiting` when it becomes so) or after `timeoutMs`. */
+export function whenIdle(waiting: Set<() => void>, size: () => number, timeoutMs: number): Promise<void> {
+  if (size() === 0) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      waiting.delete(done)
+      resolve()
+    }
+    const timer = setTimeout(done, timeoutMs)
+    waiting.add(done)
+  })
 }

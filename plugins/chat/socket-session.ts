@@ -24,9 +24,9 @@ export interface SocketSessionHandlers<Access> {
   /** Checks the socket's credential again (revoked, expired, deleted); throws an `AppError` when it no longer holds. */
   authenticate(): Promise<Access>
   /** Opens one turn (throws `AppError`s for requests refused before a stream would start, such as 429). */
-  openTurn(access: Access, request: ChatRequest): { source: TurnSource; userId: number }
+  openTurn(access: Access, request: ChatRequest): Promise<{ source: TurnSource; userId: number }>
   /** Stops the chat's active run; `userId` is the socket's latest user, if it has had a turn. */
-  abort(access: Access, chatId: string, userId: number | undefined): void
+  abort(access: Access, chatId: string, userId: number | undefined): Promise<void>
   /** Sends a turn's lines to the socket; `done` settles after its last line. */
   pipe(source: TurnSource): { done: Promise<void>; stop(): void }
   logger: Logger
@@ -71,6 +71,14 @@ export class SocketSession<Access> {
     if (!this.pumping) void this.pump()
   }
 
+  /**
+   * Checks the credential again now, between turns or during one (a revocation was announced): once it no longer
+   * holds, the socket gets the error line and closes at once.
+   */
+  async recheck(): Promise<void> {
+    if (!this.closed) await this.access()
+  }
+
   /** The client went away: queued turns are dropped; the current run goes on without this reader. */
   close(): void {
     this.closed = true
@@ -104,7 +112,7 @@ export class SocketSession<Access> {
     const access = await this.access()
     if (!access) return
     try {
-      this.handlers.abort(access, chatId, this.userId)
+      await this.handlers.abort(access, chatId, this.userId)
     } catch (error) {
       this.sendError(error instanceof AppError ? error.message : 'Abort failed')
     }
@@ -119,7 +127,7 @@ export class SocketSession<Access> {
         if (!access) return
         let source: TurnSource
         try {
-          const opened = this.handlers.openTurn(access, request)
+          const opened = await this.handlers.openTurn(access, request)
           source = opened.source
           this.userId = opened.userId
         } catch (error) {
@@ -140,4 +148,25 @@ export class SocketSession<Access> {
 
 function isAbortMessage(value: unknown): value is AbortMessage {
   return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'abort'
+}
+
+/** Open sockets grouped by account. */
+export class SocketsByAccount<T> {
+  private readonly byAccount = new Map<number, Set<T>>()
+
+  add(accountId: number, socket: T): void {
+    const open = this.byAccount.get(accountId) ?? new Set<T>()
+    open.add(socket)
+    this.byAccount.set(accountId, open)
+  }
+
+  delete(accountId: number, socket: T): void {
+    const open = this.byAccount.get(accountId)
+    open?.delete(socket)
+    if (open?.size === 0) this.byAccount.delete(accountId)
+  }
+
+  of(accountId: number): Iterable<T> {
+    return this.byAccount.get(accountId) ?? []
+  }
 }

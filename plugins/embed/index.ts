@@ -21,6 +21,7 @@ import {
 import { createUserProvisioner } from './provisioning'
 import { createSessionStore } from './sessions'
 import { rejectUnknownFields } from './strict-body'
+import type { RunRegistry } from '../chat/run-registry'
 
 const PRUNE_INTERVAL_MS = 60_000
 const TENANTS = '/api/v1/embed-tenants/:embedTenantName'
@@ -35,6 +36,8 @@ export interface EmbedDeps extends AuthDeps {
   storage: Storage
   logger: Logger
   lifecycle: Pick<Lifecycle, 'onShutdown'>
+  /** Tells every node of a revocation, so open sockets of the session close at once. */
+  registry: Pick<RunRegistry, 'broadcast'>
 }
 
 /**
@@ -113,9 +116,13 @@ export function embedPlugin(deps: EmbedDeps) {
     )
     .post(
       '/api/v1/embed/session/revoke',
-      ({ body, caller, set }) => {
+      async ({ body, caller, set }) => {
         // A scoped key revokes only its deployments' sessions: it must not log out users of other deployments.
         sessions.revoke(caller.accountId, body.sessionId, caller.deploymentScope)
+        // The revocation is stored; should the other nodes not hear of it, their sockets still stop at their next turn.
+        await deps.registry
+          .broadcast({ type: 'embed-session-revoked', accountId: caller.accountId })
+          .catch((error: unknown) => logger.warn('announcing an embed session revocation failed', { error }))
         set.status = 204
         return null
       },

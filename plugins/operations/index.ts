@@ -10,7 +10,7 @@ const CheckResult = t.Object({
 export const ReadinessBody = t.Object({
   status: t.Union([t.Literal('ready'), t.Literal('unready')]),
   checks: t.Record(t.String(), CheckResult, {
-    description: 'One entry per dependency: `storage`, and `shutdown` while the node stops',
+    description: 'One entry per dependency: `storage`, `redis` with several nodes, and `shutdown` while the node stops',
   }),
 })
 
@@ -43,7 +43,7 @@ export function operationsPlugin(deps: OperationsDeps) {
         detail: {
           summary: 'Readiness',
           description:
-            '200 when the storage answers; 503 naming the failing check otherwise, and while the node shuts down.',
+            '200 when the storage (and Redis, with several nodes) answers; 503 naming the failing check otherwise, and while the node shuts down.',
           tags: ['Operations'],
         },
       },

@@ -19,6 +19,8 @@ export type ReadinessCheck = () => void | Promise<void>
 export interface ReadinessDeps {
   storage: Storage
   lifecycle: Pick<Lifecycle, 'isShuttingDown'>
+  /** The chat's run registry: checked when it is shared with other nodes (Redis). */
+  registry: { shared: boolean; check(): Promise<void> }
 }
 
 /**
@@ -32,6 +34,7 @@ export function createReadiness(deps: ReadinessDeps, extra: Record<string, Readi
     storage: () => {
       if (ping.get()?.ok !== 1) throw new Error('the database did not answer SELECT 1')
     },
+    ...(deps.registry.shared ? { redis: () => deps.registry.check() } : {}),
     ...extra,
   }
   return async function readiness(): Promise<Readiness> {

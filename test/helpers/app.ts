@@ -7,6 +7,9 @@ import { createDeps, type AppDeps, type DepsOverrides } from '../../src/deps'
 import { createLogger } from '../../lib/logger'
 import { testBootstrap } from './fixtures'
 import { TEST_DEMO_DATA } from './demo-data'
+import { RedisRunRegistry } from '../../plugins/chat/redis-run-registry'
+import { randomToken } from '../../lib/secrets'
+import type { Logger } from '../../lib/logger'
 
 export interface TestAppOptions extends DepsOverrides {
   bootstrap?: BootstrapFile
@@ -37,7 +40,11 @@ export function createTestApp(options: TestAppOptions = {}) {
   }
   const storage = options.storage ?? openStorage(':memory:')
   applyBootstrap(storage, options.bootstrap ?? testBootstrap(), 'test bootstrap')
-  const deps: AppDeps = createDeps(config, storage, { logger: createLogger('silent'), ...options })
+  const logger = options.logger ?? createLogger('silent')
+  // `registry: undefined` asks for the in-memory registry whatever TEST_REGISTRY says.
+  const registry =
+    'registry' in options ? options.registry : testRunRegistry(storage, logger, options.clock ?? Date.now)
+  const deps: AppDeps = createDeps(config, storage, { logger, registry, ...options })
   const app = createApp(deps)
   return {
     app,
@@ -63,3 +70,13 @@ export function createTestApp(options: TestAppOptions = {}) {
 export type TestApp = ReturnType<typeof createTestApp>
 
 export const apiKey = (key: string) => ({ authorization: `Api-Key ${key}` })
+
+/**
+ * With `TEST_REGISTRY=redis`, a Redis run registry of its own (its own key prefix on the run's Redis) for each test
+ * app; else none, and the app gets the in-memory one.
+ */
+export function testRunRegistry(storage: Storage, logger: Logger, clock: () => number, leaseMs?: number) {
+  const url = process.env.TEST_REDIS_URL
+  if (process.env.TEST_REGISTRY !== 'redis' || !url) return undefined
+  return new RedisRunRegistry({ url, storage, logger, clock, prefix: `test:${randomToken(6)}:`, leaseMs })
+}

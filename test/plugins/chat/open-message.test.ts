@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { encodeLine } from '../../../plugins/chat/lines'
 import { OpenMessage, OpenMessages, type MessageStorage } from '../../../plugins/chat/open-message'
-import { RunRegistry } from '../../../plugins/chat/run-registry'
+import { Run } from '../../../plugins/chat/run-registry'
 import { createLogger } from '../../../lib/logger'
 
 /** A storage whose commits run when the test says, and fail when it says. */
@@ -39,7 +39,7 @@ function manualStorage() {
 }
 
 const newRun = () =>
-  new RunRegistry().start({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
+  new Run({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
 const line = (content: string) =>
   encodeLine({ id: 'a', role: 'assistant', content, isDelta: true, isInProcess: true, sort: 2 })
 const newMessage = () => new OpenMessage('c', 'r', 'a', 2, ['final'], undefined, 0)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { encodeLine, errorLine } from '../../../plugins/chat/lines'
 import { ndjsonStream, pipeTurnToSocket, TOO_SLOW } from '../../../plugins/chat/run-readers'
-import { RunRegistry } from '../../../plugins/chat/run-registry'
+import { Run } from '../../../plugins/chat/run-registry'
 
 const line = (index: number) =>
   encodeLine({
@@ -18,7 +18,7 @@ const decode = async (stream: ReadableStream<Uint8Array>) =>
     .filter(Boolean)
     .map((text) => JSON.parse(text))
 const newRun = () =>
-  new RunRegistry().start({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
+  new Run({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
 
 describe('ndjsonStream', () => {
   it('replays the log, follows it live and ends with the run', async () => {

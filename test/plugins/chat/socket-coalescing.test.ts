@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { encodeLine, errorLine } from '../../../plugins/chat/lines'
 import { pipeTurnToSocket } from '../../../plugins/chat/run-readers'
-import { RunRegistry } from '../../../plugins/chat/run-registry'
+import { Run } from '../../../plugins/chat/run-registry'
 
 const line = (index: number) =>
   encodeLine({
@@ -13,7 +13,7 @@ const line = (index: number) =>
     sort: 1,
   })
 const newRun = () =>
-  new RunRegistry().start({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
+  new Run({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
 
 /** A socket that records which frames went out under one cork. */
 function recordingSocket() {

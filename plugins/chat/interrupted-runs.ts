@@ -1,0 +1,52 @@
+import { and, desc, eq } from 'drizzle-orm'
+import { first, type Storage } from '../../db/client'
+
+/** The error stored on a run whose node stopped while it ran, and the line its joiners get. */
+export const NODE_LOST_MESSAGE = 'The server running this answer stopped; the answer was interrupted'
+
+/**
+ * Marks one run that its node left unfinished as interrupted, with its unfinished messages and its last answer, so
+ * its thread stays readable and takes new messages: what the start-up recovery does for a single process, done by
+ * another node for one run. A run that has already ended is left alone. Returns whether the run was marked.
+ */
+export async function markRunInterrupted(storage: Storage, runId: string, now: number): Promise<boolean> {
+  const { chatRuns, chatMessages } = storage.tables
+  return storage.transaction(async (tx) => {
+    const ended = await tx
+      .update(chatRuns)
+      .set({ status: 'interrupted', endedAt: now, error: NODE_LOST_MESSAGE })
+      .where(and(eq(chatRuns.id, runId), eq(chatRuns.status, 'running')))
+      .returning({ threadId: chatRuns.threadId })
+    const run = ended[0]
+    if (!run) return false
+    const ofRun = and(eq(chatMessages.threadId, run.threadId), eq(chatMessages.runId, runId))
+    await tx
+      .update(chatMessages)
+      .set({ status: 'interrupted', updatedAt: now })
+      .where(and(ofRun, eq(chatMessages.status, 'in_process')))
+    // A run cut between two messages still has an unfinished answer: its last one.
+    const last = await first(
+      tx
+        .select({ id: chatMessages.id })
+        .from(chatMessages)
+        .where(and(ofRun, eq(chatMessages.role, 'assistant')))
+        .orderBy(desc(chatMessages.sort))
+        .limit(1),
+    )
+    if (last)
+      await tx
+        .update(chatMessages)
+        .set({ status: 'interrupted', updatedAt: now })
+        .where(and(eq(chatMessages.threadId, run.threadId), eq(chatMessages.id, last.id)))
+    return true
+  })
+}
+
+/** The runs storage holds as running, with their threads (to compare with the leases of the nodes alive). */
+export async function runningRuns(storage: Storage): Promise<Array<{ id: string; threadId: string }>> {
+  const { chatRuns } = storage.tables
+  return storage.db
+    .select({ id: chatRuns.id, threadId: chatRuns.threadId })
+    .from(chatRuns)
+    .where(eq(chatRuns.status, 'running'))
+}

@@ -1,0 +1,407 @@
+import type { Storage } from '../../db/client'
+import type { Logger } from '../../lib/logger'
+import { randomToken } from '../../lib/secrets'
+import { markRunInterrupted, NODE_LOST_MESSAGE, runningRuns } from './interrupted-runs'
+import { encodeLine, errorLine } from './lines'
+import { RedisLink, RunRegistryUnavailableError } from './redis-link'
+import { CLAIM, CLAIM_EXPIRED, END_ORPHAN, FIND_BY_MESSAGE, RELEASE, RENEW } from './redis-scripts'
+import { FollowedRun, LINES_FIELD, StreamFollower } from './redis-stream-follower'
+import {
+  Run,
+  whenIdle,
+  type ClusterEvent,
+  type RunKey,
+  type RunRegistry,
+  type RunSink,
+  type RunStart,
+} from './run-registry'
+
+export interface RedisRunRegistryOptions {
+  /** `redis://` or `rediss://` URL. */
+  url: string
+  storage: Storage
+  logger: Logger
+  clock: () => number
+  /** Prefix of every key and channel, so several services (or tests) can share one Redis. */
+  prefix?: string
+  /** How long a node's hold on a thread lasts without renewal: a dead node's runs are interrupted after about this. */
+  leaseMs?: number
+  /** How long the log of a finished run stays readable. */
+  retainMs?: number
+}
+
+/** A lease record: which run holds the thread, on which node. */
+interface LeaseRecord {
+  runId: string
+  node: string
+  key: RunKey
+}
+
+type Event = ClusterEvent | { type: 'abort'; runId: string; reason: string }
+
+const LOST_LEASE_MESSAGE = 'The server lost its hold on this answer; it was interrupted'
+const interruptedLine = encodeLine(errorLine(NODE_LOST_MESSAGE)).json
+
+/**
+ * The run registry shared by every node through Redis. A run executes on the node that started it, in memory as
+ * with one process; its published lines also go to a Redis stream (one `XADD` per publication: a burst of lines is
+ * one entry), which readers on other nodes follow. A thread's busy flag and a run's owner are one lease (`SET NX
+ * PX`), renewed by the owner while the run lives and released when it ends; a node that finds an expired lease marks
+ * its run interrupted and ends its stream. Aborts and revocations go to every node over pub/sub.
+ */
+export class RedisRunRegistry implements RunRegistry {
+  readonly shared = true
+  readonly node = randomToken(8)
+  private readonly commands: RedisLink
+  private readonly reader: RedisLink
+  private readonly subscriber: RedisLink
+  private readonly follower: StreamFollower
+  private readonly local = new Map<string, OwnedRun>()
+  private readonly byRunId = new Map<string, OwnedRun>()
+  private readonly idle = new Set<() => void>()
+  private readonly listeners = new Set<(event: ClusterEvent) => void>()
+  private readonly prefix: string
+  private readonly leaseMs: number
+  private readonly retainMs: number
+  private readonly timers: Array<ReturnType<typeof setInterval>> = []
+  private subscribed: Promise<void> | undefined
+  private closed = false
+
+  constructor(private readonly options: RedisRunRegistryOptions) {
+    this.prefix = options.prefix ?? 'acs:'
+    this.leaseMs = options.leaseMs ?? 10_000
+    this.retainMs = options.retainMs ?? 5 * 60_000
+    this.commands = new RedisLink(options.url)
+    this.reader = new RedisLink(options.url)
+    // A lost subscription is made again by the next upkeep (every quarter lease) or readiness check.
+    this.subscriber = new RedisLink(options.url, () => {
+      this.subscribed = undefined
+    })
+    this.follower = new StreamFollower(this.reader, this.commands, options.logger)
+    this.subscribe().catch((error: unknown) =>
+      options.logger.error('subscribing to run events in Redis failed; retrying', { error }),
+    )
+    // Renewed three times per lease, so one late renewal does not lose it; swept four times per lease.
+    this.every(Math.max(10, Math.floor(this.leaseMs / 3)), () => this.renew())
+    this.every(Math.max(10, Math.floor(this.leaseMs / 4)), async () => {
+      await this.subscribe()
+      await this.sweep()
+    })
+    void this.recoverAtStart()
+  }
+
+  get size(): number {
+    return this.local.size
+  }
+
+  get readerCount(): number {
+    let total = 0
+    for (const owned of this.local.values()) total += owned.run.readerCount
+    return total
+  }
+
+  async forChat(chatId: string): Promise<Run | undefined> {
+    const owned = this.local.get(chatId)
+    if (owned) return owned.run
+    const record = (await this.call('GET', [this.threadKey(chatId)])) as string | null
+    return record ? this.followed(record) : undefined
+  }
+
+  async forMessage(userId: number, agentId: number, messageId: string): Promise<Run | undefined> {
+    const record = (await this.call('EVAL', [
+      FIND_BY_MESSAGE,
+      '1',
+      this.messageKey({ userId, agentId, messageId }),
+      `${this.prefix}thread:`,
+    ])) as string | null
+    if (!record) return undefined
+    const parsed = JSON.parse(record) as LeaseRecord
+    return this.byRunId.get(parsed.runId)?.run ?? this.followed(record)
+  }
+
+  async start(start: RunStart): Promise<Run | undefined> {
+    if (this.local.has(start.chatId)) return undefined
+    const { runId, ...key } = start
+    const record = JSON.stringify({ runId, node: this.node, key } satisfies LeaseRecord)
+    const claimed = await this.call('EVAL', [
+      CLAIM,
+      '3',
+      this.threadKey(key.chatId),
+      this.messageKey(key),
+      this.runsKey,
+      record,
+      String(this.leaseMs),
+    ])
+    if (claimed !== 1) return undefined
+    const owned = new OwnedRun(new Run(key), runId, record, this)
+    this.local.set(key.chatId, owned)
+    this.byRunId.set(runId, owned)
+    return owned.run
+  }
+
+  end(run: Run): void {
+    run.finish()
+    const owned = this.local.get(run.key.chatId)
+    if (owned?.run !== run) return
+    this.local.delete(run.key.chatId)
+    this.byRunId.delete(owned.runId)
+    if (this.local.size === 0) for (const resolve of this.idle) resolve()
+  }
+
+  async abort(chatId: string, reason: string): Promise<boolean> {
+    const owned = this.local.get(chatId)
+    if (owned) {
+      owned.run.abort(reason)
+      return true
+    }
+    const record = (await this.call('GET', [this.threadKey(chatId)])) as string | null
+    if (!record) return false
+    const { runId } = JSON.parse(record) as LeaseRecord
+    await this.publish({ type: 'abort', runId, reason })
+    return true
+  }
+
+  abortAll(reason: string): void {
+    for (const owned of this.local.values()) owned.run.abort(reason)
+  }
+
+  whenIdle(timeoutMs: number): Promise<void> {
+    return whenIdle(this.idle, () => this.local.size, timeoutMs)
+  }
+
+  async broadcast(event: ClusterEvent): Promise<void> {
+    await this.publish(event)
+  }
+
+  onBroadcast(listener: (event: ClusterEvent) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  async check(): Promise<void> {
+    const answer = await withTimeout(this.commands.send('PING', []), 2000)
+    if (answer !== 'PONG') throw new Error(`Redis answered PING with ${String(answer)}`)
+    await withTimeout(this.subscribe(), 2000)
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    for (const timer of this.timers) clearInterval(timer)
+    this.follower.close()
+    // Commands are answered in order: once this one is, every line and release sent before it is in Redis. Not
+    // waited for long when Redis is down.
+    if (this.commands.client.connected) await withTimeout(this.commands.send('PING', []), 2000).catch(() => {})
+    this.commands.close()
+    this.reader.close()
+    this.subscriber.close()
+  }
+
+  /** @internal Sends a run's published lines (and, at its end, the release) to Redis. */
+  ship(owned: OwnedRun, end: boolean): void {
+    const { run } = owned
+    const to = run.published
+    let text = ''
+    for (let index = owned.shipped; index < to; index++) text += `${run.lines[index].json}\n`
+    owned.shipped = to
+    const log = this.logKey(owned.runId)
+    const failed = (error: unknown) => this.options.logger.error('sending run lines to Redis failed', { error })
+    if (end) {
+      this.commands
+        .send('EVAL', [
+          RELEASE,
+          '4',
+          this.threadKey(run.key.chatId),
+          this.messageKey(run.key),
+          this.runsKey,
+          log,
+          owned.record,
+          String(this.retainMs),
+          text,
+        ])
+        .catch(failed)
+      return
+    }
+    if (text === '') return
+    this.commands.send('XADD', [log, '*', LINES_FIELD, text]).catch(failed)
+    if (!owned.logStarted) {
+      owned.logStarted = true
+      // A log always expires, even if every node died before any cleaned it up.
+      this.commands.send('PEXPIRE', [log, String(this.leaseMs + this.retainMs)]).catch(failed)
+    }
+  }
+
+  /** Subscribes to the node events once (again after a failed attempt); the client resubscribes on reconnects. */
+  private subscribe(): Promise<void> {
+    this.subscribed ??= this.subscriber
+      .connect()
+      .then(() => this.subscriber.client.subscribe(`${this.prefix}events`, (message) => this.receive(message)))
+      .then(
+        () => {},
+        (error: unknown) => {
+          this.subscribed = undefined
+          throw error
+        },
+      )
+    return this.subscribed
+  }
+
+  private followed(record: string): Run {
+    const { runId, key } = JSON.parse(record) as LeaseRecord
+    const local = this.byRunId.get(runId)
+    if (local) return local.run
+    const stream = this.logKey(runId)
+    return this.follower.get(stream) ?? new FollowedRun(key, runId, stream, this.follower)
+  }
+
+  private receive(message: string): void {
+    let event: Event
+    try {
+      event = JSON.parse(message) as Event
+    } catch {
+      return
+    }
+    if (event.type === 'abort') this.byRunId.get(event.runId)?.run.abort(event.reason)
+    else for (const listener of this.listeners) listener(event)
+  }
+
+  private async publish(event: Event): Promise<void> {
+    await this.call('PUBLISH', [`${this.prefix}events`, JSON.stringify(event)])
+  }
+
+  /** Extends the leases of this node's runs; a run whose lease another node already took stops. */
+  private async renew(): Promise<void> {
+    if (this.local.size === 0) return
+    const runs = [...this.local.values()]
+    const keys = [this.runsKey]
+    for (const { run, runId } of runs)
+      keys.push(this.threadKey(run.key.chatId), this.messageKey(run.key), this.logKey(runId))
+    const lost = (await this.commands.send('EVAL', [
+      RENEW,
+      String(keys.length),
+      ...keys,
+      String(this.leaseMs),
+      String(this.leaseMs + this.retainMs),
+      ...runs.map((owned) => owned.record),
+    ])) as number[]
+    for (const position of lost) runs[position - 1].run.abort(LOST_LEASE_MESSAGE)
+  }
+
+  /** Takes runs whose node stopped renewing their lease and marks them interrupted, in storage and in their log. */
+  private async sweep(): Promise<void> {
+    const claimed = (await this.commands.send('EVAL', [
+      CLAIM_EXPIRED,
+      '1',
+      this.runsKey,
+      `${this.prefix}thread:`,
+      '100',
+    ])) as string[]
+    for (const record of claimed) {
+      const { runId, key } = JSON.parse(record) as LeaseRecord
+      this.options.logger.warn('interrupting a run whose node stopped', { runId, chatId: key.chatId })
+      await markRunInterrupted(this.options.storage, runId, this.options.clock()).catch((error: unknown) =>
+        this.options.logger.error('marking a run interrupted failed', { runId, error }),
+      )
+      await this.commands.send('EVAL', [
+        END_ORPHAN,
+        '2',
+        this.logKey(runId),
+        this.messageKey(key),
+        `${interruptedLine}\n`,
+        record,
+        String(this.retainMs),
+      ])
+    }
+  }
+
+  /**
+   * Runs left `running` in storage with no live lease (every node stopped, or Redis lost its data) are
+   * interrupted: the start-up recovery of a single process, limited to runs no node holds.
+   */
+  private async recoverAtStart(): Promise<void> {
+    try {
+      const running = await runningRuns(this.options.storage)
+      let recovered = 0
+      for (const { id, threadId } of running) {
+        const record = (await this.call('GET', [this.threadKey(threadId)])) as string | null
+        if (record && (JSON.parse(record) as LeaseRecord).runId === id) continue
+        if (await markRunInterrupted(this.options.storage, id, this.options.clock())) recovered++
+      }
+      if (recovered > 0) this.options.logger.warn('marked runs no node holds as interrupted', { runs: recovered })
+    } catch (error) {
+      this.options.logger.error('recovering interrupted runs failed', { error })
+    }
+  }
+
+  private every(periodMs: number, work: () => Promise<void>): void {
+    let busy = false
+    const timer = setInterval(() => {
+      if (busy || this.closed) return
+      busy = true
+      work()
+        .catch((error: unknown) => this.options.logger.warn('run registry upkeep in Redis failed', { error }))
+        .finally(() => {
+          busy = false
+        })
+    }, periodMs)
+    timer.unref?.()
+    this.timers.push(timer)
+  }
+
+  /** A command on a request's path: a Redis failure becomes 503, not 500. */
+  private async call(command: string, args: string[]): Promise<unknown> {
+    try {
+      return await this.commands.send(command, args)
+    } catch (error) {
+      this.options.logger.error('Redis command failed', { command, error })
+      throw new RunRegistryUnavailableError()
+    }
+  }
+
+  private threadKey(chatId: string): string {
+    return `${this.prefix}thread:${chatId}`
+  }
+
+  private messageKey(key: Pick<RunKey, 'userId' | 'agentId' | 'messageId'>): string {
+    return `${this.prefix}message:${key.userId}:${key.agentId}:${key.messageId}`
+  }
+
+  private logKey(runId: string): string {
+    return `${this.prefix}log:${runId}`
+  }
+
+  private get runsKey(): string {
+    return `${this.prefix}runs`
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/** A run this node executes, and how much of its log is in Redis. */
+class OwnedRun implements RunSink {
+  shipped = 0
+  logStarted = false
+
+  constructor(
+    readonly run: Run,
+    readonly runId: string,
+    readonly record: string,
+    private readonly registry: RedisRunRegistry,
+  ) {
+    run.sink = this
+  }
+
+  published(): void {
+    this.registry.ship(this, false)
+  }
+
+  finished(): void {
+    this.registry.ship(this, true)
+  }
+}

@@ -1,0 +1,42 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { openStorage } from '../../../db/client'
+import { createLogger } from '../../../lib/logger'
+import { RedisRunRegistry } from '../../../plugins/chat/redis-run-registry'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { chatBase, messageId } from '../../helpers/chat'
+import { freePort } from '../../helpers/database-servers'
+import { keys } from '../../helpers/fixtures'
+
+let test: TestApp | undefined
+afterEach(async () => {
+  await test?.close()
+  test = undefined
+})
+
+describe('POST {chat_base_url}/chat/stream-chat-state while Redis does not answer', () => {
+  it('answers 503 RUN_REGISTRY_UNAVAILABLE with Retry-After, and the refused runs do not count against the user', async () => {
+    const storage = openStorage(':memory:')
+    const logger = createLogger('silent')
+    const url = `redis://127.0.0.1:${await freePort()}`
+    test = createTestApp({
+      storage,
+      logger,
+      registry: new RedisRunRegistry({ url, storage, logger, clock: Date.now, prefix: 'test:outage:' }),
+    })
+    // More than the per-user limit (4): a refused run must give its place back.
+    for (let index = 0; index < 6; index++) {
+      const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+        headers: apiKey(keys.admin),
+        body: { input: 'Hello', messageId: messageId(index), sessionSettings: { externalId: 'alice' } },
+      })
+      expect(response.status).toBe(503)
+      expect(response.headers.get('retry-after')).toBe('2')
+      expect(await response.json()).toEqual({
+        error: 'The run registry (Redis) does not answer; please retry shortly',
+        code: 'RUN_REGISTRY_UNAVAILABLE',
+      })
+    }
+    // Nothing was stored for the refused turns.
+    expect(storage.sqlite.query('SELECT COUNT(*) AS count FROM chat_messages').get()).toEqual({ count: 0 })
+  })
+})

@@ -1,0 +1,160 @@
+import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { openStorage, type Storage } from '../../../db/client'
+import { createLogger } from '../../../lib/logger'
+import { randomToken } from '../../../lib/secrets'
+import { NODE_LOST_MESSAGE } from '../../../plugins/chat/interrupted-runs'
+import { RedisRunRegistry } from '../../../plugins/chat/redis-run-registry'
+import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { chatBase, lineReader, messageId, type Line } from '../../helpers/chat'
+import { warnSkipped } from '../../helpers/database-servers'
+import { keys } from '../../helpers/fixtures'
+import { connectChatSocket } from '../../helpers/chat-socket'
+import { embedSession } from '../../helpers/embed-sessions'
+import { gate } from '../../helpers/gates'
+import { listen } from '../../helpers/transports'
+import { redisAvailable, redisServer } from '../../helpers/redis-server'
+
+const admin = apiKey(keys.admin)
+const alice = { externalId: 'alice' }
+
+/**
+ * Two nodes in one process: two apps over one database and one Redis, each with its own Redis registry (its own
+ * connections and node id), as two service processes behind a load balancer would be.
+ */
+let storage: Storage
+let nodeA: TestApp
+let nodeB: TestApp
+let script: Script
+
+async function startNodes(leaseMs = 10_000) {
+  const url = await redisServer()
+  storage = openStorage(':memory:')
+  const prefix = `test:${randomToken(6)}:`
+  const logger = createLogger('silent')
+  const node = () =>
+    createTestApp({
+      storage,
+      logger,
+      agents: () => createScriptedAgent(() => script),
+      registry: new RedisRunRegistry({ url, storage, logger, clock: Date.now, prefix, leaseMs }),
+    })
+  nodeA = node()
+  nodeB = node()
+}
+
+/** A turn on node A that stops after its first chunk until `hold` opens. */
+async function slowTurnOnA() {
+  const hold = gate()
+  script = { steps: [{ kind: 'text', chunks: ['Partial ', 'answer'], hold: { after: 1, until: hold.promise } }] }
+  const response = await nodeA.request('POST', `${chatBase()}/stream-chat-state`, {
+    headers: admin,
+    body: { input: 'Slow question', messageId: messageId(1), sessionSettings: alice },
+  })
+  const reader = lineReader(response)
+  const lines: Line[] = []
+  // __cutoff__, the echo, the assistant message's start and its first delta.
+  for (let index = 0; index < 4; index++) lines.push((await reader.next())!)
+  return { reader, lines, chatId: (lines[0].state as { chatId: string }).chatId, hold }
+}
+
+const onB = (body: Record<string, unknown>) =>
+  nodeB.request('POST', `${chatBase()}/stream-chat-state`, {
+    headers: admin,
+    body: { sessionSettings: alice, ...body },
+  })
+
+if (!redisAvailable) warnSkipped('the two-node chat tests (Redis run registry)')
+else
+  describe('chat runs shared between two nodes through Redis', () => {
+    afterEach(async () => {
+      await nodeA.close()
+      await nodeB.close()
+      await storage.close()
+    })
+
+    describe('with live nodes', () => {
+      beforeEach(() => startNodes())
+
+      it('lets node B join a run of node A by its messageId: the full replay, then the rest live', async () => {
+        const { reader, lines, chatId, hold } = await slowTurnOnA()
+        const joined = lineReader(await onB({ chatId, messageId: messageId(1) }))
+        const cutoff = (await joined.next())!
+        expect(cutoff.state).toEqual({ chatId, isStreaming: true })
+        // Without the chatId, by messageId alone, too.
+        const byMessage = lineReader(await onB({ messageId: messageId(1) }))
+        hold.open()
+        const original = [...lines.slice(1), ...(await reader.rest())]
+        expect(original.at(-1)?.id).toBe('__state__')
+        expect(await joined.rest()).toEqual(original)
+        expect((await byMessage.rest()).slice(1)).toEqual(original)
+      })
+
+      it('refuses a second turn on node B while the thread streams on node A', async () => {
+        const { chatId, hold, reader } = await slowTurnOnA()
+        const refused = await (await onB({ chatId, input: 'Another', messageId: messageId(2) })).text()
+        expect(refused).toBe('{"error":"Streaming for thread is in progress"}\n')
+        hold.open()
+        await reader.rest()
+        const accepted = await lineReader(await onB({ chatId, input: 'Another', messageId: messageId(2) })).rest()
+        expect(accepted.at(-1)?.id).toBe('__state__')
+      })
+
+      it('stops the run on node A when node B is asked to abort it', async () => {
+        const { chatId, reader } = await slowTurnOnA()
+        const response = await nodeB.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })
+        expect(response.status).toBe(204)
+        expect((await reader.rest()).at(-1)).toEqual({ error: 'Run aborted' })
+        expect(storage.sqlite.query('SELECT status FROM chat_runs').get()).toEqual({ status: 'aborted' })
+      })
+    })
+
+    describe('with live nodes, over sockets', () => {
+      beforeEach(() => startNodes())
+
+      it('closes the sockets of an embed session on node B at once when node A revokes it', async () => {
+        const { sessionId, token } = await embedSession(nodeA, 'viewer-b')
+        const server = listen(nodeB.app)
+        try {
+          const client = await connectChatSocket(`ws://127.0.0.1:${server.port}${chatBase()}/ws?embedToken=${token}`)
+          const revoked = await nodeA.request('POST', '/api/v1/embed/session/revoke', {
+            headers: admin,
+            body: { sessionId },
+          })
+          expect(revoked.status).toBe(204)
+          expect((await client.waitForClose()).code).toBe(1008)
+          expect(client.lines.at(-1)).toEqual({ error: 'Embed session was revoked' })
+        } finally {
+          await nodeB.app.stop(true)
+        }
+      })
+    })
+
+    describe('when node A dies mid-run', () => {
+      beforeEach(() => startNodes(300))
+
+      it('marks the run interrupted from node B, ends its joiners with an error line and frees the thread', async () => {
+        const { chatId, hold } = await slowTurnOnA()
+        const joined = lineReader(await onB({ chatId, messageId: messageId(1) }))
+        await joined.next()
+        // Node A stops renewing and releasing anything, as a killed process would.
+        await nodeA.deps.registry.close()
+        const rest = await joined.rest()
+        expect(rest.at(-1)).toEqual({ error: NODE_LOST_MESSAGE })
+        // Stored before the joiners were told.
+        expect(storage.sqlite.query('SELECT status, error FROM chat_runs').get()).toEqual({
+          status: 'interrupted',
+          error: NODE_LOST_MESSAGE,
+        })
+        script = { steps: [{ kind: 'text', chunks: ['Answer'] }] }
+        const next = await lineReader(await onB({ chatId, input: 'Again', messageId: messageId(2) })).rest()
+        expect(next.at(-1)?.id).toBe('__state__')
+        const messages = (next.at(-1)!.state as { messages: Line[] }).messages
+        expect(messages.slice(0, 2).map((message) => [message.content, message.interrupted ?? false])).toEqual([
+          ['Slow question', false],
+          ['Partial ', true],
+        ])
+        hold.open()
+      })
+    })
+  })
