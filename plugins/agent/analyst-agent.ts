@@ -59,8 +59,16 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
         model: options.languageModel,
         system: SYSTEM_PROMPT,
         messages: [...historyMessages(turn.history), { role: 'user', content: userContent(turn) }],
-        tools: aiTools(options.tools(turn)),
+        tools: aiTools(options.tools(turn), turn.pause),
         stopWhen: stepCountIs(maxSteps),
+        // A step (the prompt's conversion and the model call; the offline analyst plans inside it) waits its turn of
+        // the event loop when the runs have had theirs.
+        prepareStep: turn.pause
+          ? async () => {
+              await turn.pause?.()
+              return undefined
+            }
+          : undefined,
         abortSignal: signal,
         maxRetries: options.maxRetries ?? 1,
         // Models that reason on request (the offline analyst) need not when nobody will see it.

@@ -23,6 +23,12 @@ export interface AgentTurn {
   /** Whose data the tools may read. */
   access: UserAccess
   signal: AbortSignal
+  /**
+   * Between its own steps of work (a model call, a tool run), an agent waits for this when it returns a promise: runs
+   * have then held the event loop for their share, and new requests (their `__cutoff__`) go first. Work that runs
+   * as one chain of promise callbacks is otherwise never cut between the events the chat layer sees.
+   */
+  pause?(): Promise<void> | undefined
 }
 
 /**

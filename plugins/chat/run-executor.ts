@@ -67,7 +67,9 @@ class Execution {
   async execute(): Promise<void> {
     const { run, turn, runId } = this.context
     try {
-      const iterator = this.context.agent.run({ ...turn, signal: run.signal })[Symbol.asyncIterator]()
+      const iterator = this.context.agent
+        .run({ ...turn, signal: run.signal, pause: this.services.budget.pause })
+        [Symbol.asyncIterator]()
       // Each step races the run's signal through one listener for the whole run (an AbortSignal listener added and
       // removed per step would cost more than a fast step itself).
       run.signal.addEventListener('abort', this.onAbort, { once: true })
