@@ -38,8 +38,7 @@ function manualStorage() {
   }
 }
 
-const newRun = () =>
-  new Run({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
+const newRun = () => new Run({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
 const line = (content: string) =>
   encodeLine({ id: 'a', role: 'assistant', content, isDelta: true, isInProcess: true, sort: 2 })
 const newMessage = () => new OpenMessage('c', 'r', 'a', 2, ['final'], undefined, 0)

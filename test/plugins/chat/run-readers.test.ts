@@ -17,8 +17,7 @@ const decode = async (stream: ReadableStream<Uint8Array>) =>
     .split('\n')
     .filter(Boolean)
     .map((text) => JSON.parse(text))
-const newRun = () =>
-  new Run({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
+const newRun = () => new Run({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
 
 describe('ndjsonStream', () => {
   it('replays the log, follows it live and ends with the run', async () => {

@@ -12,8 +12,7 @@ const line = (index: number) =>
     isInProcess: true,
     sort: 1,
   })
-const newRun = () =>
-  new Run({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
+const newRun = () => new Run({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
 
 /** A socket that records which frames went out under one cork. */
 function recordingSocket() {
