@@ -1,15 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type { MessageSave, NewTurn, RunOutcome, ThreadRow, ThreadStore } from '../../../plugins/chat/thread-store'
-
-/** A database holding one account, deployment and agent with two users, and a way to read what the store wrote. */
-export interface ThreadStoreHarness {
-  /** A new store on the database, as a process starting after another would make it. */
-  store(clock?: () => number): ThreadStore
-  owner: Omit<ThreadRow, 'id'>
-  otherUserId: number
-  run(runId: string): Promise<{ status: string; error: string | null; endedAt: number | null } | undefined>
-  close(): Promise<void>
-}
+import type { MessageSave, NewTurn, RunOutcome, ThreadStore } from '../../../plugins/chat/thread-store'
+import type { ThreadStoreHarness } from '../../helpers/thread-stores'
 
 let sequence = 0
 const unique = (prefix: string) => `${prefix}-${Date.now()}-${++sequence}`
@@ -27,7 +18,8 @@ export function threadStoreContract(name: string, open: () => Promise<ThreadStor
     beforeAll(async () => {
       harness = await open()
       store = harness.store(clock)
-    })
+      // A throwaway database server may take a while to start on a busy machine.
+    }, 120_000)
     afterAll(async () => {
       await store?.flushWrites()
       await harness?.close()
