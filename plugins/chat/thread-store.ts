@@ -1,9 +1,6 @@
-import type { Storage } from '../../db/client'
 import type { RawRow } from '../../db/raw-row'
 import type { chatMessages, chatRuns, chatThreads } from '../../db/schema'
 import type { ImageAttachment, ThreadMessage } from './model'
-import { createPostgresThreadStore } from './postgres-thread-store'
-import { createSqliteThreadStore } from './sqlite-thread-store'
 
 /** The thread columns a turn needs. */
 export type ThreadRow = Pick<
@@ -134,10 +131,3 @@ export function userMessageOf(turn: NewTurn, sort: number): ThreadMessage {
 export const threadTitle = (input: string) => input.slice(0, 200) || null
 
 export const RESTART_ERROR = 'Interrupted by a server restart'
-
-/** The thread store of the storage's dialect. */
-export function createThreadStore(storage: Storage, clock: () => number): ThreadStore {
-  return storage.dialect === 'postgres'
-    ? createPostgresThreadStore(storage, clock)
-    : createSqliteThreadStore(storage, clock)
-}

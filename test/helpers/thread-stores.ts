@@ -1,6 +1,7 @@
 import { SQL } from 'bun'
 import { openStorage, type Storage } from '../../db/client'
-import { createThreadStore, type ThreadRow, type ThreadStore } from '../../plugins/chat/thread-store'
+import { createThreadStore } from '../../plugins/chat/create-thread-store'
+import type { ThreadRow, ThreadStore } from '../../plugins/chat/thread-store'
 import { postgresServer } from './database-servers'
 
 /** A database holding one account, deployment and agent with two users, and a way to read what the store wrote. */
