@@ -35,27 +35,31 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
     return rows.map((row) => toThreadMessage(row, devMode))
   }
 
+  // Sent together, without waiting for each other's answers (one connection runs them in order): the history is
+  // read before the user message is inserted, and its sort follows the history's last one.
   const startTurnWrites = async (tx: PostgresTransaction, turn: NewTurn, now: number): Promise<StartedTurn> => {
     const { thread } = turn
-    const history = turn.isNewThread ? [] : await messagesOf(tx, thread.id, turn.devMode)
-    if (turn.isNewThread)
-      await tx`INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at)
-               VALUES (${thread.id}, ${thread.accountId}, ${thread.deploymentId}, ${thread.agentId}, ${thread.userId},
-                       ${threadTitle(turn.input)}, ${now}, ${now})`
-    else await tx`UPDATE chat_threads SET updated_at = ${now} WHERE id = ${thread.id}`
-    const sort = (history.at(-1)?.sort ?? 0) + 1
-    await tx`INSERT INTO chat_runs (id, thread_id, message_id, branch, status, started_at)
-             VALUES (${turn.runId}, ${thread.id}, ${turn.messageId}, ${turn.branch}, 'running', ${now})`
     const attachments = turn.images?.length ? JSON.stringify(turn.images) : null
-    await tx`INSERT INTO chat_messages (thread_id, id, sort, role, content, attachments, status, run_id, created_at, updated_at)
-             VALUES (${thread.id}, ${turn.messageId}, ${sort}, 'user', ${turn.input}, ${attachments}, 'complete',
-                     ${turn.runId}, ${now}, ${now})`
+    const [history] = await Promise.all([
+      turn.isNewThread ? [] : messagesOf(tx, thread.id, turn.devMode),
+      turn.isNewThread
+        ? tx`INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at)
+             VALUES (${thread.id}, ${thread.accountId}, ${thread.deploymentId}, ${thread.agentId}, ${thread.userId},
+                     ${threadTitle(turn.input)}, ${now}, ${now})`
+        : tx`UPDATE chat_threads SET updated_at = ${now} WHERE id = ${thread.id}`,
+      tx`INSERT INTO chat_runs (id, thread_id, message_id, branch, status, started_at)
+         VALUES (${turn.runId}, ${thread.id}, ${turn.messageId}, ${turn.branch}, 'running', ${now})`,
+      tx`INSERT INTO chat_messages (thread_id, id, sort, role, content, attachments, status, run_id, created_at, updated_at)
+         SELECT ${thread.id}, ${turn.messageId}, coalesce(max(sort), 0) + 1, 'user', ${turn.input}, ${attachments},
+                'complete', ${turn.runId}, ${now}, ${now}
+           FROM chat_messages WHERE thread_id = ${thread.id}`,
+    ])
+    const sort = (history.at(-1)?.sort ?? 0) + 1
     return { history, userMessage: userMessageOf(turn, sort), nextSort: sort + 1 }
   }
 
   // Every message of the commit in one statement (one round trip however many runs are streaming).
-  const saveWrites = async (tx: PostgresTransaction, take: () => MessageSave[]) => {
-    const saves = take()
+  const saveWrites = async (tx: PostgresTransaction, saves: MessageSave[]) => {
     if (saves.length === 0) return
     const rows = saves.map((message) => ({
       thread_id: message.threadId,
@@ -99,12 +103,21 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
         SELECT 1 FROM chat_messages WHERE thread_id = ${threadId} AND id = ${messageId} AND role = 'user'`
       return rows.length > 0
     },
-    startTurn: (turn) => batch.run((tx) => startTurnWrites(tx, turn, clock())),
-    endRun: (runId, status, error) =>
-      batch.run(async (tx) => {
-        await tx`UPDATE chat_runs SET status = ${status}, error = ${error ?? null}, ended_at = ${clock()} WHERE id = ${runId}`
-      }),
-    saveMessages: (take) => batch.run((tx) => saveWrites(tx, take)),
+    // A batch's work may run twice (see `createPostgresWriteBatch`): what it takes from memory is taken once.
+    startTurn(turn) {
+      const now = clock()
+      return batch.run((tx) => startTurnWrites(tx, turn, now))
+    },
+    endRun(runId, status, error) {
+      const now = clock()
+      return batch.run(async (tx) => {
+        await tx`UPDATE chat_runs SET status = ${status}, error = ${error ?? null}, ended_at = ${now} WHERE id = ${runId}`
+      })
+    },
+    saveMessages(take) {
+      let saves: MessageSave[] | undefined
+      return batch.run((tx) => saveWrites(tx, (saves ??= take())))
+    },
     flushWrites: () => batch.flush(),
     async recoverInterruptedRuns() {
       const now = clock()

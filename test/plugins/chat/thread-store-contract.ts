@@ -152,13 +152,27 @@ export function threadStoreContract(name: string, open: () => Promise<ThreadStor
       // Queued in one turn of the event loop: one commit. The duplicate user message id fails alone.
       const duplicate = store.startTurn(turn({ thread: first.thread, isNewThread: false, messageId: first.messageId }))
       const fine = turn()
-      const others = [store.startTurn(fine), store.endRun(first.runId, 'completed', undefined)]
+      let taken = 0
+      const others = [
+        store.startTurn(fine),
+        store.saveMessages(() => {
+          taken++
+          return [answer(first, { id: 'saved-once', content: 'Once.' })]
+        }),
+        store.endRun(first.runId, 'completed', undefined),
+      ]
       expect(duplicate).rejects.toThrow()
       await duplicate.catch(() => undefined)
       await Promise.all(others)
       expect(await store.thread(fine.thread.id)).toEqual(fine.thread)
       expect((await harness.run(first.runId))?.status).toBe('completed')
-      expect(await store.messages(first.thread.id, false)).toHaveLength(1)
+      // The messages to save are taken once, whatever the commit had to do again.
+      expect(taken).toBe(1)
+      const messages = await store.messages(first.thread.id, false)
+      expect(messages.map((message) => [message.role, message.content])).toEqual([
+        ['user', 'How many orders last week?'],
+        ['assistant', 'Once.'],
+      ])
     })
 
     it('settles a write only once it is committed, and flushWrites commits what is queued', async () => {
