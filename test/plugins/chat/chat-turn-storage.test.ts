@@ -113,6 +113,21 @@ function chatTurnStorage(name: string, open: () => Promise<ThreadStoreHarness>) 
       expect(messages.every((message) => !message.isInProcess)).toBe(true)
     })
 
+    it('starts one run for the same message sent twice at once: the second request joins it', async () => {
+      for (const chatId of [undefined, (await (await read({ input: 'Hello' })).rest())[0].state!.chatId]) {
+        const request = { chatId, input: 'Same message', messageId: messageId(chatId ? 20 : 10) }
+        const [first, second] = await Promise.all([chat.open(request, participant), chat.open(request, participant)])
+        expect(second.run).toBe(first.run!)
+        const [cutoff] = (await lineReader(new Response(ndjsonStream(second, 10_000))).rest()).filter(
+          (line) => line.id === '__cutoff__',
+        )
+        expect(cutoff.state).toMatchObject({ isStreaming: true })
+        const [, state] = await (await read({ chatId: first.run!.key.chatId })).rest()
+        const messages = (state.state as { messages: Line[] }).messages
+        expect(messages.filter((message) => message.content === 'Same message')).toHaveLength(1)
+      }
+    })
+
     it('answers a finished messageId from the database with the stored thread', async () => {
       const reader = await read({ input: 'Once more', messageId: messageId(2) })
       const lines = await reader.rest()
