@@ -133,7 +133,7 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
     },
     async recoverInterruptedRuns() {
       const now = clock()
-      return sqlite.transaction(() => {
+      const recover = sqlite.transaction(() => {
         sqlite.run("UPDATE chat_messages SET status = 'interrupted', updated_at = ? WHERE status = 'in_process'", [now])
         // From the few running runs to each one's last answer through the (thread_id, sort) index: filtering all
         // messages by run would read the whole table, and this runs at every start.
@@ -150,7 +150,9 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
           "UPDATE chat_runs SET status = 'interrupted', ended_at = ?, error = ? WHERE status = 'running'",
           [now, RESTART_ERROR],
         ).changes
-      })()
+      })
+      // Done by the time the call returns, unless an asynchronous transaction holds the connection: then after it.
+      return storage.lock.busy() ? storage.lock.run(() => recover.immediate()) : recover.immediate()
     },
   }
 }
