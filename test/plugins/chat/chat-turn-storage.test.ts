@@ -4,12 +4,25 @@ import { Metrics } from '../../../lib/metrics'
 import type { AgentInfo, DeploymentInfo } from '../../../plugins/auth/directory'
 import { createChatService, type ChatParticipant, type ChatService } from '../../../plugins/chat/chat-service'
 import { ndjsonStream } from '../../../plugins/chat/run-readers'
-import { MemoryRunRegistry } from '../../../plugins/chat/run-registry'
+import { MemoryRunRegistry, type Run, type RunStart } from '../../../plugins/chat/run-registry'
 import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
 import type { ThreadStore } from '../../../plugins/chat/thread-store'
 import { lineReader, messageId, type Line } from '../../helpers/chat'
 import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
 import { postgresThreadStores, sqliteThreadStores, type ThreadStoreHarness } from '../../helpers/thread-stores'
+
+/** A registry shared by two nodes where both claims are made only once both nodes have looked for a run. */
+class ClaimsTogether extends MemoryRunRegistry {
+  private arrived = 0
+  private bothArrived: () => void = () => undefined
+  private readonly together = new Promise<void>((resolve) => (this.bothArrived = resolve))
+
+  override async start(key: RunStart): Promise<Run | undefined> {
+    if (++this.arrived === 2) this.bothArrived()
+    await this.together
+    return super.start(key)
+  }
+}
 
 /**
  * The durability rules of a chat turn, through the chat service on each thread store: the user message and its run
@@ -126,6 +139,41 @@ function chatTurnStorage(name: string, open: () => Promise<ThreadStoreHarness>) 
         const [, state] = await (await read({ chatId: first.run!.key.chatId })).rest()
         const messages = (state.state as { messages: Line[] }).messages
         expect(messages.filter((message) => message.content === 'Same message')).toHaveLength(1)
+      }
+    })
+
+    it('joins the run another node started for the same message when that node claimed the thread first', async () => {
+      const chatId = (await (await read({ input: 'Hello again' })).rest())[0].state!.chatId
+      const registry = new ClaimsTogether()
+      let release = () => undefined as void
+      const held = new Promise<void>((resolve) => (release = resolve))
+      const node = () =>
+        createChatService({
+          store: harness.store(),
+          registry,
+          agents: () =>
+            createScriptedAgent(() => ({ steps: [{ kind: 'text', chunks: ['Par', 'tial'], hold: { after: 1, until: held } }] })),
+          logger: createLogger('silent'),
+          metrics: new Metrics(),
+          clock: Date.now,
+        })
+      const [nodeA, nodeB] = [node(), node()]
+      try {
+        const request = { chatId, input: 'Same message', messageId: messageId(30) }
+        const [onA, onB] = await Promise.all([nodeA.open(request, participant), nodeB.open(request, participant)])
+        expect(onA.run).toBeDefined()
+        expect(onB.run).toBe(onA.run!)
+        release()
+        const [linesA, linesB] = await Promise.all(
+          [onA, onB].map((source) => lineReader(new Response(ndjsonStream(source, 10_000))).rest()),
+        )
+        expect(linesA.concat(linesB).filter((line) => line.error !== undefined)).toEqual([])
+        const messages = (linesA.at(-1)!.state as { messages: Line[] }).messages
+        expect(messages.filter((message) => message.content === 'Same message')).toHaveLength(1)
+      } finally {
+        release()
+        await nodeA.shutdown(5000)
+        await nodeB.shutdown(5000)
       }
     })
 
