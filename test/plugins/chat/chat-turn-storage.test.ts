@@ -8,6 +8,7 @@ import { MemoryRunRegistry, type Run, type RunStart } from '../../../plugins/cha
 import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
 import type { ThreadStore } from '../../../plugins/chat/thread-store'
 import { lineReader, messageId, type Line } from '../../helpers/chat'
+import { gate } from '../../helpers/gates'
 import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
 import { postgresThreadStores, sqliteThreadStores, type ThreadStoreHarness } from '../../helpers/thread-stores'
 
@@ -174,6 +175,36 @@ function chatTurnStorage(name: string, open: () => Promise<ThreadStoreHarness>) 
         release()
         await nodeA.shutdown(5000)
         await nodeB.shutdown(5000)
+      }
+    })
+
+    it('starts no run before the start-up recovery of the previous process is done', async () => {
+      const recovery = gate()
+      const waiting = createChatService({
+        store: harness.store(),
+        registry: new MemoryRunRegistry(),
+        agents: () => createScriptedAgent(() => ({ steps: [{ kind: 'text', chunks: ['Done'] }] })),
+        logger: createLogger('silent'),
+        metrics: new Metrics(),
+        clock: Date.now,
+        ready: recovery.promise,
+      })
+      try {
+        let opened = false
+        const opening = waiting.open({ input: 'Too early?', messageId: messageId(40) }, participant).then((source) => {
+          opened = true
+          return source
+        })
+        // Long enough for a turn to be opened and stored on either database.
+        for (let read = 0; read < 5; read++) await store.thread('none')
+        await Bun.sleep(20)
+        expect(opened).toBe(false)
+        recovery.open()
+        const lines = await lineReader(new Response(ndjsonStream(await opening, 10_000))).rest()
+        expect(lines.at(-1)?.id).toBe('__state__')
+      } finally {
+        recovery.open()
+        await waiting.shutdown(5000)
       }
     })
 
