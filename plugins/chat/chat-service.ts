@@ -79,7 +79,11 @@ export function createChatService(options: ChatServiceOptions) {
     fixed(cutoffLine(chatId, false), stateLine(await store.messages(chatId, devMode)))
 
   /** The run `active` when this request rejoins it (same messageId, same user and agent), with its `__cutoff__`. */
-  function joining(request: ChatRequest, participant: ChatParticipant, active: Run | undefined): TurnSource | undefined {
+  function joining(
+    request: ChatRequest,
+    participant: ChatParticipant,
+    active: Run | undefined,
+  ): TurnSource | undefined {
     if (
       active &&
       request.messageId !== undefined &&
@@ -222,7 +226,9 @@ export function createChatService(options: ChatServiceOptions) {
 
     if (request.messageId !== undefined) {
       const active =
-        request.chatId !== undefined ? running : await registry.forMessage(userId, participant.agent.id, request.messageId)
+        request.chatId !== undefined
+          ? running
+          : await registry.forMessage(userId, participant.agent.id, request.messageId)
       const joined = joining(request, participant, active)
       if (joined) return joined
     }

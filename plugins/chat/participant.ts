@@ -55,7 +55,8 @@ export async function abortingUser(
 ): Promise<number | null> {
   if (caller.kind === 'embed') return caller.userId
   // An unknown user owns no thread: -1 matches none, so the abort answers "not yours" rather than acting for the account.
-  if (caller.kind === 'serviceToken') return (await users.find(caller.accountId, { externalId: caller.externalId })) ?? -1
+  if (caller.kind === 'serviceToken')
+    return (await users.find(caller.accountId, { externalId: caller.externalId })) ?? -1
   if (!sessionSettings) return null
   return (await users.find(caller.accountId, sessionSettings)) ?? -1
 }

@@ -46,7 +46,10 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
   const messageInThread = sqlite.query<Pick<StoredMessage, 'id'>, [string, string]>(
     "SELECT id FROM chat_messages WHERE thread_id = ? AND id = ? AND role = 'user'",
   )
-  const insertUserMessage = sqlite.query<never, [string, string, number, string, string | null, string, number, number]>(
+  const insertUserMessage = sqlite.query<
+    never,
+    [string, string, number, string, string | null, string, number, number]
+  >(
     `INSERT INTO chat_messages (thread_id, id, sort, role, content, attachments, status, run_id, created_at, updated_at)
      VALUES (?, ?, ?, 'user', ?, ?, 'complete', ?, ?, ?)`,
   )

@@ -50,7 +50,13 @@ function chatTurnStorage(name: string, open: () => Promise<ThreadStoreHarness>) 
         branches: ['main'],
         defaultBranch: 'main',
       }
-      const agent: AgentInfo = { id: harness.owner.agentId, name: 'Analyst', kind: 'scripted', config: null, deployment }
+      const agent: AgentInfo = {
+        id: harness.owner.agentId,
+        name: 'Analyst',
+        kind: 'scripted',
+        config: null,
+        deployment,
+      }
       participant = {
         agent,
         deployment,
@@ -153,7 +159,9 @@ function chatTurnStorage(name: string, open: () => Promise<ThreadStoreHarness>) 
           store: harness.store(),
           registry,
           agents: () =>
-            createScriptedAgent(() => ({ steps: [{ kind: 'text', chunks: ['Par', 'tial'], hold: { after: 1, until: held } }] })),
+            createScriptedAgent(() => ({
+              steps: [{ kind: 'text', chunks: ['Par', 'tial'], hold: { after: 1, until: held } }],
+            })),
           logger: createLogger('silent'),
           metrics: new Metrics(),
           clock: Date.now,

@@ -78,8 +78,7 @@ describe('saving a running answer', () => {
       const rows = new Map((await storedMessages(test.storage, 'assistant')).map((row) => [row.id, row]))
       for (const message of mergeLines(received)) {
         expect(rows.get(message.id as string)?.content.startsWith(message.content)).toBe(true)
-        if (message.toolCall)
-          expect(rows.get(message.id as string)!.toolCall!).toMatchObject(message.toolCall)
+        if (message.toolCall) expect(rows.get(message.id as string)!.toolCall!).toMatchObject(message.toolCall)
       }
     }
     expect(mergeLines(received).map((message) => message.content)).toEqual(['', 'One two three '])

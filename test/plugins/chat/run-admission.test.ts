@@ -63,7 +63,9 @@ describe('chat run admission', () => {
     const body = (await fifth.json()) as { error: string; code: string }
     expect(body).toEqual({ error: expect.stringContaining('at most 4'), code: 'TOO_MANY_RUNS' })
     // Refused before anything was stored.
-    expect((await storedMessages(app.storage, 'user')).filter((message) => message.content === 'Question 5')).toEqual([])
+    expect((await storedMessages(app.storage, 'user')).filter((message) => message.content === 'Question 5')).toEqual(
+      [],
+    )
     const metrics = await (await app.request('GET', '/metrics')).text()
     expect(metrics).toContain('chat_admission_refused_total{limit="user"} 1')
 

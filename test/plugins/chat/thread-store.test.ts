@@ -15,7 +15,10 @@ describe('ThreadStore on SQLite, beside other transactions', () => {
     try {
       const { accounts, deployments, agents, users } = storage.tables
       const owner = await storage.transaction(async (tx) => {
-        const [account] = await tx.insert(accounts).values({ name: 'acme', plan: 'enterprise', createdAt: 1 }).returning()
+        const [account] = await tx
+          .insert(accounts)
+          .values({ name: 'acme', plan: 'enterprise', createdAt: 1 })
+          .returning()
         const [deployment] = await tx
           .insert(deployments)
           .values({ accountId: account.id, name: 'Shop', model: 'demo', createdAt: 1 })
