@@ -47,6 +47,8 @@ export interface ChatServiceOptions {
   admission?: RunAdmission
   /** First-token and whole-turn time limits of executing runs. */
   deadlines?: RunDeadlines
+  /** Settles once the store is ready for new runs (see `recoverInterruptedRuns`); requests wait for it. */
+  ready?: Promise<unknown>
 }
 
 const BUSY = 'Streaming for thread is in progress'
@@ -73,8 +75,47 @@ export function createChatService(options: ChatServiceOptions) {
 
   const fixed = (...lines: Parameters<typeof encodeLine>[0][]): TurnSource => ({ head: lines.map(encodeLine) })
   // A running turn's lines went out once saved: the thread as stored holds everything its clients were sent.
-  const stateOf = (chatId: string, devMode: boolean): TurnSource =>
-    fixed(cutoffLine(chatId, false), stateLine(store.messages(chatId, devMode)))
+  const stateOf = async (chatId: string, devMode: boolean): Promise<TurnSource> =>
+    fixed(cutoffLine(chatId, false), stateLine(await store.messages(chatId, devMode)))
+
+  /** The run `active` when this request rejoins it (same messageId, same user and agent), with its `__cutoff__`. */
+  function joining(
+    request: ChatRequest,
+    participant: ChatParticipant,
+    active: Run | undefined,
+  ): TurnSource | undefined {
+    if (
+      active &&
+      request.messageId !== undefined &&
+      active.key.messageId === request.messageId &&
+      active.key.userId === participant.userId &&
+      active.key.agentId === participant.agent.id
+    )
+      return { head: [encodeLine(cutoffLine(active.key.chatId, true))], run: active }
+    return undefined
+  }
+
+  // Requests wait for the start-up work (the recovery of runs a previous process left running) only while it lasts.
+  let recovering = options.ready !== undefined
+  const recovery = options.ready?.finally(() => (recovering = false))
+
+  // Reads and the registry are awaited, so two requests for the same message (a client's retry, a double click) could
+  // both find no run and start two. In this process they take turns instead: the second finds the first one's run.
+  const opening = new Map<string, Promise<void>>()
+  async function inTurn<T>(key: string | undefined, work: () => Promise<T>): Promise<T> {
+    if (key === undefined) return work()
+    const current = (opening.get(key) ?? Promise.resolve()).then(work)
+    const settled = current.then(
+      () => {},
+      () => {},
+    )
+    opening.set(key, settled)
+    try {
+      return await current
+    } finally {
+      if (opening.get(key) === settled) opening.delete(key)
+    }
+  }
 
   async function startRun(
     request: ChatRequest & { input: string },
@@ -93,7 +134,8 @@ export function createChatService(options: ChatServiceOptions) {
     const ticket = options.admission?.admit({ userId: participant.userId, keyId: participant.keyId })
     // The run is registered at once (a second request for the thread is busy, a rejoin finds it) and starts once
     // its user message is committed; readers attached meanwhile simply wait for its first line. Registering claims
-    // the thread: another request (on any node) that got there first makes this one busy.
+    // the thread: another request (on any node) that got there first makes this one busy, or joins its run when it
+    // is the same message.
     let run: Run | undefined
     try {
       run = await registry.start({
@@ -107,8 +149,8 @@ export function createChatService(options: ChatServiceOptions) {
     } finally {
       if (!run) ticket?.release()
     }
-    if (!run) return fixed(errorLine(BUSY))
-    const history = isNewThread ? [] : store.messages(threadId, devMode)
+    if (!run) return joining(request, participant, await registry.forChat(threadId)) ?? fixed(errorLine(BUSY))
+    // The history is read in the turn's own transaction: exactly the messages before this turn's.
     const started = store.startTurn({
       thread: {
         id: threadId,
@@ -123,10 +165,11 @@ export function createChatService(options: ChatServiceOptions) {
       branch,
       input: request.input,
       images: request.images,
+      devMode,
     })
     admitted(run, ticket, started)
       .then(
-        ({ userMessage, nextSort }) => {
+        ({ history, userMessage, nextSort }) => {
           run.append(encodeLine(userMessage))
           return executeRun(services, {
             run,
@@ -172,59 +215,63 @@ export function createChatService(options: ChatServiceOptions) {
     return turn
   }
 
+  async function openNow(request: ChatRequest, participant: ChatParticipant): Promise<TurnSource> {
+    const { deployment, userId } = participant
+    const running = request.chatId !== undefined ? await registry.forChat(request.chatId) : undefined
+    if (running) await store.flushWrites()
+    const branch = request.activeBranchName ?? deployment.defaultBranch
+    if (!deployment.branches.includes(branch))
+      return fixed(errorLine(`Branch ${branch} not found in deployment ${deployment.id}`))
+    const devMode = branch !== deployment.defaultBranch
+
+    if (request.messageId !== undefined) {
+      const active =
+        request.chatId !== undefined
+          ? running
+          : await registry.forMessage(userId, participant.agent.id, request.messageId)
+      const joined = joining(request, participant, active)
+      if (joined) return joined
+    }
+
+    if (request.chatId !== undefined) {
+      const thread = await store.thread(request.chatId)
+      if (!thread || thread.userId !== userId || thread.agentId !== participant.agent.id)
+        return fixed(errorLine(`Chat ${request.chatId} not found`))
+      if (request.messageId !== undefined && (await store.hasUserMessage(thread.id, request.messageId)))
+        return stateOf(thread.id, devMode)
+      if (request.input === undefined) return stateOf(thread.id, devMode)
+      if (running) return fixed(errorLine(BUSY))
+      return startRun({ ...request, input: request.input }, participant, thread.id, branch, devMode)
+    }
+
+    if (request.messageId !== undefined) {
+      const finished = await store.threadOfUserMessage(userId, participant.agent.id, request.messageId)
+      if (finished) return stateOf(finished, devMode)
+    }
+    if (request.input === undefined) return fixed(errorLine('Send input to start a chat, or a chatId to read one'))
+    return startRun({ ...request, input: request.input }, participant, undefined, branch, devMode)
+  }
+
   return {
     registry,
 
     /** What to send for one chat request. Never throws for thread-level problems: they become an error line. */
     async open(request: ChatRequest, participant: ChatParticipant): Promise<TurnSource> {
-      const { deployment, userId } = participant
-      const running = request.chatId !== undefined ? await registry.forChat(request.chatId) : undefined
-      if (running) store.flushWrites()
-      const branch = request.activeBranchName ?? deployment.defaultBranch
-      if (!deployment.branches.includes(branch))
-        return fixed(errorLine(`Branch ${branch} not found in deployment ${deployment.id}`))
-      const devMode = branch !== deployment.defaultBranch
-
-      if (request.messageId !== undefined) {
-        const active =
-          request.chatId !== undefined
-            ? running
-            : await registry.forMessage(userId, participant.agent.id, request.messageId)
-        if (
-          active &&
-          active.key.messageId === request.messageId &&
-          active.key.userId === userId &&
-          active.key.agentId === participant.agent.id
-        )
-          return { head: [encodeLine(cutoffLine(active.key.chatId, true))], run: active }
-      }
-
-      if (request.chatId !== undefined) {
-        const thread = store.thread(request.chatId)
-        if (!thread || thread.userId !== userId || thread.agentId !== participant.agent.id)
-          return fixed(errorLine(`Chat ${request.chatId} not found`))
-        if (request.messageId !== undefined && store.hasUserMessage(thread.id, request.messageId))
-          return stateOf(thread.id, devMode)
-        if (request.input === undefined) return stateOf(thread.id, devMode)
-        if (running) return fixed(errorLine(BUSY))
-        return startRun({ ...request, input: request.input }, participant, thread.id, branch, devMode)
-      }
-
-      if (request.messageId !== undefined) {
-        const finished = store.threadOfUserMessage(userId, participant.agent.id, request.messageId)
-        if (finished) return stateOf(finished, devMode)
-      }
-      if (request.input === undefined) return fixed(errorLine('Send input to start a chat, or a chatId to read one'))
-      return startRun({ ...request, input: request.input }, participant, undefined, branch, devMode)
+      if (recovering) await recovery
+      const sameMessage =
+        request.input !== undefined && request.messageId !== undefined
+          ? `${participant.userId}:${participant.agent.id}:${request.messageId}`
+          : undefined
+      return inTurn(sameMessage, () => openNow(request, participant))
     },
 
     /**
      * Stops the thread's active run (the run ends with an error line and keeps its partial answer). `userId` null
-     * means an account-level caller (an API key naming no user). Returns whether a run was stopped.
+     * means an account-level caller (an API key naming no user). Resolves with whether a run was stopped.
      */
     async abort(chatId: string, scope: AbortScope): Promise<boolean> {
-      if (await registry.forChat(chatId)) store.flushWrites()
-      const thread = store.thread(chatId)
+      if (await registry.forChat(chatId)) await store.flushWrites()
+      const thread = await store.thread(chatId)
       if (
         !thread ||
         thread.accountId !== scope.accountId ||
@@ -241,7 +288,7 @@ export function createChatService(options: ChatServiceOptions) {
     async shutdown(timeoutMs: number): Promise<void> {
       registry.abortAll('The server is shutting down; the run was interrupted')
       await registry.whenIdle(timeoutMs)
-      store.flushWrites()
+      await store.flushWrites()
       messages.close()
     },
   }

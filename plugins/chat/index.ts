@@ -17,7 +17,7 @@ import { RunAdmission } from './run-admission'
 import { createRunDeadlines } from './run-deadlines'
 import { ndjsonStream, pipeTurnToSocket, type ReaderHooks } from './run-readers'
 import { SocketSession, SocketsByAccount, type SessionSocket } from './socket-session'
-import { createThreadStore } from './thread-store'
+import { createThreadStore } from './create-thread-store'
 import type { RunRegistry } from './run-registry'
 import { createThreadPolicyGuard } from './thread-policies'
 import type { AgentInfo, DeploymentInfo } from '../auth/directory'
@@ -58,10 +58,17 @@ export interface ChatDeps extends AuthDeps {
 
 export function chatPlugin(deps: ChatDeps) {
   const store = createThreadStore(deps.storage, deps.clock)
-  // One process: every run left running was cut by its end. Several nodes: only runs no live node holds, which
-  // the shared registry finds itself.
-  const recovered = deps.registry.shared ? 0 : store.recoverInterruptedRuns()
-  if (recovered > 0) deps.logger.warn('marked runs of a previous process as interrupted', { runs: recovered })
+  // Runs a previous process left `running` are marked interrupted before this one starts any (on SQLite that is
+  // done by the time the call returns; on Postgres the first requests wait for it). One process: every run left
+  // running was cut by its end. Several nodes: only runs no live node holds, which the shared registry finds itself.
+  const ready = deps.registry.shared
+    ? undefined
+    : store.recoverInterruptedRuns().then(
+        (runs) => {
+          if (runs > 0) deps.logger.warn('marked runs of a previous process as interrupted', { runs })
+        },
+        (error: unknown) => deps.logger.error('runs of a previous process could not be marked interrupted', { error }),
+      )
   const limits = deps.config.chatLimits
   const admission = new RunAdmission(limits, {
     waitingChanged: (waiting) => deps.metrics.admissionQueued.set(waiting),
@@ -76,6 +83,7 @@ export function chatPlugin(deps: ChatDeps) {
     clock: deps.clock,
     admission,
     deadlines: createRunDeadlines(limits),
+    ready,
   })
   deps.lifecycle.onShutdown(() => chat.shutdown(deps.config.shutdownGraceMs))
 
@@ -92,8 +100,8 @@ export function chatPlugin(deps: ChatDeps) {
   const openTurn = async (caller: Caller, agent: AgentInfo, deployment: DeploymentInfo, request: ChatRequest) => {
     if (request.input === undefined && request.chatId === undefined && request.messageId === undefined)
       throw new BadRequestError('Send input to start a chat, or chatId to read one', 'EMPTY_CHAT_REQUEST')
-    policies.chat(deployment.id, agent.id, request)
-    const participant = resolveParticipant(deps.users, caller, agent, deployment, request.sessionSettings)
+    await policies.chat(deployment.id, agent.id, request)
+    const participant = await resolveParticipant(deps.users, caller, agent, deployment, request.sessionSettings)
     return { source: await chat.open(request, participant), userId: participant.userId }
   }
   const sessions = new WeakMap<object, SocketSession<ChatAccess>>()
@@ -135,8 +143,9 @@ export function chatPlugin(deps: ChatDeps) {
     .post(
       `${CHAT_BASE}/abort`,
       async ({ body, caller, agent, deployment, set }) => {
-        policies.abort(deployment.id, body.chatId)
-        await chat.abort(body.chatId, abortScope(caller, agent, abortingUser(deps.users, caller, body.sessionSettings)))
+        await policies.abort(deployment.id, body.chatId)
+        const userId = await abortingUser(deps.users, caller, body.sessionSettings)
+        await chat.abort(body.chatId, abortScope(caller, agent, userId))
         set.status = 204
         return null
       },
@@ -172,8 +181,9 @@ export function chatPlugin(deps: ChatDeps) {
             openTurn: ({ caller, agent, deployment }, request) => openTurn(caller, agent, deployment, request),
             // The socket may stop its own user's chats; an API key that has named no user yet acts for the account.
             abort: async ({ caller, agent, deployment }, chatId, userId) => {
-              policies.abort(deployment.id, chatId)
-              await chat.abort(chatId, abortScope(caller, agent, userId ?? abortingUser(deps.users, caller, undefined)))
+              await policies.abort(deployment.id, chatId)
+              const aborting = userId ?? (await abortingUser(deps.users, caller, undefined))
+              await chat.abort(chatId, abortScope(caller, agent, aborting))
             },
             pipe: (source) =>
               pipeTurnToSocket(source, socket, MAX_WS_BUFFERED_BYTES, readerHooks(), { coalesce: true }),

@@ -3,6 +3,7 @@ import type { Logger } from '../../lib/logger'
 import type { EncodedLine } from './lines'
 import type { ThreadMessage, ToolCall } from './model'
 import type { Run } from './run-registry'
+import type { MessageSave } from './thread-store'
 
 export type MessageStatus = (typeof chatMessages.$inferSelect)['status']
 
@@ -41,6 +42,23 @@ export class OpenMessage {
     return this.saved ? this.unsaved.join('') : this.content
   }
 
+  /** The message as the next save writes it (taken inside the commit). */
+  toSave(now: number): MessageSave {
+    return {
+      threadId: this.threadId,
+      id: this.id,
+      sort: this.sort,
+      content: this.contentToSave(),
+      thinking: this.thinking || null,
+      graphPath: JSON.stringify(this.graphPath),
+      toolCall: this.toolCall ? JSON.stringify(this.toolCall) : null,
+      status: this.status,
+      runId: this.runId,
+      createdAt: this.createdAt,
+      updatedAt: now,
+    }
+  }
+
   /**
    * The message in its wire shape, exactly as the thread store maps it once saved (same fields, same order), so
    * `__state__` can be built without reading the thread back.
@@ -64,10 +82,11 @@ export class OpenMessage {
 
 /** What `OpenMessages` needs from storage. */
 export interface MessageStorage {
-  /** Runs `work` (synchronous writes) in the next group commit; settles once that is committed. */
-  inNextCommit<T>(work: () => T): Promise<T>
-  /** Writes one message as it stands (inside a commit): inserted the first time, its new content appended after. */
-  saveMessage(message: OpenMessage, now: number): void
+  /**
+   * Writes, in the next group commit, the messages `take` returns when that commit runs (each inserted the first
+   * time, its new content appended after); settles once that is committed.
+   */
+  saveMessages(take: () => MessageSave[]): Promise<void>
 }
 
 /** One group commit's share of the messages: what it saved, and how far each run's log may then be sent. */
@@ -122,7 +141,7 @@ export class OpenMessages {
     this.queued = true
     const save: Save = { written: false, messages: [], before: [], runs: [], lengths: [] }
     this.storage
-      .inNextCommit(() => this.write(save))
+      .saveMessages(() => this.write(save))
       .then(
         () => this.saved(save),
         (error: unknown) => this.failed(save, error),
@@ -135,16 +154,17 @@ export class OpenMessages {
   }
 
   /**
-   * Inside the commit: writes every changed message and notes how far each waiting run's log is covered. The
-   * messages count as saved from here on (a change made before the commit settles goes into the next save); a
-   * failed commit puts their state back.
+   * Inside the commit: takes every changed message as it stands, for the commit to write, and notes how far each
+   * waiting run's log is covered. The messages count as saved from here on (a change made before the commit settles
+   * goes into the next save); a failed commit puts their state back.
    */
-  private write(save: Save): void {
+  private write(save: Save): MessageSave[] {
     this.queued = false
     save.written = true
     const now = this.clock()
+    const rows: MessageSave[] = []
     for (const message of this.changed) {
-      this.storage.saveMessage(message, now)
+      rows.push(message.toSave(now))
       save.messages.push(message)
       save.before.push({ saved: message.saved, unsaved: message.unsaved })
       message.saved = true
@@ -156,6 +176,7 @@ export class OpenMessages {
     }
     this.changed.clear()
     this.waiting.clear()
+    return rows
   }
 
   private saved(save: Save): void {

@@ -10,13 +10,13 @@ import type { AbortScope, ChatParticipant } from './chat-service'
  * generate-session); with a service token, its `externalId`/`sub` user; with an embed token, the session's user
  * and exactly the access the session granted. `sessionSettings` is ignored for tokens: their identity is fixed.
  */
-export function resolveParticipant(
+export async function resolveParticipant(
   users: UserProvisioner,
   caller: Caller,
   agent: AgentInfo,
   deployment: DeploymentInfo,
   sessionSettings: SessionSettings | undefined,
-): ChatParticipant {
+): Promise<ChatParticipant> {
   switch (caller.kind) {
     case 'apiKey': {
       if (!sessionSettings)
@@ -24,11 +24,11 @@ export function resolveParticipant(
           'sessionSettings: required with an API key (give externalId or internalId)',
           'SESSION_SETTINGS_REQUIRED',
         )
-      const user = users.fromSessionSettings(caller.accountId, sessionSettings)
+      const user = await users.fromSessionSettings(caller.accountId, sessionSettings)
       return { agent, deployment, userId: user.userId, access: user.access, keyId: caller.keyId }
     }
     case 'serviceToken': {
-      const user = users.fromExternalId(caller.accountId, caller.externalId, caller.securityContext)
+      const user = await users.fromExternalId(caller.accountId, caller.externalId, caller.securityContext)
       const access = caller.securityContext ? { ...user.access, securityContext: caller.securityContext } : user.access
       return { agent, deployment, userId: user.userId, access }
     }
@@ -48,16 +48,17 @@ export function resolveParticipant(
 }
 
 /** The user an abort request is limited to: null for an API key naming nobody (account-level backend). */
-export function abortingUser(
+export async function abortingUser(
   users: UserProvisioner,
   caller: Caller,
   sessionSettings: SessionSettings | undefined,
-): number | null {
+): Promise<number | null> {
   if (caller.kind === 'embed') return caller.userId
   // An unknown user owns no thread: -1 matches none, so the abort answers "not yours" rather than acting for the account.
-  if (caller.kind === 'serviceToken') return users.find(caller.accountId, { externalId: caller.externalId }) ?? -1
+  if (caller.kind === 'serviceToken')
+    return (await users.find(caller.accountId, { externalId: caller.externalId })) ?? -1
   if (!sessionSettings) return null
-  return users.find(caller.accountId, sessionSettings) ?? -1
+  return (await users.find(caller.accountId, sessionSettings)) ?? -1
 }
 
 export function abortScope(caller: Caller, agent: AgentInfo, userId: number | null): AbortScope {

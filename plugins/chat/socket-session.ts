@@ -135,6 +135,8 @@ export class SocketSession<Access> {
           this.sendError(error instanceof AppError ? error.message : 'Internal server error')
           continue
         }
+        // The client left while the turn was opened: the run goes on without this reader.
+        if (this.closed) return
         const piping = this.handlers.pipe(source)
         this.current = { chatId: source.run?.key.chatId, stop: piping.stop }
         await piping.done

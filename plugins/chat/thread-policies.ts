@@ -1,7 +1,6 @@
 import type { Storage } from '../../db/client'
 import { ForbiddenError } from '../../lib/errors'
 import { eq, sql } from 'drizzle-orm'
-import { aiEngineerSettings } from '../../db/schema'
 import { evaluateChatThreadPolicies, type ChatThreadRequest } from '../management/chat-thread-policies'
 import type { ChatThreadPolicyDTO } from '../management/model'
 import type { ChatRequest } from './model'
@@ -13,15 +12,17 @@ import type { ChatRequest } from './model'
  * 403 before any stream starts. Policies are read per request, so a change applies to the next one.
  */
 export function createThreadPolicyGuard(storage: Storage) {
+  const { aiEngineerSettings } = storage.tables
   // Read on every chat request: prepared once rather than built and compiled per request.
   const settingsOf = storage.db
     .select({ settings: aiEngineerSettings.settings })
     .from(aiEngineerSettings)
     .where(eq(aiEngineerSettings.deploymentId, sql.placeholder('deploymentId')))
+    .limit(1)
     .prepare()
-  const check = (deploymentId: number, requests: ChatThreadRequest[]) => {
+  const check = async (deploymentId: number, requests: ChatThreadRequest[]) => {
     // The same reading of the settings as the management area's `loadChatThreadPolicies`.
-    const stored = settingsOf.get({ deploymentId })?.settings.chatThreadPolicies
+    const stored = (await settingsOf.execute({ deploymentId }))[0]?.settings.chatThreadPolicies
     const policies = Array.isArray(stored) ? (stored as ChatThreadPolicyDTO[]) : []
     if (policies.length === 0) return
     for (const request of requests)
@@ -32,7 +33,7 @@ export function createThreadPolicyGuard(storage: Storage) {
         )
   }
   return {
-    chat(deploymentId: number, agentId: number, request: ChatRequest): void {
+    chat(deploymentId: number, agentId: number, request: ChatRequest): Promise<void> {
       const agent = String(agentId)
       const requests: ChatThreadRequest[] = []
       if (request.input !== undefined)
@@ -42,10 +43,10 @@ export function createThreadPolicyGuard(storage: Storage) {
           { action: 'ChatThreadRead', resourceType: 'thread', resourceId: request.chatId },
           { action: 'ChatThreadRead', resourceType: 'agent', resourceId: agent },
         )
-      check(deploymentId, requests)
+      return check(deploymentId, requests)
     },
-    abort(deploymentId: number, chatId: string): void {
-      check(deploymentId, [{ action: 'ChatThreadAbort', resourceType: 'thread', resourceId: chatId }])
+    abort(deploymentId: number, chatId: string): Promise<void> {
+      return check(deploymentId, [{ action: 'ChatThreadAbort', resourceType: 'thread', resourceId: chatId }])
     },
   }
 }

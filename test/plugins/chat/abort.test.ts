@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { storedMessages, storedRuns } from '../../helpers/chat-rows'
 import { chatBase, lineReader, messageId, type Line } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'
 import { gate, until } from '../../helpers/gates'
@@ -46,7 +47,7 @@ describe('POST {chat_base_url}/chat/abort', () => {
       ['user', 'Slow question', false],
       ['assistant', 'Partial answer', true],
     ])
-    const run = test.storage.sqlite.query('SELECT status, error FROM chat_runs').get()
+    const [run] = await storedRuns(test.storage)
     expect(run).toEqual({ status: 'aborted', error: 'Run aborted' })
   })
 
@@ -66,13 +67,13 @@ describe('POST {chat_base_url}/chat/abort', () => {
     const reader = lineReader(response)
     const chatId = ((await reader.next())!.state as { chatId: string }).chatId
     await until(
-      () =>
-        test.storage.sqlite.query("SELECT 1 FROM chat_messages WHERE status = 'complete' AND role = 'assistant'").all()
-          .length === 1,
+      async () =>
+        (await storedMessages(test.storage, 'assistant')).filter((message) => message.status === 'complete').length ===
+        1,
     )
     await test.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })
     expect((await reader.rest()).at(-1)).toEqual({ error: 'Run aborted' })
-    const rows = test.storage.sqlite.query("SELECT content, status FROM chat_messages WHERE role = 'assistant'").all()
+    const rows = (await storedMessages(test.storage, 'assistant')).map(({ content, status }) => ({ content, status }))
     expect(rows).toEqual([{ content: 'Complete part', status: 'interrupted' }])
   })
 

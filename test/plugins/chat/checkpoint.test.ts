@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { storedMessages } from '../../helpers/chat-rows'
 import { chatBase, lineReader, mergeLines, messageId, type Line } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'
 import { gate } from '../../helpers/gates'
@@ -15,12 +16,10 @@ beforeEach(() => {
 })
 afterEach(() => test.close())
 
-const storedContent = (chatId: string) =>
-  test.storage.sqlite
-    .query<{ content: string; status: string }, [string]>(
-      "SELECT content, status FROM chat_messages WHERE thread_id = ? AND role = 'assistant'",
-    )
-    .get(chatId)
+const storedContent = async (chatId: string) => {
+  const [message] = await storedMessages(test.storage, 'assistant', chatId)
+  return message && { content: message.content, status: message.status }
+}
 
 describe('saving a running answer', () => {
   it('saves what was streamed when the thread is read mid-run, then appends the rest: the stored answer is whole', async () => {
@@ -48,13 +47,13 @@ describe('saving a running answer', () => {
     ).rest()
     const partial = (midway[1].state as { messages: Line[] }).messages[1]
     expect(partial).toMatchObject({ role: 'assistant', content: 'Alpha beta ', isInProcess: true })
-    expect(storedContent(chatId)).toEqual({ content: 'Alpha beta ', status: 'in_process' })
+    expect(await storedContent(chatId)).toEqual({ content: 'Alpha beta ', status: 'in_process' })
 
     hold.open()
     const rest = await reader.rest()
     const final = (rest.at(-1)!.state as { messages: Line[] }).messages[1]
     expect(final).toMatchObject({ content: 'Alpha beta gamma delta', isInProcess: false })
-    expect(storedContent(chatId)).toEqual({ content: 'Alpha beta gamma delta', status: 'complete' })
+    expect(await storedContent(chatId)).toEqual({ content: 'Alpha beta gamma delta', status: 'complete' })
   })
 
   it('has every line a client receives stored by the time it arrives: tool calls with results, answer text', async () => {
@@ -70,20 +69,16 @@ describe('saving a running answer', () => {
       body: { input: 'Tell me', messageId: messageId(1), sessionSettings: alice },
     })
     const reader = lineReader(response)
-    const stored = test.storage.sqlite.query<{ id: string; content: string; toolCall: string | null }, []>(
-      "SELECT id, content, tool_call AS toolCall FROM chat_messages WHERE role = 'assistant'",
-    )
     const received: Line[] = []
     // Up to the third delta of the answer: the agent holds the fourth until the gate opens.
     while (received.filter((line) => line.isDelta && line.content).length < 3) {
       const line = await reader.next()
       if (line?.role === 'assistant') received.push(line)
       // What the client has now is in the database already: a crash from here on loses none of it.
-      const rows = new Map(stored.all().map((row) => [row.id, row]))
+      const rows = new Map((await storedMessages(test.storage, 'assistant')).map((row) => [row.id, row]))
       for (const message of mergeLines(received)) {
         expect(rows.get(message.id as string)?.content.startsWith(message.content)).toBe(true)
-        if (message.toolCall)
-          expect(JSON.parse(rows.get(message.id as string)!.toolCall!)).toMatchObject(message.toolCall)
+        if (message.toolCall) expect(rows.get(message.id as string)!.toolCall!).toMatchObject(message.toolCall)
       }
     }
     expect(mergeLines(received).map((message) => message.content)).toEqual(['', 'One two three '])

@@ -10,13 +10,18 @@ function manualStorage() {
   let queue: Array<{ work: () => unknown; resolve(value: unknown): void; reject(error: unknown): void }> = []
   let failNext = false
   const storage: MessageStorage = {
-    inNextCommit: <T>(work: () => T) =>
-      new Promise<T>((resolve, reject) => void queue.push({ work, resolve: resolve as never, reject })),
-    saveMessage(message) {
-      if (failNext) throw new Error('disk full')
-      const row = rows.get(message.id)
-      rows.set(message.id, { content: (row?.content ?? '') + message.contentToSave(), status: message.status })
-    },
+    saveMessages: (take) =>
+      new Promise<void>((resolve, reject) => {
+        const work = () => {
+          const saves = take()
+          if (failNext) throw new Error('disk full')
+          for (const message of saves) {
+            const row = rows.get(message.id)
+            rows.set(message.id, { content: (row?.content ?? '') + message.content, status: message.status })
+          }
+        }
+        queue.push({ work, resolve: resolve as never, reject })
+      }),
   }
   return {
     storage,

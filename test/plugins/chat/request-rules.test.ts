@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { storedMessages, threadOwners } from '../../helpers/chat-rows'
 import { chatBase, lineReader, messageId, readLines } from '../../helpers/chat'
 import { keys, tokenSecrets } from '../../helpers/fixtures'
 import { gate } from '../../helpers/gates'
@@ -119,9 +120,7 @@ describe('POST {chat_base_url}/chat/stream-chat-state identities', () => {
     expect(response.headers.get('content-type')).toBe('application/json')
     const lines = await readLines(response)
     expect(lines.at(-1)?.id).toBe('__state__')
-    const owner = test.storage.sqlite
-      .query('SELECT u.identity AS identity, u.kind AS kind FROM chat_threads t JOIN users u ON u.id = t.user_id')
-      .get()
+    const [owner] = await threadOwners(test.storage)
     expect(owner).toEqual({ identity: 'token-user', kind: 'external' })
     const chatId = (lines[0].state as { chatId: string }).chatId
     const other = await serviceToken(tokenSecrets.deployment2, { sub: 'someone-else', scope: ['chat'] })
@@ -132,9 +131,7 @@ describe('POST {chat_base_url}/chat/stream-chat-state identities', () => {
   it('chats as an existing internal user', async () => {
     const lines = await readLines(await stream({ input: 'Hi', sessionSettings: { internalId: ' Alice@ACME.com ' } }))
     expect(lines.at(-1)?.id).toBe('__state__')
-    const owner = test.storage.sqlite
-      .query('SELECT u.identity AS identity, u.kind AS kind FROM chat_threads t JOIN users u ON u.id = t.user_id')
-      .get()
+    const [owner] = await threadOwners(test.storage)
     expect(owner).toEqual({ identity: 'alice@acme.com', kind: 'internal' })
   })
 
@@ -155,11 +152,9 @@ describe('POST {chat_base_url}/chat/stream-chat-state identities', () => {
     await reader.next()
     const echo = await reader.next()
     expect(echo?.id).toBe(messageId(5))
-    const stored = test.storage.sqlite.query("SELECT content FROM chat_messages WHERE role = 'user'").all()
+    const stored = (await storedMessages(test.storage, 'user')).map(({ content }) => ({ content }))
     expect(stored).toEqual([{ content: 'Stored first?' }])
-    expect(test.storage.sqlite.query("SELECT COUNT(*) AS n FROM chat_messages WHERE role = 'assistant'").get()).toEqual(
-      { n: 0 },
-    )
+    expect(await storedMessages(test.storage, 'assistant')).toEqual([])
     hold.open()
     expect((await reader.rest()).at(-1)?.id).toBe('__state__')
   })

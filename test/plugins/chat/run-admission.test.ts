@@ -3,6 +3,7 @@ import type { AgentTurn } from '../../../plugins/chat/agent'
 import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
 import { loadConfig, type ChatLimits } from '../../../lib/config'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { storedMessages } from '../../helpers/chat-rows'
 import { chatBase, lineReader, messageId, readLines } from '../../helpers/chat'
 import { connectChatSocket, turnEnded } from '../../helpers/chat-socket'
 import { keys } from '../../helpers/fixtures'
@@ -62,7 +63,9 @@ describe('chat run admission', () => {
     const body = (await fifth.json()) as { error: string; code: string }
     expect(body).toEqual({ error: expect.stringContaining('at most 4'), code: 'TOO_MANY_RUNS' })
     // Refused before anything was stored.
-    expect(app.storage.sqlite.query("SELECT content FROM chat_messages WHERE content = 'Question 5'").all()).toEqual([])
+    expect((await storedMessages(app.storage, 'user')).filter((message) => message.content === 'Question 5')).toEqual(
+      [],
+    )
     const metrics = await (await app.request('GET', '/metrics')).text()
     expect(metrics).toContain('chat_admission_refused_total{limit="user"} 1')
 
@@ -126,8 +129,9 @@ describe('chat run admission', () => {
     // A queued run streams its cutoff and waits, its user message stored; the agent has not started it.
     const secondReader = lineReader(second)
     expect((await secondReader.next())?.id).toBe('__cutoff__')
-    const stored = () => app.storage.sqlite.query("SELECT 1 FROM chat_messages WHERE content = 'Second'").all().length
-    await until(() => stored() === 1)
+    const stored = async () =>
+      (await storedMessages(app.storage, 'user')).filter((message) => message.content === 'Second').length
+    await until(async () => (await stored()) === 1)
     await Bun.sleep(20)
     expect(started).toEqual(['First'])
 

@@ -100,6 +100,27 @@ else
         expect(accepted.at(-1)?.id).toBe('__state__')
       })
 
+      it('starts one run for the same message sent to both nodes at once: the other node joins it', async () => {
+        script = { steps: [{ kind: 'text', chunks: ['First answer'] }] }
+        const first = await lineReader(await onB({ input: 'First', messageId: messageId(1) })).rest()
+        const chatId = (first[0].state as { chatId: string }).chatId
+        const hold = gate()
+        script = { steps: [{ kind: 'text', chunks: ['Partial ', 'answer'], hold: { after: 1, until: hold.promise } }] }
+        const body = { chatId, input: 'Same message', messageId: messageId(2), sessionSettings: alice }
+        const [onNodeA, onNodeB] = await Promise.all([
+          nodeA.request('POST', `${chatBase()}/stream-chat-state`, { headers: admin, body }),
+          onB(body),
+        ])
+        const readers = [lineReader(onNodeA), lineReader(onNodeB)]
+        const cutoffs = await Promise.all(readers.map(async (reader) => (await reader.next())!.state))
+        expect(cutoffs.map((state) => (state as { isStreaming: boolean }).isStreaming).sort()).toEqual([false, true])
+        hold.open()
+        const [fromA, fromB] = await Promise.all(readers.map((reader) => reader.rest()))
+        expect(fromA).toEqual(fromB)
+        const messages = (fromA.at(-1)!.state as { messages: Line[] }).messages
+        expect(messages.filter((message) => message.content === 'Same message')).toHaveLength(1)
+      })
+
       it('stops the run on node A when node B is asked to abort it', async () => {
         const { chatId, reader } = await slowTurnOnA()
         const response = await nodeB.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { AgentError, type Agent, type AgentFactory } from '../../../plugins/chat/agent'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { storedRuns } from '../../helpers/chat-rows'
 import { finalAnswer, mergeLines, messageId, type Line } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'
 import { gate, until } from '../../helpers/gates'
@@ -183,8 +184,7 @@ for (const { name, create } of transports) {
       const withoutChat = await send({ input: 'Once', messageId: messageId(3) })
       expect(withoutChat.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
       expect(withoutChat[0].state).toEqual({ chatId, isStreaming: false })
-      const count = test.storage.sqlite.query('SELECT COUNT(*) AS n FROM chat_runs').get() as { n: number }
-      expect(count.n).toBe(1)
+      expect(await storedRuns(test.storage)).toHaveLength(1)
     })
 
     it('keeps running when the client disconnects', async () => {
@@ -201,9 +201,8 @@ for (const { name, create } of transports) {
       await turn.next()
       turn.disconnect()
       hold.open()
-      const runs = () =>
-        test.storage.sqlite.query("SELECT status FROM chat_runs WHERE status = 'completed'").all().length
-      await until(() => runs() === 1)
+      const runs = async () => (await storedRuns(test.storage)).filter((run) => run.status === 'completed').length
+      await until(async () => (await runs()) === 1)
       const state = await send({ chatId })
       const messages = (state[1].state as { messages: Line[] }).messages
       expect(messages.map((message) => message.content)).toEqual(['Go', 'first', 'second'])

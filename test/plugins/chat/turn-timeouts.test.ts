@@ -5,6 +5,7 @@ import type { Agent } from '../../../plugins/chat/agent'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { loadConfig, type ChatLimits } from '../../../lib/config'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { storedMessages, storedRuns } from '../../helpers/chat-rows'
 import { chatBase, readLines } from '../../helpers/chat'
 import { startFakeOpenAI, type FakeTurn } from '../../helpers/fake-openai'
 import { keys } from '../../helpers/fixtures'
@@ -63,7 +64,7 @@ describe('chat turn time limits', () => {
       'user: Try again',
       'assistant: Back again.',
     ])
-    const runs = app.storage.sqlite.query('SELECT status, error FROM chat_runs ORDER BY started_at').all()
+    const runs = await storedRuns(app.storage)
     expect(runs).toEqual([
       { status: 'aborted', error: 'The model did not answer in time' },
       { status: 'completed', error: null },
@@ -78,9 +79,7 @@ describe('chat turn time limits', () => {
     const lines = await readLines(await ask(app, { input: 'Talk forever' }))
     expect(lines.at(-1)).toEqual({ error: 'The answer took longer than 0.3 s and was stopped' })
     expect(lines.filter((line) => line.content === 'more ').length).toBeGreaterThan(0)
-    const stored = app.storage.sqlite
-      .query<{ status: string }, []>("SELECT status FROM chat_messages WHERE role = 'assistant'")
-      .all()
+    const stored = (await storedMessages(app.storage, 'assistant')).map(({ status }) => ({ status }))
     expect(stored).toEqual([{ status: 'interrupted' }])
   })
 

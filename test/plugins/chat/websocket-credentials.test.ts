@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, testClock, type TestApp } from '../../helpers/app'
+import { storedMessages } from '../../helpers/chat-rows'
 import { chatBase, messageId } from '../../helpers/chat'
 import { connectChatSocket, turnEnded } from '../../helpers/chat-socket'
 import { keys, tokenSecrets } from '../../helpers/fixtures'
@@ -49,7 +50,7 @@ describe('GET {chat_base_url}/chat/ws credential checks', () => {
     expect(client.lines.at(-1)).toEqual({ error: 'Embed session was revoked' })
     expect(closed.code).toBe(1008)
     // Nothing of the refused turn was stored: the thread holds the first turn only.
-    const users = test.storage.sqlite.query("SELECT content FROM chat_messages WHERE role = 'user' ORDER BY sort").all()
+    const users = (await storedMessages(test.storage, 'user')).map(({ content }) => ({ content }))
     expect(users).toEqual([{ content: 'Before' }])
   })
 
@@ -96,7 +97,7 @@ describe('GET {chat_base_url}/chat/ws credential checks', () => {
     const closed = await client.waitForClose()
     expect(client.lines.at(-1)).toEqual({ error: 'Token expired' })
     expect(closed.code).toBe(1008)
-    expect(test.storage.sqlite.query("SELECT content FROM chat_messages WHERE role = 'user'").all()).toEqual([
+    expect((await storedMessages(test.storage, 'user')).map(({ content }) => ({ content }))).toEqual([
       { content: 'Within the lifetime' },
     ])
   })

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { storedMessages, storedRuns } from '../../helpers/chat-rows'
 import { chatBase, messageId, type Line } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'
 import { gate } from '../../helpers/gates'
@@ -93,7 +94,7 @@ describe('GET {chat_base_url}/chat/ws', () => {
     await client.waitFor(ended)
     expect(client.lines.at(-1)).toEqual({ error: 'Run aborted' })
     expect(
-      test.storage.sqlite.query("SELECT content, status FROM chat_messages WHERE role = 'assistant'").all(),
+      (await storedMessages(test.storage, 'assistant')).map(({ content, status }) => ({ content, status })),
     ).toEqual([{ content: 'Partial', status: 'interrupted' }])
     client.socket.close()
   })
@@ -107,9 +108,9 @@ describe('GET {chat_base_url}/chat/ws', () => {
     client.socket.close()
     await Bun.sleep(20)
     hold.open()
-    const completed = () => test.storage.sqlite.query("SELECT 1 FROM chat_runs WHERE status = 'completed'").all().length
-    for (let index = 0; index < 200 && completed() === 0; index++) await Bun.sleep(5)
-    expect(test.storage.sqlite.query("SELECT content FROM chat_messages WHERE role = 'assistant'").all()).toEqual([
+    const completed = async () => (await storedRuns(test.storage)).filter((run) => run.status === 'completed').length
+    for (let index = 0; index < 200 && (await completed()) === 0; index++) await Bun.sleep(5)
+    expect((await storedMessages(test.storage, 'assistant')).map(({ content }) => ({ content }))).toEqual([
       { content: 'AB' },
     ])
   })

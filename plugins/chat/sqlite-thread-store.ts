@@ -1,0 +1,161 @@
+import type { Storage } from '../../db/client'
+import type { RawRow } from '../../db/raw-row'
+import type { chatMessages } from '../../db/schema'
+import { writeBatchOf } from '../../db/write-batch'
+import {
+  RESTART_ERROR,
+  threadTitle,
+  toThreadMessage,
+  userMessageOf,
+  type MessageRow,
+  type MessageSave,
+  type NewTurn,
+  type StartedTurn,
+  type ThreadRow,
+  type ThreadStore,
+} from './thread-store'
+
+type StoredMessage = RawRow<typeof chatMessages>
+
+/**
+ * The thread store on SQLite, through prepared statements: bun:sqlite is synchronous, so reads answer at once (the
+ * promises are already settled) and the writes of concurrent turns share one commit of the write batch.
+ */
+export function createSqliteThreadStore(storage: Storage, clock: () => number): ThreadStore {
+  const { sqlite } = storage
+  const threadById = sqlite.query<ThreadRow, [string]>(
+    'SELECT id, account_id AS accountId, deployment_id AS deploymentId, agent_id AS agentId, user_id AS userId FROM chat_threads WHERE id = ?',
+  )
+  const insertThread = sqlite.query<never, [string, number, number, number, number, string | null, number, number]>(
+    'INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  )
+  const touchThread = sqlite.query<never, [number, string]>('UPDATE chat_threads SET updated_at = ? WHERE id = ?')
+  const messagesOf = sqlite.query<MessageRow, [string]>(
+    `SELECT id, sort, role, content, graph_path AS graphPath, thinking, tool_call AS toolCall, attachments, status
+       FROM chat_messages WHERE thread_id = ? ORDER BY sort`,
+  )
+  // Written so SQLite starts from the message id (index chat_messages_id), not from the user's threads (a user with
+  // thousands of threads would cost a lookup per thread on every request naming a messageId), and with a scalar
+  // subquery rather than EXISTS or a JOIN, which cost about ten times as much per execution in this SQLite.
+  const userMessage = sqlite.query<Pick<StoredMessage, 'threadId'>, [string, number, number]>(
+    `SELECT m.thread_id AS threadId FROM chat_messages m
+      WHERE m.id = ?1 AND m.role = 'user'
+        AND (SELECT user_id = ?2 AND agent_id = ?3 FROM chat_threads t WHERE t.id = m.thread_id)
+      LIMIT 1`,
+  )
+  const messageInThread = sqlite.query<Pick<StoredMessage, 'id'>, [string, string]>(
+    "SELECT id FROM chat_messages WHERE thread_id = ? AND id = ? AND role = 'user'",
+  )
+  const insertUserMessage = sqlite.query<
+    never,
+    [string, string, number, string, string | null, string, number, number]
+  >(
+    `INSERT INTO chat_messages (thread_id, id, sort, role, content, attachments, status, run_id, created_at, updated_at)
+     VALUES (?, ?, ?, 'user', ?, ?, 'complete', ?, ?, ?)`,
+  )
+  const saveMessage = sqlite.query<
+    never,
+    [string, string, number, string, string | null, string, string | null, string, string, number, number]
+  >(
+    `INSERT INTO chat_messages (thread_id, id, sort, role, content, thinking, graph_path, tool_call, status, run_id, created_at, updated_at)
+     VALUES (?, ?, ?, 'assistant', ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (thread_id, id) DO UPDATE SET
+       content = chat_messages.content || excluded.content, thinking = excluded.thinking, graph_path = excluded.graph_path,
+       tool_call = excluded.tool_call, status = excluded.status, updated_at = excluded.updated_at`,
+  )
+  const insertRun = sqlite.query<never, [string, string, string, string, number]>(
+    "INSERT INTO chat_runs (id, thread_id, message_id, branch, status, started_at) VALUES (?, ?, ?, ?, 'running', ?)",
+  )
+  const endRun = sqlite.query<never, [string, string | null, number, string]>(
+    'UPDATE chat_runs SET status = ?, error = ?, ended_at = ? WHERE id = ?',
+  )
+
+  const messages = (threadId: string, devMode: boolean) =>
+    messagesOf.all(threadId).map((row) => toThreadMessage(row, devMode))
+
+  // Everything goes through the group commit: the turns' starts and ends and the running answers' saves.
+  const batch = writeBatchOf(storage)
+  const startTurnWrites = (turn: NewTurn, now: number): StartedTurn => {
+    const { thread } = turn
+    const history = turn.isNewThread ? [] : messages(thread.id, turn.devMode)
+    if (turn.isNewThread)
+      insertThread.run(
+        thread.id,
+        thread.accountId,
+        thread.deploymentId,
+        thread.agentId,
+        thread.userId,
+        threadTitle(turn.input),
+        now,
+        now,
+      )
+    else touchThread.run(now, thread.id)
+    const sort = (history.at(-1)?.sort ?? 0) + 1
+    insertRun.run(turn.runId, thread.id, turn.messageId, turn.branch, now)
+    const attachments = turn.images?.length ? JSON.stringify(turn.images) : null
+    insertUserMessage.run(thread.id, turn.messageId, sort, turn.input, attachments, turn.runId, now, now)
+    return { history, userMessage: userMessageOf(turn, sort), nextSort: sort + 1 }
+  }
+  const saveWrites = (take: () => MessageSave[]) => {
+    for (const message of take())
+      saveMessage.run(
+        message.threadId,
+        message.id,
+        message.sort,
+        message.content,
+        message.thinking,
+        message.graphPath,
+        message.toolCall,
+        message.status,
+        message.runId,
+        message.createdAt,
+        message.updatedAt,
+      )
+  }
+
+  return {
+    async thread(id) {
+      return threadById.get(id) ?? undefined
+    },
+    async messages(threadId, devMode) {
+      return messages(threadId, devMode)
+    },
+    async threadOfUserMessage(userId, agentId, messageId) {
+      return userMessage.get(messageId, userId, agentId)?.threadId
+    },
+    async hasUserMessage(threadId, messageId) {
+      return messageInThread.get(threadId, messageId) !== null
+    },
+    startTurn: (turn) => batch.run(() => startTurnWrites(turn, clock())),
+    endRun: (runId, status, error) => batch.run(() => void endRun.run(status, error ?? null, clock(), runId)),
+    saveMessages: (take) => batch.run(() => saveWrites(take)),
+    async flushWrites() {
+      // An open asynchronous transaction holds the connection: the commit waits for its turn, as the batch's own does.
+      if (storage.lock.busy()) await storage.lock.run(async () => batch.flush())
+      else batch.flush()
+    },
+    async recoverInterruptedRuns() {
+      const now = clock()
+      const recover = sqlite.transaction(() => {
+        sqlite.run("UPDATE chat_messages SET status = 'interrupted', updated_at = ? WHERE status = 'in_process'", [now])
+        // From the few running runs to each one's last answer through the (thread_id, sort) index: filtering all
+        // messages by run would read the whole table, and this runs at every start.
+        sqlite.run(
+          `UPDATE chat_messages SET status = 'interrupted', updated_at = ?
+            WHERE rowid IN (
+              SELECT (SELECT m.rowid FROM chat_messages m
+                       WHERE m.thread_id = r.thread_id AND m.run_id = r.id AND m.role = 'assistant'
+                       ORDER BY m.sort DESC LIMIT 1)
+                FROM chat_runs r WHERE r.status = 'running')`,
+          [now],
+        )
+        return sqlite.run(
+          "UPDATE chat_runs SET status = 'interrupted', ended_at = ?, error = ? WHERE status = 'running'",
+          [now, RESTART_ERROR],
+        ).changes
+      })
+      // Done by the time the call returns, unless an asynchronous transaction holds the connection: then after it.
+      return storage.lock.busy() ? storage.lock.run(() => recover.immediate()) : recover.immediate()
+    },
+  }
+}
