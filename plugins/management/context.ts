@@ -1,14 +1,33 @@
-import type { Storage } from '../../db/client'
+import type { Db, Storage } from '../../db/client'
 import type { ApiKeyCaller } from '../auth/model'
 import { actorOf, type Actor } from './access-control'
 
 /** What every deployment-scoped management operation works with: plain values, no request. */
 export interface ManagementContext {
   storage: Storage
+  /**
+   * Where reads go: the storage's query builder, or the open transaction inside `writing`, so a check made before a
+   * write reads through the same transaction as the write (on Postgres another connection would not see its rows).
+   */
+  db: Db
   /** Milliseconds since the epoch, from the app's clock. */
   now: number
   deploymentId: number
   actor: Actor
+}
+
+/** A context inside a transaction: the only kind that writes, so no write happens outside one. */
+export interface WriteContext extends ManagementContext {
+  tx: Db
+}
+
+/**
+ * Runs `work` in one transaction with a context whose reads and writes go through it. Called with a context that is
+ * already inside a transaction, it joins that one (opening a second would wait for the first on SQLite forever).
+ */
+export function writing<T>(context: ManagementContext, work: (context: WriteContext) => Promise<T>): Promise<T> {
+  if ('tx' in context) return work(context as WriteContext)
+  return context.storage.transaction((tx) => work({ ...context, db: tx, tx }))
 }
 
 /** Stored times are Unix milliseconds; the wire carries ISO 8601. */
@@ -21,11 +40,11 @@ export function isoTimeOrNull(ms: number | null): string | null {
 }
 
 /** The context of a management request: the key's actor on the deployment the route names. */
-export function managementContext(
+export async function managementContext(
   storage: Storage,
   now: number,
   caller: ApiKeyCaller,
   deploymentId: number,
-): ManagementContext {
-  return { storage, now, deploymentId, actor: actorOf(storage, caller) }
+): Promise<ManagementContext> {
+  return { storage, db: storage.db, now, deploymentId, actor: await actorOf(storage, caller) }
 }

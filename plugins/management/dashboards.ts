@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
-import { transaction } from '../../db/client'
-import { dashboards, workbooks } from '../../db/schema'
+import { first } from '../../db/client'
+import type { dashboards } from '../../db/schema'
 import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors'
 import { randomToken } from '../../lib/secrets'
 import { requireAction } from './access-control'
-import { isoTime, type ManagementContext } from './context'
+import { isoTime, writing, type ManagementContext, type WriteContext } from './context'
 import type {
   AiWidgetThread,
   Dashboard,
@@ -105,37 +105,48 @@ function normalizeWidgets(inputs: DashboardWidgetInput[]): DashboardWidget[] {
 }
 
 /** A dashboard of the context's deployment, or 404. */
-export function requireDashboard(context: ManagementContext, id: number): DashboardRow {
-  const row = context.storage.db
-    .select()
-    .from(dashboards)
-    .where(and(eq(dashboards.id, id), eq(dashboards.deploymentId, context.deploymentId)))
-    .get()
+export async function requireDashboard(context: ManagementContext, id: number): Promise<DashboardRow> {
+  const { dashboards } = context.storage.tables
+  const row = await first(
+    context.db
+      .select()
+      .from(dashboards)
+      .where(and(eq(dashboards.id, id), eq(dashboards.deploymentId, context.deploymentId))),
+  )
   if (!row) throw new NotFoundError(`Dashboard ${id} not found`, 'DASHBOARD_NOT_FOUND')
   return row
 }
 
 /** The dashboard of a workbook of the context's deployment, or 404 (for the workbook or its dashboard). */
-export function requireDashboardOfWorkbook(context: ManagementContext, workbookId: number): DashboardRow {
-  const workbook = context.storage.db
-    .select({ id: workbooks.id })
-    .from(workbooks)
-    .where(and(eq(workbooks.id, workbookId), eq(workbooks.deploymentId, context.deploymentId)))
-    .get()
+export async function requireDashboardOfWorkbook(
+  context: ManagementContext,
+  workbookId: number,
+): Promise<DashboardRow> {
+  const { dashboards, workbooks } = context.storage.tables
+  const workbook = await first(
+    context.db
+      .select({ id: workbooks.id })
+      .from(workbooks)
+      .where(and(eq(workbooks.id, workbookId), eq(workbooks.deploymentId, context.deploymentId))),
+  )
   if (!workbook) throw new NotFoundError(`Workbook ${workbookId} not found`, 'WORKBOOK_NOT_FOUND')
-  const row = context.storage.db.select().from(dashboards).where(eq(dashboards.workbookId, workbookId)).get()
+  const row = await first(context.db.select().from(dashboards).where(eq(dashboards.workbookId, workbookId)))
   if (!row) throw new NotFoundError(`Workbook ${workbookId} has no dashboard`, 'DASHBOARD_NOT_FOUND')
   return row
 }
 
-export function getDashboard(context: ManagementContext, id: number): Dashboard {
+export async function getDashboard(context: ManagementContext, id: number): Promise<Dashboard> {
   requireAction(context.actor, 'ContentRead')
-  return toDashboard(requireDashboard(context, id))
+  return toDashboard(await requireDashboard(context, id))
 }
 
-export function listDashboards(context: ManagementContext, query: DashboardsListQuery): DashboardsListResponse {
+export async function listDashboards(
+  context: ManagementContext,
+  query: DashboardsListQuery,
+): Promise<DashboardsListResponse> {
   requireAction(context.actor, 'ContentRead')
-  const page = listPage(context.storage.db, {
+  const { dashboards } = context.storage.tables
+  const page = await listPage(context.db, {
     table: dashboards,
     where: [
       eq(dashboards.deploymentId, context.deploymentId),
@@ -162,13 +173,14 @@ function requireManageFor(
 }
 
 /** Inserts a dashboard row with its checksum; `fromSharedWorkspace` is set only by duplication. */
-export function insertDashboard(
-  context: ManagementContext,
+export async function insertDashboard(
+  context: WriteContext,
   workbookId: number,
   content: DashboardContent,
   fromSharedWorkspace: boolean,
-): DashboardRow {
-  return context.storage.db
+): Promise<DashboardRow> {
+  const { dashboards } = context.storage.tables
+  const [row] = await context.tx
     .insert(dashboards)
     .values({
       deploymentId: context.deploymentId,
@@ -181,7 +193,7 @@ export function insertDashboard(
       updatedAt: context.now,
     })
     .returning()
-    .get()
+  return row
 }
 
 /** Creates the dashboard of a workbook (one per workbook: a second is 409). */
@@ -189,26 +201,26 @@ export function createDashboard(
   context: ManagementContext,
   input: DashboardConfigInput,
   checkQuery?: WidgetQueryCheck,
-): Dashboard {
+): Promise<Dashboard> {
   requireAction(context.actor, 'ContentEdit')
   requireManageFor(context, input)
   const widgets = normalizeWidgets(input.widgets ?? [])
-  return transaction(context.storage, () => {
-    const workbook = context.storage.db
-      .select({ id: workbooks.id })
-      .from(workbooks)
-      .where(and(eq(workbooks.id, input.workbookId), eq(workbooks.deploymentId, context.deploymentId)))
-      .get()
+  const { dashboards, workbooks } = context.storage.tables
+  return writing(context, async (context) => {
+    const workbook = await first(
+      context.db
+        .select({ id: workbooks.id })
+        .from(workbooks)
+        .where(and(eq(workbooks.id, input.workbookId), eq(workbooks.deploymentId, context.deploymentId))),
+    )
     if (!workbook)
       throw new BadRequestError(
         `workbookId: workbook ${input.workbookId} does not exist in this deployment`,
         'UNKNOWN_WORKBOOK',
       )
-    const existing = context.storage.db
-      .select({ id: dashboards.id })
-      .from(dashboards)
-      .where(eq(dashboards.workbookId, input.workbookId))
-      .get()
+    const existing = await first(
+      context.db.select({ id: dashboards.id }).from(dashboards).where(eq(dashboards.workbookId, input.workbookId)),
+    )
     if (existing)
       throw new ConflictError(`Workbook ${input.workbookId} already has dashboard ${existing.id}`, 'DASHBOARD_EXISTS')
     checkWidgetQueries(widgets, checkQuery)
@@ -222,7 +234,7 @@ export function createDashboard(
       restrictDataDownload: input.restrictDataDownload ?? false,
       useBoardDashboards: input.useBoardDashboards ?? false,
     }
-    return toDashboard(insertDashboard(context, input.workbookId, content, false))
+    return toDashboard(await insertDashboard(context, input.workbookId, content, false))
   })
 }
 
@@ -235,8 +247,13 @@ function assertFreshChecksum(row: DashboardRow, checksum: string | undefined): v
 }
 
 /** Writes new content over a row, stamping a new checksum; publishing assigns the `publicId` once. */
-function writeContent(context: ManagementContext, row: DashboardRow, content: DashboardContent): DashboardRow {
-  return context.storage.db
+async function writeContent(
+  context: WriteContext,
+  row: DashboardRow,
+  content: DashboardContent,
+): Promise<DashboardRow> {
+  const { dashboards } = context.storage.tables
+  const [written] = await context.tx
     .update(dashboards)
     .set({
       ...content,
@@ -246,7 +263,7 @@ function writeContent(context: ManagementContext, row: DashboardRow, content: Da
     })
     .where(eq(dashboards.id, row.id))
     .returning()
-    .get()
+  return written
 }
 
 function contentOf(row: DashboardRow): DashboardContent {
@@ -272,10 +289,10 @@ export function updateDashboard(
   id: number,
   input: UpdateDashboardInput,
   checkQuery?: WidgetQueryCheck,
-): Dashboard {
+): Promise<Dashboard> {
   requireAction(context.actor, 'ContentEdit')
-  return transaction(context.storage, () => {
-    const row = requireDashboard(context, id)
+  return writing(context, async (context) => {
+    const row = await requireDashboard(context, id)
     requireManageFor(context, input, row)
     assertFreshChecksum(row, input.checksum)
     const current = contentOf(row)
@@ -293,14 +310,17 @@ export function updateDashboard(
       restrictDataDownload: input.restrictDataDownload ?? current.restrictDataDownload,
       useBoardDashboards: input.useBoardDashboards ?? current.useBoardDashboards,
     }
-    return toDashboard(writeContent(context, row, content))
+    return toDashboard(await writeContent(context, row, content))
   })
 }
 
-export function deleteDashboard(context: ManagementContext, id: number): void {
+export function deleteDashboard(context: ManagementContext, id: number): Promise<void> {
   requireAction(context.actor, 'ContentManage')
-  requireDashboard(context, id)
-  context.storage.db.delete(dashboards).where(eq(dashboards.id, id)).run()
+  const { dashboards } = context.storage.tables
+  return writing(context, async (context) => {
+    await requireDashboard(context, id)
+    await context.tx.delete(dashboards).where(eq(dashboards.id, id))
+  })
 }
 
 /**
@@ -311,10 +331,10 @@ export function attachAiWidgetThread(
   context: ManagementContext,
   workbookId: number,
   input: UpdatePublishedAiWidgetThreadInput,
-): Dashboard {
+): Promise<Dashboard> {
   requireAction(context.actor, 'ContentEdit')
-  return transaction(context.storage, () => {
-    const row = requireDashboardOfWorkbook(context, workbookId)
+  return writing(context, async (context) => {
+    const row = await requireDashboardOfWorkbook(context, workbookId)
     if (!row.published)
       throw new ConflictError(
         `Dashboard ${row.id} is not published; publish it before attaching AI widget threads`,
@@ -333,6 +353,6 @@ export function attachAiWidgetThread(
       ...current.aiWidgetThreads.filter((existing) => existing.widgetId !== input.widgetId),
       thread,
     ]
-    return toDashboard(writeContent(context, row, { ...current, aiWidgetThreads }))
+    return toDashboard(await writeContent(context, row, { ...current, aiWidgetThreads }))
   })
 }
