@@ -246,12 +246,17 @@ function assertFreshChecksum(row: DashboardRow, checksum: string | undefined): v
     )
 }
 
-/** Writes new content over a row, stamping a new checksum; publishing assigns the `publicId` once. */
+/**
+ * Writes new content over a row, stamping a new checksum; publishing assigns the `publicId` once. Written only if
+ * the row still has the checksum it was read with, else `undefined`: on Postgres another node may commit a change
+ * between this transaction's read and its write (SQLite runs one transaction at a time), and writing content built
+ * from the older row would silently undo that change.
+ */
 async function writeContent(
   context: WriteContext,
   row: DashboardRow,
   content: DashboardContent,
-): Promise<DashboardRow> {
+): Promise<DashboardRow | undefined> {
   const { dashboards } = context.storage.tables
   const [written] = await context.tx
     .update(dashboards)
@@ -261,9 +266,32 @@ async function writeContent(
       checksum: dashboardChecksum(content),
       updatedAt: context.now,
     })
-    .where(eq(dashboards.id, row.id))
+    .where(and(eq(dashboards.id, row.id), eq(dashboards.checksum, row.checksum)))
     .returning()
   return written
+}
+
+/** How often an edit is rebuilt on a newer row after losing a race, before answering 409. */
+const EDIT_ATTEMPTS = 3
+
+/**
+ * Applies `edit` to the dashboard `load` reads and writes the result. When another writer changed the row in
+ * between, the edit is made again on the new row (where an edit carrying the caller's checksum refuses it: 409).
+ */
+async function editDashboard(
+  context: WriteContext,
+  load: () => Promise<DashboardRow>,
+  edit: (row: DashboardRow) => DashboardContent,
+): Promise<DashboardRow> {
+  for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
+    const row = await load()
+    const written = await writeContent(context, row, edit(row))
+    if (written) return written
+  }
+  throw new ConflictError(
+    'The dashboard kept changing while this update was being saved; read it again and retry',
+    'STALE_CHECKSUM',
+  )
 }
 
 function contentOf(row: DashboardRow): DashboardContent {
@@ -292,25 +320,30 @@ export function updateDashboard(
 ): Promise<Dashboard> {
   requireAction(context.actor, 'ContentEdit')
   return writing(context, async (context) => {
-    const row = await requireDashboard(context, id)
-    requireManageFor(context, input, row)
-    assertFreshChecksum(row, input.checksum)
-    const current = contentOf(row)
-    const widgets = input.widgets ? normalizeWidgets(input.widgets) : current.widgets
-    // Only new widgets are checked: an unrelated edit (a rename) still saves when the model changed under a widget.
-    if (input.widgets) checkWidgetQueries(widgets, checkQuery)
-    const widgetIds = new Set(widgets.map((widget) => widget.id))
-    const content: DashboardContent = {
-      name: input.name ?? current.name,
-      published: input.published ?? current.published,
-      widgets,
-      filters: input.filters ?? current.filters,
-      timeGrains: input.timeGrains ?? current.timeGrains,
-      aiWidgetThreads: current.aiWidgetThreads.filter((thread) => widgetIds.has(thread.widgetId)),
-      restrictDataDownload: input.restrictDataDownload ?? current.restrictDataDownload,
-      useBoardDashboards: input.useBoardDashboards ?? current.useBoardDashboards,
-    }
-    return toDashboard(await writeContent(context, row, content))
+    const written = await editDashboard(
+      context,
+      () => requireDashboard(context, id),
+      (row) => {
+        requireManageFor(context, input, row)
+        assertFreshChecksum(row, input.checksum)
+        const current = contentOf(row)
+        const widgets = input.widgets ? normalizeWidgets(input.widgets) : current.widgets
+        // Only new widgets are checked: an unrelated edit (a rename) still saves when the model changed under a widget.
+        if (input.widgets) checkWidgetQueries(widgets, checkQuery)
+        const widgetIds = new Set(widgets.map((widget) => widget.id))
+        return {
+          name: input.name ?? current.name,
+          published: input.published ?? current.published,
+          widgets,
+          filters: input.filters ?? current.filters,
+          timeGrains: input.timeGrains ?? current.timeGrains,
+          aiWidgetThreads: current.aiWidgetThreads.filter((thread) => widgetIds.has(thread.widgetId)),
+          restrictDataDownload: input.restrictDataDownload ?? current.restrictDataDownload,
+          useBoardDashboards: input.useBoardDashboards ?? current.useBoardDashboards,
+        }
+      },
+    )
+    return toDashboard(written)
   })
 }
 
@@ -334,25 +367,31 @@ export function attachAiWidgetThread(
 ): Promise<Dashboard> {
   requireAction(context.actor, 'ContentEdit')
   return writing(context, async (context) => {
-    const row = await requireDashboardOfWorkbook(context, workbookId)
-    if (!row.published)
-      throw new ConflictError(
-        `Dashboard ${row.id} is not published; publish it before attaching AI widget threads`,
-        'DASHBOARD_NOT_PUBLISHED',
-      )
-    assertFreshChecksum(row, input.checksum)
-    const current = contentOf(row)
-    if (!current.widgets.some((widget) => widget.id === input.widgetId))
-      throw new BadRequestError(`widgetId: dashboard ${row.id} has no widget "${input.widgetId}"`, 'UNKNOWN_WIDGET')
-    const thread: AiWidgetThread = {
-      widgetId: input.widgetId,
-      threadId: input.threadId,
-      attachedAt: isoTime(context.now),
-    }
-    const aiWidgetThreads = [
-      ...current.aiWidgetThreads.filter((existing) => existing.widgetId !== input.widgetId),
-      thread,
-    ]
-    return toDashboard(await writeContent(context, row, { ...current, aiWidgetThreads }))
+    const written = await editDashboard(
+      context,
+      () => requireDashboardOfWorkbook(context, workbookId),
+      (row) => {
+        if (!row.published)
+          throw new ConflictError(
+            `Dashboard ${row.id} is not published; publish it before attaching AI widget threads`,
+            'DASHBOARD_NOT_PUBLISHED',
+          )
+        assertFreshChecksum(row, input.checksum)
+        const current = contentOf(row)
+        if (!current.widgets.some((widget) => widget.id === input.widgetId))
+          throw new BadRequestError(`widgetId: dashboard ${row.id} has no widget "${input.widgetId}"`, 'UNKNOWN_WIDGET')
+        const thread: AiWidgetThread = {
+          widgetId: input.widgetId,
+          threadId: input.threadId,
+          attachedAt: isoTime(context.now),
+        }
+        const aiWidgetThreads = [
+          ...current.aiWidgetThreads.filter((existing) => existing.widgetId !== input.widgetId),
+          thread,
+        ]
+        return { ...current, aiWidgetThreads }
+      },
+    )
+    return toDashboard(written)
   })
 }

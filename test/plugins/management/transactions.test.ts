@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import type { Db } from '../../../db/client'
-import { D1, managementApp, type ManagementApp } from './helpers'
+import { D1, managementApp, workbookWithDashboard, type ManagementApp } from './helpers'
 
 let app: ManagementApp
 afterEach(() => app?.close())
@@ -37,5 +37,64 @@ describe('management writes and other transactions', () => {
     expect((await created).status).toBe(201)
     const listed = await app.call('GET', `${D1}/folders`)
     expect(listed.body.items.map((folder: { name: string }) => folder.name)).toEqual(['Kept'])
+  })
+})
+
+/**
+ * Makes another writer's change land between a transaction's reads and its first update of `table`, as a commit
+ * of another node does on Postgres (SQLite runs one transaction at a time, so there it never happens by itself).
+ */
+function changeBeforeFirstUpdate(app: ManagementApp, table: object, change: () => void) {
+  const { storage } = app
+  const transaction = storage.transaction.bind(storage)
+  let changed = false
+  storage.transaction = <T>(work: (tx: Db) => Promise<T>) =>
+    transaction((tx) => {
+      const interleaved = new Proxy(tx, {
+        get(target, property) {
+          if (property !== 'update') return Reflect.get(target, property, target)
+          return (updated: object) => {
+            if (updated === table && !changed) {
+              changed = true
+              change()
+            }
+            return target.update(updated as never)
+          }
+        },
+      })
+      return work(interleaved)
+    })
+}
+
+describe('dashboard edits racing another writer', () => {
+  it('answers 409 to an update with a checksum when the dashboard changes between its read and its write', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    changeBeforeFirstUpdate(app, app.storage.tables.dashboards, () =>
+      app.storage.sqlite.run("UPDATE dashboards SET name = 'Theirs', checksum = 'theirs' WHERE id = ?", [dashboard.id]),
+    )
+    const mine = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, {
+      name: 'Mine',
+      checksum: dashboard.checksum,
+    })
+    expect(mine).toMatchObject({ status: 409, body: { code: 'STALE_CHECKSUM' } })
+    // The stand-in for the other writer ran inside the refused transaction, so it is rolled back with it here.
+    expect((await app.call('GET', `${D1}/dashboards/${dashboard.id}`)).body.name).toBe('Sales board')
+  })
+
+  it("makes an edit without checksum again on the newer dashboard, keeping the other writer's change", async () => {
+    app = managementApp()
+    const { workbook, dashboard } = await workbookWithDashboard(app, { published: true })
+    changeBeforeFirstUpdate(app, app.storage.tables.dashboards, () =>
+      app.storage.sqlite.run("UPDATE dashboards SET name = 'Theirs', checksum = 'theirs' WHERE id = ?", [dashboard.id]),
+    )
+    const path = `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`
+    const attached = await app.call('POST', path, { threadId: 'chat-1', widgetId: 'w1' })
+    expect(attached.status).toBe(200)
+    expect(attached.body).toMatchObject({ name: 'Theirs', aiWidgetThreads: [{ widgetId: 'w1', threadId: 'chat-1' }] })
+    expect((await app.call('GET', `${D1}/dashboards/${dashboard.id}`)).body).toMatchObject({
+      name: 'Theirs',
+      aiWidgetThreads: [{ widgetId: 'w1', threadId: 'chat-1' }],
+    })
   })
 })
