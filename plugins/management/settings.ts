@@ -51,8 +51,14 @@ export function updateAppConfig(
   requireAction(actor, 'SettingsManage')
   assertAccountWide(actor, 'Changing the app configuration')
   const { appConfigs } = storage.tables
-  // Read and written in one transaction, so two changes of different fields at once both survive.
+  // Read and written in one transaction, so two changes of different fields at once both survive. The row is
+  // claimed first (made with the defaults when missing): on Postgres a second change waits there until this one
+  // commits and then reads what it wrote, where reading first would let it write over this change.
   return storage.transaction(async (tx) => {
+    await tx
+      .insert(appConfigs)
+      .values({ accountId: actor.accountId, config: {}, updatedAt: now })
+      .onConflictDoUpdate({ target: appConfigs.accountId, set: { updatedAt: now } })
     const current = await storedAppConfig(storage, tx, actor.accountId)
     const next: AppConfigResponse = {
       appTheme: { ...current.appTheme, ...input.appTheme },
@@ -94,6 +100,11 @@ export function updateAIEngineerSettings(
   requireAction(context.actor, 'SettingsManage')
   const { aiEngineerSettings } = context.storage.tables
   return writing(context, async (context) => {
+    // Claimed before it is read, as the app configuration is, so two changes of different fields both survive.
+    await context.tx
+      .insert(aiEngineerSettings)
+      .values({ deploymentId: context.deploymentId, settings: {}, updatedAt: context.now })
+      .onConflictDoUpdate({ target: aiEngineerSettings.deploymentId, set: { updatedAt: context.now } })
     const current = await storedSettings(context)
     const settings = {
       chatThreadPolicies: input.chatThreadPolicies ?? current.chatThreadPolicies,
