@@ -1,3 +1,4 @@
+import { eq, sql } from 'drizzle-orm'
 import type { Db, Storage } from '../../db/client'
 import type { ApiKeyCaller } from '../auth/model'
 import { actorOf, type Actor } from './access-control'
@@ -28,6 +29,20 @@ export interface WriteContext extends ManagementContext {
 export function writing<T>(context: ManagementContext, work: (context: WriteContext) => Promise<T>): Promise<T> {
   if ('tx' in context) return work(context as WriteContext)
   return context.storage.transaction((tx) => work({ ...context, db: tx, tx }))
+}
+
+/**
+ * Makes the rest of the transaction take turns with the other transactions of the deployment that call this, for
+ * checks that read before they write (a folder tree without cycles, one dbt sync per branch). On Postgres the
+ * no-op update holds the deployment's row until commit, and every later statement reads what the previous turn
+ * committed; on SQLite transactions already run one at a time.
+ */
+export async function takeDeploymentTurn(context: WriteContext): Promise<void> {
+  const { deployments } = context.storage.tables
+  await context.tx
+    .update(deployments)
+    .set({ name: sql`${deployments.name}` })
+    .where(eq(deployments.id, context.deploymentId))
 }
 
 /** Stored times are Unix milliseconds; the wire carries ISO 8601. */
