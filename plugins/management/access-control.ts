@@ -77,7 +77,7 @@ async function managedKey(storage: Storage, db: Db, actor: Actor, keyId: number)
 }
 
 /** The policy of a key within the actor's reach (needs `SecretsManage`). */
-export function readKeyPolicy(storage: Storage, actor: Actor, keyId: number): Promise<KeyPolicy> {
+export async function readKeyPolicy(storage: Storage, actor: Actor, keyId: number): Promise<KeyPolicy> {
   return keyPolicy(storage, storage.db, actor, keyId)
 }
 

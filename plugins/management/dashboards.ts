@@ -197,7 +197,7 @@ export async function insertDashboard(
 }
 
 /** Creates the dashboard of a workbook (one per workbook: a second is 409). */
-export function createDashboard(
+export async function createDashboard(
   context: ManagementContext,
   input: DashboardConfigInput,
   checkQuery?: WidgetQueryCheck,
@@ -314,7 +314,7 @@ function contentOf(row: DashboardRow): DashboardContent {
  * Updates a dashboard. With `checksum`, a dashboard changed since that checksum is 409 instead of being
  * overwritten. Replacing `widgets` drops the AI widget threads of widgets that are gone.
  */
-export function updateDashboard(
+export async function updateDashboard(
   context: ManagementContext,
   id: number,
   input: UpdateDashboardInput,
@@ -349,7 +349,7 @@ export function updateDashboard(
   })
 }
 
-export function deleteDashboard(context: ManagementContext, id: number): Promise<void> {
+export async function deleteDashboard(context: ManagementContext, id: number): Promise<void> {
   requireAction(context.actor, 'ContentManage')
   const { dashboards } = context.storage.tables
   return writing(context, async (context) => {
@@ -362,7 +362,7 @@ export function deleteDashboard(context: ManagementContext, id: number): Promise
  * Attaches a chat thread to a widget of a workbook's published dashboard (replacing the widget's previous
  * thread). A `checksum` other than the current one is 409: the dashboard changed since the caller read it.
  */
-export function attachAiWidgetThread(
+export async function attachAiWidgetThread(
   context: ManagementContext,
   workbookId: number,
   input: UpdatePublishedAiWidgetThreadInput,

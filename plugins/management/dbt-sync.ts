@@ -66,7 +66,7 @@ function toJob(row: JobRow): DbtSyncJob {
  * Starts a sync of `branchName` (default: the deployment's default branch; it must be one of `branches`). One
  * sync per branch at a time: starting another while one is queued or running is 409.
  */
-export function startDbtSync(
+export async function startDbtSync(
   context: ManagementContext,
   branches: string[],
   input: StartDbtSyncInput,

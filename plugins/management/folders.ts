@@ -75,7 +75,7 @@ export async function listFolders(context: ManagementContext, query: FoldersList
   return withDeprecatedTotals(page.rows.map(toFolder), page)
 }
 
-export function createFolder(context: ManagementContext, input: CreateFolderInput): Promise<Folder> {
+export async function createFolder(context: ManagementContext, input: CreateFolderInput): Promise<Folder> {
   requireAction(context.actor, 'ContentEdit')
   const { folders } = context.storage.tables
   return writing(context, async (context) => {
@@ -95,7 +95,7 @@ export function createFolder(context: ManagementContext, input: CreateFolderInpu
 }
 
 /** Renames or moves a folder; moving it under itself or one of its descendants is refused. */
-export function updateFolder(context: ManagementContext, id: number, input: UpdateFolderInput): Promise<Folder> {
+export async function updateFolder(context: ManagementContext, id: number, input: UpdateFolderInput): Promise<Folder> {
   requireAction(context.actor, 'ContentEdit')
   const { folders } = context.storage.tables
   return writing(context, async (context) => {
@@ -120,7 +120,7 @@ export function updateFolder(context: ManagementContext, id: number, input: Upda
 }
 
 /** Deletes an empty folder; one holding subfolders or reports is refused (409) rather than emptied silently. */
-export function deleteFolder(context: ManagementContext, id: number): Promise<void> {
+export async function deleteFolder(context: ManagementContext, id: number): Promise<void> {
   requireAction(context.actor, 'ContentManage')
   const { folders, reports } = context.storage.tables
   return writing(context, async (context) => {

@@ -203,7 +203,10 @@ export async function listNotifications(
   return { items: await toNotifications(context, page.rows), pageInfo: page.pageInfo }
 }
 
-export function createNotification(context: ManagementContext, input: CreateNotificationInput): Promise<Notification> {
+export async function createNotification(
+  context: ManagementContext,
+  input: CreateNotificationInput,
+): Promise<Notification> {
   requireAction(context.actor, 'NotificationsManage')
   const { notifications } = context.storage.tables
   return writing(context, async (context) => {
@@ -230,7 +233,7 @@ export function createNotification(context: ManagementContext, input: CreateNoti
   })
 }
 
-export function updateNotification(
+export async function updateNotification(
   context: ManagementContext,
   id: number,
   input: UpdateNotificationInput,
@@ -258,7 +261,7 @@ export function updateNotification(
   })
 }
 
-export function deleteNotification(context: ManagementContext, id: number): Promise<void> {
+export async function deleteNotification(context: ManagementContext, id: number): Promise<void> {
   requireAction(context.actor, 'NotificationsManage')
   const { notifications } = context.storage.tables
   return writing(context, async (context) => {

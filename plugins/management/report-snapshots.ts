@@ -45,7 +45,7 @@ async function requireSnapshot(context: ManagementContext, reportId: number, id:
  * Freezes the report's current query with its fill-missing-rows setting, so later edits of the report leave the
  * snapshot as it was. The default name is the report's name and the time of the snapshot.
  */
-export function createReportSnapshot(
+export async function createReportSnapshot(
   context: ManagementContext,
   reportId: number,
   input: CreateReportSnapshotInput,
@@ -98,7 +98,7 @@ export async function listReportSnapshots(
   return { items: page.rows.map(toSnapshot), pageInfo: page.pageInfo }
 }
 
-export function updateReportSnapshot(
+export async function updateReportSnapshot(
   context: ManagementContext,
   reportId: number,
   id: number,
@@ -117,7 +117,7 @@ export function updateReportSnapshot(
   })
 }
 
-export function deleteReportSnapshot(context: ManagementContext, reportId: number, id: number): Promise<void> {
+export async function deleteReportSnapshot(context: ManagementContext, reportId: number, id: number): Promise<void> {
   requireAction(context.actor, 'ContentManage')
   const { reportSnapshots } = context.storage.tables
   return writing(context, async (context) => {

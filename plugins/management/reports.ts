@@ -83,7 +83,7 @@ async function reportById(context: ManagementContext, id: number): Promise<Repor
 }
 
 /** Reads a report and records the view: `lastViewedAt` is when it was last read through this operation. */
-export function getReport(context: ManagementContext, id: number): Promise<Report> {
+export async function getReport(context: ManagementContext, id: number): Promise<Report> {
   requireAction(context.actor, 'ContentRead')
   const { reports } = context.storage.tables
   return writing(context, async (context) => {
@@ -141,7 +141,7 @@ export async function listReports(context: ManagementContext, query: ReportsList
   return withDeprecatedTotals(await toReports(context, page.rows), page)
 }
 
-export function createReport(context: ManagementContext, input: CreateReportInput): Promise<Report> {
+export async function createReport(context: ManagementContext, input: CreateReportInput): Promise<Report> {
   requireAction(context.actor, 'ContentEdit')
   const { reports } = context.storage.tables
   return writing(context, async (context) => {
@@ -163,7 +163,7 @@ export function createReport(context: ManagementContext, input: CreateReportInpu
   })
 }
 
-export function updateReport(context: ManagementContext, id: number, input: UpdateReportInput): Promise<Report> {
+export async function updateReport(context: ManagementContext, id: number, input: UpdateReportInput): Promise<Report> {
   requireAction(context.actor, 'ContentEdit')
   const { reports } = context.storage.tables
   return writing(context, async (context) => {
@@ -183,7 +183,7 @@ export function updateReport(context: ManagementContext, id: number, input: Upda
   })
 }
 
-export function deleteReport(context: ManagementContext, id: number): Promise<void> {
+export async function deleteReport(context: ManagementContext, id: number): Promise<void> {
   requireAction(context.actor, 'ContentManage')
   const { reports } = context.storage.tables
   return writing(context, async (context) => {
@@ -196,7 +196,7 @@ export function deleteReport(context: ManagementContext, id: number): Promise<vo
  * Links a report to the caller's spreadsheet: needs only read access, since the report itself does not
  * change. Connecting the same workbook again moves the placement; the report's `updatedAt` is left alone.
  */
-export function connectReportToWorkbook(
+export async function connectReportToWorkbook(
   context: ManagementContext,
   id: number,
   input: ConnectReportToWorkbookInput,
@@ -220,7 +220,7 @@ export function connectReportToWorkbook(
 }
 
 /** Removes a report's placement in one external workbook (read access, like connecting); 404 when not linked. */
-export function disconnectReportFromWorkbook(
+export async function disconnectReportFromWorkbook(
   context: ManagementContext,
   id: number,
   externalWorkbookId: string,

@@ -33,7 +33,7 @@ async function storedAppConfig(storage: Storage, db: Db, accountId: number): Pro
 }
 
 /** The app configuration of the actor's account. */
-export function getAppConfig(storage: Storage, actor: Actor): Promise<AppConfigResponse> {
+export async function getAppConfig(storage: Storage, actor: Actor): Promise<AppConfigResponse> {
   requireAction(actor, 'ContentRead')
   return storedAppConfig(storage, storage.db, actor.accountId)
 }
@@ -42,7 +42,7 @@ export function getAppConfig(storage: Storage, actor: Actor): Promise<AppConfigR
  * Changes only the fields sent (nested objects field by field; `localizedTitles` is replaced whole). The
  * configuration is the whole account's, so a key scoped to some deployments may read it but not change it.
  */
-export function updateAppConfig(
+export async function updateAppConfig(
   storage: Storage,
   actor: Actor,
   input: UpdateAppConfigInput,
@@ -87,13 +87,13 @@ async function storedSettings(context: ManagementContext): Promise<AIEngineerSet
   }
 }
 
-export function getAIEngineerSettings(context: ManagementContext): Promise<AIEngineerSettings> {
+export async function getAIEngineerSettings(context: ManagementContext): Promise<AIEngineerSettings> {
   requireAction(context.actor, 'ContentRead')
   return storedSettings(context)
 }
 
 /** Changes the fields sent; `chatThreadPolicies` is replaced whole, and applies to the next chat request. */
-export function updateAIEngineerSettings(
+export async function updateAIEngineerSettings(
   context: ManagementContext,
   input: UpdateAIEngineerSettingsInput,
 ): Promise<AIEngineerSettings> {

@@ -13,7 +13,7 @@ import { requireWorkbook, toWorkbooks } from './workbooks'
  * dashboard has `fromSharedWorkspace: true`; otherwise the copy stays in the source's workspace. Copies get no
  * slug, are unpublished and carry no AI widget threads (those belong to the original's viewers).
  */
-export function duplicateWorkbook(
+export async function duplicateWorkbook(
   context: ManagementContext,
   id: number,
   input: DuplicateWorkbookInput,

@@ -101,7 +101,7 @@ async function claimSlug(
   await context.tx.update(workbooks).set({ slug: null, updatedAt: context.now }).where(eq(workbooks.id, holder.id))
 }
 
-export function getWorkbook(context: ManagementContext, id: number): Promise<Workbook> {
+export async function getWorkbook(context: ManagementContext, id: number): Promise<Workbook> {
   requireAction(context.actor, 'ContentRead')
   return workbookById(context, id)
 }
@@ -127,7 +127,7 @@ export async function listWorkbooks(
 }
 
 /** Creates a workbook owned by the calling key; taking over a slug and creating happen in one transaction. */
-export function createWorkbook(context: ManagementContext, input: CreateWorkbookInput): Promise<Workbook> {
+export async function createWorkbook(context: ManagementContext, input: CreateWorkbookInput): Promise<Workbook> {
   requireAction(context.actor, 'ContentEdit')
   const { workbooks } = context.storage.tables
   return writing(context, async (context) => {
@@ -148,7 +148,11 @@ export function createWorkbook(context: ManagementContext, input: CreateWorkbook
   })
 }
 
-export function updateWorkbook(context: ManagementContext, id: number, input: UpdateWorkbookInput): Promise<Workbook> {
+export async function updateWorkbook(
+  context: ManagementContext,
+  id: number,
+  input: UpdateWorkbookInput,
+): Promise<Workbook> {
   requireAction(context.actor, 'ContentEdit')
   const { workbooks } = context.storage.tables
   return writing(context, async (context) => {
@@ -163,7 +167,7 @@ export function updateWorkbook(context: ManagementContext, id: number, input: Up
 }
 
 /** Deletes a workbook with its dashboard and that dashboard's notifications. */
-export function deleteWorkbook(context: ManagementContext, id: number): Promise<void> {
+export async function deleteWorkbook(context: ManagementContext, id: number): Promise<void> {
   requireAction(context.actor, 'ContentManage')
   const { workbooks } = context.storage.tables
   return writing(context, async (context) => {

@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import type { Db } from '../../../db/client'
+import type { ManagementContext } from '../../../plugins/management/context'
+import { updateDashboard } from '../../../plugins/management/dashboards'
+import { startDbtSync } from '../../../plugins/management/dbt-sync'
+import { createFolder } from '../../../plugins/management/folders'
+import { createNotification } from '../../../plugins/management/notifications'
+import { deleteReport } from '../../../plugins/management/reports'
+import { updateAIEngineerSettings } from '../../../plugins/management/settings'
 import { D1, managementApp, workbookWithDashboard, type ManagementApp } from './helpers'
 
 let app: ManagementApp
@@ -96,5 +103,29 @@ describe('dashboard edits racing another writer', () => {
       name: 'Theirs',
       aiWidgetThreads: [{ widgetId: 'w1', threadId: 'chat-1' }],
     })
+  })
+})
+
+describe('management operations refused by the key policy', () => {
+  it('reject their promise instead of throwing before returning one', async () => {
+    app = managementApp()
+    const viewer: ManagementContext = {
+      storage: app.storage,
+      db: app.storage.db,
+      now: app.clock(),
+      deploymentId: 1,
+      actor: { accountId: 1, keyId: 1, deploymentScope: null, actions: new Set(['ContentRead']) },
+    }
+    // A caller chaining `.catch()` (or collecting promises for Promise.all) sees the refusal only as a rejection.
+    const refused = [
+      () => createFolder(viewer, { name: 'Kept' }),
+      () => deleteReport(viewer, 1),
+      () => updateDashboard(viewer, 1, { name: 'Renamed' }),
+      () => createNotification(viewer, { dashboardId: 1, name: 'n', schedule: { frequency: 'daily' }, recipients: [] }),
+      () => startDbtSync(viewer, ['main'], {}),
+      () => updateAIEngineerSettings(viewer, { instructions: 'x' }),
+    ]
+    for (const operation of refused)
+      expect(await operation().catch((error: { code: string }) => error.code)).toBe('PERMISSION_DENIED')
   })
 })
