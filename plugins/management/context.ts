@@ -23,21 +23,31 @@ export interface WriteContext extends ManagementContext {
 }
 
 /**
- * Runs `work` in one transaction with a context whose reads and writes go through it. Called with a context that is
- * already inside a transaction, it joins that one (opening a second would wait for the first on SQLite forever).
+ * Runs `work` in one transaction with a context whose reads and writes go through it, in the deployment's turn.
+ * Called with a context that is already inside a transaction, it joins that one (opening a second would wait for
+ * the first on SQLite forever).
+ *
+ * Management writes check before they write (a slug is free, a folder is empty and stays out of its own subtree,
+ * no dbt sync of the branch is running, a referenced row exists, a merged setting is current). SQLite runs one
+ * transaction at a time, so the checks hold; on Postgres the transactions of several nodes overlap and would each
+ * pass the same check. Taking turns per deployment gives Postgres the same guarantee, at no cost that matters for
+ * writes made by people and automations.
  */
 export function writing<T>(context: ManagementContext, work: (context: WriteContext) => Promise<T>): Promise<T> {
   if ('tx' in context) return work(context as WriteContext)
-  return context.storage.transaction((tx) => work({ ...context, db: tx, tx }))
+  return context.storage.transaction(async (tx) => {
+    const inside: WriteContext = { ...context, db: tx, tx }
+    await takeDeploymentTurn(inside)
+    return work(inside)
+  })
 }
 
 /**
- * Makes the rest of the transaction take turns with the other transactions of the deployment that call this, for
- * checks that read before they write (a folder tree without cycles, one dbt sync per branch). On Postgres the
- * no-op update holds the deployment's row until commit, and every later statement reads what the previous turn
- * committed; on SQLite transactions already run one at a time.
+ * Makes the rest of the transaction wait for the other turns of the deployment. On Postgres the no-op update holds
+ * the deployment's row until commit (a lock that inserts referencing the deployment do not wait for), and every
+ * later statement reads what the previous turn committed; on SQLite transactions already run one at a time.
  */
-export async function takeDeploymentTurn(context: WriteContext): Promise<void> {
+async function takeDeploymentTurn(context: WriteContext): Promise<void> {
   const { deployments } = context.storage.tables
   await context.tx
     .update(deployments)

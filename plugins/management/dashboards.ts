@@ -5,7 +5,7 @@ import type { dashboards } from '../../db/schema'
 import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors'
 import { randomToken } from '../../lib/secrets'
 import { requireAction } from './access-control'
-import { isoTime, takeDeploymentTurn, writing, type ManagementContext, type WriteContext } from './context'
+import { isoTime, writing, type ManagementContext, type WriteContext } from './context'
 import type {
   AiWidgetThread,
   Dashboard,
@@ -207,8 +207,6 @@ export async function createDashboard(
   const widgets = normalizeWidgets(input.widgets ?? [])
   const { dashboards, workbooks } = context.storage.tables
   return writing(context, async (context) => {
-    // Two creations for one workbook at once (on two nodes) would each find it without a dashboard.
-    await takeDeploymentTurn(context)
     const workbook = await first(
       context.db
         .select({ id: workbooks.id })

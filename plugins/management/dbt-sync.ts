@@ -4,14 +4,7 @@ import type { dbtSyncJobs } from '../../db/schema'
 import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors'
 import { randomToken } from '../../lib/secrets'
 import { requireAction } from './access-control'
-import {
-  isoTime,
-  isoTimeOrNull,
-  takeDeploymentTurn,
-  writing,
-  type ManagementContext,
-  type WriteContext,
-} from './context'
+import { isoTime, isoTimeOrNull, writing, type ManagementContext, type WriteContext } from './context'
 import type { DbtSyncJob, DbtSyncResponse, StartDbtSyncInput } from './model'
 
 /**
@@ -80,8 +73,6 @@ export async function startDbtSync(
     )
   const { dbtSyncJobs } = context.storage.tables
   return writing(context, async (context) => {
-    // Two starts at once (on two nodes) would each find no sync running and both start one.
-    await takeDeploymentTurn(context)
     const unfinished = await context.tx
       .select()
       .from(dbtSyncJobs)

@@ -3,7 +3,7 @@ import { first } from '../../db/client'
 import type { folders } from '../../db/schema'
 import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors'
 import { requireAction } from './access-control'
-import { isoTime, takeDeploymentTurn, writing, type ManagementContext, type WriteContext } from './context'
+import { isoTime, writing, type ManagementContext } from './context'
 import type { CreateFolderInput, Folder, FoldersListQuery, FoldersListResponse, UpdateFolderInput } from './model'
 import { contentSorts, listPage, nameContains, withDeprecatedTotals } from './pagination'
 
@@ -37,17 +37,13 @@ export async function requireFolder(context: ManagementContext, id: number): Pro
   return row
 }
 
-/**
- * A folder named in a body (`folderId`, `parentId`): unknown ones are bad input, not a missing resource. Checked in
- * the deployment's turn, so the folder cannot be deleted, nor a cycle made, between this check and the write.
- */
+/** A folder named in a body (`folderId`, `parentId`): unknown ones are bad input, not a missing resource. */
 export async function assertFolderReference(
-  context: WriteContext,
+  context: ManagementContext,
   field: string,
   id: number | null | undefined,
 ): Promise<void> {
   if (id === null || id === undefined) return
-  await takeDeploymentTurn(context)
   if (!(await folderRow(context, id)))
     throw new BadRequestError(`${field}: folder ${id} does not exist in this deployment`, 'UNKNOWN_FOLDER')
 }
@@ -124,8 +120,6 @@ export async function deleteFolder(context: ManagementContext, id: number): Prom
   requireAction(context.actor, 'ContentManage')
   const { folders, reports } = context.storage.tables
   return writing(context, async (context) => {
-    // In the deployment's turn, so no subfolder or report lands in the folder between the count and the delete.
-    await takeDeploymentTurn(context)
     await requireFolder(context, id)
     const { tx } = context
     // Postgres counts in bigint, which its driver may hand back as a string.

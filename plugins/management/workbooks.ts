@@ -3,7 +3,7 @@ import { first } from '../../db/client'
 import type { workbooks } from '../../db/schema'
 import { ConflictError, NotFoundError } from '../../lib/errors'
 import { requireAction } from './access-control'
-import { isoTime, takeDeploymentTurn, writing, type ManagementContext, type WriteContext } from './context'
+import { isoTime, writing, type ManagementContext, type WriteContext } from './context'
 import type {
   CreateWorkbookInput,
   UpdateWorkbookInput,
@@ -80,8 +80,6 @@ async function claimSlug(
   selfId: number | null,
 ): Promise<void> {
   if (slug === null || slug === undefined) return
-  // Two claims of one slug at once (on two nodes) would each find it free, and the second write would fail.
-  await takeDeploymentTurn(context)
   const { workbooks } = context.storage.tables
   const conditions = [eq(workbooks.deploymentId, context.deploymentId), eq(workbooks.slug, slug)]
   if (selfId !== null) conditions.push(ne(workbooks.id, selfId))

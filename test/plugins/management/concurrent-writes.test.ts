@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'bun:test'
-import { D1, managementApp, type ManagementApp } from './helpers'
+import { D1, managementApp, workbookWithDashboard, type ManagementApp } from './helpers'
 
 let app: ManagementApp
 afterEach(() => app?.close())
@@ -96,5 +96,41 @@ describe('management writes sent at once', () => {
     ])
     expect(moved.map((answer) => answer.status).sort()).toEqual([200, 400])
     expect(moved.find((answer) => answer.status === 400)?.body.code).toBe('FOLDER_CYCLE')
+  })
+
+  it('answers 400 to a notification of a dashboard deleted at the same moment, or keeps it with the dashboard', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const [deleted, created] = await Promise.all([
+      app.call('DELETE', `${D1}/dashboards/${dashboard.id}`),
+      app.call('POST', `${D1}/notifications`, {
+        dashboardId: dashboard.id,
+        name: 'Daily',
+        schedule: { frequency: 'daily' },
+        recipients: [{ kind: 'user', email: 'ann@example.com' }],
+      }),
+    ])
+    expect(deleted.status).toBe(204)
+    // Created first, it went with its dashboard; else the dashboard was already gone.
+    if (created.status !== 201) expect(created).toMatchObject({ status: 400, body: { code: 'UNKNOWN_DASHBOARD' } })
+    expect((await app.call('GET', `${D1}/notifications`)).body.items).toEqual([])
+  })
+
+  it('answers 404 to a snapshot or a workbook link of a report deleted at the same moment, never 500', async () => {
+    app = managementApp()
+    const report = (await app.call('POST', `${D1}/reports`, { name: 'Orders', query: 'SELECT 1' })).body
+    const [deleted, snapshot, linked] = await Promise.all([
+      app.call('DELETE', `${D1}/reports/${report.id}`),
+      app.call('POST', `${D1}/reports/${report.id}/snapshots`, {}),
+      app.call('PUT', `${D1}/reports/${report.id}/connect-workbook`, {
+        externalWorkbookId: 'sheet-1',
+        resultLocation: 'A1',
+      }),
+    ])
+    expect(deleted.status).toBe(204)
+    expect([201, 404]).toContain(snapshot.status)
+    expect([200, 404]).toContain(linked.status)
+    for (const answer of [snapshot, linked])
+      if (answer.status === 404) expect(answer.body.code).toBe('REPORT_NOT_FOUND')
   })
 })
