@@ -16,7 +16,6 @@ import type {
   UpdateNotificationInput,
 } from './model'
 import { byCreation, listPage } from './pagination'
-import { someRecipientHas } from './recipient-filter'
 
 type NotificationRow = typeof notifications.$inferSelect
 
@@ -149,6 +148,14 @@ async function checkRecipients(
   }
 }
 
+/** Whether a stored recipient has every one of `fields`, with the same value and type. */
+function hasFields(fields: Record<string, string | number>) {
+  return (recipient: unknown) =>
+    typeof recipient === 'object' &&
+    recipient !== null &&
+    Object.entries(fields).every(([name, value]) => (recipient as Record<string, unknown>)[name] === value)
+}
+
 export async function getNotification(context: ManagementContext, id: number): Promise<Notification> {
   requireAction(context.actor, 'ContentRead')
   return (await toNotifications(context, [await requireNotification(context, id)]))[0]
@@ -169,8 +176,6 @@ export async function listNotifications(
       'EMBED_RECIPIENT_FILTER',
     )
   const { dashboards, notifications } = context.storage.tables
-  const recipientHas = (fields: Record<string, string | number>) =>
-    someRecipientHas(context.storage.dialect, notifications.recipients, fields)
   const filters: (SQL | undefined)[] = [eq(notifications.deploymentId, context.deploymentId)]
   if (query.dashboardPublicId !== undefined)
     filters.push(
@@ -182,23 +187,27 @@ export async function listNotifications(
           .where(eq(dashboards.publicId, query.dashboardPublicId)),
       ),
     )
-  if (query.recipientUserId !== undefined) filters.push(recipientHas({ kind: 'user', userId: query.recipientUserId }))
-  if (query.recipientEmail !== undefined)
-    filters.push(recipientHas({ kind: 'user', email: normalizeIdentity(query.recipientEmail) }))
+  // Recipients live in a JSON value, which each database searches with functions of its own: they are matched
+  // here instead, each filter by some recipient having all of its fields.
+  const wanted: Record<string, string | number>[] = []
+  if (query.recipientUserId !== undefined) wanted.push({ kind: 'user', userId: query.recipientUserId })
+  if (query.recipientEmail !== undefined) wanted.push({ kind: 'user', email: normalizeIdentity(query.recipientEmail) })
   if (query.recipientEmbedTenantName !== undefined && query.recipientExternalId !== undefined)
-    filters.push(
-      recipientHas({
-        kind: 'embedUser',
-        embedTenantName: query.recipientEmbedTenantName,
-        externalId: normalizeIdentity(query.recipientExternalId),
-      }),
-    )
+    wanted.push({
+      kind: 'embedUser',
+      embedTenantName: query.recipientEmbedTenantName,
+      externalId: normalizeIdentity(query.recipientExternalId),
+    })
   const page = await listPage(context.db, {
     table: notifications,
     where: filters,
     sorts: byCreation<NotificationRow>(notifications.createdAt),
     sortBy: 'createdAt',
     query,
+    keep:
+      wanted.length === 0
+        ? undefined
+        : (row) => Array.isArray(row.recipients) && wanted.every((fields) => row.recipients.some(hasFields(fields))),
   })
   return { items: await toNotifications(context, page.rows), pageInfo: page.pageInfo }
 }

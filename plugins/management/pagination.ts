@@ -106,6 +106,11 @@ export interface ListRequest<Table extends ListedTable, SortBy extends string> {
   query: { first?: number; after?: string; sortOrder?: SortDirection }
   /** Whether `endCursor` is issued; false for orders that change while being read. */
   cursors?: boolean
+  /**
+   * A condition on fetched rows, for what one SQL text cannot ask of both databases (a field inside a JSON value):
+   * the rows matching `where` are then read ahead in batches until the page is full.
+   */
+  keep?: (row: Table['$inferSelect']) => boolean
 }
 
 export interface ListPage<Row> {
@@ -115,15 +120,19 @@ export interface ListPage<Row> {
   total(): Promise<number>
 }
 
+/** How many rows a list with a `keep` condition reads at a time. */
+const READ_AHEAD = 200
+
 /**
- * One page of a table's rows matching `where`: `first` rows after the cursor in the requested order (the id breaks
- * ties), and whether more follow.
+ * One page of a table's rows matching `where` (and `keep`): `first` rows after the cursor in the requested order
+ * (the id breaks ties), and whether more follow.
  */
 export async function listPage<Table extends ListedTable, SortBy extends string>(
   db: Db,
   request: ListRequest<Table, SortBy>,
 ): Promise<ListPage<Table['$inferSelect']>> {
-  const { table, query, sortBy } = request
+  type Row = Table['$inferSelect']
+  const { table, query, sortBy, keep } = request
   const { key, direction: defaultDirection } = request.sorts[sortBy]
   const direction = query.sortOrder ?? defaultDirection
   const size = query.first ?? DEFAULT_PAGE_SIZE
@@ -134,19 +143,35 @@ export async function listPage<Table extends ListedTable, SortBy extends string>
       ? sql`${expression} ${sql.raw(direction === 'asc' ? 'asc nulls first' : 'desc nulls last')}`
       : (direction === 'asc' ? asc : desc)(expression)
   const filter = and(...request.where)
-  let after: SQL | undefined
-  if (query.after !== undefined) {
-    const cursor = decodeCursor(query.after, sortBy, direction)
+  /** The rows strictly after (`value`, `id`) in this order. */
+  const after = (cursor: Cursor | undefined): SQL | undefined => {
+    if (!cursor) return undefined
     const value = key.bind ? key.bind(cursor.value) : cursor.value
-    after = or(ahead(key.expression, value), and(eq(key.expression, value), ahead(table.id, cursor.id)))
+    return or(ahead(key.expression, value), and(eq(key.expression, value), ahead(table.id, cursor.id)))
   }
   const listed = table as SQLiteTable
-  const fetched = (await db
-    .select()
-    .from(listed)
-    .where(and(filter, after))
-    .orderBy(order(key.expression), order(table.id))
-    .limit(size + 1)) as Table['$inferSelect'][]
+  const read = async (from: Cursor | undefined, limit: number) =>
+    (await db
+      .select()
+      .from(listed)
+      .where(and(filter, after(from)))
+      .orderBy(order(key.expression), order(table.id))
+      .limit(limit)) as Row[]
+  // A cursor cannot stand on a NULL value, so reading ahead needs a sort key without them.
+  if (keep && key.nullable) throw new Error(`Sorting by ${sortBy} cannot be combined with a keep condition`)
+  /** Rows after `from` that `keep` keeps, up to `limit`, read `READ_AHEAD` at a time. */
+  const readKept = async (from: Cursor | undefined, limit: number): Promise<Row[]> => {
+    const kept: Row[] = []
+    for (;;) {
+      const batch = await read(from, READ_AHEAD)
+      for (const row of batch) if (keep!(row) && kept.push(row) >= limit) return kept
+      const last = batch.at(-1)
+      if (batch.length < READ_AHEAD || !last) return kept
+      from = { value: key.valueOf(last)!, id: last.id }
+    }
+  }
+  const start = query.after === undefined ? undefined : decodeCursor(query.after, sortBy, direction)
+  const fetched = keep ? await readKept(start, size + 1) : await read(start, size + 1)
   const rows = fetched.slice(0, size)
   const last = rows.at(-1)
   const lastValue = last ? key.valueOf(last) : null
@@ -155,8 +180,11 @@ export async function listPage<Table extends ListedTable, SortBy extends string>
   return {
     rows,
     pageInfo: { hasNextPage: fetched.length > size, endCursor },
-    // Postgres counts in bigint, which its driver may hand back as a string.
-    total: async () => Number((await first(db.select({ n: count() }).from(listed).where(filter)))?.n ?? 0),
+    total: async () => {
+      if (keep) return (await readKept(undefined, Number.POSITIVE_INFINITY)).length
+      // Postgres counts in bigint, which its driver may hand back as a string.
+      return Number((await first(db.select({ n: count() }).from(listed).where(filter)))?.n ?? 0)
+    },
   }
 }
 

@@ -168,6 +168,58 @@ describe('GET /api/v1/deployments/:deploymentId/notifications', () => {
     expect((await app.call('GET', `${D1}/notifications?recipientExternalId=cust-2`)).status).toBe(400)
   })
 
+  it('pages through a recipient filter over many notifications: every match once, in order, none other', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const { notifications } = app.storage.tables
+    const start = app.clock()
+    // Sparse matches among more notifications than the list reads at a time, with ties on createdAt. A userId
+    // stored as text, or a match spread over two recipients, is no match.
+    const recipientsOf = (index: number) =>
+      index % 37 === 0
+        ? [
+            { kind: 'user', email: 'ann@example.com' },
+            { kind: 'user', userId: 7 },
+          ]
+        : index % 11 === 0
+          ? [{ kind: 'user', email: 'ann@example.com' }]
+          : index % 5 === 0
+            ? [
+                { kind: 'user', userId: '7', email: 'ann@example.com' },
+                { kind: 'user', userId: 8 },
+              ]
+            : [{ kind: 'user', userId: 7 + (index % 3) }]
+    await app.storage.transaction(async (tx) => {
+      for (let index = 0; index < 700; index++)
+        await tx.insert(notifications).values({
+          deploymentId: 1,
+          dashboardId: dashboard.id,
+          name: `n${index}`,
+          frequency: 'daily',
+          recipients: recipientsOf(index),
+          filters: [],
+          timeGrains: [],
+          createdAt: start + Math.floor(index / 3),
+          updatedAt: start,
+        })
+    })
+    const expected = Array.from({ length: 700 }, (_, index) => index)
+      .filter((index) => index % 37 === 0)
+      .map((index) => `n${index}`)
+    const walked: string[] = []
+    let after = ''
+    for (let page = 0; page < 50; page++) {
+      const answer = await app.call(
+        'GET',
+        `${D1}/notifications?recipientEmail=Ann@Example.com&recipientUserId=7&first=4${after}`,
+      )
+      walked.push(...answer.body.items.map((notification: { name: string }) => notification.name))
+      if (!answer.body.pageInfo.hasNextPage) break
+      after = `&after=${answer.body.pageInfo.endCursor}`
+    }
+    expect(walked).toEqual(expected)
+  })
+
   it('pages with items and pageInfo', async () => {
     app = managementApp()
     await seed()
