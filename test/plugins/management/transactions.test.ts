@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { eq } from 'drizzle-orm'
 import type { Db } from '../../../db/client'
 import type { ManagementContext } from '../../../plugins/management/context'
 import { updateDashboard } from '../../../plugins/management/dashboards'
@@ -48,10 +49,11 @@ describe('management writes and other transactions', () => {
 })
 
 /**
- * Makes another writer's change land between a transaction's reads and its first update of `table`, as a commit
- * of another node does on Postgres (SQLite runs one transaction at a time, so there it never happens by itself).
+ * Makes another writer's change land between a transaction's reads and its first update of `table`. On Postgres
+ * the change commits on a connection of its own, as another node's would; on SQLite, whose transactions run one at
+ * a time so the race never happens by itself, the stand-in runs on the one connection, inside the transaction.
  */
-function changeBeforeFirstUpdate(app: ManagementApp, table: object, change: () => void) {
+function changeBeforeFirstUpdate(app: ManagementApp, table: object, change: () => PromiseLike<unknown>) {
   const { storage } = app
   const transaction = storage.transaction.bind(storage)
   let changed = false
@@ -61,11 +63,10 @@ function changeBeforeFirstUpdate(app: ManagementApp, table: object, change: () =
         get(target, property) {
           if (property !== 'update') return Reflect.get(target, property, target)
           return (updated: object) => {
-            if (updated === table && !changed) {
-              changed = true
-              change()
-            }
-            return target.update(updated as never)
+            const builder = target.update(updated as never)
+            if (updated !== table || changed) return builder
+            changed = true
+            return runningFirst(builder, change)
           }
         },
       })
@@ -73,28 +74,53 @@ function changeBeforeFirstUpdate(app: ManagementApp, table: object, change: () =
     })
 }
 
+/** A query builder whose chained calls stay builders, and which runs `before` first when it is awaited. */
+function runningFirst<Builder extends object>(builder: Builder, before: () => PromiseLike<unknown>): Builder {
+  return new Proxy(builder, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target)
+      if (property === 'then')
+        return (resolve: (value: unknown) => unknown, reject: (reason: unknown) => unknown) =>
+          Promise.resolve(before()).then(
+            () => (target as unknown as PromiseLike<unknown>).then(resolve, reject),
+            reject,
+          )
+      if (typeof value !== 'function') return value
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args)
+        return typeof result === 'object' && result !== null ? runningFirst(result, before) : result
+      }
+    },
+  })
+}
+
+/** Another writer renaming the dashboard (deliberately outside any transaction of this request). */
+function renameElsewhere(app: ManagementApp, id: number) {
+  const { dashboards } = app.storage.tables
+  return () =>
+    app.storage.db.update(dashboards).set({ name: 'Theirs', checksum: 'theirs' }).where(eq(dashboards.id, id))
+}
+
 describe('dashboard edits racing another writer', () => {
   it('answers 409 to an update with a checksum when the dashboard changes between its read and its write', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
-    changeBeforeFirstUpdate(app, app.storage.tables.dashboards, () =>
-      app.storage.sqlite.run("UPDATE dashboards SET name = 'Theirs', checksum = 'theirs' WHERE id = ?", [dashboard.id]),
-    )
+    changeBeforeFirstUpdate(app, app.storage.tables.dashboards, renameElsewhere(app, dashboard.id))
     const mine = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, {
       name: 'Mine',
       checksum: dashboard.checksum,
     })
     expect(mine).toMatchObject({ status: 409, body: { code: 'STALE_CHECKSUM' } })
-    // The stand-in for the other writer ran inside the refused transaction, so it is rolled back with it here.
-    expect((await app.call('GET', `${D1}/dashboards/${dashboard.id}`)).body.name).toBe('Sales board')
+    // On SQLite the stand-in for the other writer ran inside the refused transaction, so it is rolled back with it.
+    expect((await app.call('GET', `${D1}/dashboards/${dashboard.id}`)).body.name).toBe(
+      app.storage.dialect === 'sqlite' ? 'Sales board' : 'Theirs',
+    )
   })
 
   it("makes an edit without checksum again on the newer dashboard, keeping the other writer's change", async () => {
     app = managementApp()
     const { workbook, dashboard } = await workbookWithDashboard(app, { published: true })
-    changeBeforeFirstUpdate(app, app.storage.tables.dashboards, () =>
-      app.storage.sqlite.run("UPDATE dashboards SET name = 'Theirs', checksum = 'theirs' WHERE id = ?", [dashboard.id]),
-    )
+    changeBeforeFirstUpdate(app, app.storage.tables.dashboards, renameElsewhere(app, dashboard.id))
     const path = `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`
     const attached = await app.call('POST', path, { threadId: 'chat-1', widgetId: 'w1' })
     expect(attached.status).toBe(200)
