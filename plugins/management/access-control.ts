@@ -1,6 +1,5 @@
 import { and, eq } from 'drizzle-orm'
-import type { Storage } from '../../db/client'
-import { apiKeyPolicies, apiKeys } from '../../db/schema'
+import { first, type Db, type Storage } from '../../db/client'
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors'
 import { assertKeyWithinReach } from '../auth/access'
 import type { ApiKeyCaller } from '../auth/model'
@@ -37,13 +36,14 @@ export interface Actor {
   actions: ReadonlySet<PolicyAction>
 }
 
-function storedPolicy(storage: Storage, keyId: number) {
-  return storage.db.select().from(apiKeyPolicies).where(eq(apiKeyPolicies.apiKeyId, keyId)).get()
+function storedPolicy(storage: Storage, db: Db, keyId: number) {
+  const { apiKeyPolicies } = storage.tables
+  return first(db.select().from(apiKeyPolicies).where(eq(apiKeyPolicies.apiKeyId, keyId)))
 }
 
 /** The actor of an authenticated API key: its stored policy, else the default of its `admin` flag. */
-export function actorOf(storage: Storage, caller: ApiKeyCaller): Actor {
-  const stored = storedPolicy(storage, caller.keyId)
+export async function actorOf(storage: Storage, caller: ApiKeyCaller): Promise<Actor> {
+  const stored = await storedPolicy(storage, storage.db, caller.keyId)
   const actions = stored ? (stored.actions as PolicyAction[]) : ROLE_ACTIONS[caller.admin ? 'admin' : 'editor']
   return {
     accountId: caller.accountId,
@@ -63,22 +63,28 @@ export function requireAction(actor: Actor, action: PolicyAction): void {
  * A key the actor may manage: 404 for another account's key (its existence is not revealed), 403 for a key of the
  * account whose deployments are not all within the actor's scope.
  */
-function managedKey(storage: Storage, actor: Actor, keyId: number) {
-  const key = storage.db
-    .select({ id: apiKeys.id, name: apiKeys.name, admin: apiKeys.admin, deploymentScope: apiKeys.deploymentScope })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, actor.accountId)))
-    .get()
+async function managedKey(storage: Storage, db: Db, actor: Actor, keyId: number) {
+  const { apiKeys } = storage.tables
+  const key = await first(
+    db
+      .select({ id: apiKeys.id, name: apiKeys.name, admin: apiKeys.admin, deploymentScope: apiKeys.deploymentScope })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.accountId, actor.accountId))),
+  )
   if (!key) throw new NotFoundError(`API key ${keyId} not found`, 'API_KEY_NOT_FOUND')
   assertKeyWithinReach(actor, key.deploymentScope ?? null)
   return key
 }
 
 /** The policy of a key within the actor's reach (needs `SecretsManage`). */
-export function readKeyPolicy(storage: Storage, actor: Actor, keyId: number): KeyPolicy {
+export async function readKeyPolicy(storage: Storage, actor: Actor, keyId: number): Promise<KeyPolicy> {
+  return keyPolicy(storage, storage.db, actor, keyId)
+}
+
+async function keyPolicy(storage: Storage, db: Db, actor: Actor, keyId: number): Promise<KeyPolicy> {
   requireAction(actor, 'SecretsManage')
-  const key = managedKey(storage, actor, keyId)
-  const stored = storedPolicy(storage, keyId)
+  const key = await managedKey(storage, db, actor, keyId)
+  const stored = await storedPolicy(storage, db, keyId)
   if (stored)
     return { keyId, keyName: key.name, role: stored.role, actions: stored.actions as PolicyAction[], isDefault: false }
   const role = key.admin ? 'admin' : 'editor'
@@ -91,33 +97,36 @@ export function readKeyPolicy(storage: Storage, actor: Actor, keyId: number): Ke
  * A key cannot take `SecretsManage` away from itself, so an account is never left without a key that can manage
  * policies by accident.
  */
-export function writeKeyPolicy(
+export async function writeKeyPolicy(
   storage: Storage,
   actor: Actor,
   keyId: number,
   input: UpdateKeyPolicyInput,
   now: number,
-): KeyPolicy {
+): Promise<KeyPolicy> {
   requireAction(actor, 'SecretsManage')
-  managedKey(storage, actor, keyId)
-  if ((input.role === undefined) === (input.actions === undefined))
-    throw new BadRequestError('Send exactly one of role and actions', 'ROLE_OR_ACTIONS')
-  const role: KeyRole = input.role ?? 'custom'
-  const actions = input.role
-    ? [...ROLE_ACTIONS[input.role]]
-    : ALL_ACTIONS.filter((action) => input.actions!.includes(action))
-  const beyond = actions.filter((action) => !actor.actions.has(action))
-  if (beyond.length > 0)
-    throw new ForbiddenError(
-      `This API key cannot grant ${beyond.join(', ')}: it does not hold them`,
-      'PERMISSION_DENIED',
-    )
-  if (keyId === actor.keyId && !actions.includes('SecretsManage'))
-    throw new ConflictError('An API key cannot remove SecretsManage from itself; use another key', 'SELF_LOCKOUT')
-  storage.db
-    .insert(apiKeyPolicies)
-    .values({ apiKeyId: keyId, role, actions, updatedAt: now })
-    .onConflictDoUpdate({ target: apiKeyPolicies.apiKeyId, set: { role, actions, updatedAt: now } })
-    .run()
-  return readKeyPolicy(storage, actor, keyId)
+  const { apiKeyPolicies } = storage.tables
+  // One transaction from the check of the key to the answer, so the policy is written only to a key still in reach.
+  return storage.transaction(async (tx) => {
+    await managedKey(storage, tx, actor, keyId)
+    if ((input.role === undefined) === (input.actions === undefined))
+      throw new BadRequestError('Send exactly one of role and actions', 'ROLE_OR_ACTIONS')
+    const role: KeyRole = input.role ?? 'custom'
+    const actions = input.role
+      ? [...ROLE_ACTIONS[input.role]]
+      : ALL_ACTIONS.filter((action) => input.actions!.includes(action))
+    const beyond = actions.filter((action) => !actor.actions.has(action))
+    if (beyond.length > 0)
+      throw new ForbiddenError(
+        `This API key cannot grant ${beyond.join(', ')}: it does not hold them`,
+        'PERMISSION_DENIED',
+      )
+    if (keyId === actor.keyId && !actions.includes('SecretsManage'))
+      throw new ConflictError('An API key cannot remove SecretsManage from itself; use another key', 'SELF_LOCKOUT')
+    await tx
+      .insert(apiKeyPolicies)
+      .values({ apiKeyId: keyId, role, actions, updatedAt: now })
+      .onConflictDoUpdate({ target: apiKeyPolicies.apiKeyId, set: { role, actions, updatedAt: now } })
+    return keyPolicy(storage, tx, actor, keyId)
+  })
 }

@@ -1,6 +1,5 @@
 import { eq } from 'drizzle-orm'
-import type { Storage } from '../../db/client'
-import { aiEngineerSettings } from '../../db/schema'
+import { first, type Storage } from '../../db/client'
 import type { ChatThreadAction, ChatThreadPolicyDTO, ChatThreadResourceType } from './model'
 
 /**
@@ -47,12 +46,14 @@ export function evaluateChatThreadPolicies(
 }
 
 /** The chat thread policies of a deployment (empty when none are set). */
-export function loadChatThreadPolicies(storage: Storage, deploymentId: number): ChatThreadPolicyDTO[] {
-  const row = storage.db
-    .select({ settings: aiEngineerSettings.settings })
-    .from(aiEngineerSettings)
-    .where(eq(aiEngineerSettings.deploymentId, deploymentId))
-    .get()
+export async function loadChatThreadPolicies(storage: Storage, deploymentId: number): Promise<ChatThreadPolicyDTO[]> {
+  const { aiEngineerSettings } = storage.tables
+  const row = await first(
+    storage.db
+      .select({ settings: aiEngineerSettings.settings })
+      .from(aiEngineerSettings)
+      .where(eq(aiEngineerSettings.deploymentId, deploymentId)),
+  )
   const policies = row?.settings.chatThreadPolicies
   return Array.isArray(policies) ? (policies as ChatThreadPolicyDTO[]) : []
 }

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import { and, eq } from 'drizzle-orm'
-import { transaction } from '../../db/client'
-import { dashboards, workbooks } from '../../db/schema'
+import { first } from '../../db/client'
+import type { dashboards } from '../../db/schema'
 import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors'
 import { randomToken } from '../../lib/secrets'
 import { requireAction } from './access-control'
-import { isoTime, type ManagementContext } from './context'
+import { isoTime, writing, type ManagementContext, type WriteContext } from './context'
 import type {
   AiWidgetThread,
   Dashboard,
@@ -105,37 +105,48 @@ function normalizeWidgets(inputs: DashboardWidgetInput[]): DashboardWidget[] {
 }
 
 /** A dashboard of the context's deployment, or 404. */
-export function requireDashboard(context: ManagementContext, id: number): DashboardRow {
-  const row = context.storage.db
-    .select()
-    .from(dashboards)
-    .where(and(eq(dashboards.id, id), eq(dashboards.deploymentId, context.deploymentId)))
-    .get()
+export async function requireDashboard(context: ManagementContext, id: number): Promise<DashboardRow> {
+  const { dashboards } = context.storage.tables
+  const row = await first(
+    context.db
+      .select()
+      .from(dashboards)
+      .where(and(eq(dashboards.id, id), eq(dashboards.deploymentId, context.deploymentId))),
+  )
   if (!row) throw new NotFoundError(`Dashboard ${id} not found`, 'DASHBOARD_NOT_FOUND')
   return row
 }
 
 /** The dashboard of a workbook of the context's deployment, or 404 (for the workbook or its dashboard). */
-export function requireDashboardOfWorkbook(context: ManagementContext, workbookId: number): DashboardRow {
-  const workbook = context.storage.db
-    .select({ id: workbooks.id })
-    .from(workbooks)
-    .where(and(eq(workbooks.id, workbookId), eq(workbooks.deploymentId, context.deploymentId)))
-    .get()
+export async function requireDashboardOfWorkbook(
+  context: ManagementContext,
+  workbookId: number,
+): Promise<DashboardRow> {
+  const { dashboards, workbooks } = context.storage.tables
+  const workbook = await first(
+    context.db
+      .select({ id: workbooks.id })
+      .from(workbooks)
+      .where(and(eq(workbooks.id, workbookId), eq(workbooks.deploymentId, context.deploymentId))),
+  )
   if (!workbook) throw new NotFoundError(`Workbook ${workbookId} not found`, 'WORKBOOK_NOT_FOUND')
-  const row = context.storage.db.select().from(dashboards).where(eq(dashboards.workbookId, workbookId)).get()
+  const row = await first(context.db.select().from(dashboards).where(eq(dashboards.workbookId, workbookId)))
   if (!row) throw new NotFoundError(`Workbook ${workbookId} has no dashboard`, 'DASHBOARD_NOT_FOUND')
   return row
 }
 
-export function getDashboard(context: ManagementContext, id: number): Dashboard {
+export async function getDashboard(context: ManagementContext, id: number): Promise<Dashboard> {
   requireAction(context.actor, 'ContentRead')
-  return toDashboard(requireDashboard(context, id))
+  return toDashboard(await requireDashboard(context, id))
 }
 
-export function listDashboards(context: ManagementContext, query: DashboardsListQuery): DashboardsListResponse {
+export async function listDashboards(
+  context: ManagementContext,
+  query: DashboardsListQuery,
+): Promise<DashboardsListResponse> {
   requireAction(context.actor, 'ContentRead')
-  const page = listPage(context.storage.db, {
+  const { dashboards } = context.storage.tables
+  const page = await listPage(context.db, {
     table: dashboards,
     where: [
       eq(dashboards.deploymentId, context.deploymentId),
@@ -162,13 +173,14 @@ function requireManageFor(
 }
 
 /** Inserts a dashboard row with its checksum; `fromSharedWorkspace` is set only by duplication. */
-export function insertDashboard(
-  context: ManagementContext,
+export async function insertDashboard(
+  context: WriteContext,
   workbookId: number,
   content: DashboardContent,
   fromSharedWorkspace: boolean,
-): DashboardRow {
-  return context.storage.db
+): Promise<DashboardRow> {
+  const { dashboards } = context.storage.tables
+  const [row] = await context.tx
     .insert(dashboards)
     .values({
       deploymentId: context.deploymentId,
@@ -181,34 +193,34 @@ export function insertDashboard(
       updatedAt: context.now,
     })
     .returning()
-    .get()
+  return row
 }
 
 /** Creates the dashboard of a workbook (one per workbook: a second is 409). */
-export function createDashboard(
+export async function createDashboard(
   context: ManagementContext,
   input: DashboardConfigInput,
   checkQuery?: WidgetQueryCheck,
-): Dashboard {
+): Promise<Dashboard> {
   requireAction(context.actor, 'ContentEdit')
   requireManageFor(context, input)
   const widgets = normalizeWidgets(input.widgets ?? [])
-  return transaction(context.storage, () => {
-    const workbook = context.storage.db
-      .select({ id: workbooks.id })
-      .from(workbooks)
-      .where(and(eq(workbooks.id, input.workbookId), eq(workbooks.deploymentId, context.deploymentId)))
-      .get()
+  const { dashboards, workbooks } = context.storage.tables
+  return writing(context, async (context) => {
+    const workbook = await first(
+      context.db
+        .select({ id: workbooks.id })
+        .from(workbooks)
+        .where(and(eq(workbooks.id, input.workbookId), eq(workbooks.deploymentId, context.deploymentId))),
+    )
     if (!workbook)
       throw new BadRequestError(
         `workbookId: workbook ${input.workbookId} does not exist in this deployment`,
         'UNKNOWN_WORKBOOK',
       )
-    const existing = context.storage.db
-      .select({ id: dashboards.id })
-      .from(dashboards)
-      .where(eq(dashboards.workbookId, input.workbookId))
-      .get()
+    const existing = await first(
+      context.db.select({ id: dashboards.id }).from(dashboards).where(eq(dashboards.workbookId, input.workbookId)),
+    )
     if (existing)
       throw new ConflictError(`Workbook ${input.workbookId} already has dashboard ${existing.id}`, 'DASHBOARD_EXISTS')
     checkWidgetQueries(widgets, checkQuery)
@@ -222,7 +234,7 @@ export function createDashboard(
       restrictDataDownload: input.restrictDataDownload ?? false,
       useBoardDashboards: input.useBoardDashboards ?? false,
     }
-    return toDashboard(insertDashboard(context, input.workbookId, content, false))
+    return toDashboard(await insertDashboard(context, input.workbookId, content, false))
   })
 }
 
@@ -234,9 +246,19 @@ function assertFreshChecksum(row: DashboardRow, checksum: string | undefined): v
     )
 }
 
-/** Writes new content over a row, stamping a new checksum; publishing assigns the `publicId` once. */
-function writeContent(context: ManagementContext, row: DashboardRow, content: DashboardContent): DashboardRow {
-  return context.storage.db
+/**
+ * Writes new content over a row, stamping a new checksum; publishing assigns the `publicId` once. Written only if
+ * the row still has the checksum it was read with, else `undefined`: on Postgres another node may commit a change
+ * between this transaction's read and its write (SQLite runs one transaction at a time), and writing content built
+ * from the older row would silently undo that change.
+ */
+async function writeContent(
+  context: WriteContext,
+  row: DashboardRow,
+  content: DashboardContent,
+): Promise<DashboardRow | undefined> {
+  const { dashboards } = context.storage.tables
+  const [written] = await context.tx
     .update(dashboards)
     .set({
       ...content,
@@ -244,9 +266,32 @@ function writeContent(context: ManagementContext, row: DashboardRow, content: Da
       checksum: dashboardChecksum(content),
       updatedAt: context.now,
     })
-    .where(eq(dashboards.id, row.id))
+    .where(and(eq(dashboards.id, row.id), eq(dashboards.checksum, row.checksum)))
     .returning()
-    .get()
+  return written
+}
+
+/** How often an edit is rebuilt on a newer row after losing a race, before answering 409. */
+const EDIT_ATTEMPTS = 3
+
+/**
+ * Applies `edit` to the dashboard `load` reads and writes the result. When another writer changed the row in
+ * between, the edit is made again on the new row (where an edit carrying the caller's checksum refuses it: 409).
+ */
+async function editDashboard(
+  context: WriteContext,
+  load: () => Promise<DashboardRow>,
+  edit: (row: DashboardRow) => DashboardContent,
+): Promise<DashboardRow> {
+  for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
+    const row = await load()
+    const written = await writeContent(context, row, edit(row))
+    if (written) return written
+  }
+  throw new ConflictError(
+    'The dashboard kept changing while this update was being saved; read it again and retry',
+    'STALE_CHECKSUM',
+  )
 }
 
 function contentOf(row: DashboardRow): DashboardContent {
@@ -267,72 +312,86 @@ function contentOf(row: DashboardRow): DashboardContent {
  * Updates a dashboard. With `checksum`, a dashboard changed since that checksum is 409 instead of being
  * overwritten. Replacing `widgets` drops the AI widget threads of widgets that are gone.
  */
-export function updateDashboard(
+export async function updateDashboard(
   context: ManagementContext,
   id: number,
   input: UpdateDashboardInput,
   checkQuery?: WidgetQueryCheck,
-): Dashboard {
+): Promise<Dashboard> {
   requireAction(context.actor, 'ContentEdit')
-  return transaction(context.storage, () => {
-    const row = requireDashboard(context, id)
-    requireManageFor(context, input, row)
-    assertFreshChecksum(row, input.checksum)
-    const current = contentOf(row)
-    const widgets = input.widgets ? normalizeWidgets(input.widgets) : current.widgets
-    // Only new widgets are checked: an unrelated edit (a rename) still saves when the model changed under a widget.
-    if (input.widgets) checkWidgetQueries(widgets, checkQuery)
-    const widgetIds = new Set(widgets.map((widget) => widget.id))
-    const content: DashboardContent = {
-      name: input.name ?? current.name,
-      published: input.published ?? current.published,
-      widgets,
-      filters: input.filters ?? current.filters,
-      timeGrains: input.timeGrains ?? current.timeGrains,
-      aiWidgetThreads: current.aiWidgetThreads.filter((thread) => widgetIds.has(thread.widgetId)),
-      restrictDataDownload: input.restrictDataDownload ?? current.restrictDataDownload,
-      useBoardDashboards: input.useBoardDashboards ?? current.useBoardDashboards,
-    }
-    return toDashboard(writeContent(context, row, content))
+  return writing(context, async (context) => {
+    const written = await editDashboard(
+      context,
+      () => requireDashboard(context, id),
+      (row) => {
+        requireManageFor(context, input, row)
+        assertFreshChecksum(row, input.checksum)
+        const current = contentOf(row)
+        const widgets = input.widgets ? normalizeWidgets(input.widgets) : current.widgets
+        // Only new widgets are checked: an unrelated edit (a rename) still saves when the model changed under a widget.
+        if (input.widgets) checkWidgetQueries(widgets, checkQuery)
+        const widgetIds = new Set(widgets.map((widget) => widget.id))
+        return {
+          name: input.name ?? current.name,
+          published: input.published ?? current.published,
+          widgets,
+          filters: input.filters ?? current.filters,
+          timeGrains: input.timeGrains ?? current.timeGrains,
+          aiWidgetThreads: current.aiWidgetThreads.filter((thread) => widgetIds.has(thread.widgetId)),
+          restrictDataDownload: input.restrictDataDownload ?? current.restrictDataDownload,
+          useBoardDashboards: input.useBoardDashboards ?? current.useBoardDashboards,
+        }
+      },
+    )
+    return toDashboard(written)
   })
 }
 
-export function deleteDashboard(context: ManagementContext, id: number): void {
+export async function deleteDashboard(context: ManagementContext, id: number): Promise<void> {
   requireAction(context.actor, 'ContentManage')
-  requireDashboard(context, id)
-  context.storage.db.delete(dashboards).where(eq(dashboards.id, id)).run()
+  const { dashboards } = context.storage.tables
+  return writing(context, async (context) => {
+    await requireDashboard(context, id)
+    await context.tx.delete(dashboards).where(eq(dashboards.id, id))
+  })
 }
 
 /**
  * Attaches a chat thread to a widget of a workbook's published dashboard (replacing the widget's previous
  * thread). A `checksum` other than the current one is 409: the dashboard changed since the caller read it.
  */
-export function attachAiWidgetThread(
+export async function attachAiWidgetThread(
   context: ManagementContext,
   workbookId: number,
   input: UpdatePublishedAiWidgetThreadInput,
-): Dashboard {
+): Promise<Dashboard> {
   requireAction(context.actor, 'ContentEdit')
-  return transaction(context.storage, () => {
-    const row = requireDashboardOfWorkbook(context, workbookId)
-    if (!row.published)
-      throw new ConflictError(
-        `Dashboard ${row.id} is not published; publish it before attaching AI widget threads`,
-        'DASHBOARD_NOT_PUBLISHED',
-      )
-    assertFreshChecksum(row, input.checksum)
-    const current = contentOf(row)
-    if (!current.widgets.some((widget) => widget.id === input.widgetId))
-      throw new BadRequestError(`widgetId: dashboard ${row.id} has no widget "${input.widgetId}"`, 'UNKNOWN_WIDGET')
-    const thread: AiWidgetThread = {
-      widgetId: input.widgetId,
-      threadId: input.threadId,
-      attachedAt: isoTime(context.now),
-    }
-    const aiWidgetThreads = [
-      ...current.aiWidgetThreads.filter((existing) => existing.widgetId !== input.widgetId),
-      thread,
-    ]
-    return toDashboard(writeContent(context, row, { ...current, aiWidgetThreads }))
+  return writing(context, async (context) => {
+    const written = await editDashboard(
+      context,
+      () => requireDashboardOfWorkbook(context, workbookId),
+      (row) => {
+        if (!row.published)
+          throw new ConflictError(
+            `Dashboard ${row.id} is not published; publish it before attaching AI widget threads`,
+            'DASHBOARD_NOT_PUBLISHED',
+          )
+        assertFreshChecksum(row, input.checksum)
+        const current = contentOf(row)
+        if (!current.widgets.some((widget) => widget.id === input.widgetId))
+          throw new BadRequestError(`widgetId: dashboard ${row.id} has no widget "${input.widgetId}"`, 'UNKNOWN_WIDGET')
+        const thread: AiWidgetThread = {
+          widgetId: input.widgetId,
+          threadId: input.threadId,
+          attachedAt: isoTime(context.now),
+        }
+        const aiWidgetThreads = [
+          ...current.aiWidgetThreads.filter((existing) => existing.widgetId !== input.widgetId),
+          thread,
+        ]
+        return { ...current, aiWidgetThreads }
+      },
+    )
+    return toDashboard(written)
   })
 }

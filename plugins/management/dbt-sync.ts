@@ -1,10 +1,10 @@
 import { and, eq, inArray } from 'drizzle-orm'
-import { transaction } from '../../db/client'
-import { dbtSyncJobs } from '../../db/schema'
+import { first } from '../../db/client'
+import type { dbtSyncJobs } from '../../db/schema'
 import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors'
 import { randomToken } from '../../lib/secrets'
 import { requireAction } from './access-control'
-import { isoTime, isoTimeOrNull, type ManagementContext } from './context'
+import { isoTime, isoTimeOrNull, writing, type ManagementContext, type WriteContext } from './context'
 import type { DbtSyncJob, DbtSyncResponse, StartDbtSyncInput } from './model'
 
 /**
@@ -28,17 +28,19 @@ function advance(row: JobRow, now: number): JobRow {
 }
 
 /** Brings stored jobs up to the clock; returns them advanced. */
-function advanceStored(context: ManagementContext, rows: JobRow[]): JobRow[] {
-  return rows.map((row) => {
+async function advanceStored(context: WriteContext, rows: JobRow[]): Promise<JobRow[]> {
+  const { dbtSyncJobs } = context.storage.tables
+  const advanced: JobRow[] = []
+  for (const row of rows) {
     const next = advance(row, context.now)
     if (next.status !== row.status)
-      context.storage.db
+      await context.tx
         .update(dbtSyncJobs)
         .set({ status: next.status, startedAt: next.startedAt, finishedAt: next.finishedAt })
         .where(eq(dbtSyncJobs.id, row.id))
-        .run()
-    return next
-  })
+    advanced.push(next)
+  }
+  return advanced
 }
 
 function toJob(row: JobRow): DbtSyncJob {
@@ -57,11 +59,11 @@ function toJob(row: JobRow): DbtSyncJob {
  * Starts a sync of `branchName` (default: the deployment's default branch; it must be one of `branches`). One
  * sync per branch at a time: starting another while one is queued or running is 409.
  */
-export function startDbtSync(
+export async function startDbtSync(
   context: ManagementContext,
   branches: string[],
   input: StartDbtSyncInput,
-): DbtSyncResponse {
+): Promise<DbtSyncResponse> {
   requireAction(context.actor, 'DbtSync')
   const branchName = input.branchName ?? branches[0]
   if (!branches.includes(branchName))
@@ -69,28 +71,27 @@ export function startDbtSync(
       `branchName: deployment ${context.deploymentId} has no branch "${branchName}" (branches: ${branches.join(', ')})`,
       'UNKNOWN_BRANCH',
     )
-  return transaction(context.storage, () => {
-    const { db } = context.storage
-    const active = advanceStored(
-      context,
-      db
-        .select()
-        .from(dbtSyncJobs)
-        .where(
-          and(
-            eq(dbtSyncJobs.deploymentId, context.deploymentId),
-            eq(dbtSyncJobs.branchName, branchName),
-            inArray(dbtSyncJobs.status, ['queued', 'running']),
-          ),
-        )
-        .all(),
-    ).find((row) => row.status === 'queued' || row.status === 'running')
+  const { dbtSyncJobs } = context.storage.tables
+  return writing(context, async (context) => {
+    const unfinished = await context.tx
+      .select()
+      .from(dbtSyncJobs)
+      .where(
+        and(
+          eq(dbtSyncJobs.deploymentId, context.deploymentId),
+          eq(dbtSyncJobs.branchName, branchName),
+          inArray(dbtSyncJobs.status, ['queued', 'running']),
+        ),
+      )
+    const active = (await advanceStored(context, unfinished)).find(
+      (row) => row.status === 'queued' || row.status === 'running',
+    )
     if (active)
       throw new ConflictError(
         `A dbt sync of branch "${branchName}" is already ${active.status} (syncJobId ${active.id})`,
         'DBT_SYNC_IN_PROGRESS',
       )
-    const row = db
+    const [row] = await context.tx
       .insert(dbtSyncJobs)
       .values({
         id: `dbtsync_${randomToken(12)}`,
@@ -102,18 +103,21 @@ export function startDbtSync(
         createdAt: context.now,
       })
       .returning()
-      .get()
     return { branchName: row.branchName, syncJobId: row.id, workflowId: row.workflowId }
   })
 }
 
-export function getDbtSyncJob(context: ManagementContext, syncJobId: string): DbtSyncJob {
+export async function getDbtSyncJob(context: ManagementContext, syncJobId: string): Promise<DbtSyncJob> {
   requireAction(context.actor, 'ContentRead')
-  const row = context.storage.db
-    .select()
-    .from(dbtSyncJobs)
-    .where(and(eq(dbtSyncJobs.id, syncJobId), eq(dbtSyncJobs.deploymentId, context.deploymentId)))
-    .get()
+  const { dbtSyncJobs } = context.storage.tables
+  const byId = and(eq(dbtSyncJobs.id, syncJobId), eq(dbtSyncJobs.deploymentId, context.deploymentId))
+  const row = await first(context.db.select().from(dbtSyncJobs).where(byId))
   if (!row) throw new NotFoundError(`dbt sync job ${syncJobId} not found`, 'DBT_SYNC_JOB_NOT_FOUND')
-  return toJob(advanceStored(context, [row])[0])
+  const next = advance(row, context.now)
+  // A read writes only when the job moved on; the transaction is taken then, not on every poll.
+  if (next.status === row.status) return toJob(row)
+  return writing(context, async (context) => {
+    const current = await first(context.tx.select().from(dbtSyncJobs).where(byId))
+    return toJob((await advanceStored(context, [current ?? row]))[0])
+  })
 }

@@ -1,9 +1,9 @@
 import { and, count, eq } from 'drizzle-orm'
-import { transaction } from '../../db/client'
-import { folders, reports } from '../../db/schema'
+import { first } from '../../db/client'
+import type { folders } from '../../db/schema'
 import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors'
 import { requireAction } from './access-control'
-import { isoTime, type ManagementContext } from './context'
+import { isoTime, writing, type ManagementContext } from './context'
 import type { CreateFolderInput, Folder, FoldersListQuery, FoldersListResponse, UpdateFolderInput } from './model'
 import { contentSorts, listPage, nameContains, withDeprecatedTotals } from './pagination'
 
@@ -20,107 +20,118 @@ function toFolder(row: FolderRow): Folder {
   }
 }
 
-function folderRow(context: ManagementContext, id: number): FolderRow | undefined {
-  return context.storage.db
-    .select()
-    .from(folders)
-    .where(and(eq(folders.id, id), eq(folders.deploymentId, context.deploymentId)))
-    .get()
+function folderRow(context: ManagementContext, id: number): Promise<FolderRow | undefined> {
+  const { folders } = context.storage.tables
+  return first(
+    context.db
+      .select()
+      .from(folders)
+      .where(and(eq(folders.id, id), eq(folders.deploymentId, context.deploymentId))),
+  )
 }
 
 /** A folder of the context's deployment, or 404 (other deployments' folders are invisible). */
-export function requireFolder(context: ManagementContext, id: number): FolderRow {
-  const row = folderRow(context, id)
+export async function requireFolder(context: ManagementContext, id: number): Promise<FolderRow> {
+  const row = await folderRow(context, id)
   if (!row) throw new NotFoundError(`Folder ${id} not found`, 'FOLDER_NOT_FOUND')
   return row
 }
 
 /** A folder named in a body (`folderId`, `parentId`): unknown ones are bad input, not a missing resource. */
-export function assertFolderReference(context: ManagementContext, field: string, id: number | null | undefined): void {
+export async function assertFolderReference(
+  context: ManagementContext,
+  field: string,
+  id: number | null | undefined,
+): Promise<void> {
   if (id === null || id === undefined) return
-  if (!folderRow(context, id))
+  if (!(await folderRow(context, id)))
     throw new BadRequestError(`${field}: folder ${id} does not exist in this deployment`, 'UNKNOWN_FOLDER')
 }
 
-export function getFolder(context: ManagementContext, id: number): Folder {
+export async function getFolder(context: ManagementContext, id: number): Promise<Folder> {
   requireAction(context.actor, 'ContentRead')
-  return toFolder(requireFolder(context, id))
+  return toFolder(await requireFolder(context, id))
 }
 
-const FOLDER_SORTS = contentSorts<FolderRow>(folders)
-
 /** Folders, filtered and cursor-paginated; default order: oldest first. */
-export function listFolders(context: ManagementContext, query: FoldersListQuery): FoldersListResponse {
+export async function listFolders(context: ManagementContext, query: FoldersListQuery): Promise<FoldersListResponse> {
   requireAction(context.actor, 'ContentRead')
-  const page = listPage(context.storage.db, {
+  const { folders } = context.storage.tables
+  const page = await listPage(context.db, {
     table: folders,
     where: [
       eq(folders.deploymentId, context.deploymentId),
       query.search ? nameContains(folders.name, query.search) : undefined,
       query.parentId !== undefined ? eq(folders.parentId, query.parentId) : undefined,
     ],
-    sorts: FOLDER_SORTS,
+    sorts: contentSorts<FolderRow>(folders),
     sortBy: query.sortBy ?? 'createdAt',
     query,
   })
   return withDeprecatedTotals(page.rows.map(toFolder), page)
 }
 
-export function createFolder(context: ManagementContext, input: CreateFolderInput): Folder {
+export async function createFolder(context: ManagementContext, input: CreateFolderInput): Promise<Folder> {
   requireAction(context.actor, 'ContentEdit')
-  assertFolderReference(context, 'parentId', input.parentId)
-  const row = context.storage.db
-    .insert(folders)
-    .values({
-      deploymentId: context.deploymentId,
-      name: input.name,
-      parentId: input.parentId ?? null,
-      createdAt: context.now,
-      updatedAt: context.now,
-    })
-    .returning()
-    .get()
-  return toFolder(row)
+  const { folders } = context.storage.tables
+  return writing(context, async (context) => {
+    await assertFolderReference(context, 'parentId', input.parentId)
+    const [row] = await context.tx
+      .insert(folders)
+      .values({
+        deploymentId: context.deploymentId,
+        name: input.name,
+        parentId: input.parentId ?? null,
+        createdAt: context.now,
+        updatedAt: context.now,
+      })
+      .returning()
+    return toFolder(row)
+  })
 }
 
 /** Renames or moves a folder; moving it under itself or one of its descendants is refused. */
-export function updateFolder(context: ManagementContext, id: number, input: UpdateFolderInput): Folder {
+export async function updateFolder(context: ManagementContext, id: number, input: UpdateFolderInput): Promise<Folder> {
   requireAction(context.actor, 'ContentEdit')
-  return transaction(context.storage, () => {
-    requireFolder(context, id)
+  const { folders } = context.storage.tables
+  return writing(context, async (context) => {
+    await requireFolder(context, id)
     if (input.parentId !== undefined && input.parentId !== null) {
-      assertFolderReference(context, 'parentId', input.parentId)
+      await assertFolderReference(context, 'parentId', input.parentId)
       for (
         let ancestor: number | null = input.parentId;
         ancestor !== null;
-        ancestor = requireFolder(context, ancestor).parentId
+        ancestor = (await requireFolder(context, ancestor)).parentId
       )
         if (ancestor === id)
           throw new BadRequestError('parentId: a folder cannot be moved into itself or its subfolders', 'FOLDER_CYCLE')
     }
-    const row = context.storage.db
+    const [row] = await context.tx
       .update(folders)
       .set({ name: input.name, parentId: input.parentId, updatedAt: context.now })
       .where(eq(folders.id, id))
       .returning()
-      .get()
     return toFolder(row)
   })
 }
 
 /** Deletes an empty folder; one holding subfolders or reports is refused (409) rather than emptied silently. */
-export function deleteFolder(context: ManagementContext, id: number): void {
+export async function deleteFolder(context: ManagementContext, id: number): Promise<void> {
   requireAction(context.actor, 'ContentManage')
-  transaction(context.storage, () => {
-    requireFolder(context, id)
-    const { db } = context.storage
-    const children = db.select({ n: count() }).from(folders).where(eq(folders.parentId, id)).get()?.n ?? 0
-    const held = db.select({ n: count() }).from(reports).where(eq(reports.folderId, id)).get()?.n ?? 0
+  const { folders, reports } = context.storage.tables
+  return writing(context, async (context) => {
+    await requireFolder(context, id)
+    const { tx } = context
+    // Postgres counts in bigint, which its driver may hand back as a string.
+    const children = Number(
+      (await first(tx.select({ n: count() }).from(folders).where(eq(folders.parentId, id))))?.n ?? 0,
+    )
+    const held = Number((await first(tx.select({ n: count() }).from(reports).where(eq(reports.folderId, id))))?.n ?? 0)
     if (children + held > 0)
       throw new ConflictError(
         `Folder ${id} is not empty: it holds ${children} folder(s) and ${held} report(s)`,
         'FOLDER_NOT_EMPTY',
       )
-    db.delete(folders).where(eq(folders.id, id)).run()
+    await tx.delete(folders).where(eq(folders.id, id))
   })
 }

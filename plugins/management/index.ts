@@ -32,19 +32,23 @@ export function managementPlugin(deps: ManagementDeps, options: { runWidgetQuery
     })
   return new Elysia({ name: 'management', seed: deps.instanceId })
     .use(authPlugin(deps))
-    .get('/api/v1/deployments', ({ caller }) => ({ items: listKeyDeployments(deps.storage, deps.directory, caller) }), {
-      apiKey: true,
-      response: { 200: DeploymentsResponse },
-      detail: {
-        operationId: 'listDeployments',
-        summary: 'List the deployments this API key may use',
-        description:
-          "The key's account's deployments, narrowed by the key's deployment scope, each with its agents and branches. " +
-          'Read-only; any API key of the account (admin or not).',
-        tags: ['Deployments'],
-        security: [{ ApiKey: [] }],
+    .get(
+      '/api/v1/deployments',
+      async ({ caller }) => ({ items: await listKeyDeployments(deps.storage, deps.directory, caller) }),
+      {
+        apiKey: true,
+        response: { 200: DeploymentsResponse },
+        detail: {
+          operationId: 'listDeployments',
+          summary: 'List the deployments this API key may use',
+          description:
+            "The key's account's deployments, narrowed by the key's deployment scope, each with its agents and branches. " +
+            'Read-only; any API key of the account (admin or not).',
+          tags: ['Deployments'],
+          security: [{ ApiKey: [] }],
+        },
       },
-    })
+    )
     .use(reportRoutes(deps))
     .use(workbookRoutes(deps, runWidgetQuery))
     .use(settingsRoutes(deps))

@@ -28,6 +28,8 @@ export function managementAccess(deps: ManagementAccessDeps) {
   const { storage, clock } = deps
   return new Elysia({ name: 'management-access', seed: deps.instanceId }).use(authPlugin(deps)).macro('management', {
     managementAccess: true,
-    resolve: ({ caller, deployment }) => ({ context: managementContext(storage, clock(), caller, deployment.id) }),
+    resolve: async ({ caller, deployment }) => ({
+      context: await managementContext(storage, clock(), caller, deployment.id),
+    }),
   })
 }

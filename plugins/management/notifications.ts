@@ -1,10 +1,10 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm'
-import { transaction } from '../../db/client'
-import { dashboards, embedTenants, notifications, users } from '../../db/schema'
+import { and, eq, inArray, type SQL } from 'drizzle-orm'
+import { first } from '../../db/client'
+import type { notifications } from '../../db/schema'
 import { BadRequestError, NotFoundError } from '../../lib/errors'
 import { normalizeIdentity } from '../auth/normalize-identity'
 import { requireAction } from './access-control'
-import { isoTime, type ManagementContext } from './context'
+import { isoTime, writing, type ManagementContext } from './context'
 import type {
   CreateNotificationInput,
   DashboardFilter,
@@ -23,16 +23,14 @@ type NotificationRow = typeof notifications.$inferSelect
  * Scheduled dashboard notifications. They are stored and listed; this service sends no deliveries (the
  * specification shows none), so `schedule` records the intent for whatever delivers them.
  */
-function toNotifications(context: ManagementContext, rows: NotificationRow[]): Notification[] {
+async function toNotifications(context: ManagementContext, rows: NotificationRow[]): Promise<Notification[]> {
   if (rows.length === 0) return []
-  const publicIds = new Map(
-    context.storage.db
-      .select({ id: dashboards.id, publicId: dashboards.publicId })
-      .from(dashboards)
-      .where(inArray(dashboards.id, [...new Set(rows.map((row) => row.dashboardId))]))
-      .all()
-      .map((board) => [board.id, board.publicId] as const),
-  )
+  const { dashboards } = context.storage.tables
+  const boards = await context.db
+    .select({ id: dashboards.id, publicId: dashboards.publicId })
+    .from(dashboards)
+    .where(inArray(dashboards.id, [...new Set(rows.map((row) => row.dashboardId))]))
+  const publicIds = new Map(boards.map((board) => [board.id, board.publicId] as const))
   return rows.map((row) => ({
     id: row.id,
     deploymentId: row.deploymentId,
@@ -49,28 +47,32 @@ function toNotifications(context: ManagementContext, rows: NotificationRow[]): N
   }))
 }
 
-function requireNotification(context: ManagementContext, id: number): NotificationRow {
-  const row = context.storage.db
-    .select()
-    .from(notifications)
-    .where(and(eq(notifications.id, id), eq(notifications.deploymentId, context.deploymentId)))
-    .get()
+async function requireNotification(context: ManagementContext, id: number): Promise<NotificationRow> {
+  const { notifications } = context.storage.tables
+  const row = await first(
+    context.db
+      .select()
+      .from(notifications)
+      .where(and(eq(notifications.id, id), eq(notifications.deploymentId, context.deploymentId))),
+  )
   if (!row) throw new NotFoundError(`Notification ${id} not found`, 'NOTIFICATION_NOT_FOUND')
   return row
 }
 
 /** The dashboard a creation names: exactly one of the numeric id and the public id of a published dashboard. */
-function resolveDashboard(context: ManagementContext, input: CreateNotificationInput): number {
+async function resolveDashboard(context: ManagementContext, input: CreateNotificationInput): Promise<number> {
   if ((input.dashboardId === undefined) === (input.dashboardPublicId === undefined))
     throw new BadRequestError('Send exactly one of dashboardId and dashboardPublicId', 'DASHBOARD_REFERENCE')
-  const { db } = context.storage
+  const { db } = context
+  const { dashboards } = context.storage.tables
   const inDeployment = eq(dashboards.deploymentId, context.deploymentId)
   if (input.dashboardId !== undefined) {
-    const board = db
-      .select({ id: dashboards.id })
-      .from(dashboards)
-      .where(and(inDeployment, eq(dashboards.id, input.dashboardId)))
-      .get()
+    const board = await first(
+      db
+        .select({ id: dashboards.id })
+        .from(dashboards)
+        .where(and(inDeployment, eq(dashboards.id, input.dashboardId))),
+    )
     if (!board)
       throw new BadRequestError(
         `dashboardId: dashboard ${input.dashboardId} does not exist in this deployment`,
@@ -78,11 +80,12 @@ function resolveDashboard(context: ManagementContext, input: CreateNotificationI
       )
     return board.id
   }
-  const board = db
-    .select({ id: dashboards.id })
-    .from(dashboards)
-    .where(and(inDeployment, eq(dashboards.publicId, input.dashboardPublicId!), eq(dashboards.published, true)))
-    .get()
+  const board = await first(
+    db
+      .select({ id: dashboards.id })
+      .from(dashboards)
+      .where(and(inDeployment, eq(dashboards.publicId, input.dashboardPublicId!), eq(dashboards.published, true))),
+  )
   if (!board)
     throw new BadRequestError(
       `dashboardPublicId: no published dashboard "${input.dashboardPublicId}" in this deployment`,
@@ -92,25 +95,34 @@ function resolveDashboard(context: ManagementContext, input: CreateNotificationI
 }
 
 /** Checks recipients against the account (console users and embed tenants must exist) and normalizes ids. */
-function checkRecipients(context: ManagementContext, recipients: NotificationRecipient[]): NotificationRecipient[] {
-  const { db } = context.storage
-  return recipients.map((recipient, index) => {
+async function checkRecipients(
+  context: ManagementContext,
+  recipients: NotificationRecipient[],
+): Promise<NotificationRecipient[]> {
+  const { db } = context
+  const { embedTenants, users } = context.storage.tables
+  const checked: NotificationRecipient[] = []
+  for (const [index, recipient] of recipients.entries()) checked.push(await checkRecipient(recipient, index))
+  return checked
+
+  async function checkRecipient(recipient: NotificationRecipient, index: number): Promise<NotificationRecipient> {
     const at = `recipients[${index}]`
     if (recipient.kind === 'user') {
       if (recipient.userId === undefined && recipient.email === undefined)
         throw new BadRequestError(`${at}: a console recipient needs userId or email`, 'INVALID_RECIPIENT')
       if (recipient.userId !== undefined) {
-        const user = db
-          .select({ id: users.id })
-          .from(users)
-          .where(
-            and(
-              eq(users.id, recipient.userId),
-              eq(users.accountId, context.actor.accountId),
-              eq(users.kind, 'internal'),
+        const user = await first(
+          db
+            .select({ id: users.id })
+            .from(users)
+            .where(
+              and(
+                eq(users.id, recipient.userId),
+                eq(users.accountId, context.actor.accountId),
+                eq(users.kind, 'internal'),
+              ),
             ),
-          )
-          .get()
+        )
         if (!user)
           throw new BadRequestError(
             `${at}.userId: user ${recipient.userId} is not a console user of this account`,
@@ -119,85 +131,97 @@ function checkRecipients(context: ManagementContext, recipients: NotificationRec
       }
       return recipient.email === undefined ? recipient : { ...recipient, email: normalizeIdentity(recipient.email) }
     }
-    const tenant = db
-      .select({ id: embedTenants.id })
-      .from(embedTenants)
-      .where(and(eq(embedTenants.accountId, context.actor.accountId), eq(embedTenants.name, recipient.embedTenantName)))
-      .get()
+    const tenant = await first(
+      db
+        .select({ id: embedTenants.id })
+        .from(embedTenants)
+        .where(
+          and(eq(embedTenants.accountId, context.actor.accountId), eq(embedTenants.name, recipient.embedTenantName)),
+        ),
+    )
     if (!tenant)
       throw new BadRequestError(
         `${at}.embedTenantName: embed tenant "${recipient.embedTenantName}" does not exist`,
         'UNKNOWN_EMBED_TENANT',
       )
     return { ...recipient, externalId: normalizeIdentity(recipient.externalId) }
-  })
+  }
 }
 
-export function getNotification(context: ManagementContext, id: number): Notification {
+/** Whether a stored recipient has every one of `fields`, with the same value and type. */
+function hasFields(fields: Record<string, string | number>) {
+  return (recipient: unknown) =>
+    typeof recipient === 'object' &&
+    recipient !== null &&
+    Object.entries(fields).every(([name, value]) => (recipient as Record<string, unknown>)[name] === value)
+}
+
+export async function getNotification(context: ManagementContext, id: number): Promise<Notification> {
   requireAction(context.actor, 'ContentRead')
-  return toNotifications(context, [requireNotification(context, id)])[0]
-}
-
-/** A recipient filter over the JSON recipients column. */
-function recipientMatches(condition: SQL): SQL {
-  return sql`EXISTS (SELECT 1 FROM json_each(${notifications.recipients}) AS recipient WHERE ${condition})`
+  return (await toNotifications(context, [await requireNotification(context, id)]))[0]
 }
 
 /**
  * Notifications, oldest first, cursor-paginated. Recipient filters: `recipientUserId` or `recipientEmail` for
  * console users; `recipientEmbedTenantName` with `recipientExternalId` (both or neither) for embed users.
  */
-export function listNotifications(
+export async function listNotifications(
   context: ManagementContext,
   query: NotificationsListQuery,
-): NotificationsListResponse {
+): Promise<NotificationsListResponse> {
   requireAction(context.actor, 'ContentRead')
   if ((query.recipientEmbedTenantName === undefined) !== (query.recipientExternalId === undefined))
     throw new BadRequestError(
       'recipientEmbedTenantName and recipientExternalId go together: send both or neither',
       'EMBED_RECIPIENT_FILTER',
     )
-  const field = (name: string) => sql.raw(`json_extract(recipient.value, '$.${name}')`)
+  const { dashboards, notifications } = context.storage.tables
   const filters: (SQL | undefined)[] = [eq(notifications.deploymentId, context.deploymentId)]
   if (query.dashboardPublicId !== undefined)
     filters.push(
       inArray(
         notifications.dashboardId,
-        context.storage.db
+        context.db
           .select({ id: dashboards.id })
           .from(dashboards)
           .where(eq(dashboards.publicId, query.dashboardPublicId)),
       ),
     )
-  if (query.recipientUserId !== undefined)
-    filters.push(recipientMatches(sql`${field('kind')} = 'user' AND ${field('userId')} = ${query.recipientUserId}`))
-  if (query.recipientEmail !== undefined)
-    filters.push(
-      recipientMatches(
-        sql`${field('kind')} = 'user' AND ${field('email')} = ${normalizeIdentity(query.recipientEmail)}`,
-      ),
-    )
+  // Recipients live in a JSON value, which each database searches with functions of its own: they are matched
+  // here instead, each filter by some recipient having all of its fields.
+  const wanted: Record<string, string | number>[] = []
+  if (query.recipientUserId !== undefined) wanted.push({ kind: 'user', userId: query.recipientUserId })
+  if (query.recipientEmail !== undefined) wanted.push({ kind: 'user', email: normalizeIdentity(query.recipientEmail) })
   if (query.recipientEmbedTenantName !== undefined && query.recipientExternalId !== undefined)
-    filters.push(
-      recipientMatches(
-        sql`${field('kind')} = 'embedUser' AND ${field('embedTenantName')} = ${query.recipientEmbedTenantName} AND ${field('externalId')} = ${normalizeIdentity(query.recipientExternalId)}`,
-      ),
-    )
-  const page = listPage(context.storage.db, {
+    wanted.push({
+      kind: 'embedUser',
+      embedTenantName: query.recipientEmbedTenantName,
+      externalId: normalizeIdentity(query.recipientExternalId),
+    })
+  const page = await listPage(context.db, {
     table: notifications,
     where: filters,
     sorts: byCreation<NotificationRow>(notifications.createdAt),
     sortBy: 'createdAt',
     query,
+    keep:
+      wanted.length === 0
+        ? undefined
+        : (row) => Array.isArray(row.recipients) && wanted.every((fields) => row.recipients.some(hasFields(fields))),
   })
-  return { items: toNotifications(context, page.rows), pageInfo: page.pageInfo }
+  return { items: await toNotifications(context, page.rows), pageInfo: page.pageInfo }
 }
 
-export function createNotification(context: ManagementContext, input: CreateNotificationInput): Notification {
+export async function createNotification(
+  context: ManagementContext,
+  input: CreateNotificationInput,
+): Promise<Notification> {
   requireAction(context.actor, 'NotificationsManage')
-  return transaction(context.storage, () => {
-    const dashboardId = resolveDashboard(context, input)
-    const row = context.storage.db
+  const { notifications } = context.storage.tables
+  return writing(context, async (context) => {
+    const dashboardId = await resolveDashboard(context, input)
+    const recipients = await checkRecipients(context, input.recipients)
+    const [row] = await context.tx
       .insert(notifications)
       .values({
         deploymentId: context.deploymentId,
@@ -206,7 +230,7 @@ export function createNotification(context: ManagementContext, input: CreateNoti
         frequency: input.schedule.frequency,
         timeOfDay: input.schedule.timeOfDay ?? null,
         enabled: input.enabled ?? true,
-        recipients: checkRecipients(context, input.recipients),
+        recipients,
         filters: input.filters ?? [],
         timeGrains: input.timeGrains ?? [],
         createdByKeyId: context.actor.keyId,
@@ -214,40 +238,43 @@ export function createNotification(context: ManagementContext, input: CreateNoti
         updatedAt: context.now,
       })
       .returning()
-      .get()
-    return toNotifications(context, [row])[0]
+    return (await toNotifications(context, [row]))[0]
   })
 }
 
-export function updateNotification(
+export async function updateNotification(
   context: ManagementContext,
   id: number,
   input: UpdateNotificationInput,
-): Notification {
+): Promise<Notification> {
   requireAction(context.actor, 'NotificationsManage')
-  return transaction(context.storage, () => {
-    requireNotification(context, id)
-    const row = context.storage.db
+  const { notifications } = context.storage.tables
+  return writing(context, async (context) => {
+    await requireNotification(context, id)
+    const recipients = input.recipients ? await checkRecipients(context, input.recipients) : undefined
+    const [row] = await context.tx
       .update(notifications)
       .set({
         name: input.name,
         frequency: input.schedule?.frequency,
         timeOfDay: input.schedule ? (input.schedule.timeOfDay ?? null) : undefined,
         enabled: input.enabled,
-        recipients: input.recipients ? checkRecipients(context, input.recipients) : undefined,
+        recipients,
         filters: input.filters,
         timeGrains: input.timeGrains,
         updatedAt: context.now,
       })
       .where(eq(notifications.id, id))
       .returning()
-      .get()
-    return toNotifications(context, [row])[0]
+    return (await toNotifications(context, [row]))[0]
   })
 }
 
-export function deleteNotification(context: ManagementContext, id: number): void {
+export async function deleteNotification(context: ManagementContext, id: number): Promise<void> {
   requireAction(context.actor, 'NotificationsManage')
-  requireNotification(context, id)
-  context.storage.db.delete(notifications).where(eq(notifications.id, id)).run()
+  const { notifications } = context.storage.tables
+  return writing(context, async (context) => {
+    await requireNotification(context, id)
+    await context.tx.delete(notifications).where(eq(notifications.id, id))
+  })
 }

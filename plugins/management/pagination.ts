@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, lt, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
-import type { Db } from '../../db/client'
+import { first, type Db } from '../../db/client'
 import { BadRequestError } from '../../lib/errors'
 import type { PageInfo } from './model'
 
@@ -12,6 +12,10 @@ export type SortDirection = 'asc' | 'desc'
 export interface SortKey<Row> {
   expression: SQLWrapper
   valueOf(row: Row): string | number | null
+  /** A cursor's value as `expression` compares it (the value itself unless told). */
+  bind?(value: string | number): SQLWrapper
+  /** Whether the value may be NULL: NULL sorts as the smallest value, as SQLite orders it (Postgres would not). */
+  nullable?: boolean
 }
 
 interface Cursor {
@@ -61,6 +65,14 @@ export function byCreation<Row extends { createdAt: number }>(createdAt: SQLWrap
   return { createdAt: { key: { expression: createdAt, valueOf: (row) => row.createdAt }, direction: 'asc' } }
 }
 
+/**
+ * Text as `name` orders and compares it, ignoring case. `lower` rather than a collation (`NOCASE` is SQLite's own);
+ * the value is cast so Postgres takes a bound parameter as text.
+ */
+function folded(value: SQLWrapper | string | number): SQL {
+  return sql`lower(cast(${value} as text))`
+}
+
 /** The orders of content lists: `name` A to Z ignoring case, `createdAt` oldest first, `updatedAt` newest first. */
 export function contentSorts<Row extends { name: string; createdAt: number; updatedAt: number }>(table: {
   name: SQLWrapper
@@ -68,15 +80,19 @@ export function contentSorts<Row extends { name: string; createdAt: number; upda
   updatedAt: SQLWrapper
 }): Record<'name' | 'createdAt' | 'updatedAt', SortOption<Row>> {
   return {
-    name: { key: { expression: sql`${table.name} COLLATE NOCASE`, valueOf: (row) => row.name }, direction: 'asc' },
+    name: { key: { expression: folded(table.name), valueOf: (row) => row.name, bind: folded }, direction: 'asc' },
     ...byCreation<Row>(table.createdAt),
     updatedAt: { key: { expression: table.updatedAt, valueOf: (row) => row.updatedAt }, direction: 'desc' },
   }
 }
 
-/** The `search` filter: `column` contains `text`, ignoring case (SQLite's `LIKE`), with its wildcards taken literally. */
+/**
+ * The `search` filter: `column` contains `text`, ignoring case, with its wildcards taken literally. Both sides are
+ * lowered: `LIKE` ignores case on SQLite but not on Postgres.
+ */
 export function nameContains(column: SQLWrapper, text: string): SQL {
-  return sql`${column} LIKE ${`%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`} ESCAPE '\\'`
+  const pattern = `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`
+  return sql`${folded(column)} LIKE ${folded(pattern)} ESCAPE '\\'`
 }
 
 type ListedTable = SQLiteTable & { id: SQLiteColumn; $inferSelect: { id: number } }
@@ -90,43 +106,72 @@ export interface ListRequest<Table extends ListedTable, SortBy extends string> {
   query: { first?: number; after?: string; sortOrder?: SortDirection }
   /** Whether `endCursor` is issued; false for orders that change while being read. */
   cursors?: boolean
+  /**
+   * A condition on fetched rows, for what one SQL text cannot ask of both databases (a field inside a JSON value):
+   * the rows matching `where` are then read ahead in batches until the page is full.
+   */
+  keep?: (row: Table['$inferSelect']) => boolean
 }
 
 export interface ListPage<Row> {
   rows: Row[]
   pageInfo: PageInfo
   /** How many rows match in all, for the deprecated `count`; counted only when asked. */
-  total(): number
+  total(): Promise<number>
 }
 
+/** How many rows a list with a `keep` condition reads at a time. */
+const READ_AHEAD = 200
+
 /**
- * One page of a table's rows matching `where`: `first` rows after the cursor in the requested order (the id breaks
- * ties), and whether more follow.
+ * One page of a table's rows matching `where` (and `keep`): `first` rows after the cursor in the requested order
+ * (the id breaks ties), and whether more follow.
  */
-export function listPage<Table extends ListedTable, SortBy extends string>(
+export async function listPage<Table extends ListedTable, SortBy extends string>(
   db: Db,
   request: ListRequest<Table, SortBy>,
-): ListPage<Table['$inferSelect']> {
-  const { table, query, sortBy } = request
+): Promise<ListPage<Table['$inferSelect']>> {
+  type Row = Table['$inferSelect']
+  const { table, query, sortBy, keep } = request
   const { key, direction: defaultDirection } = request.sorts[sortBy]
   const direction = query.sortOrder ?? defaultDirection
   const size = query.first ?? DEFAULT_PAGE_SIZE
   const ahead = direction === 'asc' ? gt : lt
-  const order = direction === 'asc' ? asc : desc
+  // NULLs placed explicitly only where they can occur: SQLite puts them first going up, Postgres last.
+  const order = (expression: SQLWrapper) =>
+    key.nullable
+      ? sql`${expression} ${sql.raw(direction === 'asc' ? 'asc nulls first' : 'desc nulls last')}`
+      : (direction === 'asc' ? asc : desc)(expression)
   const filter = and(...request.where)
-  let after: SQL | undefined
-  if (query.after !== undefined) {
-    const cursor = decodeCursor(query.after, sortBy, direction)
-    after = or(ahead(key.expression, cursor.value), and(eq(key.expression, cursor.value), ahead(table.id, cursor.id)))
+  /** The rows strictly after (`value`, `id`) in this order. */
+  const after = (cursor: Cursor | undefined): SQL | undefined => {
+    if (!cursor) return undefined
+    const value = key.bind ? key.bind(cursor.value) : cursor.value
+    return or(ahead(key.expression, value), and(eq(key.expression, value), ahead(table.id, cursor.id)))
   }
   const listed = table as SQLiteTable
-  const fetched = db
-    .select()
-    .from(listed)
-    .where(and(filter, after))
-    .orderBy(order(key.expression), order(table.id))
-    .limit(size + 1)
-    .all() as Table['$inferSelect'][]
+  const read = async (from: Cursor | undefined, limit: number) =>
+    (await db
+      .select()
+      .from(listed)
+      .where(and(filter, after(from)))
+      .orderBy(order(key.expression), order(table.id))
+      .limit(limit)) as Row[]
+  // A cursor cannot stand on a NULL value, so reading ahead needs a sort key without them.
+  if (keep && key.nullable) throw new Error(`Sorting by ${sortBy} cannot be combined with a keep condition`)
+  /** Rows after `from` that `keep` keeps, up to `limit`, read `READ_AHEAD` at a time. */
+  const readKept = async (from: Cursor | undefined, limit: number): Promise<Row[]> => {
+    const kept: Row[] = []
+    for (;;) {
+      const batch = await read(from, READ_AHEAD)
+      for (const row of batch) if (keep!(row) && kept.push(row) >= limit) return kept
+      const last = batch.at(-1)
+      if (batch.length < READ_AHEAD || !last) return kept
+      from = { value: key.valueOf(last)!, id: last.id }
+    }
+  }
+  const start = query.after === undefined ? undefined : decodeCursor(query.after, sortBy, direction)
+  const fetched = keep ? await readKept(start, size + 1) : await read(start, size + 1)
   const rows = fetched.slice(0, size)
   const last = rows.at(-1)
   const lastValue = last ? key.valueOf(last) : null
@@ -135,11 +180,15 @@ export function listPage<Table extends ListedTable, SortBy extends string>(
   return {
     rows,
     pageInfo: { hasNextPage: fetched.length > size, endCursor },
-    total: () => db.select({ n: count() }).from(listed).where(filter).get()?.n ?? 0,
+    total: async () => {
+      if (keep) return (await readKept(undefined, Number.POSITIVE_INFINITY)).length
+      // Postgres counts in bigint, which its driver may hand back as a string.
+      return Number((await first(db.select({ n: count() }).from(listed).where(filter)))?.n ?? 0)
+    },
   }
 }
 
 /** A list response that also fills the deprecated `data` (the page's items again) and `count` (all matches). */
-export function withDeprecatedTotals<Item>(items: Item[], page: ListPage<unknown>) {
-  return { items, pageInfo: page.pageInfo, data: items, count: page.total() }
+export async function withDeprecatedTotals<Item>(items: Item[], page: ListPage<unknown>) {
+  return { items, pageInfo: page.pageInfo, data: items, count: await page.total() }
 }

@@ -69,13 +69,17 @@ export function reportRoutes(deps: ManagementAccessDeps) {
         'Cursor pagination (`first`, `after`); `data` and `count` are deprecated but filled. Default order: oldest first.',
       ),
     })
-    .post(`${DEPLOYMENT}/folders`, ({ context, body, status }) => status(201, createFolder(context, body)), {
-      management: true,
-      params: DeploymentParams,
-      body: CreateFolderInput,
-      response: { 201: Folder },
-      detail: doc('Folders', 'Create a folder'),
-    })
+    .post(
+      `${DEPLOYMENT}/folders`,
+      async ({ context, body, status }) => status(201, await createFolder(context, body)),
+      {
+        management: true,
+        params: DeploymentParams,
+        body: CreateFolderInput,
+        response: { 201: Folder },
+        detail: doc('Folders', 'Create a folder'),
+      },
+    )
     .get(`${DEPLOYMENT}/folders/:folderId`, ({ context, params }) => getFolder(context, params.folderId), {
       management: true,
       params: FolderParams,
@@ -95,8 +99,8 @@ export function reportRoutes(deps: ManagementAccessDeps) {
     )
     .delete(
       `${DEPLOYMENT}/folders/:folderId`,
-      ({ context, params, status }) => {
-        deleteFolder(context, params.folderId)
+      async ({ context, params, status }) => {
+        await deleteFolder(context, params.folderId)
         return status(204, undefined)
       },
       {
@@ -117,13 +121,17 @@ export function reportRoutes(deps: ManagementAccessDeps) {
         'Filters `search`, `folderId`, `externalWorkbookId`; `sortBy` `name` (A to Z), `createdAt` (oldest first, the default), `updatedAt` and `lastViewedAt` (newest first); `sortOrder` reverses. Cursor pagination is unavailable with `lastViewedAt`: its first page is served without `endCursor`, and `after` is 400.',
       ),
     })
-    .post(`${DEPLOYMENT}/reports`, ({ context, body, status }) => status(201, createReport(context, body)), {
-      management: true,
-      params: DeploymentParams,
-      body: CreateReportInput,
-      response: { 201: Report },
-      detail: doc('Reports', 'Create a report'),
-    })
+    .post(
+      `${DEPLOYMENT}/reports`,
+      async ({ context, body, status }) => status(201, await createReport(context, body)),
+      {
+        management: true,
+        params: DeploymentParams,
+        body: CreateReportInput,
+        response: { 201: Report },
+        detail: doc('Reports', 'Create a report'),
+      },
+    )
     .get(`${DEPLOYMENT}/reports/:reportId`, ({ context, params }) => getReport(context, params.reportId), {
       management: true,
       params: ReportParams,
@@ -143,8 +151,8 @@ export function reportRoutes(deps: ManagementAccessDeps) {
     )
     .delete(
       `${DEPLOYMENT}/reports/:reportId`,
-      ({ context, params, status }) => {
-        deleteReport(context, params.reportId)
+      async ({ context, params, status }) => {
+        await deleteReport(context, params.reportId)
         return status(204, undefined)
       },
       { management: true, params: ReportParams, response: NoContent, detail: doc('Reports', 'Delete a report') },
@@ -187,7 +195,8 @@ export function reportRoutes(deps: ManagementAccessDeps) {
     )
     .post(
       `${DEPLOYMENT}/reports/:reportId/snapshots`,
-      ({ context, params, body, status }) => status(201, createReportSnapshot(context, params.reportId, body ?? {})),
+      async ({ context, params, body, status }) =>
+        status(201, await createReportSnapshot(context, params.reportId, body ?? {})),
       {
         management: true,
         params: ReportParams,
@@ -224,8 +233,8 @@ export function reportRoutes(deps: ManagementAccessDeps) {
     )
     .delete(
       `${DEPLOYMENT}/reports/:reportId/snapshots/:snapshotId`,
-      ({ context, params, status }) => {
-        deleteReportSnapshot(context, params.reportId, params.snapshotId)
+      async ({ context, params, status }) => {
+        await deleteReportSnapshot(context, params.reportId, params.snapshotId)
         return status(204, undefined)
       },
       {

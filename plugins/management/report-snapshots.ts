@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm'
-import { transaction } from '../../db/client'
-import { reportSnapshots } from '../../db/schema'
+import { first } from '../../db/client'
+import type { reportSnapshots } from '../../db/schema'
 import { NotFoundError } from '../../lib/errors'
 import { requireAction } from './access-control'
-import { isoTime, type ManagementContext } from './context'
+import { isoTime, writing, type ManagementContext } from './context'
 import type {
   CreateReportSnapshotInput,
   ReportSnapshot,
@@ -28,13 +28,15 @@ function toSnapshot(row: SnapshotRow): ReportSnapshot {
   }
 }
 
-function requireSnapshot(context: ManagementContext, reportId: number, id: number): SnapshotRow {
-  requireReport(context, reportId)
-  const row = context.storage.db
-    .select()
-    .from(reportSnapshots)
-    .where(and(eq(reportSnapshots.id, id), eq(reportSnapshots.reportId, reportId)))
-    .get()
+async function requireSnapshot(context: ManagementContext, reportId: number, id: number): Promise<SnapshotRow> {
+  await requireReport(context, reportId)
+  const { reportSnapshots } = context.storage.tables
+  const row = await first(
+    context.db
+      .select()
+      .from(reportSnapshots)
+      .where(and(eq(reportSnapshots.id, id), eq(reportSnapshots.reportId, reportId))),
+  )
   if (!row) throw new NotFoundError(`Snapshot ${id} of report ${reportId} not found`, 'SNAPSHOT_NOT_FOUND')
   return row
 }
@@ -43,42 +45,50 @@ function requireSnapshot(context: ManagementContext, reportId: number, id: numbe
  * Freezes the report's current query with its fill-missing-rows setting, so later edits of the report leave the
  * snapshot as it was. The default name is the report's name and the time of the snapshot.
  */
-export function createReportSnapshot(
+export async function createReportSnapshot(
   context: ManagementContext,
   reportId: number,
   input: CreateReportSnapshotInput,
-): ReportSnapshot {
+): Promise<ReportSnapshot> {
   requireAction(context.actor, 'ContentEdit')
-  const report = requireReport(context, reportId)
-  const row = context.storage.db
-    .insert(reportSnapshots)
-    .values({
-      reportId,
-      name: input.name ?? `${report.name} (${isoTime(context.now)})`,
-      query: report.query,
-      fillMissingRows: input.fillMissingRows ?? null,
-      createdAt: context.now,
-      updatedAt: context.now,
-    })
-    .returning()
-    .get()
-  return toSnapshot(row)
+  const { reportSnapshots } = context.storage.tables
+  // The report is read in the snapshot's transaction, so the snapshot freezes the query as it is when written.
+  return writing(context, async (context) => {
+    const report = await requireReport(context, reportId)
+    const [row] = await context.tx
+      .insert(reportSnapshots)
+      .values({
+        reportId,
+        name: input.name ?? `${report.name} (${isoTime(context.now)})`,
+        query: report.query,
+        fillMissingRows: input.fillMissingRows ?? null,
+        createdAt: context.now,
+        updatedAt: context.now,
+      })
+      .returning()
+    return toSnapshot(row)
+  })
 }
 
-export function getReportSnapshot(context: ManagementContext, reportId: number, id: number): ReportSnapshot {
+export async function getReportSnapshot(
+  context: ManagementContext,
+  reportId: number,
+  id: number,
+): Promise<ReportSnapshot> {
   requireAction(context.actor, 'ContentRead')
-  return toSnapshot(requireSnapshot(context, reportId, id))
+  return toSnapshot(await requireSnapshot(context, reportId, id))
 }
 
 /** A report's snapshots, oldest first, cursor-paginated. */
-export function listReportSnapshots(
+export async function listReportSnapshots(
   context: ManagementContext,
   reportId: number,
   query: ReportSnapshotsListQuery,
-): ReportSnapshotsListResponse {
+): Promise<ReportSnapshotsListResponse> {
   requireAction(context.actor, 'ContentRead')
-  requireReport(context, reportId)
-  const page = listPage(context.storage.db, {
+  await requireReport(context, reportId)
+  const { reportSnapshots } = context.storage.tables
+  const page = await listPage(context.db, {
     table: reportSnapshots,
     where: [eq(reportSnapshots.reportId, reportId)],
     sorts: byCreation<SnapshotRow>(reportSnapshots.createdAt),
@@ -88,27 +98,30 @@ export function listReportSnapshots(
   return { items: page.rows.map(toSnapshot), pageInfo: page.pageInfo }
 }
 
-export function updateReportSnapshot(
+export async function updateReportSnapshot(
   context: ManagementContext,
   reportId: number,
   id: number,
   input: UpdateReportSnapshotInput,
-): ReportSnapshot {
+): Promise<ReportSnapshot> {
   requireAction(context.actor, 'ContentEdit')
-  return transaction(context.storage, () => {
-    requireSnapshot(context, reportId, id)
-    const row = context.storage.db
+  const { reportSnapshots } = context.storage.tables
+  return writing(context, async (context) => {
+    await requireSnapshot(context, reportId, id)
+    const [row] = await context.tx
       .update(reportSnapshots)
       .set({ name: input.name, fillMissingRows: input.fillMissingRows, updatedAt: context.now })
       .where(eq(reportSnapshots.id, id))
       .returning()
-      .get()
     return toSnapshot(row)
   })
 }
 
-export function deleteReportSnapshot(context: ManagementContext, reportId: number, id: number): void {
+export async function deleteReportSnapshot(context: ManagementContext, reportId: number, id: number): Promise<void> {
   requireAction(context.actor, 'ContentManage')
-  requireSnapshot(context, reportId, id)
-  context.storage.db.delete(reportSnapshots).where(eq(reportSnapshots.id, id)).run()
+  const { reportSnapshots } = context.storage.tables
+  return writing(context, async (context) => {
+    await requireSnapshot(context, reportId, id)
+    await context.tx.delete(reportSnapshots).where(eq(reportSnapshots.id, id))
+  })
 }

@@ -1,9 +1,9 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
-import { transaction } from '../../db/client'
-import { reportPlacements, reports } from '../../db/schema'
+import { first } from '../../db/client'
+import type { reportPlacements, reports } from '../../db/schema'
 import { BadRequestError, NotFoundError } from '../../lib/errors'
 import { requireAction, type Actor } from './access-control'
-import { isoTime, isoTimeOrNull, type ManagementContext } from './context'
+import { isoTime, isoTimeOrNull, writing, type ManagementContext } from './context'
 import { assertFolderReference } from './folders'
 import type {
   ConnectReportToWorkbookInput,
@@ -18,6 +18,7 @@ import { contentSorts, listPage, nameContains, withDeprecatedTotals, type SortOp
 
 type ReportRow = typeof reports.$inferSelect
 type PlacementRow = typeof reportPlacements.$inferSelect
+type ReportsTable = typeof reports
 
 function toReport(row: ReportRow, placements: PlacementRow[], actor: Actor): Report {
   return {
@@ -42,9 +43,10 @@ function toReport(row: ReportRow, placements: PlacementRow[], actor: Actor): Rep
 }
 
 /** Maps rows with their placements, fetched in one query for the whole page. */
-function toReports(context: ManagementContext, rows: ReportRow[]): Report[] {
+async function toReports(context: ManagementContext, rows: ReportRow[]): Promise<Report[]> {
   if (rows.length === 0) return []
-  const placements = context.storage.db
+  const { reportPlacements } = context.storage.tables
+  const placements = await context.db
     .select()
     .from(reportPlacements)
     .where(
@@ -54,7 +56,6 @@ function toReports(context: ManagementContext, rows: ReportRow[]): Report[] {
       ),
     )
     .orderBy(asc(reportPlacements.createdAt), asc(reportPlacements.externalWorkbookId))
-    .all()
   return rows.map((row) =>
     toReport(
       row,
@@ -65,38 +66,48 @@ function toReports(context: ManagementContext, rows: ReportRow[]): Report[] {
 }
 
 /** A report of the context's deployment, or 404. */
-export function requireReport(context: ManagementContext, id: number): ReportRow {
-  const row = context.storage.db
-    .select()
-    .from(reports)
-    .where(and(eq(reports.id, id), eq(reports.deploymentId, context.deploymentId)))
-    .get()
+export async function requireReport(context: ManagementContext, id: number): Promise<ReportRow> {
+  const { reports } = context.storage.tables
+  const row = await first(
+    context.db
+      .select()
+      .from(reports)
+      .where(and(eq(reports.id, id), eq(reports.deploymentId, context.deploymentId))),
+  )
   if (!row) throw new NotFoundError(`Report ${id} not found`, 'REPORT_NOT_FOUND')
   return row
 }
 
-function reportById(context: ManagementContext, id: number): Report {
-  return toReports(context, [requireReport(context, id)])[0]
+async function reportById(context: ManagementContext, id: number): Promise<Report> {
+  return (await toReports(context, [await requireReport(context, id)]))[0]
 }
 
 /** Reads a report and records the view: `lastViewedAt` is when it was last read through this operation. */
-export function getReport(context: ManagementContext, id: number): Report {
+export async function getReport(context: ManagementContext, id: number): Promise<Report> {
   requireAction(context.actor, 'ContentRead')
-  requireReport(context, id)
-  context.storage.db.update(reports).set({ lastViewedAt: context.now }).where(eq(reports.id, id)).run()
-  return reportById(context, id)
+  const { reports } = context.storage.tables
+  return writing(context, async (context) => {
+    await requireReport(context, id)
+    await context.tx.update(reports).set({ lastViewedAt: context.now }).where(eq(reports.id, id))
+    return reportById(context, id)
+  })
 }
 
-const REPORT_SORTS: Record<ReportSortBy, SortOption<ReportRow>> = {
-  ...contentSorts<ReportRow>(reports),
-  lastViewedAt: { key: { expression: reports.lastViewedAt, valueOf: (row) => row.lastViewedAt }, direction: 'desc' },
+function reportSorts(reports: ReportsTable): Record<ReportSortBy, SortOption<ReportRow>> {
+  return {
+    ...contentSorts<ReportRow>(reports),
+    lastViewedAt: {
+      key: { expression: reports.lastViewedAt, valueOf: (row) => row.lastViewedAt, nullable: true },
+      direction: 'desc',
+    },
+  }
 }
 
 /**
  * Reports, filtered and cursor-paginated. Sorting by `lastViewedAt` serves only a first page (no `endCursor`;
  * `after` is 400): every read moves a report in that order, so a cursor would skip and repeat reports.
  */
-export function listReports(context: ManagementContext, query: ReportsListQuery): ReportsListResponse {
+export async function listReports(context: ManagementContext, query: ReportsListQuery): Promise<ReportsListResponse> {
   requireAction(context.actor, 'ContentRead')
   const sortBy = query.sortBy ?? 'createdAt'
   if (sortBy === 'lastViewedAt' && query.after !== undefined)
@@ -104,8 +115,9 @@ export function listReports(context: ManagementContext, query: ReportsListQuery)
       'Cursor pagination is unavailable when sorting by lastViewedAt: request the first page without after (first up to 100), or sort by name, createdAt or updatedAt',
       'CURSOR_UNAVAILABLE',
     )
-  const { db } = context.storage
-  const page = listPage(db, {
+  const { db } = context
+  const { reportPlacements, reports } = context.storage.tables
+  const page = await listPage(db, {
     table: reports,
     where: [
       eq(reports.deploymentId, context.deploymentId),
@@ -121,40 +133,43 @@ export function listReports(context: ManagementContext, query: ReportsListQuery)
           )
         : undefined,
     ],
-    sorts: REPORT_SORTS,
+    sorts: reportSorts(reports),
     sortBy,
     query,
     cursors: sortBy !== 'lastViewedAt',
   })
-  return withDeprecatedTotals(toReports(context, page.rows), page)
+  return withDeprecatedTotals(await toReports(context, page.rows), page)
 }
 
-export function createReport(context: ManagementContext, input: CreateReportInput): Report {
+export async function createReport(context: ManagementContext, input: CreateReportInput): Promise<Report> {
   requireAction(context.actor, 'ContentEdit')
-  assertFolderReference(context, 'folderId', input.folderId)
-  const row = context.storage.db
-    .insert(reports)
-    .values({
-      deploymentId: context.deploymentId,
-      name: input.name,
-      query: input.query,
-      folderId: input.folderId ?? null,
-      definition: input.definition ?? null,
-      createdByKeyId: context.actor.keyId,
-      createdAt: context.now,
-      updatedAt: context.now,
-    })
-    .returning()
-    .get()
-  return toReports(context, [row])[0]
+  const { reports } = context.storage.tables
+  return writing(context, async (context) => {
+    await assertFolderReference(context, 'folderId', input.folderId)
+    const [row] = await context.tx
+      .insert(reports)
+      .values({
+        deploymentId: context.deploymentId,
+        name: input.name,
+        query: input.query,
+        folderId: input.folderId ?? null,
+        definition: input.definition ?? null,
+        createdByKeyId: context.actor.keyId,
+        createdAt: context.now,
+        updatedAt: context.now,
+      })
+      .returning()
+    return (await toReports(context, [row]))[0]
+  })
 }
 
-export function updateReport(context: ManagementContext, id: number, input: UpdateReportInput): Report {
+export async function updateReport(context: ManagementContext, id: number, input: UpdateReportInput): Promise<Report> {
   requireAction(context.actor, 'ContentEdit')
-  return transaction(context.storage, () => {
-    requireReport(context, id)
-    assertFolderReference(context, 'folderId', input.folderId)
-    context.storage.db
+  const { reports } = context.storage.tables
+  return writing(context, async (context) => {
+    await requireReport(context, id)
+    await assertFolderReference(context, 'folderId', input.folderId)
+    await context.tx
       .update(reports)
       .set({
         name: input.name,
@@ -164,58 +179,60 @@ export function updateReport(context: ManagementContext, id: number, input: Upda
         updatedAt: context.now,
       })
       .where(eq(reports.id, id))
-      .run()
     return reportById(context, id)
   })
 }
 
-export function deleteReport(context: ManagementContext, id: number): void {
+export async function deleteReport(context: ManagementContext, id: number): Promise<void> {
   requireAction(context.actor, 'ContentManage')
-  requireReport(context, id)
-  context.storage.db.delete(reports).where(eq(reports.id, id)).run()
+  const { reports } = context.storage.tables
+  return writing(context, async (context) => {
+    await requireReport(context, id)
+    await context.tx.delete(reports).where(eq(reports.id, id))
+  })
 }
 
 /**
  * Links a report to the caller's spreadsheet: needs only read access, since the report itself does not
  * change. Connecting the same workbook again moves the placement; the report's `updatedAt` is left alone.
  */
-export function connectReportToWorkbook(
+export async function connectReportToWorkbook(
   context: ManagementContext,
   id: number,
   input: ConnectReportToWorkbookInput,
-): Report {
+): Promise<Report> {
   requireAction(context.actor, 'ContentRead')
-  return transaction(context.storage, () => {
-    requireReport(context, id)
+  const { reportPlacements } = context.storage.tables
+  return writing(context, async (context) => {
+    await requireReport(context, id)
     const placement = {
       resultLocation: input.resultLocation,
       endResultCell: input.endResultCell ?? null,
       connectedByKeyId: context.actor.keyId,
       updatedAt: context.now,
     }
-    context.storage.db
+    await context.tx
       .insert(reportPlacements)
       .values({ reportId: id, externalWorkbookId: input.externalWorkbookId, createdAt: context.now, ...placement })
       .onConflictDoUpdate({ target: [reportPlacements.reportId, reportPlacements.externalWorkbookId], set: placement })
-      .run()
     return reportById(context, id)
   })
 }
 
 /** Removes a report's placement in one external workbook (read access, like connecting); 404 when not linked. */
-export function disconnectReportFromWorkbook(
+export async function disconnectReportFromWorkbook(
   context: ManagementContext,
   id: number,
   externalWorkbookId: string,
-): Report {
+): Promise<Report> {
   requireAction(context.actor, 'ContentRead')
-  return transaction(context.storage, () => {
-    requireReport(context, id)
-    const removed = context.storage.db
+  const { reportPlacements } = context.storage.tables
+  return writing(context, async (context) => {
+    await requireReport(context, id)
+    const removed = await context.tx
       .delete(reportPlacements)
       .where(and(eq(reportPlacements.reportId, id), eq(reportPlacements.externalWorkbookId, externalWorkbookId)))
       .returning()
-      .all()
     if (removed.length === 0)
       throw new NotFoundError(`Report ${id} is not connected to workbook ${externalWorkbookId}`, 'PLACEMENT_NOT_FOUND')
     return reportById(context, id)

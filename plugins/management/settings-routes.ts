@@ -58,7 +58,7 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
     })
     .post(
       `${DEPLOYMENT}/notifications`,
-      ({ context, body, status }) => status(201, createNotification(context, body)),
+      async ({ context, body, status }) => status(201, await createNotification(context, body)),
       {
         management: true,
         params: DeploymentParams,
@@ -94,8 +94,8 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
     )
     .delete(
       `${DEPLOYMENT}/notifications/:notificationId`,
-      ({ context, params, status }) => {
-        deleteNotification(context, params.notificationId)
+      async ({ context, params, status }) => {
+        await deleteNotification(context, params.notificationId)
         return status(204, undefined)
       },
       {
@@ -107,7 +107,8 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
     )
     .post(
       `${DEPLOYMENT}/dbt-sync`,
-      ({ context, body, deployment, status }) => status(201, startDbtSync(context, deployment.branches, body ?? {})),
+      async ({ context, body, deployment, status }) =>
+        status(201, await startDbtSync(context, deployment.branches, body ?? {})),
       {
         management: true,
         params: DeploymentParams,
@@ -144,14 +145,14 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
         '`chatThreadPolicies` is replaced whole; deny wins. Needs `SettingsManage`.',
       ),
     })
-    .get('/api/v1/app-config', ({ caller }) => getAppConfig(storage, actorOf(storage, caller)), {
+    .get('/api/v1/app-config', async ({ caller }) => getAppConfig(storage, await actorOf(storage, caller)), {
       apiKey: true,
       response: { 200: AppConfigResponse },
       detail: doc('App configuration', "Get the key's account app configuration"),
     })
     .patch(
       '/api/v1/app-config',
-      ({ caller, body }) => updateAppConfig(storage, actorOf(storage, caller), body, clock()),
+      async ({ caller, body }) => updateAppConfig(storage, await actorOf(storage, caller), body, clock()),
       {
         apiKey: true,
         body: UpdateAppConfigInput,
@@ -165,7 +166,7 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
     )
     .get(
       '/api/v1/api-keys/:keyId/policy',
-      ({ caller, params }) => readKeyPolicy(storage, actorOf(storage, caller), params.keyId),
+      async ({ caller, params }) => readKeyPolicy(storage, await actorOf(storage, caller), params.keyId),
       {
         adminKey: true,
         params: KeyParams,
@@ -179,7 +180,8 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
     )
     .put(
       '/api/v1/api-keys/:keyId/policy',
-      ({ caller, params, body }) => writeKeyPolicy(storage, actorOf(storage, caller), params.keyId, body, clock()),
+      async ({ caller, params, body }) =>
+        writeKeyPolicy(storage, await actorOf(storage, caller), params.keyId, body, clock()),
       {
         adminKey: true,
         params: KeyParams,

@@ -1,9 +1,8 @@
 import { eq } from 'drizzle-orm'
-import type { Storage } from '../../db/client'
-import { aiEngineerSettings, appConfigs } from '../../db/schema'
+import { first, type Db, type Storage } from '../../db/client'
 import { assertAccountWide } from '../auth/access'
 import { requireAction, type Actor } from './access-control'
-import { isoTimeOrNull, type ManagementContext } from './context'
+import { isoTimeOrNull, writing, type ManagementContext } from './context'
 import type {
   AIEngineerSettings,
   AppConfigResponse,
@@ -20,8 +19,9 @@ export const DEFAULT_APP_CONFIG: AppConfigResponse = {
   embedding: { locale: null },
 }
 
-function storedAppConfig(storage: Storage, accountId: number): AppConfigResponse {
-  const row = storage.db.select().from(appConfigs).where(eq(appConfigs.accountId, accountId)).get()
+async function storedAppConfig(storage: Storage, db: Db, accountId: number): Promise<AppConfigResponse> {
+  const { appConfigs } = storage.tables
+  const row = await first(db.select().from(appConfigs).where(eq(appConfigs.accountId, accountId)))
   const stored = (row?.config ?? {}) as Partial<AppConfigResponse>
   // Stored over the defaults, part by part, so fields added by later releases get their defaults.
   return {
@@ -33,44 +33,52 @@ function storedAppConfig(storage: Storage, accountId: number): AppConfigResponse
 }
 
 /** The app configuration of the actor's account. */
-export function getAppConfig(storage: Storage, actor: Actor): AppConfigResponse {
+export async function getAppConfig(storage: Storage, actor: Actor): Promise<AppConfigResponse> {
   requireAction(actor, 'ContentRead')
-  return storedAppConfig(storage, actor.accountId)
+  return storedAppConfig(storage, storage.db, actor.accountId)
 }
 
 /**
  * Changes only the fields sent (nested objects field by field; `localizedTitles` is replaced whole). The
  * configuration is the whole account's, so a key scoped to some deployments may read it but not change it.
  */
-export function updateAppConfig(
+export async function updateAppConfig(
   storage: Storage,
   actor: Actor,
   input: UpdateAppConfigInput,
   now: number,
-): AppConfigResponse {
+): Promise<AppConfigResponse> {
   requireAction(actor, 'SettingsManage')
   assertAccountWide(actor, 'Changing the app configuration')
-  const current = storedAppConfig(storage, actor.accountId)
-  const next: AppConfigResponse = {
-    appTheme: { ...current.appTheme, ...input.appTheme },
-    applyThemeGlobally: input.applyThemeGlobally ?? current.applyThemeGlobally,
-    creatorMode: { ...current.creatorMode, ...input.creatorMode },
-    embedding: { ...current.embedding, ...input.embedding },
-  }
-  storage.db
-    .insert(appConfigs)
-    .values({ accountId: actor.accountId, config: next, updatedAt: now })
-    .onConflictDoUpdate({ target: appConfigs.accountId, set: { config: next, updatedAt: now } })
-    .run()
-  return next
+  const { appConfigs } = storage.tables
+  // Read and written in one transaction, so two changes of different fields at once both survive. The row is
+  // claimed first (made with the defaults when missing): on Postgres a second change waits there until this one
+  // commits and then reads what it wrote, where reading first would let it write over this change.
+  return storage.transaction(async (tx) => {
+    await tx
+      .insert(appConfigs)
+      .values({ accountId: actor.accountId, config: {}, updatedAt: now })
+      .onConflictDoUpdate({ target: appConfigs.accountId, set: { updatedAt: now } })
+    const current = await storedAppConfig(storage, tx, actor.accountId)
+    const next: AppConfigResponse = {
+      appTheme: { ...current.appTheme, ...input.appTheme },
+      applyThemeGlobally: input.applyThemeGlobally ?? current.applyThemeGlobally,
+      creatorMode: { ...current.creatorMode, ...input.creatorMode },
+      embedding: { ...current.embedding, ...input.embedding },
+    }
+    await tx
+      .insert(appConfigs)
+      .values({ accountId: actor.accountId, config: next, updatedAt: now })
+      .onConflictDoUpdate({ target: appConfigs.accountId, set: { config: next, updatedAt: now } })
+    return next
+  })
 }
 
-function storedSettings(context: ManagementContext): AIEngineerSettings {
-  const row = context.storage.db
-    .select()
-    .from(aiEngineerSettings)
-    .where(eq(aiEngineerSettings.deploymentId, context.deploymentId))
-    .get()
+async function storedSettings(context: ManagementContext): Promise<AIEngineerSettings> {
+  const { aiEngineerSettings } = context.storage.tables
+  const row = await first(
+    context.db.select().from(aiEngineerSettings).where(eq(aiEngineerSettings.deploymentId, context.deploymentId)),
+  )
   const settings = row?.settings ?? {}
   return {
     chatThreadPolicies: (settings.chatThreadPolicies as ChatThreadPolicyDTO[] | undefined) ?? [],
@@ -79,26 +87,33 @@ function storedSettings(context: ManagementContext): AIEngineerSettings {
   }
 }
 
-export function getAIEngineerSettings(context: ManagementContext): AIEngineerSettings {
+export async function getAIEngineerSettings(context: ManagementContext): Promise<AIEngineerSettings> {
   requireAction(context.actor, 'ContentRead')
   return storedSettings(context)
 }
 
 /** Changes the fields sent; `chatThreadPolicies` is replaced whole, and applies to the next chat request. */
-export function updateAIEngineerSettings(
+export async function updateAIEngineerSettings(
   context: ManagementContext,
   input: UpdateAIEngineerSettingsInput,
-): AIEngineerSettings {
+): Promise<AIEngineerSettings> {
   requireAction(context.actor, 'SettingsManage')
-  const current = storedSettings(context)
-  const settings = {
-    chatThreadPolicies: input.chatThreadPolicies ?? current.chatThreadPolicies,
-    instructions: input.instructions === undefined ? current.instructions : input.instructions,
-  }
-  context.storage.db
-    .insert(aiEngineerSettings)
-    .values({ deploymentId: context.deploymentId, settings, updatedAt: context.now })
-    .onConflictDoUpdate({ target: aiEngineerSettings.deploymentId, set: { settings, updatedAt: context.now } })
-    .run()
-  return storedSettings(context)
+  const { aiEngineerSettings } = context.storage.tables
+  return writing(context, async (context) => {
+    // Claimed before it is read, as the app configuration is, so two changes of different fields both survive.
+    await context.tx
+      .insert(aiEngineerSettings)
+      .values({ deploymentId: context.deploymentId, settings: {}, updatedAt: context.now })
+      .onConflictDoUpdate({ target: aiEngineerSettings.deploymentId, set: { updatedAt: context.now } })
+    const current = await storedSettings(context)
+    const settings = {
+      chatThreadPolicies: input.chatThreadPolicies ?? current.chatThreadPolicies,
+      instructions: input.instructions === undefined ? current.instructions : input.instructions,
+    }
+    await context.tx
+      .insert(aiEngineerSettings)
+      .values({ deploymentId: context.deploymentId, settings, updatedAt: context.now })
+      .onConflictDoUpdate({ target: aiEngineerSettings.deploymentId, set: { settings, updatedAt: context.now } })
+    return storedSettings(context)
+  })
 }

@@ -18,7 +18,7 @@ export async function downloadWidgetData(
   runQuery: WidgetQueryRunner,
 ): Promise<{ widget: DashboardWidget; data: WidgetData }> {
   requireAction(context.actor, 'ContentRead')
-  const row = requireDashboard(context, dashboardId)
+  const row = await requireDashboard(context, dashboardId)
   const widget = (row.widgets as DashboardWidget[]).find((candidate) => candidate.id === widgetId)
   if (!widget) throw new NotFoundError(`Dashboard ${dashboardId} has no widget "${widgetId}"`, 'WIDGET_NOT_FOUND')
   if (row.restrictDataDownload)

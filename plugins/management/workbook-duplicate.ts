@@ -1,9 +1,8 @@
 import { eq } from 'drizzle-orm'
-import { transaction } from '../../db/client'
-import { dashboards, workbooks } from '../../db/schema'
+import { first } from '../../db/client'
 import { NotFoundError } from '../../lib/errors'
 import { requireAction } from './access-control'
-import type { ManagementContext } from './context'
+import { writing, type ManagementContext } from './context'
 import { insertDashboard, toDashboard } from './dashboards'
 import type { DuplicateWorkbookInput, Workbook } from './model'
 import { requireWorkbook, toWorkbooks } from './workbooks'
@@ -14,14 +13,19 @@ import { requireWorkbook, toWorkbooks } from './workbooks'
  * dashboard has `fromSharedWorkspace: true`; otherwise the copy stays in the source's workspace. Copies get no
  * slug, are unpublished and carry no AI widget threads (those belong to the original's viewers).
  */
-export function duplicateWorkbook(context: ManagementContext, id: number, input: DuplicateWorkbookInput): Workbook {
+export async function duplicateWorkbook(
+  context: ManagementContext,
+  id: number,
+  input: DuplicateWorkbookInput,
+): Promise<Workbook> {
   requireAction(context.actor, 'ContentEdit')
-  return transaction(context.storage, () => {
-    const source = requireWorkbook(context, id)
+  const { dashboards, workbooks } = context.storage.tables
+  return writing(context, async (context) => {
+    const source = await requireWorkbook(context, id)
     if (input.shared && !source.shared)
       throw new NotFoundError(`Workbook ${id} is not in the shared workspace`, 'WORKBOOK_NOT_FOUND')
-    const { db } = context.storage
-    const copy = db
+    const { tx } = context
+    const [copy] = await tx
       .insert(workbooks)
       .values({
         deploymentId: context.deploymentId,
@@ -33,11 +37,10 @@ export function duplicateWorkbook(context: ManagementContext, id: number, input:
         updatedAt: context.now,
       })
       .returning()
-      .get()
-    const board = db.select().from(dashboards).where(eq(dashboards.workbookId, id)).get()
+    const board = await first(tx.select().from(dashboards).where(eq(dashboards.workbookId, id)))
     if (board) {
       const original = toDashboard(board)
-      insertDashboard(
+      await insertDashboard(
         context,
         copy.id,
         {
@@ -53,6 +56,6 @@ export function duplicateWorkbook(context: ManagementContext, id: number, input:
         input.shared === true || original.fromSharedWorkspace,
       )
     }
-    return toWorkbooks(context, [copy])[0]
+    return (await toWorkbooks(context, [copy]))[0]
   })
 }

@@ -72,17 +72,21 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
       response: { 200: WorkbooksListResponse },
       detail: doc('Workbooks', 'List workbooks'),
     })
-    .post(`${DEPLOYMENT}/workbooks`, ({ context, body, status }) => status(201, createWorkbook(context, body)), {
-      management: true,
-      params: DeploymentParams,
-      body: CreateWorkbookInput,
-      response: { 201: Workbook },
-      detail: doc(
-        'Workbooks',
-        'Create a workbook',
-        'A `slug` held by another workbook is 409 unless `slugTakeover` is true.',
-      ),
-    })
+    .post(
+      `${DEPLOYMENT}/workbooks`,
+      async ({ context, body, status }) => status(201, await createWorkbook(context, body)),
+      {
+        management: true,
+        params: DeploymentParams,
+        body: CreateWorkbookInput,
+        response: { 201: Workbook },
+        detail: doc(
+          'Workbooks',
+          'Create a workbook',
+          'A `slug` held by another workbook is 409 unless `slugTakeover` is true.',
+        ),
+      },
+    )
     .get(`${DEPLOYMENT}/workbooks/:workbookId`, ({ context, params }) => getWorkbook(context, params.workbookId), {
       management: true,
       params: WorkbookParams,
@@ -102,8 +106,8 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
     )
     .delete(
       `${DEPLOYMENT}/workbooks/:workbookId`,
-      ({ context, params, status }) => {
-        deleteWorkbook(context, params.workbookId)
+      async ({ context, params, status }) => {
+        await deleteWorkbook(context, params.workbookId)
         return status(204, undefined)
       },
       {
@@ -115,7 +119,8 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
     )
     .post(
       `${DEPLOYMENT}/workbooks/:workbookId/duplicate`,
-      ({ context, params, body, status }) => status(201, duplicateWorkbook(context, params.workbookId, body ?? {})),
+      async ({ context, params, body, status }) =>
+        status(201, await duplicateWorkbook(context, params.workbookId, body ?? {})),
       {
         management: true,
         params: WorkbookParams,
@@ -153,7 +158,8 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
     })
     .post(
       `${DEPLOYMENT}/dashboards`,
-      ({ context, body, status }) => status(201, createDashboard(context, body, widgetCheck(context.deploymentId))),
+      async ({ context, body, status }) =>
+        status(201, await createDashboard(context, body, widgetCheck(context.deploymentId))),
       {
         management: true,
         params: DeploymentParams,
@@ -191,8 +197,8 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
     )
     .delete(
       `${DEPLOYMENT}/dashboards/:dashboardId`,
-      ({ context, params, status }) => {
-        deleteDashboard(context, params.dashboardId)
+      async ({ context, params, status }) => {
+        await deleteDashboard(context, params.dashboardId)
         return status(204, undefined)
       },
       {

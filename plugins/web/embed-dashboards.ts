@@ -33,11 +33,11 @@ export interface EmbedDashboardsOptions {
 export function createEmbedDashboards(options: EmbedDashboardsOptions) {
   const { storage, directory, semantic, users } = options
 
-  function visibleDashboard(
+  async function visibleDashboard(
     viewer: EmbedCaller,
     publicId: string,
-  ): { dashboard: PublishedDashboard; deployment: DeploymentInfo } {
-    const dashboard = findPublishedDashboard(storage, publicId)
+  ): Promise<{ dashboard: PublishedDashboard; deployment: DeploymentInfo }> {
+    const dashboard = await findPublishedDashboard(storage, publicId)
     const deployment = dashboard && directory.deployment(dashboard.deploymentId)
     if (
       !dashboard ||
@@ -100,7 +100,7 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
     chosen: ViewerControls,
     download: boolean,
   ) {
-    const { dashboard, deployment } = visibleDashboard(viewer, publicId)
+    const { dashboard, deployment } = await visibleDashboard(viewer, publicId)
     const widget = widgetOf(dashboard, widgetId)
     if (download && dashboard.restrictDataDownload)
       throw new ForbiddenError(`Data download is restricted on dashboard ${publicId}`, 'DATA_DOWNLOAD_RESTRICTED')
@@ -117,7 +117,7 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
      * attributes the session fixed, which no control can change.
      */
     async dashboard(viewer: EmbedCaller, publicId: string): Promise<EmbedDashboard> {
-      const { dashboard, deployment } = visibleDashboard(viewer, publicId)
+      const { dashboard, deployment } = await visibleDashboard(viewer, publicId)
       const access = callerAccess(viewer, undefined, users)
       const known = dashboard.filters.length || dashboard.timeGrains.length ? members(deployment, access) : new Map()
       const filters = await Promise.all(

@@ -1,17 +1,16 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { first } from '../../../db/client'
 import type { EmbedCaller } from '../../../plugins/auth/model'
 import { UnauthorizedError } from '../../../lib/errors'
 import { keys, tokenSecrets } from '../../helpers/fixtures'
 import { serviceToken } from '../../helpers/tokens'
-import { D1, D2, managementApp, type ManagementApp } from './helpers'
+import { apiKeyId, D1, D2, managementApp, type ManagementApp } from './helpers'
 
 let app: ManagementApp
 afterEach(() => app?.close())
 
-const keyId = (name: string) =>
-  app.storage.sqlite
-    .query<{ id: number }, [string]>('SELECT id FROM api_keys WHERE name = ? AND account_id = 1')
-    .get(name)!.id
+const keyId = (name: string) => apiKeyId(app, name)
 
 /** An embed token verifier that accepts one genuine token for deployment 1. */
 const embedTokens = {
@@ -58,8 +57,8 @@ describe('management routes and credentials', () => {
       const bogus = await app.request(method, path, { headers: { authorization: 'Embed-Token forged' }, body })
       expect(bogus.status).toBe(401)
     }
-    expect(app.storage.sqlite.query('SELECT * FROM folders').all()).toEqual([])
-    expect(app.storage.sqlite.query('SELECT * FROM dbt_sync_jobs').all()).toEqual([])
+    expect(await app.storage.db.select().from(app.storage.tables.folders)).toEqual([])
+    expect(await app.storage.db.select().from(app.storage.tables.dbtSyncJobs)).toEqual([])
   })
 
   it('refuses service tokens with 403, missing keys with 401 and a scoped key outside its deployments with 403', async () => {
@@ -95,20 +94,20 @@ describe('management routes and credentials', () => {
 describe('GET/PUT /api/v1/api-keys/:keyId/policy', () => {
   it('reports the default policy of admin and non-admin keys', async () => {
     app = managementApp()
-    const admin = await app.call('GET', `/api/v1/api-keys/${keyId('admin')}/policy`)
+    const admin = await app.call('GET', `/api/v1/api-keys/${await keyId('admin')}/policy`)
     expect(admin.body).toMatchObject({ keyName: 'admin', role: 'admin', isDefault: true })
     expect(admin.body.actions).toContain('SecretsManage')
     expect(admin.body.actions).toContain('DownloadData')
-    const member = await app.call('GET', `/api/v1/api-keys/${keyId('member')}/policy`)
+    const member = await app.call('GET', `/api/v1/api-keys/${await keyId('member')}/policy`)
     expect(member.body).toMatchObject({ role: 'editor', isDefault: true })
     expect(member.body.actions).not.toContain('SecretsManage')
   })
 
   it('sets a preset role or a custom action set, and the key is held to it at once', async () => {
     app = managementApp()
-    const viewer = await app.call('PUT', `/api/v1/api-keys/${keyId('member')}/policy`, { role: 'viewer' })
+    const viewer = await app.call('PUT', `/api/v1/api-keys/${await keyId('member')}/policy`, { role: 'viewer' })
     expect(viewer.body).toEqual({
-      keyId: keyId('member'),
+      keyId: await keyId('member'),
       keyName: 'member',
       role: 'viewer',
       actions: ['ContentRead'],
@@ -116,7 +115,7 @@ describe('GET/PUT /api/v1/api-keys/:keyId/policy', () => {
     })
     expect((await app.call('GET', `${D1}/reports`, undefined, keys.member)).status).toBe(200)
     expect((await app.call('POST', `${D1}/folders`, { name: 'x' }, keys.member)).status).toBe(403)
-    const custom = await app.call('PUT', `/api/v1/api-keys/${keyId('member')}/policy`, {
+    const custom = await app.call('PUT', `/api/v1/api-keys/${await keyId('member')}/policy`, {
       actions: ['DownloadData', 'ContentRead', 'ContentEdit'],
     })
     expect(custom.body).toMatchObject({ role: 'custom', actions: ['ContentRead', 'ContentEdit', 'DownloadData'] })
@@ -125,31 +124,34 @@ describe('GET/PUT /api/v1/api-keys/:keyId/policy', () => {
 
   it("needs an admin key with SecretsManage, refuses self-lockout with 409, and hides other accounts' keys", async () => {
     app = managementApp()
-    expect((await app.call('GET', `/api/v1/api-keys/${keyId('admin')}/policy`, undefined, keys.member)).body.code).toBe(
-      'ADMIN_REQUIRED',
-    )
-    await app.call('PUT', `/api/v1/api-keys/${keyId('scoped')}/policy`, { role: 'editor' })
-    const noSecrets = await app.call('GET', `/api/v1/api-keys/${keyId('admin')}/policy`, undefined, keys.scoped)
+    expect(
+      (await app.call('GET', `/api/v1/api-keys/${await keyId('admin')}/policy`, undefined, keys.member)).body.code,
+    ).toBe('ADMIN_REQUIRED')
+    await app.call('PUT', `/api/v1/api-keys/${await keyId('scoped')}/policy`, { role: 'editor' })
+    const noSecrets = await app.call('GET', `/api/v1/api-keys/${await keyId('admin')}/policy`, undefined, keys.scoped)
     expect(noSecrets).toMatchObject({ status: 403, body: { error: 'This API key lacks the SecretsManage permission' } })
-    const lockout = await app.call('PUT', `/api/v1/api-keys/${keyId('admin')}/policy`, { role: 'editor' })
+    const lockout = await app.call('PUT', `/api/v1/api-keys/${await keyId('admin')}/policy`, { role: 'editor' })
     expect(lockout).toMatchObject({ status: 409, body: { code: 'SELF_LOCKOUT' } })
-    expect((await app.call('GET', `/api/v1/api-keys/${keyId('admin')}/policy`)).body.role).toBe('admin')
-    const otherKey = app.storage.sqlite
-      .query<{ id: number }, []>(
-        "SELECT k.id FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE a.name = 'other'",
-      )
-      .get()!.id
+    expect((await app.call('GET', `/api/v1/api-keys/${await keyId('admin')}/policy`)).body.role).toBe('admin')
+    const { accounts, apiKeys } = app.storage.tables
+    const otherKey = (await first(
+      app.storage.db
+        .select({ id: apiKeys.id })
+        .from(apiKeys)
+        .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+        .where(eq(accounts.name, 'other')),
+    ))!.id
     expect((await app.call('GET', `/api/v1/api-keys/${otherKey}/policy`)).status).toBe(404)
   })
 
   it('returns 400 unless exactly one of role and actions is sent', async () => {
     app = managementApp()
     for (const body of [{}, { role: 'viewer', actions: ['ContentRead'] }]) {
-      const response = await app.call('PUT', `/api/v1/api-keys/${keyId('member')}/policy`, body)
+      const response = await app.call('PUT', `/api/v1/api-keys/${await keyId('member')}/policy`, body)
       expect(response).toMatchObject({ status: 400, body: { code: 'ROLE_OR_ACTIONS' } })
     }
     expect(
-      (await app.call('PUT', `/api/v1/api-keys/${keyId('member')}/policy`, { actions: ['Everything'] })).status,
+      (await app.call('PUT', `/api/v1/api-keys/${await keyId('member')}/policy`, { actions: ['Everything'] })).status,
     ).toBe(400)
   })
 })

@@ -104,11 +104,11 @@ describe('evaluateChatThreadPolicies', () => {
 describe('loadChatThreadPolicies', () => {
   it("loads the deployment's policies as stored through the API, and none for other deployments", async () => {
     app = managementApp()
-    expect(loadChatThreadPolicies(app.storage, 1)).toEqual([])
+    expect(await loadChatThreadPolicies(app.storage, 1)).toEqual([])
     const policies = [policy('deny', ['1'])]
     await app.call('PATCH', `${D1}/ai-engineer-settings`, { chatThreadPolicies: policies })
-    expect(loadChatThreadPolicies(app.storage, 1)).toEqual(policies)
-    expect(evaluateChatThreadPolicies(loadChatThreadPolicies(app.storage, 1), create)).toBe('deny')
-    expect(loadChatThreadPolicies(app.storage, 2)).toEqual([])
+    expect(await loadChatThreadPolicies(app.storage, 1)).toEqual(policies)
+    expect(evaluateChatThreadPolicies(await loadChatThreadPolicies(app.storage, 1), create)).toBe('deny')
+    expect(await loadChatThreadPolicies(app.storage, 2)).toEqual([])
   })
 })

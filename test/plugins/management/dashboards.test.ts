@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { keys } from '../../helpers/fixtures'
 import { findPublishedDashboard } from '../../../plugins/management'
-import { D1, D2, managementApp, workbookWithDashboard, type ManagementApp } from './helpers'
+import { D1, D2, managementApp, workbookWithDashboard, type ManagementApp, apiKeyId } from './helpers'
 
 let app: ManagementApp
 afterEach(() => app?.close())
@@ -91,16 +91,16 @@ describe('PATCH /api/v1/deployments/:deploymentId/dashboards/:dashboardId', () =
     const published = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { published: true })
     expect(published.body.publicId).toMatch(/^pd_/)
     const publicId = published.body.publicId
-    expect(findPublishedDashboard(app.storage, publicId)).toMatchObject({
+    expect(await findPublishedDashboard(app.storage, publicId)).toMatchObject({
       id: dashboard.id,
       deploymentId: 1,
       accountId: expect.any(Number),
     })
     await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { published: false })
-    expect(findPublishedDashboard(app.storage, publicId)).toBeUndefined()
+    expect(await findPublishedDashboard(app.storage, publicId)).toBeUndefined()
     const again = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { published: true })
     expect(again.body.publicId).toBe(publicId)
-    expect(findPublishedDashboard(app.storage, 'pd_unknown')).toBeUndefined()
+    expect(await findPublishedDashboard(app.storage, 'pd_unknown')).toBeUndefined()
   })
 
   it('changes the checksum on every change and refuses a stale checksum with 409, leaving the dashboard as it was', async () => {
@@ -123,9 +123,7 @@ describe('PATCH /api/v1/deployments/:deploymentId/dashboards/:dashboardId', () =
   it('needs ContentManage to publish: an editor-less viewer key gets 403', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
-    const memberKeyId = app.storage.sqlite
-      .query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'")
-      .get()!.id
+    const memberKeyId = await apiKeyId(app, 'member')
     await app.call('PUT', `/api/v1/api-keys/${memberKeyId}/policy`, { actions: ['ContentRead', 'ContentEdit'] })
     const refused = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { published: true }, keys.member)
     expect(refused).toMatchObject({ status: 403, body: { error: 'This API key lacks the ContentManage permission' } })

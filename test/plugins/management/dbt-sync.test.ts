@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { first } from '../../../db/client'
 import { QUEUED_MS, RUNNING_MS } from '../../../plugins/management/dbt-sync'
 import { keys } from '../../helpers/fixtures'
-import { D1, D2, managementApp, type ManagementApp } from './helpers'
+import { D1, D2, managementApp, type ManagementApp, apiKeyId } from './helpers'
 
 let app: ManagementApp
 afterEach(() => app?.close())
@@ -39,9 +41,7 @@ describe('POST /api/v1/deployments/:deploymentId/dbt-sync', () => {
 
   it('needs the DbtSync permission', async () => {
     app = managementApp()
-    const memberKeyId = app.storage.sqlite
-      .query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'")
-      .get()!.id
+    const memberKeyId = await apiKeyId(app, 'member')
     await app.call('PUT', `/api/v1/api-keys/${memberKeyId}/policy`, { role: 'viewer' })
     expect((await app.call('POST', `${D1}/dbt-sync`, {}, keys.member)).status).toBe(403)
   })
@@ -69,9 +69,10 @@ describe('GET /api/v1/deployments/:deploymentId/dbt-sync/:syncJobId', () => {
       startedAt: '2026-07-20T12:00:01.000Z',
       finishedAt: '2026-07-20T12:00:05.000Z',
     })
-    const stored = app.storage.sqlite
-      .query<{ status: string }, [string]>('SELECT status FROM dbt_sync_jobs WHERE id = ?')
-      .get(syncJobId)
+    const { dbtSyncJobs } = app.storage.tables
+    const stored = await first(
+      app.storage.db.select({ status: dbtSyncJobs.status }).from(dbtSyncJobs).where(eq(dbtSyncJobs.id, syncJobId)),
+    )
     expect(stored?.status).toBe('succeeded')
   })
 

@@ -1,3 +1,5 @@
+import { and, eq } from 'drizzle-orm'
+import { first } from '../../../db/client'
 import { createTestApp, testClock, type TestAppOptions } from '../../helpers/app'
 import { keys } from '../../helpers/fixtures'
 
@@ -50,4 +52,17 @@ export async function workbookWithDashboard(
     restrictDataDownload: options.restrictDataDownload ?? false,
   })
   return { workbook: workbook.body, dashboard: dashboard.body }
+}
+
+/** The id of one of the fixtures' API keys (`admin`, `member`, `scoped`) of account 1. */
+export async function apiKeyId(app: ManagementApp, name: string): Promise<number> {
+  const { apiKeys } = app.storage.tables
+  const key = await first(
+    app.storage.db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.name, name), eq(apiKeys.accountId, 1))),
+  )
+  if (!key) throw new Error(`No API key named ${name} in account 1`)
+  return key.id
 }

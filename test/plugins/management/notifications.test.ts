@@ -1,15 +1,23 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { and, eq } from 'drizzle-orm'
+import { first } from '../../../db/client'
 import { keys } from '../../helpers/fixtures'
-import { D1, D2, managementApp, workbookWithDashboard, type ManagementApp } from './helpers'
+import { D1, D2, managementApp, workbookWithDashboard, type ManagementApp, apiKeyId } from './helpers'
 
 let app: ManagementApp
 afterEach(() => app?.close())
 
 const schedule = { frequency: 'weekly', timeOfDay: '08:30' }
-const userId = (username: string) =>
-  app.storage.sqlite
-    .query<{ id: number }, [string]>("SELECT id FROM users WHERE identity = ? AND kind = 'internal'")
-    .get(username)!.id
+async function userId(username: string): Promise<number> {
+  const { users } = app.storage.tables
+  const user = await first(
+    app.storage.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.identity, username), eq(users.kind, 'internal'))),
+  )
+  return user!.id
+}
 
 describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
   it('creates a notification by dashboardId with filters and time grains', async () => {
@@ -19,7 +27,7 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
       dashboardId: dashboard.id,
       name: 'Weekly sales',
       schedule,
-      recipients: [{ kind: 'user', userId: userId('bob'), username: 'bob' }],
+      recipients: [{ kind: 'user', userId: await userId('bob'), username: 'bob' }],
       filters: [{ member: 'customers.region', operator: 'equals', values: ['EMEA'] }],
       timeGrains: [{ member: 'orders.created_at', granularity: 'week' }],
     })
@@ -32,7 +40,7 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
       name: 'Weekly sales',
       schedule: { frequency: 'weekly', timeOfDay: '08:30' },
       enabled: true,
-      recipients: [{ kind: 'user', userId: userId('bob'), username: 'bob' }],
+      recipients: [{ kind: 'user', userId: await userId('bob'), username: 'bob' }],
       filters: [{ member: 'customers.region', operator: 'equals', values: ['EMEA'] }],
       timeGrains: [{ member: 'orders.created_at', granularity: 'week' }],
       createdAt: '2026-07-20T12:00:00.000Z',
@@ -114,9 +122,7 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
   it('needs NotificationsManage: a viewer key gets 403', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
-    const memberKeyId = app.storage.sqlite
-      .query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'")
-      .get()!.id
+    const memberKeyId = await apiKeyId(app, 'member')
     await app.call('PUT', `/api/v1/api-keys/${memberKeyId}/policy`, { role: 'viewer' })
     const body = { dashboardId: dashboard.id, name: 'N', schedule, recipients: [{ kind: 'user', email: 'a@b.co' }] }
     expect((await app.call('POST', `${D1}/notifications`, body, keys.member)).body.code).toBe('PERMISSION_DENIED')
@@ -129,7 +135,7 @@ describe('GET /api/v1/deployments/:deploymentId/notifications', () => {
     const other = await workbookWithDashboard(app)
     const make = (dashboardId: number, name: string, recipients: unknown[]) =>
       app.call('POST', `${D1}/notifications`, { dashboardId, name, schedule, recipients })
-    await make(published.dashboard.id, 'to-bob', [{ kind: 'user', userId: userId('bob') }])
+    await make(published.dashboard.id, 'to-bob', [{ kind: 'user', userId: await userId('bob') }])
     await make(published.dashboard.id, 'to-alice-mail', [{ kind: 'user', email: 'Alice@Acme.com', username: 'alice' }])
     await make(other.dashboard.id, 'to-embed', [
       { kind: 'embedUser', embedTenantName: 'tenant-one', externalId: 'cust-1' },
@@ -147,7 +153,7 @@ describe('GET /api/v1/deployments/:deploymentId/notifications', () => {
     const publicId = await seed()
     expect(await names('')).toEqual(['to-bob', 'to-alice-mail', 'to-embed'])
     expect(await names(`dashboardPublicId=${publicId}`)).toEqual(['to-bob', 'to-alice-mail'])
-    expect(await names(`recipientUserId=${userId('bob')}`)).toEqual(['to-bob'])
+    expect(await names(`recipientUserId=${await userId('bob')}`)).toEqual(['to-bob'])
     expect(await names('recipientEmail=alice@acme.com')).toEqual(['to-alice-mail'])
     expect(await names('recipientEmail=nobody@acme.com')).toEqual([])
   })
@@ -160,6 +166,58 @@ describe('GET /api/v1/deployments/:deploymentId/notifications', () => {
     const alone = await app.call('GET', `${D1}/notifications?recipientEmbedTenantName=tenant-two`)
     expect(alone).toMatchObject({ status: 400, body: { code: 'EMBED_RECIPIENT_FILTER' } })
     expect((await app.call('GET', `${D1}/notifications?recipientExternalId=cust-2`)).status).toBe(400)
+  })
+
+  it('pages through a recipient filter over many notifications: every match once, in order, none other', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const { notifications } = app.storage.tables
+    const start = app.clock()
+    // Sparse matches among more notifications than the list reads at a time, with ties on createdAt. A userId
+    // stored as text, or a match spread over two recipients, is no match.
+    const recipientsOf = (index: number) =>
+      index % 37 === 0
+        ? [
+            { kind: 'user', email: 'ann@example.com' },
+            { kind: 'user', userId: 7 },
+          ]
+        : index % 11 === 0
+          ? [{ kind: 'user', email: 'ann@example.com' }]
+          : index % 5 === 0
+            ? [
+                { kind: 'user', userId: '7', email: 'ann@example.com' },
+                { kind: 'user', userId: 8 },
+              ]
+            : [{ kind: 'user', userId: 7 + (index % 3) }]
+    await app.storage.transaction(async (tx) => {
+      for (let index = 0; index < 700; index++)
+        await tx.insert(notifications).values({
+          deploymentId: 1,
+          dashboardId: dashboard.id,
+          name: `n${index}`,
+          frequency: 'daily',
+          recipients: recipientsOf(index),
+          filters: [],
+          timeGrains: [],
+          createdAt: start + Math.floor(index / 3),
+          updatedAt: start,
+        })
+    })
+    const expected = Array.from({ length: 700 }, (_, index) => index)
+      .filter((index) => index % 37 === 0)
+      .map((index) => `n${index}`)
+    const walked: string[] = []
+    let after = ''
+    for (let page = 0; page < 50; page++) {
+      const answer = await app.call(
+        'GET',
+        `${D1}/notifications?recipientEmail=Ann@Example.com&recipientUserId=7&first=4${after}`,
+      )
+      walked.push(...answer.body.items.map((notification: { name: string }) => notification.name))
+      if (!answer.body.pageInfo.hasNextPage) break
+      after = `&after=${answer.body.pageInfo.endCursor}`
+    }
+    expect(walked).toEqual(expected)
   })
 
   it('pages with items and pageInfo', async () => {

@@ -33,9 +33,12 @@ describe('cursor pagination', () => {
         fc.array(fc.nat({ max: 2000 }), { maxLength: 30 }),
         async (list, sortOrder, names, first, additions, clockSteps) => {
           // Each run works in a fresh deployment-wide state: delete what the previous run created.
-          app.storage.sqlite.run('DELETE FROM reports')
-          app.storage.sqlite.run('DELETE FROM folders')
-          app.storage.sqlite.run('DELETE FROM workbooks')
+          const { folders, reports, workbooks } = app.storage.tables
+          await app.storage.transaction(async (tx) => {
+            await tx.delete(reports)
+            await tx.delete(folders)
+            await tx.delete(workbooks)
+          })
           for (const [index, name] of names.entries()) {
             app.clock.advance(clockSteps[index] ?? 0)
             expect((await app.call('POST', `${D1}/${list.path}`, list.create(name))).status).toBe(201)

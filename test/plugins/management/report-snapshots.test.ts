@@ -86,6 +86,6 @@ describe('GET/PATCH/DELETE /api/v1/deployments/:deploymentId/reports/:reportId/s
     const { id } = await report()
     await app.call('POST', `${D1}/reports/${id}/snapshots`, {})
     await app.call('DELETE', `${D1}/reports/${id}`)
-    expect(app.storage.sqlite.query('SELECT id FROM report_snapshots').all()).toEqual([])
+    expect(await app.storage.db.select().from(app.storage.tables.reportSnapshots)).toEqual([])
   })
 })

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { keys } from '../../helpers/fixtures'
-import { D1, D2, managementApp, type ManagementApp } from './helpers'
+import { D1, D2, managementApp, type ManagementApp, apiKeyId } from './helpers'
 
 let app: ManagementApp
 afterEach(() => app?.close())
@@ -239,9 +239,7 @@ describe('PUT /api/v1/deployments/:deploymentId/reports/:reportId/connect-workbo
   it('needs only read access: a viewer key may connect but not edit', async () => {
     app = managementApp()
     const [id] = await seedReports(['Revenue'])
-    const memberKeyId = app.storage.sqlite
-      .query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'")
-      .get()!.id
+    const memberKeyId = await apiKeyId(app, 'member')
     expect((await app.call('PUT', `/api/v1/api-keys/${memberKeyId}/policy`, { role: 'viewer' })).status).toBe(200)
     const connected = await app.call(
       'PUT',

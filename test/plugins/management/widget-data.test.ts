@@ -4,7 +4,7 @@ import { corePlugin } from '../../../plugins/core'
 import { managementPlugin } from '../../../plugins/management'
 import type { WidgetData } from '../../../plugins/management/model'
 import { keys } from '../../helpers/fixtures'
-import { D1, managementApp, workbookWithDashboard, type ManagementApp } from './helpers'
+import { D1, managementApp, workbookWithDashboard, type ManagementApp, apiKeyId } from './helpers'
 
 let app: ManagementApp
 afterEach(() => app?.close())
@@ -68,9 +68,7 @@ describe('GET /api/v1/deployments/:deploymentId/dashboards/:dashboardId/widgets/
   it('refuses with 403 when the key lacks DownloadData', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
-    const memberKeyId = app.storage.sqlite
-      .query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'member'")
-      .get()!.id
+    const memberKeyId = await apiKeyId(app, 'member')
     await app.call('PUT', `/api/v1/api-keys/${memberKeyId}/policy`, { role: 'viewer' })
     const { ran, get } = withRunner(app)
     const refused = await get(`${D1}/dashboards/${dashboard.id}/widgets/w1/data`, keys.member)

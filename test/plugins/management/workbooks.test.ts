@@ -1,12 +1,9 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { keys } from '../../helpers/fixtures'
-import { D1, D2, managementApp, workbookWithDashboard, type ManagementApp } from './helpers'
+import { D1, D2, managementApp, workbookWithDashboard, type ManagementApp, apiKeyId } from './helpers'
 
 let app: ManagementApp
 afterEach(() => app?.close())
-
-const adminKeyId = () =>
-  app.storage.sqlite.query<{ id: number }, []>("SELECT id FROM api_keys WHERE name = 'admin'").get()!.id
 
 describe('POST /api/v1/deployments/:deploymentId/workbooks', () => {
   it('creates a workbook owned by the calling key', async () => {
@@ -19,7 +16,7 @@ describe('POST /api/v1/deployments/:deploymentId/workbooks', () => {
       name: 'Sales',
       slug: 'sales',
       shared: false,
-      user: { kind: 'apiKey', id: adminKeyId(), name: 'admin' },
+      user: { kind: 'apiKey', id: await apiKeyId(app, 'admin'), name: 'admin' },
       dashboardId: null,
       createdAt: '2026-07-20T12:00:00.000Z',
       updatedAt: '2026-07-20T12:00:00.000Z',
