@@ -239,12 +239,15 @@ export async function checkDefinitions(
   const storedType = new Map(stored.map((row) => [row.name, row.type]))
   for (const definition of attributeDefinitions) {
     const type = storedType.get(definition.name)
-    if (type !== undefined && type !== definition.type)
-      throw new BadRequestError(
-        `User attribute "${definition.name}": cannot change type from ${type} to ${definition.type}; delete the attribute and recreate it`,
-        'CANNOT_CHANGE_TYPE',
-      )
+    if (type !== undefined && type !== definition.type) throw cannotChangeType(definition.name, type, definition.type)
   }
+}
+
+function cannotChangeType(name: string, stored: AttributeType, wanted: AttributeType): BadRequestError {
+  return new BadRequestError(
+    `User attribute "${name}": cannot change type from ${stored} to ${wanted}; delete the attribute and recreate it`,
+    'CANNOT_CHANGE_TYPE',
+  )
 }
 
 /** Creates or updates group definitions in the scope: an existing name is reused; a description is updated when given, never cleared. */
@@ -257,24 +260,33 @@ export async function upsertGroupDefinitions(
   now: number,
 ): Promise<void> {
   const { groups } = tables
-  for (const definition of definitions) {
-    const existing = await first(
+  const find = (name: string) =>
+    first(
       db
         .select({ id: groups.id, description: groups.description })
         .from(groups)
-        .where(and(groupsIn(tables, scope, namespace), eq(groups.name, definition.name))),
+        .where(and(groupsIn(tables, scope, namespace), eq(groups.name, name))),
     )
+  for (const definition of definitions) {
+    let existing = await find(definition.name)
     if (!existing) {
-      await db.insert(groups).values({
-        ...scope,
-        namespace,
-        name: definition.name,
-        description: definition.description ?? null,
-        createdAt: now,
-      })
-    } else if (definition.description !== undefined && definition.description !== existing.description) {
-      await db.update(groups).set({ description: definition.description }).where(eq(groups.id, existing.id))
+      const created = await db
+        .insert(groups)
+        .values({
+          ...scope,
+          namespace,
+          name: definition.name,
+          description: definition.description ?? null,
+          createdAt: now,
+        })
+        // The scope's unique index: a concurrent session may have created the group first (Postgres).
+        .onConflictDoNothing()
+        .returning({ id: groups.id })
+      if (created.length > 0) continue
+      existing = (await find(definition.name))!
     }
+    if (definition.description !== undefined && definition.description !== existing.description)
+      await db.update(groups).set({ description: definition.description }).where(eq(groups.id, existing.id))
   }
 }
 
@@ -287,24 +299,32 @@ export async function upsertAttributeDefinitions(
   now: number,
 ): Promise<void> {
   const { userAttributeDefinitions } = tables
-  for (const definition of definitions) {
-    const existing = await first(
+  const find = (name: string) =>
+    first(
       db
         .select()
         .from(userAttributeDefinitions)
-        .where(and(attributesIn(tables, scope), eq(userAttributeDefinitions.name, definition.name))),
+        .where(and(attributesIn(tables, scope), eq(userAttributeDefinitions.name, name))),
     )
+  for (const definition of definitions) {
+    let existing = await find(definition.name)
     const details = {
       ...(definition.displayName !== undefined && { displayName: definition.displayName }),
       ...(definition.defaultValue !== undefined && { defaultValue: definition.defaultValue }),
       ...(definition.description !== undefined && { description: definition.description }),
     }
     if (!existing) {
-      await db
+      const created = await db
         .insert(userAttributeDefinitions)
         .values({ ...scope, name: definition.name, type: definition.type, createdAt: now, ...details })
-      continue
+        // The scope's unique index: a concurrent session may have created the attribute first (Postgres).
+        .onConflictDoNothing()
+        .returning({ id: userAttributeDefinitions.id })
+      if (created.length > 0) continue
+      existing = (await find(definition.name))!
     }
+    // Checked again here: a concurrent session may have created it with another type since `checkDefinitions` read.
+    if (existing.type !== definition.type) throw cannotChangeType(definition.name, existing.type, definition.type)
     const changed = Object.entries(details).some(([key, value]) => existing[key as keyof typeof details] !== value)
     if (changed)
       await db.update(userAttributeDefinitions).set(details).where(eq(userAttributeDefinitions.id, existing.id))

@@ -42,15 +42,22 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
   /** The named tenant of the account, created (without creator mode) when it does not exist yet. */
   async function findOrCreateTenant(tx: Db, accountId: number, name: string) {
     const columns = { id: embedTenants.id, useCreatorMode: embedTenants.useCreatorMode }
-    const existing = await first(
-      tx
-        .select(columns)
-        .from(embedTenants)
-        .where(and(eq(embedTenants.accountId, accountId), eq(embedTenants.name, name))),
-    )
+    const find = () =>
+      first(
+        tx
+          .select(columns)
+          .from(embedTenants)
+          .where(and(eq(embedTenants.accountId, accountId), eq(embedTenants.name, name))),
+      )
+    const existing = await find()
     if (existing) return existing
-    const [created] = await tx.insert(embedTenants).values({ accountId, name, createdAt: clock() }).returning(columns)
-    return created!
+    const [created] = await tx
+      .insert(embedTenants)
+      .values({ accountId, name, createdAt: clock() })
+      // A concurrent session created it first (possible on Postgres, where transactions overlap): use that one.
+      .onConflictDoNothing({ target: [embedTenants.accountId, embedTenants.name] })
+      .returning(columns)
+    return created ?? (await find())!
   }
 
   return async function generateSession(

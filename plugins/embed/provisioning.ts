@@ -146,6 +146,8 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
         createdAt: placeholder('now'),
         updatedAt: placeholder('now'),
       })
+      // A concurrent request created the same user first (possible on Postgres, where transactions overlap).
+      .onConflictDoNothing({ target: [users.accountId, users.kind, users.identity] })
       .returning({ id: users.id })
       .prepare(),
   )
@@ -225,32 +227,40 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     return found as StoredUser | undefined
   }
 
-  /** 403 once the account holds its `max_external_users`. */
-  async function assertRoomForExternalUser(tx: Db, accountId: number): Promise<void> {
-    const [room] = await externalUserRoom(tx).execute({ accountId })
-    if (!room || room.count >= room.limit)
-      throw new ForbiddenError(
-        `External user limit reached: the account may have at most ${room?.limit ?? 0} external users`,
-        'EXTERNAL_USER_LIMIT',
-      )
-  }
-
+  /**
+   * Inserts the external user; undefined when a concurrent transaction created it first. The limit is checked after
+   * the insert, in the same transaction, so the 403 rolls it back: the insert's trigger has then raised the counter,
+   * and a concurrent creation waits for that row until this transaction ends, so two requests can never both take
+   * the last place (a check before the insert could not see the other's uncommitted user).
+   */
   async function insertExternalUser(
     tx: Db,
     accountId: number,
     identity: string,
     profile: Omit<StoredUser, 'id'>,
     now: number,
-  ): Promise<number> {
+  ): Promise<number | undefined> {
     const [inserted] = await insertUser(tx).execute({ accountId, identity, ...profile, now })
-    return inserted!.id
+    if (!inserted) return undefined
+    const [room] = await externalUserRoom(tx).execute({ accountId })
+    if (!room || room.count > room.limit)
+      throw new ForbiddenError(
+        `External user limit reached: the account may have at most ${room?.limit ?? 0} external users`,
+        'EXTERNAL_USER_LIMIT',
+      )
+    return inserted.id
   }
 
   /**
    * Creates the external user or updates the fields the request sends. The profile of a known user is written only
    * when it changes: repeated requests of one user (every chat request names it again) then write nothing.
    */
-  async function upsertExternalUser(tx: Db, request: ProvisionRequest, externalId: string, now: number) {
+  async function upsertExternalUser(
+    tx: Db,
+    request: ProvisionRequest,
+    externalId: string,
+    now: number,
+  ): Promise<number> {
     const email = request.email?.trim()
     const stored = await findUser(tx, request.accountId, 'external', externalId)
     const wanted = {
@@ -263,8 +273,9 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
           : (stored?.securityContext ?? null),
     }
     if (!stored) {
-      await assertRoomForExternalUser(tx, request.accountId)
-      return insertExternalUser(tx, request.accountId, externalId, wanted, now)
+      const created = await insertExternalUser(tx, request.accountId, externalId, wanted, now)
+      // Created concurrently: it is stored now, so this request updates it like any known user.
+      return created ?? upsertExternalUser(tx, request, externalId, now)
     }
     if (
       wanted.email !== stored.email ||
@@ -366,9 +377,10 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       const userId = await storage.transaction(async (tx) => {
         const found = await findUser(tx, accountId, 'external', id)
         if (found) return found.id
-        await assertRoomForExternalUser(tx, accountId)
         const profile = { email: null, displayName: null, picture: null, securityContext: null }
-        return insertExternalUser(tx, accountId, id, profile, clock())
+        const created = await insertExternalUser(tx, accountId, id, profile, clock())
+        // Created concurrently: read the other request's user.
+        return created ?? (await findUser(tx, accountId, 'external', id))!.id
       })
       const access = await accessIn(storage.db, userId)
       // The token's own context applies to its requests; the stored user is left as it was.
