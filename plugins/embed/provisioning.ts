@@ -1,4 +1,3 @@
-import { and, eq, sql } from 'drizzle-orm'
 import type { Db, Storage } from '../../db/client'
 import type { AttributeValue, users } from '../../db/schema'
 import { BadRequestError, ForbiddenError } from '../../lib/errors'
@@ -7,7 +6,7 @@ import type { ResolvedUser, UserAccess, UserProvisioner } from '../auth/user-acc
 import { assertAttributeValue, assertUniqueNames } from './attribute-values'
 import { createCatalogQueries, type CatalogScope } from './catalog'
 import { checkIdentity, checkPictureUrl, type Identity } from './identity'
-import { preparedPer } from './prepared'
+import { createUserQueries } from './user-queries'
 import type { SessionSettings, UserAttributeInput } from '../auth/session-settings'
 
 /** What one provisioning call may change of a user; the fields of generate-session and chat `sessionSettings`. */
@@ -58,140 +57,19 @@ export interface Provisioning extends UserProvisioner {
  * or what they may see. Public calls that write each run in one transaction.
  */
 export function createUserProvisioner(storage: Storage, clock: () => number): Provisioning {
-  const { accounts, externalUserCounts, groupMemberships, groups, userAttributeDefinitions, userAttributeValues, users } =
-    storage.tables
   const catalog = createCatalogQueries(storage)
-  const placeholder = sql.placeholder
-  /** A JSON column as its stored text: compared and written as text, never parsed and printed again. */
-  const asText = (column: typeof users.securityContext | typeof userAttributeValues.value) =>
-    sql<string | null>`${column}`
-  /** A value written as it is (stored JSON text), without the column's JSON encoding. */
-  const raw = (name: string) => sql`${placeholder(name)}`
-
-  // Single-table reads with scalar subqueries, filtered and sorted here: in SQLite a JOIN costs about ten times as
-  // much per execution as these, and the snapshot is read on every chat request.
-  const membershipNames = preparedPer((db) =>
-    db
-      .select({
-        name: sql<string | null>`(SELECT ${groups.name} FROM ${groups}
-          WHERE ${groups.id} = ${groupMemberships.groupId} AND ${groups.namespace} = 'group'
-            AND (${groups.embedTenantId} IS NULL OR ${groups.embedTenantId} = ${placeholder('tenant')}))`,
-      })
-      .from(groupMemberships)
-      .where(eq(groupMemberships.userId, placeholder('userId')))
-      .prepare(),
-  )
-  const attributeValues = preparedPer((db) =>
-    db
-      .select({
-        name: sql<string | null>`(SELECT ${userAttributeDefinitions.name} FROM ${userAttributeDefinitions}
-          WHERE ${userAttributeDefinitions.id} = ${userAttributeValues.attributeId})`,
-        tenant: sql<number | null>`(SELECT ${userAttributeDefinitions.embedTenantId} FROM ${userAttributeDefinitions}
-          WHERE ${userAttributeDefinitions.id} = ${userAttributeValues.attributeId})`,
-        value: asText(userAttributeValues.value),
-      })
-      .from(userAttributeValues)
-      .where(eq(userAttributeValues.userId, placeholder('userId')))
-      .prepare(),
-  )
-  const securityContextOf = preparedPer((db) =>
-    db
-      .select({ securityContext: asText(users.securityContext) })
-      .from(users)
-      .where(eq(users.id, placeholder('userId')))
-      .prepare(),
-  )
-  const userByIdentity = preparedPer((db) =>
-    db
-      .select({
-        id: users.id,
-        email: users.email,
-        displayName: users.displayName,
-        picture: users.picture,
-        securityContext: asText(users.securityContext),
-      })
-      .from(users)
-      .where(
-        and(
-          eq(users.accountId, placeholder('accountId')),
-          eq(users.kind, placeholder('kind')),
-          eq(users.identity, placeholder('identity')),
-        ),
-      )
-      .prepare(),
-  )
-  // The counter table is kept by triggers on users: one row read instead of a count(*).
-  const externalUserRoom = preparedPer((db) =>
-    db
-      .select({
-        limit: accounts.maxExternalUsers,
-        count: sql`coalesce((SELECT ${externalUserCounts.count} FROM ${externalUserCounts}
-          WHERE ${externalUserCounts.accountId} = ${accounts.id}), 0)`.mapWith(Number),
-      })
-      .from(accounts)
-      .where(eq(accounts.id, placeholder('accountId')))
-      .prepare(),
-  )
-  const insertUser = preparedPer((db) =>
-    db
-      .insert(users)
-      .values({
-        accountId: placeholder('accountId'),
-        kind: 'external',
-        identity: placeholder('identity'),
-        email: placeholder('email'),
-        displayName: placeholder('displayName'),
-        picture: placeholder('picture'),
-        securityContext: raw('securityContext'),
-        createdAt: placeholder('now'),
-        updatedAt: placeholder('now'),
-      })
-      // A concurrent request created the same user first (possible on Postgres, where transactions overlap).
-      .onConflictDoNothing({ target: [users.accountId, users.kind, users.identity] })
-      .returning({ id: users.id })
-      .prepare(),
-  )
-  const updateUser = preparedPer((db) =>
-    db
-      .update(users)
-      .set({
-        email: raw('email'),
-        displayName: raw('displayName'),
-        picture: raw('picture'),
-        securityContext: raw('securityContext'),
-        updatedAt: raw('now'),
-      })
-      .where(eq(users.id, placeholder('userId')))
-      .prepare(),
-  )
-  const storedValues = preparedPer((db) =>
-    db
-      .select({ attributeId: userAttributeValues.attributeId, value: asText(userAttributeValues.value) })
-      .from(userAttributeValues)
-      .where(eq(userAttributeValues.userId, placeholder('userId')))
-      .prepare(),
-  )
-  const upsertValue = preparedPer((db) =>
-    db
-      .insert(userAttributeValues)
-      .values({ userId: placeholder('userId'), attributeId: placeholder('attributeId'), value: raw('value') })
-      .onConflictDoUpdate({
-        target: [userAttributeValues.userId, userAttributeValues.attributeId],
-        set: { value: sql`excluded.value` },
-      })
-      .prepare(),
-  )
-  const deleteValue = preparedPer((db) =>
-    db
-      .delete(userAttributeValues)
-      .where(
-        and(
-          eq(userAttributeValues.userId, placeholder('userId')),
-          eq(userAttributeValues.attributeId, placeholder('attributeId')),
-        ),
-      )
-      .prepare(),
-  )
+  const {
+    membershipNames,
+    attributeValues,
+    securityContextOf,
+    userByIdentity,
+    externalUserRoom,
+    insertUser,
+    updateUser,
+    storedValues,
+    upsertValue,
+    deleteValue,
+  } = createUserQueries(storage)
 
   async function snapshot(tx: Db, userId: number, embedTenantId: number | null): Promise<AccessSnapshot> {
     // 0 never names a tenant (ids start at 1), so it selects the tenant-wide rows only.

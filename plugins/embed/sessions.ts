@@ -129,7 +129,11 @@ export function createSessionStore(storage: Storage, clock: () => number) {
      * Revokes a session of the account on one of `deploymentScope`'s deployments (any, when `null`); unknown,
      * foreign, out-of-scope and already revoked ids are silently ignored, so the answer never tells them apart.
      */
-    async revoke(accountId: number, sessionId: string, deploymentScope: readonly number[] | null = null): Promise<void> {
+    async revoke(
+      accountId: number,
+      sessionId: string,
+      deploymentScope: readonly number[] | null = null,
+    ): Promise<void> {
       const hash = hashSecret(sessionId)
       await storage.transaction(async (tx) => {
         await tx

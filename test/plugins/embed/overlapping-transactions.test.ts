@@ -91,7 +91,8 @@ describe('POST /api/v1/embed/generate-session when transactions overlap', () => 
       {
         status: 400,
         body: {
-          error: 'User attribute "tier": cannot change type from number to string; delete the attribute and recreate it',
+          error:
+            'User attribute "tier": cannot change type from number to string; delete the attribute and recreate it',
           code: 'CANNOT_CHANGE_TYPE',
         },
       },
