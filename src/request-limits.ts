@@ -25,10 +25,10 @@ export function createRequestLimits(
   }
   return {
     /** Wraps the API-key authenticator: a genuine key is charged one request. */
-    forApiKeys(authenticate: (key: string) => ApiKeyCaller): (key: string) => ApiKeyCaller {
+    forApiKeys(authenticate: (key: string) => Promise<ApiKeyCaller>): (key: string) => Promise<ApiKeyCaller> {
       if (!perKey.enabled) return authenticate
-      return (key) => {
-        const caller = authenticate(key)
+      return async (key) => {
+        const caller = await authenticate(key)
         const wait = perKey.take(caller.keyId)
         if (wait > 0) throw refuse('api_key', wait, 'API key')
         return caller

@@ -29,7 +29,7 @@ export async function serve(environment: Record<string, string | undefined> = pr
   const checkpointer = startWalCheckpointer(storage, logger)
   deps.lifecycle.onShutdown(() => checkpointer.stop())
   // Before listening: every model must load, and the demo data must exist before the first question.
-  prepareSemanticLayer(deps)
+  await prepareSemanticLayer(deps)
   const app = createApp(deps)
 
   try {

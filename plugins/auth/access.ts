@@ -3,8 +3,8 @@ import type { DeploymentInfo, Directory } from './directory'
 import type { ApiKeyCaller, Caller } from './model'
 
 /** The deployment `id` if the caller may act on it: 404 when it is not the caller's account's, 403 outside scope. */
-export function authorizeDeployment(caller: Caller, id: number, directory: Directory): DeploymentInfo {
-  const deployment = Number.isSafeInteger(id) ? directory.deployment(id) : undefined
+export async function authorizeDeployment(caller: Caller, id: number, directory: Directory): Promise<DeploymentInfo> {
+  const deployment = Number.isSafeInteger(id) ? await directory.deployment(id) : undefined
   if (!deployment || deployment.accountId !== caller.accountId)
     throw new NotFoundError(`Deployment ${id} not found`, 'DEPLOYMENT_NOT_FOUND')
   assertDeploymentInScope(caller, deployment.id)

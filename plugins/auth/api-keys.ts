@@ -1,6 +1,5 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
-import { accounts, apiKeys } from '../../db/schema'
 import { UnauthorizedError } from '../../lib/errors'
 import { constantTimeEqual, hashSecret } from '../../lib/secrets'
 import type { ApiKeyCaller } from './model'
@@ -12,6 +11,7 @@ import type { ApiKeyCaller } from './model'
  * revoked only by the bootstrap, at start, before the authenticator exists.
  */
 export function createApiKeyAuthenticator(storage: Storage) {
+  const { accounts, apiKeys } = storage.tables
   const byHash = storage.db
     .select({
       id: apiKeys.id,
@@ -27,11 +27,11 @@ export function createApiKeyAuthenticator(storage: Storage) {
     .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
     .prepare()
   const valid = new Map<string, ApiKeyCaller>()
-  return function authenticateApiKey(key: string): ApiKeyCaller {
+  return async function authenticateApiKey(key: string): Promise<ApiKeyCaller> {
     const hash = hashSecret(key)
     const known = valid.get(hash)
     if (known) return known
-    const row = byHash.get({ hash })
+    const [row] = await byHash.execute({ hash })
     if (!row || !constantTimeEqual(row.keyHash, hash) || row.revokedAt !== null)
       throw new UnauthorizedError('Invalid or revoked API key', 'INVALID_API_KEY')
     const caller: ApiKeyCaller = {

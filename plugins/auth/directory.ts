@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
-import { accounts, agents, deploymentBranches, deployments } from '../../db/schema'
+import type { accounts, agents, deployments } from '../../db/schema'
 
 /** A deployment as every area sees it: its row, its account's name and its branches. */
 export type DeploymentInfo = Pick<
@@ -31,6 +31,7 @@ export type AccountInfo = Pick<
  */
 export function createDirectory(storage: Storage) {
   const { db } = storage
+  const { accounts, agents, deploymentBranches, deployments } = storage.tables
   const deploymentById = db
     .select({
       id: deployments.id,
@@ -87,19 +88,20 @@ export function createDirectory(storage: Storage) {
     accountsByName: new Map<string, AccountInfo>(),
     accounts: new Map<number, AccountInfo>(),
   }
-  const remembered = <K, V>(map: Map<K, V>, key: K, load: () => V | undefined): V | undefined => {
+  // A remembered row is answered without a query; every request of a running server finds its rows here.
+  const remembered = async <K, V>(map: Map<K, V>, key: K, load: () => Promise<V | undefined>) => {
     const known = map.get(key)
     if (known !== undefined) return known
-    const value = load()
+    const value = await load()
     if (value !== undefined) map.set(key, value)
     return value
   }
 
-  function deployment(id: number): DeploymentInfo | undefined {
-    return remembered(cache.deployments, id, () => {
-      const row = deploymentById.get({ id })
+  function deployment(id: number): Promise<DeploymentInfo | undefined> {
+    return remembered(cache.deployments, id, async () => {
+      const [row] = await deploymentById.execute({ id })
       if (!row) return undefined
-      const branches = branchesOf.all({ id }).map((branch) => branch.name)
+      const branches = (await branchesOf.execute({ id })).map((branch) => branch.name)
       if (branches.length === 0) branches.push('main')
       return { ...row, branches, defaultBranch: branches[0] }
     })
@@ -107,20 +109,20 @@ export function createDirectory(storage: Storage) {
 
   return {
     deployment,
-    agent(id: number): AgentInfo | undefined {
-      return remembered(cache.agents, id, () => {
-        const row = agentById.get({ id })
+    agent(id: number): Promise<AgentInfo | undefined> {
+      return remembered(cache.agents, id, async () => {
+        const [row] = await agentById.execute({ id })
         if (!row) return undefined
-        const owner = deployment(row.deploymentId)
+        const owner = await deployment(row.deploymentId)
         if (!owner) return undefined
         return { id: row.id, name: row.name, kind: row.kind, config: row.config ?? null, deployment: owner }
       })
     },
-    accountByName(name: string): AccountInfo | undefined {
-      return remembered(cache.accountsByName, name, () => accountByName.get({ name }))
+    accountByName(name: string): Promise<AccountInfo | undefined> {
+      return remembered(cache.accountsByName, name, async () => (await accountByName.execute({ name }))[0])
     },
-    account(id: number): AccountInfo | undefined {
-      return remembered(cache.accounts, id, () => accountById.get({ id }))
+    account(id: number): Promise<AccountInfo | undefined> {
+      return remembered(cache.accounts, id, async () => (await accountById.execute({ id }))[0])
     },
     /** Drops what is kept in memory (after the tables changed). */
     forget(): void {

@@ -37,7 +37,7 @@ export function authPlugin(deps: AuthDeps) {
     const credential = readCredential(headers)
     if (!credential)
       throw new UnauthorizedError('Missing credentials: send "Authorization: Api-Key <key>"', 'MISSING_CREDENTIALS')
-    if (credential.scheme === 'apiKey') return authenticateApiKey(credential.value)
+    if (credential.scheme === 'apiKey') return await authenticateApiKey(credential.value)
     if (credential.scheme === 'embedToken') {
       await embedTokens.verify(credential.value)
       throw new ForbiddenError('Embed tokens cannot be used on this route', 'EMBED_TOKEN_NOT_ALLOWED')
@@ -54,8 +54,10 @@ export function authPlugin(deps: AuthDeps) {
     if (credential.scheme === 'serviceToken')
       throw new ForbiddenError('X-Service-Auth-Token is accepted only on chat routes', 'SERVICE_TOKEN_NOT_ALLOWED')
     const caller =
-      credential.scheme === 'apiKey' ? authenticateApiKey(credential.value) : await embedTokens.verify(credential.value)
-    return { caller, deployment: authorizeDeployment(caller, Number(rawId), directory) }
+      credential.scheme === 'apiKey'
+        ? await authenticateApiKey(credential.value)
+        : await embedTokens.verify(credential.value)
+    return { caller, deployment: await authorizeDeployment(caller, Number(rawId), directory) }
   }
 
   async function chatCaller(
@@ -68,11 +70,11 @@ export function authPlugin(deps: AuthDeps) {
       readCredential(headers) ??
       (query.embedToken ? { scheme: 'embedToken' as const, value: query.embedToken } : undefined)
     const agentId = Number(params.agentId)
-    const agent = Number.isSafeInteger(agentId) && agentId > 0 ? directory.agent(agentId) : undefined
-    const accountExists = directory.accountByName(params.accountName ?? '') !== undefined
+    const agent = Number.isSafeInteger(agentId) && agentId > 0 ? await directory.agent(agentId) : undefined
+    const accountExists = (await directory.accountByName(params.accountName ?? '')) !== undefined
     if (!credential) throw new UnauthorizedError('Missing credentials', 'MISSING_CREDENTIALS')
     let caller: Caller
-    if (credential.scheme === 'apiKey') caller = authenticateApiKey(credential.value)
+    if (credential.scheme === 'apiKey') caller = await authenticateApiKey(credential.value)
     else if (credential.scheme === 'embedToken') caller = await embedTokens.verify(credential.value)
     else {
       if (!agent || agent.deployment.accountName !== params.accountName)
@@ -123,7 +125,10 @@ export function authPlugin(deps: AuthDeps) {
     }),
     managementAccess: authenticated(async (context) => {
       const caller = await apiKeyCaller(context.headers)
-      return { caller, deployment: authorizeDeployment(caller, Number(params(context).deploymentId), directory) }
+      return {
+        caller,
+        deployment: await authorizeDeployment(caller, Number(params(context).deploymentId), directory),
+      }
     }),
     deploymentAccess: authenticated((context) => deploymentCaller(context.headers, params(context).deploymentId)),
     chatAccess: authenticated(async (context) => {

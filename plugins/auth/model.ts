@@ -43,7 +43,7 @@ export interface EmbedCaller {
 export type Caller = ApiKeyCaller | ServiceTokenCaller | EmbedCaller
 
 /** Resolves an API key to its caller; throws when the key is unknown or revoked. */
-export type ApiKeyAuthenticator = (key: string) => ApiKeyCaller
+export type ApiKeyAuthenticator = (key: string) => Promise<ApiKeyCaller>
 
 /** Checks embed tokens; the embed area provides the implementation. */
 export interface EmbedTokenVerifier {

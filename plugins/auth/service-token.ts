@@ -101,7 +101,7 @@ async function isGenuineForOtherDeployment(
   }
   const otherId = Number(claimed)
   if (!Number.isInteger(otherId) || otherId === deployment.id) return false
-  const other = directory.deployment(otherId)
+  const other = await directory.deployment(otherId)
   if (!other?.tokenAuthSecret) return false
   try {
     await verify(token, other.tokenAuthSecret, now)

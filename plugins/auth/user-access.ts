@@ -29,11 +29,15 @@ export interface UserProvisioner {
    * `settings.internalId`. Throws `AppError`s: 400 for rule violations (naming the field or the spec's message),
    * 403 for the external-user limit. One transaction.
    */
-  fromSessionSettings(accountId: number, settings: SessionSettings): ResolvedUser
+  fromSessionSettings(accountId: number, settings: SessionSettings): Promise<ResolvedUser>
   /** The external user of a service token: created when missing, left as stored otherwise. */
-  fromExternalId(accountId: number, externalId: string, securityContext?: Record<string, unknown>): ResolvedUser
+  fromExternalId(
+    accountId: number,
+    externalId: string,
+    securityContext?: Record<string, unknown>,
+  ): Promise<ResolvedUser>
   /** The current access of a stored user (tenant-wide groups and attributes). */
-  accessOf(userId: number): UserAccess
+  accessOf(userId: number): Promise<UserAccess>
   /** The stored user `settings` names (its `externalId`, else `internalId`), without creating or changing it. */
-  find(accountId: number, settings: { externalId?: string; internalId?: string }): number | undefined
+  find(accountId: number, settings: { externalId?: string; internalId?: string }): Promise<number | undefined>
 }

@@ -1,6 +1,5 @@
 import { and, asc, eq, gt } from 'drizzle-orm'
-import { transaction, type Storage } from '../../db/client'
-import { embedTenants, groups } from '../../db/schema'
+import { first, type Db, type Storage } from '../../db/client'
 import { BadRequestError, NotFoundError } from '../../lib/errors'
 import type { EmbedTenantGroupsPage } from './model'
 
@@ -34,28 +33,30 @@ function decodeCursor(cursor: string): number {
  */
 export function createEmbedTenantAdmin(storage: Storage) {
   const { db } = storage
+  const { embedTenants, groups } = storage.tables
 
-  function tenantId(accountId: number, name: string): number {
-    const tenant = db
-      .select({ id: embedTenants.id })
-      .from(embedTenants)
-      .where(and(eq(embedTenants.accountId, accountId), eq(embedTenants.name, name)))
-      .get()
+  async function tenantId(executor: Db, accountId: number, name: string): Promise<number> {
+    const tenant = await first(
+      executor
+        .select({ id: embedTenants.id })
+        .from(embedTenants)
+        .where(and(eq(embedTenants.accountId, accountId), eq(embedTenants.name, name))),
+    )
     if (!tenant) throw new NotFoundError(`Embed tenant ${name} not found`, 'EMBED_TENANT_NOT_FOUND')
     return tenant.id
   }
 
   return {
-    listGroups(
+    async listGroups(
       accountId: number,
       tenantName: string,
       rawFirst: string | undefined,
       after: string | undefined,
-    ): EmbedTenantGroupsPage {
-      const first = parsePageSize(rawFirst)
-      const tenant = tenantId(accountId, tenantName)
+    ): Promise<EmbedTenantGroupsPage> {
+      const pageSize = parsePageSize(rawFirst)
+      const tenant = await tenantId(db, accountId, tenantName)
       const afterId = after === undefined ? 0 : decodeCursor(after)
-      const rows = db
+      const rows = await db
         .select({ id: groups.id, name: groups.name, description: groups.description })
         .from(groups)
         .where(
@@ -67,36 +68,39 @@ export function createEmbedTenantAdmin(storage: Storage) {
           ),
         )
         .orderBy(asc(groups.id))
-        .limit(first + 1)
-        .all()
-      const items = rows.slice(0, first).map((row) => ({ id: row.id, name: row.name, description: row.description }))
+        .limit(pageSize + 1)
+      const items = rows.slice(0, pageSize).map((row) => ({ id: row.id, name: row.name, description: row.description }))
       const last = items.at(-1)
-      return { items, pageInfo: { hasNextPage: rows.length > first, endCursor: last ? encodeCursor(last.id) : null } }
+      return {
+        items,
+        pageInfo: { hasNextPage: rows.length > pageSize, endCursor: last ? encodeCursor(last.id) : null },
+      }
     },
 
-    deleteGroup(accountId: number, tenantName: string, rawId: string): void {
-      const tenant = tenantId(accountId, tenantName)
+    async deleteGroup(accountId: number, tenantName: string, rawId: string): Promise<void> {
       const id = /^[1-9]\d{0,15}$/.test(rawId) ? Number(rawId) : 0
-      const deleted = db
-        .delete(groups)
-        .where(
-          and(
-            eq(groups.id, id),
-            eq(groups.accountId, accountId),
-            eq(groups.embedTenantId, tenant),
-            eq(groups.namespace, 'group'),
-          ),
-        )
-        .returning({ id: groups.id })
-        .all()
+      const deleted = await storage.transaction(async (tx) => {
+        const tenant = await tenantId(tx, accountId, tenantName)
+        return tx
+          .delete(groups)
+          .where(
+            and(
+              eq(groups.id, id),
+              eq(groups.accountId, accountId),
+              eq(groups.embedTenantId, tenant),
+              eq(groups.namespace, 'group'),
+            ),
+          )
+          .returning({ id: groups.id })
+      })
       if (deleted.length === 0)
         throw new NotFoundError(`Group ${rawId} not found in embed tenant ${tenantName}`, 'GROUP_NOT_FOUND')
     },
 
-    deleteTenant(accountId: number, tenantName: string): void {
-      transaction(storage, () => {
-        const tenant = tenantId(accountId, tenantName)
-        db.delete(embedTenants).where(eq(embedTenants.id, tenant)).run()
+    async deleteTenant(accountId: number, tenantName: string): Promise<void> {
+      await storage.transaction(async (tx) => {
+        const tenant = await tenantId(tx, accountId, tenantName)
+        await tx.delete(embedTenants).where(eq(embedTenants.id, tenant))
       })
     },
   }

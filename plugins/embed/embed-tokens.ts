@@ -1,7 +1,6 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm'
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
-import type { Storage } from '../../db/client'
-import { accounts, embedSessions } from '../../db/schema'
+import { first, type Storage } from '../../db/client'
 import { UnauthorizedError } from '../../lib/errors'
 import { randomToken } from '../../lib/secrets'
 import type { EmbedCaller, EmbedTokenVerifier } from '../auth/model'
@@ -13,17 +12,17 @@ const AUDIENCE = 'embed'
 
 /**
  * The server's own HS256 key for embed tokens: generated at first start and kept in `server_secrets`, so tokens
- * survive restarts. `INSERT OR IGNORE` then read makes two processes starting at once agree on one key.
+ * survive restarts. Insert-if-absent then read makes two processes (or nodes) starting at once agree on one key.
  */
-export function loadSigningKey(storage: Storage, now: number): Uint8Array {
-  storage.sqlite
-    .query<unknown, [string, string, number]>(
-      'INSERT OR IGNORE INTO server_secrets (name, value, created_at) VALUES (?, ?, ?)',
-    )
-    .run(KEY_NAME, randomToken(32), now)
-  const row = storage.sqlite
-    .query<{ value: string }, [string]>('SELECT value FROM server_secrets WHERE name = ?')
-    .get(KEY_NAME)
+export async function loadSigningKey(storage: Storage, now: number): Promise<Uint8Array> {
+  const { serverSecrets } = storage.tables
+  const row = await storage.transaction(async (tx) => {
+    await tx
+      .insert(serverSecrets)
+      .values({ name: KEY_NAME, value: randomToken(32), createdAt: now })
+      .onConflictDoNothing({ target: serverSecrets.name })
+    return first(tx.select({ value: serverSecrets.value }).from(serverSecrets).where(eq(serverSecrets.name, KEY_NAME)))
+  })
   return new Uint8Array(Buffer.from(row!.value, 'base64url'))
 }
 
@@ -36,7 +35,16 @@ export function createEmbedTokens(
   storage: Storage,
   clock: () => number,
 ): EmbedTokenVerifier & { sign(session: ExchangedSession): Promise<string> } {
-  const key = loadSigningKey(storage, clock())
+  const { accounts, embedSessions } = storage.tables
+  // Loaded once, at the first token signed or checked (the factory itself cannot wait for the database).
+  let loading: Promise<Uint8Array> | undefined
+  const signingKey = () => {
+    loading ??= loadSigningKey(storage, clock()).catch((error: unknown) => {
+      loading = undefined
+      throw error
+    })
+    return loading
+  }
   // Every column of the session (the grant recorded at mint time) and its account's name.
   const sessionByPublicId = storage.db
     .select({ ...getTableColumns(embedSessions), accountName: accounts.name })
@@ -46,7 +54,8 @@ export function createEmbedTokens(
     .prepare()
 
   return {
-    sign(session: ExchangedSession): Promise<string> {
+    async sign(session: ExchangedSession): Promise<string> {
+      const key = await signingKey()
       return new SignJWT({ sid: session.publicId, deploymentId: session.deploymentId })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuer(ISSUER)
@@ -58,6 +67,7 @@ export function createEmbedTokens(
     },
 
     async verify(token: string): Promise<EmbedCaller> {
+      const key = await signingKey()
       let sid: unknown
       let exp: number | undefined
       try {
@@ -74,7 +84,7 @@ export function createEmbedTokens(
           throw new UnauthorizedError('Embed token expired', 'EMBED_TOKEN_EXPIRED')
         throw new UnauthorizedError('Invalid embed token', 'INVALID_EMBED_TOKEN')
       }
-      const row = typeof sid === 'string' ? sessionByPublicId.get({ publicId: sid }) : undefined
+      const row = typeof sid === 'string' ? (await sessionByPublicId.execute({ publicId: sid }))[0] : undefined
       if (!row || row.exchangedAt === null) throw new UnauthorizedError('Invalid embed token', 'INVALID_EMBED_TOKEN')
       if (row.revokedAt !== null) throw new UnauthorizedError('Embed session was revoked', 'EMBED_SESSION_REVOKED')
       if (row.expiresAt <= clock()) throw new UnauthorizedError('Embed token expired', 'EMBED_TOKEN_EXPIRED')

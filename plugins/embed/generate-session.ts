@@ -1,12 +1,11 @@
 import { and, eq } from 'drizzle-orm'
-import type { Storage } from '../../db/client'
-import { writeBatchOf } from '../../db/write-batch'
-import { embedTenants } from '../../db/schema'
+import { first, type Db, type Storage } from '../../db/client'
 import { BadRequestError, ForbiddenError } from '../../lib/errors'
 import { authorizeDeployment } from '../auth/access'
 import type { Directory } from '../auth/directory'
 import type { ApiKeyCaller } from '../auth/model'
-import { checkDefinitions, upsertAttributeDefinitions, upsertGroupDefinitions, type CatalogScope } from './catalog'
+import type { CatalogScope } from './catalog'
+import { checkDefinitions, upsertAttributeDefinitions, upsertGroupDefinitions } from './catalog-definitions'
 import { checkIdentity } from './identity'
 import type { GenerateSessionBody } from './model'
 import type { Provisioning } from './provisioning'
@@ -32,39 +31,47 @@ export interface GenerateSessionDeps {
 
 /**
  * `POST /api/v1/embed/generate-session`: checks the caller and the request, then in ONE
- * transaction (a savepoint of the storage's group commit) resolves or creates the embed tenant, upserts creator-mode
+ * transaction resolves or creates the embed tenant, upserts creator-mode
  * definitions (all checked before any is written), provisions the user and mints the session with a snapshot of
  * the user's access. Any error rolls everything back.
  */
 export function createSessionGenerator(deps: GenerateSessionDeps) {
   const { storage, clock, directory, provisioning, sessions } = deps
-  const { db } = storage
+  const { tables } = storage
+  const { embedTenants } = tables
 
   /** The named tenant of the account, created (without creator mode) when it does not exist yet. */
-  function findOrCreateTenant(accountId: number, name: string) {
-    const existing = db
-      .select({ id: embedTenants.id, useCreatorMode: embedTenants.useCreatorMode })
-      .from(embedTenants)
-      .where(and(eq(embedTenants.accountId, accountId), eq(embedTenants.name, name)))
-      .get()
+  async function findOrCreateTenant(tx: Db, accountId: number, name: string) {
+    const columns = { id: embedTenants.id, useCreatorMode: embedTenants.useCreatorMode }
+    const find = () =>
+      first(
+        tx
+          .select(columns)
+          .from(embedTenants)
+          .where(and(eq(embedTenants.accountId, accountId), eq(embedTenants.name, name))),
+      )
+    const existing = await find()
     if (existing) return existing
-    return db
+    const [created] = await tx
       .insert(embedTenants)
       .values({ accountId, name, createdAt: clock() })
-      .returning({ id: embedTenants.id, useCreatorMode: embedTenants.useCreatorMode })
-      .get()
+      // A concurrent session created it first (possible on Postgres, where transactions overlap): use that one.
+      .onConflictDoNothing({ target: [embedTenants.accountId, embedTenants.name] })
+      .returning(columns)
+    return created ?? (await find())!
   }
 
-  const batch = writeBatchOf(storage)
-
-  return function generateSession(caller: ApiKeyCaller, body: GenerateSessionBody): Promise<{ sessionId: string }> {
-    const account = directory.account(caller.accountId)
+  return async function generateSession(
+    caller: ApiKeyCaller,
+    body: GenerateSessionBody,
+  ): Promise<{ sessionId: string }> {
+    const account = await directory.account(caller.accountId)
     if (!account || !EMBED_PLANS.has(account.plan))
       throw new ForbiddenError(
         'Embed sessions are available on the premium and enterprise plans only',
         'PLAN_NOT_ELIGIBLE',
       )
-    const deployment = authorizeDeployment(caller, body.deploymentId, directory)
+    const deployment = await authorizeDeployment(caller, body.deploymentId, directory)
     const identity = checkIdentity(body)
     const creatorMode = body.creatorMode === true
     if (!creatorMode) {
@@ -76,11 +83,11 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
     if (body.embedTenantProfile !== undefined && body.embedTenantName === undefined)
       throw new BadRequestError('embedTenantProfile requires embedTenantName', 'EMBED_TENANT_REQUIRED')
 
-    // One savepoint of the next group commit: calls arriving together commit together, each still all or nothing.
-    return batch.run(() => {
-      sessions.prune()
+    // One transaction: any error rolls back the tenant, the definitions, the user and the session together.
+    return storage.transaction(async (tx) => {
+      await sessions.prune(tx)
       const tenant =
-        body.embedTenantName === undefined ? undefined : findOrCreateTenant(account.id, body.embedTenantName)
+        body.embedTenantName === undefined ? undefined : await findOrCreateTenant(tx, account.id, body.embedTenantName)
       if (creatorMode && !tenant?.useCreatorMode)
         throw new ForbiddenError(
           `Creator mode is not enabled for embed tenant ${body.embedTenantName}`,
@@ -88,18 +95,18 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
         )
       const displayName = body.embedTenantProfile?.displayName
       if (tenant && displayName !== undefined)
-        db.update(embedTenants).set({ displayName }).where(eq(embedTenants.id, tenant.id)).run()
+        await tx.update(embedTenants).set({ displayName }).where(eq(embedTenants.id, tenant.id))
 
       const tenantScope: CatalogScope = { accountId: account.id, embedTenantId: tenant?.id ?? null }
       if (creatorMode) {
-        checkDefinitions(db, tenantScope, body)
+        await checkDefinitions(tx, tables, tenantScope, body)
         const now = clock()
-        upsertGroupDefinitions(db, tenantScope, 'group', body.groupDefinitions ?? [], now)
-        upsertGroupDefinitions(db, tenantScope, 'tenant_group', body.tenantGroupDefinitions ?? [], now)
-        upsertAttributeDefinitions(db, tenantScope, body.userAttributeDefinitions ?? [], now)
+        await upsertGroupDefinitions(tx, tables, tenantScope, 'group', body.groupDefinitions ?? [], now)
+        await upsertGroupDefinitions(tx, tables, tenantScope, 'tenant_group', body.tenantGroupDefinitions ?? [], now)
+        await upsertAttributeDefinitions(tx, tables, tenantScope, body.userAttributeDefinitions ?? [], now)
       }
 
-      const user = provisioning.provision({
+      const user = await provisioning.provision(tx, {
         accountId: account.id,
         identity,
         email: body.email,
@@ -112,9 +119,9 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
       })
       // Without a tenant the session sees what provisioning just read back; with one, the tenant's rows join in.
       const { groups, userAttributes, securityContext } = tenant
-        ? provisioning.snapshot(user.userId, tenant.id)
+        ? await provisioning.snapshot(tx, user.userId, tenant.id)
         : user.access
-      const sessionId = sessions.mint({
+      const sessionId = await sessions.mint(tx, {
         accountId: account.id,
         deploymentId: deployment.id,
         userId: user.userId,

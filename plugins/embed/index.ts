@@ -58,11 +58,7 @@ export function embedPlugin(deps: EmbedDeps) {
   })
 
   const timer = setInterval(() => {
-    try {
-      sessions.prune()
-    } catch (error) {
-      logger.warn('embed session pruning failed', { error })
-    }
+    sessions.prune().catch((error: unknown) => logger.warn('embed session pruning failed', { error }))
   }, PRUNE_INTERVAL_MS)
   timer.unref()
   deps.lifecycle.onShutdown(() => clearInterval(timer))
@@ -98,7 +94,7 @@ export function embedPlugin(deps: EmbedDeps) {
     .post(
       '/api/v1/embed/session/token',
       async ({ body }) => {
-        const session = sessions.exchange(body.sessionId)
+        const session = await sessions.exchange(body.sessionId)
         return { token: await tokens.sign(session), expiresAt: new Date(session.expiresAt).toISOString() }
       },
       {
@@ -118,7 +114,7 @@ export function embedPlugin(deps: EmbedDeps) {
       '/api/v1/embed/session/revoke',
       async ({ body, caller, set }) => {
         // A scoped key revokes only its deployments' sessions: it must not log out users of other deployments.
-        sessions.revoke(caller.accountId, body.sessionId, caller.deploymentScope)
+        await sessions.revoke(caller.accountId, body.sessionId, caller.deploymentScope)
         // The revocation is stored; should the other nodes not hear of it, their sockets still stop at their next turn.
         await deps.registry
           .broadcast({ type: 'embed-session-revoked', accountId: caller.accountId })
@@ -158,9 +154,9 @@ export function embedPlugin(deps: EmbedDeps) {
     )
     .delete(
       `${TENANTS}/groups/:id`,
-      ({ caller, params, set }) => {
+      async ({ caller, params, set }) => {
         assertAccountWide(caller, 'Deleting an embed tenant group')
-        tenants.deleteGroup(caller.accountId, params.embedTenantName, params.id)
+        await tenants.deleteGroup(caller.accountId, params.embedTenantName, params.id)
         set.status = 204
         return null
       },
@@ -177,9 +173,9 @@ export function embedPlugin(deps: EmbedDeps) {
     )
     .delete(
       TENANTS,
-      ({ caller, params, set }) => {
+      async ({ caller, params, set }) => {
         assertAccountWide(caller, 'Deleting an embed tenant')
-        tenants.deleteTenant(caller.accountId, params.embedTenantName)
+        await tenants.deleteTenant(caller.accountId, params.embedTenantName)
         set.status = 204
         return null
       },

@@ -1,7 +1,9 @@
-import type { Storage } from '../../db/client'
+import { and, eq, gt, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm'
+import type { Db, Storage } from '../../db/client'
 import type { embedSessions } from '../../db/schema'
 import { UnauthorizedError } from '../../lib/errors'
 import { hashSecret, randomToken } from '../../lib/secrets'
+import { preparedPer } from './prepared'
 
 /** A minted session must be exchanged within this window: a leaked session id is worth little for long. */
 export const EXCHANGE_WINDOW_MS = 5 * 60_000
@@ -32,56 +34,92 @@ export type ExchangedSession = Pick<SessionRow, 'publicId' | 'userId' | 'deploym
  * five minutes, revoke, prune. The exchange is one conditional UPDATE, so two racing exchanges cannot both win.
  */
 export function createSessionStore(storage: Storage, clock: () => number) {
-  const { sqlite } = storage
-  const exchangeStatement = sqlite.query<ExchangedSession, [number, number, string, number]>(
-    `UPDATE embed_sessions SET exchanged_at = ?1, expires_at = ?2
-      WHERE secret_hash = ?3 AND exchanged_at IS NULL AND revoked_at IS NULL AND expires_at > ?4
-      RETURNING public_id AS publicId, user_id AS userId, deployment_id AS deploymentId, expires_at AS expiresAt`,
+  const { embedSessions } = storage.tables
+  const placeholder = (name: string) => sql`${sql.placeholder(name)}`
+  const exchangeStatement = preparedPer((db) =>
+    db
+      .update(embedSessions)
+      .set({ exchangedAt: placeholder('now'), expiresAt: placeholder('expiresAt') })
+      .where(
+        and(
+          eq(embedSessions.secretHash, sql.placeholder('hash')),
+          isNull(embedSessions.exchangedAt),
+          isNull(embedSessions.revokedAt),
+          gt(embedSessions.expiresAt, sql.placeholder('now')),
+        ),
+      )
+      .returning({
+        publicId: embedSessions.publicId,
+        userId: embedSessions.userId,
+        deploymentId: embedSessions.deploymentId,
+        expiresAt: embedSessions.expiresAt,
+      })
+      .prepare(),
   )
-  const revokeStatement = sqlite.query<unknown, [number, string, number, string | null]>(
-    `UPDATE embed_sessions SET revoked_at = ?1
-      WHERE secret_hash = ?2 AND account_id = ?3 AND revoked_at IS NULL
-        AND (?4 IS NULL OR deployment_id IN (SELECT value FROM json_each(?4)))`,
-  )
-  // Two statements rather than one OR, so each uses its index (embed_sessions_expires, embed_sessions_revoked).
-  const pruneExpired = sqlite.query<unknown, [number]>('DELETE FROM embed_sessions WHERE expires_at <= ?1')
-  const pruneRevoked = sqlite.query<unknown, []>('DELETE FROM embed_sessions WHERE revoked_at IS NOT NULL')
-  const insertSession = sqlite.query<
-    unknown,
-    [string, string, number, number, number, number | null, number, string, string, string, string, number, number]
-  >(
-    `INSERT INTO embed_sessions (public_id, secret_hash, account_id, deployment_id, user_id, embed_tenant_id, creator_mode, settings,
-                                 security_context, groups, user_attributes, created_at, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  const insertSession = preparedPer((db) =>
+    db
+      .insert(embedSessions)
+      .values({
+        publicId: sql.placeholder('publicId'),
+        secretHash: sql.placeholder('secretHash'),
+        accountId: sql.placeholder('accountId'),
+        deploymentId: sql.placeholder('deploymentId'),
+        userId: sql.placeholder('userId'),
+        embedTenantId: sql.placeholder('embedTenantId'),
+        creatorMode: sql.placeholder('creatorMode'),
+        settings: sql.placeholder('settings'),
+        securityContext: sql.placeholder('securityContext'),
+        groups: sql.placeholder('groups'),
+        userAttributes: sql.placeholder('userAttributes'),
+        createdAt: sql.placeholder('createdAt'),
+        expiresAt: sql.placeholder('expiresAt'),
+      })
+      .prepare(),
   )
 
+  /** Two statements rather than one OR, so each uses its index (embed_sessions_expires, embed_sessions_revoked). */
+  async function pruneIn(tx: Db): Promise<number> {
+    const expired = await tx
+      .delete(embedSessions)
+      .where(lte(embedSessions.expiresAt, clock()))
+      .returning({ id: embedSessions.id })
+    const revoked = await tx
+      .delete(embedSessions)
+      .where(isNotNull(embedSessions.revokedAt))
+      .returning({ id: embedSessions.id })
+    return expired.length + revoked.length
+  }
+
   return {
-    /** Stores a new session and returns its secret `sessionId`. Runs inside the caller's transaction. */
-    mint(grant: SessionGrant): string {
+    /** Stores a new session and returns its secret `sessionId`. Runs inside the caller's transaction `tx`. */
+    async mint(tx: Db, grant: SessionGrant): Promise<string> {
       const sessionId = `es_${randomToken(32)}`
       const now = clock()
-      insertSession.run(
-        randomToken(16),
-        hashSecret(sessionId),
-        grant.accountId,
-        grant.deploymentId,
-        grant.userId,
-        grant.embedTenantId,
-        grant.creatorMode ? 1 : 0,
-        JSON.stringify(grant.settings),
-        JSON.stringify(grant.securityContext),
-        JSON.stringify(grant.groups),
-        JSON.stringify(grant.userAttributes),
-        now,
-        now + EXCHANGE_WINDOW_MS,
-      )
+      await insertSession(tx).execute({
+        publicId: randomToken(16),
+        secretHash: hashSecret(sessionId),
+        accountId: grant.accountId,
+        deploymentId: grant.deploymentId,
+        userId: grant.userId,
+        embedTenantId: grant.embedTenantId,
+        creatorMode: grant.creatorMode,
+        settings: grant.settings,
+        securityContext: grant.securityContext,
+        groups: grant.groups,
+        userAttributes: grant.userAttributes,
+        createdAt: now,
+        expiresAt: now + EXCHANGE_WINDOW_MS,
+      })
       return sessionId
     },
 
     /** Marks the session exchanged; 401 for an unknown, revoked, late or already exchanged one (one message for all). */
-    exchange(sessionId: string): ExchangedSession {
+    async exchange(sessionId: string): Promise<ExchangedSession> {
       const now = clock()
-      const row = exchangeStatement.get(now, now + TOKEN_TTL_MS, hashSecret(sessionId), now)
+      const hash = hashSecret(sessionId)
+      const [row] = await storage.transaction(async (tx) =>
+        exchangeStatement(tx).execute({ now, expiresAt: now + TOKEN_TTL_MS, hash }),
+      )
       if (!row)
         throw new UnauthorizedError('Session is unknown, expired, revoked or already exchanged', 'INVALID_SESSION')
       return row
@@ -91,18 +129,33 @@ export function createSessionStore(storage: Storage, clock: () => number) {
      * Revokes a session of the account on one of `deploymentScope`'s deployments (any, when `null`); unknown,
      * foreign, out-of-scope and already revoked ids are silently ignored, so the answer never tells them apart.
      */
-    revoke(accountId: number, sessionId: string, deploymentScope: readonly number[] | null = null): void {
-      revokeStatement.run(
-        clock(),
-        hashSecret(sessionId),
-        accountId,
-        deploymentScope === null ? null : JSON.stringify(deploymentScope),
-      )
+    async revoke(
+      accountId: number,
+      sessionId: string,
+      deploymentScope: readonly number[] | null = null,
+    ): Promise<void> {
+      const hash = hashSecret(sessionId)
+      await storage.transaction(async (tx) => {
+        await tx
+          .update(embedSessions)
+          .set({ revokedAt: clock() })
+          .where(
+            and(
+              eq(embedSessions.secretHash, hash),
+              eq(embedSessions.accountId, accountId),
+              isNull(embedSessions.revokedAt),
+              deploymentScope === null ? undefined : inArray(embedSessions.deploymentId, [...deploymentScope]),
+            ),
+          )
+      })
     },
 
-    /** Deletes sessions past their exchange window or token lifetime, and revoked ones. Returns how many. */
-    prune(): number {
-      return pruneExpired.run(clock()).changes + pruneRevoked.run().changes
+    /**
+     * Deletes sessions past their exchange window or token lifetime, and revoked ones, in `tx` when given (the
+     * caller's transaction), else in a transaction of its own. Returns how many.
+     */
+    prune(tx?: Db): Promise<number> {
+      return tx ? pruneIn(tx) : storage.transaction(pruneIn)
     },
   }
 }

@@ -22,7 +22,7 @@ export async function listKeyDeployments(
   const summaries: DeploymentSummary[] = []
   for (const row of rows) {
     if (caller.deploymentScope !== null && !caller.deploymentScope.includes(row.id)) continue
-    const deployment = directory.deployment(row.id)
+    const deployment = await directory.deployment(row.id)
     if (!deployment) continue
     const agentRows = await storage.db
       .select({ id: agents.id, name: agents.name, kind: agents.kind })

@@ -26,7 +26,7 @@ export function managementPlugin(deps: ManagementDeps, options: { runWidgetQuery
   const runWidgetQuery: WidgetQueryRunner =
     options.runWidgetQuery ??
     (async (deploymentId, query) => {
-      const deployment = deps.directory.deployment(deploymentId)
+      const deployment = await deps.directory.deployment(deploymentId)
       if (!deployment) throw new NotFoundError(`Deployment ${deploymentId} not found`, 'DEPLOYMENT_NOT_FOUND')
       return deps.semantic.query({ deployment, access: WHOLE_MODEL }, query, MAX_ROUTE_LIMIT)
     })

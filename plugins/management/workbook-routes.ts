@@ -55,13 +55,13 @@ export interface WorkbookRoutesDeps extends ManagementAccessDeps {
 /** Workbooks, their dashboards, AI widget threads and widget data downloads: HTTP glue over the domain modules. */
 export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQueryRunner) {
   /** Plans a widget query on the deployment's model over all its data (no user's policies), running nothing. */
-  const widgetCheck =
-    (deploymentId: number): WidgetQueryCheck =>
-    (query) => {
-      const deployment = deps.directory.deployment(deploymentId)
-      if (!deployment) throw new NotFoundError(`Deployment ${deploymentId} not found`, 'DEPLOYMENT_NOT_FOUND')
+  const widgetCheck = async (deploymentId: number): Promise<WidgetQueryCheck> => {
+    const deployment = await deps.directory.deployment(deploymentId)
+    if (!deployment) throw new NotFoundError(`Deployment ${deploymentId} not found`, 'DEPLOYMENT_NOT_FOUND')
+    return (query) => {
       deps.semantic.describe({ deployment, access: WHOLE_MODEL }, query)
     }
+  }
 
   return new Elysia({ name: 'management-workbooks', seed: deps.instanceId })
     .use(managementAccess(deps))
@@ -159,7 +159,7 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
     .post(
       `${DEPLOYMENT}/dashboards`,
       async ({ context, body, status }) =>
-        status(201, await createDashboard(context, body, widgetCheck(context.deploymentId))),
+        status(201, await createDashboard(context, body, await widgetCheck(context.deploymentId))),
       {
         management: true,
         params: DeploymentParams,
@@ -181,8 +181,8 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
     })
     .patch(
       `${DEPLOYMENT}/dashboards/:dashboardId`,
-      ({ context, params, body }) =>
-        updateDashboard(context, params.dashboardId, body, widgetCheck(context.deploymentId)),
+      async ({ context, params, body }) =>
+        updateDashboard(context, params.dashboardId, body, await widgetCheck(context.deploymentId)),
       {
         management: true,
         params: DashboardParams,

@@ -9,11 +9,11 @@ import { WHOLE_MODEL } from './semantic-service'
  * whole model; an API key with `sessionSettings` reads as that user (provisioned as in chat); an embed token
  * reads with the groups, attributes and security context its session was minted with.
  */
-export function callerAccess(
+export async function callerAccess(
   caller: ApiKeyCaller | EmbedCaller,
   sessionSettings: SessionSettings | undefined,
   users: UserProvisioner,
-): UserAccess {
+): Promise<UserAccess> {
   if (caller.kind === 'embed') {
     if (sessionSettings !== undefined)
       throw new BadRequestError(
@@ -28,5 +28,5 @@ export function callerAccess(
     }
   }
   if (sessionSettings === undefined) return WHOLE_MODEL
-  return users.fromSessionSettings(caller.accountId, sessionSettings).access
+  return (await users.fromSessionSettings(caller.accountId, sessionSettings)).access
 }

@@ -28,9 +28,9 @@ export function semanticPlugin(deps: SemanticDeps) {
     .use(authPlugin(deps))
     .get(
       '/api/v1/deployments/:deploymentId/meta',
-      ({ caller, deployment, query }) =>
+      async ({ caller, deployment, query }) =>
         semantic.meta(
-          { deployment, branchName: query.branchName, access: callerAccess(caller, undefined, users) },
+          { deployment, branchName: query.branchName, access: await callerAccess(caller, undefined, users) },
           query.searchQuery,
         ),
       {
@@ -50,9 +50,9 @@ export function semanticPlugin(deps: SemanticDeps) {
     )
     .post(
       '/api/v1/deployments/:deploymentId/sql',
-      ({ caller, deployment, body }) =>
+      async ({ caller, deployment, body }) =>
         semantic.query(
-          { deployment, branchName: body.branchName, access: callerAccess(caller, body.sessionSettings, users) },
+          { deployment, branchName: body.branchName, access: await callerAccess(caller, body.sessionSettings, users) },
           body.query,
           body.limit ?? ROW_CAP,
         ),

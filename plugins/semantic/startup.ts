@@ -1,3 +1,4 @@
+import { asc } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
 import type { Logger } from '../../lib/logger'
 import type { Directory } from '../auth/directory'
@@ -15,10 +16,15 @@ export interface SemanticStartupDeps {
  * start with `ModelError`, naming file, line and member) and makes sure the demo data file exists, logging how
  * long it took.
  */
-export function prepareSemanticLayer(deps: SemanticStartupDeps): void {
+export async function prepareSemanticLayer(deps: SemanticStartupDeps): Promise<void> {
   const startedAt = performance.now()
-  const ids = deps.storage.sqlite.query<{ id: number }, []>('SELECT id FROM deployments ORDER BY id').all()
-  const deployments: DeploymentRef[] = ids.flatMap(({ id }) => deps.directory.deployment(id) ?? [])
+  const { deployments: table } = deps.storage.tables
+  const ids = await deps.storage.db.select({ id: table.id }).from(table).orderBy(asc(table.id))
+  const deployments: DeploymentRef[] = []
+  for (const { id } of ids) {
+    const deployment = await deps.directory.deployment(id)
+    if (deployment) deployments.push(deployment)
+  }
   const { demo, models } = deps.semantic.prepare(deployments)
   deps.logger.info('semantic layer ready', {
     models,

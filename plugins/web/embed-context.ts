@@ -1,6 +1,5 @@
 import { asc, eq } from 'drizzle-orm'
-import type { Storage } from '../../db/client'
-import { agents, users } from '../../db/schema'
+import { first, type Storage } from '../../db/client'
 import { NotFoundError } from '../../lib/errors'
 import type { DeploymentInfo, Directory } from '../auth/directory'
 import type { EmbedCaller } from '../auth/model'
@@ -41,31 +40,35 @@ export function createEmbedContextReader(
   userAccess: UserProvisioner,
 ) {
   const { db } = storage
+  const { agents, users } = storage.tables
   /** A model that cannot be read leaves the chat without suggestions; the chat itself then explains the problem. */
-  const starters = (viewer: EmbedCaller, deployment: DeploymentInfo): string[] => {
+  const starters = async (viewer: EmbedCaller, deployment: DeploymentInfo): Promise<string[]> => {
     try {
-      return starterQuestions(semantic.meta({ deployment, access: callerAccess(viewer, undefined, userAccess) }))
+      const access = await callerAccess(viewer, undefined, userAccess)
+      return starterQuestions(semantic.meta({ deployment, access }))
     } catch {
       return []
     }
   }
-  return (viewer: EmbedCaller): EmbedContext => {
-    const deployment = directory.deployment(viewer.deploymentId)
-    const account = directory.account(viewer.accountId)
+  return async (viewer: EmbedCaller): Promise<EmbedContext> => {
+    const deployment = await directory.deployment(viewer.deploymentId)
+    const account = await directory.account(viewer.accountId)
     if (!deployment || !account)
       throw new NotFoundError(`Deployment ${viewer.deploymentId} not found`, 'DEPLOYMENT_NOT_FOUND')
-    const agent = db
-      .select({ id: agents.id, name: agents.name })
-      .from(agents)
-      .where(eq(agents.deploymentId, deployment.id))
-      .orderBy(asc(agents.id))
-      .limit(1)
-      .get()
-    const profile = db
-      .select({ displayName: users.displayName, picture: users.picture })
-      .from(users)
-      .where(eq(users.id, viewer.userId))
-      .get()
+    const agent = await first(
+      db
+        .select({ id: agents.id, name: agents.name })
+        .from(agents)
+        .where(eq(agents.deploymentId, deployment.id))
+        .orderBy(asc(agents.id))
+        .limit(1),
+    )
+    const profile = await first(
+      db
+        .select({ displayName: users.displayName, picture: users.picture })
+        .from(users)
+        .where(eq(users.id, viewer.userId)),
+    )
     return {
       accountName: account.name,
       deployment: { id: deployment.id, name: deployment.name },
@@ -79,7 +82,7 @@ export function createEmbedContextReader(
       user: { displayName: profile?.displayName ?? null, picture: safePicture(profile?.picture ?? null) },
       settings: { showDashboardChat: effectiveShowDashboardChat(viewer.settings, account.showDashboardChat) },
       expiresAt: new Date(viewer.expiresAt * 1000).toISOString(),
-      starterQuestions: starters(viewer, deployment),
+      starterQuestions: await starters(viewer, deployment),
     }
   }
 }

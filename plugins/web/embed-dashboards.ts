@@ -38,7 +38,7 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
     publicId: string,
   ): Promise<{ dashboard: PublishedDashboard; deployment: DeploymentInfo }> {
     const dashboard = await findPublishedDashboard(storage, publicId)
-    const deployment = dashboard && directory.deployment(dashboard.deploymentId)
+    const deployment = dashboard && (await directory.deployment(dashboard.deploymentId))
     if (
       !dashboard ||
       !deployment ||
@@ -104,7 +104,7 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
     const widget = widgetOf(dashboard, widgetId)
     if (download && dashboard.restrictDataDownload)
       throw new ForbiddenError(`Data download is restricted on dashboard ${publicId}`, 'DATA_DOWNLOAD_RESTRICTED')
-    const access = callerAccess(viewer, undefined, users)
+    const access = await callerAccess(viewer, undefined, users)
     const query = controlledQuery(deployment, access, dashboard, widget, chosen)
     const data = await semantic.query({ deployment, access }, query, download ? MAX_ROUTE_LIMIT : WIDGET_VIEW_ROWS)
     return { widget, data, titles: semantic.describe({ deployment, access }, query).map((column) => column.title) }
@@ -118,7 +118,7 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
      */
     async dashboard(viewer: EmbedCaller, publicId: string): Promise<EmbedDashboard> {
       const { dashboard, deployment } = await visibleDashboard(viewer, publicId)
-      const access = callerAccess(viewer, undefined, users)
+      const access = await callerAccess(viewer, undefined, users)
       const known = dashboard.filters.length || dashboard.timeGrains.length ? members(deployment, access) : new Map()
       const filters = await Promise.all(
         dashboard.filters.map(async (filter) => {

@@ -113,7 +113,7 @@ export function webPlugin(deps: WebDeps) {
         'MISSING_CREDENTIALS',
       )
     if (credential.scheme === 'embedToken') return embedTokens.verify(credential.value)
-    if (credential.scheme === 'apiKey') authenticateApiKey(credential.value)
+    if (credential.scheme === 'apiKey') await authenticateApiKey(credential.value)
     throw new ForbiddenError(
       'This route takes an embed token (Authorization: Embed-Token <token>)',
       'EMBED_TOKEN_REQUIRED',

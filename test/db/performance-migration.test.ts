@@ -14,9 +14,9 @@ function bootstrapWithLimit(limit: number) {
   return file
 }
 
-function statusOf(run: () => unknown): number | 'ok' {
+async function statusOf(run: () => Promise<unknown>): Promise<number | 'ok'> {
   try {
-    run()
+    await run()
     return 'ok'
   } catch (error) {
     if (error instanceof AppError) return error.status
@@ -30,21 +30,21 @@ const countOf = (app: TestApp) =>
     .get(ACME)?.count ?? 0
 
 describe('migration 0005: external_user_counts', () => {
-  it('counts external users as they are created and deleted, also by plain SQL, and the limit follows it', () => {
+  it('counts external users as they are created and deleted, also by plain SQL, and the limit follows it', async () => {
     test = createTestApp({ bootstrap: bootstrapWithLimit(2) })
     const { users } = test.deps
-    expect(statusOf(() => users.fromSessionSettings(ACME, { externalId: 'first' }))).toBe('ok')
-    expect(statusOf(() => users.fromSessionSettings(ACME, { externalId: 'second' }))).toBe('ok')
+    expect(await statusOf(() => users.fromSessionSettings(ACME, { externalId: 'first' }))).toBe('ok')
+    expect(await statusOf(() => users.fromSessionSettings(ACME, { externalId: 'second' }))).toBe('ok')
     expect(countOf(test)).toBe(2)
-    expect(statusOf(() => users.fromSessionSettings(ACME, { externalId: 'third' }))).toBe(403)
+    expect(await statusOf(() => users.fromSessionSettings(ACME, { externalId: 'third' }))).toBe(403)
     // Internal users never count.
-    expect(statusOf(() => users.fromSessionSettings(ACME, { internalId: 'bob' }))).toBe('ok')
+    expect(await statusOf(() => users.fromSessionSettings(ACME, { internalId: 'bob' }))).toBe('ok')
     expect(countOf(test)).toBe(2)
 
     test.storage.sqlite.run("DELETE FROM users WHERE kind = 'external' AND identity = 'first'")
     expect(countOf(test)).toBe(1)
-    expect(statusOf(() => users.fromSessionSettings(ACME, { externalId: 'third' }))).toBe('ok')
-    expect(statusOf(() => users.fromExternalId(ACME, 'fourth'))).toBe(403)
+    expect(await statusOf(() => users.fromSessionSettings(ACME, { externalId: 'third' }))).toBe('ok')
+    expect(await statusOf(() => users.fromExternalId(ACME, 'fourth'))).toBe(403)
     expect(countOf(test)).toBe(2)
   })
 })

@@ -9,9 +9,9 @@ afterEach(() => test?.close())
 
 const ACME = 1
 
-function failure(run: () => unknown): { status: number; error: string; code: string } {
+async function failure(run: () => Promise<unknown>): Promise<{ status: number; error: string; code: string }> {
   try {
-    run()
+    await run()
   } catch (error) {
     if (error instanceof AppError) return { status: error.status, error: error.message, code: error.code }
     throw error
@@ -20,9 +20,9 @@ function failure(run: () => unknown): { status: number; error: string; code: str
 }
 
 describe('createUserProvisioner fromSessionSettings', () => {
-  it('creates the external user with groups, attributes and security context', () => {
+  it('creates the external user with groups, attributes and security context', async () => {
     test = createTestApp()
-    const resolved = test.deps.users.fromSessionSettings(ACME, {
+    const resolved = await test.deps.users.fromSessionSettings(ACME, {
       externalId: 'user-1',
       email: 'u1@example.com',
       groups: ['sales', 'ops'],
@@ -40,17 +40,17 @@ describe('createUserProvisioner fromSessionSettings', () => {
       securityContext: { tenant: 7 },
     })
     expect(userRow(test, 'user-1')).toMatchObject({ email: 'u1@example.com', kind: 'external' })
-    expect(test.deps.users.accessOf(resolved.userId)).toEqual(resolved.access)
+    expect(await test.deps.users.accessOf(resolved.userId)).toEqual(resolved.access)
   })
 
-  it('resolves an internal user by lowercased, trimmed username and refuses provisioning fields with it', () => {
+  it('resolves an internal user by lowercased, trimmed username and refuses provisioning fields with it', async () => {
     test = createTestApp()
-    const resolved = test.deps.users.fromSessionSettings(ACME, { internalId: ' ALICE@acme.com ' })
+    const resolved = await test.deps.users.fromSessionSettings(ACME, { internalId: ' ALICE@acme.com ' })
     expect(resolved.kind).toBe('internal')
     for (const field of ['groups', 'userAttributes', 'securityContext', 'email'] as const) {
       const settings = { internalId: 'bob', groups: [], userAttributes: [], securityContext: {}, email: 'x@y.z' }
       const only = { internalId: 'bob', [field]: settings[field] }
-      expect(failure(() => test.deps.users.fromSessionSettings(ACME, only))).toEqual({
+      expect(await failure(() => test.deps.users.fromSessionSettings(ACME, only))).toEqual({
         status: 400,
         error: `${field} is not allowed with internalId`,
         code: 'NOT_ALLOWED_WITH_INTERNAL_ID',
@@ -58,17 +58,17 @@ describe('createUserProvisioner fromSessionSettings', () => {
     }
   })
 
-  it("never resolves an external user's id given as internalId", () => {
+  it("never resolves an external user's id given as internalId", async () => {
     test = createTestApp()
-    test.deps.users.fromSessionSettings(ACME, { externalId: 'carol' })
-    expect(failure(() => test.deps.users.fromSessionSettings(ACME, { internalId: 'carol' }))).toEqual({
+    await test.deps.users.fromSessionSettings(ACME, { externalId: 'carol' })
+    expect(await failure(() => test.deps.users.fromSessionSettings(ACME, { internalId: 'carol' }))).toEqual({
       status: 400,
       error: 'Internal user carol not found',
       code: 'INTERNAL_USER_NOT_FOUND',
     })
   })
 
-  it('writes nothing when any part of the call fails', () => {
+  it('writes nothing when any part of the call fails', async () => {
     test = createTestApp()
     const bad = () =>
       test.deps.users.fromSessionSettings(ACME, {
@@ -76,7 +76,7 @@ describe('createUserProvisioner fromSessionSettings', () => {
         groups: ['sales', 'marketing-eu', 'ops', 'nope'],
         userAttributes: [{ name: 'region', value: 'EU' }],
       })
-    expect(failure(bad)).toEqual({
+    expect(await failure(bad)).toEqual({
       status: 400,
       error: 'Groups with names marketing-eu, nope not found',
       code: 'GROUPS_NOT_FOUND',
@@ -86,46 +86,46 @@ describe('createUserProvisioner fromSessionSettings', () => {
 })
 
 describe('createUserProvisioner fromExternalId', () => {
-  it('creates a missing user and leaves an existing one as stored, applying the token context to the access only', () => {
+  it('creates a missing user and leaves an existing one as stored, applying the token context to the access only', async () => {
     test = createTestApp()
-    const created = test.deps.users.fromSessionSettings(ACME, {
+    const created = await test.deps.users.fromSessionSettings(ACME, {
       externalId: 'erin',
       groups: ['sales'],
       securityContext: { a: 1 },
     })
-    const again = test.deps.users.fromExternalId(ACME, ' ERIN ', { b: 2 })
+    const again = await test.deps.users.fromExternalId(ACME, ' ERIN ', { b: 2 })
     expect(again.userId).toBe(created.userId)
     expect(again.access.securityContext).toEqual({ b: 2 })
     expect(again.access.groups).toEqual(['sales'])
     expect(userRow(test, 'erin')?.securityContext).toBe('{"a":1}')
-    const fresh = test.deps.users.fromExternalId(ACME, 'frank')
+    const fresh = await test.deps.users.fromExternalId(ACME, 'frank')
     expect(fresh.access).toEqual({ userId: fresh.userId, groups: [], userAttributes: {}, securityContext: {} })
     expect(groupsOf(test, fresh.userId)).toEqual([])
     expect(valuesOf(test, fresh.userId)).toEqual({})
   })
 
-  it('returns 403 for a new user beyond the external-user limit, but still resolves existing ones', () => {
+  it('returns 403 for a new user beyond the external-user limit, but still resolves existing ones', async () => {
     const bootstrap = testBootstrap()
     bootstrap.accounts[0].maxExternalUsers = 1
     test = createTestApp({ bootstrap })
-    const first = test.deps.users.fromExternalId(ACME, 'gina')
-    expect(failure(() => test.deps.users.fromExternalId(ACME, 'hank'))).toEqual({
+    const first = await test.deps.users.fromExternalId(ACME, 'gina')
+    expect(await failure(() => test.deps.users.fromExternalId(ACME, 'hank'))).toEqual({
       status: 403,
       error: 'External user limit reached: the account may have at most 1 external users',
       code: 'EXTERNAL_USER_LIMIT',
     })
     expect(userRow(test, 'hank')).toBeUndefined()
-    expect(test.deps.users.fromExternalId(ACME, 'GINA').userId).toBe(first.userId)
+    expect((await test.deps.users.fromExternalId(ACME, 'GINA')).userId).toBe(first.userId)
   })
 
-  it('returns 400 for a blank id', () => {
+  it('returns 400 for a blank id', async () => {
     test = createTestApp()
-    expect(failure(() => test.deps.users.fromExternalId(ACME, '  '))).toEqual({
+    expect(await failure(() => test.deps.users.fromExternalId(ACME, '  '))).toEqual({
       status: 400,
       error: 'externalId must not be blank',
       code: 'BLANK_IDENTITY',
     })
-    expect(failure(() => test.deps.users.fromSessionSettings(ACME, { internalId: ' ' }))).toEqual({
+    expect(await failure(() => test.deps.users.fromSessionSettings(ACME, { internalId: ' ' }))).toEqual({
       status: 400,
       error: 'internalId must not be blank',
       code: 'BLANK_IDENTITY',

@@ -219,13 +219,13 @@ describe('readFolderModel', () => {
 })
 
 describe('prepareSemanticLayer', () => {
-  it('stops the start with file, line and member when a deployment model is broken', () => {
+  it('stops the start with file, line and member when a deployment model is broken', async () => {
     const root = folder({ 'orders.yml': ORDERS.replace('type: string', 'type: text') })
     const bootstrap = testBootstrap()
     bootstrap.accounts[0].deployments?.push({ id: 7, name: 'Broken', model: root, agents: [] })
     const test = createTestApp({ bootstrap })
     try {
-      expect(() => prepareSemanticLayer(test.deps)).toThrow(
+      await expect(prepareSemanticLayer(test.deps)).rejects.toThrow(
         `${root}/orders.yml:13: orders.status: type: expected one of string, number, time, boolean`,
       )
     } finally {
