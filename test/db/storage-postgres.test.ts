@@ -1,0 +1,18 @@
+import { openPostgresStorage } from '../../db/postgres-storage'
+import { postgresAvailable, warnSkipped } from '../helpers/database-servers'
+import { throwawayPostgresDatabase } from '../helpers/postgres-databases'
+import { describeStorageContract } from './storage-contract'
+
+if (postgresAvailable)
+  describeStorageContract('Postgres', async () => {
+    const database = await throwawayPostgresDatabase()
+    const storage = await openPostgresStorage(database.url, { poolSize: 4 })
+    return {
+      storage,
+      async dispose() {
+        await storage.close()
+        await database.drop()
+      },
+    }
+  })
+else warnSkipped('the Postgres storage contract tests')
