@@ -1,6 +1,7 @@
 import { SQL } from 'bun'
+import { sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sql'
-import type { Db, Storage, Tables } from './client'
+import type { Db, Storage, Tables, TransactionOptions } from './client'
 import { migratePostgres } from './migrate-postgres'
 import * as schema from './schema-pg'
 
@@ -24,6 +25,9 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
   return postgresStorage(client, url)
 }
 
+/** The advisory lock of exclusive transactions (a constant of its own, apart from the migrations' one). */
+const EXCLUSIVE_LOCK_KEY = 7_301_946_125_114
+
 /** A Storage over an open (and migrated) pool; `url` names it in logs and `/readyz`. */
 export function postgresStorage(client: SQL, url: string): Storage {
   const db = drizzle({ client, schema })
@@ -35,8 +39,19 @@ export function postgresStorage(client: SQL, url: string): Storage {
     db: db as unknown as Db,
     tables: schema as unknown as Tables,
     path: withoutPassword(url),
-    transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
-      return db.transaction((tx) => work(tx as unknown as Db))
+    readinessChecks: {
+      // After a failover the old primary may come back as a read-only standby: it answers, but every write fails.
+      async postgres() {
+        const [row]: Array<{ standby: boolean }> = await client.unsafe('SELECT pg_is_in_recovery() AS standby')
+        if (row?.standby) throw new Error('the Postgres server is a read-only standby')
+      },
+    },
+    transaction<T>(work: (tx: Db) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+      return db.transaction(async (tx) => {
+        // Held until this transaction ends; every exclusive transaction of every node waits for the same key.
+        if (options.exclusive) await tx.execute(sql`SELECT pg_advisory_xact_lock(${EXCLUSIVE_LOCK_KEY})`)
+        return work(tx as unknown as Db)
+      })
     },
     close(): Promise<void> {
       closing ??= client.close()
@@ -50,7 +65,7 @@ export function postgresStorage(client: SQL, url: string): Storage {
         throw new Error(`storage.${name} exists only on SQLite; this storage is Postgres (${storage.path})`)
       },
     })
-  return storage as Storage
+  return storage as unknown as Storage
 }
 
 /** The URL as it may be shown: no password. */
