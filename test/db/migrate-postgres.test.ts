@@ -1,14 +1,20 @@
-import { afterEach, describe, expect, it } from 'bun:test'
+import { afterEach, beforeAll, describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
 import { NewerDatabaseError } from '../../db/migrate'
 import { migratePostgres } from '../../db/migrate-postgres'
 import { postgresMigrations } from '../../db/migrations-pg'
 import { postgresAvailable, warnSkipped } from '../helpers/database-servers'
-import { throwawayPostgresDatabase, type ThrowawayDatabase } from '../helpers/postgres-databases'
+import {
+  POSTGRES_START_MS,
+  postgresStarted,
+  throwawayPostgresDatabase,
+  type ThrowawayDatabase,
+} from '../helpers/postgres-databases'
 
 if (!postgresAvailable) warnSkipped('the Postgres migration tests')
 
 describe.skipIf(!postgresAvailable)('migratePostgres', () => {
+  beforeAll(postgresStarted, POSTGRES_START_MS)
   const opened: SQL[] = []
   let database: ThrowawayDatabase | undefined
   afterEach(async () => {

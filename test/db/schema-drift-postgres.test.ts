@@ -4,7 +4,7 @@ import { integer, pgTable, text } from 'drizzle-orm/pg-core'
 import { migratePostgres } from '../../db/migrate-postgres'
 import * as schema from '../../db/schema-pg'
 import { postgresAvailable, warnSkipped } from '../helpers/database-servers'
-import { throwawayPostgresDatabase, type ThrowawayDatabase } from '../helpers/postgres-databases'
+import { POSTGRES_START_MS, throwawayPostgresDatabase, type ThrowawayDatabase } from '../helpers/postgres-databases'
 import { shapeDifferences } from '../helpers/schema-drift'
 import { postgresDatabaseShapes, postgresSchemaShapes } from '../helpers/schema-drift-postgres'
 import { ms } from '../../db/schema-pg/columns'
@@ -18,7 +18,7 @@ describe.skipIf(!postgresAvailable)('the drizzle Postgres schema and the Postgre
     database = await throwawayPostgresDatabase()
     client = new SQL(database.url, { max: 2 })
     await migratePostgres(client)
-  })
+  }, POSTGRES_START_MS)
   afterAll(async () => {
     await client?.close()
     await database?.drop()

@@ -1,7 +1,10 @@
+import { beforeAll } from 'bun:test'
 import { openPostgresStorage } from '../../db/postgres-storage'
 import { postgresAvailable, warnSkipped } from '../helpers/database-servers'
-import { throwawayPostgresDatabase } from '../helpers/postgres-databases'
+import { POSTGRES_START_MS, postgresStarted, throwawayPostgresDatabase } from '../helpers/postgres-databases'
 import { describeStorageContract } from './storage-contract'
+
+beforeAll(postgresStarted, POSTGRES_START_MS)
 
 if (postgresAvailable)
   describeStorageContract('Postgres', async () => {

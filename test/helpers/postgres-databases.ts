@@ -1,6 +1,6 @@
 import { SQL } from 'bun'
 import { randomBytes } from 'node:crypto'
-import { postgresServer } from './database-servers'
+import { postgresAvailable, postgresServer } from './database-servers'
 
 export interface ThrowawayDatabase {
   url: string
@@ -34,3 +34,14 @@ export async function throwawayPostgresDatabase(template?: string): Promise<Thro
     },
   }
 }
+
+/**
+ * For a `beforeAll` with a long time limit: the run's Postgres server starts on first use (initdb and all), which
+ * outlasts a single test's default limit on a slow machine.
+ */
+export async function postgresStarted(): Promise<void> {
+  if (postgresAvailable) await postgresServer()
+}
+
+/** Time allowed for `postgresStarted`. */
+export const POSTGRES_START_MS = 120_000
