@@ -10,6 +10,7 @@ import { TEST_DEMO_DATA } from './demo-data'
 import { RedisRunRegistry } from '../../plugins/chat/redis-run-registry'
 import { randomToken } from '../../lib/secrets'
 import type { Logger } from '../../lib/logger'
+import { bootstrappedPostgres, testStorage } from './bootstrapped-postgres'
 import { bootstrappedSqlite } from './bootstrapped-sqlite'
 
 export interface TestAppOptions extends DepsOverrides {
@@ -32,9 +33,10 @@ export function testClock(start = Date.UTC(2026, 6, 20, 12, 0, 0)) {
 }
 
 /**
- * A fresh app with the test bootstrap (or `options.bootstrap`) applied: over a new in-memory SQLite database where
- * the bootstrap is in place at once, or over `options.storage` (a Postgres one, say), where it is applied
- * asynchronously: `request` waits for it, and a test that uses that storage before its first request awaits `ready`.
+ * A fresh app with the test bootstrap (or `options.bootstrap`) applied: over a new database where the bootstrap is in
+ * place at once (SQLite in memory, or a Postgres database of its own with `TEST_STORAGE=postgres`), or over
+ * `options.storage`, where it is applied asynchronously: `request` waits for it, and a test that uses that storage
+ * before its first request awaits `ready`.
  */
 export function createTestApp(options: TestAppOptions = {}) {
   const config: Config = {
@@ -44,7 +46,8 @@ export function createTestApp(options: TestAppOptions = {}) {
     ...options.config,
   }
   const bootstrap = options.bootstrap ?? testBootstrap()
-  const storage = options.storage ?? bootstrappedSqlite(bootstrap)
+  const storage =
+    options.storage ?? (testStorage === 'postgres' ? bootstrappedPostgres(bootstrap) : bootstrappedSqlite(bootstrap))
   const ready = options.storage
     ? applyBootstrap(storage, bootstrap, 'test bootstrap').then(() => undefined)
     : Promise.resolve()

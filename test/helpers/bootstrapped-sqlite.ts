@@ -24,7 +24,7 @@ export function bootstrappedSqlite(file: BootstrapFile): Storage {
 }
 
 function buildImage(file: string): Uint8Array {
-  const result = spawnSync(process.execPath, [BUILDER], { input: file, maxBuffer: 256 * 1024 * 1024 })
+  const result = spawnSync(process.execPath, [BUILDER, 'sqlite'], { input: file, maxBuffer: 256 * 1024 * 1024 })
   if (result.status !== 0)
     throw new Error(`The test bootstrap could not be applied: ${result.stderr.toString().trim() || result.error}`)
   return new Uint8Array(result.stdout)
