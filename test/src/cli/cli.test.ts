@@ -203,6 +203,17 @@ describe('service check-config', () => {
     expect(result.err).toContain('CORS_ORIGINS: "not-an-origin"')
   })
 
+  it('names the Postgres database of DATABASE_URL without its password, and refuses a URL of another kind', async () => {
+    const result = await cli(['check-config'], { DATABASE_URL: 'postgres://service:hunter2@db.internal:5432/state' })
+    expect(result.code).toBe(0)
+    expect(result.out).toContain('database postgres://service@db.internal:5432/state')
+    expect(result.out).not.toContain('hunter2')
+    const wrong = await cli(['check-config'], { DATABASE_URL: 'mysql://service:hunter2@db.internal/state' })
+    expect(wrong.code).toBe(1)
+    expect(wrong.err).toContain('DATABASE_URL: expected a postgres:// or postgresql:// URL')
+    expect(wrong.err).not.toContain('hunter2')
+  })
+
   it('exits 1 naming the bad path of the bootstrap file', async () => {
     const file = join(dir, 'bad-bootstrap.yaml')
     writeFileSync(
