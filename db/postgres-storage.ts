@@ -15,7 +15,7 @@ export interface PostgresStorageOptions {
  * together are safe). The service's own state then lives there instead of in the SQLite file.
  */
 export async function openPostgresStorage(url: string, options: PostgresStorageOptions = {}): Promise<Storage> {
-  const client = new SQL(url, { max: options.poolSize ?? 10 })
+  const client = await connectPostgres(url, options.poolSize ?? 10)
   try {
     await migratePostgres(client)
   } catch (error) {
@@ -23,6 +23,27 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     throw error
   }
   return postgresStorage(client, url)
+}
+
+/** The Postgres server of a database URL cannot be reached or refuses the login: the operator's to fix. */
+export class DatabaseUnreachableError extends Error {}
+
+/**
+ * A pool on `url` that has answered once: a server that is down, a wrong password or a missing database stop the
+ * start with one line naming the database (without its password), rather than with the driver's stack.
+ */
+export async function connectPostgres(url: string, max: number): Promise<SQL> {
+  const client = new SQL(url, { max })
+  try {
+    await client.unsafe('SELECT 1')
+    return client
+  } catch (error) {
+    await client.close().catch(() => undefined)
+    const { message, code } = error as { message?: string; code?: string }
+    throw new DatabaseUnreachableError(
+      `Cannot use the Postgres database ${withoutPassword(url)} (DATABASE_URL): ${message ?? String(error)}${code ? ` (${code})` : ''}`,
+    )
+  }
 }
 
 /** The advisory lock of exclusive transactions (a constant of its own, apart from the migrations' one). */

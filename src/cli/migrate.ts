@@ -1,10 +1,9 @@
 import { Database } from 'bun:sqlite'
-import { SQL } from 'bun'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { migrate } from '../../db/migrate'
 import { migratePostgres } from '../../db/migrate-postgres'
-import { withoutPassword } from '../../db/postgres-storage'
+import { connectPostgres, withoutPassword } from '../../db/postgres-storage'
 import { loadConfig } from '../../lib/config'
 import type { CliCommand } from './command'
 
@@ -23,7 +22,7 @@ export const migrateCommand: CliCommand = {
   async run({ values }, io) {
     const config = loadConfig(io.env)
     if (typeof values.db !== 'string' && config.databaseUrl) {
-      const client = new SQL(config.databaseUrl, { max: 1 })
+      const client = await connectPostgres(config.databaseUrl, 1)
       try {
         const applied = await migratePostgres(client)
         io.out(report(withoutPassword(config.databaseUrl), applied))

@@ -11,7 +11,7 @@ import { openPostgresStorage } from '../../../db/postgres-storage'
 import { commands, runCli } from '../../../src/cli'
 import { hashSecret } from '../../../lib/secrets'
 import { createTestApp } from '../../helpers/app'
-import { postgresAvailable } from '../../helpers/database-servers'
+import { freePort, postgresAvailable } from '../../helpers/database-servers'
 import { POSTGRES_START_MS, postgresStarted, throwawayPostgresDatabase } from '../../helpers/postgres-databases'
 import { testBootstrap } from '../../helpers/fixtures'
 
@@ -169,6 +169,20 @@ describe('service migrate', () => {
       }
     },
   )
+})
+
+describe('service migrate and keys create with an unreachable DATABASE_URL', () => {
+  it('exit 1 with one line naming the database without its password', async () => {
+    const port = await freePort()
+    const env = { DATABASE_URL: `postgres://svc:hunter2@127.0.0.1:${port}/state` }
+    for (const argv of [['migrate'], ['keys', 'create', '--account', 'acme']]) {
+      const result = await cli(argv, env)
+      expect(result.code).toBe(1)
+      expect(result.err).toStartWith(`Cannot use the Postgres database postgres://svc@127.0.0.1:${port}/state`)
+      expect(result.err).not.toContain('hunter2')
+      expect(result.err.trim().split('\n')).toHaveLength(1)
+    }
+  })
 })
 
 describe.skipIf(!postgresAvailable)('service keys create on Postgres', () => {
