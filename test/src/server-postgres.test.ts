@@ -145,3 +145,18 @@ describe.skipIf(!postgresAvailable)('the server with DATABASE_URL', () => {
     expect(existsSync(env.DB_PATH)).toBe(false)
   }, 120_000)
 })
+
+describe('service serve --db', () => {
+  it('keeps the state in the SQLite file it names, even with DATABASE_URL set', async () => {
+    const path = join(dir, 'named.db')
+    const server = await startServerProcess(
+      { DATABASE_URL: 'postgres://svc:secret@127.0.0.1:1/state', DEMO_DATA_PATH: TEST_DEMO_DATA },
+      [process.execPath, 'run', join(root, 'src', 'main.ts'), 'serve', '--db', path],
+    )
+    servers.push(server)
+    expect(server.output()).toContain(`"db":${JSON.stringify(path)}`)
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
+    expect(await server.stop('SIGTERM')).toBe(0)
+    expect(existsSync(path)).toBe(true)
+  }, 60_000)
+})
