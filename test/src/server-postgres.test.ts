@@ -57,20 +57,19 @@ describe.skipIf(!postgresAvailable)('the server with DATABASE_URL', () => {
     const server = await startServerProcess(env)
     servers.push(server)
     const demoKey = /Demo admin API key[^:]*: (ak_\S+)/.exec(server.output())?.[1]
-    expect(demoKey).toBeDefined()
+    if (!demoKey) throw new Error(`no demo key in the server's output:\n${server.output()}`)
     const url = new URL(database.url)
     expect(server.output()).toContain(`"db":"postgres://${url.username}@${url.host}${url.pathname}"`)
 
     const ready = await fetch(`${server.url}/readyz`)
-    expect(ready.status).toBe(200)
-    const readiness = (await ready.json()) as { checks: Record<string, { status: string }> }
-    expect(readiness.checks.storage.status).toBe('ok')
-    expect(readiness.checks.postgres.status).toBe('ok')
+    expect({ status: ready.status, body: await ready.json() }).toMatchObject({
+      status: 200,
+      body: { status: 'ready', checks: { storage: { status: 'ok' }, postgres: { status: 'ok' } } },
+    })
 
     // A key made from the command line against the same database works at once on the running server.
     const created = await service(['keys', 'create', '--account', 'demo', '--admin', '--name', 'ops'], env)
-    expect(created.err).toBe('')
-    expect(created.code).toBe(0)
+    expect(created).toMatchObject({ code: 0, err: '' })
     const key = /\b(ak_[A-Za-z0-9_-]{20,})\b/.exec(created.out)![1]
     const headers = { authorization: `Api-Key ${key}`, 'content-type': 'application/json' }
     const meta = await fetch(`${server.url}/api/v1/deployments/1/meta`, { headers })
