@@ -19,6 +19,15 @@ export type Tables = typeof schema
 
 export type Dialect = 'sqlite' | 'postgres'
 
+export interface TransactionOptions {
+  /**
+   * Runs alone: one exclusive transaction at a time, across every node on the database (on SQLite every transaction
+   * already does). For start-up work that reads before it writes, such as applying a bootstrap, where two nodes
+   * interleaving would each decide to insert the same rows.
+   */
+  exclusive?: boolean
+}
+
 /** The service's own state: accounts, keys, users, sessions, threads, messages, runs, management resources. */
 export interface Storage {
   dialect: Dialect
@@ -29,13 +38,15 @@ export interface Storage {
    * through a transaction or the write batch (`db/write-batch.ts`), never a bare `db.insert/update/delete`: on SQLite
    * the connection is shared, so a bare write made while another transaction is open would be rolled back with it.
    */
-  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T>
+  transaction<T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T>
   /** SQLite only: the raw handle, for the hot-path prepared statements of SQLite repositories. */
   sqlite: Database
   /** SQLite only: transactions and group commits take turns on the one connection. */
   lock: TransactionLock
   /** The SQLite file (`:memory:` in tests), or the Postgres URL without its password. */
   path: string
+  /** Readiness checks of the backend itself, by name, beyond a query through the storage (`/readyz`). */
+  readinessChecks?: Record<string, () => Promise<void>>
   close(): Promise<void>
 }
 
@@ -45,7 +56,14 @@ export interface Storage {
  */
 export function openStorage(path: string): Storage {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const sqlite = new Database(path, { create: true, strict: true })
+  return sqliteStorage(new Database(path, { create: true, strict: true }), path)
+}
+
+/**
+ * The Storage over an open SQLite database (a file, or an in-memory one loaded from an image), set up and migrated
+ * as `openStorage` does. `path` names it (`:memory:` for one that is in memory).
+ */
+export function sqliteStorage(sqlite: Database, path: string): Storage {
   sqlite.run('PRAGMA busy_timeout = 5000')
   if (path !== ':memory:') sqlite.run('PRAGMA journal_mode = WAL')
   sqlite.run('PRAGMA synchronous = NORMAL')

@@ -25,6 +25,10 @@ export interface Config {
   dbPath: string
   /** Redis shared by the nodes for their active runs; unset: runs live in this process's memory only. */
   redisUrl: string | undefined
+  /** `postgres://...`: the service's own state lives in this Postgres database instead of the SQLite file. */
+  databaseUrl: string | undefined
+  /** Connections in the Postgres pool of this node. */
+  databasePoolSize: number
   bootstrapFile: string | undefined
   llm: LlmConfig | undefined
   analystDelayMs: number
@@ -129,12 +133,21 @@ function text(environment: Record<string, string | undefined>, name: string): st
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim()
 }
 
+// The URL itself is never echoed back: it usually carries a password.
+function isPostgresUrl(raw: string): boolean {
+  return URL.canParse(raw) && /^postgres(ql)?:$/.test(new URL(raw).protocol) && new URL(raw).hostname !== ''
+}
+
 /** Reads and checks the configuration; throws `ConfigError` listing every problem. */
 export function loadConfig(environment: Record<string, string | undefined> = process.env): Config {
   const problems: string[] = []
   const port = integer(environment, 'PORT', 4000, 0, 65535, problems)
   const host = text(environment, 'HOST') ?? '0.0.0.0'
   const dbPath = text(environment, 'DB_PATH') ?? './data/service.db'
+  const databaseUrl = text(environment, 'DATABASE_URL')
+  if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl))
+    problems.push('DATABASE_URL: expected a postgres:// or postgresql:// URL')
+  const databasePoolSize = integer(environment, 'DATABASE_POOL_SIZE', 10, 1, 1000, problems)
   const bootstrapFile = text(environment, 'BOOTSTRAP_FILE')
   const analystDelayMs = integer(environment, 'ANALYST_DELAY_MS', 15, 0, 10_000, problems)
   const maxBodyBytes = integer(environment, 'MAX_BODY_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems)
@@ -199,6 +212,8 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     host,
     dbPath,
     redisUrl,
+    databaseUrl,
+    databasePoolSize,
     bootstrapFile,
     llm,
     analystDelayMs,

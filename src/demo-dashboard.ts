@@ -1,5 +1,4 @@
-import type { Storage } from '../db/client'
-import { dashboards, workbooks } from '../db/schema'
+import type { Db, Tables } from '../db/client'
 import { dashboardChecksum } from '../plugins/management/dashboards'
 import type { DashboardWidget } from '../plugins/management/model'
 
@@ -33,10 +32,11 @@ const DEMO_WIDGETS: DashboardWidget[] = [
 
 /**
  * Seeds the demo deployment with a published "Sales overview" dashboard, so a new user has something to open in
- * the embed preview right away. Applied with the demo bootstrap, into an empty database only.
+ * the embed preview right away. Applied with the demo bootstrap, in its transaction, into an empty database only.
  */
-export function seedDemoDashboard(storage: Storage, deploymentId: number, now: number): void {
-  const workbook = storage.db
+export async function seedDemoDashboard(tx: Db, tables: Tables, deploymentId: number, now: number): Promise<void> {
+  const { dashboards, workbooks } = tables
+  const [workbook] = await tx
     .insert(workbooks)
     .values({
       deploymentId,
@@ -47,7 +47,6 @@ export function seedDemoDashboard(storage: Storage, deploymentId: number, now: n
       updatedAt: now,
     })
     .returning({ id: workbooks.id })
-    .get()
   const content = {
     name: 'Sales overview',
     published: true,
@@ -58,16 +57,13 @@ export function seedDemoDashboard(storage: Storage, deploymentId: number, now: n
     restrictDataDownload: false,
     useBoardDashboards: false,
   }
-  storage.db
-    .insert(dashboards)
-    .values({
-      deploymentId,
-      workbookId: workbook.id,
-      ...content,
-      publicId: DEMO_DASHBOARD_PUBLIC_ID,
-      checksum: dashboardChecksum(content),
-      createdAt: now,
-      updatedAt: now,
-    })
-    .run()
+  await tx.insert(dashboards).values({
+    deploymentId,
+    workbookId: workbook.id,
+    ...content,
+    publicId: DEMO_DASHBOARD_PUBLIC_ID,
+    checksum: dashboardChecksum(content),
+    createdAt: now,
+    updatedAt: now,
+  })
 }

@@ -15,7 +15,7 @@ export async function serve(environment: Record<string, string | undefined> = pr
   const startedAt = performance.now()
   const config = loadConfig(environment)
   const logger = createLogger(config.logLevel, {}, undefined, resolveLogFormat(config.logFormat))
-  const { storage, demoApiKey, dataSources } = prepareStorage(config, logger)
+  const { storage, demoApiKey, dataSources } = await prepareStorage(config, logger)
   if (demoApiKey) {
     // Printed before listening so the key is not lost if the port turns out to be taken.
     const port = config.port === 0 ? '<port>' : config.port
@@ -41,7 +41,7 @@ export async function serve(environment: Record<string, string | undefined> = pr
       idleTimeout: 255,
     })
   } catch (error) {
-    storage.close()
+    await storage.close()
     const code = (error as { code?: string }).code
     if (code === 'EADDRINUSE')
       throw new StartupError(`Port ${config.port} on ${config.host} is already in use; set PORT to a free port`)
@@ -50,7 +50,7 @@ export async function serve(environment: Record<string, string | undefined> = pr
   const server = app.server!
   logger.info('listening', {
     url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}`,
-    db: config.dbPath,
+    db: storage.path,
     agent: config.llm ? `llm:${config.llm.model}` : 'offline analyst',
     startupMs: Math.round(performance.now() - startedAt),
     // Since the process started, module loading included.
@@ -65,7 +65,7 @@ export async function serve(environment: Record<string, string | undefined> = pr
     await deps.lifecycle.shutdown()
     await server.stop(false)
     clearTimeout(forced)
-    storage.close()
+    await storage.close()
     logger.info('stopped')
     process.exit(0)
   }

@@ -1,8 +1,9 @@
-import { openStorage, type Storage } from '../db/client'
-import { applyBootstrap, isEmptyDatabase } from '../db/bootstrap/apply'
+import type { Storage } from '../db/client'
+import { applyBootstrap, applyBootstrapIn, isEmptyDatabase } from '../db/bootstrap/apply'
 import { demoBootstrap } from '../db/bootstrap/demo'
 import { resolveDataSources } from '../db/bootstrap/data-sources'
 import { loadBootstrapFile } from '../db/bootstrap/load'
+import { openConfiguredStorage } from '../db/open-storage'
 import type { DataSourceConfig } from '../plugins/semantic/sources/data-source'
 import type { Config } from '../lib/config'
 import type { Logger } from '../lib/logger'
@@ -18,29 +19,37 @@ export interface Prepared {
 }
 
 /**
- * Opens and migrates the database, then applies the bootstrap: the file when one is configured (at every start),
- * else the built-in demo bootstrap, only into an empty database.
+ * Opens and migrates the database (the SQLite file, or Postgres when `DATABASE_URL` is set), then applies the
+ * bootstrap: the file when one is configured (at every start), else the built-in demo bootstrap, only into an empty
+ * database. Both run in exclusive transactions, so nodes starting together on one Postgres apply them once.
  */
-export function prepareStorage(config: Config, logger: Logger): Prepared {
-  const storage = openStorage(config.dbPath)
+export async function prepareStorage(config: Config, logger: Logger): Promise<Prepared> {
+  const storage = await openConfiguredStorage(config)
   try {
     if (config.bootstrapFile) {
       const file = loadBootstrapFile(config.bootstrapFile)
       const dataSources = resolveDataSources(file, process.env, config.bootstrapFile)
-      const summary = applyBootstrap(storage, file, config.bootstrapFile)
+      const summary = await applyBootstrap(storage, file, config.bootstrapFile)
       logger.info('bootstrap applied', { file: config.bootstrapFile, ...summary })
       return { storage, demoApiKey: undefined, dataSources }
     }
-    if (isEmptyDatabase(storage)) {
-      const key = config.demoApiKey ?? `ak_demo_${randomToken(24)}`
-      applyBootstrap(storage, demoBootstrap(key), 'built-in demo bootstrap')
-      seedDemoDashboard(storage, 1, Date.now())
-      logger.info('demo bootstrap applied', { account: 'demo', deploymentId: 1, agentId: 1 })
-      return { storage, demoApiKey: key, dataSources: new Map() }
-    }
-    return { storage, demoApiKey: undefined, dataSources: new Map() }
+    const key = config.demoApiKey ?? `ak_demo_${randomToken(24)}`
+    // The emptiness check belongs in the transaction: a node that starts while another seeds finds the demo there.
+    const seeded = await storage.transaction(
+      async (tx) => {
+        if (!(await isEmptyDatabase(tx, storage.tables))) return false
+        const now = Date.now()
+        await applyBootstrapIn(tx, storage.tables, demoBootstrap(key), 'built-in demo bootstrap', now)
+        await seedDemoDashboard(tx, storage.tables, 1, now)
+        return true
+      },
+      { exclusive: true },
+    )
+    if (!seeded) return { storage, demoApiKey: undefined, dataSources: new Map() }
+    logger.info('demo bootstrap applied', { account: 'demo', deploymentId: 1, agentId: 1 })
+    return { storage, demoApiKey: key, dataSources: new Map() }
   } catch (error) {
-    storage.close()
+    await storage.close()
     throw error
   }
 }

@@ -23,9 +23,11 @@ export interface WalCheckpointer {
  * 1,000 pages of log, with two fsyncs, so under load every few dozen chat turns one request stalled the whole
  * process for it (the bench measured a third more turns per second without it). A worker thread now checkpoints
  * every `intervalMs` on its own connection; the main connection keeps a far larger automatic checkpoint only as a
- * backstop. In-memory databases have no log and get no worker.
+ * backstop. In-memory databases have no log and get no worker, and neither does Postgres storage (the server
+ * checkpoints by itself).
  */
 export function startWalCheckpointer(storage: Storage, logger: Logger, intervalMs = 200): WalCheckpointer {
+  if (storage.dialect !== 'sqlite') return { stop: async () => {} }
   if (storage.path === ':memory:' || storage.path.startsWith('file::memory:')) return { stop: async () => {} }
   const worker = new Worker(WORKER_URL)
   let stopped: (() => void) | undefined

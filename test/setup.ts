@@ -1,13 +1,20 @@
 import { afterAll } from 'bun:test'
 import { readdirSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import { stopDatabaseServers } from './helpers/database-servers'
+import { testStorage } from './helpers/bootstrapped-postgres'
+import { postgresServer, stopDatabaseServers } from './helpers/database-servers'
 import { TEST_DEMO_DATA } from './helpers/demo-data'
 import { removeDemoSourceFiles } from './helpers/demo-sources'
 import { redisServer, stopRedisServer, testRegistry } from './helpers/redis-server'
 
 // With TEST_REGISTRY=redis every test app's runs go through a throwaway Redis, started here once for the run.
 if (testRegistry === 'redis') process.env.TEST_REDIS_URL = await redisServer()
+// With TEST_STORAGE=postgres every test app's state lives in a database of its own on a throwaway Postgres server.
+if (testStorage === 'postgres') {
+  const server = new URL((await postgresServer()).url)
+  server.pathname = '/postgres'
+  process.env.TEST_POSTGRES_URL = server.toString()
+}
 
 // Preloaded by bunfig.toml: hooks here run once for the whole run. The run leaves no files behind: the shared demo
 // data file goes, with its journal and any unfinished temporary copy.

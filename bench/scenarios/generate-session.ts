@@ -96,7 +96,7 @@ export async function generateSessionScenario(context: BenchContext): Promise<Ro
   const { users, concurrency, rounds } = context.config.sessions
   const tag = randomToken(4).toLowerCase() // externalIds are lowercase, or 400
   const storage = openStorage(join(context.dir, 'raw-baseline.db'))
-  applyBootstrap(storage, benchBootstrap(context.config) as BootstrapFile, 'bench')
+  await applyBootstrap(storage, benchBootstrap(context.config) as BootstrapFile, 'bench')
   const raw = rawBaseline(storage)
   const perRound = Math.ceil(users / rounds)
   const latencies: number[] = []

@@ -1,17 +1,5 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
-import { transaction, type Storage } from '../client'
-import {
-  accounts,
-  agents,
-  apiKeyPolicies,
-  apiKeys,
-  deploymentBranches,
-  deployments,
-  embedTenants,
-  groups,
-  userAttributeDefinitions,
-  users,
-} from '../schema'
+import { and, count, eq, isNull } from 'drizzle-orm'
+import { first, type Db, type Storage, type Tables } from '../client'
 import { hashSecret } from '../../lib/secrets'
 import { normalizeIdentity } from '../../plugins/auth/normalize-identity'
 import { ROLE_ACTIONS } from '../../plugins/management/access-control'
@@ -27,53 +15,71 @@ export interface BootstrapSummary {
 
 /**
  * Applies a validated bootstrap in one transaction: creates and updates what the file names, never deletes what it
- * does not. Applying the same file twice leaves the same rows. On any error nothing is written.
+ * does not. Applying the same file twice leaves the same rows. On any error nothing is written. The transaction is
+ * exclusive: nodes starting together apply the file one after the other, never into each other's half-written rows.
  */
-export function applyBootstrap(
+export async function applyBootstrap(
   storage: Storage,
   file: BootstrapFile,
   source: string,
   now = Date.now(),
-): BootstrapSummary {
+): Promise<BootstrapSummary> {
+  return storage.transaction((tx) => applyBootstrapIn(tx, storage.tables, file, source, now), { exclusive: true })
+}
+
+/** `applyBootstrap` inside a transaction the caller holds (to do more in the same one). */
+export async function applyBootstrapIn(
+  tx: Db,
+  tables: Tables,
+  file: BootstrapFile,
+  source: string,
+  now = Date.now(),
+): Promise<BootstrapSummary> {
   const summary: BootstrapSummary = { accounts: 0, apiKeys: 0, deployments: 0, agents: 0 }
-  transaction(storage, () => {
-    file.accounts.forEach((account, index) =>
-      applyAccount(storage, account, `accounts[${index}]`, source, now, summary),
-    )
-  })
+  for (const [index, account] of file.accounts.entries())
+    await applyAccount(tx, tables, account, `accounts[${index}]`, source, now, summary)
   return summary
 }
 
-function applyAccount(
-  storage: Storage,
+async function applyAccount(
+  db: Db,
+  tables: Tables,
   account: BootstrapAccount,
   at: string,
   source: string,
   now: number,
   summary: BootstrapSummary,
-): void {
-  const { db } = storage
+): Promise<void> {
+  const {
+    accounts,
+    agents,
+    apiKeyPolicies,
+    apiKeys,
+    deploymentBranches,
+    deployments,
+    embedTenants,
+    groups,
+    userAttributeDefinitions,
+    users,
+  } = tables
   const values = {
     plan: account.plan,
     maxExternalUsers: account.maxExternalUsers ?? 10000,
     showDashboardChat: account.settings?.showDashboardChat ?? true,
   }
-  const accountRow = db
+  const [accountRow] = await db
     .insert(accounts)
     .values({ name: account.name, createdAt: now, ...values })
     .onConflictDoUpdate({ target: accounts.name, set: values })
     .returning({ id: accounts.id })
-    .get()
   const accountId = accountRow.id
   summary.accounts++
 
   for (const [index, deployment] of (account.deployments ?? []).entries()) {
     const path = `${at}.deployments[${index}]`
-    const existing = db
-      .select({ accountId: deployments.accountId })
-      .from(deployments)
-      .where(eq(deployments.id, deployment.id))
-      .get()
+    const existing = await first(
+      db.select({ accountId: deployments.accountId }).from(deployments).where(eq(deployments.id, deployment.id)),
+    )
     if (existing && existing.accountId !== accountId)
       throw new BootstrapError(source, [`${path}.id: deployment ${deployment.id} already belongs to another account`])
     const deploymentValues = {
@@ -82,35 +88,32 @@ function applyAccount(
       tokenAuthEnabled: deployment.tokenAuth?.enabled ?? false,
       tokenAuthSecret: deployment.tokenAuth?.secret ?? null,
     }
-    db.insert(deployments)
+    await db
+      .insert(deployments)
       .values({ id: deployment.id, accountId, createdAt: now, ...deploymentValues })
       .onConflictDoUpdate({ target: deployments.id, set: deploymentValues })
-      .run()
     summary.deployments++
     const branches = deployment.branches ?? ['main']
     // Branches are the deployment's whole list, so the file's list replaces the stored one.
-    db.delete(deploymentBranches).where(eq(deploymentBranches.deploymentId, deployment.id)).run()
-    branches.forEach((name, position) =>
-      db
-        .insert(deploymentBranches)
-        .values({ deploymentId: deployment.id, name, isDefault: position === 0, position })
-        .run(),
-    )
+    await db.delete(deploymentBranches).where(eq(deploymentBranches.deploymentId, deployment.id))
+    await db
+      .insert(deploymentBranches)
+      .values(
+        branches.map((name, position) => ({ deploymentId: deployment.id, name, isDefault: position === 0, position })),
+      )
     for (const [agentIndex, agent] of (deployment.agents ?? []).entries()) {
-      const existingAgent = db
-        .select({ deploymentId: agents.deploymentId })
-        .from(agents)
-        .where(eq(agents.id, agent.id))
-        .get()
+      const existingAgent = await first(
+        db.select({ deploymentId: agents.deploymentId }).from(agents).where(eq(agents.id, agent.id)),
+      )
       if (existingAgent && existingAgent.deploymentId !== deployment.id)
         throw new BootstrapError(source, [
           `${path}.agents[${agentIndex}].id: agent ${agent.id} already belongs to another deployment`,
         ])
       const agentValues = { name: agent.name, kind: agent.kind ?? 'analyst', config: agent.config ?? null }
-      db.insert(agents)
+      await db
+        .insert(agents)
         .values({ id: agent.id, deploymentId: deployment.id, ...agentValues })
         .onConflictDoUpdate({ target: agents.id, set: agentValues })
-        .run()
       summary.agents++
     }
   }
@@ -122,47 +125,49 @@ function applyAccount(
       admin: key.admin ?? false,
       deploymentScope: key.deployments ?? null,
     }
-    const existing = db
-      .select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.name, key.name)))
-      .get()
+    const existing = await first(
+      db
+        .select({ id: apiKeys.id, revokedAt: apiKeys.revokedAt })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.name, key.name))),
+    )
     const revokedAt = key.revoked ? (existing?.revokedAt ?? now) : null
     let keyId: number
     if (existing) {
-      db.update(apiKeys)
+      await db
+        .update(apiKeys)
         .set({ ...keyValues, revokedAt })
         .where(eq(apiKeys.id, existing.id))
-        .run()
       keyId = existing.id
     } else {
-      keyId = db
+      const [inserted] = await db
         .insert(apiKeys)
         .values({ accountId, name: key.name, createdAt: now, revokedAt, ...keyValues })
         .returning({ id: apiKeys.id })
-        .get().id
+      keyId = inserted.id
     }
     // The file is the source of truth for the keys it names: a policy changed through the API (by mistake or by a
     // compromised key) is put back at the next start, so an operator can always recover the account's keys.
     if (key.role) {
       const actions = [...ROLE_ACTIONS[key.role]]
-      const stored = db.select().from(apiKeyPolicies).where(eq(apiKeyPolicies.apiKeyId, keyId)).get()
+      const stored = await first(db.select().from(apiKeyPolicies).where(eq(apiKeyPolicies.apiKeyId, keyId)))
       // Left alone when already right, so applying the same file twice leaves the same rows.
       if (stored?.role !== key.role || stored.actions.join() !== actions.join()) {
         const policy = { role: key.role, actions, updatedAt: now }
-        db.insert(apiKeyPolicies)
+        await db
+          .insert(apiKeyPolicies)
           .values({ apiKeyId: keyId, ...policy })
           .onConflictDoUpdate({ target: apiKeyPolicies.apiKeyId, set: policy })
-          .run()
       }
     } else {
-      db.delete(apiKeyPolicies).where(eq(apiKeyPolicies.apiKeyId, keyId)).run()
+      await db.delete(apiKeyPolicies).where(eq(apiKeyPolicies.apiKeyId, keyId))
     }
     summary.apiKeys++
   }
 
   for (const user of account.users ?? []) {
-    db.insert(users)
+    await db
+      .insert(users)
       .values({
         accountId,
         kind: 'internal',
@@ -171,44 +176,45 @@ function applyAccount(
         updatedAt: now,
       })
       .onConflictDoNothing()
-      .run()
   }
 
   for (const group of account.groups ?? []) {
-    const existing = db
-      .select({ id: groups.id })
-      .from(groups)
-      .where(
-        and(
-          eq(groups.accountId, accountId),
-          isNull(groups.embedTenantId),
-          eq(groups.namespace, 'group'),
-          eq(groups.name, group.name),
+    const existing = await first(
+      db
+        .select({ id: groups.id })
+        .from(groups)
+        .where(
+          and(
+            eq(groups.accountId, accountId),
+            isNull(groups.embedTenantId),
+            eq(groups.namespace, 'group'),
+            eq(groups.name, group.name),
+          ),
         ),
-      )
-      .get()
+    )
     if (existing) {
       if (group.description !== undefined)
-        db.update(groups).set({ description: group.description }).where(eq(groups.id, existing.id)).run()
+        await db.update(groups).set({ description: group.description }).where(eq(groups.id, existing.id))
     } else {
-      db.insert(groups)
+      await db
+        .insert(groups)
         .values({ accountId, name: group.name, description: group.description ?? null, createdAt: now })
-        .run()
     }
   }
 
   for (const [index, attribute] of (account.userAttributes ?? []).entries()) {
-    const existing = db
-      .select({ id: userAttributeDefinitions.id, type: userAttributeDefinitions.type })
-      .from(userAttributeDefinitions)
-      .where(
-        and(
-          eq(userAttributeDefinitions.accountId, accountId),
-          isNull(userAttributeDefinitions.embedTenantId),
-          eq(userAttributeDefinitions.name, attribute.name),
+    const existing = await first(
+      db
+        .select({ id: userAttributeDefinitions.id, type: userAttributeDefinitions.type })
+        .from(userAttributeDefinitions)
+        .where(
+          and(
+            eq(userAttributeDefinitions.accountId, accountId),
+            isNull(userAttributeDefinitions.embedTenantId),
+            eq(userAttributeDefinitions.name, attribute.name),
+          ),
         ),
-      )
-      .get()
+    )
     const details = {
       ...(attribute.displayName !== undefined && { displayName: attribute.displayName }),
       ...(attribute.defaultValue !== undefined && { defaultValue: attribute.defaultValue }),
@@ -220,11 +226,11 @@ function applyAccount(
           `${at}.userAttributes[${index}].type: cannot change type of ${attribute.name} from ${existing.type} to ${attribute.type}`,
         ])
       if (Object.keys(details).length > 0)
-        db.update(userAttributeDefinitions).set(details).where(eq(userAttributeDefinitions.id, existing.id)).run()
+        await db.update(userAttributeDefinitions).set(details).where(eq(userAttributeDefinitions.id, existing.id))
     } else {
-      db.insert(userAttributeDefinitions)
+      await db
+        .insert(userAttributeDefinitions)
         .values({ accountId, name: attribute.name, type: attribute.type, createdAt: now, ...details })
-        .run()
     }
   }
 
@@ -233,19 +239,15 @@ function applyAccount(
       useCreatorMode: tenant.useCreatorMode ?? false,
       ...(tenant.displayName !== undefined && { displayName: tenant.displayName }),
     }
-    db.insert(embedTenants)
+    await db
+      .insert(embedTenants)
       .values({ accountId, name: tenant.name, createdAt: now, ...tenantValues })
       .onConflictDoUpdate({ target: [embedTenants.accountId, embedTenants.name], set: tenantValues })
-      .run()
   }
 }
 
 /** True when the database holds no account yet (the demo bootstrap applies only then). */
-export function isEmptyDatabase(storage: Storage): boolean {
-  return (
-    storage.db
-      .select({ count: sql<number>`count(*)` })
-      .from(accounts)
-      .get()?.count === 0
-  )
+export async function isEmptyDatabase(db: Db, tables: Tables): Promise<boolean> {
+  const row = await first(db.select({ count: count() }).from(tables.accounts))
+  return row?.count === 0
 }

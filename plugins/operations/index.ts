@@ -10,7 +10,8 @@ const CheckResult = t.Object({
 export const ReadinessBody = t.Object({
   status: t.Union([t.Literal('ready'), t.Literal('unready')]),
   checks: t.Record(t.String(), CheckResult, {
-    description: 'One entry per dependency: `storage`, `redis` with several nodes, and `shutdown` while the node stops',
+    description:
+      'One entry per dependency: `storage`, `postgres` when the state is in Postgres, `redis` with several nodes, and `shutdown` while the node stops',
   }),
 })
 

@@ -1,4 +1,4 @@
-import type { Storage } from '../../db/client'
+import { first, type Storage } from '../../db/client'
 import type { Lifecycle } from '../../lib/lifecycle'
 
 export interface CheckResult {
@@ -28,29 +28,53 @@ export interface ReadinessDeps {
  * stops sending new requests while in-flight ones finish). Liveness (`/healthz`) stays separate: a node whose
  * database is briefly locked is alive and should not be restarted for it.
  */
-export function createReadiness(deps: ReadinessDeps, extra: Record<string, ReadinessCheck> = {}) {
-  const ping = deps.storage.sqlite.query<{ ok: number }, []>('SELECT 1 AS ok')
+export function createReadiness(
+  deps: ReadinessDeps,
+  extra: Record<string, ReadinessCheck> = {},
+  timeoutMs = CHECK_TIMEOUT_MS,
+) {
+  const { storage } = deps
   const checks: Record<string, ReadinessCheck> = {
-    storage: () => {
-      if (ping.get()?.ok !== 1) throw new Error('the database did not answer SELECT 1')
+    // A read of a table of the service: the database answers and is migrated.
+    storage: async () => {
+      await first(storage.db.select({ id: storage.tables.accounts.id }).from(storage.tables.accounts).limit(1))
     },
+    ...storage.readinessChecks,
     ...(deps.registry.shared ? { redis: () => deps.registry.check() } : {}),
     ...extra,
   }
   return async function readiness(): Promise<Readiness> {
     const results: Record<string, CheckResult> = {}
-    for (const [name, check] of Object.entries(checks)) {
-      const startedAt = performance.now()
-      try {
-        await check()
-        results[name] = { status: 'ok', ms: elapsed(startedAt) }
-      } catch (error) {
-        results[name] = { status: 'failing', error: (error as Error)?.message ?? String(error), ms: elapsed(startedAt) }
-      }
-    }
+    await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        const startedAt = performance.now()
+        try {
+          await withTimeout(Promise.resolve().then(check), timeoutMs, name)
+          results[name] = { status: 'ok', ms: elapsed(startedAt) }
+        } catch (error) {
+          const message = (error as Error)?.message ?? String(error)
+          results[name] = { status: 'failing', error: message, ms: elapsed(startedAt) }
+        }
+      }),
+    )
     if (deps.lifecycle.isShuttingDown)
       results.shutdown = { status: 'failing', error: 'the node is shutting down', ms: 0 }
     return { ready: Object.values(results).every((result) => result.status === 'ok'), checks: results }
+  }
+}
+
+/** A dependency that does not answer within this is as good as down for a load balancer. */
+const CHECK_TIMEOUT_MS = 2000
+
+async function withTimeout(work: Promise<unknown>, timeoutMs: number, name: string): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${name} did not answer within ${timeoutMs} ms`)), timeoutMs)
+  })
+  try {
+    await Promise.race([work, timeout])
+  } finally {
+    clearTimeout(timer)
   }
 }
 

@@ -3,6 +3,7 @@ import type { BootstrapFile } from '../../db/bootstrap/model'
 import { readFolderModel } from '../../plugins/semantic/semantic-model/folder-model'
 import { loadModel } from '../../plugins/semantic/semantic-model/model-loader'
 import { loadConfig } from '../../lib/config'
+import { withoutPassword } from '../../db/postgres-storage'
 import type { CliCommand } from './command'
 
 /**
@@ -20,8 +21,10 @@ export const checkConfigCommand: CliCommand = {
   async run({ values }, io) {
     const config = loadConfig(io.env)
     const bootstrapFile = typeof values.bootstrap === 'string' ? values.bootstrap : config.bootstrapFile
+    // Named as the start would use it, never with its password.
+    const database = config.databaseUrl ? withoutPassword(config.databaseUrl) : config.dbPath
     const lines = [
-      `environment: ok (port ${config.port}, database ${config.dbPath}, agent ${config.llm ? `llm ${config.llm.model}` : 'offline analyst'})`,
+      `environment: ok (port ${config.port}, database ${database}, agent ${config.llm ? `llm ${config.llm.model}` : 'offline analyst'})`,
     ]
     if (bootstrapFile) {
       const file = loadBootstrapFile(bootstrapFile)

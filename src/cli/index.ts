@@ -1,5 +1,6 @@
 import { BootstrapError } from '../../db/bootstrap/load'
 import { NewerDatabaseError } from '../../db/migrate'
+import { DatabaseUnreachableError } from '../../db/postgres-storage'
 import { ModelError } from '../../plugins/semantic/errors'
 import { version } from '../../package.json'
 import { ConfigError } from '../../lib/config'
@@ -25,7 +26,15 @@ export const commands: readonly CliCommand[] = [
 ]
 
 /** Errors whose message is the whole story for the operator: printed without a stack, exit code 1. */
-const EXPECTED_ERRORS = [ConfigError, BootstrapError, StartupError, ModelError, KeyCreationError, NewerDatabaseError]
+const EXPECTED_ERRORS = [
+  ConfigError,
+  BootstrapError,
+  StartupError,
+  ModelError,
+  KeyCreationError,
+  NewerDatabaseError,
+  DatabaseUnreachableError,
+]
 
 export function globalHelp(): string {
   const width = Math.max(...commands.map((command) => command.name.length)) + 2

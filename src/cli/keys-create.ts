@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm'
-import { openStorage, type Storage } from '../../db/client'
-import { accounts, apiKeys, deployments } from '../../db/schema'
+import { first, openStorage, type Storage } from '../../db/client'
+import { openPostgresStorage } from '../../db/postgres-storage'
 import { loadConfig } from '../../lib/config'
+import { isUniqueViolation } from '../../db/unique-violation'
 import { hashSecret, randomToken } from '../../lib/secrets'
 import { requiredString, UsageError, type CliCommand } from './command'
 
@@ -20,54 +21,60 @@ export class KeyCreationError extends Error {}
  * Creates an API key and returns the secret, which exists only in this return value: the database keeps its
  * SHA-256 hash and an 8-character prefix to recognise it by, as for keys of the bootstrap file.
  */
-export function createApiKey(storage: Storage, request: NewApiKey, now = Date.now()): string {
+export async function createApiKey(storage: Storage, request: NewApiKey, now = Date.now()): Promise<string> {
   const { db } = storage
-  const account = db.select({ id: accounts.id }).from(accounts).where(eq(accounts.name, request.account)).get()
+  const { accounts, apiKeys, deployments } = storage.tables
+  const account = await first(db.select({ id: accounts.id }).from(accounts).where(eq(accounts.name, request.account)))
   if (!account) {
-    const names = db
-      .select({ name: accounts.name })
-      .from(accounts)
-      .all()
-      .map((row) => row.name)
+    const names = (await db.select({ name: accounts.name }).from(accounts).orderBy(accounts.name)).map(
+      (row) => row.name,
+    )
     throw new KeyCreationError(
       `No account named ${JSON.stringify(request.account)}${names.length ? ` (accounts: ${names.join(', ')})` : ' (the database has no account yet: start the server once, or apply a bootstrap file)'}`,
     )
   }
-  const taken = db
-    .select({ id: apiKeys.id })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, account.id), eq(apiKeys.name, request.name)))
-    .get()
+  const taken = await first(
+    db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, account.id), eq(apiKeys.name, request.name))),
+  )
   if (taken)
     throw new KeyCreationError(
       `Account ${request.account} already has a key named ${JSON.stringify(request.name)}; choose another --name`,
     )
   if (request.deployments) {
     const own = new Set(
-      db
-        .select({ id: deployments.id })
-        .from(deployments)
-        .where(eq(deployments.accountId, account.id))
-        .all()
-        .map((row) => row.id),
+      (await db.select({ id: deployments.id }).from(deployments).where(eq(deployments.accountId, account.id))).map(
+        (row) => row.id,
+      ),
     )
     const foreign = request.deployments.filter((id) => !own.has(id))
     if (foreign.length > 0)
       throw new KeyCreationError(`Deployment(s) ${foreign.join(', ')} do not belong to account ${request.account}`)
   }
   const key = `ak_${randomToken(24)}`
-  db.insert(apiKeys)
-    .values({
-      accountId: account.id,
-      name: request.name,
-      keyHash: hashSecret(key),
-      keyPrefix: key.slice(0, 8),
-      admin: request.admin,
-      deploymentScope: request.deployments ?? null,
-      createdAt: now,
-      revokedAt: null,
-    })
-    .run()
+  try {
+    await storage.transaction((tx) =>
+      tx.insert(apiKeys).values({
+        accountId: account.id,
+        name: request.name,
+        keyHash: hashSecret(key),
+        keyPrefix: key.slice(0, 8),
+        admin: request.admin,
+        deploymentScope: request.deployments ?? null,
+        createdAt: now,
+        revokedAt: null,
+      }),
+    )
+  } catch (error) {
+    // Another node or command took the name between the check and the insert.
+    if (isUniqueViolation(error))
+      throw new KeyCreationError(
+        `Account ${request.account} already has a key named ${JSON.stringify(request.name)}; choose another --name`,
+      )
+    throw error
+  }
   return key
 }
 
@@ -89,7 +96,8 @@ export const keysCreateCommand: CliCommand = {
     '  --admin              an admin key (generate-session, embed tenants, settings)',
     '  --deployments 1,2    limit the key to these deployments (default: all of the account)',
     '  --name NAME          a name to recognise the key by (default: cli-<date and time>)',
-    '  --db PATH            the database (default: DB_PATH, else ./data/service.db)',
+    '  --db PATH            the SQLite database (default: DATABASE_URL when set, else DB_PATH, else',
+    '                       ./data/service.db)',
   ].join('\n'),
   options: {
     account: { type: 'string' },
@@ -106,12 +114,9 @@ export const keysCreateCommand: CliCommand = {
         : `cli-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}`
     if (name === '' || name.length > 100) throw new UsageError('--name: expected 1 to 100 characters')
     const scope = typeof args.values.deployments === 'string' ? deploymentList(args.values.deployments) : undefined
-    const path = typeof args.values.db === 'string' ? args.values.db : loadConfig(io.env).dbPath
-    if (path === ':memory:')
-      throw new UsageError('DB_PATH is :memory:: a key there would vanish with this command; name a database file')
-    const storage = openStorage(path)
+    const storage = await openNamedStorage(typeof args.values.db === 'string' ? args.values.db : undefined, io.env)
     try {
-      const key = createApiKey(storage, { account, name, admin: args.values.admin === true, deployments: scope })
+      const key = await createApiKey(storage, { account, name, admin: args.values.admin === true, deployments: scope })
       io.out(
         `Created ${args.values.admin === true ? 'admin ' : ''}API key ${JSON.stringify(name)} for account ${account}` +
           `${scope ? ` (deployments ${scope.join(', ')})` : ''}.\n` +
@@ -119,7 +124,17 @@ export const keysCreateCommand: CliCommand = {
       )
       return 0
     } finally {
-      storage.close()
+      await storage.close()
     }
   },
+}
+
+/** `--db PATH` when given, else the service's own storage: Postgres with `DATABASE_URL`, else `DB_PATH`. */
+async function openNamedStorage(db: string | undefined, env: Record<string, string | undefined>): Promise<Storage> {
+  const config = loadConfig(env)
+  if (db === undefined && config.databaseUrl) return openPostgresStorage(config.databaseUrl, { poolSize: 1 })
+  const path = db ?? config.dbPath
+  if (path === ':memory:')
+    throw new UsageError('DB_PATH is :memory:: a key there would vanish with this command; name a database file')
+  return openStorage(path)
 }

@@ -1,29 +1,41 @@
-import { describe, expect, it } from 'bun:test'
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'bun:test'
+import { asc, eq, getTableColumns, type Table } from 'drizzle-orm'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { applyBootstrap } from '../../db/bootstrap/apply'
 import { BootstrapError, loadBootstrapFile, validateBootstrap } from '../../db/bootstrap/load'
-import { openStorage, type Storage } from '../../db/client'
+import type { Storage } from '../../db/client'
 import { hashSecret } from '../../lib/secrets'
+import { POSTGRES_START_MS, postgresStarted } from '../helpers/postgres-databases'
+import { storageKinds } from '../helpers/storages'
 import { testBootstrap } from '../helpers/fixtures'
+
+// The run's Postgres server starts on first use, which outlasts one test's time limit on a slow machine.
+beforeAll(postgresStarted, POSTGRES_START_MS)
 
 const TABLES = [
   'accounts',
-  'api_keys',
+  'apiKeys',
   'deployments',
-  'deployment_branches',
+  'deploymentBranches',
   'agents',
   'users',
   'groups',
-  'user_attribute_definitions',
-  'embed_tenants',
-]
+  'userAttributeDefinitions',
+  'embedTenants',
+] as const
 
-function snapshot(storage: Storage): Record<string, unknown[]> {
-  return Object.fromEntries(
-    TABLES.map((table) => [table, storage.sqlite.query(`SELECT * FROM ${table} ORDER BY 1, 2`).all()]),
+/** Every row of the bootstrap's tables, ordered by their first two columns. */
+async function snapshot(storage: Storage): Promise<Record<string, unknown[]>> {
+  const entries = await Promise.all(
+    TABLES.map(async (name) => {
+      const table = storage.tables[name] as Table
+      const [a, b] = Object.values(getTableColumns(table))
+      return [name, await storage.db.select().from(table).orderBy(asc(a), asc(b))] as const
+    }),
   )
+  return Object.fromEntries(entries)
 }
 
 function withTempDir<T>(work: (dir: string) => T): T {
@@ -35,69 +47,82 @@ function withTempDir<T>(work: (dir: string) => T): T {
   }
 }
 
-describe('applyBootstrap', () => {
-  it('yields the same rows when the same file is applied twice', () => {
-    const storage = openStorage(':memory:')
-    applyBootstrap(storage, testBootstrap(), 'test', 1000)
-    const first = snapshot(storage)
-    applyBootstrap(storage, testBootstrap(), 'test', 2000)
-    expect(snapshot(storage)).toEqual(first)
-    expect((first.accounts as unknown[]).length).toBe(3)
-    expect((first.api_keys as unknown[]).length).toBe(6)
-    storage.close()
+describe.each(storageKinds)('applyBootstrap on $name', (kind) => {
+  let storage: Storage
+  let dispose: () => Promise<void>
+  beforeEach(async () => {
+    ;({ storage, dispose } = await kind.open())
+  })
+  afterEach(() => dispose())
+
+  it('yields the same rows when the same file is applied twice', async () => {
+    await applyBootstrap(storage, testBootstrap(), 'test', 1000)
+    const first = await snapshot(storage)
+    await applyBootstrap(storage, testBootstrap(), 'test', 2000)
+    expect(await snapshot(storage)).toEqual(first)
+    expect(first.accounts.length).toBe(3)
+    expect(first.apiKeys.length).toBe(6)
   })
 
-  it('stores API keys only as hashes', () => {
-    const storage = openStorage(':memory:')
-    applyBootstrap(storage, testBootstrap(), 'test')
-    const dump = JSON.stringify(storage.sqlite.query('SELECT * FROM api_keys').all())
+  it('stores API keys only as hashes', async () => {
+    await applyBootstrap(storage, testBootstrap(), 'test')
+    const dump = JSON.stringify(await storage.db.select().from(storage.tables.apiKeys))
     for (const key of testBootstrap().accounts.flatMap((account) => account.apiKeys ?? [])) {
       expect(dump).not.toContain(key.key)
       expect(dump).toContain(hashSecret(key.key))
     }
-    storage.close()
   })
 
-  it('updates what the file changes and keeps what it no longer names', () => {
-    const storage = openStorage(':memory:')
-    applyBootstrap(storage, testBootstrap(), 'test')
+  it('updates what the file changes and keeps what it no longer names', async () => {
+    const { accounts, groups } = storage.tables
+    await applyBootstrap(storage, testBootstrap(), 'test')
     const changed = testBootstrap()
     changed.accounts[0].plan = 'premium'
     changed.accounts[0].groups = [{ name: 'sales', description: 'Renamed team' }]
-    applyBootstrap(storage, changed, 'test')
-    expect(storage.sqlite.query("SELECT plan FROM accounts WHERE name = 'acme'").get()).toEqual({ plan: 'premium' })
-    const groups = storage.sqlite.query('SELECT name, description FROM groups WHERE account_id = 1 ORDER BY name').all()
-    expect(groups).toEqual([
+    await applyBootstrap(storage, changed, 'test')
+    expect(await storage.db.select({ plan: accounts.plan }).from(accounts).where(eq(accounts.name, 'acme'))).toEqual([
+      { plan: 'premium' },
+    ])
+    const rows = await storage.db
+      .select({ name: groups.name, description: groups.description })
+      .from(groups)
+      .where(eq(groups.accountId, 1))
+      .orderBy(asc(groups.name))
+    expect(rows).toEqual([
       { name: 'marketing', description: null },
       { name: 'ops', description: null },
       { name: 'sales', description: 'Renamed team' },
     ])
-    storage.close()
   })
 
-  it('changes nothing when a later entry fails inside the transaction', () => {
-    const storage = openStorage(':memory:')
-    applyBootstrap(storage, testBootstrap(), 'test')
-    const before = snapshot(storage)
+  it('changes nothing when a later entry fails inside the transaction', async () => {
+    await applyBootstrap(storage, testBootstrap(), 'test')
+    const before = await snapshot(storage)
     const broken = testBootstrap()
     broken.accounts[0].plan = 'starter'
     broken.accounts[2].deployments = [{ id: 1, name: 'Stolen deployment' }]
-    expect(() => applyBootstrap(storage, broken, 'test')).toThrow(
+    await expect(applyBootstrap(storage, broken, 'test')).rejects.toThrow(
       'accounts[2].deployments[0].id: deployment 1 already belongs to another account',
     )
-    expect(snapshot(storage)).toEqual(before)
-    storage.close()
+    expect(await snapshot(storage)).toEqual(before)
   })
 
-  it('refuses to change the type of an existing attribute, naming it', () => {
-    const storage = openStorage(':memory:')
-    applyBootstrap(storage, testBootstrap(), 'test')
+  it('refuses to change the type of an existing attribute, naming it', async () => {
+    await applyBootstrap(storage, testBootstrap(), 'test')
     const changed = testBootstrap()
     changed.accounts[0].userAttributes![0].type = 'number'
-    expect(() => applyBootstrap(storage, changed, 'test')).toThrow(
+    await expect(applyBootstrap(storage, changed, 'test')).rejects.toThrow(
       'accounts[0].userAttributes[0].type: cannot change type of region',
     )
-    storage.close()
+  })
+
+  it('lets several nodes apply the same file at once: the rows are those of applying it once', async () => {
+    await Promise.all([1, 2, 3].map(() => applyBootstrap(storage, testBootstrap(), 'test', 1000)))
+    const together = await snapshot(storage)
+    expect(together.accounts.length).toBe(3)
+    expect(together.apiKeys.length).toBe(6)
+    await applyBootstrap(storage, testBootstrap(), 'test', 1000)
+    expect(await snapshot(storage)).toEqual(together)
   })
 })
 

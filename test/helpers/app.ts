@@ -1,4 +1,4 @@
-import { openStorage, type Storage } from '../../db/client'
+import type { Storage } from '../../db/client'
 import { applyBootstrap } from '../../db/bootstrap/apply'
 import type { BootstrapFile } from '../../db/bootstrap/model'
 import { createApp } from '../../src/app'
@@ -10,6 +10,8 @@ import { TEST_DEMO_DATA } from './demo-data'
 import { RedisRunRegistry } from '../../plugins/chat/redis-run-registry'
 import { randomToken } from '../../lib/secrets'
 import type { Logger } from '../../lib/logger'
+import { bootstrappedPostgres, testStorage } from './bootstrapped-postgres'
+import { bootstrappedSqlite } from './bootstrapped-sqlite'
 
 export interface TestAppOptions extends DepsOverrides {
   bootstrap?: BootstrapFile
@@ -30,7 +32,12 @@ export function testClock(start = Date.UTC(2026, 6, 20, 12, 0, 0)) {
   return clock
 }
 
-/** A fresh app over an in-memory database with the test bootstrap applied. */
+/**
+ * A fresh app with the test bootstrap (or `options.bootstrap`) applied: over a new database where the bootstrap is in
+ * place at once (SQLite in memory, or a Postgres database of its own with `TEST_STORAGE=postgres`), or over
+ * `options.storage`, where it is applied asynchronously: `request` waits for it, and a test that uses that storage
+ * before its first request awaits `ready`.
+ */
 export function createTestApp(options: TestAppOptions = {}) {
   const config: Config = {
     ...loadConfig({ ANALYST_DELAY_MS: '0' }),
@@ -38,8 +45,14 @@ export function createTestApp(options: TestAppOptions = {}) {
     demoDataPath: TEST_DEMO_DATA,
     ...options.config,
   }
-  const storage = options.storage ?? openStorage(':memory:')
-  applyBootstrap(storage, options.bootstrap ?? testBootstrap(), 'test bootstrap')
+  const bootstrap = options.bootstrap ?? testBootstrap()
+  const storage =
+    options.storage ?? (testStorage === 'postgres' ? bootstrappedPostgres(bootstrap) : bootstrappedSqlite(bootstrap))
+  const ready = options.storage
+    ? applyBootstrap(storage, bootstrap, 'test bootstrap').then(() => undefined)
+    : Promise.resolve()
+  // Reported by `request` and `ready`; not an unhandled rejection if the test never awaits either.
+  ready.catch(() => undefined)
   const logger = options.logger ?? createLogger('silent')
   // `registry: undefined` asks for the in-memory registry whatever TEST_REGISTRY says.
   const registry =
@@ -50,8 +63,11 @@ export function createTestApp(options: TestAppOptions = {}) {
     app,
     deps,
     storage,
+    /** Settles once the test bootstrap is in the storage. */
+    ready,
     /** Sends a request through `app.handle()` (no network). `body` objects are sent as JSON. */
     async request(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {
+      await ready
       const headers: Record<string, string> = { ...init.headers }
       let body: BodyInit | undefined
       if (init.body !== undefined) {
@@ -61,8 +77,9 @@ export function createTestApp(options: TestAppOptions = {}) {
       return app.handle(new Request(`http://localhost${path}`, { method, headers, body }))
     },
     async close() {
+      await ready.catch(() => undefined)
       await deps.lifecycle.shutdown()
-      storage.close()
+      await storage.close()
     },
   }
 }

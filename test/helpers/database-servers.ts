@@ -18,7 +18,7 @@ export interface DatabaseServer {
   start(): Promise<void>
 }
 
-const PG_BIN = '/usr/lib/postgresql/15/bin'
+export const PG_BIN = '/usr/lib/postgresql/15/bin'
 const running: Array<() => void> = []
 
 export const postgresAvailable = existsSync(join(PG_BIN, 'initdb')) && spawnSync('id', ['-u', 'postgres']).status === 0

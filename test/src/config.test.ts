@@ -54,4 +54,24 @@ describe('loadConfig', () => {
       ])
     }
   })
+
+  it('keeps the state in SQLite unless DATABASE_URL names a Postgres database', () => {
+    expect(loadConfig({})).toMatchObject({ databaseUrl: undefined, databasePoolSize: 10 })
+    expect(
+      loadConfig({ DATABASE_URL: 'postgres://service:secret@db.internal:5432/service', DATABASE_POOL_SIZE: '25' }),
+    ).toMatchObject({ databaseUrl: 'postgres://service:secret@db.internal:5432/service', databasePoolSize: 25 })
+  })
+
+  it('refuses a DATABASE_URL that is not Postgres without echoing it, and a pool size out of range', () => {
+    const problems = (() => {
+      try {
+        loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db/service', DATABASE_POOL_SIZE: '0' })
+        return []
+      } catch (error) {
+        return (error as ConfigError).problems
+      }
+    })()
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual(['DATABASE_POOL_SIZE', 'DATABASE_URL'])
+    expect(problems.join('\n')).not.toContain('hunter2')
+  })
 })

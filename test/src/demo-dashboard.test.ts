@@ -17,7 +17,7 @@ describe('the built-in demo bootstrap', () => {
       demoDataPath: TEST_DEMO_DATA,
       bootstrapFile: undefined,
     }
-    const { storage, demoApiKey } = prepareStorage(config, createLogger('silent'))
+    const { storage, demoApiKey } = await prepareStorage(config, createLogger('silent'))
     const app = createTestApp({ storage, bootstrap: { accounts: [] } })
     try {
       const listed = await app.request('GET', '/api/v1/deployments/1/dashboards?published=true', {

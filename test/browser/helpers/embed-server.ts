@@ -67,7 +67,7 @@ export async function startEmbedServer(options: { analystDelayMs?: number } = {}
     demoDataPath: TEST_DEMO_DATA,
   }
   const storage = openStorage(':memory:')
-  applyBootstrap(storage, webBootstrap(), 'browser test bootstrap')
+  await applyBootstrap(storage, webBootstrap(), 'browser test bootstrap')
   let offsetMs = 0
   const clock = () => Date.now() + offsetMs
   const base = createDeps(config, storage, { logger: createLogger('silent'), clock })

@@ -291,7 +291,7 @@ const call: fc.Arbitrary<Call> = fc
  * Puts the app back in its bootstrap state between runs (one app for all runs keeps the property fast): removes what
  * generate-session writes, then re-applies the bootstrap, which restores anything tenant-wide a bug might change.
  */
-function reset(test: TestApp): void {
+async function reset(test: TestApp): Promise<void> {
   transaction(test.storage, () => {
     for (const statement of [
       'DELETE FROM embed_sessions',
@@ -303,7 +303,7 @@ function reset(test: TestApp): void {
     ])
       test.storage.sqlite.run(statement)
   })
-  applyBootstrap(test.storage, testBootstrap(), 'test bootstrap')
+  await applyBootstrap(test.storage, testBootstrap(), 'test bootstrap')
 }
 
 describe('POST /api/v1/embed/generate-session (model)', () => {
@@ -312,11 +312,12 @@ describe('POST /api/v1/embed/generate-session (model)', () => {
     async () => {
       const outcomes = { valid: 0, invalid: 0 }
       const test = createTestApp()
+      await test.ready
       const initial = snapshotTables(test)
       try {
         await fc.assert(
           fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 12 }), async (calls) => {
-            reset(test)
+            await reset(test)
             expect(snapshotTables(test)).toEqual(initial)
             let model = initialModel()
             for (const next of calls) {

@@ -25,12 +25,14 @@ const together = <T>(count: number, run: (index: number) => Promise<T>) =>
 describe('provisioning when transactions overlap', () => {
   it('creates one user when the first requests of a service-token user arrive together', async () => {
     test = createTestApp({ storage: overlappingStorage() })
+    await test.ready
     const resolved = await together(4, () => test.deps.users.fromExternalId(ACME, 'dave'))
     expect(new Set(resolved.map((user) => user.userId))).toEqual(new Set([userRow(test, 'dave')!.id]))
   })
 
   it('creates one user and applies each request when first chat requests of a user arrive together', async () => {
     test = createTestApp({ storage: overlappingStorage() })
+    await test.ready
     const resolved = await together(3, () =>
       test.deps.users.fromSessionSettings(ACME, { externalId: 'erin', email: 'erin@acme.com', groups: ['sales'] }),
     )

@@ -18,7 +18,8 @@ describe('GET /readyz', () => {
 
   it('answers 503 naming the failing check when the database is gone, while /healthz stays 200', async () => {
     test = createTestApp()
-    test.storage.sqlite.close()
+    await test.ready
+    await test.storage.close()
     const response = await test.request('GET', '/readyz')
     expect(response.status).toBe(503)
     const body = (await response.json()) as {

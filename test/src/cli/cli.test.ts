@@ -1,17 +1,23 @@
-import { afterAll, describe, expect, it } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { spawnSync } from 'bun'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
 import { openStorage } from '../../../db/client'
 import { applyBootstrap } from '../../../db/bootstrap/apply'
+import { postgresMigrations } from '../../../db/migrations-pg'
+import { openPostgresStorage } from '../../../db/postgres-storage'
 import { commands, runCli } from '../../../src/cli'
 import { hashSecret } from '../../../lib/secrets'
 import { createTestApp } from '../../helpers/app'
+import { freePort, postgresAvailable } from '../../helpers/database-servers'
+import { POSTGRES_START_MS, postgresStarted, throwawayPostgresDatabase } from '../../helpers/postgres-databases'
 import { testBootstrap } from '../../helpers/fixtures'
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
+beforeAll(postgresStarted, POSTGRES_START_MS)
 const root = join(import.meta.dir, '..', '..', '..')
 
 /** Runs the command line in this process, capturing what it prints. */
@@ -24,11 +30,11 @@ async function cli(argv: string[], env: Record<string, string | undefined> = {})
 
 let databases = 0
 /** A database file with the test bootstrap applied. */
-function bootstrappedDatabase(): string {
+async function bootstrappedDatabase(): Promise<string> {
   const path = join(dir, `service-${databases++}.db`)
   const storage = openStorage(path)
-  applyBootstrap(storage, testBootstrap(), 'test')
-  storage.close()
+  await applyBootstrap(storage, testBootstrap(), 'test')
+  await storage.close()
   return path
 }
 
@@ -68,7 +74,7 @@ describe('service --help', () => {
 
 describe('service keys create', () => {
   it('prints a new admin key once, stores only its hash, and the key authenticates', async () => {
-    const path = bootstrappedDatabase()
+    const path = await bootstrappedDatabase()
     const result = await cli(['keys', 'create', '--account', 'acme', '--admin', '--name', 'ops-laptop'], {
       DB_PATH: path,
     })
@@ -98,7 +104,7 @@ describe('service keys create', () => {
   })
 
   it('scopes a key to the given deployments', async () => {
-    const path = bootstrappedDatabase()
+    const path = await bootstrappedDatabase()
     const result = await cli(['keys', 'create', '--account', 'acme', '--deployments', '2'], { DB_PATH: path })
     expect(result.code).toBe(0)
     const key = /\b(ak_[A-Za-z0-9_-]{20,})\b/.exec(result.out)![1]
@@ -118,7 +124,7 @@ describe('service keys create', () => {
   })
 
   it('exits 1 for an unknown account, a taken name or a deployment of another account', async () => {
-    const path = bootstrappedDatabase()
+    const path = await bootstrappedDatabase()
     const unknown = await cli(['keys', 'create', '--account', 'nobody'], { DB_PATH: path })
     expect(unknown.code).toBe(1)
     expect(unknown.err).toContain('No account named "nobody" (accounts: acme')
@@ -143,6 +149,64 @@ describe('service migrate', () => {
     const second = await cli(['migrate', '--db', path])
     expect(second.out).toContain('up to date')
   })
+
+  it.skipIf(!postgresAvailable)(
+    'migrates the Postgres database of DATABASE_URL, naming it without its password',
+    async () => {
+      const database = await throwawayPostgresDatabase()
+      try {
+        const url = new URL(database.url)
+        url.password = 'not-shown'
+        const env = { DATABASE_URL: url.toString(), DB_PATH: join(dir, 'never-used.db') }
+        const first = await cli(['migrate'], env)
+        expect(first.code).toBe(0)
+        expect(first.out).toContain(`applied ${postgresMigrations.map((migration) => migration.tag).join(', ')}`)
+        expect(first.out).not.toContain('not-shown')
+        expect((await cli(['migrate'], env)).out).toContain('up to date')
+        expect(() => readFileSync(join(dir, 'never-used.db'))).toThrow()
+      } finally {
+        await database.drop()
+      }
+    },
+  )
+})
+
+describe('service migrate and keys create with an unreachable DATABASE_URL', () => {
+  it('exit 1 with one line naming the database without its password', async () => {
+    const port = await freePort()
+    const env = { DATABASE_URL: `postgres://svc:hunter2@127.0.0.1:${port}/state` }
+    for (const argv of [['migrate'], ['keys', 'create', '--account', 'acme']]) {
+      const result = await cli(argv, env)
+      expect(result.code).toBe(1)
+      expect(result.err).toStartWith(`Cannot use the Postgres database postgres://svc@127.0.0.1:${port}/state`)
+      expect(result.err).not.toContain('hunter2')
+      expect(result.err.trim().split('\n')).toHaveLength(1)
+    }
+  })
+})
+
+describe.skipIf(!postgresAvailable)('service keys create on Postgres', () => {
+  it('stores the new key in the database of DATABASE_URL, as a hash', async () => {
+    const database = await throwawayPostgresDatabase()
+    try {
+      const storage = await openPostgresStorage(database.url, { poolSize: 1 })
+      await applyBootstrap(storage, testBootstrap(), 'test')
+      const result = await cli(['keys', 'create', '--account', 'acme', '--admin', '--name', 'ops'], {
+        DATABASE_URL: database.url,
+      })
+      expect(result.code).toBe(0)
+      const key = /\b(ak_[A-Za-z0-9_-]{20,})\b/.exec(result.out)![1]
+      const { apiKeys } = storage.tables
+      const [row] = await storage.db.select().from(apiKeys).where(eq(apiKeys.name, 'ops'))
+      expect(row).toMatchObject({ keyHash: hashSecret(key), admin: true, deploymentScope: null })
+      const taken = await cli(['keys', 'create', '--account', 'acme', '--name', 'ops'], { DATABASE_URL: database.url })
+      expect(taken.code).toBe(1)
+      expect(taken.err).toContain('already has a key named "ops"')
+      await storage.close()
+    } finally {
+      await database.drop()
+    }
+  })
 })
 
 describe('service check-config', () => {
@@ -151,6 +215,17 @@ describe('service check-config', () => {
     expect(result.code).toBe(1)
     expect(result.err).toContain('PORT: expected an integer')
     expect(result.err).toContain('CORS_ORIGINS: "not-an-origin"')
+  })
+
+  it('names the Postgres database of DATABASE_URL without its password, and refuses a URL of another kind', async () => {
+    const result = await cli(['check-config'], { DATABASE_URL: 'postgres://service:hunter2@db.internal:5432/state' })
+    expect(result.code).toBe(0)
+    expect(result.out).toContain('database postgres://service@db.internal:5432/state')
+    expect(result.out).not.toContain('hunter2')
+    const wrong = await cli(['check-config'], { DATABASE_URL: 'mysql://service:hunter2@db.internal/state' })
+    expect(wrong.code).toBe(1)
+    expect(wrong.err).toContain('DATABASE_URL: expected a postgres:// or postgresql:// URL')
+    expect(wrong.err).not.toContain('hunter2')
   })
 
   it('exits 1 naming the bad path of the bootstrap file', async () => {

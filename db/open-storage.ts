@@ -1,0 +1,16 @@
+import { openStorage, type Storage } from './client'
+import { openPostgresStorage } from './postgres-storage'
+
+export interface StorageTarget {
+  /** The SQLite file, used when no `databaseUrl` is given. */
+  dbPath: string
+  /** `postgres://...`: the service's state lives in Postgres instead. */
+  databaseUrl?: string
+  databasePoolSize?: number
+}
+
+/** Opens and migrates the configured storage: Postgres when a database URL is set, else the SQLite file. */
+export async function openConfiguredStorage(target: StorageTarget): Promise<Storage> {
+  if (target.databaseUrl) return openPostgresStorage(target.databaseUrl, { poolSize: target.databasePoolSize })
+  return openStorage(target.dbPath)
+}
