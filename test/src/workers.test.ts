@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { TEST_DEMO_DATA } from '../helpers/demo-data'
+import { redisAvailable, startRedisServer, type RedisServer } from '../helpers/redis-server'
+import { startServerProcess, type ServerProcess } from '../helpers/server-process'
+import { warnSkipped } from '../helpers/database-servers'
+
+if (!redisAvailable) warnSkipped('the WORKERS tests (redis-server)')
+
+const dir = mkdtempSync(join(tmpdir(), 'workers-'))
+let redis: RedisServer | undefined
+const servers: ServerProcess[] = []
+beforeAll(async () => {
+  if (redisAvailable) redis = await startRedisServer()
+})
+afterAll(async () => {
+  for (const server of servers) await server.stop('SIGKILL')
+  await redis?.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function startWorkers(name: string): Promise<{ server: ServerProcess; pids: number[] }> {
+  const server = await startServerProcess({
+    WORKERS: '2',
+    REDIS_URL: redis!.url,
+    DB_PATH: join(dir, `${name}.db`),
+    DEMO_DATA_PATH: TEST_DEMO_DATA,
+    LOG_FORMAT: 'json',
+  })
+  servers.push(server)
+  const started = /"msg":"workers listening".*"pids":\[(\d+),(\d+)\]/.exec(server.output())!
+  return { server, pids: [Number(started[1]), Number(started[2])] }
+}
+
+/** The workers that logged a request to `path`, from the shared output. */
+const workersServing = (server: ServerProcess, path: string) =>
+  new Set(
+    server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"request"') && line.includes(`"path":"${path}"`))
+      .map((line) => (JSON.parse(line) as { worker: number }).worker),
+  )
+
+async function waitFor(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`)
+    await Bun.sleep(50)
+  }
+}
+
+describe.skipIf(!redisAvailable)('WORKERS', () => {
+  it('serves one port from two worker processes, each connection taken by either', async () => {
+    const { server, pids } = await startWorkers('spread')
+    expect(pids.every(isAlive)).toBe(true)
+    expect(pids).not.toContain(server.process.pid)
+    // A new connection each time: the kernel spreads connections over the workers listening on the port.
+    for (let index = 0; index < 40; index++) {
+      const response = await fetch(`${server.url}/healthz`, { headers: { connection: 'close' } })
+      expect(response.status).toBe(200)
+    }
+    await waitFor(() => workersServing(server, '/healthz').size === 2, 'requests reaching both workers')
+    expect([...workersServing(server, '/healthz')].sort()).toEqual([1, 2])
+  }, 60_000)
+
+  it('starts a worker again when it dies, the port answering meanwhile', async () => {
+    const { server, pids } = await startWorkers('restart')
+    process.kill(pids[0], 'SIGKILL')
+    await waitFor(() => !isAlive(pids[0]), 'the worker exiting')
+    // The other worker takes every connection until the first is back.
+    expect((await fetch(`${server.url}/readyz`, { headers: { connection: 'close' } })).status).toBe(200)
+    await waitFor(() => server.output().includes('"msg":"worker started again"'), 'the restart')
+    expect(server.output()).toContain('"msg":"worker died; starting it again","worker":1')
+    const restarted = /"msg":"worker started again","worker":1,"pid":(\d+)/.exec(server.output())!
+    expect(isAlive(Number(restarted[1]))).toBe(true)
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
+  }, 60_000)
+
+  it('stops every worker on SIGTERM and exits 0', async () => {
+    const { server, pids } = await startWorkers('stop')
+    expect(await server.stop('SIGTERM')).toBe(0)
+    servers.splice(servers.indexOf(server), 1)
+    await waitFor(() => !pids.some(isAlive), 'the workers exiting')
+    expect(server.output().match(/"msg":"stopped","worker"/g)).toHaveLength(2)
+  }, 60_000)
+
+  it('leaves no worker behind when the supervisor is killed', async () => {
+    const { server, pids } = await startWorkers('orphans')
+    await server.stop('SIGKILL')
+    servers.splice(servers.indexOf(server), 1)
+    await waitFor(() => !pids.some(isAlive), 'the orphaned workers stopping')
+  }, 60_000)
+
+  it('refuses to start when another process holds the port', async () => {
+    const holder = Bun.serve({ hostname: '127.0.0.1', port: 0, reusePort: false, fetch: () => new Response('') })
+    try {
+      const error = await startServerProcess({
+        WORKERS: '2',
+        REDIS_URL: redis!.url,
+        PORT: String(holder.port),
+        DB_PATH: join(dir, 'taken.db'),
+        DEMO_DATA_PATH: TEST_DEMO_DATA,
+      }).then(
+        (server) => {
+          servers.push(server)
+          return undefined
+        },
+        (failure: Error) => failure,
+      )
+      expect(error?.message).toContain(`Port ${holder.port} on 127.0.0.1 is already in use`)
+    } finally {
+      holder.stop(true)
+    }
+  }, 60_000)
+})
