@@ -1,0 +1,121 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { freePort } from './server'
+import { wallMs } from './stats'
+
+/**
+ * The servers a deployment of several nodes needs, started for the bench in its temporary folder: a Postgres
+ * cluster (Debian's `postgresql`, run as the `postgres` user, durability as in production: fsync on) and a Redis
+ * (`redis-server`, no persistence, as the compose file runs it). Each `stop()` ends its server; the folder goes with
+ * the bench's.
+ */
+export interface BackingServer {
+  url: string
+  pid?: number
+  stop(): Promise<void>
+}
+
+const PG_BIN = '/usr/lib/postgresql/15/bin'
+const REDIS_SERVER = '/usr/bin/redis-server'
+
+/** Why the several-node scenarios cannot run here, or undefined when they can. */
+export function backingServersMissing(): string | undefined {
+  if (!existsSync(join(PG_BIN, 'initdb')) || spawnSync('id', ['-u', 'postgres']).status !== 0)
+    return 'Postgres is not installed (apt-get install postgresql)'
+  if (!existsSync(REDIS_SERVER)) return 'redis-server is not installed (apt-get install redis-server)'
+  return undefined
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = wallMs() + timeoutMs
+  while (wallMs() < deadline) {
+    if (await check().catch(() => false)) return
+    await Bun.sleep(50)
+  }
+  throw new Error(`${what} did not start within ${timeoutMs} ms`)
+}
+
+function run(command: string, args: string[]): void {
+  const result = spawnSync(command, args, { encoding: 'utf8' })
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr || result.stdout}`)
+}
+
+/** A Postgres cluster in `<dir>/postgres` with an empty `service` database. */
+export async function startPostgres(dir: string): Promise<BackingServer> {
+  const folder = join(dir, 'postgres')
+  mkdirSync(folder, { recursive: true })
+  // The cluster runs as `postgres`, which must reach its folder inside the bench's.
+  chmodSync(dir, 0o711)
+  chmodSync(folder, 0o777)
+  const data = join(folder, 'data')
+  const port = freePort()
+  const asPostgres = (command: string, args: string[]) =>
+    run('runuser', ['-u', 'postgres', '--', join(PG_BIN, command), ...args])
+  asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'])
+  asPostgres('pg_ctl', [
+    '-D',
+    data,
+    '-l',
+    join(folder, 'log'),
+    '-w',
+    '-o',
+    `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c max_connections=200`,
+    'start',
+  ])
+  const stop = async () => {
+    spawnSync('runuser', ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop'])
+  }
+  try {
+    const admin = `postgres://postgres@127.0.0.1:${port}/postgres`
+    await waitUntil(async () => {
+      const client = new Bun.SQL(admin, { max: 1, connectionTimeout: 2 })
+      try {
+        await client.unsafe('SELECT 1')
+        return true
+      } finally {
+        await client.close()
+      }
+    }, 'Postgres')
+    const client = new Bun.SQL(admin, { max: 1 })
+    await client.unsafe('CREATE DATABASE service')
+    await client.close()
+    return { url: `postgres://postgres@127.0.0.1:${port}/service`, stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}
+
+/** A Redis without persistence, its working folder `<dir>/redis`. */
+export async function startRedis(dir: string): Promise<BackingServer> {
+  const folder = join(dir, 'redis')
+  mkdirSync(folder, { recursive: true })
+  const port = freePort()
+  const child: ChildProcess = spawn(
+    REDIS_SERVER,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', folder],
+    { stdio: 'ignore' },
+  )
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    await exited
+  }
+  const url = `redis://127.0.0.1:${port}`
+  try {
+    await waitUntil(async () => {
+      const client = new Bun.RedisClient(url, { autoReconnect: false, connectionTimeout: 1000 })
+      try {
+        return (await client.ping()) === 'PONG'
+      } finally {
+        client.close()
+      }
+    }, 'Redis')
+    return { url, pid: child.pid, stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}

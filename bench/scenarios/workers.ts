@@ -1,0 +1,128 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { backingServersMissing, startPostgres, startRedis } from '../lib/backing-servers'
+import { AGENTS, type BenchContext } from '../lib/context'
+import { alternate, closedLoop, medianOf } from '../lib/load'
+import { postTurn } from '../lib/ndjson-client'
+import type { Row } from '../lib/report'
+import type { RunningServer } from '../lib/server'
+import { wallMs } from '../lib/stats'
+import { protocolBody } from './protocol'
+import { chatUrlOf, cutoffP99, failureNote, startExtraServer, tracked } from './scale-out'
+
+const WORKERS = 2
+
+/** How many sockets listen on `port` (each worker has its own, all bound with SO_REUSEPORT). */
+function listeners(port: number): number {
+  const hex = `:${port.toString(16).toUpperCase().padStart(4, '0')} `
+  let count = 0
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    try {
+      for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+        const fields = line.trim().split(/\s+/)
+        // Field 1 is the local address, field 3 the state (0A: listening).
+        if (fields[1]?.endsWith(hex.trim()) && fields[3] === '0A') count++
+      }
+    } catch {
+      // No IPv6 table on this machine.
+    }
+  }
+  return count
+}
+
+/** Resolves once every worker listens (the supervisor's /healthz answers as soon as the first does). */
+async function allListening(server: RunningServer, timeoutMs = 60_000): Promise<void> {
+  const deadline = wallMs() + timeoutMs
+  while (listeners(server.port) < WORKERS) {
+    if (wallMs() > deadline) throw new Error(`WORKERS=${WORKERS}: not every worker listened within ${timeoutMs} ms`)
+    await Bun.sleep(20)
+  }
+}
+
+/**
+ * Both cores of one machine: the protocol turn on one process (the server under test) against `WORKERS=2` on the
+ * same port, sharing runs through Redis, with the state in the same kind of SQLite file and then in Postgres, in
+ * alternating rounds. Target: 2 processes at least 1.6 times one process's turns/s.
+ */
+export async function workersScenario(context: BenchContext): Promise<Row[]> {
+  const missing = backingServersMissing()
+  if (missing) {
+    context.log(`  workers: skipped, ${missing}`)
+    return []
+  }
+  const { config } = context
+  const concurrency = Math.max(...config.protocol.concurrency)
+  const stops: Array<() => Promise<void>> = []
+  try {
+    const redis = await startRedis(context.dir)
+    if (redis.pid) context.pids.push(redis.pid)
+    stops.push(tracked(context, redis.stop))
+    const postgres = await startPostgres(context.dir)
+    stops.push(tracked(context, postgres.stop))
+    const setups: Array<{ name: string; env: Record<string, string> }> = [
+      {
+        name: `${WORKERS} workers, SQLite file and Redis`,
+        env: { DB_PATH: join(context.dir, 'workers.db') },
+      },
+      { name: `${WORKERS} workers, Postgres and Redis`, env: { DATABASE_URL: postgres.url } },
+    ]
+    const rows: Row[] = []
+    const label = `workers: protocol turn at concurrency ${concurrency}`
+    let one: number | undefined
+    for (const setup of setups) {
+      const { server, stop } = await startExtraServer(context, {
+        ...setup.env,
+        REDIS_URL: redis.url,
+        WORKERS: String(WORKERS),
+      })
+      try {
+        await allListening(server)
+        const single = () =>
+          closedLoop(concurrency, config.roundMs, (slot) =>
+            postTurn(context.chatUrl(AGENTS.protocol), context.headers, protocolBody(context, slot), true),
+          )
+        const workers = () =>
+          closedLoop(concurrency, config.roundMs, (slot) =>
+            postTurn(chatUrlOf(server, AGENTS.protocol), context.headers, protocolBody(context, slot), true),
+          )
+        await workers()
+        await single()
+        const result = await alternate(config.rounds, single, workers)
+        const value = medianOf(result.b, (round) => round.perSecond)
+        // The single process is measured beside each setup; the first measurement is its row.
+        one ??= medianOf(result.a, (round) => round.perSecond)
+        if (rows.length === 0)
+          rows.push(
+            { scenario: label, figure: 'turns/s, one process', value: one, unit: '/s', note: failureNote(result.a) },
+            { scenario: label, figure: 'p99 time to __cutoff__, one process', value: cutoffP99(result.a), unit: 'ms' },
+          )
+        const base = medianOf(result.a, (round) => round.perSecond)
+        context.log(`  workers: one process ${base.toFixed(0)} turns/s, ${setup.name} ${value.toFixed(0)} turns/s`)
+        rows.push(
+          {
+            scenario: label,
+            figure: `turns/s, ${setup.name}`,
+            value,
+            unit: '/s',
+            baseline: base,
+            ratio: value / base,
+            target: '≥ 160% of one process',
+            met: failureNote(result.b) === undefined && value >= 1.6 * base,
+            note: failureNote(result.b),
+          },
+          {
+            scenario: label,
+            figure: `p99 time to __cutoff__, ${setup.name}`,
+            value: cutoffP99(result.b),
+            unit: 'ms',
+          },
+        )
+      } finally {
+        await stop()
+      }
+    }
+    return rows
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined)
+  }
+}
