@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort } from './server'
 import { wallMs } from './stats'
@@ -41,10 +41,9 @@ function run(command: string, args: string[]): void {
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr || result.stdout}`)
 }
 
-/** A Postgres cluster in `<dir>/postgres` with an empty `service` database. */
+/** A Postgres cluster in a new `<dir>/postgres-*` folder, with an empty `service` database. */
 export async function startPostgres(dir: string): Promise<BackingServer> {
-  const folder = join(dir, 'postgres')
-  mkdirSync(folder, { recursive: true })
+  const folder = mkdtempSync(join(dir, 'postgres-'))
   // The cluster runs as `postgres`, which must reach its folder inside the bench's.
   chmodSync(dir, 0o711)
   chmodSync(folder, 0o777)
@@ -87,10 +86,9 @@ export async function startPostgres(dir: string): Promise<BackingServer> {
   }
 }
 
-/** A Redis without persistence, its working folder `<dir>/redis`. */
+/** A Redis without persistence, its working folder a new `<dir>/redis-*`. */
 export async function startRedis(dir: string): Promise<BackingServer> {
-  const folder = join(dir, 'redis')
-  mkdirSync(folder, { recursive: true })
+  const folder = mkdtempSync(join(dir, 'redis-'))
   const port = freePort()
   const child: ChildProcess = spawn(
     REDIS_SERVER,
