@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { lineReader, messageId } from '../helpers/chat'
 import { TEST_DEMO_DATA } from '../helpers/demo-data'
 import { redisAvailable, startRedisServer, type RedisServer } from '../helpers/redis-server'
 import { startServerProcess, type ServerProcess } from '../helpers/server-process'
@@ -30,8 +31,24 @@ const isAlive = (pid: number) => {
   }
 }
 
+const key = 'ak_workers_test_0123456789'
+// 30 deltas 100 ms apart: a run streams for about 3 s.
+writeFileSync(
+  join(dir, 'bootstrap.yaml'),
+  `accounts:
+  - name: acme
+    plan: enterprise
+    apiKeys: [{ name: admin, key: ${key}, admin: true }]
+    deployments:
+      - id: 1
+        name: Workers
+        agents: [{ id: 1, name: Paced, kind: scripted, config: { lines: 30, lineBytes: 8, delayMs: 100 } }]
+`,
+)
+
 async function startWorkers(name: string): Promise<{ server: ServerProcess; pids: number[] }> {
   const server = await startServerProcess({
+    BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'),
     WORKERS: '2',
     REDIS_URL: redis!.url,
     DB_PATH: join(dir, `${name}.db`),
@@ -73,6 +90,56 @@ describe.skipIf(!redisAvailable)('WORKERS', () => {
     }
     await waitFor(() => workersServing(server, '/healthz').size === 2, 'requests reaching both workers')
     expect([...workersServing(server, '/healthz')].sort()).toEqual([1, 2])
+  }, 60_000)
+
+  it('shares runs between the workers: any connection rejoins a run, and its thread is busy on every worker', async () => {
+    const { server } = await startWorkers('shared')
+    const chat = (body: object, requestId: string) =>
+      fetch(`${server.url}/api/v1/public/acme/agents/1/chat/stream-chat-state`, {
+        method: 'POST',
+        headers: {
+          authorization: `Api-Key ${key}`,
+          'content-type': 'application/json',
+          connection: 'close',
+          'x-request-id': requestId,
+        },
+        body: JSON.stringify({ sessionSettings: { externalId: 'shared' }, ...body }),
+      })
+    const id = messageId(1)
+    const original = lineReader(await chat({ input: 'Share this', messageId: id }, 'original'))
+    const head = [await original.next()]
+    const chatId = head[0]!.state!.chatId!
+    // New connections, each to either worker: every one gets the whole run, and a new message is refused.
+    const rejoins = await Promise.all(
+      Array.from({ length: 20 }, async (_, index) =>
+        lineReader(await chat({ chatId, messageId: id }, `rejoin-${index}`)).rest(),
+      ),
+    )
+    const busy = await Promise.all(
+      Array.from({ length: 20 }, async (_, index) =>
+        lineReader(await chat({ chatId, input: 'And this', messageId: messageId(2) }, `busy-${index}`)).rest(),
+      ),
+    )
+    const sent = [...head, ...(await original.rest())]
+    expect(sent.at(-1)!.id).toBe('__state__')
+    for (const lines of rejoins) {
+      expect(lines[0].state).toEqual({ chatId, isStreaming: true })
+      expect(lines.slice(1)).toEqual(sent.slice(1))
+    }
+    for (const lines of busy) expect(lines).toEqual([{ error: 'Streaming for thread is in progress' }])
+    // Both workers answered: the rejoins did not all land on the worker running the turn.
+    const workerOf = (requestId: string) =>
+      (
+        JSON.parse(
+          server
+            .output()
+            .split('\n')
+            .find((line) => line.includes(`"requestId":"${requestId}"`))!,
+        ) as { worker: number }
+      ).worker
+    await waitFor(() => server.output().includes('"requestId":"rejoin-19"'), 'the access log')
+    const running = workerOf('original')
+    expect(Array.from({ length: 20 }, (_, index) => workerOf(`rejoin-${index}`))).toContain(running === 1 ? 2 : 1)
   }, 60_000)
 
   it('starts a worker again when it dies, the port answering meanwhile', async () => {
