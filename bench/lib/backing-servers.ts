@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort } from './server'
 import { wallMs } from './stats'
@@ -12,7 +12,7 @@ import { wallMs } from './stats'
  */
 export interface BackingServer {
   url: string
-  pid?: number
+  pid: number
   stop(): Promise<void>
 }
 
@@ -79,7 +79,9 @@ export async function startPostgres(dir: string): Promise<BackingServer> {
     const client = new Bun.SQL(admin, { max: 1 })
     await client.unsafe('CREATE DATABASE service')
     await client.close()
-    return { url: `postgres://postgres@127.0.0.1:${port}/service`, stop }
+    // The postmaster's pid heads its pid file: the CPU of every backend is counted under it.
+    const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
+    return { url: `postgres://postgres@127.0.0.1:${port}/service`, pid, stop }
   } catch (error) {
     await stop()
     throw error
@@ -111,7 +113,7 @@ export async function startRedis(dir: string): Promise<BackingServer> {
         client.close()
       }
     }, 'Redis')
-    return { url, pid: child.pid, stop }
+    return { url, pid: child.pid!, stop }
   } catch (error) {
     await stop()
     throw error

@@ -1,3 +1,4 @@
+import { cpuMsOfTrees } from './cpu'
 import type { TurnOutcome } from './ndjson-client'
 import { median, wallMs } from './stats'
 
@@ -71,4 +72,14 @@ export async function alternate<T>(
 
 export function medianOf<T>(values: T[], pick: (value: T) => number): number {
   return median(values.map(pick))
+}
+
+/** A round's result with the CPU the servers (`pids` and their descendants) spent per correct turn, in ms. */
+export async function withServerCpu(
+  pids: number[],
+  round: () => Promise<LoadResult>,
+): Promise<LoadResult & { cpuMsPerTurn: number }> {
+  const before = cpuMsOfTrees(pids)
+  const result = await round()
+  return { ...result, cpuMsPerTurn: (cpuMsOfTrees(pids) - before) / result.turns }
 }

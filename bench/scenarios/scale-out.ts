@@ -1,7 +1,7 @@
 import { backingServersMissing, startPostgres, startRedis } from '../lib/backing-servers'
 import { AGENTS, serverEnv, type BenchContext } from '../lib/context'
 import { BENCH_ACCOUNT } from '../lib/bootstrap'
-import { alternate, closedLoop, medianOf, type LoadResult } from '../lib/load'
+import { alternate, closedLoop, medianOf, withServerCpu, type LoadResult } from '../lib/load'
 import { postTurn } from '../lib/ndjson-client'
 import type { Row } from '../lib/report'
 import { startServer, type RunningServer } from '../lib/server'
@@ -70,7 +70,7 @@ export async function scaleOutScenario(context: BenchContext): Promise<Row[]> {
     const postgres = await startPostgres(context.dir)
     stops.push(tracked(context, postgres.stop))
     const redis = await startRedis(context.dir)
-    if (redis.pid) context.pids.push(redis.pid)
+    context.pids.push(redis.pid)
     stops.push(tracked(context, redis.stop))
     const nodes: RunningServer[] = []
     // One after the other: the first migrates Postgres and applies the bootstrap.
@@ -81,13 +81,18 @@ export async function scaleOutScenario(context: BenchContext): Promise<Row[]> {
     }
 
     const concurrency = Math.max(...config.protocol.concurrency)
+    // Server CPU per turn: the node's process; the two nodes' with Postgres (all its backends) and Redis.
     const oneNode = () =>
-      closedLoop(concurrency, config.roundMs, (slot) =>
-        postTurn(context.chatUrl(AGENTS.protocol), context.headers, protocolBody(context, slot), true),
+      withServerCpu([context.server.pid], () =>
+        closedLoop(concurrency, config.roundMs, (slot) =>
+          postTurn(context.chatUrl(AGENTS.protocol), context.headers, protocolBody(context, slot), true),
+        ),
       )
     const twoNodes = () =>
-      closedLoop(concurrency, config.roundMs, (slot, sequence) =>
-        postTurn(chatUrlOf(nodes[sequence % 2], AGENTS.protocol), context.headers, protocolBody(context, slot), true),
+      withServerCpu([...nodes.map((node) => node.pid), postgres.pid, redis.pid], () =>
+        closedLoop(concurrency, config.roundMs, (slot, sequence) =>
+          postTurn(chatUrlOf(nodes[sequence % 2], AGENTS.protocol), context.headers, protocolBody(context, slot), true),
+        ),
       )
     // Warm both up (JIT, connection pools, the database's pages) before the measured rounds.
     await twoNodes()
@@ -118,6 +123,18 @@ export async function scaleOutScenario(context: BenchContext): Promise<Row[]> {
       },
       { scenario: label, figure: 'p99 time to __cutoff__, one node', value: cutoffP99(result.a), unit: 'ms' },
       { scenario: label, figure: 'p99 time to __cutoff__, two nodes', value: cutoffP99(result.b), unit: 'ms' },
+      {
+        scenario: label,
+        figure: 'server CPU per turn, one node',
+        value: medianOf(result.a, (round) => round.cpuMsPerTurn),
+        unit: 'ms',
+      },
+      {
+        scenario: label,
+        figure: 'server CPU per turn, two nodes with Postgres and Redis',
+        value: medianOf(result.b, (round) => round.cpuMsPerTurn),
+        unit: 'ms',
+      },
     ]
 
     const { rejoin } = config

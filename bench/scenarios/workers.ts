@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { backingServersMissing, startPostgres, startRedis } from '../lib/backing-servers'
 import { AGENTS, type BenchContext } from '../lib/context'
-import { alternate, closedLoop, medianOf } from '../lib/load'
+import { alternate, closedLoop, medianOf, withServerCpu } from '../lib/load'
 import { postTurn } from '../lib/ndjson-client'
 import type { Row } from '../lib/report'
 import type { RunningServer } from '../lib/server'
@@ -55,7 +55,7 @@ export async function workersScenario(context: BenchContext): Promise<Row[]> {
   const stops: Array<() => Promise<void>> = []
   try {
     const redis = await startRedis(context.dir)
-    if (redis.pid) context.pids.push(redis.pid)
+    context.pids.push(redis.pid)
     stops.push(tracked(context, redis.stop))
     const postgres = await startPostgres(context.dir)
     stops.push(tracked(context, postgres.stop))
@@ -78,12 +78,18 @@ export async function workersScenario(context: BenchContext): Promise<Row[]> {
       try {
         await allListening(server)
         const single = () =>
-          closedLoop(concurrency, config.roundMs, (slot) =>
-            postTurn(context.chatUrl(AGENTS.protocol), context.headers, protocolBody(context, slot), true),
+          withServerCpu([context.server.pid], () =>
+            closedLoop(concurrency, config.roundMs, (slot) =>
+              postTurn(context.chatUrl(AGENTS.protocol), context.headers, protocolBody(context, slot), true),
+            ),
           )
+        // The supervisor's tree holds the workers; Redis (and Postgres, for that setup) serve them.
+        const backing = setup.env.DATABASE_URL ? [redis.pid, postgres.pid] : [redis.pid]
         const workers = () =>
-          closedLoop(concurrency, config.roundMs, (slot) =>
-            postTurn(chatUrlOf(server, AGENTS.protocol), context.headers, protocolBody(context, slot), true),
+          withServerCpu([server.pid, ...backing], () =>
+            closedLoop(concurrency, config.roundMs, (slot) =>
+              postTurn(chatUrlOf(server, AGENTS.protocol), context.headers, protocolBody(context, slot), true),
+            ),
           )
         await workers()
         await single()
@@ -115,6 +121,13 @@ export async function workersScenario(context: BenchContext): Promise<Row[]> {
             figure: `p99 time to __cutoff__, ${setup.name}`,
             value: cutoffP99(result.b),
             unit: 'ms',
+          },
+          {
+            scenario: label,
+            figure: `server CPU per turn, ${setup.name}`,
+            value: medianOf(result.b, (round) => round.cpuMsPerTurn),
+            unit: 'ms',
+            baseline: medianOf(result.a, (round) => round.cpuMsPerTurn),
           },
         )
       } finally {

@@ -107,8 +107,8 @@ describe.skipIf(!redisAvailable)('WORKERS', () => {
       })
     const id = messageId(1)
     const original = lineReader(await chat({ input: 'Share this', messageId: id }, 'original'))
-    const head = [await original.next()]
-    const chatId = head[0]!.state!.chatId!
+    const head = [(await original.next())!]
+    const chatId = head[0].state!.chatId!
     // New connections, each to either worker: every one gets the whole run, and a new message is refused.
     const rejoins = await Promise.all(
       Array.from({ length: 20 }, async (_, index) =>
