@@ -13,14 +13,29 @@ if (!redisAvailable) warnSkipped('the WORKERS tests (redis-server)')
 const dir = mkdtempSync(join(tmpdir(), 'workers-'))
 let redis: RedisServer | undefined
 const servers: ServerProcess[] = []
+/** Every worker process the tests saw, restarted ones included. */
+const workerPids = new Set<number>()
 beforeAll(async () => {
   if (redisAvailable) redis = await startRedisServer()
 })
 afterAll(async () => {
-  for (const server of servers) await server.stop('SIGKILL')
-  await redis?.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
+  // SIGTERM: the supervisor stops its workers and waits for them. Workers it could not stop (or whose supervisor a
+  // test killed) are killed here: one still shutting down could write its database again once the folder is gone.
+  await Promise.all(
+    servers.map(async (server) => {
+      const killing = setTimeout(() => server.process.kill('SIGKILL'), 10_000)
+      await server.stop('SIGTERM')
+      clearTimeout(killing)
+    }),
+  )
+  try {
+    for (const pid of workerPids) if (isAlive(pid)) process.kill(pid, 'SIGKILL')
+    await waitFor(() => ![...workerPids].some(isAlive), 'the workers exiting')
+  } finally {
+    await redis?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+}, 60_000)
 
 const isAlive = (pid: number) => {
   try {
@@ -57,7 +72,9 @@ async function startWorkers(name: string): Promise<{ server: ServerProcess; pids
   })
   servers.push(server)
   const started = /"msg":"workers listening".*"pids":\[(\d+),(\d+)\]/.exec(server.output())!
-  return { server, pids: [Number(started[1]), Number(started[2])] }
+  const pids = [Number(started[1]), Number(started[2])]
+  for (const pid of pids) workerPids.add(pid)
+  return { server, pids }
 }
 
 /** The workers that logged a request to `path`, from the shared output. */
@@ -109,8 +126,9 @@ describe.skipIf(!redisAvailable)('WORKERS', () => {
     const original = lineReader(await chat({ input: 'Share this', messageId: id }, 'original'))
     const head = [(await original.next())!]
     const chatId = head[0].state!.chatId!
-    // New connections, each to either worker: every one gets the whole run, and a new message is refused.
-    const rejoins = await Promise.all(
+    // New connections, each to either worker, while the run streams (about 3 s): every rejoin gets the whole run,
+    // and every new message is refused (each is answered at once, long before the run ends).
+    const rejoining = Promise.all(
       Array.from({ length: 20 }, async (_, index) =>
         lineReader(await chat({ chatId, messageId: id }, `rejoin-${index}`)).rest(),
       ),
@@ -120,6 +138,7 @@ describe.skipIf(!redisAvailable)('WORKERS', () => {
         lineReader(await chat({ chatId, input: 'And this', messageId: messageId(2) }, `busy-${index}`)).rest(),
       ),
     )
+    const rejoins = await rejoining
     const sent = [...head, ...(await original.rest())]
     expect(sent.at(-1)!.id).toBe('__state__')
     for (const lines of rejoins) {
@@ -127,7 +146,7 @@ describe.skipIf(!redisAvailable)('WORKERS', () => {
       expect(lines.slice(1)).toEqual(sent.slice(1))
     }
     for (const lines of busy) expect(lines).toEqual([{ error: 'Streaming for thread is in progress' }])
-    // Both workers answered: the rejoins did not all land on the worker running the turn.
+    // Both workers answered: neither the rejoins nor the refused messages all landed on the worker running the turn.
     const workerOf = (requestId: string) =>
       (
         JSON.parse(
@@ -137,9 +156,13 @@ describe.skipIf(!redisAvailable)('WORKERS', () => {
             .find((line) => line.includes(`"requestId":"${requestId}"`))!,
         ) as { worker: number }
       ).worker
-    await waitFor(() => server.output().includes('"requestId":"rejoin-19"'), 'the access log')
-    const running = workerOf('original')
-    expect(Array.from({ length: 20 }, (_, index) => workerOf(`rejoin-${index}`))).toContain(running === 1 ? 2 : 1)
+    await waitFor(
+      () => ['rejoin-19', 'busy-19'].every((id) => server.output().includes(`"requestId":"${id}"`)),
+      'the access log',
+    )
+    const other = workerOf('original') === 1 ? 2 : 1
+    expect(Array.from({ length: 20 }, (_, index) => workerOf(`rejoin-${index}`))).toContain(other)
+    expect(Array.from({ length: 20 }, (_, index) => workerOf(`busy-${index}`))).toContain(other)
   }, 60_000)
 
   it('starts a worker again when it dies, the port answering meanwhile', async () => {
@@ -150,8 +173,9 @@ describe.skipIf(!redisAvailable)('WORKERS', () => {
     expect((await fetch(`${server.url}/readyz`, { headers: { connection: 'close' } })).status).toBe(200)
     await waitFor(() => server.output().includes('"msg":"worker started again"'), 'the restart')
     expect(server.output()).toContain('"msg":"worker died; starting it again","worker":1')
-    const restarted = /"msg":"worker started again","worker":1,"pid":(\d+)/.exec(server.output())!
-    expect(isAlive(Number(restarted[1]))).toBe(true)
+    const restarted = Number(/"msg":"worker started again","worker":1,"pid":(\d+)/.exec(server.output())![1])
+    workerPids.add(restarted)
+    expect(isAlive(restarted)).toBe(true)
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200)
   }, 60_000)
 
