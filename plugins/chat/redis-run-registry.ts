@@ -62,6 +62,8 @@ export class RedisRunRegistry implements RunRegistry {
   private readonly listeners = new Set<(event: ClusterEvent) => void>()
   private readonly prefix: string
   private readonly leaseMs: number
+  /** How long the thread and message keys outlive their last renewal (the lease is the sorted set's score). */
+  private readonly holdMs: number
   private readonly retainMs: number
   private readonly timers: Array<ReturnType<typeof setInterval>> = []
   private subscribed: Promise<void> | undefined
@@ -70,6 +72,9 @@ export class RedisRunRegistry implements RunRegistry {
   constructor(private readonly options: RedisRunRegistryOptions) {
     this.prefix = options.prefix ?? 'acs:'
     this.leaseMs = options.leaseMs ?? 10_000
+    // Past the lease, the sweep (every quarter lease) has time to mark the run interrupted before the keys expire;
+    // they expire by themselves if no node is left to sweep.
+    this.holdMs = 2 * this.leaseMs
     this.retainMs = options.retainMs ?? 5 * 60_000
     this.commands = new RedisLink(options.url)
     this.reader = new RedisLink(options.url)
@@ -131,6 +136,7 @@ export class RedisRunRegistry implements RunRegistry {
       this.runsKey,
       record,
       String(this.leaseMs),
+      String(this.holdMs),
     ])
     if (claimed !== 1) return undefined
     const owned = new OwnedRun(new Run(key), runId, record, this)
@@ -282,6 +288,7 @@ export class RedisRunRegistry implements RunRegistry {
       ...keys,
       String(this.leaseMs),
       String(this.leaseMs + this.retainMs),
+      String(this.holdMs),
       ...runs.map((owned) => owned.record),
     ])) as number[]
     for (const position of lost) runs[position - 1].run.abort(LOST_LEASE_MESSAGE)
@@ -289,24 +296,20 @@ export class RedisRunRegistry implements RunRegistry {
 
   /** Takes runs whose node stopped renewing their lease and marks them interrupted, in storage and in their log. */
   private async sweep(): Promise<void> {
-    const claimed = (await this.commands.send('EVAL', [
-      CLAIM_EXPIRED,
-      '1',
-      this.runsKey,
-      `${this.prefix}thread:`,
-      '100',
-    ])) as string[]
+    const claimed = (await this.commands.send('EVAL', [CLAIM_EXPIRED, '1', this.runsKey, '100'])) as string[]
     for (const record of claimed) {
       const { runId, key } = JSON.parse(record) as LeaseRecord
       this.options.logger.warn('interrupting a run whose node stopped', { runId, chatId: key.chatId })
       await markRunInterrupted(this.options.storage, runId, this.options.clock()).catch((error: unknown) =>
         this.options.logger.error('marking a run interrupted failed', { runId, error }),
       )
+      // Marked first, then the thread freed: the next turn on it finds the answer stored as interrupted.
       await this.commands.send('EVAL', [
         END_ORPHAN,
-        '2',
+        '3',
         this.logKey(runId),
         this.messageKey(key),
+        this.threadKey(key.chatId),
         `${interruptedLine}\n`,
         record,
         String(this.retainMs),

@@ -16,17 +16,27 @@ runRegistryContract('in-memory', async () => {
 })
 
 /** Registries of one deployment on the run's Redis (a key prefix of their own), as separate nodes would have. */
-async function redisNodes(count: number, leaseMs?: number) {
+async function redisNodes(count: number, leaseMs?: number | number[]) {
   const url = await redisServer()
   const storage = openStorage(':memory:')
   const prefix = `test:${randomToken(6)}:`
   const logger = createLogger('silent')
   const nodes = Array.from(
     { length: count },
-    () => new RedisRunRegistry({ url, storage, logger, clock: Date.now, prefix, leaseMs }),
+    (_, index) =>
+      new RedisRunRegistry({
+        url,
+        storage,
+        logger,
+        clock: Date.now,
+        prefix,
+        leaseMs: Array.isArray(leaseMs) ? leaseMs[index] : leaseMs,
+      }),
   )
   return {
     nodes,
+    url,
+    prefix,
     async close() {
       await Promise.all(nodes.map((node) => node.close()))
       await storage.close()
@@ -58,6 +68,41 @@ else {
         expect(next).toBeDefined()
         b.end(next!)
       } finally {
+        await close()
+      }
+    })
+
+    it('keeps the thread of a dead node’s run busy until another node has ended that run', async () => {
+      // Node A's lease ends 1 s after its last renewal; node B sweeps every 100 ms.
+      const { nodes, url, prefix, close } = await redisNodes(2, [1000, 400])
+      const [a, b] = nodes
+      const redis = new Bun.RedisClient(url)
+      try {
+        const key = newRun()
+        const run = (await a.start(key))!
+        run.append(encodedLine('{"id":"m","content":"one"}'))
+        await a.close()
+        // Read together: whether the thread is held, and the last entry of the run's log.
+        const look = async () =>
+          (await redis.send('EVAL', [
+            "return { redis.call('EXISTS', KEYS[1]), redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1) }",
+            '2',
+            `${prefix}thread:${key.chatId}`,
+            `${prefix}log:${key.runId}`,
+          ])) as [number, Array<[string, string[]]>]
+        const deadline = Date.now() + 10_000
+        let [held, last] = await look()
+        while (held === 1) {
+          expect(Date.now()).toBeLessThan(deadline)
+          ;[held, last] = await look()
+        }
+        // The moment the thread is free, the run has been ended by node B: its log closes with the error line.
+        expect(last[0][1]).toContain(`${encodeLine(errorLine(NODE_LOST_MESSAGE)).json}\n`)
+        const next = await b.start({ ...key, runId: 'after', messageId: '1700000000009-message' })
+        expect(next).toBeDefined()
+        b.end(next!)
+      } finally {
+        redis.close()
         await close()
       }
     })
