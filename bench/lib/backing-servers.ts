@@ -88,6 +88,26 @@ export async function startPostgres(dir: string): Promise<BackingServer> {
   }
 }
 
+/**
+ * Whether a service keeps its state in the Postgres database at `url` (its tables are there): a build that ignores
+ * DATABASE_URL would otherwise be measured on SQLite under a Postgres label.
+ */
+export async function holdsServiceTables(url: string): Promise<boolean> {
+  const client = new Bun.SQL(url, { max: 1 })
+  try {
+    const [{ count }] = await client.unsafe(
+      `SELECT count(*)::int AS count FROM information_schema.tables
+       WHERE table_schema NOT IN ('pg_catalog', 'information_schema')`,
+    )
+    return count > 0
+  } finally {
+    await client.close()
+  }
+}
+
+/** What the rows of a scenario on Postgres say when the service does not keep its state there. */
+export const NO_POSTGRES_STORAGE = 'skipped: the service left its Postgres database empty (DATABASE_URL not supported)'
+
 /** A Redis without persistence, its working folder a new `<dir>/redis-*`. */
 export async function startRedis(dir: string): Promise<BackingServer> {
   const folder = mkdtempSync(join(dir, 'redis-'))

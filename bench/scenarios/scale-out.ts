@@ -1,4 +1,11 @@
-import { backingServersMissing, startPostgres, startRedis } from '../lib/backing-servers'
+import { join } from 'node:path'
+import {
+  backingServersMissing,
+  holdsServiceTables,
+  NO_POSTGRES_STORAGE,
+  startPostgres,
+  startRedis,
+} from '../lib/backing-servers'
 import { AGENTS, serverEnv, type BenchContext } from '../lib/context'
 import { BENCH_ACCOUNT } from '../lib/bootstrap'
 import { alternate, closedLoop, medianOf, withServerCpu, type LoadResult } from '../lib/load'
@@ -73,11 +80,20 @@ export async function scaleOutScenario(context: BenchContext): Promise<Row[]> {
     context.pids.push(redis.pid)
     stops.push(tracked(context, redis.stop))
     const nodes: RunningServer[] = []
-    // One after the other: the first migrates Postgres and applies the bootstrap.
+    // One after the other: the first migrates Postgres and applies the bootstrap. Each has a SQLite path of its own
+    // (unused on Postgres), so a build that ignored DATABASE_URL could not touch the server under test's file.
     for (let index = 0; index < 2; index++) {
-      const { server, stop } = await startExtraServer(context, { DATABASE_URL: postgres.url, REDIS_URL: redis.url })
+      const { server, stop } = await startExtraServer(context, {
+        DATABASE_URL: postgres.url,
+        REDIS_URL: redis.url,
+        DB_PATH: join(context.dir, `node-${index + 1}.db`),
+      })
       nodes.push(server)
       stops.push(stop)
+      if (index === 0 && !(await holdsServiceTables(postgres.url))) {
+        context.log(`  several nodes: ${NO_POSTGRES_STORAGE}`)
+        return []
+      }
     }
 
     const concurrency = Math.max(...config.protocol.concurrency)

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { backingServersMissing, startPostgres, startRedis } from '../lib/backing-servers'
+import {
+  backingServersMissing,
+  holdsServiceTables,
+  NO_POSTGRES_STORAGE,
+  startPostgres,
+  startRedis,
+} from '../lib/backing-servers'
 import { AGENTS, type BenchContext } from '../lib/context'
 import { alternate, closedLoop, medianOf, withServerCpu } from '../lib/load'
 import { postTurn } from '../lib/ndjson-client'
@@ -64,7 +70,11 @@ export async function workersScenario(context: BenchContext): Promise<Row[]> {
         name: `${WORKERS} workers, SQLite file and Redis`,
         env: { DB_PATH: join(context.dir, 'workers.db') },
       },
-      { name: `${WORKERS} workers, Postgres and Redis`, env: { DATABASE_URL: postgres.url } },
+      {
+        name: `${WORKERS} workers, Postgres and Redis`,
+        // The SQLite path is unused on Postgres; its own, so a build ignoring DATABASE_URL touches no other file.
+        env: { DATABASE_URL: postgres.url, DB_PATH: join(context.dir, 'workers-unused.db') },
+      },
     ]
     const rows: Row[] = []
     const label = `workers: protocol turn at concurrency ${concurrency}`
@@ -77,6 +87,10 @@ export async function workersScenario(context: BenchContext): Promise<Row[]> {
       })
       try {
         await allListening(server)
+        if (setup.env.DATABASE_URL && !(await holdsServiceTables(postgres.url))) {
+          context.log(`  workers on Postgres: ${NO_POSTGRES_STORAGE}`)
+          continue
+        }
         const single = () =>
           withServerCpu([context.server.pid], () =>
             closedLoop(concurrency, config.roundMs, (slot) =>
