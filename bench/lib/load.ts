@@ -74,12 +74,20 @@ export function medianOf<T>(values: T[], pick: (value: T) => number): number {
   return median(values.map(pick))
 }
 
-/** A round's result with the CPU the servers (`pids` and their descendants) spent per correct turn, in ms. */
+/**
+ * A round's result with the CPU spent per correct turn, in ms, by the service's processes (`pids` and their
+ * descendants) and by the servers they use (`backing`: Postgres with its backends, Redis).
+ */
 export async function withServerCpu(
   pids: number[],
   round: () => Promise<LoadResult>,
-): Promise<LoadResult & { cpuMsPerTurn: number }> {
-  const before = cpuMsOfTrees(pids)
+  backing: number[] = [],
+): Promise<LoadResult & { cpuMsPerTurn: number; backingCpuMsPerTurn: number }> {
+  const before = [cpuMsOfTrees(pids), cpuMsOfTrees(backing)]
   const result = await round()
-  return { ...result, cpuMsPerTurn: (cpuMsOfTrees(pids) - before) / result.turns }
+  return {
+    ...result,
+    cpuMsPerTurn: (cpuMsOfTrees(pids) - before[0]) / result.turns,
+    backingCpuMsPerTurn: (cpuMsOfTrees(backing) - before[1]) / result.turns,
+  }
 }
