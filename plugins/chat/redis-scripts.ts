@@ -19,25 +19,53 @@ ${NOW}
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
 return 1`
 
-/** KEYS message; ARGV thread key prefix. The record of the live run holding this message key, or nil. */
-export const FIND_BY_MESSAGE = `
-local record = redis.call('GET', KEYS[1])
-if not record then return false end
-if redis.call('GET', ARGV[1] .. cjson.decode(record).key.chatId) == record then return record end
-return false`
+/**
+ * Marks the run of `record` as wanted by a reader on another node (at most once: the flag lives holdMs) and tells
+ * its node, which from then on sends the run's lines to its stream. A run nobody follows never writes its lines to
+ * Redis: most runs are read by their own clients only.
+ */
+const WANT = `
+local function want(record)
+  local runId = cjson.decode(record).runId
+  if redis.call('SET', ARGV[1] .. runId, '1', 'NX', 'PX', ARGV[2]) then
+    redis.call('PUBLISH', ARGV[3], cjson.encode({ type = 'ship', runId = runId }))
+  end
+end`
 
 /**
- * KEYS runs, then (thread, message, log) per run; ARGV leaseMs, logMs, holdMs, then the record per run. Extends the
- * leases still held (not yet ended: an ended one is a sweeping node's to take); returns the (1-based) positions of
- * the runs whose lease was lost.
+ * KEYS message; ARGV wanted key prefix, holdMs, events channel, thread key prefix. The record of the live run
+ * holding this message key (marked wanted), or nil.
+ */
+export const FIND_BY_MESSAGE = `
+${WANT}
+local record = redis.call('GET', KEYS[1])
+if not record then return false end
+if redis.call('GET', ARGV[4] .. cjson.decode(record).key.chatId) ~= record then return false end
+want(record)
+return record`
+
+/** KEYS thread; ARGV wanted key prefix, holdMs, events channel. The thread's live run's record (marked wanted), or nil. */
+export const FIND_BY_THREAD = `
+${WANT}
+local record = redis.call('GET', KEYS[1])
+if not record then return false end
+want(record)
+return record`
+
+/**
+ * KEYS runs, then (thread, message, log, wanted) per run; ARGV leaseMs, logMs, holdMs, then the record per run.
+ * Extends the leases still held (not yet ended: an ended one is a sweeping node's to take); returns the (1-based)
+ * positions of the runs whose lease was lost, and of those wanted by readers elsewhere (in case the news was lost).
  */
 export const RENEW = `
 ${NOW}
 local lost = {}
-local count = (#KEYS - 1) / 3
+local wanted = {}
+local count = (#KEYS - 1) / 4
 for index = 0, count - 1 do
   local record = ARGV[4 + index]
-  local thread, message, log = KEYS[2 + 3 * index], KEYS[3 + 3 * index], KEYS[4 + 3 * index]
+  local thread, message, log = KEYS[2 + 4 * index], KEYS[3 + 4 * index], KEYS[4 + 4 * index]
+  if redis.call('EXISTS', KEYS[5 + 4 * index]) == 1 then wanted[#wanted + 1] = index + 1 end
   local ends = redis.call('ZSCORE', KEYS[1], record)
   if ends and tonumber(ends) > now and redis.call('GET', thread) == record then
     redis.call('PEXPIRE', thread, ARGV[3])
@@ -48,7 +76,7 @@ for index = 0, count - 1 do
     lost[#lost + 1] = index + 1
   end
 end
-return lost`
+return { lost, wanted }`
 
 /**
  * KEYS thread, message, runs, log; ARGV record, retainMs, last lines. Ends the run's log with its last lines and
@@ -57,6 +85,18 @@ return lost`
 export const RELEASE = `
 redis.call('XADD', KEYS[4], '*', 'l', ARGV[3], 'e', '1')
 redis.call('PEXPIRE', KEYS[4], ARGV[2])
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+redis.call('ZREM', KEYS[3], ARGV[1])
+return 1`
+
+/**
+ * KEYS thread, message, runs, wanted; ARGV record. Frees the thread and the message key of a run whose lines never
+ * went to Redis, unless a reader elsewhere wants them (0: the caller sends every line, then RELEASE). Atomic with the
+ * lookups that mark a run wanted: a reader either finds the run and gets its whole log, or finds it ended.
+ */
+export const RELEASE_UNREAD = `
+if redis.call('EXISTS', KEYS[4]) == 1 then return 0 end
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
 redis.call('ZREM', KEYS[3], ARGV[1])
