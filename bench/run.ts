@@ -30,6 +30,8 @@ import { generateSessionScenario } from './scenarios/generate-session'
 import { overloadScenario } from './scenarios/overload'
 import { protocolBody, protocolScenario } from './scenarios/protocol'
 import { rejoinScenario } from './scenarios/rejoin'
+import { scaleOutScenario } from './scenarios/scale-out'
+import { workersScenario } from './scenarios/workers'
 import { parseDuration, soakScenario } from './scenarios/soak'
 import { startupScenario } from './scenarios/startup'
 import { websocketScenario } from './scenarios/websocket'
@@ -39,6 +41,8 @@ export const SCENARIOS = [
   'analyst',
   'rejoin',
   'websocket',
+  'nodes',
+  'workers',
   'sessions',
   'concurrency',
   'overload',
@@ -125,6 +129,7 @@ const running = {
 }
 
 async function cleanup() {
+  for (const stop of running.context?.cleanups.splice(0).reverse() ?? []) await stop().catch(() => undefined)
   await running.context?.server.stop().catch(() => undefined)
   await running.server?.stop().catch(() => undefined)
   await running.baseline?.stop().catch(() => undefined)
@@ -184,6 +189,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     if (selected('analyst')) rows.push(...(await analystScenario(ctx)))
     if (selected('websocket')) rows.push(...(await websocketScenario(ctx)))
     if (selected('rejoin')) rows.push(...(await rejoinScenario(ctx)))
+    if (selected('nodes')) rows.push(...(await scaleOutScenario(ctx)))
+    if (selected('workers')) rows.push(...(await workersScenario(ctx)))
     if (selected('sessions')) rows.push(...(await generateSessionScenario(ctx)))
     if (selected('concurrency')) rows.push(...(await concurrencyScenario(ctx)))
     // Restarts the server with the default run limits: it runs after every scenario that needs them lifted.

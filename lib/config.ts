@@ -54,6 +54,8 @@ export interface Config {
   /** Longest lifetime a service JWT may claim (`exp - iat`, or `exp - now` without `iat`), in seconds. */
   serviceTokenMaxTtlS: number
   chatLimits: ChatLimits
+  /** Server processes sharing the port (1: this process serves alone); more need the shared run registry. */
+  workers: number
 }
 
 /** How many chat runs the server takes on, and how long one may take (see `plugins/chat/run-admission.ts`). */
@@ -206,6 +208,14 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
   const demoApiKey = text(environment, 'DEMO_API_KEY')
   if (demoApiKey !== undefined && demoApiKey.length < 16) problems.push('DEMO_API_KEY: must be at least 16 characters')
 
+  const workers = integer(environment, 'WORKERS', 1, 1, 64, problems)
+  // Each process has its own memory: without Redis a rejoin, an abort or the busy check would miss the runs of the
+  // other processes, and an in-memory database would be one database per process.
+  if (workers > 1 && text(environment, 'REDIS_URL') === undefined)
+    problems.push('WORKERS: more than 1 needs REDIS_URL (the processes share their runs through Redis)')
+  if (workers > 1 && text(environment, 'DATABASE_URL') === undefined && dbPath === ':memory:')
+    problems.push('WORKERS: more than 1 needs DATABASE_URL or a DB_PATH file (:memory: is one database per process)')
+
   if (problems.length > 0) throw new ConfigError(problems)
   return {
     port,
@@ -229,5 +239,6 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     demoDataPath: text(environment, 'DEMO_DATA_PATH'),
     serviceTokenMaxTtlS,
     chatLimits,
+    workers,
   }
 }

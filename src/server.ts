@@ -6,6 +6,7 @@ import { StartupError } from './server-errors'
 import { prepareStorage } from './startup'
 import { startWalCheckpointer } from './wal-checkpointer'
 import { prepareSemanticLayer } from '../plugins/semantic/startup'
+import { superviseWorkers, workerNumber, type WorkerListening } from './workers'
 
 /**
  * The server (`service serve`): configuration, storage, bootstrap, the app on its port, and a graceful SIGTERM.
@@ -14,7 +15,15 @@ import { prepareSemanticLayer } from '../plugins/semantic/startup'
 export async function serve(environment: Record<string, string | undefined> = process.env): Promise<void> {
   const startedAt = performance.now()
   const config = loadConfig(environment)
-  const logger = createLogger(config.logLevel, {}, undefined, resolveLogFormat(config.logFormat))
+  const worker = workerNumber(environment)
+  // A worker's every line says which worker wrote it: they share one output and one port.
+  const logger = createLogger(
+    config.logLevel,
+    worker === undefined ? {} : { worker },
+    undefined,
+    resolveLogFormat(config.logFormat),
+  )
+  if (config.workers > 1 && worker === undefined) return superviseWorkers(config, environment, logger)
   const { storage, demoApiKey, dataSources } = await prepareStorage(config, logger)
   if (demoApiKey) {
     // Printed before listening so the key is not lost if the port turns out to be taken.
@@ -36,7 +45,8 @@ export async function serve(environment: Record<string, string | undefined> = pr
     app.listen({
       port: config.port,
       hostname: config.host,
-      reusePort: false,
+      // Workers share the port on purpose; a lone server must never share it with another process by accident.
+      reusePort: worker !== undefined,
       maxRequestBodySize: BUN_BODY_LIMIT,
       idleTimeout: 255,
     })
@@ -71,6 +81,11 @@ export async function serve(environment: Record<string, string | undefined> = pr
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))
   process.on('SIGINT', () => void stop('SIGINT'))
+  if (worker !== undefined) {
+    process.send?.({ type: 'listening', port: server.port! } satisfies WorkerListening)
+    // The supervisor is gone (killed, say): nobody would stop or restart this worker any more.
+    process.on('disconnect', () => void stop('supervisor gone'))
+  }
 }
 
 /**

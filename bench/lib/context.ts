@@ -29,6 +29,11 @@ export interface BenchContext {
   restartServer(options?: { runLimits?: 'lifted' | 'default' }): Promise<void>
   /** Every process the run started (servers, the baseline), so a test can check none is left. */
   pids: number[]
+  /**
+   * Stops of what a scenario started besides the server (more nodes, Postgres, Redis): the scenario runs them when
+   * it ends, and the harness runs those still here when it stops early (Ctrl-C, a failure).
+   */
+  cleanups: Array<() => Promise<void>>
 }
 
 /**
@@ -88,6 +93,7 @@ export function createContext(options: {
     headers: { authorization: `Api-Key ${BENCH_KEY}`, 'content-type': 'application/json' },
     figures: {},
     pids: [options.server.pid],
+    cleanups: [],
     chatUrl: (agentId, path = 'stream-chat-state') =>
       `${context.server.url}/api/v1/public/${BENCH_ACCOUNT}/agents/${agentId}/chat/${path}`,
     messageId: () => `${base}${String(sequence++).padStart(9, '0')}-message`,

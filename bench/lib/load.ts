@@ -1,3 +1,4 @@
+import { cpuMsOfTrees } from './cpu'
 import type { TurnOutcome } from './ndjson-client'
 import { median, wallMs } from './stats'
 
@@ -71,4 +72,22 @@ export async function alternate<T>(
 
 export function medianOf<T>(values: T[], pick: (value: T) => number): number {
   return median(values.map(pick))
+}
+
+/**
+ * A round's result with the CPU spent per correct turn, in ms, by the service's processes (`pids` and their
+ * descendants) and by the servers they use (`backing`: Postgres with its backends, Redis).
+ */
+export async function withServerCpu(
+  pids: number[],
+  round: () => Promise<LoadResult>,
+  backing: number[] = [],
+): Promise<LoadResult & { cpuMsPerTurn: number; backingCpuMsPerTurn: number }> {
+  const before = [cpuMsOfTrees(pids), cpuMsOfTrees(backing)]
+  const result = await round()
+  return {
+    ...result,
+    cpuMsPerTurn: (cpuMsOfTrees(pids) - before[0]) / result.turns,
+    backingCpuMsPerTurn: (cpuMsOfTrees(backing) - before[1]) / result.turns,
+  }
 }

@@ -5,7 +5,7 @@ import { percentile, wallMs } from '../lib/stats'
 import type { JoinerResult } from '../lib/worker-jobs'
 import { startWorker } from '../lib/workers'
 
-interface Trial {
+export interface Trial {
   joiners: number
   complete: number
   lags: number[]
@@ -28,17 +28,24 @@ async function original(
   return { times: recorder.times, digest: recorder.digest() }
 }
 
-async function trial(context: BenchContext): Promise<Trial> {
+/**
+ * One run and its joiners. The original client reads from `originalUrl`, the joiners from `joinUrl`: the same
+ * server, or another node of a deployment (the lag then includes the way through Redis).
+ */
+export async function rejoinTrial(
+  context: BenchContext,
+  originalUrl = context.chatUrl(AGENTS.rejoin),
+  joinUrl = originalUrl,
+): Promise<Trial> {
   const { rejoin } = context.config
   const workers = await Promise.all(Array.from({ length: rejoin.workers }, () => startWorker()))
   try {
     const messageId = context.messageId()
     const sessionSettings = { externalId: 'bench-rejoin' }
-    const url = context.chatUrl(AGENTS.rejoin)
     const runMs = rejoin.tokens * rejoin.delayMs
     let joined: Promise<JoinerResult[][]> | undefined
     const first = await original(
-      url,
+      originalUrl,
       context.headers,
       JSON.stringify({ input: 'Stream 200 tokens', messageId, sessionSettings }),
       (chatId) => {
@@ -50,7 +57,7 @@ async function trial(context: BenchContext): Promise<Trial> {
           workers.map((worker, index) =>
             worker.run<JoinerResult[]>({
               kind: 'join',
-              url,
+              url: joinUrl,
               headers: context.headers,
               body,
               count: Math.min(perWorker, rejoin.joiners - index * perWorker),
@@ -91,14 +98,19 @@ async function trial(context: BenchContext): Promise<Trial> {
 export async function rejoinScenario(context: BenchContext): Promise<Row[]> {
   const { rejoin } = context.config
   const trials: Trial[] = []
-  for (let index = 0; index < rejoin.trials; index++) trials.push(await trial(context))
+  for (let index = 0; index < rejoin.trials; index++) trials.push(await rejoinTrial(context))
+  const scenario = `rejoin fan-out (${rejoin.tokens} tokens at ${rejoin.delayMs} ms, ${rejoin.joiners} joiners${rejoin.trials > 1 ? `, ${rejoin.trials} runs` : ''})`
+  return rejoinRows(context, scenario, trials)
+}
+
+/** The figures of rejoin trials: joiners complete (target 100%), p50 and p99 lag (target ≤ 25 ms). */
+export function rejoinRows(context: BenchContext, scenario: string, trials: Trial[]): Row[] {
   const joiners = trials.reduce((sum, each) => sum + each.joiners, 0)
   const complete = trials.reduce((sum, each) => sum + each.complete, 0)
   const lags = trials.flatMap((each) => each.lags)
   const failures = [...new Set(trials.flatMap((each) => each.failures))].slice(0, 3)
-  const scenario = `rejoin fan-out (${rejoin.tokens} tokens at ${rejoin.delayMs} ms, ${rejoin.joiners} joiners${rejoin.trials > 1 ? `, ${rejoin.trials} runs` : ''})`
   const p99 = percentile(lags, 99)
-  context.log(`  rejoin: ${complete}/${joiners} joiners complete, p99 lag ${p99.toFixed(1)} ms`)
+  context.log(`  ${scenario.split(' (')[0]}: ${complete}/${joiners} joiners complete, p99 lag ${p99.toFixed(1)} ms`)
   return [
     {
       scenario,

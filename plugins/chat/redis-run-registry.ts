@@ -4,7 +4,16 @@ import { randomToken } from '../../lib/secrets'
 import { markRunInterrupted, NODE_LOST_MESSAGE, runningRuns } from './interrupted-runs'
 import { encodeLine, errorLine } from './lines'
 import { RedisLink, RunRegistryUnavailableError } from './redis-link'
-import { CLAIM, CLAIM_EXPIRED, END_ORPHAN, FIND_BY_MESSAGE, RELEASE, RENEW } from './redis-scripts'
+import {
+  CLAIM,
+  CLAIM_EXPIRED,
+  END_ORPHAN,
+  FIND_BY_MESSAGE,
+  FIND_BY_THREAD,
+  RELEASE,
+  RELEASE_UNREAD,
+  RENEW,
+} from './redis-scripts'
 import { FollowedRun, LINES_FIELD, StreamFollower } from './redis-stream-follower'
 import {
   Run,
@@ -37,15 +46,16 @@ interface LeaseRecord {
   key: RunKey
 }
 
-type Event = ClusterEvent | { type: 'abort'; runId: string; reason: string }
+type Event = ClusterEvent | { type: 'abort'; runId: string; reason: string } | { type: 'ship'; runId: string }
 
 const LOST_LEASE_MESSAGE = 'The server lost its hold on this answer; it was interrupted'
 const interruptedLine = encodeLine(errorLine(NODE_LOST_MESSAGE)).json
 
 /**
  * The run registry shared by every node through Redis. A run executes on the node that started it, in memory as
- * with one process; its published lines also go to a Redis stream (one `XADD` per publication: a burst of lines is
- * one entry), which readers on other nodes follow. A thread's busy flag and a run's owner are one lease (`SET NX
+ * with one process; once a reader on another node wants it, its published lines also go to a Redis stream (the
+ * lines so far in one `XADD`, then one per publication: a burst of lines is one entry), which that reader follows.
+ * Runs nobody follows, most of them, never write their lines to Redis. A thread's busy flag and a run's owner are one lease (`SET NX
  * PX`), renewed by the owner while the run lives and released when it ends; a node that finds an expired lease marks
  * its run interrupted and ends its stream. Aborts and revocations go to every node over pub/sub.
  */
@@ -62,6 +72,8 @@ export class RedisRunRegistry implements RunRegistry {
   private readonly listeners = new Set<(event: ClusterEvent) => void>()
   private readonly prefix: string
   private readonly leaseMs: number
+  /** How long the thread and message keys outlive their last renewal (the lease is the sorted set's score). */
+  private readonly holdMs: number
   private readonly retainMs: number
   private readonly timers: Array<ReturnType<typeof setInterval>> = []
   private subscribed: Promise<void> | undefined
@@ -70,6 +82,9 @@ export class RedisRunRegistry implements RunRegistry {
   constructor(private readonly options: RedisRunRegistryOptions) {
     this.prefix = options.prefix ?? 'acs:'
     this.leaseMs = options.leaseMs ?? 10_000
+    // Past the lease, the sweep (every quarter lease) has time to mark the run interrupted before the keys expire;
+    // they expire by themselves if no node is left to sweep.
+    this.holdMs = 2 * this.leaseMs
     this.retainMs = options.retainMs ?? 5 * 60_000
     this.commands = new RedisLink(options.url)
     this.reader = new RedisLink(options.url)
@@ -103,7 +118,8 @@ export class RedisRunRegistry implements RunRegistry {
   async forChat(chatId: string): Promise<Run | undefined> {
     const owned = this.local.get(chatId)
     if (owned) return owned.run
-    const record = (await this.call('GET', [this.threadKey(chatId)])) as string | null
+    const record = (await this.call('EVAL', [FIND_BY_THREAD, '1', this.threadKey(chatId), ...this.wantArgs])) as
+      string | null
     return record ? this.followed(record) : undefined
   }
 
@@ -112,6 +128,7 @@ export class RedisRunRegistry implements RunRegistry {
       FIND_BY_MESSAGE,
       '1',
       this.messageKey({ userId, agentId, messageId }),
+      ...this.wantArgs,
       `${this.prefix}thread:`,
     ])) as string | null
     if (!record) return undefined
@@ -131,6 +148,7 @@ export class RedisRunRegistry implements RunRegistry {
       this.runsKey,
       record,
       String(this.leaseMs),
+      String(this.holdMs),
     ])
     if (claimed !== 1) return undefined
     const owned = new OwnedRun(new Run(key), runId, record, this)
@@ -197,8 +215,15 @@ export class RedisRunRegistry implements RunRegistry {
     this.subscriber.close()
   }
 
-  /** @internal Sends a run's published lines (and, at its end, the release) to Redis. */
+  /**
+   * @internal Sends a run's published lines (and, at its end, the release) to Redis: once a reader elsewhere wants
+   * the run; until then only its end, which frees its thread (or finds it wanted after all, and sends everything).
+   */
   ship(owned: OwnedRun, end: boolean): void {
+    if (!owned.wanted) {
+      if (end) this.releaseUnread(owned)
+      return
+    }
     const { run } = owned
     const to = run.published
     let text = ''
@@ -229,6 +254,33 @@ export class RedisRunRegistry implements RunRegistry {
       // A log always expires, even if every node died before any cleaned it up.
       this.commands.send('PEXPIRE', [log, String(this.leaseMs + this.retainMs)]).catch(failed)
     }
+  }
+
+  /** The end of a run no reader elsewhere wanted so far. */
+  private releaseUnread(owned: OwnedRun): void {
+    this.commands
+      .send('EVAL', [
+        RELEASE_UNREAD,
+        '4',
+        this.threadKey(owned.run.key.chatId),
+        this.messageKey(owned.run.key),
+        this.runsKey,
+        this.wantedKey(owned.runId),
+        owned.record,
+      ])
+      .then(
+        (released) => {
+          if (released !== 1) this.want(owned)
+        },
+        (error: unknown) => this.options.logger.error('releasing a run in Redis failed', { error }),
+      )
+  }
+
+  /** A reader elsewhere wants this run: its lines so far go to its stream, and every later one. */
+  private want(owned: OwnedRun): void {
+    if (owned.wanted) return
+    owned.wanted = true
+    this.ship(owned, owned.run.done)
   }
 
   /** Subscribes to the node events once (again after a failed attempt); the client resubscribes on reconnects. */
@@ -262,7 +314,10 @@ export class RedisRunRegistry implements RunRegistry {
       return
     }
     if (event.type === 'abort') this.byRunId.get(event.runId)?.run.abort(event.reason)
-    else for (const listener of this.listeners) listener(event)
+    else if (event.type === 'ship') {
+      const owned = this.byRunId.get(event.runId)
+      if (owned) this.want(owned)
+    } else for (const listener of this.listeners) listener(event)
   }
 
   private async publish(event: Event): Promise<void> {
@@ -275,38 +330,37 @@ export class RedisRunRegistry implements RunRegistry {
     const runs = [...this.local.values()]
     const keys = [this.runsKey]
     for (const { run, runId } of runs)
-      keys.push(this.threadKey(run.key.chatId), this.messageKey(run.key), this.logKey(runId))
-    const lost = (await this.commands.send('EVAL', [
+      keys.push(this.threadKey(run.key.chatId), this.messageKey(run.key), this.logKey(runId), this.wantedKey(runId))
+    const [lost, wanted] = (await this.commands.send('EVAL', [
       RENEW,
       String(keys.length),
       ...keys,
       String(this.leaseMs),
       String(this.leaseMs + this.retainMs),
+      String(this.holdMs),
       ...runs.map((owned) => owned.record),
-    ])) as number[]
+    ])) as [number[], number[]]
+    // A wanted run whose news was lost (pub/sub is at most once) starts sending its lines now.
+    for (const position of wanted) this.want(runs[position - 1])
     for (const position of lost) runs[position - 1].run.abort(LOST_LEASE_MESSAGE)
   }
 
   /** Takes runs whose node stopped renewing their lease and marks them interrupted, in storage and in their log. */
   private async sweep(): Promise<void> {
-    const claimed = (await this.commands.send('EVAL', [
-      CLAIM_EXPIRED,
-      '1',
-      this.runsKey,
-      `${this.prefix}thread:`,
-      '100',
-    ])) as string[]
+    const claimed = (await this.commands.send('EVAL', [CLAIM_EXPIRED, '1', this.runsKey, '100'])) as string[]
     for (const record of claimed) {
       const { runId, key } = JSON.parse(record) as LeaseRecord
       this.options.logger.warn('interrupting a run whose node stopped', { runId, chatId: key.chatId })
       await markRunInterrupted(this.options.storage, runId, this.options.clock()).catch((error: unknown) =>
         this.options.logger.error('marking a run interrupted failed', { runId, error }),
       )
+      // Marked first, then the thread freed: the next turn on it finds the answer stored as interrupted.
       await this.commands.send('EVAL', [
         END_ORPHAN,
-        '2',
+        '3',
         this.logKey(runId),
         this.messageKey(key),
+        this.threadKey(key.chatId),
         `${interruptedLine}\n`,
         record,
         String(this.retainMs),
@@ -366,6 +420,16 @@ export class RedisRunRegistry implements RunRegistry {
     return `${this.prefix}message:${key.userId}:${key.agentId}:${key.messageId}`
   }
 
+  /** Set while a reader on another node wants a run's lines in Redis. */
+  private wantedKey(runId: string): string {
+    return `${this.prefix}wanted:${runId}`
+  }
+
+  /** The arguments of the lookups that mark a run wanted. */
+  private get wantArgs(): string[] {
+    return [`${this.prefix}wanted:`, String(this.holdMs), `${this.prefix}events`]
+  }
+
   private logKey(runId: string): string {
     return `${this.prefix}log:${runId}`
   }
@@ -387,6 +451,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 class OwnedRun implements RunSink {
   shipped = 0
   logStarted = false
+  /** Whether a reader on another node wants the run (its lines go to Redis from then on). */
+  wanted = false
 
   constructor(
     readonly run: Run,

@@ -4,47 +4,79 @@
  * nodes with drifting clocks still agree on which lease has expired.
  *
  * A lease record is the JSON `{ runId, node, key }`; the thread key and the message key hold it while the run lives,
- * and the `runs` sorted set holds it scored by the time its lease ends.
+ * and the `runs` sorted set holds it scored by the time its lease ends. The score is the lease: the keys live longer
+ * (the hold), so a dead node's thread stays busy until a sweeping node has marked its run interrupted and frees it,
+ * and a new turn never starts beside an answer still stored as in progress.
  */
 
 const NOW = "local clock = redis.call('TIME') local now = clock[1] * 1000 + math.floor(clock[2] / 1000)"
 
-/** KEYS thread, message, runs; ARGV record, leaseMs. 1 when the thread was free and is now this run's. */
+/** KEYS thread, message, runs; ARGV record, leaseMs, holdMs. 1 when the thread was free and is now this run's. */
 export const CLAIM = `
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 0 end
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3]) then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
 ${NOW}
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
 return 1`
 
-/** KEYS message; ARGV thread key prefix. The record of the live run holding this message key, or nil. */
-export const FIND_BY_MESSAGE = `
-local record = redis.call('GET', KEYS[1])
-if not record then return false end
-if redis.call('GET', ARGV[1] .. cjson.decode(record).key.chatId) == record then return record end
-return false`
+/**
+ * Marks the run of `record` as wanted by a reader on another node (at most once: the flag lives holdMs) and tells
+ * its node, which from then on sends the run's lines to its stream. A run nobody follows never writes its lines to
+ * Redis: most runs are read by their own clients only.
+ */
+const WANT = `
+local function want(record)
+  local runId = cjson.decode(record).runId
+  if redis.call('SET', ARGV[1] .. runId, '1', 'NX', 'PX', ARGV[2]) then
+    redis.call('PUBLISH', ARGV[3], cjson.encode({ type = 'ship', runId = runId }))
+  end
+end`
 
 /**
- * KEYS runs, then (thread, message, log) per run; ARGV leaseMs, logMs, then the record per run. Extends the leases
- * still held; returns the (1-based) positions of the runs whose lease was lost.
+ * KEYS message; ARGV wanted key prefix, holdMs, events channel, thread key prefix. The record of the live run
+ * holding this message key (marked wanted), or nil.
+ */
+export const FIND_BY_MESSAGE = `
+${WANT}
+local record = redis.call('GET', KEYS[1])
+if not record then return false end
+if redis.call('GET', ARGV[4] .. cjson.decode(record).key.chatId) ~= record then return false end
+want(record)
+return record`
+
+/** KEYS thread; ARGV wanted key prefix, holdMs, events channel. The thread's live run's record (marked wanted), or nil. */
+export const FIND_BY_THREAD = `
+${WANT}
+local record = redis.call('GET', KEYS[1])
+if not record then return false end
+want(record)
+return record`
+
+/**
+ * KEYS runs, then (thread, message, log, wanted) per run; ARGV leaseMs, logMs, holdMs, then the record per run.
+ * Extends the leases still held (not yet ended: an ended one is a sweeping node's to take); returns the (1-based)
+ * positions of the runs whose lease was lost, and of those wanted by readers elsewhere (in case the news was lost).
  */
 export const RENEW = `
 ${NOW}
 local lost = {}
-local count = (#KEYS - 1) / 3
+local wanted = {}
+local count = (#KEYS - 1) / 4
 for index = 0, count - 1 do
-  local record = ARGV[3 + index]
-  local thread, message, log = KEYS[2 + 3 * index], KEYS[3 + 3 * index], KEYS[4 + 3 * index]
-  if redis.call('GET', thread) == record then
-    redis.call('PEXPIRE', thread, ARGV[1])
-    if redis.call('GET', message) == record then redis.call('PEXPIRE', message, ARGV[1]) end
+  local record = ARGV[4 + index]
+  local thread, message, log = KEYS[2 + 4 * index], KEYS[3 + 4 * index], KEYS[4 + 4 * index]
+  if redis.call('EXISTS', KEYS[5 + 4 * index]) == 1 then wanted[#wanted + 1] = index + 1 end
+  local ends = redis.call('ZSCORE', KEYS[1], record)
+  if ends and tonumber(ends) > now and redis.call('GET', thread) == record then
+    redis.call('PEXPIRE', thread, ARGV[3])
+    if redis.call('GET', message) == record then redis.call('PEXPIRE', message, ARGV[3]) end
     redis.call('PEXPIRE', log, ARGV[2])
     redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), record)
   else
     lost[#lost + 1] = index + 1
   end
 end
-return lost`
+return { lost, wanted }`
 
 /**
  * KEYS thread, message, runs, log; ARGV record, retainMs, last lines. Ends the run's log with its last lines and
@@ -59,24 +91,34 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 return 1`
 
 /**
- * KEYS runs; ARGV thread key prefix, limit. Takes the runs whose lease has ended out of the set and returns them:
- * each is returned to exactly one node, which then marks it interrupted.
+ * KEYS thread, message, runs, wanted; ARGV record. Frees the thread and the message key of a run whose lines never
+ * went to Redis, unless a reader elsewhere wants them (0: the caller sends every line, then RELEASE). Atomic with the
+ * lookups that mark a run wanted: a reader either finds the run and gets its whole log, or finds it ended.
+ */
+export const RELEASE_UNREAD = `
+if redis.call('EXISTS', KEYS[4]) == 1 then return 0 end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+redis.call('ZREM', KEYS[3], ARGV[1])
+return 1`
+
+/**
+ * KEYS runs; ARGV limit. Takes the runs whose lease has ended out of the set and returns them: each is returned to
+ * exactly one node, which then marks it interrupted and frees its thread.
  */
 export const CLAIM_EXPIRED = `
 ${NOW}
-local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[2]))
-local claimed = {}
-for _, record in ipairs(expired) do
-  if redis.call('GET', ARGV[1] .. cjson.decode(record).key.chatId) ~= record then
-    redis.call('ZREM', KEYS[1], record)
-    claimed[#claimed + 1] = record
-  end
-end
-return claimed`
+local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
+for _, record in ipairs(expired) do redis.call('ZREM', KEYS[1], record) end
+return expired`
 
-/** KEYS log, message; ARGV last lines, record, retainMs. Ends the log of a run whose node is gone. */
+/**
+ * KEYS log, message, thread; ARGV last lines, record, retainMs. Ends the log of a run whose node is gone and frees
+ * its thread (both still this run's: a thread whose hold ran out meanwhile may belong to a new run already).
+ */
 export const END_ORPHAN = `
 redis.call('XADD', KEYS[1], '*', 'l', ARGV[1], 'e', '1')
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
+if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
 return 1`

@@ -15,46 +15,89 @@ export const redisAvailable = REDIS_BIN !== undefined
 /** Whether the chat tests run on the Redis registry (`TEST_REGISTRY=redis`) instead of the in-memory one. */
 export const testRegistry = process.env.TEST_REGISTRY === 'redis' ? 'redis' : 'memory'
 
-let child: ChildProcess | undefined
-let folder: string | undefined
-let started: Promise<string> | undefined
+/** A Redis of its own: `stop()` ends it and deletes its folder. */
+export interface RedisServer {
+  url: string
+  stop(): Promise<void>
+}
 
-async function start(): Promise<string> {
+/** Every Redis still running, stopped when the process exits. */
+const running = new Set<() => void>()
+
+/** Starts a `redis-server` in a new temp folder, resolving once it answers PING. */
+async function launch(): Promise<{ url: string; child: ChildProcess; kill(): void }> {
   if (!REDIS_BIN) throw new Error('redis-server is not installed (apt-get install -y redis-server)')
-  folder = mkdtempSync(join(tmpdir(), 'test-redis-'))
+  const folder = mkdtempSync(join(tmpdir(), 'test-redis-'))
   const port = await freePort()
-  const server = spawn(
+  const child = spawn(
     REDIS_BIN,
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', folder],
     { stdio: 'ignore' },
   )
-  child = server
+  const kill = () => {
+    running.delete(kill)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    rmSync(folder, { recursive: true, force: true })
+  }
+  running.add(kill)
   const url = `redis://127.0.0.1:${port}`
   const deadline = Date.now() + 30_000
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`redis-server exited with code ${server.exitCode}`)
-    const client = new Bun.RedisClient(url, { autoReconnect: false, connectionTimeout: 1000 })
-    try {
-      if ((await client.send('PING', [])) === 'PONG') return url
-    } catch {
-      // Not listening yet.
-    } finally {
-      client.close()
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`)
+      const client = new Bun.RedisClient(url, { autoReconnect: false, connectionTimeout: 1000 })
+      try {
+        if ((await client.send('PING', [])) === 'PONG') return { url, child, kill }
+      } catch {
+        // Not listening yet.
+      } finally {
+        client.close()
+      }
+      if (Date.now() > deadline) throw new Error('redis-server did not start within 30 s')
+      await Bun.sleep(50)
     }
-    if (Date.now() > deadline) throw new Error('redis-server did not start within 30 s')
-    await Bun.sleep(50)
+  } catch (error) {
+    kill()
+    throw error
   }
 }
 
+let shared: Promise<string> | undefined
+let killShared: (() => void) | undefined
+
 /** The URL of the run's Redis, started on first use. */
-export const redisServer = (): Promise<string> => (started ??= start())
+export const redisServer = (): Promise<string> =>
+  (shared ??= launch().then((server) => {
+    killShared = server.kill
+    return server.url
+  }))
 
 /** Stops the run's Redis and deletes its folder. */
 export function stopRedisServer(): void {
-  child?.kill('SIGKILL')
-  child = undefined
-  if (folder) rmSync(folder, { recursive: true, force: true })
-  folder = undefined
+  killShared?.()
+  killShared = undefined
+  shared = undefined
 }
 
-process.once('exit', stopRedisServer)
+/**
+ * A Redis no other test writes to (a test that kills the nodes using it, say), started for the caller alone;
+ * `stop()` ends it, and it is stopped at exit otherwise.
+ */
+export async function startRedisServer(): Promise<RedisServer> {
+  const { url, child, kill } = await launch()
+  return {
+    url,
+    async stop() {
+      const exited =
+        child.exitCode === null && child.signalCode === null
+          ? new Promise((resolve) => child.once('exit', resolve))
+          : Promise.resolve()
+      kill()
+      await exited
+    },
+  }
+}
+
+process.once('exit', () => {
+  for (const kill of running) kill()
+})

@@ -45,7 +45,8 @@ export async function startServerProcess(
   const started = Date.now()
   let port = 0
   while (port === 0) {
-    const match = /"msg":"listening","url":"http:\/\/[^:]+:(\d+)"/.exec(text)
+    // One server, or the supervisor of WORKERS once every worker listens.
+    const match = /"msg":"(?:workers )?listening","url":"http:\/\/[^:]+:(\d+)"/.exec(text)
     if (match) port = Number(match[1])
     else if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${text}`)
     else if (Date.now() - started > timeoutMs) {

@@ -74,4 +74,25 @@ describe('loadConfig', () => {
     expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual(['DATABASE_POOL_SIZE', 'DATABASE_URL'])
     expect(problems.join('\n')).not.toContain('hunter2')
   })
+
+  it('runs one process unless WORKERS asks for more, which needs Redis and a database every process can open', () => {
+    expect(loadConfig({}).workers).toBe(1)
+    expect(loadConfig({ WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:6379' }).workers).toBe(2)
+    const problems = (environment: Record<string, string>) => {
+      try {
+        loadConfig(environment)
+        return []
+      } catch (error) {
+        return (error as ConfigError).problems
+      }
+    }
+    expect(problems({ WORKERS: '2' })).toEqual([
+      'WORKERS: more than 1 needs REDIS_URL (the processes share their runs through Redis)',
+    ])
+    expect(problems({ WORKERS: '2', REDIS_URL: 'redis://127.0.0.1:6379', DB_PATH: ':memory:' })).toEqual([
+      'WORKERS: more than 1 needs DATABASE_URL or a DB_PATH file (:memory: is one database per process)',
+    ])
+    expect(problems({ WORKERS: '0' })).toEqual(['WORKERS: expected an integer from 1 to 64, got "0"'])
+    expect(problems({ WORKERS: 'two' })).toEqual(['WORKERS: expected an integer from 1 to 64, got "two"'])
+  })
 })

@@ -16,17 +16,27 @@ runRegistryContract('in-memory', async () => {
 })
 
 /** Registries of one deployment on the run's Redis (a key prefix of their own), as separate nodes would have. */
-async function redisNodes(count: number, leaseMs?: number) {
+async function redisNodes(count: number, leaseMs?: number | number[]) {
   const url = await redisServer()
   const storage = openStorage(':memory:')
   const prefix = `test:${randomToken(6)}:`
   const logger = createLogger('silent')
   const nodes = Array.from(
     { length: count },
-    () => new RedisRunRegistry({ url, storage, logger, clock: Date.now, prefix, leaseMs }),
+    (_, index) =>
+      new RedisRunRegistry({
+        url,
+        storage,
+        logger,
+        clock: Date.now,
+        prefix,
+        leaseMs: Array.isArray(leaseMs) ? leaseMs[index] : leaseMs,
+      }),
   )
   return {
     nodes,
+    url,
+    prefix,
     async close() {
       await Promise.all(nodes.map((node) => node.close()))
       await storage.close()
@@ -43,13 +53,16 @@ else {
 
   describe('the Redis run registry', () => {
     it('interrupts the run of a node that stopped renewing its lease: joiners get an error line, the thread is free', async () => {
-      const { nodes, close } = await redisNodes(2, 300)
+      const { nodes, url, prefix, close } = await redisNodes(2, 300)
       const [a, b] = nodes
+      const redis = new Bun.RedisClient(url)
       try {
         const key = newRun()
         const run = (await a.start(key))!
         run.append(encodedLine('{"id":"m","content":"one"}'))
         const joined = readRun((await b.forChat(key.chatId))!)
+        // Node A heard that node B wants the run and sent its line (a node dying before that sends none).
+        await settle(async () => (await redis.send('XLEN', [`${prefix}log:${key.runId}`])) === 1)
         // The node dies: it neither renews nor releases anything.
         await a.close()
         expect(await joined).toEqual(['{"id":"m","content":"one"}', encodeLine(errorLine(NODE_LOST_MESSAGE)).json])
@@ -58,6 +71,109 @@ else {
         expect(next).toBeDefined()
         b.end(next!)
       } finally {
+        redis.close()
+        await close()
+      }
+    })
+
+    it('writes nothing of a run to Redis until a reader on another node wants it, then every line from the first', async () => {
+      const { nodes, url, prefix, close } = await redisNodes(2)
+      const [a, b] = nodes
+      const redis = new Bun.RedisClient(url)
+      const log = (runId: string) => `${prefix}log:${runId}`
+      try {
+        const unread = newRun()
+        const alone = (await a.start(unread))!
+        alone.append(encodedLine('{"id":"m","content":"alone"}'))
+        a.end(alone)
+        // Ended unread: the thread is free at once, and no log was ever written.
+        await settle(async () => (await b.forChat(unread.chatId)) === undefined)
+        expect(await redis.send('EXISTS', [log(unread.runId)])).toBe(0)
+
+        const key = newRun()
+        const run = (await a.start(key))!
+        run.append(encodedLine('{"id":"m","content":"one"}'))
+        run.append(encodedLine('{"id":"m","content":"two"}'))
+        expect(await redis.send('EXISTS', [log(key.runId)])).toBe(0)
+        const joined = readRun((await b.forMessage(key.userId, key.agentId, key.messageId))!)
+        await settle(async () => (await redis.send('EXISTS', [log(key.runId)])) === 1)
+        run.append(encodedLine('{"id":"m","content":"three"}'))
+        a.end(run)
+        expect(await joined).toEqual([
+          '{"id":"m","content":"one"}',
+          '{"id":"m","content":"two"}',
+          '{"id":"m","content":"three"}',
+        ])
+      } finally {
+        redis.close()
+        await close()
+      }
+    })
+
+    it('sends the whole log of a wanted run whose node missed the news, by its next renewal or at its end', async () => {
+      const { nodes, url, prefix, close } = await redisNodes(1, 300)
+      const [a] = nodes
+      const redis = new Bun.RedisClient(url)
+      const log = (runId: string) => `${prefix}log:${runId}`
+      // Wanted as a reader elsewhere would mark it, without the message on the events channel (lost on its way).
+      const wantQuietly = (runId: string) => redis.send('SET', [`${prefix}wanted:${runId}`, '1', 'PX', '60000'])
+      const entries = async (runId: string) =>
+        ((await redis.send('XRANGE', [log(runId), '-', '+'])) as Array<[string, string[]]>).map(([, fields]) => fields)
+      try {
+        const running = newRun()
+        const run = (await a.start(running))!
+        run.append(encodedLine('{"id":"m","content":"one"}'))
+        await wantQuietly(running.runId)
+        // The renewal (every 100 ms here) finds the mark.
+        await settle(async () => (await redis.send('EXISTS', [log(running.runId)])) === 1)
+        expect(await entries(running.runId)).toEqual([['l', '{"id":"m","content":"one"}\n']])
+        a.end(run)
+
+        const ending = newRun()
+        const short = (await a.start(ending))!
+        short.append(encodedLine('{"id":"m","content":"short"}'))
+        await wantQuietly(ending.runId)
+        a.end(short)
+        // Its end finds the mark: the lines and the end go to the log, then the thread is free.
+        await settle(async () => (await redis.send('EXISTS', [`${prefix}thread:${ending.chatId}`])) === 0)
+        expect(await entries(ending.runId)).toEqual([['l', '{"id":"m","content":"short"}\n', 'e', '1']])
+      } finally {
+        redis.close()
+        await close()
+      }
+    })
+
+    it('keeps the thread of a dead node’s run busy until another node has ended that run', async () => {
+      // Node A's lease ends 1 s after its last renewal; node B sweeps every 100 ms.
+      const { nodes, url, prefix, close } = await redisNodes(2, [1000, 400])
+      const [a, b] = nodes
+      const redis = new Bun.RedisClient(url)
+      try {
+        const key = newRun()
+        const run = (await a.start(key))!
+        run.append(encodedLine('{"id":"m","content":"one"}'))
+        await a.close()
+        // Read together: whether the thread is held, and the last entry of the run's log.
+        const look = async () =>
+          (await redis.send('EVAL', [
+            "return { redis.call('EXISTS', KEYS[1]), redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1) }",
+            '2',
+            `${prefix}thread:${key.chatId}`,
+            `${prefix}log:${key.runId}`,
+          ])) as [number, Array<[string, string[]]>]
+        const deadline = Date.now() + 10_000
+        let [held, last] = await look()
+        while (held === 1) {
+          expect(Date.now()).toBeLessThan(deadline)
+          ;[held, last] = await look()
+        }
+        // The moment the thread is free, the run has been ended by node B: its log closes with the error line.
+        expect(last[0][1]).toContain(`${encodeLine(errorLine(NODE_LOST_MESSAGE)).json}\n`)
+        const next = await b.start({ ...key, runId: 'after', messageId: '1700000000009-message' })
+        expect(next).toBeDefined()
+        b.end(next!)
+      } finally {
+        redis.close()
         await close()
       }
     })
