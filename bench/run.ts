@@ -32,6 +32,7 @@ import { protocolBody, protocolScenario } from './scenarios/protocol'
 import { rejoinScenario } from './scenarios/rejoin'
 import { parseDuration, soakScenario } from './scenarios/soak'
 import { startupScenario } from './scenarios/startup'
+import { sweepScenario } from './scenarios/sweep'
 import { websocketScenario } from './scenarios/websocket'
 
 export const SCENARIOS = [
@@ -39,6 +40,7 @@ export const SCENARIOS = [
   'analyst',
   'rejoin',
   'websocket',
+  'sweep',
   'sessions',
   'concurrency',
   'overload',
@@ -175,6 +177,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       await recordShape(ctx, `analyst-${index}`, ctx.chatUrl(AGENTS.analyst), analystBody(ctx, 0, index))
     running.baseline = await startBaseline(dir)
     ctx.baselineUrl = running.baseline.url
+    ctx.baselinePid = running.baseline.pid
     ctx.pids.push(running.baseline.pid)
 
     const rows: Row[] = []
@@ -184,6 +187,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     if (selected('analyst')) rows.push(...(await analystScenario(ctx)))
     if (selected('websocket')) rows.push(...(await websocketScenario(ctx)))
     if (selected('rejoin')) rows.push(...(await rejoinScenario(ctx)))
+    if (selected('sweep')) rows.push(...(await sweepScenario(ctx)))
     if (selected('sessions')) rows.push(...(await generateSessionScenario(ctx)))
     if (selected('concurrency')) rows.push(...(await concurrencyScenario(ctx)))
     // Restarts the server with the default run limits: it runs after every scenario that needs them lifted.
