@@ -34,6 +34,7 @@ import { scaleOutScenario } from './scenarios/scale-out'
 import { workersScenario } from './scenarios/workers'
 import { parseDuration, soakScenario } from './scenarios/soak'
 import { startupScenario } from './scenarios/startup'
+import { sweepScenario } from './scenarios/sweep'
 import { websocketScenario } from './scenarios/websocket'
 
 export const SCENARIOS = [
@@ -43,6 +44,7 @@ export const SCENARIOS = [
   'websocket',
   'nodes',
   'workers',
+  'sweep',
   'sessions',
   'concurrency',
   'overload',
@@ -180,6 +182,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       await recordShape(ctx, `analyst-${index}`, ctx.chatUrl(AGENTS.analyst), analystBody(ctx, 0, index))
     running.baseline = await startBaseline(dir)
     ctx.baselineUrl = running.baseline.url
+    ctx.baselinePid = running.baseline.pid
     ctx.pids.push(running.baseline.pid)
 
     const rows: Row[] = []
@@ -191,6 +194,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     if (selected('rejoin')) rows.push(...(await rejoinScenario(ctx)))
     if (selected('nodes')) rows.push(...(await scaleOutScenario(ctx)))
     if (selected('workers')) rows.push(...(await workersScenario(ctx)))
+    if (selected('sweep')) rows.push(...(await sweepScenario(ctx)))
     if (selected('sessions')) rows.push(...(await generateSessionScenario(ctx)))
     if (selected('concurrency')) rows.push(...(await concurrencyScenario(ctx)))
     // Restarts the server with the default run limits: it runs after every scenario that needs them lifted.

@@ -12,6 +12,8 @@ export interface BenchConfig {
   sessions: { users: number; concurrency: number; rounds: number }
   startup: { samples: number }
   overload: { turns: number; users: number; workers: number }
+  /** How cost grows: protocol turns at each concurrency, then memory at each number of open runs. */
+  sweep: { concurrency: number[]; roundMs: number; openRuns: number[] }
 }
 
 const full: BenchConfig = {
@@ -27,6 +29,7 @@ const full: BenchConfig = {
   sessions: { users: 10_000, concurrency: 16, rounds: 5 },
   startup: { samples: 7 },
   overload: { turns: 2000, users: 20, workers: 2 },
+  sweep: { concurrency: [1, 8, 32, 128, 512], roundMs: 3000, openRuns: [1000, 5000, 10_000] },
 }
 
 export function benchConfig(mode: BenchConfig['mode']): BenchConfig {
@@ -42,6 +45,7 @@ export function benchConfig(mode: BenchConfig['mode']): BenchConfig {
       concurrency: { ...full.concurrency, lines: 10 },
       sessions: { ...full.sessions, rounds: 2 },
       startup: { samples: 3 },
+      sweep: { ...full.sweep, roundMs: 1500 },
     }
   // The harness's own test: every scenario, seconds in all.
   return {
@@ -56,5 +60,6 @@ export function benchConfig(mode: BenchConfig['mode']): BenchConfig {
     sessions: { users: 20, concurrency: 2, rounds: 1 },
     startup: { samples: 1 },
     overload: { turns: 30, users: 3, workers: 1 },
+    sweep: { concurrency: [1, 2], roundMs: 200, openRuns: [6] },
   }
 }

@@ -15,6 +15,8 @@ export interface BenchContext {
   command: ServerCommand
   server: RunningServer
   baselineUrl: string
+  /** The baseline server's process, for its CPU time. */
+  baselinePid?: number
   headers: Record<string, string>
   /** Figures later scenarios compare with (the protocol turn's turns/s at 32, say). */
   figures: Record<string, number>

@@ -34,6 +34,8 @@ describe('runBench', () => {
         'protocol turn',
         'rejoin fan-out',
         'start-up',
+        'sweep: open runs',
+        'sweep: protocol turn',
         'websocket protocol turn',
         // Without Postgres and redis-server (CI installs both) these say so and are left out; the nodes on Postgres
         // need a build that keeps its state there.
@@ -58,6 +60,10 @@ describe('runBench', () => {
       expect(row.note, `${row.scenario}: ${row.figure}`).toBeUndefined()
     expect(byFigure('streams complete without error')?.value).toBe(100)
     expect(byFigure('turns/s at concurrency 2')?.note).toBeUndefined()
+    // The sweep measured every concurrency level without a failed turn, and held its open runs.
+    for (const level of [1, 2])
+      expect(byFigure(`server CPU per turn at concurrency ${level}`)?.note).not.toContain('failed')
+    expect(byFigure('KB per open run at 6 runs')?.note).toStartWith('peak RSS')
     // Every overload turn was either admitted and completed or refused with 429, nothing else.
     const admitted = byFigure('turns admitted (200)')?.value
     const refused = byFigure('turns refused (429 TOO_MANY_RUNS)')?.value
