@@ -77,16 +77,23 @@ export function createSessionStore(storage: Storage, clock: () => number) {
       .prepare(),
   )
 
-  /** Two statements rather than one OR, so each uses its index (embed_sessions_expires, embed_sessions_revoked). */
+  // Two statements rather than one OR, so each uses its index (embed_sessions_expires, embed_sessions_revoked).
+  // Prepared once: every generate-session prunes first, and building and compiling them per call cost a tenth of
+  // its CPU.
+  const pruneExpired = preparedPer((db) =>
+    db
+      .delete(embedSessions)
+      .where(lte(embedSessions.expiresAt, sql.placeholder('now')))
+      .returning({ id: embedSessions.id })
+      .prepare(),
+  )
+  const pruneRevoked = preparedPer((db) =>
+    db.delete(embedSessions).where(isNotNull(embedSessions.revokedAt)).returning({ id: embedSessions.id }).prepare(),
+  )
+
   async function pruneIn(tx: Db): Promise<number> {
-    const expired = await tx
-      .delete(embedSessions)
-      .where(lte(embedSessions.expiresAt, clock()))
-      .returning({ id: embedSessions.id })
-    const revoked = await tx
-      .delete(embedSessions)
-      .where(isNotNull(embedSessions.revokedAt))
-      .returning({ id: embedSessions.id })
+    const expired = await pruneExpired(tx).execute({ now: clock() })
+    const revoked = await pruneRevoked(tx).execute()
     return expired.length + revoked.length
   }
 

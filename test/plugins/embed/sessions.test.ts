@@ -95,6 +95,19 @@ describe('POST /api/v1/embed/session/token', () => {
     })
   })
 
+  it('deletes expired and revoked sessions when the next one is minted, and keeps the live ones', async () => {
+    const clock = testClock()
+    test = createTestApp({ clock })
+    await mint(test, { externalId: 'u1' })
+    const revoked = await mint(test, { externalId: 'u2' })
+    expect((await send(test, 'POST', '/api/v1/embed/session/revoke', admin, { sessionId: revoked })).status).toBe(204)
+    clock.advance(5 * MINUTE)
+    const live = await mint(test, { externalId: 'u3' })
+    // The first session expired unexchanged, the second was revoked: both are gone, the new one alone is left.
+    expect(countRows(test, 'embed_sessions')).toBe(1)
+    expect((await exchange(test, live)).status).toBe(200)
+  })
+
   it('returns 401 for an unknown session id and 400 for a body without one', async () => {
     test = createTestApp()
     expect((await exchange(test, 'es_not-a-session')).status).toBe(401)
