@@ -70,7 +70,7 @@ describe.skipIf(!postgresAvailable)('the server with DATABASE_URL', () => {
     // A key made from the command line against the same database works at once on the running server.
     const created = await service(['keys', 'create', '--account', 'demo', '--admin', '--name', 'ops'], env)
     expect(created).toMatchObject({ code: 0, err: '' })
-    const key = /\b(ak_[A-Za-z0-9_-]{20,})\b/.exec(created.out)![1]
+    const key = /\b(ak_[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_-])/.exec(created.out)![1]
     const headers = { authorization: `Api-Key ${key}`, 'content-type': 'application/json' }
     const meta = await fetch(`${server.url}/api/v1/deployments/1/meta`, { headers })
     expect(meta.status).toBe(200)

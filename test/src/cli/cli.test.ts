@@ -79,7 +79,7 @@ describe('service keys create', () => {
       DB_PATH: path,
     })
     expect(result.code).toBe(0)
-    const key = /\b(ak_[A-Za-z0-9_-]{20,})\b/.exec(result.out)?.[1]
+    const key = /\b(ak_[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_-])/.exec(result.out)?.[1]
     expect(key).toBeDefined()
 
     const storage = openStorage(path)
@@ -107,7 +107,7 @@ describe('service keys create', () => {
     const path = await bootstrappedDatabase()
     const result = await cli(['keys', 'create', '--account', 'acme', '--deployments', '2'], { DB_PATH: path })
     expect(result.code).toBe(0)
-    const key = /\b(ak_[A-Za-z0-9_-]{20,})\b/.exec(result.out)![1]
+    const key = /\b(ak_[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_-])/.exec(result.out)![1]
     const test = createTestApp({ storage: openStorage(path), bootstrap: { accounts: [] } })
     try {
       const outside = await test.request('GET', '/api/v1/deployments/1/meta', {
@@ -195,7 +195,7 @@ describe.skipIf(!postgresAvailable)('service keys create on Postgres', () => {
         DATABASE_URL: database.url,
       })
       expect(result.code).toBe(0)
-      const key = /\b(ak_[A-Za-z0-9_-]{20,})\b/.exec(result.out)![1]
+      const key = /\b(ak_[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_-])/.exec(result.out)![1]
       const { apiKeys } = storage.tables
       const [row] = await storage.db.select().from(apiKeys).where(eq(apiKeys.name, 'ops'))
       expect(row).toMatchObject({ keyHash: hashSecret(key), admin: true, deploymentScope: null })
