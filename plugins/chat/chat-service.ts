@@ -145,11 +145,19 @@ export function createChatService(options: ChatServiceOptions) {
         agentId: participant.agent.id,
         threadId,
         runId,
+        clientMessageId: request.messageId !== undefined,
       })
     } finally {
       if (!run) ticket?.release()
     }
-    if (!run) return joining(request, participant, await registry.forChat(threadId)) ?? fixed(errorLine(BUSY))
+    if (!run) {
+      // Taken: by a run on this thread, or (for a new thread) by the same message started a moment ago in a thread of
+      // its own, when another node was given it too. The same message joins that run; anything else is busy.
+      const active =
+        (await registry.forChat(threadId)) ??
+        (isNewThread ? await registry.forMessage(participant.userId, participant.agent.id, messageId) : undefined)
+      return joining(request, participant, active) ?? fixed(errorLine(BUSY))
+    }
     // The history is read in the turn's own transaction: exactly the messages before this turn's.
     const started = store.startTurn({
       thread: {

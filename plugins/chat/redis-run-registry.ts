@@ -138,7 +138,7 @@ export class RedisRunRegistry implements RunRegistry {
 
   async start(start: RunStart): Promise<Run | undefined> {
     if (this.local.has(start.chatId)) return undefined
-    const { runId, ...key } = start
+    const { runId, clientMessageId, ...key } = start
     const record = JSON.stringify({ runId, node: this.node, key } satisfies LeaseRecord)
     const claimed = await this.call('EVAL', [
       CLAIM,
@@ -149,6 +149,7 @@ export class RedisRunRegistry implements RunRegistry {
       record,
       String(this.leaseMs),
       String(this.holdMs),
+      clientMessageId ? '1' : '0',
     ])
     if (claimed !== 1) return undefined
     const owned = new OwnedRun(new Run(key), runId, record, this)

@@ -11,8 +11,13 @@
 
 const NOW = "local clock = redis.call('TIME') local now = clock[1] * 1000 + math.floor(clock[2] / 1000)"
 
-/** KEYS thread, message, runs; ARGV record, leaseMs, holdMs. 1 when the thread was free and is now this run's. */
+/**
+ * KEYS thread, message, runs; ARGV record, leaseMs, holdMs, client message id ('1' or '0'). 1 when the thread was free
+ * and a client's message not running elsewhere (two nodes given the same new message each open a thread of their
+ * own), and both are now this run's.
+ */
 export const CLAIM = `
+if ARGV[4] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3]) then return 0 end
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
 ${NOW}

@@ -125,6 +125,11 @@ export class Run {
 /** The key of a run, and the id of its row in storage. */
 export interface RunStart extends RunKey {
   runId: string
+  /**
+   * The client chose the `messageId` (its idempotency key): the run may start only if that message is not already
+   * running in another thread. An id the server made up (`<now>-message`) may repeat within a millisecond.
+   */
+  clientMessageId?: boolean
 }
 
 /**
@@ -144,7 +149,10 @@ export interface RunRegistry {
   forChat(chatId: string): Promise<Run | undefined>
   /** The user's active run with this agent and `messageId`, here or on another node. */
   forMessage(userId: number, agentId: number, messageId: string): Promise<Run | undefined>
-  /** Registers a new run in this process; undefined when the thread already has one (here or on another node). */
+  /**
+   * Registers a new run in this process; undefined when the thread already has one, or when the client's `messageId`
+   * of this user and agent is already running in another thread (here or on another node).
+   */
   start(key: RunStart): Promise<Run | undefined>
   /** Finishes the run's log and removes it. */
   end(run: Run): void
@@ -198,11 +206,13 @@ export class MemoryRunRegistry implements RunRegistry {
     return this.byUserMessage.get(messageKey(userId, agentId, messageId))
   }
 
-  async start(key: RunStart): Promise<Run | undefined> {
-    if (this.byChat.has(key.chatId)) return undefined
+  async start({ clientMessageId, ...key }: RunStart): Promise<Run | undefined> {
+    const userKey = messageKey(key.userId, key.agentId, key.messageId)
+    // A busy thread, or the client's message already running (in a thread of its own): the caller joins or refuses.
+    if (this.byChat.has(key.chatId) || (clientMessageId && this.byUserMessage.has(userKey))) return undefined
     const run = new Run(key)
     this.byChat.set(key.chatId, run)
-    this.byUserMessage.set(messageKey(key.userId, key.agentId, key.messageId), run)
+    this.byUserMessage.set(userKey, run)
     return run
   }
 

@@ -87,6 +87,23 @@ export function runRegistryContract(name: string, open: () => Promise<RegistryNo
       b.end(next!)
     })
 
+    it('refuses a run for a message already running in another thread, on every node, and finds the running one', async () => {
+      const { a, b } = nodes
+      const key = { ...newRun(9), clientMessageId: true }
+      const run = (await a.start(key))!
+      // Two nodes given the same new message at once each open a thread of their own: only the first may run it.
+      for (const node of [a, b]) {
+        expect(await node.start({ ...key, chatId: `${key.chatId}-elsewhere`, runId: 'other-4' })).toBeUndefined()
+        expect((await node.forMessage(9, 1, key.messageId))?.key).toEqual(run.key)
+      }
+      // An id the server made up for a message without one may repeat within a millisecond: that run may start.
+      const repeated = await b.start({ ...newRun(9), messageId: key.messageId, clientMessageId: false })
+      expect(repeated).toBeDefined()
+      b.end(repeated!)
+      a.end(run)
+      await settle(async () => (await b.forMessage(9, 1, key.messageId)) === undefined)
+    })
+
     it('stops a run when any node aborts it, with the reason, and answers false for a thread without one', async () => {
       const { a, b } = nodes
       const key = newRun()

@@ -121,6 +121,28 @@ else
         expect(messages.filter((message) => message.content === 'Same message')).toHaveLength(1)
       })
 
+      it('starts one thread for the same new message sent to both nodes at once, without a chatId', async () => {
+        const hold = gate()
+        script = { steps: [{ kind: 'text', chunks: ['Partial ', 'answer'], hold: { after: 1, until: hold.promise } }] }
+        const body = { input: 'A new question', messageId: messageId(3), sessionSettings: alice }
+        const [onNodeA, onNodeB] = await Promise.all([
+          nodeA.request('POST', `${chatBase()}/stream-chat-state`, { headers: admin, body }),
+          onB(body),
+        ])
+        const readers = [lineReader(onNodeA), lineReader(onNodeB)]
+        const cutoffs = (await Promise.all(readers.map(async (reader) => (await reader.next())!.state))) as {
+          chatId: string
+          isStreaming: boolean
+        }[]
+        // Each node opened a thread of its own for it; one run got the message, the other request joined that run.
+        expect(cutoffs[0].chatId).toBe(cutoffs[1].chatId)
+        expect(cutoffs.map((state) => state.isStreaming).sort()).toEqual([false, true])
+        hold.open()
+        const [fromA, fromB] = await Promise.all(readers.map((reader) => reader.rest()))
+        expect(fromA).toEqual(fromB)
+        expect(fromA.at(-1)?.id).toBe('__state__')
+      })
+
       it('stops the run on node A when node B is asked to abort it', async () => {
         const { chatId, reader } = await slowTurnOnA()
         const response = await nodeB.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })
