@@ -50,3 +50,10 @@ export async function runningRuns(storage: Storage): Promise<Array<{ id: string;
     .from(chatRuns)
     .where(eq(chatRuns.status, 'running'))
 }
+
+/** Whether storage holds run `runId` as ended (completed, failed, aborted or interrupted). */
+export async function runHasEnded(storage: Storage, runId: string): Promise<boolean> {
+  const { chatRuns } = storage.tables
+  const row = await first(storage.db.select({ status: chatRuns.status }).from(chatRuns).where(eq(chatRuns.id, runId)))
+  return row !== undefined && row.status !== 'running'
+}

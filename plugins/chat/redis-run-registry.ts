@@ -1,11 +1,12 @@
 import type { Storage } from '../../db/client'
 import type { Logger } from '../../lib/logger'
 import { randomToken } from '../../lib/secrets'
-import { markRunInterrupted, NODE_LOST_MESSAGE, runningRuns } from './interrupted-runs'
+import { markRunInterrupted, NODE_LOST_MESSAGE, runHasEnded, runningRuns } from './interrupted-runs'
 import { encodeLine, errorLine } from './lines'
 import { RedisLink, RunRegistryUnavailableError } from './redis-link'
 import {
   CLAIM,
+  TAKE_OVER,
   CLAIM_EXPIRED,
   END_ORPHAN,
   FIND_BY_MESSAGE,
@@ -120,7 +121,10 @@ export class RedisRunRegistry implements RunRegistry {
     if (owned) return owned.run
     const record = (await this.call('EVAL', [FIND_BY_THREAD, '1', this.threadKey(chatId), ...this.wantArgs])) as
       string | null
-    return record ? this.followed(record) : undefined
+    if (!record) return undefined
+    // Over in storage, though its node has yet to release the thread: the thread is free and reads as stored.
+    if (await runHasEnded(this.options.storage, (JSON.parse(record) as LeaseRecord).runId)) return undefined
+    return this.followed(record)
   }
 
   async forMessage(userId: number, agentId: number, messageId: string): Promise<Run | undefined> {
@@ -151,11 +155,35 @@ export class RedisRunRegistry implements RunRegistry {
       String(this.holdMs),
       clientMessageId ? '1' : '0',
     ])
-    if (claimed !== 1) return undefined
+    if (claimed !== 1 && !(await this.takeOverEnded(key, record, clientMessageId === true))) return undefined
     const owned = new OwnedRun(new Run(key), runId, record, this)
     this.local.set(key.chatId, owned)
     this.byRunId.set(runId, owned)
     return owned.run
+  }
+
+  /**
+   * Claims a thread whose holder has already ended in storage and only its node's release is still on its way: the
+   * holder's client got the last line first, and its next message may reach this node before that release does.
+   */
+  private async takeOverEnded(key: RunKey, record: string, clientMessageId: boolean): Promise<boolean> {
+    const holder = (await this.call('GET', [this.threadKey(key.chatId)])) as string | null
+    if (!holder) return false
+    const { runId } = JSON.parse(holder) as LeaseRecord
+    if (!(await runHasEnded(this.options.storage, runId))) return false
+    const taken = await this.call('EVAL', [
+      TAKE_OVER,
+      '3',
+      this.threadKey(key.chatId),
+      this.messageKey(key),
+      this.runsKey,
+      record,
+      String(this.leaseMs),
+      String(this.holdMs),
+      clientMessageId ? '1' : '0',
+      holder,
+    ])
+    return taken === 1
   }
 
   end(run: Run): void {

@@ -25,6 +25,21 @@ redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
 return 1`
 
 /**
+ * KEYS thread, message, runs; ARGV record, leaseMs, holdMs, client message id ('1' or '0'), the holder's record.
+ * Takes the thread from a run that storage holds as ended but whose node has not released it yet (its client may
+ * have read the last line and sent the next message to another node first). The holder's own release then leaves
+ * the thread alone: it deletes only its own record.
+ */
+export const TAKE_OVER = `
+if redis.call('GET', KEYS[1]) ~= ARGV[5] then return 0 end
+if ARGV[4] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
+${NOW}
+redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
+return 1`
+
+/**
  * Marks the run of `record` as wanted by a reader on another node (at most once: the flag lives holdMs) and tells
  * its node, which from then on sends the run's lines to its stream. A run nobody follows never writes its lines to
  * Redis: most runs are read by their own clients only.

@@ -4,6 +4,7 @@ import { createLogger } from '../../../lib/logger'
 import { randomToken } from '../../../lib/secrets'
 import { NODE_LOST_MESSAGE } from '../../../plugins/chat/interrupted-runs'
 import { RedisRunRegistry } from '../../../plugins/chat/redis-run-registry'
+import { RELEASE, RELEASE_UNREAD } from '../../../plugins/chat/redis-scripts'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, lineReader, messageId, type Line } from '../../helpers/chat'
@@ -41,6 +42,25 @@ async function startNodes(leaseMs = 10_000) {
     })
   nodeA = node()
   nodeB = node()
+}
+
+/**
+ * Holds back node A's releases of finished runs by `delayMs`, as a slow link to Redis would: its clients get a run's
+ * last line before the thread is free in Redis.
+ */
+function delayReleasesOnA(delayMs: number): Promise<unknown>[] {
+  const registry = nodeA.deps.registry as unknown as {
+    commands: { send(command: string, args: string[]): Promise<unknown> }
+  }
+  const send = registry.commands.send.bind(registry.commands)
+  const held: Promise<unknown>[] = []
+  registry.commands.send = (command, args) => {
+    if (command !== 'EVAL' || (args[0] !== RELEASE && args[0] !== RELEASE_UNREAD)) return send(command, args)
+    const later = Bun.sleep(delayMs).then(() => send(command, args))
+    held.push(later)
+    return later
+  }
+  return held
 }
 
 /** A turn on node A that stops after its first chunk until `hold` opens. */
@@ -141,6 +161,28 @@ else
         const [fromA, fromB] = await Promise.all(readers.map((reader) => reader.rest()))
         expect(fromA).toEqual(fromB)
         expect(fromA.at(-1)?.id).toBe('__state__')
+      })
+
+      it('takes the next message on node B as soon as node A has answered, before node A released the thread', async () => {
+        const held = delayReleasesOnA(500)
+        script = { steps: [{ kind: 'text', chunks: ['First answer'] }] }
+        const first = await lineReader(
+          await nodeA.request('POST', `${chatBase()}/stream-chat-state`, {
+            headers: admin,
+            body: { input: 'First', messageId: messageId(1), sessionSettings: alice },
+          }),
+        ).rest()
+        expect(first.at(-1)?.id).toBe('__state__')
+        const chatId = (first[0].state as { chatId: string }).chatId
+        expect(held.length).toBe(1)
+        script = { steps: [{ kind: 'text', chunks: ['Second answer'] }] }
+        const next = await lineReader(await onB({ chatId, input: 'Next', messageId: messageId(2) })).rest()
+        expect(next.at(-1)?.id).toBe('__state__')
+        expect(next.map((line) => line.content).join('')).toContain('Second answer')
+        await Promise.all(held)
+        // Node A's late release left node B's claim alone: the thread is free again once that run ended.
+        const third = await lineReader(await onB({ chatId, input: 'Third', messageId: messageId(3) })).rest()
+        expect(third.at(-1)?.id).toBe('__state__')
       })
 
       it('stops the run on node A when node B is asked to abort it', async () => {
