@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { and, eq, sql } from 'drizzle-orm'
+import { first } from '../../../db/client'
 import { createTestApp, type TestApp } from '../../helpers/app'
 import { keys, testBootstrap } from '../../helpers/fixtures'
 
@@ -31,14 +33,23 @@ afterEach(() => test?.close())
 
 function setup() {
   test = createTestApp({ bootstrap: scopeBootstrap() })
-  const keyId = (account: string, name: string) =>
-    test.storage.sqlite
-      .query<{ id: number }, [string, string]>(
-        'SELECT k.id AS id FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE a.name = ? AND k.name = ?',
-      )
-      .get(account, name)!.id
-  const policyRow = (id: number) =>
-    test.storage.sqlite.query('SELECT role, actions FROM api_key_policies WHERE api_key_id = ?').get(id)
+  const { apiKeys, accounts, apiKeyPolicies } = test.storage.tables
+  const keyId = async (account: string, name: string) =>
+    (await first(
+      test.storage.db
+        .select({ id: apiKeys.id })
+        .from(apiKeys)
+        .innerJoin(accounts, eq(accounts.id, apiKeys.accountId))
+        .where(and(eq(accounts.name, account), eq(apiKeys.name, name))),
+    ))!.id
+  // The stored text of the actions, and null for a key without a policy row.
+  const policyRow = async (id: number) =>
+    (await first(
+      test.storage.db
+        .select({ role: apiKeyPolicies.role, actions: sql<string>`${apiKeyPolicies.actions}` })
+        .from(apiKeyPolicies)
+        .where(eq(apiKeyPolicies.apiKeyId, id)),
+    )) ?? null
   async function call(method: string, path: string, key: string, body?: unknown) {
     const response = await test.request(method, path, { body, headers: { authorization: `Api-Key ${key}` } })
     const text = await response.text()
@@ -60,7 +71,7 @@ const expectations: Record<KeyName, Record<KeyName | 'other', number>> = {
 describe('API key policies and key scope', () => {
   it('returns 403 when a scoped admin key changes the policy of the unscoped admin key, which keeps working', async () => {
     const { keyId, policyRow, call } = setup()
-    const takeover = await call('PUT', `/api/v1/api-keys/${keyId('acme', 'admin')}/policy`, keys.scoped, {
+    const takeover = await call('PUT', `/api/v1/api-keys/${await keyId('acme', 'admin')}/policy`, keys.scoped, {
       role: 'viewer',
     })
     expect(takeover).toEqual({
@@ -70,8 +81,8 @@ describe('API key policies and key scope', () => {
         code: 'KEY_OUT_OF_SCOPE',
       },
     })
-    expect(policyRow(keyId('acme', 'admin'))).toBeNull()
-    const stillAdmin = await call('GET', `/api/v1/api-keys/${keyId('acme', 'scoped')}/policy`, keys.admin)
+    expect(await policyRow(await keyId('acme', 'admin'))).toBeNull()
+    const stillAdmin = await call('GET', `/api/v1/api-keys/${await keyId('acme', 'scoped')}/policy`, keys.admin)
     expect(stillAdmin.status).toBe(200)
     expect((await call('PATCH', '/api/v1/app-config', keys.admin, { applyThemeGlobally: true })).status).toBe(200)
   })
@@ -81,8 +92,8 @@ describe('API key policies and key scope', () => {
       const { keyId, policyRow, call } = setup()
       for (const [caller, targets] of Object.entries(expectations) as [KeyName, Record<KeyName | 'other', number>][]) {
         for (const [target, status] of Object.entries(targets)) {
-          const id = target === 'other' ? keyId('other', 'admin') : keyId('acme', target)
-          const before = policyRow(id)
+          const id = target === 'other' ? await keyId('other', 'admin') : await keyId('acme', target)
+          const before = await policyRow(id)
           const response = await call(
             method,
             `/api/v1/api-keys/${id}/policy`,
@@ -93,7 +104,7 @@ describe('API key policies and key scope', () => {
           expect(Object.keys(response.body).sort()).toEqual(
             status === 200 ? ['actions', 'isDefault', 'keyId', 'keyName', 'role'] : ['code', 'error'],
           )
-          if (status !== 200) expect(policyRow(id)).toEqual(before)
+          if (status !== 200) expect(await policyRow(id)).toEqual(before)
         }
       }
     })
@@ -107,11 +118,11 @@ describe('API key policies and key scope', () => {
 
   it('returns 403 when a key grants an action it does not hold itself', async () => {
     const { keyId, policyRow, call } = setup()
-    const set = await call('PUT', `/api/v1/api-keys/${keyId('acme', 'scoped')}/policy`, keys.admin, {
+    const set = await call('PUT', `/api/v1/api-keys/${await keyId('acme', 'scoped')}/policy`, keys.admin, {
       actions: ['SecretsManage', 'ContentRead'],
     })
     expect(set.status).toBe(200)
-    const escalate = await call('PUT', `/api/v1/api-keys/${keyId('acme', 'two')}/policy`, keys.scoped, {
+    const escalate = await call('PUT', `/api/v1/api-keys/${await keyId('acme', 'two')}/policy`, keys.scoped, {
       role: 'admin',
     })
     expect(escalate.status).toBe(403)
@@ -119,8 +130,10 @@ describe('API key policies and key scope', () => {
       error: expect.stringContaining('cannot grant ContentEdit'),
       code: 'PERMISSION_DENIED',
     })
-    expect(policyRow(keyId('acme', 'two'))).toBeNull()
-    const within = await call('PUT', `/api/v1/api-keys/${keyId('acme', 'two')}/policy`, keys.scoped, { role: 'viewer' })
+    expect(await policyRow(await keyId('acme', 'two'))).toBeNull()
+    const within = await call('PUT', `/api/v1/api-keys/${await keyId('acme', 'two')}/policy`, keys.scoped, {
+      role: 'viewer',
+    })
     expect(within).toMatchObject({ status: 200, body: { role: 'viewer', actions: ['ContentRead'] } })
   })
 })

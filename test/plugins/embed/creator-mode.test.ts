@@ -29,7 +29,7 @@ async function creator(body: Record<string, unknown>, externalId = 'u1') {
   return generate(test, { deploymentId: 1, externalId, creatorMode: true, embedTenantName: 'tenant-one', ...body })
 }
 
-const userId = (externalId = 'u1') => userRow(test, externalId)!.id
+const userId = async (externalId = 'u1') => (await userRow(test, externalId))!.id
 
 describe(`${ROUTE} preconditions`, () => {
   it('returns 400 for creatorMode without an embedTenantName', async () => {
@@ -39,12 +39,12 @@ describe(`${ROUTE} preconditions`, () => {
       status: 400,
       body: { error: 'creatorMode requires embedTenantName', code: 'EMBED_TENANT_REQUIRED' },
     })
-    expect(userRow(test, 'u1')).toBeUndefined()
+    expect(await userRow(test, 'u1')).toBeUndefined()
   })
 
   it('returns 403 when the tenant does not have useCreatorMode, also for a tenant that would be created', async () => {
     test = createTestApp()
-    const before = snapshotTables(test)
+    const before = await snapshotTables(test)
     for (const embedTenantName of ['tenant-two', 'tenant-three']) {
       const response = await creator({ embedTenantName, groupDefinitions: [{ name: 'editors' }] })
       expect(response).toEqual({
@@ -55,7 +55,7 @@ describe(`${ROUTE} preconditions`, () => {
         },
       })
     }
-    expect(snapshotTables(test)).toEqual(before)
+    expect(await snapshotTables(test)).toEqual(before)
   })
 
   it('returns 400 for each definition field and tenantGroups without creatorMode: true', async () => {
@@ -81,16 +81,16 @@ describe(`${ROUTE} preconditions`, () => {
         })
       }
     }
-    expect(groupCatalog(test)).toEqual(TENANT_WIDE_GROUPS)
-    expect(userRow(test, 'u1')).toBeUndefined()
+    expect(await groupCatalog(test)).toEqual(TENANT_WIDE_GROUPS)
+    expect(await userRow(test, 'u1')).toBeUndefined()
   })
 
   it('marks the session as a creator-mode session of the tenant', async () => {
     test = createTestApp()
     await creator({})
     await generate(test, { deploymentId: 1, externalId: 'u1', embedTenantName: 'tenant-one' })
-    const tenant = tenantRow(test, 'tenant-one')!.id
-    expect(sessionRows(test).map((row) => [row.embedTenantId, row.creatorMode])).toEqual([
+    const tenant = (await tenantRow(test, 'tenant-one'))!.id
+    expect((await sessionRows(test)).map((row) => [row.embedTenantId, row.creatorMode])).toEqual([
       [tenant, 1],
       [tenant, 0],
     ])
@@ -106,13 +106,13 @@ describe(`${ROUTE} definitions`, () => {
       tenantGroupDefinitions: [{ name: 'team-a', description: 'Team A' }],
     })
     expect(response.status).toBe(200)
-    expect(groupCatalog(test)).toEqual([
+    expect(await groupCatalog(test)).toEqual([
       ...TENANT_WIDE_GROUPS,
       'tenant-one#team-a:Team A',
       'tenant-one/editors',
       'tenant-one/sales:Tenant sales',
     ])
-    expect(attributeCatalog(test)).toEqual([...TENANT_WIDE_ATTRIBUTES, 'tenant-one/region:string_array:Regions'])
+    expect(await attributeCatalog(test)).toEqual([...TENANT_WIDE_ATTRIBUTES, 'tenant-one/region:string_array:Regions'])
   })
 
   it('updates descriptions and details when supplied and different, never clearing them', async () => {
@@ -127,20 +127,20 @@ describe(`${ROUTE} definitions`, () => {
       groupDefinitions: [{ name: 'editors' }],
       userAttributeDefinitions: [{ name: 'tier', type: 'string' }],
     })
-    expect(groupCatalog(test)).toContain('tenant-one/editors:Edit things')
-    expect(attributeCatalog(test)).toContain('tenant-one/tier:string:Tier:free:Plan tier')
+    expect(await groupCatalog(test)).toContain('tenant-one/editors:Edit things')
+    expect(await attributeCatalog(test)).toContain('tenant-one/tier:string:Tier:free:Plan tier')
     await creator({
       groupDefinitions: [{ name: 'editors', description: 'Edit more' }],
       userAttributeDefinitions: [{ name: 'tier', type: 'string', defaultValue: 'pro' }],
     })
-    expect(groupCatalog(test)).toContain('tenant-one/editors:Edit more')
-    expect(attributeCatalog(test)).toContain('tenant-one/tier:string:Tier:pro:Plan tier')
+    expect(await groupCatalog(test)).toContain('tenant-one/editors:Edit more')
+    expect(await attributeCatalog(test)).toContain('tenant-one/tier:string:Tier:pro:Plan tier')
   })
 
   it('fails with "cannot change type" and upserts nothing, not even the valid definitions of the call', async () => {
     test = createTestApp()
     await creator({ userAttributeDefinitions: [{ name: 'tier', type: 'string' }] })
-    const before = snapshotTables(test)
+    const before = await snapshotTables(test)
     const response = await creator({
       groupDefinitions: [{ name: 'editors' }],
       userAttributeDefinitions: [
@@ -156,12 +156,12 @@ describe(`${ROUTE} definitions`, () => {
         code: 'CANNOT_CHANGE_TYPE',
       },
     })
-    expect(snapshotTables(test)).toEqual(before)
+    expect(await snapshotTables(test)).toEqual(before)
   })
 
   it('rejects duplicate names in each definition list with 400, upserting nothing', async () => {
     test = createTestApp()
-    const before = snapshotTables(test)
+    const before = await snapshotTables(test)
     const cases: Array<[string, unknown[], string]> = [
       [
         'groupDefinitions',
@@ -183,7 +183,7 @@ describe(`${ROUTE} definitions`, () => {
       const response = await creator({ groupDefinitions: [{ name: 'ok' }], [field]: list })
       expect(response).toEqual({ status: 400, body: { error: `${field}: duplicate name "${name}"`, code } })
     }
-    expect(snapshotTables(test)).toEqual(before)
+    expect(await snapshotTables(test)).toEqual(before)
   })
 
   it('applies values and memberships after the definitions of the same call', async () => {
@@ -201,8 +201,8 @@ describe(`${ROUTE} definitions`, () => {
       ],
     })
     expect(response.status).toBe(200)
-    expect(groupsOf(test, userId())).toEqual(['tenant-one/editors'])
-    expect(valuesOf(test, userId())).toEqual({ 'tenant-one/seats': 5, 'tenant-one/tier': 'gold' })
+    expect(await groupsOf(test, await userId())).toEqual(['tenant-one/editors'])
+    expect(await valuesOf(test, await userId())).toEqual({ 'tenant-one/seats': 5, 'tenant-one/tier': 'gold' })
   })
 
   it('is idempotent: the same request twice leaves the same state, memberships and values re-applied', async () => {
@@ -216,11 +216,11 @@ describe(`${ROUTE} definitions`, () => {
       userAttributes: [{ name: 'tier', value: 'gold' }],
     }
     await creator(body)
-    const first = snapshotTables(test)
+    const first = await snapshotTables(test)
     await creator({ groups: [], tenantGroups: [], userAttributes: [{ name: 'tier', value: null }] })
-    expect(groupsOf(test, userId())).toEqual([])
+    expect(await groupsOf(test, await userId())).toEqual([])
     await creator(body)
-    const second = snapshotTables(test)
+    const second = await snapshotTables(test)
     for (const table of ['groups', 'user_attribute_definitions', 'group_memberships', 'user_attribute_values'])
       expect({ table, rows: second[table] }).toEqual({ table, rows: first[table] })
   })
@@ -230,7 +230,7 @@ describe(`${ROUTE} name resolution`, () => {
   it("resolves groups and attributes only against the tenant's scoped catalog", async () => {
     test = createTestApp()
     await creator({ groupDefinitions: [{ name: 'editors' }] })
-    const before = snapshotTables(test)
+    const before = await snapshotTables(test)
     expect(await creator({ groups: ['editors', 'marketing'] })).toEqual({
       status: 400,
       body: { error: 'Groups with names marketing not found', code: 'GROUPS_NOT_FOUND' },
@@ -239,7 +239,7 @@ describe(`${ROUTE} name resolution`, () => {
       status: 400,
       body: { error: 'User attributes not found', code: 'USER_ATTRIBUTES_NOT_FOUND' },
     })
-    expect(snapshotTables(test)).toEqual(before)
+    expect(await snapshotTables(test)).toEqual(before)
   })
 
   it('resolves against the tenant-wide catalog without creator mode, even with an embedTenantName', async () => {
@@ -270,14 +270,19 @@ describe(`${ROUTE} name resolution`, () => {
       tenantGroupDefinitions: [{ name: 'team-a' }],
     })
     await creator({ groups: ['editors', 'viewers'], tenantGroups: ['team-a'] })
-    expect(groupsOf(test, userId())).toEqual(['sales', 'tenant-one#team-a', 'tenant-one/editors', 'tenant-one/viewers'])
+    expect(await groupsOf(test, await userId())).toEqual([
+      'sales',
+      'tenant-one#team-a',
+      'tenant-one/editors',
+      'tenant-one/viewers',
+    ])
     await creator({ groups: ['viewers'] })
-    expect(groupsOf(test, userId())).toEqual(['sales', 'tenant-one#team-a', 'tenant-one/viewers'])
+    expect(await groupsOf(test, await userId())).toEqual(['sales', 'tenant-one#team-a', 'tenant-one/viewers'])
     await generate(test, { deploymentId: 1, externalId: 'u1', groups: [] })
-    expect(groupsOf(test, userId())).toEqual(['tenant-one#team-a', 'tenant-one/viewers'])
+    expect(await groupsOf(test, await userId())).toEqual(['tenant-one#team-a', 'tenant-one/viewers'])
     await creator({ tenantGroups: [] })
-    expect(groupsOf(test, userId())).toEqual(['tenant-one/viewers'])
-    expect(valuesOf(test, userId())).toEqual({ region: 'EU' })
+    expect(await groupsOf(test, await userId())).toEqual(['tenant-one/viewers'])
+    expect(await valuesOf(test, await userId())).toEqual({ region: 'EU' })
   })
 
   it('resolves tenantGroups in their own namespace, naming missing ones like groups', async () => {
@@ -287,7 +292,7 @@ describe(`${ROUTE} name resolution`, () => {
       status: 400,
       body: { error: 'Groups with names editors, team-b not found', code: 'GROUPS_NOT_FOUND' },
     })
-    expect(groupsOf(test, userId())).toEqual([])
+    expect(await groupsOf(test, await userId())).toEqual([])
   })
 
   it("grants the tenant-wide access plus the tenant's scoped groups and values in the session", async () => {
@@ -311,7 +316,7 @@ describe(`${ROUTE} name resolution`, () => {
       ],
     })
     await generate(test, { deploymentId: 1, externalId: 'u1' })
-    const grants = sessionRows(test).map((row) => [JSON.parse(row.groups), JSON.parse(row.userAttributes)])
+    const grants = (await sessionRows(test)).map((row) => [JSON.parse(row.groups), JSON.parse(row.userAttributes)])
     expect(grants[1]).toEqual([['editors', 'sales'], { region: 'EU-WEST', tier: 'gold' }])
     // A session outside the tenant never sees the tenant's scoped access.
     expect(grants[2]).toEqual([['sales'], { region: 'EU' }])

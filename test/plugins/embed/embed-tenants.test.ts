@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { first } from '../../../db/client'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { keys } from '../../helpers/fixtures'
 import {
@@ -45,7 +47,10 @@ describe('GET /api/v1/embed-tenants/:embedTenantName/groups', () => {
   it("lists only the tenant's bootstrapped groups as { id, name, description }", async () => {
     test = createTestApp()
     await defineGroups(['editors', 'viewers'])
-    test.storage.sqlite.run("UPDATE embed_tenants SET use_creator_mode = 1 WHERE name = 'tenant-two'")
+    const { embedTenants } = test.storage.tables
+    await test.storage.transaction(async (tx) => {
+      await tx.update(embedTenants).set({ useCreatorMode: true }).where(eq(embedTenants.name, 'tenant-two'))
+    })
     await defineGroups(['elsewhere'], 'tenant-two')
     await generate(test, {
       deploymentId: 1,
@@ -133,9 +138,11 @@ describe('DELETE /api/v1/embed-tenants/:embedTenantName/groups/:id', () => {
     const editors = (await page()).items[0]
     const response = await send(test, 'DELETE', `${GROUPS}/${editors.id}`)
     expect(response).toEqual({ status: 204, body: {} })
-    expect(groupCatalog(test)).not.toContain('tenant-one/editors:editors group')
-    expect(groupsOf(test, userRow(test, 'u1')!.id)).toEqual(['tenant-one/viewers'])
-    expect(countRows(test, `group_memberships WHERE group_id = ${editors.id}`)).toBe(0)
+    expect(await groupCatalog(test)).not.toContain('tenant-one/editors:editors group')
+    expect(await groupsOf(test, (await userRow(test, 'u1'))!.id)).toEqual(['tenant-one/viewers'])
+    expect(
+      await countRows(test, 'group_memberships', eq(test.storage.tables.groupMemberships.groupId, editors.id)),
+    ).toBe(0)
     expect(await send(test, 'DELETE', `${GROUPS}/${editors.id}`)).toEqual({
       status: 404,
       body: { error: `Group ${editors.id} not found in embed tenant tenant-one`, code: 'GROUP_NOT_FOUND' },
@@ -144,10 +151,12 @@ describe('DELETE /api/v1/embed-tenants/:embedTenantName/groups/:id', () => {
 
   it("returns 404 for a tenant-wide group's id, another tenant's group and a non-numeric id", async () => {
     test = createTestApp()
-    const sales = test.storage.sqlite.query<{ id: number }, []>("SELECT id FROM groups WHERE name = 'sales'").get()!.id
+    const { groups } = test.storage.tables
+    const sales = (await first(test.storage.db.select({ id: groups.id }).from(groups).where(eq(groups.name, 'sales'))))!
+      .id
     for (const id of [String(sales), 'abc', '0', '-1'])
       expect((await send(test, 'DELETE', `${GROUPS}/${id}`)).status).toBe(404)
-    expect(groupCatalog(test)).toContain('-/sales:Sales team')
+    expect(await groupCatalog(test)).toContain('-/sales:Sales team')
     await defineGroups(['editors'])
     const editors = (await page()).items[0]
     expect((await send(test, 'DELETE', `/api/v1/embed-tenants/tenant-two/groups/${editors.id}`)).status).toBe(404)
@@ -179,27 +188,27 @@ describe('DELETE /api/v1/embed-tenants/:embedTenantName', () => {
     })
     const response = await send(test, 'DELETE', '/api/v1/embed-tenants/tenant-one')
     expect(response).toEqual({ status: 204, body: {} })
-    expect(tenantRow(test, 'tenant-one')).toBeUndefined()
-    expect(groupCatalog(test)).toEqual(['-/marketing', '-/ops', '-/sales:Sales team'])
-    expect(attributeCatalog(test).some((label) => label.startsWith('tenant-one/'))).toBe(false)
-    const user = userRow(test, 'u1')!.id
-    expect(groupsOf(test, user)).toEqual(['sales'])
-    expect(valuesOf(test, user)).toEqual({ region: 'EU' })
-    expect(sessionRows(test).map((row) => row.embedTenantId)).toEqual([null])
+    expect(await tenantRow(test, 'tenant-one')).toBeUndefined()
+    expect(await groupCatalog(test)).toEqual(['-/marketing', '-/ops', '-/sales:Sales team'])
+    expect((await attributeCatalog(test)).some((label) => label.startsWith('tenant-one/'))).toBe(false)
+    const user = (await userRow(test, 'u1'))!.id
+    expect(await groupsOf(test, user)).toEqual(['sales'])
+    expect(await valuesOf(test, user)).toEqual({ region: 'EU' })
+    expect((await sessionRows(test)).map((row) => row.embedTenantId)).toEqual([null])
     expect((await send(test, 'DELETE', '/api/v1/embed-tenants/tenant-one')).status).toBe(404)
   })
 
   it('accepts a trailing slash', async () => {
     test = createTestApp()
     expect((await send(test, 'DELETE', '/api/v1/embed-tenants/tenant-two/')).status).toBe(204)
-    expect(tenantRow(test, 'tenant-two')).toBeUndefined()
+    expect(await tenantRow(test, 'tenant-two')).toBeUndefined()
   })
 
   it("returns 404 for another account's tenant and 403 for a non-admin key, deleting nothing", async () => {
     test = createTestApp()
     expect((await send(test, 'DELETE', '/api/v1/embed-tenants/tenant-two', apiKey(keys.otherAdmin))).status).toBe(404)
     expect((await send(test, 'DELETE', '/api/v1/embed-tenants/tenant-two', apiKey(keys.member))).status).toBe(403)
-    expect(tenantRow(test, 'tenant-two')).toBeDefined()
+    expect(await tenantRow(test, 'tenant-two')).toBeDefined()
   })
 })
 

@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { asc, eq } from 'drizzle-orm'
 import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, messageId, readLines } from '../../helpers/chat'
 import { keys, tokenSecrets } from '../../helpers/fixtures'
 import { serviceToken } from '../../helpers/tokens'
+import { countRows, storedAttributeValues } from './helpers'
 
 let test: TestApp
 afterEach(() => test?.close())
@@ -11,8 +13,14 @@ afterEach(() => test?.close())
 const INVALID = { error: 'externalId must be lowercase and trimmed', code: 'INVALID_EXTERNAL_ID' }
 const SPELLINGS = ['Acme-7', 'ACME-7', ' acme-7', 'acme-7 ', 'acme-7\n']
 
-const externalUsers = () =>
-  test.storage.sqlite.query("SELECT identity FROM users WHERE kind = 'external' ORDER BY identity").all()
+const externalUsers = () => {
+  const { users } = test.storage.tables
+  return test.storage.db
+    .select({ identity: users.identity })
+    .from(users)
+    .where(eq(users.kind, 'external'))
+    .orderBy(asc(users.identity))
+}
 
 describe('externalId is never normalized', () => {
   it('returns 400 for a chat sessionSettings.externalId that is not lowercase and trimmed, before the stream', async () => {
@@ -37,9 +45,9 @@ describe('externalId is never normalized', () => {
         body: INVALID,
       })
     }
-    expect(externalUsers()).toEqual([{ identity: 'acme-7' }])
-    expect(test.storage.sqlite.query('SELECT value FROM user_attribute_values').all()).toEqual([{ value: '"EU"' }])
-    expect(test.storage.sqlite.query('SELECT count(*) AS n FROM chat_threads').get()).toEqual({ n: 1 })
+    expect(await externalUsers()).toEqual([{ identity: 'acme-7' }])
+    expect(await storedAttributeValues(test)).toEqual([{ value: '"EU"' }])
+    expect(await countRows(test, 'chat_threads')).toBe(1)
   })
 
   it('returns 400 for such an externalId in the sessionSettings of the SQL API too', async () => {
@@ -49,7 +57,7 @@ describe('externalId is never normalized', () => {
       body: { query: 'SELECT MEASURE(orders.count) FROM orders', sessionSettings: { externalId: 'Acme-7' } },
     })
     expect({ status: response.status, body: await response.json() }).toEqual({ status: 400, body: INVALID })
-    expect(externalUsers()).toEqual([])
+    expect(await externalUsers()).toEqual([])
   })
 
   it('still matches internalId lowercased and trimmed', async () => {
@@ -83,6 +91,6 @@ describe('externalId is never normalized', () => {
     })
     expect(await post({ sub: ' acme-7' })).toMatchObject({ status: 401, body: { code: 'INVALID_EXTERNAL_ID' } })
     expect(await post({ sub: 'ACME-7', externalId: 'acme-7' })).toMatchObject({ status: 200 })
-    expect(externalUsers()).toEqual([{ identity: 'acme-7' }])
+    expect(await externalUsers()).toEqual([{ identity: 'acme-7' }])
   })
 })

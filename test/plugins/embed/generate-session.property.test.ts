@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
 import { applyBootstrap } from '../../../db/bootstrap/apply'
-import { transaction } from '../../../db/client'
+import { eq, isNotNull } from 'drizzle-orm'
 import { createTestApp, type TestApp } from '../../helpers/app'
 import { testBootstrap } from '../../helpers/fixtures'
 import { attributeCatalog, generate, groupCatalog, groupsOf, snapshotTables, userRow, valuesOf } from './helpers'
@@ -167,22 +167,27 @@ function expectedAttributeCatalog(model: Model): string[] {
   return labels.sort()
 }
 
-function assertSameState(test: TestApp, model: Model): void {
-  expect(groupCatalog(test)).toEqual(expectedGroupCatalog(model))
-  expect(attributeCatalog(test)).toEqual(expectedAttributeCatalog(model))
+async function assertSameState(test: TestApp, model: Model): Promise<void> {
+  expect(await groupCatalog(test)).toEqual(expectedGroupCatalog(model))
+  expect(await attributeCatalog(test)).toEqual(expectedAttributeCatalog(model))
   for (const [externalId, user] of model.users) {
-    const row = userRow(test, externalId)!
-    expect({ externalId, groups: groupsOf(test, row.id) }).toEqual({ externalId, groups: [...user.groups].sort() })
-    expect({ externalId, values: valuesOf(test, row.id) }).toEqual({
+    const row = (await userRow(test, externalId))!
+    expect({ externalId, groups: await groupsOf(test, row.id) }).toEqual({
+      externalId,
+      groups: [...user.groups].sort(),
+    })
+    expect({ externalId, values: await valuesOf(test, row.id) }).toEqual({
       externalId,
       values: Object.fromEntries(user.values),
     })
     expect(row.securityContext === null ? undefined : JSON.parse(row.securityContext)).toEqual(user.securityContext)
   }
-  const stored = test.storage.sqlite
-    .query<{ identity: string }, []>("SELECT identity FROM users WHERE kind = 'external' ORDER BY identity")
-    .all()
-  expect(stored.map((row) => row.identity)).toEqual([...model.users.keys()].sort())
+  const { users } = test.storage.tables
+  const stored = await test.storage.db
+    .select({ identity: users.identity })
+    .from(users)
+    .where(eq(users.kind, 'external'))
+  expect(stored.map((row) => row.identity).sort()).toEqual([...model.users.keys()].sort())
 }
 
 /** The type each attribute name usually has, so most generated values fit and most calls get through. */
@@ -292,16 +297,15 @@ const call: fc.Arbitrary<Call> = fc
  * generate-session writes, then re-applies the bootstrap, which restores anything tenant-wide a bug might change.
  */
 async function reset(test: TestApp): Promise<void> {
-  transaction(test.storage, () => {
-    for (const statement of [
-      'DELETE FROM embed_sessions',
-      "DELETE FROM users WHERE kind = 'external'",
-      'DELETE FROM group_memberships',
-      'DELETE FROM user_attribute_values',
-      'DELETE FROM groups WHERE embed_tenant_id IS NOT NULL',
-      'DELETE FROM user_attribute_definitions WHERE embed_tenant_id IS NOT NULL',
-    ])
-      test.storage.sqlite.run(statement)
+  const { embedSessions, users, groupMemberships, userAttributeValues, groups, userAttributeDefinitions } =
+    test.storage.tables
+  await test.storage.transaction(async (tx) => {
+    await tx.delete(embedSessions)
+    await tx.delete(users).where(eq(users.kind, 'external'))
+    await tx.delete(groupMemberships)
+    await tx.delete(userAttributeValues)
+    await tx.delete(groups).where(isNotNull(groups.embedTenantId))
+    await tx.delete(userAttributeDefinitions).where(isNotNull(userAttributeDefinitions.embedTenantId))
   })
   await applyBootstrap(test.storage, testBootstrap(), 'test bootstrap')
 }
@@ -313,23 +317,23 @@ describe('POST /api/v1/embed/generate-session (model)', () => {
       const outcomes = { valid: 0, invalid: 0 }
       const test = createTestApp()
       await test.ready
-      const initial = snapshotTables(test)
+      const initial = await snapshotTables(test)
       try {
         await fc.assert(
           fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 12 }), async (calls) => {
             await reset(test)
-            expect(snapshotTables(test)).toEqual(initial)
+            expect(await snapshotTables(test)).toEqual(initial)
             let model = initialModel()
             for (const next of calls) {
               const expected = step(model, next)
-              const before = expected ? undefined : snapshotTables(test)
+              const before = expected ? undefined : await snapshotTables(test)
               const response = await generate(test, body(next))
               outcomes[expected ? 'valid' : 'invalid']++
               expect({ call: next, status: response.status }).toEqual({ call: next, status: expected ? 200 : 400 })
               if (expected) model = expected
-              else expect(snapshotTables(test)).toEqual(before!)
+              else expect(await snapshotTables(test)).toEqual(before!)
             }
-            assertSameState(test, model)
+            await assertSameState(test, model)
           }),
           { numRuns: 100 },
         )

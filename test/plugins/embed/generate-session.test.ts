@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { first } from '../../../db/client'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { keys, testBootstrap } from '../../helpers/fixtures'
-import { countRows, generate, sessionRows, snapshotTables, tenantRow, userRow } from './helpers'
+import { countRows, generate, sessionRows, snapshotTables, storedAttributeValues, tenantRow, userRow } from './helpers'
 
 let test: TestApp
 afterEach(() => test?.close())
@@ -13,7 +15,7 @@ describe(`${ROUTE} access`, () => {
     test = createTestApp()
     const response = await generate(test, { deploymentId: 1, externalId: 'u1' }, {})
     expect(response).toEqual({ status: 401, body: { error: expect.any(String), code: 'MISSING_CREDENTIALS' } })
-    expect(userRow(test, 'u1')).toBeUndefined()
+    expect(await userRow(test, 'u1')).toBeUndefined()
   })
 
   it('returns 403 for a key without admin access', async () => {
@@ -23,7 +25,7 @@ describe(`${ROUTE} access`, () => {
       status: 403,
       body: { error: 'This operation requires an admin API key', code: 'ADMIN_REQUIRED' },
     })
-    expect(userRow(test, 'u1')).toBeUndefined()
+    expect(await userRow(test, 'u1')).toBeUndefined()
   })
 
   it('returns 403 when the deployment is outside the key scope, and 200 inside it', async () => {
@@ -33,10 +35,10 @@ describe(`${ROUTE} access`, () => {
       status: 403,
       body: { error: 'API key is not allowed to access deployment 1', code: 'DEPLOYMENT_OUT_OF_SCOPE' },
     })
-    expect(userRow(test, 'u1')).toBeUndefined()
+    expect(await userRow(test, 'u1')).toBeUndefined()
     const inside = await generate(test, { deploymentId: 2, externalId: 'u1' }, apiKey(keys.scoped))
     expect(inside.status).toBe(200)
-    expect(sessionRows(test).map((row) => row.deploymentId)).toEqual([2])
+    expect((await sessionRows(test)).map((row) => row.deploymentId)).toEqual([2])
   })
 
   it("returns 404 for an unknown deployment and for another account's", async () => {
@@ -48,7 +50,7 @@ describe(`${ROUTE} access`, () => {
         body: { error: `Deployment ${deploymentId} not found`, code: 'DEPLOYMENT_NOT_FOUND' },
       })
     }
-    expect(countRows(test, 'embed_sessions')).toBe(0)
+    expect(await countRows(test, 'embed_sessions')).toBe(0)
   })
 
   it('returns 403 on plans without embedding (starter)', async () => {
@@ -61,7 +63,7 @@ describe(`${ROUTE} access`, () => {
         code: 'PLAN_NOT_ELIGIBLE',
       },
     })
-    expect(userRow(test, 'u1', 'external', 'starter')).toBeUndefined()
+    expect(await userRow(test, 'u1', 'external', 'starter')).toBeUndefined()
   })
 
   it('serves premium accounts', async () => {
@@ -70,7 +72,7 @@ describe(`${ROUTE} access`, () => {
     test = createTestApp({ bootstrap })
     const response = await generate(test, { deploymentId: 4, externalId: 'u1' }, apiKey(keys.starterAdmin))
     expect(response.status).toBe(200)
-    expect(userRow(test, 'u1', 'external', 'starter')).toBeDefined()
+    expect(await userRow(test, 'u1', 'external', 'starter')).toBeDefined()
   })
 })
 
@@ -82,9 +84,9 @@ describe(`${ROUTE} body`, () => {
     const sessionId = response.body.sessionId as string
     expect(Object.keys(response.body)).toEqual(['sessionId'])
     expect(Buffer.from(sessionId.replace(/^es_/, ''), 'base64url').length).toBeGreaterThanOrEqual(16)
-    const [row] = sessionRows(test)
+    const [row] = await sessionRows(test)
     expect(row.secretHash).toBe(new Bun.CryptoHasher('sha256').update(sessionId).digest('hex'))
-    expect(JSON.stringify(snapshotTables(test))).not.toContain(sessionId)
+    expect(JSON.stringify(await snapshotTables(test))).not.toContain(sessionId)
   })
 
   it('rejects ephemeralTtlSeconds with a 400 saying it was removed in v0.2.0', async () => {
@@ -94,7 +96,7 @@ describe(`${ROUTE} body`, () => {
       status: 400,
       body: { error: 'ephemeralTtlSeconds was removed in release v0.2.0', code: 'FIELD_REMOVED' },
     })
-    expect(userRow(test, 'u1')).toBeUndefined()
+    expect(await userRow(test, 'u1')).toBeUndefined()
   })
 
   it('rejects unknown fields, nested ones included, naming them', async () => {
@@ -114,7 +116,7 @@ describe(`${ROUTE} body`, () => {
       status: 400,
       body: { error: 'userAttributes[0].scope: unknown field', code: 'UNKNOWN_FIELD' },
     })
-    expect(userRow(test, 'u1')).toBeUndefined()
+    expect(await userRow(test, 'u1')).toBeUndefined()
   })
 
   it('returns 400 naming the field for schema errors', async () => {
@@ -160,11 +162,12 @@ describe(`${ROUTE} identity`, () => {
         body: { error: 'externalId must be lowercase and trimmed', code: 'INVALID_EXTERNAL_ID' },
       })
     }
-    expect(test.storage.sqlite.query("SELECT identity FROM users WHERE kind = 'external'").all()).toEqual([
-      { identity: 'customer-42' },
-    ])
-    expect(sessionRows(test)).toHaveLength(1)
-    expect(test.storage.sqlite.query('SELECT value FROM user_attribute_values').all()).toEqual([{ value: '"EU"' }])
+    const { users } = test.storage.tables
+    expect(
+      await test.storage.db.select({ identity: users.identity }).from(users).where(eq(users.kind, 'external')),
+    ).toEqual([{ identity: 'customer-42' }])
+    expect(await sessionRows(test)).toHaveLength(1)
+    expect(await storedAttributeValues(test)).toEqual([{ value: '"EU"' }])
   })
 
   it('requires exactly one of externalId and internalId', async () => {
@@ -181,15 +184,17 @@ describe(`${ROUTE} identity`, () => {
       status: 400,
       body: { error: 'externalId must not be blank', code: 'BLANK_IDENTITY' },
     })
-    expect(countRows(test, 'embed_sessions')).toBe(0)
+    expect(await countRows(test, 'embed_sessions')).toBe(0)
   })
 
   it('mints a session for an existing internal user matched lowercased and trimmed', async () => {
     test = createTestApp()
     const response = await generate(test, { deploymentId: 1, internalId: '  alice@ACME.com ' })
     expect(response.status).toBe(200)
-    expect(sessionRows(test).map((row) => row.userId)).toEqual([userRow(test, 'alice@acme.com', 'internal')!.id])
-    expect(test.storage.sqlite.query("SELECT count(*) AS n FROM users WHERE kind = 'external'").get()).toEqual({ n: 0 })
+    expect((await sessionRows(test)).map((row) => row.userId)).toEqual([
+      (await userRow(test, 'alice@acme.com', 'internal'))!.id,
+    ])
+    expect(await countRows(test, 'users', eq(test.storage.tables.users.kind, 'external'))).toBe(0)
   })
 
   it("returns 400 for an unknown internal user and for an external user's id given as internalId", async () => {
@@ -202,7 +207,7 @@ describe(`${ROUTE} identity`, () => {
         body: { error: `Internal user ${internalId.toLowerCase()} not found`, code: 'INTERNAL_USER_NOT_FOUND' },
       })
     }
-    expect(countRows(test, 'embed_sessions')).toBe(1)
+    expect(await countRows(test, 'embed_sessions')).toBe(1)
   })
 
   it('rejects every provisioning field with internalId, naming it, and writes nothing', async () => {
@@ -218,7 +223,7 @@ describe(`${ROUTE} identity`, () => {
       tenantGroups: [],
       tenantGroupDefinitions: [],
     }
-    const before = snapshotTables(test)
+    const before = await snapshotTables(test)
     for (const [field, value] of Object.entries(fields)) {
       const response = await generate(test, {
         deploymentId: 1,
@@ -232,7 +237,7 @@ describe(`${ROUTE} identity`, () => {
         body: { error: `${field} is not allowed with internalId`, code: 'NOT_ALLOWED_WITH_INTERNAL_ID' },
       })
     }
-    expect(snapshotTables(test)).toEqual(before)
+    expect(await snapshotTables(test)).toEqual(before)
   })
 })
 
@@ -245,13 +250,13 @@ describe(`${ROUTE} user profile and email`, () => {
       email: 'u1@example.com',
       userProfile: { displayName: 'Ursula', picture: 'https://cdn.example.com/u1.png' },
     })
-    expect(userRow(test, 'u1')).toMatchObject({
+    expect(await userRow(test, 'u1')).toMatchObject({
       email: 'u1@example.com',
       displayName: 'Ursula',
       picture: 'https://cdn.example.com/u1.png',
     })
     await generate(test, { deploymentId: 1, externalId: 'u1', userProfile: { displayName: 'Ursula K.' } })
-    expect(userRow(test, 'u1')).toMatchObject({
+    expect(await userRow(test, 'u1')).toMatchObject({
       email: 'u1@example.com',
       displayName: 'Ursula K.',
       picture: 'https://cdn.example.com/u1.png',
@@ -261,9 +266,12 @@ describe(`${ROUTE} user profile and email`, () => {
       externalId: 'u1',
       userProfile: { picture: 'http://cdn.example.com/new.svg' },
     })
-    expect(userRow(test, 'u1')).toMatchObject({ displayName: 'Ursula K.', picture: 'http://cdn.example.com/new.svg' })
+    expect(await userRow(test, 'u1')).toMatchObject({
+      displayName: 'Ursula K.',
+      picture: 'http://cdn.example.com/new.svg',
+    })
     await generate(test, { deploymentId: 1, externalId: 'u1', email: 'new@example.com' })
-    expect(userRow(test, 'u1')).toMatchObject({
+    expect(await userRow(test, 'u1')).toMatchObject({
       email: 'new@example.com',
       displayName: 'Ursula K.',
       picture: 'http://cdn.example.com/new.svg',
@@ -295,14 +303,14 @@ describe(`${ROUTE} user profile and email`, () => {
         body: { error: 'userProfile.picture must be an absolute http:// or https:// URL', code: 'INVALID_PICTURE_URL' },
       })
     }
-    expect(userRow(test, 'u1')).toMatchObject({ displayName: null, picture: 'https://cdn.example.com/a.png' })
+    expect(await userRow(test, 'u1')).toMatchObject({ displayName: null, picture: 'https://cdn.example.com/a.png' })
   })
 
   it('accepts a picture URL whose host does not resolve: it is never fetched', async () => {
     test = createTestApp()
     const picture = 'https://unresolvable.invalid/avatar.webp'
     expect((await generate(test, { deploymentId: 1, externalId: 'u1', userProfile: { picture } })).status).toBe(200)
-    expect(userRow(test, 'u1')?.picture).toBe(picture)
+    expect((await userRow(test, 'u1'))?.picture).toBe(picture)
   })
 })
 
@@ -311,7 +319,10 @@ describe(`${ROUTE} embed tenant and settings`, () => {
     test = createTestApp()
     await generate(test, { deploymentId: 1, externalId: 'u1' })
     await generate(test, { deploymentId: 1, externalId: 'u1', embedTenantName: 'tenant-two' })
-    expect(sessionRows(test).map((row) => row.embedTenantId)).toEqual([null, tenantRow(test, 'tenant-two')!.id])
+    expect((await sessionRows(test)).map((row) => row.embedTenantId)).toEqual([
+      null,
+      (await tenantRow(test, 'tenant-two'))!.id,
+    ])
   })
 
   it('creates an unknown embed tenant, without creator mode', async () => {
@@ -319,7 +330,7 @@ describe(`${ROUTE} embed tenant and settings`, () => {
     expect(
       (await generate(test, { deploymentId: 1, externalId: 'u1', embedTenantName: 'new-customer-7' })).status,
     ).toBe(200)
-    expect(tenantRow(test, 'new-customer-7')).toMatchObject({ useCreatorMode: 0, displayName: null })
+    expect(await tenantRow(test, 'new-customer-7')).toMatchObject({ useCreatorMode: 0, displayName: null })
   })
 
   it('returns 400 for embedTenantName breaking its pattern or length', async () => {
@@ -333,7 +344,7 @@ describe(`${ROUTE} embed tenant and settings`, () => {
     for (const embedTenantName of ['abcde', `a${'b'.repeat(34)}9`]) {
       expect((await generate(test, { deploymentId: 1, externalId: 'u1', embedTenantName })).status).toBe(200)
     }
-    expect(countRows(test, 'embed_tenants')).toBe(4)
+    expect(await countRows(test, 'embed_tenants')).toBe(4)
   })
 
   it('saves embedTenantProfile.displayName on the tenant, and needs an embedTenantName for it', async () => {
@@ -344,9 +355,9 @@ describe(`${ROUTE} embed tenant and settings`, () => {
       embedTenantName: 'tenant-two',
       embedTenantProfile: { displayName: 'Tenant Two Inc.' },
     })
-    expect(tenantRow(test, 'tenant-two')?.displayName).toBe('Tenant Two Inc.')
+    expect((await tenantRow(test, 'tenant-two'))?.displayName).toBe('Tenant Two Inc.')
     await generate(test, { deploymentId: 1, externalId: 'u1', embedTenantName: 'tenant-two' })
-    expect(tenantRow(test, 'tenant-two')?.displayName).toBe('Tenant Two Inc.')
+    expect((await tenantRow(test, 'tenant-two'))?.displayName).toBe('Tenant Two Inc.')
     const response = await generate(test, {
       deploymentId: 1,
       externalId: 'u2',
@@ -356,7 +367,7 @@ describe(`${ROUTE} embed tenant and settings`, () => {
       status: 400,
       body: { error: 'embedTenantProfile requires embedTenantName', code: 'EMBED_TENANT_REQUIRED' },
     })
-    expect(userRow(test, 'u2')).toBeUndefined()
+    expect(await userRow(test, 'u2')).toBeUndefined()
   })
 
   it('stores settings.showDashboardChat as sent: omitted, false or true', async () => {
@@ -365,7 +376,7 @@ describe(`${ROUTE} embed tenant and settings`, () => {
     await generate(test, { deploymentId: 1, externalId: 'u1', settings: { showDashboardChat: false } })
     await generate(test, { deploymentId: 1, externalId: 'u1', settings: { showDashboardChat: true } })
     await generate(test, { deploymentId: 1, externalId: 'u1', settings: {} })
-    expect(sessionRows(test).map((row) => JSON.parse(row.settings))).toEqual([
+    expect((await sessionRows(test)).map((row) => JSON.parse(row.settings))).toEqual([
       {},
       { showDashboardChat: false },
       { showDashboardChat: true },
@@ -385,7 +396,7 @@ describe(`${ROUTE} external-user limit`, () => {
     test = limited(2)
     await generate(test, { deploymentId: 1, externalId: 'u1' })
     await generate(test, { deploymentId: 1, externalId: 'u2' })
-    const before = snapshotTables(test)
+    const before = await snapshotTables(test)
     const response = await generate(test, {
       deploymentId: 1,
       externalId: 'u3',
@@ -399,8 +410,8 @@ describe(`${ROUTE} external-user limit`, () => {
         code: 'EXTERNAL_USER_LIMIT',
       },
     })
-    expect(snapshotTables(test)).toEqual(before)
-    expect(tenantRow(test, 'brand-new-tenant')).toBeUndefined()
+    expect(await snapshotTables(test)).toEqual(before)
+    expect(await tenantRow(test, 'brand-new-tenant')).toBeUndefined()
   })
 
   it('still updates existing external users and serves internal users at the limit', async () => {
@@ -408,14 +419,17 @@ describe(`${ROUTE} external-user limit`, () => {
     await generate(test, { deploymentId: 1, externalId: 'u1' })
     const update = await generate(test, { deploymentId: 1, externalId: 'u1', email: 'u1@example.com' })
     expect(update.status).toBe(200)
-    expect(userRow(test, 'u1')?.email).toBe('u1@example.com')
+    expect((await userRow(test, 'u1'))?.email).toBe('u1@example.com')
     expect((await generate(test, { deploymentId: 1, internalId: 'bob' })).status).toBe(200)
   })
 
-  it('defaults to 10,000 external users per account', () => {
+  it('defaults to 10,000 external users per account', async () => {
     test = createTestApp()
+    const { accounts } = test.storage.tables
     expect(
-      test.storage.sqlite.query("SELECT max_external_users AS max FROM accounts WHERE name = 'acme'").get(),
+      await first(
+        test.storage.db.select({ max: accounts.maxExternalUsers }).from(accounts).where(eq(accounts.name, 'acme')),
+      ),
     ).toEqual({ max: 10000 })
   })
 })

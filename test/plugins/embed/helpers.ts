@@ -1,7 +1,14 @@
+import { and, asc, count, eq, getTableName, sql, type AnyColumn, type SQL } from 'drizzle-orm'
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core'
+import { first } from '../../../db/client'
 import { apiKey, type TestApp } from '../../helpers/app'
 import { keys } from '../../helpers/fixtures'
 
-/** Reads of the stored end state, straight from the tables, so tests check what was really written. */
+/**
+ * Reads of the stored end state, straight from the tables, so tests check what was really written. Built from the
+ * storage's own tables and awaited, so the same test reads them from SQLite or from Postgres; labels are sorted here
+ * (code-unit order, as SQLite's binary collation) rather than by the database, whose collation may differ.
+ */
 export interface UserRow {
   id: number
   kind: string
@@ -12,47 +19,92 @@ export interface UserRow {
   securityContext: string | null
 }
 
-export function userRow(test: TestApp, identity: string, kind = 'external', accountName = 'acme'): UserRow | undefined {
-  return (
-    test.storage.sqlite
-      .query<UserRow, [string, string, string]>(
-        `SELECT u.id, u.kind, u.identity, u.email, u.display_name AS displayName, u.picture, u.security_context AS securityContext
-           FROM users u JOIN accounts a ON a.id = u.account_id WHERE u.identity = ? AND u.kind = ? AND a.name = ?`,
-      )
-      .get(identity, kind, accountName) ?? undefined
+const byCodeUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** A JSON column as the text that is stored, not drizzle's parsed value. */
+const storedText = (column: AnyColumn) => sql<string>`${column}`
+
+export async function userRow(
+  test: TestApp,
+  identity: string,
+  kind: 'internal' | 'external' = 'external',
+  accountName = 'acme',
+): Promise<UserRow | undefined> {
+  const { users, accounts } = test.storage.tables
+  return first(
+    test.storage.db
+      .select({
+        id: users.id,
+        kind: users.kind,
+        identity: users.identity,
+        email: users.email,
+        displayName: users.displayName,
+        picture: users.picture,
+        securityContext: storedText(users.securityContext),
+      })
+      .from(users)
+      .innerJoin(accounts, eq(accounts.id, users.accountId))
+      .where(and(eq(users.identity, identity), eq(users.kind, kind), eq(accounts.name, accountName))),
   )
 }
 
 /** Group memberships as `name` (tenant-wide) or `tenant/name` and `tenant#name` (scoped groups and tenant groups). */
-export function groupsOf(test: TestApp, userId: number): string[] {
-  return test.storage.sqlite
-    .query<{ label: string }, [number]>(
-      `SELECT CASE WHEN t.name IS NULL THEN g.name
-                   WHEN g.namespace = 'tenant_group' THEN t.name || '#' || g.name
-                   ELSE t.name || '/' || g.name END AS label
-         FROM group_memberships m JOIN groups g ON g.id = m.group_id LEFT JOIN embed_tenants t ON t.id = g.embed_tenant_id
-        WHERE m.user_id = ? ORDER BY label`,
+export async function groupsOf(test: TestApp, userId: number): Promise<string[]> {
+  const { groupMemberships, groups, embedTenants } = test.storage.tables
+  const rows = await test.storage.db
+    .select({ tenant: embedTenants.name, namespace: groups.namespace, name: groups.name })
+    .from(groupMemberships)
+    .innerJoin(groups, eq(groups.id, groupMemberships.groupId))
+    .leftJoin(embedTenants, eq(embedTenants.id, groups.embedTenantId))
+    .where(eq(groupMemberships.userId, userId))
+  return rows
+    .map((row) =>
+      row.tenant === null ? row.name : `${row.tenant}${row.namespace === 'tenant_group' ? '#' : '/'}${row.name}`,
     )
-    .all(userId)
-    .map((row) => row.label)
+    .sort(byCodeUnits)
 }
 
 /** Attribute values as `{ name: value }` (tenant-wide) or `{ 'tenant/name': value }` (scoped). */
-export function valuesOf(test: TestApp, userId: number): Record<string, unknown> {
-  const rows = test.storage.sqlite
-    .query<{ label: string; value: string }, [number]>(
-      `SELECT CASE WHEN t.name IS NULL THEN d.name ELSE t.name || '/' || d.name END AS label, v.value
-         FROM user_attribute_values v JOIN user_attribute_definitions d ON d.id = v.attribute_id
-         LEFT JOIN embed_tenants t ON t.id = d.embed_tenant_id
-        WHERE v.user_id = ? ORDER BY label`,
-    )
-    .all(userId)
-  return Object.fromEntries(rows.map((row) => [row.label, JSON.parse(row.value)]))
+export async function valuesOf(test: TestApp, userId: number): Promise<Record<string, unknown>> {
+  const { userAttributeValues, userAttributeDefinitions, embedTenants } = test.storage.tables
+  const rows = await test.storage.db
+    .select({
+      tenant: embedTenants.name,
+      name: userAttributeDefinitions.name,
+      value: storedText(userAttributeValues.value),
+    })
+    .from(userAttributeValues)
+    .innerJoin(userAttributeDefinitions, eq(userAttributeDefinitions.id, userAttributeValues.attributeId))
+    .leftJoin(embedTenants, eq(embedTenants.id, userAttributeDefinitions.embedTenantId))
+    .where(eq(userAttributeValues.userId, userId))
+  const labelled = rows.map((row) => ({
+    label: row.tenant === null ? row.name : `${row.tenant}/${row.name}`,
+    value: row.value,
+  }))
+  labelled.sort((a, b) => byCodeUnits(a.label, b.label))
+  return Object.fromEntries(labelled.map((row) => [row.label, JSON.parse(row.value)]))
 }
 
-/** Number of rows of `table`, for "nothing was written" checks. */
-export function countRows(test: TestApp, table: string): number {
-  return test.storage.sqlite.query<{ count: number }, []>(`SELECT count(*) AS count FROM ${table}`).get()!.count
+/** Every stored attribute value, as its stored JSON text. */
+export function storedAttributeValues(test: TestApp) {
+  const { userAttributeValues } = test.storage.tables
+  return test.storage.db.select({ value: storedText(userAttributeValues.value) }).from(userAttributeValues)
+}
+
+/** The storage's table named `name` in SQL. */
+function tableNamed(test: TestApp, name: string): SQLiteTable {
+  const table = Object.values(test.storage.tables).find(
+    (candidate) =>
+      typeof candidate === 'object' && candidate !== null && getTableName(candidate as SQLiteTable) === name,
+  )
+  if (!table) throw new Error(`no table ${name}`)
+  return table as SQLiteTable
+}
+
+/** Number of rows of `table` (that match `where`), for "nothing was written" checks. */
+export async function countRows(test: TestApp, table: string, where?: SQL): Promise<number> {
+  const row = await first(test.storage.db.select({ count: count() }).from(tableNamed(test, table)).where(where))
+  return row!.count
 }
 
 export const admin = apiKey(keys.admin)
@@ -111,58 +163,99 @@ export interface SessionRow {
   revokedAt: number | null
 }
 
-export function sessionRows(test: TestApp): SessionRow[] {
-  return test.storage.sqlite
-    .query<SessionRow, []>(
-      `SELECT user_id AS userId, deployment_id AS deploymentId, embed_tenant_id AS embedTenantId, creator_mode AS creatorMode,
-              settings, security_context AS securityContext, groups, user_attributes AS userAttributes, secret_hash AS secretHash,
-              exchanged_at AS exchangedAt, revoked_at AS revokedAt
-         FROM embed_sessions ORDER BY id`,
-    )
-    .all()
+export async function sessionRows(test: TestApp): Promise<SessionRow[]> {
+  const { embedSessions } = test.storage.tables
+  const rows = await test.storage.db
+    .select({
+      userId: embedSessions.userId,
+      deploymentId: embedSessions.deploymentId,
+      embedTenantId: embedSessions.embedTenantId,
+      creatorMode: embedSessions.creatorMode,
+      settings: storedText(embedSessions.settings),
+      securityContext: storedText(embedSessions.securityContext),
+      groups: storedText(embedSessions.groups),
+      userAttributes: storedText(embedSessions.userAttributes),
+      secretHash: embedSessions.secretHash,
+      exchangedAt: embedSessions.exchangedAt,
+      revokedAt: embedSessions.revokedAt,
+    })
+    .from(embedSessions)
+    .orderBy(asc(embedSessions.id))
+  // Flags as SQLite stores them (0 or 1), whichever database they came from.
+  return rows.map((row) => ({ ...row, creatorMode: Number(row.creatorMode) }))
 }
 
-export function tenantRow(
+export async function tenantRow(
   test: TestApp,
   name: string,
-): { id: number; useCreatorMode: number; displayName: string | null } | undefined {
-  return (
-    test.storage.sqlite
-      .query<{ id: number; useCreatorMode: number; displayName: string | null }, [string]>(
-        'SELECT id, use_creator_mode AS useCreatorMode, display_name AS displayName FROM embed_tenants WHERE name = ?',
-      )
-      .get(name) ?? undefined
+): Promise<{ id: number; useCreatorMode: number; displayName: string | null } | undefined> {
+  const { embedTenants } = test.storage.tables
+  const row = await first(
+    test.storage.db
+      .select({
+        id: embedTenants.id,
+        useCreatorMode: embedTenants.useCreatorMode,
+        displayName: embedTenants.displayName,
+      })
+      .from(embedTenants)
+      .where(eq(embedTenants.name, name)),
   )
+  return row && { ...row, useCreatorMode: Number(row.useCreatorMode) }
 }
 
 /** Groups as `name[:description]` per scope label (`-` tenant-wide, else the tenant name, `#` for tenant groups). */
-export function groupCatalog(test: TestApp): string[] {
-  return test.storage.sqlite
-    .query<{ label: string }, []>(
-      `SELECT ifnull(t.name, '-') || CASE WHEN g.namespace = 'tenant_group' THEN '#' ELSE '/' END || g.name
-              || ifnull(':' || g.description, '') AS label
-         FROM groups g LEFT JOIN embed_tenants t ON t.id = g.embed_tenant_id
-         JOIN accounts a ON a.id = g.account_id WHERE a.name = 'acme' ORDER BY label`,
+export async function groupCatalog(test: TestApp): Promise<string[]> {
+  const { groups, embedTenants, accounts } = test.storage.tables
+  const rows = await test.storage.db
+    .select({
+      tenant: embedTenants.name,
+      namespace: groups.namespace,
+      name: groups.name,
+      description: groups.description,
+    })
+    .from(groups)
+    .leftJoin(embedTenants, eq(embedTenants.id, groups.embedTenantId))
+    .innerJoin(accounts, eq(accounts.id, groups.accountId))
+    .where(eq(accounts.name, 'acme'))
+  return rows
+    .map(
+      (row) =>
+        `${row.tenant ?? '-'}${row.namespace === 'tenant_group' ? '#' : '/'}${row.name}` +
+        (row.description === null ? '' : `:${row.description}`),
     )
-    .all()
-    .map((row) => row.label)
+    .sort(byCodeUnits)
 }
 
 /** Attribute definitions as `scope/name:type[:displayName][:defaultValue][:description]`. */
-export function attributeCatalog(test: TestApp): string[] {
-  return test.storage.sqlite
-    .query<{ label: string }, []>(
-      `SELECT ifnull(t.name, '-') || '/' || d.name || ':' || d.type || ifnull(':' || d.display_name, '')
-              || ifnull(':' || d.default_value, '') || ifnull(':' || d.description, '') AS label
-         FROM user_attribute_definitions d LEFT JOIN embed_tenants t ON t.id = d.embed_tenant_id
-         JOIN accounts a ON a.id = d.account_id WHERE a.name = 'acme' ORDER BY label`,
+export async function attributeCatalog(test: TestApp): Promise<string[]> {
+  const { userAttributeDefinitions: definitions, embedTenants, accounts } = test.storage.tables
+  const rows = await test.storage.db
+    .select({
+      tenant: embedTenants.name,
+      name: definitions.name,
+      type: definitions.type,
+      displayName: definitions.displayName,
+      defaultValue: definitions.defaultValue,
+      description: definitions.description,
+    })
+    .from(definitions)
+    .leftJoin(embedTenants, eq(embedTenants.id, definitions.embedTenantId))
+    .innerJoin(accounts, eq(accounts.id, definitions.accountId))
+    .where(eq(accounts.name, 'acme'))
+  const optional = (value: string | null) => (value === null ? '' : `:${value}`)
+  return rows
+    .map(
+      (row) =>
+        `${row.tenant ?? '-'}/${row.name}:${row.type}` +
+        optional(row.displayName) +
+        optional(row.defaultValue) +
+        optional(row.description),
     )
-    .all()
-    .map((row) => row.label)
+    .sort(byCodeUnits)
 }
 
 /** Everything a generate-session call may write, for "a failing call leaves nothing behind" checks. */
-export function snapshotTables(test: TestApp): Record<string, unknown[]> {
+export async function snapshotTables(test: TestApp): Promise<Record<string, unknown[]>> {
   const tables = [
     'users',
     'embed_tenants',
@@ -172,7 +265,11 @@ export function snapshotTables(test: TestApp): Record<string, unknown[]> {
     'group_memberships',
     'embed_sessions',
   ]
-  return Object.fromEntries(
-    tables.map((table) => [table, test.storage.sqlite.query(`SELECT * FROM ${table} ORDER BY rowid`).all()]),
-  )
+  const snapshot: Record<string, unknown[]> = {}
+  for (const table of tables) {
+    const rows = await test.storage.db.select().from(tableNamed(test, table))
+    // In a stable order whatever order the database returns them in.
+    snapshot[table] = rows.map((row) => JSON.stringify(row)).sort(byCodeUnits)
+  }
+  return snapshot
 }

@@ -27,7 +27,7 @@ describe('provisioning when transactions overlap', () => {
     test = createTestApp({ storage: overlappingStorage() })
     await test.ready
     const resolved = await together(4, () => test.deps.users.fromExternalId(ACME, 'dave'))
-    expect(new Set(resolved.map((user) => user.userId))).toEqual(new Set([userRow(test, 'dave')!.id]))
+    expect(new Set(resolved.map((user) => user.userId))).toEqual(new Set([(await userRow(test, 'dave'))!.id]))
   })
 
   it('creates one user and applies each request when first chat requests of a user arrive together', async () => {
@@ -36,7 +36,7 @@ describe('provisioning when transactions overlap', () => {
     const resolved = await together(3, () =>
       test.deps.users.fromSessionSettings(ACME, { externalId: 'erin', email: 'erin@acme.com', groups: ['sales'] }),
     )
-    const stored = userRow(test, 'erin')!
+    const stored = (await userRow(test, 'erin'))!
     expect(resolved.map((user) => user.userId)).toEqual([stored.id, stored.id, stored.id])
     expect(stored.email).toBe('erin@acme.com')
     expect(resolved.map((user) => user.access.groups)).toEqual([['sales'], ['sales'], ['sales']])
@@ -50,8 +50,8 @@ describe('POST /api/v1/embed/generate-session when transactions overlap', () => 
       generate(test, { deploymentId: 1, externalId: 'frank', embedTenantName: 'tenant-new' }),
     )
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200])
-    expect(tenantRow(test, 'tenant-new')).toBeDefined()
-    expect(userRow(test, 'frank')).toBeDefined()
+    expect(await tenantRow(test, 'tenant-new')).toBeDefined()
+    expect(await userRow(test, 'frank')).toBeDefined()
   })
 
   it('answers 200 to every creator-mode session defining the same new group and attribute', async () => {
@@ -69,10 +69,10 @@ describe('POST /api/v1/embed/generate-session when transactions overlap', () => 
       }),
     )
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200])
-    expect(groupCatalog(test).filter((group) => group.startsWith('tenant-one/'))).toEqual([
+    expect((await groupCatalog(test)).filter((group) => group.startsWith('tenant-one/'))).toEqual([
       'tenant-one/analysts:Analysts',
     ])
-    expect(attributeCatalog(test).filter((attribute) => attribute.startsWith('tenant-one/'))).toEqual([
+    expect((await attributeCatalog(test)).filter((attribute) => attribute.startsWith('tenant-one/'))).toEqual([
       'tenant-one/tier:number',
     ])
   })
@@ -99,7 +99,7 @@ describe('POST /api/v1/embed/generate-session when transactions overlap', () => 
         },
       },
     ])
-    expect(attributeCatalog(test).filter((attribute) => attribute.startsWith('tenant-one/'))).toEqual([
+    expect((await attributeCatalog(test)).filter((attribute) => attribute.startsWith('tenant-one/'))).toEqual([
       'tenant-one/tier:number',
     ])
   })

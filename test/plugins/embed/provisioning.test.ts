@@ -39,7 +39,7 @@ describe('createUserProvisioner fromSessionSettings', () => {
       userAttributes: { beta: true, region: 'EU' },
       securityContext: { tenant: 7 },
     })
-    expect(userRow(test, 'user-1')).toMatchObject({ email: 'u1@example.com', kind: 'external' })
+    expect(await userRow(test, 'user-1')).toMatchObject({ email: 'u1@example.com', kind: 'external' })
     expect(await test.deps.users.accessOf(resolved.userId)).toEqual(resolved.access)
   })
 
@@ -81,7 +81,7 @@ describe('createUserProvisioner fromSessionSettings', () => {
       error: 'Groups with names marketing-eu, nope not found',
       code: 'GROUPS_NOT_FOUND',
     })
-    expect(userRow(test, 'dave')).toBeUndefined()
+    expect(await userRow(test, 'dave')).toBeUndefined()
   })
 })
 
@@ -97,11 +97,11 @@ describe('createUserProvisioner fromExternalId', () => {
     expect(again.userId).toBe(created.userId)
     expect(again.access.securityContext).toEqual({ b: 2 })
     expect(again.access.groups).toEqual(['sales'])
-    expect(userRow(test, 'erin')?.securityContext).toBe('{"a":1}')
+    expect((await userRow(test, 'erin'))?.securityContext).toBe('{"a":1}')
     const fresh = await test.deps.users.fromExternalId(ACME, 'frank')
     expect(fresh.access).toEqual({ userId: fresh.userId, groups: [], userAttributes: {}, securityContext: {} })
-    expect(groupsOf(test, fresh.userId)).toEqual([])
-    expect(valuesOf(test, fresh.userId)).toEqual({})
+    expect(await groupsOf(test, fresh.userId)).toEqual([])
+    expect(await valuesOf(test, fresh.userId)).toEqual({})
   })
 
   it('returns 403 for a new user beyond the external-user limit, but still resolves existing ones', async () => {
@@ -114,7 +114,7 @@ describe('createUserProvisioner fromExternalId', () => {
       error: 'External user limit reached: the account may have at most 1 external users',
       code: 'EXTERNAL_USER_LIMIT',
     })
-    expect(userRow(test, 'hank')).toBeUndefined()
+    expect(await userRow(test, 'hank')).toBeUndefined()
     expect((await test.deps.users.fromExternalId(ACME, 'GINA')).userId).toBe(first.userId)
   })
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { eq } from 'drizzle-orm'
 import { Elysia } from 'elysia'
 import { decodeJwt, SignJWT } from 'jose'
 import { authPlugin } from '../../../plugins/auth'
@@ -104,7 +105,7 @@ describe('POST /api/v1/embed/session/token', () => {
     clock.advance(5 * MINUTE)
     const live = await mint(test, { externalId: 'u3' })
     // The first session expired unexchanged, the second was revoked: both are gone, the new one alone is left.
-    expect(countRows(test, 'embed_sessions')).toBe(1)
+    expect(await countRows(test, 'embed_sessions')).toBe(1)
     expect((await exchange(test, live)).status).toBe(200)
   })
 
@@ -162,7 +163,7 @@ describe('embed token verification', () => {
     expect(
       (await send(test, 'POST', '/api/v1/embed/session/revoke', apiKey(keys.otherAdmin), { sessionId })).status,
     ).toBe(204)
-    expect(sessionRows(test).map((row) => row.revokedAt)).toEqual([null])
+    expect((await sessionRows(test)).map((row) => row.revokedAt)).toEqual([null])
     expect((await exchange(test, sessionId)).status).toBe(200)
   })
 
@@ -178,7 +179,7 @@ describe('embed token verification', () => {
       status: 403,
       body: { error: 'Embed tokens cannot be used on this route', code: 'EMBED_TOKEN_NOT_ALLOWED' },
     })
-    expect(countRows(test, 'embed_sessions')).toBe(1)
+    expect(await countRows(test, 'embed_sessions')).toBe(1)
     const tenants = await send(test, 'GET', '/api/v1/embed-tenants/tenant-one/groups', {
       authorization: `Embed-Token ${token}`,
     })
@@ -230,7 +231,9 @@ describe('embed token verification', () => {
   it('keeps the signing key in server_secrets, so tokens survive a restart', async () => {
     test = createTestApp()
     const token = await tokenFor({ externalId: 'u1' })
-    expect(countRows(test, "server_secrets WHERE name = 'embed_token_signing_key'")).toBe(1)
+    expect(
+      await countRows(test, 'server_secrets', eq(test.storage.tables.serverSecrets.name, 'embed_token_signing_key')),
+    ).toBe(1)
     const restarted = createTestApp({ storage: test.storage })
     const response = await probe(restarted)(1, token)
     expect(response.status).toBe(200)
@@ -254,9 +257,9 @@ describe('embed session pruning', () => {
     await exchange(test, exchanged)
     clock.advance(5 * MINUTE)
     await mint(test, { externalId: 'trigger' })
-    expect(sessionRows(test).length).toBe(2)
+    expect((await sessionRows(test)).length).toBe(2)
     clock.advance(24 * HOUR)
     await mint(test, { externalId: 'trigger' })
-    expect(sessionRows(test).length).toBe(1)
+    expect((await sessionRows(test)).length).toBe(1)
   })
 })

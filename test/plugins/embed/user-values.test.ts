@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { and, eq, isNull } from 'drizzle-orm'
+import { first } from '../../../db/client'
 import { createTestApp, type TestApp } from '../../helpers/app'
 import { generate, groupsOf, sessionRows, snapshotTables, userRow, valuesOf } from './helpers'
 
@@ -11,7 +13,7 @@ async function call(body: Record<string, unknown>) {
   return generate(test, { deploymentId: 1, externalId: 'u1', ...body })
 }
 
-const userId = () => userRow(test, 'u1')!.id
+const userId = async () => (await userRow(test, 'u1'))!.id
 
 describe(`${ROUTE} userAttributes`, () => {
   it('stores a value of every type, the boolean of v0.2.0 included', async () => {
@@ -26,7 +28,7 @@ describe(`${ROUTE} userAttributes`, () => {
       ],
     })
     expect(response.status).toBe(200)
-    expect(valuesOf(test, userId())).toEqual({
+    expect(await valuesOf(test, await userId())).toEqual({
       region: 'EU',
       level: 3.5,
       beta: false,
@@ -50,11 +52,11 @@ describe(`${ROUTE} userAttributes`, () => {
         { name: 'beta', value: null },
       ],
     })
-    expect(valuesOf(test, userId())).toEqual({ region: 'US', level: 1 })
+    expect(await valuesOf(test, await userId())).toEqual({ region: 'US', level: 1 })
     await call({})
-    expect(valuesOf(test, userId())).toEqual({ region: 'US', level: 1 })
+    expect(await valuesOf(test, await userId())).toEqual({ region: 'US', level: 1 })
     await call({ userAttributes: [{ name: 'codes', value: null }] })
-    expect(valuesOf(test, userId())).toEqual({ region: 'US', level: 1 })
+    expect(await valuesOf(test, await userId())).toEqual({ region: 'US', level: 1 })
   })
 
   it('returns 400 when a value does not match the definition type, and writes nothing', async () => {
@@ -69,7 +71,7 @@ describe(`${ROUTE} userAttributes`, () => {
       ['codes', ['1'], 'an array of numbers (its type is number_array)'],
       ['codes', 1, 'an array of numbers (its type is number_array)'],
     ]
-    const before = snapshotTables(test)
+    const before = await snapshotTables(test)
     for (const [name, value, expects] of cases) {
       // A valid change in the same call must not be applied either.
       const valid = name === 'level' ? 'beta' : 'level'
@@ -84,7 +86,7 @@ describe(`${ROUTE} userAttributes`, () => {
         body: { error: `User attribute "${name}" expects ${expects}`, code: 'ATTRIBUTE_TYPE_MISMATCH' },
       })
     }
-    expect(snapshotTables(test)).toEqual(before)
+    expect(await snapshotTables(test)).toEqual(before)
   })
 
   it('returns 400 for a duplicate name', async () => {
@@ -99,13 +101,13 @@ describe(`${ROUTE} userAttributes`, () => {
       status: 400,
       body: { error: 'userAttributes: duplicate name "region"', code: 'DUPLICATE_USER_ATTRIBUTE' },
     })
-    expect(userRow(test, 'u1')).toBeUndefined()
+    expect(await userRow(test, 'u1')).toBeUndefined()
   })
 
   it('fails with exactly "User attributes not found" for an unknown name, writing nothing', async () => {
     test = createTestApp()
     await call({ userAttributes: [{ name: 'region', value: 'EU' }] })
-    const before = snapshotTables(test)
+    const before = await snapshotTables(test)
     const response = await call({
       userAttributes: [
         { name: 'region', value: 'US' },
@@ -116,14 +118,18 @@ describe(`${ROUTE} userAttributes`, () => {
       status: 400,
       body: { error: 'User attributes not found', code: 'USER_ATTRIBUTES_NOT_FOUND' },
     })
-    expect(snapshotTables(test)).toEqual(before)
+    expect(await snapshotTables(test)).toEqual(before)
   })
 
   it("never resolves another account's definition of the same name", async () => {
     test = createTestApp()
-    test.storage.sqlite.run(
-      "DELETE FROM user_attribute_definitions WHERE name = 'region' AND account_id = (SELECT id FROM accounts WHERE name = 'acme')",
-    )
+    const { userAttributeDefinitions: definitions, accounts } = test.storage.tables
+    const acme = (await first(
+      test.storage.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.name, 'acme')),
+    ))!
+    await test.storage.transaction(async (tx) => {
+      await tx.delete(definitions).where(and(eq(definitions.name, 'region'), eq(definitions.accountId, acme.id)))
+    })
     const response = await call({ userAttributes: [{ name: 'region', value: 'EU' }] })
     expect(response.body).toEqual({ error: 'User attributes not found', code: 'USER_ATTRIBUTES_NOT_FOUND' })
   })
@@ -133,31 +139,31 @@ describe(`${ROUTE} groups`, () => {
   it('keeps memberships when omitted, clears them with [] and replaces them exactly with a list', async () => {
     test = createTestApp()
     await call({ groups: ['sales', 'marketing'] })
-    expect(groupsOf(test, userId())).toEqual(['marketing', 'sales'])
+    expect(await groupsOf(test, await userId())).toEqual(['marketing', 'sales'])
     await call({ email: 'u1@example.com' })
-    expect(groupsOf(test, userId())).toEqual(['marketing', 'sales'])
+    expect(await groupsOf(test, await userId())).toEqual(['marketing', 'sales'])
     await call({ groups: ['ops', 'sales'] })
-    expect(groupsOf(test, userId())).toEqual(['ops', 'sales'])
+    expect(await groupsOf(test, await userId())).toEqual(['ops', 'sales'])
     await call({ groups: ['ops', 'ops'] })
-    expect(groupsOf(test, userId())).toEqual(['ops'])
+    expect(await groupsOf(test, await userId())).toEqual(['ops'])
     await call({ groups: [] })
-    expect(groupsOf(test, userId())).toEqual([])
+    expect(await groupsOf(test, await userId())).toEqual([])
   })
 
   it('names every missing group, comma-separated in request order, and writes nothing', async () => {
     test = createTestApp()
     await call({ groups: ['sales'] })
-    const before = snapshotTables(test)
+    const before = await snapshotTables(test)
     const response = await call({ groups: ['support', 'sales', 'finance', 'support'] })
     expect(response).toEqual({
       status: 400,
       body: { error: 'Groups with names support, finance not found', code: 'GROUPS_NOT_FOUND' },
     })
-    expect(snapshotTables(test)).toEqual(before)
+    expect(await snapshotTables(test)).toEqual(before)
     expect(
       (await generate(test, { deploymentId: 1, externalId: 'new-user', groups: ['marketing', 'ops', 'x'] })).body.error,
     ).toBe('Groups with names x not found')
-    expect(userRow(test, 'new-user')).toBeUndefined()
+    expect(await userRow(test, 'new-user')).toBeUndefined()
   })
 
   it('resolves group names case-sensitively, as stored', async () => {
@@ -171,10 +177,10 @@ describe(`${ROUTE} securityContext and the session grant`, () => {
   it('saves the security context, keeps it when omitted and replaces it when sent', async () => {
     test = createTestApp()
     await call({ securityContext: { tenantId: 7, tags: ['a'] } })
-    expect(JSON.parse(userRow(test, 'u1')!.securityContext!)).toEqual({ tenantId: 7, tags: ['a'] })
+    expect(JSON.parse((await userRow(test, 'u1'))!.securityContext!)).toEqual({ tenantId: 7, tags: ['a'] })
     await call({})
     await call({ securityContext: { tenantId: 8 } })
-    expect(sessionRows(test).map((row) => JSON.parse(row.securityContext))).toEqual([
+    expect((await sessionRows(test)).map((row) => JSON.parse(row.securityContext))).toEqual([
       { tenantId: 7, tags: ['a'] },
       { tenantId: 7, tags: ['a'] },
       { tenantId: 8 },
@@ -185,25 +191,31 @@ describe(`${ROUTE} securityContext and the session grant`, () => {
     test = createTestApp()
     await call({ groups: ['sales'], userAttributes: [{ name: 'region', value: 'EU' }] })
     await call({ groups: [], userAttributes: [{ name: 'region', value: null }] })
-    const rows = sessionRows(test)
+    const rows = await sessionRows(test)
     expect(
       rows.map((row) => [row.userId, row.deploymentId, JSON.parse(row.groups), JSON.parse(row.userAttributes)]),
     ).toEqual([
-      [userId(), 1, ['sales'], { region: 'EU' }],
-      [userId(), 1, [], {}],
+      [await userId(), 1, ['sales'], { region: 'EU' }],
+      [await userId(), 1, [], {}],
     ])
   })
 
   it("grants an internal user's own stored access", async () => {
     test = createTestApp()
-    const bob = userRow(test, 'bob', 'internal')!.id
-    test.storage.sqlite.run(
-      "INSERT INTO group_memberships (user_id, group_id) SELECT ?, id FROM groups WHERE name = 'ops' AND embed_tenant_id IS NULL AND account_id = 1",
-      [bob],
-    )
+    const bob = (await userRow(test, 'bob', 'internal'))!.id
+    const { groups, groupMemberships } = test.storage.tables
+    const ops = (await first(
+      test.storage.db
+        .select({ id: groups.id })
+        .from(groups)
+        .where(and(eq(groups.name, 'ops'), isNull(groups.embedTenantId), eq(groups.accountId, 1))),
+    ))!
+    await test.storage.transaction(async (tx) => {
+      await tx.insert(groupMemberships).values({ userId: bob, groupId: ops.id })
+    })
     expect((await generate(test, { deploymentId: 1, internalId: 'BOB' })).status).toBe(200)
     expect(
-      sessionRows(test).map((row) => [row.userId, JSON.parse(row.groups), JSON.parse(row.securityContext)]),
+      (await sessionRows(test)).map((row) => [row.userId, JSON.parse(row.groups), JSON.parse(row.securityContext)]),
     ).toEqual([[bob, ['ops'], {}]])
   })
 })

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { and, eq } from 'drizzle-orm'
+import { first } from '../../../db/client'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { keys } from '../../helpers/fixtures'
 import { rawRows } from './helpers'
@@ -59,13 +61,16 @@ describe('POST /api/v1/deployments/:deploymentId/sql', () => {
       })
       expect(response.status).toBe(200)
       expect(response.body.data).toEqual(expected.filter((row) => row[0] === region))
-      const stored = test.storage.sqlite
-        .query<{ value: string }, [string]>(
-          `SELECT v.value FROM users u JOIN user_attribute_values v ON v.user_id = u.id JOIN user_attribute_definitions d ON d.id = v.attribute_id
-            WHERE u.identity = ? AND d.name = 'region'`,
-        )
-        .get(`buyer-${region.toLowerCase()}`)
-      expect(JSON.parse(stored?.value ?? 'null')).toBe(region)
+      const { users, userAttributeValues: values, userAttributeDefinitions: definitions } = test.storage.tables
+      const stored = await first(
+        test.storage.db
+          .select({ value: values.value })
+          .from(users)
+          .innerJoin(values, eq(values.userId, users.id))
+          .innerJoin(definitions, eq(definitions.id, values.attributeId))
+          .where(and(eq(users.identity, `buyer-${region.toLowerCase()}`), eq(definitions.name, 'region'))),
+      )
+      expect(stored?.value ?? null).toBe(region)
     }
   })
 

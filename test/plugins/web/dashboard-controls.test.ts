@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bu
 import { applyControls } from '../../../plugins/web/dashboard-controls'
 import { parseQuery } from '../../../plugins/semantic/query/query-parser'
 import { createTestApp, testClock } from '../../helpers/app'
-import { demoWidgets, embed, embedToken, json, publishDashboard, webBootstrap, type Json } from './helpers'
+import {
+  demoWidgets,
+  embed,
+  embedToken,
+  json,
+  publishDashboard,
+  storeWidgets,
+  webBootstrap,
+  type Json,
+} from './helpers'
 
 const types = new Map([
   ['orders.status', 'string'],
@@ -170,9 +179,7 @@ describe('a widget that cannot be loaded', () => {
     try {
       const broken = await publishDashboard(app, { widgets: [demoWidgets[0]] })
       const widgets = [{ ...demoWidgets[0], query: 'SELECT MEASURE(orders.no_such_measure) FROM orders' }]
-      app.storage.sqlite
-        .query('UPDATE dashboards SET widgets = ? WHERE public_id = ?')
-        .run(JSON.stringify(widgets), broken.publicId)
+      await storeWidgets(app, broken.publicId, widgets)
       const token = await embedToken(app, { externalId: 'logged' })
       const response = await app.request('GET', `/api/v1/embed/dashboards/${broken.publicId}/widgets/orders/data`, {
         headers: embed(token),

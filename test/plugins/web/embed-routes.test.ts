@@ -10,6 +10,7 @@ import {
   quietAdminKey,
   webBootstrap,
   type Json,
+  storeWidgets,
 } from './helpers'
 
 // The first widget query generates the demo data file: seconds on a busy machine.
@@ -200,9 +201,7 @@ describe('GET /api/v1/embed/dashboards/:publicId/widgets/:widgetId/data', () => 
       widgets: [{ id: 'bad', kind: 'number', title: 'Bad', query: 'SELECT MEASURE(orders.count) FROM orders' }],
     })
     const badWidgets = [{ id: 'bad', kind: 'number', title: 'Bad', query: 'SELECT MEASURE(nope.count) FROM nope' }]
-    test.storage.sqlite
-      .query('UPDATE dashboards SET widgets = ? WHERE public_id = ?')
-      .run(JSON.stringify(badWidgets), broken.publicId)
+    await storeWidgets(test, broken.publicId, badWidgets)
     const response = await widgetData(broken.publicId, 'bad', europe)
     expect(response.status).toBe(400)
     expect((await response.json()).code).toBe('INVALID_QUERY')

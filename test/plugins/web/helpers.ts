@@ -1,3 +1,4 @@
+import { eq } from 'drizzle-orm'
 import type { BootstrapFile } from '../../../db/bootstrap/model'
 import { apiKey, type TestApp } from '../../helpers/app'
 import { keys, testBootstrap } from '../../helpers/fixtures'
@@ -117,3 +118,11 @@ export async function embedToken(
 export const embed = (token: string) => ({ authorization: `Embed-Token ${token}` })
 
 export { json }
+
+/** Replaces a published dashboard's widgets in the storage, past the management API's checks (for broken widgets). */
+export async function storeWidgets(test: TestApp, publicId: string, widgets: unknown[]): Promise<void> {
+  const { dashboards } = test.storage.tables
+  await test.storage.transaction(async (tx) => {
+    await tx.update(dashboards).set({ widgets }).where(eq(dashboards.publicId, publicId))
+  })
+}
