@@ -3,6 +3,7 @@ import type { Logger } from '../../lib/logger'
 import { randomToken } from '../../lib/secrets'
 import { markRunInterrupted, NODE_LOST_MESSAGE, runHasEnded, runningRuns } from './interrupted-runs'
 import { encodeLine, errorLine } from './lines'
+import { RedisKeys } from './redis-keys'
 import { RedisLink, RunRegistryUnavailableError } from './redis-link'
 import {
   CLAIM,
@@ -71,7 +72,7 @@ export class RedisRunRegistry implements RunRegistry {
   private readonly byRunId = new Map<string, OwnedRun>()
   private readonly idle = new Set<() => void>()
   private readonly listeners = new Set<(event: ClusterEvent) => void>()
-  private readonly prefix: string
+  private readonly keys: RedisKeys
   private readonly leaseMs: number
   /** How long the thread and message keys outlive their last renewal (the lease is the sorted set's score). */
   private readonly holdMs: number
@@ -81,11 +82,11 @@ export class RedisRunRegistry implements RunRegistry {
   private closed = false
 
   constructor(private readonly options: RedisRunRegistryOptions) {
-    this.prefix = options.prefix ?? 'acs:'
     this.leaseMs = options.leaseMs ?? 10_000
     // Past the lease, the sweep (every quarter lease) has time to mark the run interrupted before the keys expire;
     // they expire by themselves if no node is left to sweep.
     this.holdMs = 2 * this.leaseMs
+    this.keys = new RedisKeys(options.prefix ?? 'acs:', this.holdMs)
     this.retainMs = options.retainMs ?? 5 * 60_000
     this.commands = new RedisLink(options.url)
     this.reader = new RedisLink(options.url)
@@ -119,7 +120,7 @@ export class RedisRunRegistry implements RunRegistry {
   async forChat(chatId: string): Promise<Run | undefined> {
     const owned = this.local.get(chatId)
     if (owned) return owned.run
-    const record = (await this.call('EVAL', [FIND_BY_THREAD, '1', this.threadKey(chatId), ...this.wantArgs])) as
+    const record = (await this.call('EVAL', [FIND_BY_THREAD, '1', this.keys.thread(chatId), ...this.keys.wantArgs])) as
       string | null
     if (!record) return undefined
     // Over in storage, though its node has yet to release the thread: the thread is free and reads as stored.
@@ -131,9 +132,9 @@ export class RedisRunRegistry implements RunRegistry {
     const record = (await this.call('EVAL', [
       FIND_BY_MESSAGE,
       '1',
-      this.messageKey({ userId, agentId, messageId }),
-      ...this.wantArgs,
-      `${this.prefix}thread:`,
+      this.keys.message({ userId, agentId, messageId }),
+      ...this.keys.wantArgs,
+      this.keys.threadPrefix,
     ])) as string | null
     if (!record) return undefined
     const parsed = JSON.parse(record) as LeaseRecord
@@ -147,9 +148,9 @@ export class RedisRunRegistry implements RunRegistry {
     const claimed = await this.call('EVAL', [
       CLAIM,
       '3',
-      this.threadKey(key.chatId),
-      this.messageKey(key),
-      this.runsKey,
+      this.keys.thread(key.chatId),
+      this.keys.message(key),
+      this.keys.runs,
       record,
       String(this.leaseMs),
       String(this.holdMs),
@@ -167,16 +168,16 @@ export class RedisRunRegistry implements RunRegistry {
    * holder's client got the last line first, and its next message may reach this node before that release does.
    */
   private async takeOverEnded(key: RunKey, record: string, clientMessageId: boolean): Promise<boolean> {
-    const holder = (await this.call('GET', [this.threadKey(key.chatId)])) as string | null
+    const holder = (await this.call('GET', [this.keys.thread(key.chatId)])) as string | null
     if (!holder) return false
     const { runId } = JSON.parse(holder) as LeaseRecord
     if (!(await runHasEnded(this.options.storage, runId))) return false
     const taken = await this.call('EVAL', [
       TAKE_OVER,
       '3',
-      this.threadKey(key.chatId),
-      this.messageKey(key),
-      this.runsKey,
+      this.keys.thread(key.chatId),
+      this.keys.message(key),
+      this.keys.runs,
       record,
       String(this.leaseMs),
       String(this.holdMs),
@@ -201,7 +202,7 @@ export class RedisRunRegistry implements RunRegistry {
       owned.run.abort(reason)
       return true
     }
-    const record = (await this.call('GET', [this.threadKey(chatId)])) as string | null
+    const record = (await this.call('GET', [this.keys.thread(chatId)])) as string | null
     if (!record) return false
     const { runId } = JSON.parse(record) as LeaseRecord
     await this.publish({ type: 'abort', runId, reason })
@@ -258,16 +259,16 @@ export class RedisRunRegistry implements RunRegistry {
     let text = ''
     for (let index = owned.shipped; index < to; index++) text += `${run.lines[index].json}\n`
     owned.shipped = to
-    const log = this.logKey(owned.runId)
+    const log = this.keys.log(owned.runId)
     const failed = (error: unknown) => this.options.logger.error('sending run lines to Redis failed', { error })
     if (end) {
       this.commands
         .send('EVAL', [
           RELEASE,
           '4',
-          this.threadKey(run.key.chatId),
-          this.messageKey(run.key),
-          this.runsKey,
+          this.keys.thread(run.key.chatId),
+          this.keys.message(run.key),
+          this.keys.runs,
           log,
           owned.record,
           String(this.retainMs),
@@ -291,10 +292,10 @@ export class RedisRunRegistry implements RunRegistry {
       .send('EVAL', [
         RELEASE_UNREAD,
         '4',
-        this.threadKey(owned.run.key.chatId),
-        this.messageKey(owned.run.key),
-        this.runsKey,
-        this.wantedKey(owned.runId),
+        this.keys.thread(owned.run.key.chatId),
+        this.keys.message(owned.run.key),
+        this.keys.runs,
+        this.keys.wanted(owned.runId),
         owned.record,
       ])
       .then(
@@ -316,7 +317,7 @@ export class RedisRunRegistry implements RunRegistry {
   private subscribe(): Promise<void> {
     this.subscribed ??= this.subscriber
       .connect()
-      .then(() => this.subscriber.client.subscribe(`${this.prefix}events`, (message) => this.receive(message)))
+      .then(() => this.subscriber.client.subscribe(this.keys.events, (message) => this.receive(message)))
       .then(
         () => {},
         (error: unknown) => {
@@ -331,7 +332,7 @@ export class RedisRunRegistry implements RunRegistry {
     const { runId, key } = JSON.parse(record) as LeaseRecord
     const local = this.byRunId.get(runId)
     if (local) return local.run
-    const stream = this.logKey(runId)
+    const stream = this.keys.log(runId)
     return this.follower.get(stream) ?? new FollowedRun(key, runId, stream, this.follower)
   }
 
@@ -350,16 +351,21 @@ export class RedisRunRegistry implements RunRegistry {
   }
 
   private async publish(event: Event): Promise<void> {
-    await this.call('PUBLISH', [`${this.prefix}events`, JSON.stringify(event)])
+    await this.call('PUBLISH', [this.keys.events, JSON.stringify(event)])
   }
 
   /** Extends the leases of this node's runs; a run whose lease another node already took stops. */
   private async renew(): Promise<void> {
     if (this.local.size === 0) return
     const runs = [...this.local.values()]
-    const keys = [this.runsKey]
+    const keys = [this.keys.runs]
     for (const { run, runId } of runs)
-      keys.push(this.threadKey(run.key.chatId), this.messageKey(run.key), this.logKey(runId), this.wantedKey(runId))
+      keys.push(
+        this.keys.thread(run.key.chatId),
+        this.keys.message(run.key),
+        this.keys.log(runId),
+        this.keys.wanted(runId),
+      )
     const [lost, wanted] = (await this.commands.send('EVAL', [
       RENEW,
       String(keys.length),
@@ -376,7 +382,7 @@ export class RedisRunRegistry implements RunRegistry {
 
   /** Takes runs whose node stopped renewing their lease and marks them interrupted, in storage and in their log. */
   private async sweep(): Promise<void> {
-    const claimed = (await this.commands.send('EVAL', [CLAIM_EXPIRED, '1', this.runsKey, '100'])) as string[]
+    const claimed = (await this.commands.send('EVAL', [CLAIM_EXPIRED, '1', this.keys.runs, '100'])) as string[]
     for (const record of claimed) {
       const { runId, key } = JSON.parse(record) as LeaseRecord
       this.options.logger.warn('interrupting a run whose node stopped', { runId, chatId: key.chatId })
@@ -387,9 +393,9 @@ export class RedisRunRegistry implements RunRegistry {
       await this.commands.send('EVAL', [
         END_ORPHAN,
         '3',
-        this.logKey(runId),
-        this.messageKey(key),
-        this.threadKey(key.chatId),
+        this.keys.log(runId),
+        this.keys.message(key),
+        this.keys.thread(key.chatId),
         `${interruptedLine}\n`,
         record,
         String(this.retainMs),
@@ -406,7 +412,7 @@ export class RedisRunRegistry implements RunRegistry {
       const running = await runningRuns(this.options.storage)
       let recovered = 0
       for (const { id, threadId } of running) {
-        const record = (await this.call('GET', [this.threadKey(threadId)])) as string | null
+        const record = (await this.call('GET', [this.keys.thread(threadId)])) as string | null
         if (record && (JSON.parse(record) as LeaseRecord).runId === id) continue
         if (await markRunInterrupted(this.options.storage, id, this.options.clock())) recovered++
       }
@@ -439,32 +445,6 @@ export class RedisRunRegistry implements RunRegistry {
       this.options.logger.error('Redis command failed', { command, error })
       throw new RunRegistryUnavailableError()
     }
-  }
-
-  private threadKey(chatId: string): string {
-    return `${this.prefix}thread:${chatId}`
-  }
-
-  private messageKey(key: Pick<RunKey, 'userId' | 'agentId' | 'messageId'>): string {
-    return `${this.prefix}message:${key.userId}:${key.agentId}:${key.messageId}`
-  }
-
-  /** Set while a reader on another node wants a run's lines in Redis. */
-  private wantedKey(runId: string): string {
-    return `${this.prefix}wanted:${runId}`
-  }
-
-  /** The arguments of the lookups that mark a run wanted. */
-  private get wantArgs(): string[] {
-    return [`${this.prefix}wanted:`, String(this.holdMs), `${this.prefix}events`]
-  }
-
-  private logKey(runId: string): string {
-    return `${this.prefix}log:${runId}`
-  }
-
-  private get runsKey(): string {
-    return `${this.prefix}runs`
   }
 }
 

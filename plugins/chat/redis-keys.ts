@@ -1,0 +1,48 @@
+import type { RunKey } from './run-registry'
+
+/**
+ * Where the shared runs live in Redis, under one prefix per deployment of the service: a thread's busy flag, a
+ * message's run, the lease set, each run's log, the flag that a reader elsewhere wants a run, and the events channel.
+ */
+export class RedisKeys {
+  constructor(
+    private readonly prefix: string,
+    private readonly holdMs: number,
+  ) {}
+
+  thread(chatId: string): string {
+    return `${this.prefix}thread:${chatId}`
+  }
+
+  /** The prefix of the thread keys, for scripts that look a run's thread up. */
+  get threadPrefix(): string {
+    return `${this.prefix}thread:`
+  }
+
+  message(key: Pick<RunKey, 'userId' | 'agentId' | 'messageId'>): string {
+    return `${this.prefix}message:${key.userId}:${key.agentId}:${key.messageId}`
+  }
+
+  /** Set while a reader on another node wants a run's lines in Redis. */
+  wanted(runId: string): string {
+    return `${this.prefix}wanted:${runId}`
+  }
+
+  /** The arguments of the lookups that mark a run wanted. */
+  get wantArgs(): string[] {
+    return [`${this.prefix}wanted:`, String(this.holdMs), this.events]
+  }
+
+  log(runId: string): string {
+    return `${this.prefix}log:${runId}`
+  }
+
+  /** The sorted set of live runs, scored by when their lease ends. */
+  get runs(): string {
+    return `${this.prefix}runs`
+  }
+
+  get events(): string {
+    return `${this.prefix}events`
+  }
+}
