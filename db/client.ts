@@ -104,6 +104,16 @@ export function sqliteStorage(sqlite: Database, path: string): Storage {
   }
 }
 
+/**
+ * Runs `work`'s reads outside any transaction, seeing only committed rows. On SQLite it waits for the connection's
+ * turn (on the one connection an open transaction's uncommitted writes would be visible) and takes no write lock
+ * (BEGIN IMMEDIATE does, even for a transaction that only reads: another process on the file would wait for it). On
+ * Postgres it reads from the pool. Its statements are separate: a read-modify-write belongs in `transaction`.
+ */
+export function readCommitted<T>(storage: Storage, work: (db: Db) => Promise<T>): Promise<T> {
+  return storage.dialect === 'sqlite' ? storage.lock.run(() => work(storage.db)) : work(storage.db)
+}
+
 /** The first row of a query, or undefined (the awaited form of SQLite's `.get()`; add `.limit(1)` where not unique). */
 export async function first<T>(query: PromiseLike<T[]>): Promise<T | undefined> {
   return (await query)[0]

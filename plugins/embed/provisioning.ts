@@ -1,4 +1,4 @@
-import type { Db, Storage } from '../../db/client'
+import { readCommitted, type Db, type Storage } from '../../db/client'
 import type { AttributeValue, users } from '../../db/schema'
 import { BadRequestError, ForbiddenError } from '../../lib/errors'
 import { normalizeIdentity } from '../auth/normalize-identity'
@@ -32,6 +32,21 @@ function byText(left: string, right: string): number {
 /** The stored profile of a user, as provisioning compares it: the security context as its stored JSON text. */
 type StoredUser = Pick<typeof users.$inferSelect, 'id' | 'email' | 'displayName' | 'picture'> & {
   securityContext: string | null
+}
+
+/**
+ * Thrown by a read-only provisioning pass at its first write: the call then runs again in a transaction. A user named
+ * as stored (every chat request of a user names it again) is resolved by reads alone, without a transaction: on
+ * Postgres a transaction is two more round trips and prepares its statements anew; on SQLite it takes the file's write
+ * lock, which other processes on the file (WORKERS) wait for.
+ */
+class WriteNeeded extends Error {}
+
+/** Lets a provisioning pass write, or (read-only) stops it at its first write. */
+type BeforeWrite = () => void
+const writesAllowed: BeforeWrite = () => {}
+const readOnly: BeforeWrite = () => {
+  throw new WriteNeeded('provisioning would write')
 }
 
 /** The user's groups, attribute values and security context as one session or request sees them. */
@@ -117,7 +132,9 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     identity: string,
     profile: Omit<StoredUser, 'id'>,
     now: number,
+    beforeWrite: BeforeWrite = writesAllowed,
   ): Promise<number | undefined> {
+    beforeWrite()
     const [inserted] = await insertUser(tx).execute({ accountId, identity, ...profile, now })
     if (!inserted) return undefined
     const [room] = await externalUserRoom(tx).execute({ accountId })
@@ -138,6 +155,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     request: ProvisionRequest,
     externalId: string,
     now: number,
+    beforeWrite: BeforeWrite,
   ): Promise<number> {
     const email = request.email?.trim()
     const stored = await findUser(tx, request.accountId, 'external', externalId)
@@ -151,21 +169,27 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
           : (stored?.securityContext ?? null),
     }
     if (!stored) {
-      const created = await insertExternalUser(tx, request.accountId, externalId, wanted, now)
+      const created = await insertExternalUser(tx, request.accountId, externalId, wanted, now, beforeWrite)
       // Created concurrently: it is stored now, so this request updates it like any known user.
-      return created ?? upsertExternalUser(tx, request, externalId, now)
+      return created ?? upsertExternalUser(tx, request, externalId, now, beforeWrite)
     }
     if (
       wanted.email !== stored.email ||
       wanted.displayName !== stored.displayName ||
       wanted.picture !== stored.picture ||
       wanted.securityContext !== stored.securityContext
-    )
+    ) {
+      beforeWrite()
       await updateUser(tx).execute({ ...wanted, now, userId: stored.id })
+    }
     return stored.id
   }
 
-  async function provision(tx: Db, request: ProvisionRequest): Promise<ResolvedUser> {
+  async function provision(
+    tx: Db,
+    request: ProvisionRequest,
+    beforeWrite: BeforeWrite = writesAllowed,
+  ): Promise<ResolvedUser> {
     const { accountId, identity, scope } = request
     const attributes = request.userAttributes ?? []
     // Checks first, writes after: a failing call must not depend on the transaction to look clean.
@@ -199,7 +223,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       if (!found) throw new BadRequestError(`Internal user ${identity.username} not found`, 'INTERNAL_USER_NOT_FOUND')
       userId = found.id
     } else {
-      userId = await upsertExternalUser(tx, request, identity.externalId, now)
+      userId = await upsertExternalUser(tx, request, identity.externalId, now, beforeWrite)
     }
 
     if (attributes.length > 0) {
@@ -209,16 +233,22 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       for (const attribute of attributes) {
         const attributeId = definitions.get(attribute.name)!.id
         if (attribute.value === null) {
-          if (current.has(attributeId)) await deleteValue(tx).execute({ userId, attributeId })
+          if (current.has(attributeId)) {
+            beforeWrite()
+            await deleteValue(tx).execute({ userId, attributeId })
+          }
         } else {
           const value = JSON.stringify(attribute.value)
-          if (current.get(attributeId) !== value) await upsertValue(tx).execute({ userId, attributeId, value })
+          if (current.get(attributeId) !== value) {
+            beforeWrite()
+            await upsertValue(tx).execute({ userId, attributeId, value })
+          }
         }
       }
     }
-    if (groupIds !== undefined) await catalog.replaceMemberships(tx, userId, scope, 'group', groupIds)
+    if (groupIds !== undefined) await catalog.replaceMemberships(tx, userId, scope, 'group', groupIds, beforeWrite)
     if (tenantGroupIds !== undefined)
-      await catalog.replaceMemberships(tx, userId, scope, 'tenant_group', tenantGroupIds)
+      await catalog.replaceMemberships(tx, userId, scope, 'tenant_group', tenantGroupIds, beforeWrite)
     return { userId, kind: identity.kind, access: await accessIn(tx, userId) }
   }
 
@@ -228,17 +258,21 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     accessOf: (userId: number) => accessIn(storage.db, userId),
     async fromSessionSettings(accountId: number, settings: SessionSettings): Promise<ResolvedUser> {
       const identity = checkIdentity(settings)
-      return storage.transaction((tx) =>
-        provision(tx, {
-          accountId,
-          identity,
-          email: settings.email,
-          groups: settings.groups,
-          userAttributes: settings.userAttributes,
-          securityContext: settings.securityContext,
-          scope: { accountId, embedTenantId: null },
-        }),
-      )
+      const request: ProvisionRequest = {
+        accountId,
+        identity,
+        email: settings.email,
+        groups: settings.groups,
+        userAttributes: settings.userAttributes,
+        securityContext: settings.securityContext,
+        scope: { accountId, embedTenantId: null },
+      }
+      try {
+        return await readCommitted(storage, (db) => provision(db, request, readOnly))
+      } catch (error) {
+        if (!(error instanceof WriteNeeded)) throw error
+      }
+      return storage.transaction((tx) => provision(tx, request))
     },
     async find(accountId: number, settings: { externalId?: string; internalId?: string }): Promise<number | undefined> {
       const kind = settings.externalId !== undefined ? 'external' : 'internal'
@@ -252,14 +286,18 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     ): Promise<ResolvedUser> {
       const id = normalizeIdentity(externalId)
       if (id === '') throw new BadRequestError('externalId must not be blank', 'BLANK_IDENTITY')
-      const userId = await storage.transaction(async (tx) => {
-        const found = await findUser(tx, accountId, 'external', id)
-        if (found) return found.id
-        const profile = { email: null, displayName: null, picture: null, securityContext: null }
-        const created = await insertExternalUser(tx, accountId, id, profile, clock())
-        // Created concurrently: read the other request's user.
-        return created ?? (await findUser(tx, accountId, 'external', id))!.id
-      })
+      // A known user (every request of a token names it again) is found without a transaction (see `WriteNeeded`).
+      const known = await readCommitted(storage, (db) => findUser(db, accountId, 'external', id))
+      const userId =
+        known?.id ??
+        (await storage.transaction(async (tx) => {
+          const found = await findUser(tx, accountId, 'external', id)
+          if (found) return found.id
+          const profile = { email: null, displayName: null, picture: null, securityContext: null }
+          const created = await insertExternalUser(tx, accountId, id, profile, clock())
+          // Created concurrently: read the other request's user.
+          return created ?? (await findUser(tx, accountId, 'external', id))!.id
+        }))
       const access = await accessIn(storage.db, userId)
       // The token's own context applies to its requests; the stored user is left as it was.
       return {
