@@ -4,6 +4,7 @@ import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { migrate } from './migrate'
 import * as schema from './schema'
+import { BUSY_TIMEOUT_MS, createImmediateBegin } from './sqlite-begin'
 import { createTransactionLock, type TransactionLock } from './transaction-lock'
 
 /**
@@ -64,13 +65,14 @@ export function openStorage(path: string): Storage {
  * as `openStorage` does. `path` names it (`:memory:` for one that is in memory).
  */
 export function sqliteStorage(sqlite: Database, path: string): Storage {
-  sqlite.run('PRAGMA busy_timeout = 5000')
+  sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
   if (path !== ':memory:') sqlite.run('PRAGMA journal_mode = WAL')
   sqlite.run('PRAGMA synchronous = NORMAL')
   sqlite.run('PRAGMA foreign_keys = ON')
   migrate(sqlite)
   const db = drizzle(sqlite, { schema })
   const lock = createTransactionLock()
+  const immediate = createImmediateBegin(sqlite)
   let closed = false
   return {
     dialect: 'sqlite',
@@ -82,8 +84,9 @@ export function sqliteStorage(sqlite: Database, path: string): Storage {
     async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
       // One connection: the transaction holds it from BEGIN to COMMIT, and other transactions and group commits wait
       // for the lock (asynchronously: the work in between awaits, and waiting in SQLite would block the event loop).
+      // The file's write lock, when another process holds it, is waited for on a timer too (`createImmediateBegin`).
       return lock.run(async () => {
-        sqlite.run('BEGIN IMMEDIATE')
+        await immediate.begin()
         try {
           const result = await work(db)
           sqlite.run('COMMIT')
