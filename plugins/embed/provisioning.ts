@@ -86,7 +86,13 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     deleteValue,
   } = createUserQueries(storage)
 
-  async function snapshot(tx: Db, userId: number, embedTenantId: number | null): Promise<AccessSnapshot> {
+  /** `storedSecurityContext`: the user's security context as stored (JSON text), when the caller read it already. */
+  async function snapshot(
+    tx: Db,
+    userId: number,
+    embedTenantId: number | null,
+    storedSecurityContext?: string | null,
+  ): Promise<AccessSnapshot> {
     // 0 never names a tenant (ids start at 1), so it selects the tenant-wide rows only.
     const tenant = embedTenantId ?? 0
     // Tenant-wide values first, then the tenant's (which win on a name clash), each by name.
@@ -103,16 +109,19 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     const names = (await membershipNames(tx).execute({ tenant, userId })).flatMap((row) =>
       row.name === null ? [] : [row.name],
     )
-    const [stored] = await securityContextOf(tx).execute({ userId })
+    const securityContext =
+      storedSecurityContext !== undefined
+        ? storedSecurityContext
+        : (await securityContextOf(tx).execute({ userId }))[0]?.securityContext
     return {
       groups: [...new Set(names)].sort(byText),
       userAttributes,
-      securityContext: stored?.securityContext ? (JSON.parse(stored.securityContext) as Record<string, unknown>) : {},
+      securityContext: securityContext ? (JSON.parse(securityContext) as Record<string, unknown>) : {},
     }
   }
 
-  async function accessIn(tx: Db, userId: number): Promise<UserAccess> {
-    return { userId, ...(await snapshot(tx, userId, null)) }
+  async function accessIn(tx: Db, userId: number, storedSecurityContext?: string | null): Promise<UserAccess> {
+    return { userId, ...(await snapshot(tx, userId, null, storedSecurityContext)) }
   }
 
   async function findUser(tx: Db, accountId: number, kind: 'internal' | 'external', identity: string) {
@@ -148,7 +157,8 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
 
   /**
    * Creates the external user or updates the fields the request sends. The profile of a known user is written only
-   * when it changes: repeated requests of one user (every chat request names it again) then write nothing.
+   * when it changes: repeated requests of one user (every chat request names it again) then write nothing. Resolves
+   * with the user's id and security context as now stored (JSON text).
    */
   async function upsertExternalUser(
     tx: Db,
@@ -156,7 +166,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     externalId: string,
     now: number,
     beforeWrite: BeforeWrite,
-  ): Promise<number> {
+  ): Promise<{ id: number; securityContext: string | null }> {
     const email = request.email?.trim()
     const stored = await findUser(tx, request.accountId, 'external', externalId)
     const wanted = {
@@ -171,7 +181,8 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     if (!stored) {
       const created = await insertExternalUser(tx, request.accountId, externalId, wanted, now, beforeWrite)
       // Created concurrently: it is stored now, so this request updates it like any known user.
-      return created ?? upsertExternalUser(tx, request, externalId, now, beforeWrite)
+      if (created === undefined) return upsertExternalUser(tx, request, externalId, now, beforeWrite)
+      return { id: created, securityContext: wanted.securityContext }
     }
     if (
       wanted.email !== stored.email ||
@@ -182,7 +193,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       beforeWrite()
       await updateUser(tx).execute({ ...wanted, now, userId: stored.id })
     }
-    return stored.id
+    return { id: stored.id, securityContext: wanted.securityContext }
   }
 
   async function provision(
@@ -217,14 +228,15 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
         assertAttributeValue(attribute.name, definitions.get(attribute.name)!.type, attribute.value)
 
     const now = clock()
-    let userId: number
+    let user: { id: number; securityContext: string | null }
     if (identity.kind === 'internal') {
       const found = await findUser(tx, accountId, 'internal', identity.username)
       if (!found) throw new BadRequestError(`Internal user ${identity.username} not found`, 'INTERNAL_USER_NOT_FOUND')
-      userId = found.id
+      user = found
     } else {
-      userId = await upsertExternalUser(tx, request, identity.externalId, now, beforeWrite)
+      user = await upsertExternalUser(tx, request, identity.externalId, now, beforeWrite)
     }
+    const userId = user.id
 
     if (attributes.length > 0) {
       // Values are stored as JSON text; an unchanged value is not written again.
@@ -249,7 +261,8 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     if (groupIds !== undefined) await catalog.replaceMemberships(tx, userId, scope, 'group', groupIds, beforeWrite)
     if (tenantGroupIds !== undefined)
       await catalog.replaceMemberships(tx, userId, scope, 'tenant_group', tenantGroupIds, beforeWrite)
-    return { userId, kind: identity.kind, access: await accessIn(tx, userId) }
+    // The security context was read (or written) above: the snapshot does not read it again.
+    return { userId, kind: identity.kind, access: await accessIn(tx, userId, user.securityContext) }
   }
 
   return {
@@ -298,7 +311,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
           // Created concurrently: read the other request's user.
           return created ?? (await findUser(tx, accountId, 'external', id))!.id
         }))
-      const access = await accessIn(storage.db, userId)
+      const access = await accessIn(storage.db, userId, known?.securityContext)
       // The token's own context applies to its requests; the stored user is left as it was.
       return {
         userId,
