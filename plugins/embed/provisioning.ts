@@ -32,6 +32,19 @@ function byText(left: string, right: string): number {
 /** The stored profile of a user, as provisioning compares it: the security context as its stored JSON text. */
 type StoredUser = Pick<typeof users.$inferSelect, 'id' | 'email' | 'displayName' | 'picture'> & {
   securityContext: string | null
+  /** Whether the user has any group membership (1) or none (0), in any scope. */
+  hasMemberships: number
+  /** Whether the user has any attribute value (1) or none (0). */
+  hasAttributeValues: number
+}
+
+/** What a caller already read of the user the access snapshot is for, so the snapshot need not read it again. */
+interface KnownUser {
+  /** As stored (JSON text). */
+  securityContext: string | null
+  /** False when the user has none (undefined: unknown, read them). */
+  hasMemberships?: boolean
+  hasAttributeValues?: boolean
 }
 
 /**
@@ -86,17 +99,16 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     deleteValue,
   } = createUserQueries(storage)
 
-  /** `storedSecurityContext`: the user's security context as stored (JSON text), when the caller read it already. */
   async function snapshot(
     tx: Db,
     userId: number,
     embedTenantId: number | null,
-    storedSecurityContext?: string | null,
+    known?: KnownUser,
   ): Promise<AccessSnapshot> {
     // 0 never names a tenant (ids start at 1), so it selects the tenant-wide rows only.
     const tenant = embedTenantId ?? 0
     // Tenant-wide values first, then the tenant's (which win on a name clash), each by name.
-    const values = (await attributeValues(tx).execute({ userId }))
+    const values = (known?.hasAttributeValues === false ? [] : await attributeValues(tx).execute({ userId }))
       .filter(
         (row): row is typeof row & { name: string; value: string } =>
           row.name !== null && row.value !== null && (row.tenant === null || row.tenant === tenant),
@@ -106,13 +118,12 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       )
     const userAttributes: Record<string, AttributeValue> = {}
     for (const row of values) userAttributes[row.name] = JSON.parse(row.value) as AttributeValue
-    const names = (await membershipNames(tx).execute({ tenant, userId })).flatMap((row) =>
-      row.name === null ? [] : [row.name],
-    )
-    const securityContext =
-      storedSecurityContext !== undefined
-        ? storedSecurityContext
-        : (await securityContextOf(tx).execute({ userId }))[0]?.securityContext
+    const names = (
+      known?.hasMemberships === false ? [] : await membershipNames(tx).execute({ tenant, userId })
+    ).flatMap((row) => (row.name === null ? [] : [row.name]))
+    const securityContext = known
+      ? known.securityContext
+      : (await securityContextOf(tx).execute({ userId }))[0]?.securityContext
     return {
       groups: [...new Set(names)].sort(byText),
       userAttributes,
@@ -120,9 +131,16 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     }
   }
 
-  async function accessIn(tx: Db, userId: number, storedSecurityContext?: string | null): Promise<UserAccess> {
-    return { userId, ...(await snapshot(tx, userId, null, storedSecurityContext)) }
+  async function accessIn(tx: Db, userId: number, known?: KnownUser): Promise<UserAccess> {
+    return { userId, ...(await snapshot(tx, userId, null, known)) }
   }
+
+  /** What the identity lookup told of the user's access. */
+  const knownFrom = (user: StoredUser): KnownUser => ({
+    securityContext: user.securityContext,
+    hasMemberships: user.hasMemberships === 1,
+    hasAttributeValues: user.hasAttributeValues === 1,
+  })
 
   async function findUser(tx: Db, accountId: number, kind: 'internal' | 'external', identity: string) {
     const [found] = await userByIdentity(tx).execute({ accountId, kind, identity })
@@ -139,7 +157,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     tx: Db,
     accountId: number,
     identity: string,
-    profile: Omit<StoredUser, 'id'>,
+    profile: Pick<StoredUser, 'email' | 'displayName' | 'picture' | 'securityContext'>,
     now: number,
     beforeWrite: BeforeWrite = writesAllowed,
   ): Promise<number | undefined> {
@@ -158,7 +176,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
   /**
    * Creates the external user or updates the fields the request sends. The profile of a known user is written only
    * when it changes: repeated requests of one user (every chat request names it again) then write nothing. Resolves
-   * with the user's id and security context as now stored (JSON text).
+   * with the user's id and what is known of its access as now stored.
    */
   async function upsertExternalUser(
     tx: Db,
@@ -166,7 +184,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     externalId: string,
     now: number,
     beforeWrite: BeforeWrite,
-  ): Promise<{ id: number; securityContext: string | null }> {
+  ): Promise<KnownUser & { id: number }> {
     const email = request.email?.trim()
     const stored = await findUser(tx, request.accountId, 'external', externalId)
     const wanted = {
@@ -193,7 +211,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       beforeWrite()
       await updateUser(tx).execute({ ...wanted, now, userId: stored.id })
     }
-    return { id: stored.id, securityContext: wanted.securityContext }
+    return { ...knownFrom(stored), id: stored.id, securityContext: wanted.securityContext }
   }
 
   async function provision(
@@ -228,11 +246,11 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
         assertAttributeValue(attribute.name, definitions.get(attribute.name)!.type, attribute.value)
 
     const now = clock()
-    let user: { id: number; securityContext: string | null }
+    let user: KnownUser & { id: number }
     if (identity.kind === 'internal') {
       const found = await findUser(tx, accountId, 'internal', identity.username)
       if (!found) throw new BadRequestError(`Internal user ${identity.username} not found`, 'INTERNAL_USER_NOT_FOUND')
-      user = found
+      user = { ...knownFrom(found), id: found.id }
     } else {
       user = await upsertExternalUser(tx, request, identity.externalId, now, beforeWrite)
     }
@@ -261,8 +279,15 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     if (groupIds !== undefined) await catalog.replaceMemberships(tx, userId, scope, 'group', groupIds, beforeWrite)
     if (tenantGroupIds !== undefined)
       await catalog.replaceMemberships(tx, userId, scope, 'tenant_group', tenantGroupIds, beforeWrite)
-    // The security context was read (or written) above: the snapshot does not read it again.
-    return { userId, kind: identity.kind, access: await accessIn(tx, userId, user.securityContext) }
+    // The security context was read (or written) above: the snapshot does not read it again, nor memberships and
+    // values the identity lookup found none of, unless this call looked at them since (a concurrent call may have
+    // written some meanwhile, and this one then left them as they were).
+    const known: KnownUser = {
+      securityContext: user.securityContext,
+      hasMemberships: groupIds === undefined && tenantGroupIds === undefined ? user.hasMemberships : undefined,
+      hasAttributeValues: attributes.length === 0 ? user.hasAttributeValues : undefined,
+    }
+    return { userId, kind: identity.kind, access: await accessIn(tx, userId, known) }
   }
 
   return {
@@ -311,7 +336,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
           // Created concurrently: read the other request's user.
           return created ?? (await findUser(tx, accountId, 'external', id))!.id
         }))
-      const access = await accessIn(storage.db, userId, known?.securityContext)
+      const access = await accessIn(storage.db, userId, known && knownFrom(known))
       // The token's own context applies to its requests; the stored user is left as it was.
       return {
         userId,
