@@ -4,6 +4,7 @@ import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { migrate } from './migrate'
 import * as schema from './schema'
+import { BUSY_TIMEOUT_MS, createImmediateBegin } from './sqlite-begin'
 import { createTransactionLock, type TransactionLock } from './transaction-lock'
 
 /**
@@ -64,13 +65,14 @@ export function openStorage(path: string): Storage {
  * as `openStorage` does. `path` names it (`:memory:` for one that is in memory).
  */
 export function sqliteStorage(sqlite: Database, path: string): Storage {
-  sqlite.run('PRAGMA busy_timeout = 5000')
+  sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
   if (path !== ':memory:') sqlite.run('PRAGMA journal_mode = WAL')
   sqlite.run('PRAGMA synchronous = NORMAL')
   sqlite.run('PRAGMA foreign_keys = ON')
   migrate(sqlite)
   const db = drizzle(sqlite, { schema })
   const lock = createTransactionLock()
+  const immediate = createImmediateBegin(sqlite)
   let closed = false
   return {
     dialect: 'sqlite',
@@ -82,8 +84,9 @@ export function sqliteStorage(sqlite: Database, path: string): Storage {
     async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
       // One connection: the transaction holds it from BEGIN to COMMIT, and other transactions and group commits wait
       // for the lock (asynchronously: the work in between awaits, and waiting in SQLite would block the event loop).
+      // The file's write lock, when another process holds it, is waited for on a timer too (`createImmediateBegin`).
       return lock.run(async () => {
-        sqlite.run('BEGIN IMMEDIATE')
+        await immediate.begin()
         try {
           const result = await work(db)
           sqlite.run('COMMIT')
@@ -102,6 +105,16 @@ export function sqliteStorage(sqlite: Database, path: string): Storage {
       sqlite.close()
     },
   }
+}
+
+/**
+ * Runs `work`'s reads outside any transaction, seeing only committed rows. On SQLite it waits for the connection's
+ * turn (on the one connection an open transaction's uncommitted writes would be visible) and takes no write lock
+ * (BEGIN IMMEDIATE does, even for a transaction that only reads: another process on the file would wait for it). On
+ * Postgres it reads from the pool. Its statements are separate: a read-modify-write belongs in `transaction`.
+ */
+export function readCommitted<T>(storage: Storage, work: (db: Db) => Promise<T>): Promise<T> {
+  return storage.dialect === 'sqlite' ? storage.lock.run(() => work(storage.db)) : work(storage.db)
 }
 
 /** The first row of a query, or undefined (the awaited form of SQLite's `.get()`; add `.limit(1)` where not unique). */

@@ -131,7 +131,8 @@ export function createCatalogQueries(storage: Storage) {
     /**
      * Replaces the user's memberships among the scope's groups of one namespace with exactly `groupIds`; memberships
      * in other scopes and namespaces are left alone. Only the difference is written, so re-applying the same groups
-     * (every chat request of a user names them again) writes nothing.
+     * (every chat request of a user names them again) writes nothing. `beforeWrite` is called before any write
+     * (a read-only pass throws from it).
      */
     async replaceMemberships(
       tx: Db,
@@ -139,6 +140,7 @@ export function createCatalogQueries(storage: Storage) {
       scope: CatalogScope,
       namespace: GroupNamespace,
       groupIds: readonly number[],
+      beforeWrite: () => void = () => {},
     ): Promise<void> {
       const wanted = new Set(groupIds)
       const rows = await membershipsIn(tx).execute({
@@ -148,6 +150,7 @@ export function createCatalogQueries(storage: Storage) {
         namespace,
       })
       const current = new Set(rows.map((row) => row.groupId))
+      if (current.size !== wanted.size || [...wanted].some((groupId) => !current.has(groupId))) beforeWrite()
       for (const groupId of current) if (!wanted.has(groupId)) await deleteMembership(tx).execute({ userId, groupId })
       for (const groupId of wanted) if (!current.has(groupId)) await insertMembership(tx).execute({ userId, groupId })
     },

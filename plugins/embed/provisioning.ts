@@ -1,4 +1,4 @@
-import type { Db, Storage } from '../../db/client'
+import { readCommitted, type Db, type Storage } from '../../db/client'
 import type { AttributeValue, users } from '../../db/schema'
 import { BadRequestError, ForbiddenError } from '../../lib/errors'
 import { normalizeIdentity } from '../auth/normalize-identity'
@@ -32,6 +32,34 @@ function byText(left: string, right: string): number {
 /** The stored profile of a user, as provisioning compares it: the security context as its stored JSON text. */
 type StoredUser = Pick<typeof users.$inferSelect, 'id' | 'email' | 'displayName' | 'picture'> & {
   securityContext: string | null
+  /** Whether the user has any group membership (1) or none (0), in any scope. */
+  hasMemberships: number
+  /** Whether the user has any attribute value (1) or none (0). */
+  hasAttributeValues: number
+}
+
+/** What a caller already read of the user the access snapshot is for, so the snapshot need not read it again. */
+interface KnownUser {
+  /** As stored (JSON text). */
+  securityContext: string | null
+  /** False when the user has none (undefined: unknown, read them). */
+  hasMemberships?: boolean
+  hasAttributeValues?: boolean
+}
+
+/**
+ * Thrown by a read-only provisioning pass at its first write: the call then runs again in a transaction. A user named
+ * as stored (every chat request of a user names it again) is resolved by reads alone, without a transaction: on
+ * Postgres a transaction is two more round trips and prepares its statements anew; on SQLite it takes the file's write
+ * lock, which other processes on the file (WORKERS) wait for.
+ */
+class WriteNeeded extends Error {}
+
+/** Lets a provisioning pass write, or (read-only) stops it at its first write. */
+type BeforeWrite = () => void
+const writesAllowed: BeforeWrite = () => {}
+const readOnly: BeforeWrite = () => {
+  throw new WriteNeeded('provisioning would write')
 }
 
 /** The user's groups, attribute values and security context as one session or request sees them. */
@@ -71,11 +99,16 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     deleteValue,
   } = createUserQueries(storage)
 
-  async function snapshot(tx: Db, userId: number, embedTenantId: number | null): Promise<AccessSnapshot> {
+  async function snapshot(
+    tx: Db,
+    userId: number,
+    embedTenantId: number | null,
+    known?: KnownUser,
+  ): Promise<AccessSnapshot> {
     // 0 never names a tenant (ids start at 1), so it selects the tenant-wide rows only.
     const tenant = embedTenantId ?? 0
     // Tenant-wide values first, then the tenant's (which win on a name clash), each by name.
-    const values = (await attributeValues(tx).execute({ userId }))
+    const values = (known?.hasAttributeValues === false ? [] : await attributeValues(tx).execute({ userId }))
       .filter(
         (row): row is typeof row & { name: string; value: string } =>
           row.name !== null && row.value !== null && (row.tenant === null || row.tenant === tenant),
@@ -85,20 +118,29 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       )
     const userAttributes: Record<string, AttributeValue> = {}
     for (const row of values) userAttributes[row.name] = JSON.parse(row.value) as AttributeValue
-    const names = (await membershipNames(tx).execute({ tenant, userId })).flatMap((row) =>
-      row.name === null ? [] : [row.name],
-    )
-    const [stored] = await securityContextOf(tx).execute({ userId })
+    const names = (
+      known?.hasMemberships === false ? [] : await membershipNames(tx).execute({ tenant, userId })
+    ).flatMap((row) => (row.name === null ? [] : [row.name]))
+    const securityContext = known
+      ? known.securityContext
+      : (await securityContextOf(tx).execute({ userId }))[0]?.securityContext
     return {
       groups: [...new Set(names)].sort(byText),
       userAttributes,
-      securityContext: stored?.securityContext ? (JSON.parse(stored.securityContext) as Record<string, unknown>) : {},
+      securityContext: securityContext ? (JSON.parse(securityContext) as Record<string, unknown>) : {},
     }
   }
 
-  async function accessIn(tx: Db, userId: number): Promise<UserAccess> {
-    return { userId, ...(await snapshot(tx, userId, null)) }
+  async function accessIn(tx: Db, userId: number, known?: KnownUser): Promise<UserAccess> {
+    return { userId, ...(await snapshot(tx, userId, null, known)) }
   }
+
+  /** What the identity lookup told of the user's access. */
+  const knownFrom = (user: StoredUser): KnownUser => ({
+    securityContext: user.securityContext,
+    hasMemberships: user.hasMemberships === 1,
+    hasAttributeValues: user.hasAttributeValues === 1,
+  })
 
   async function findUser(tx: Db, accountId: number, kind: 'internal' | 'external', identity: string) {
     const [found] = await userByIdentity(tx).execute({ accountId, kind, identity })
@@ -115,9 +157,11 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     tx: Db,
     accountId: number,
     identity: string,
-    profile: Omit<StoredUser, 'id'>,
+    profile: Pick<StoredUser, 'email' | 'displayName' | 'picture' | 'securityContext'>,
     now: number,
+    beforeWrite: BeforeWrite = writesAllowed,
   ): Promise<number | undefined> {
+    beforeWrite()
     const [inserted] = await insertUser(tx).execute({ accountId, identity, ...profile, now })
     if (!inserted) return undefined
     const [room] = await externalUserRoom(tx).execute({ accountId })
@@ -131,14 +175,16 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
 
   /**
    * Creates the external user or updates the fields the request sends. The profile of a known user is written only
-   * when it changes: repeated requests of one user (every chat request names it again) then write nothing.
+   * when it changes: repeated requests of one user (every chat request names it again) then write nothing. Resolves
+   * with the user's id and what is known of its access as now stored.
    */
   async function upsertExternalUser(
     tx: Db,
     request: ProvisionRequest,
     externalId: string,
     now: number,
-  ): Promise<number> {
+    beforeWrite: BeforeWrite,
+  ): Promise<KnownUser & { id: number }> {
     const email = request.email?.trim()
     const stored = await findUser(tx, request.accountId, 'external', externalId)
     const wanted = {
@@ -151,21 +197,28 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
           : (stored?.securityContext ?? null),
     }
     if (!stored) {
-      const created = await insertExternalUser(tx, request.accountId, externalId, wanted, now)
+      const created = await insertExternalUser(tx, request.accountId, externalId, wanted, now, beforeWrite)
       // Created concurrently: it is stored now, so this request updates it like any known user.
-      return created ?? upsertExternalUser(tx, request, externalId, now)
+      if (created === undefined) return upsertExternalUser(tx, request, externalId, now, beforeWrite)
+      return { id: created, securityContext: wanted.securityContext }
     }
     if (
       wanted.email !== stored.email ||
       wanted.displayName !== stored.displayName ||
       wanted.picture !== stored.picture ||
       wanted.securityContext !== stored.securityContext
-    )
+    ) {
+      beforeWrite()
       await updateUser(tx).execute({ ...wanted, now, userId: stored.id })
-    return stored.id
+    }
+    return { ...knownFrom(stored), id: stored.id, securityContext: wanted.securityContext }
   }
 
-  async function provision(tx: Db, request: ProvisionRequest): Promise<ResolvedUser> {
+  async function provision(
+    tx: Db,
+    request: ProvisionRequest,
+    beforeWrite: BeforeWrite = writesAllowed,
+  ): Promise<ResolvedUser> {
     const { accountId, identity, scope } = request
     const attributes = request.userAttributes ?? []
     // Checks first, writes after: a failing call must not depend on the transaction to look clean.
@@ -193,14 +246,15 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
         assertAttributeValue(attribute.name, definitions.get(attribute.name)!.type, attribute.value)
 
     const now = clock()
-    let userId: number
+    let user: KnownUser & { id: number }
     if (identity.kind === 'internal') {
       const found = await findUser(tx, accountId, 'internal', identity.username)
       if (!found) throw new BadRequestError(`Internal user ${identity.username} not found`, 'INTERNAL_USER_NOT_FOUND')
-      userId = found.id
+      user = { ...knownFrom(found), id: found.id }
     } else {
-      userId = await upsertExternalUser(tx, request, identity.externalId, now)
+      user = await upsertExternalUser(tx, request, identity.externalId, now, beforeWrite)
     }
+    const userId = user.id
 
     if (attributes.length > 0) {
       // Values are stored as JSON text; an unchanged value is not written again.
@@ -209,17 +263,31 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       for (const attribute of attributes) {
         const attributeId = definitions.get(attribute.name)!.id
         if (attribute.value === null) {
-          if (current.has(attributeId)) await deleteValue(tx).execute({ userId, attributeId })
+          if (current.has(attributeId)) {
+            beforeWrite()
+            await deleteValue(tx).execute({ userId, attributeId })
+          }
         } else {
           const value = JSON.stringify(attribute.value)
-          if (current.get(attributeId) !== value) await upsertValue(tx).execute({ userId, attributeId, value })
+          if (current.get(attributeId) !== value) {
+            beforeWrite()
+            await upsertValue(tx).execute({ userId, attributeId, value })
+          }
         }
       }
     }
-    if (groupIds !== undefined) await catalog.replaceMemberships(tx, userId, scope, 'group', groupIds)
+    if (groupIds !== undefined) await catalog.replaceMemberships(tx, userId, scope, 'group', groupIds, beforeWrite)
     if (tenantGroupIds !== undefined)
-      await catalog.replaceMemberships(tx, userId, scope, 'tenant_group', tenantGroupIds)
-    return { userId, kind: identity.kind, access: await accessIn(tx, userId) }
+      await catalog.replaceMemberships(tx, userId, scope, 'tenant_group', tenantGroupIds, beforeWrite)
+    // The security context was read (or written) above: the snapshot does not read it again, nor memberships and
+    // values the identity lookup found none of, unless this call looked at them since (a concurrent call may have
+    // written some meanwhile, and this one then left them as they were).
+    const known: KnownUser = {
+      securityContext: user.securityContext,
+      hasMemberships: groupIds === undefined && tenantGroupIds === undefined ? user.hasMemberships : undefined,
+      hasAttributeValues: attributes.length === 0 ? user.hasAttributeValues : undefined,
+    }
+    return { userId, kind: identity.kind, access: await accessIn(tx, userId, known) }
   }
 
   return {
@@ -228,17 +296,21 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     accessOf: (userId: number) => accessIn(storage.db, userId),
     async fromSessionSettings(accountId: number, settings: SessionSettings): Promise<ResolvedUser> {
       const identity = checkIdentity(settings)
-      return storage.transaction((tx) =>
-        provision(tx, {
-          accountId,
-          identity,
-          email: settings.email,
-          groups: settings.groups,
-          userAttributes: settings.userAttributes,
-          securityContext: settings.securityContext,
-          scope: { accountId, embedTenantId: null },
-        }),
-      )
+      const request: ProvisionRequest = {
+        accountId,
+        identity,
+        email: settings.email,
+        groups: settings.groups,
+        userAttributes: settings.userAttributes,
+        securityContext: settings.securityContext,
+        scope: { accountId, embedTenantId: null },
+      }
+      try {
+        return await readCommitted(storage, (db) => provision(db, request, readOnly))
+      } catch (error) {
+        if (!(error instanceof WriteNeeded)) throw error
+      }
+      return storage.transaction((tx) => provision(tx, request))
     },
     async find(accountId: number, settings: { externalId?: string; internalId?: string }): Promise<number | undefined> {
       const kind = settings.externalId !== undefined ? 'external' : 'internal'
@@ -252,15 +324,19 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     ): Promise<ResolvedUser> {
       const id = normalizeIdentity(externalId)
       if (id === '') throw new BadRequestError('externalId must not be blank', 'BLANK_IDENTITY')
-      const userId = await storage.transaction(async (tx) => {
-        const found = await findUser(tx, accountId, 'external', id)
-        if (found) return found.id
-        const profile = { email: null, displayName: null, picture: null, securityContext: null }
-        const created = await insertExternalUser(tx, accountId, id, profile, clock())
-        // Created concurrently: read the other request's user.
-        return created ?? (await findUser(tx, accountId, 'external', id))!.id
-      })
-      const access = await accessIn(storage.db, userId)
+      // A known user (every request of a token names it again) is found without a transaction (see `WriteNeeded`).
+      const known = await readCommitted(storage, (db) => findUser(db, accountId, 'external', id))
+      const userId =
+        known?.id ??
+        (await storage.transaction(async (tx) => {
+          const found = await findUser(tx, accountId, 'external', id)
+          if (found) return found.id
+          const profile = { email: null, displayName: null, picture: null, securityContext: null }
+          const created = await insertExternalUser(tx, accountId, id, profile, clock())
+          // Created concurrently: read the other request's user.
+          return created ?? (await findUser(tx, accountId, 'external', id))!.id
+        }))
+      const access = await accessIn(storage.db, userId, known && knownFrom(known))
       // The token's own context applies to its requests; the stored user is left as it was.
       return {
         userId,

@@ -64,6 +64,12 @@ export function createUserQueries(storage: Storage) {
         displayName: users.displayName,
         picture: users.picture,
         securityContext: asText(users.securityContext),
+        // Whether the access snapshot has group memberships and attribute values to read at all: most users have
+        // none, and each read is a statement (a round trip on Postgres) on every chat request.
+        hasMemberships: sql<number>`EXISTS (SELECT 1 FROM ${groupMemberships}
+          WHERE ${groupMemberships.userId} = ${users.id})`.mapWith(Number),
+        hasAttributeValues: sql<number>`EXISTS (SELECT 1 FROM ${userAttributeValues}
+          WHERE ${userAttributeValues.userId} = ${users.id})`.mapWith(Number),
       })
       .from(users)
       .where(

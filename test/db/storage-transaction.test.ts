@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { first, openStorage } from '../../db/client'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { first, openStorage, type Storage } from '../../db/client'
 import { writeBatchOf } from '../../db/write-batch'
 
 describe('storage.transaction on SQLite', () => {
@@ -51,4 +54,59 @@ describe('storage.transaction on SQLite', () => {
     expect((await storage.db.select().from(accounts)).length).toBe(3)
     await storage.close()
   })
+})
+
+describe('SQLite writers while another process holds the write lock', () => {
+  /** Two storages on one file, as two WORKERS processes have; `other` holds the write lock until `release`. */
+  async function onOneFile(test: (mine: Storage, other: Storage) => Promise<void>) {
+    const dir = mkdtempSync(join(tmpdir(), 'write-lock-test-'))
+    const mine = openStorage(join(dir, 'service.db'))
+    const other = openStorage(join(dir, 'service.db'))
+    try {
+      await test(mine, other)
+    } finally {
+      await mine.close()
+      await other.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  const insert = (storage: Storage, name: string) =>
+    storage.sqlite.run('INSERT INTO accounts (name, plan, created_at) VALUES (?, ?, 1)', [name, 'free'])
+
+  it('a group commit waits on timers, the event loop serving meanwhile, and commits once the lock is free', () =>
+    onOneFile(async (mine, other) => {
+      other.sqlite.run('BEGIN IMMEDIATE')
+      const order: string[] = []
+      const committed = writeBatchOf(mine)
+        .run(() => insert(mine, 'batched'))
+        .then(() => order.push('committed'))
+      // Timers fire while the lock is held: the process is not stuck in SQLite's busy handler.
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      order.push('timer')
+      const queuedMeanwhile = writeBatchOf(mine).run(() => insert(mine, 'queued meanwhile'))
+      other.sqlite.run('COMMIT')
+      await Promise.all([committed, queuedMeanwhile])
+      expect(order).toEqual(['timer', 'committed'])
+      expect(other.sqlite.query('SELECT name FROM accounts ORDER BY name').values()).toEqual([
+        ['batched'],
+        ['queued meanwhile'],
+      ])
+    }))
+
+  it('a transaction waits for the lock on timers too', () =>
+    onOneFile(async (mine, other) => {
+      other.sqlite.run('BEGIN IMMEDIATE')
+      const order: string[] = []
+      const done = mine
+        .transaction(async () => {
+          insert(mine, 'in a transaction')
+        })
+        .then(() => order.push('committed'))
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      order.push('timer')
+      other.sqlite.run('COMMIT')
+      await done
+      expect(order).toEqual(['timer', 'committed'])
+      expect(other.sqlite.query('SELECT name FROM accounts').values()).toEqual([['in a transaction']])
+    }))
 })

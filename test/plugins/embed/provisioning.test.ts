@@ -43,6 +43,27 @@ describe('createUserProvisioner fromSessionSettings', () => {
     expect(await test.deps.users.accessOf(resolved.userId)).toEqual(resolved.access)
   })
 
+  it('resolves a stored user named again without provisioning fields with the access it has, read-only', async () => {
+    test = createTestApp()
+    const first = await test.deps.users.fromSessionSettings(ACME, {
+      externalId: 'user-2',
+      groups: ['sales'],
+      userAttributes: [{ name: 'region', value: 'EU' }],
+      securityContext: { tenant: 3 },
+    })
+    const bare = await test.deps.users.fromSessionSettings(ACME, { externalId: 'user-2' })
+    expect(bare).toEqual(first)
+    expect(bare.access).toEqual({
+      userId: first.userId,
+      groups: ['sales'],
+      userAttributes: { region: 'EU' },
+      securityContext: { tenant: 3 },
+    })
+    const none = await test.deps.users.fromSessionSettings(ACME, { externalId: 'user-3' })
+    expect(await test.deps.users.fromSessionSettings(ACME, { externalId: 'user-3' })).toEqual(none)
+    expect(none.access).toEqual({ userId: none.userId, groups: [], userAttributes: {}, securityContext: {} })
+  })
+
   it('resolves an internal user by lowercased, trimmed username and refuses provisioning fields with it', async () => {
     test = createTestApp()
     const resolved = await test.deps.users.fromSessionSettings(ACME, { internalId: ' ALICE@acme.com ' })
