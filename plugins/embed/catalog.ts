@@ -24,11 +24,14 @@ export interface ResolvedAttribute {
 /**
  * The catalog lookups and membership writes of every provisioning call, as prepared statements compiled once (the
  * query builder would build and compile each one again per call), run in the caller's transaction `tx`.
- * Tenant-wide rows have no tenant, so `coalesce(embed_tenant_id, 0)` selects them with 0, as the unique indexes do.
+ * Tenant-wide rows have no tenant, so the tenant or 0 selects them with 0, written as the unique indexes write it:
+ * SQLite uses an expression index only for the same expression, and its index says `ifnull` where Postgres's says
+ * `coalesce` (with `coalesce`, SQLite searched the index by account alone).
  */
 export function createCatalogQueries(storage: Storage) {
   const { groups, groupMemberships, userAttributeDefinitions } = storage.tables
   const placeholder = sql.placeholder
+  const tenantOrZero = storage.dialect === 'sqlite' ? sql.raw('ifnull') : sql.raw('coalesce')
   // One indexed lookup per name: cheaper here than one statement with a list (IN) or a JOIN.
   const groupByName = preparedPer((db) =>
     db
@@ -37,7 +40,7 @@ export function createCatalogQueries(storage: Storage) {
       .where(
         and(
           eq(groups.accountId, placeholder('accountId')),
-          sql`coalesce(${groups.embedTenantId}, 0) = ${placeholder('tenant')}`,
+          sql`${tenantOrZero}(${groups.embedTenantId}, 0) = ${placeholder('tenant')}`,
           eq(groups.namespace, placeholder('namespace')),
           eq(groups.name, placeholder('name')),
         ),
@@ -51,7 +54,7 @@ export function createCatalogQueries(storage: Storage) {
       .where(
         and(
           eq(userAttributeDefinitions.accountId, placeholder('accountId')),
-          sql`coalesce(${userAttributeDefinitions.embedTenantId}, 0) = ${placeholder('tenant')}`,
+          sql`${tenantOrZero}(${userAttributeDefinitions.embedTenantId}, 0) = ${placeholder('tenant')}`,
           eq(userAttributeDefinitions.name, placeholder('name')),
         ),
       )
@@ -66,7 +69,7 @@ export function createCatalogQueries(storage: Storage) {
         and(
           eq(groupMemberships.userId, placeholder('userId')),
           sql`(SELECT ${groups.accountId} = ${placeholder('accountId')}
-                      AND coalesce(${groups.embedTenantId}, 0) = ${placeholder('tenant')}
+                      AND ${tenantOrZero}(${groups.embedTenantId}, 0) = ${placeholder('tenant')}
                       AND ${groups.namespace} = ${placeholder('namespace')}
                  FROM ${groups} WHERE ${groups.id} = ${groupMemberships.groupId})`,
         ),
@@ -131,7 +134,7 @@ export function createCatalogQueries(storage: Storage) {
     /**
      * Replaces the user's memberships among the scope's groups of one namespace with exactly `groupIds`; memberships
      * in other scopes and namespaces are left alone. Only the difference is written, so re-applying the same groups
-     * (every chat request of a user names them again) writes nothing.
+     * (every chat request of a user names them again) writes nothing; `beforeWrite` runs before the first write.
      */
     async replaceMemberships(
       tx: Db,
@@ -139,6 +142,7 @@ export function createCatalogQueries(storage: Storage) {
       scope: CatalogScope,
       namespace: GroupNamespace,
       groupIds: readonly number[],
+      beforeWrite: () => void = () => {},
     ): Promise<void> {
       const wanted = new Set(groupIds)
       const rows = await membershipsIn(tx).execute({
@@ -148,8 +152,11 @@ export function createCatalogQueries(storage: Storage) {
         namespace,
       })
       const current = new Set(rows.map((row) => row.groupId))
-      for (const groupId of current) if (!wanted.has(groupId)) await deleteMembership(tx).execute({ userId, groupId })
-      for (const groupId of wanted) if (!current.has(groupId)) await insertMembership(tx).execute({ userId, groupId })
+      const removed = [...current].filter((groupId) => !wanted.has(groupId))
+      const added = [...wanted].filter((groupId) => !current.has(groupId))
+      if (removed.length > 0 || added.length > 0) beforeWrite()
+      for (const groupId of removed) await deleteMembership(tx).execute({ userId, groupId })
+      for (const groupId of added) await insertMembership(tx).execute({ userId, groupId })
     },
   }
 }
