@@ -34,6 +34,24 @@ type StoredUser = Pick<typeof users.$inferSelect, 'id' | 'email' | 'displayName'
   securityContext: string | null
 }
 
+/**
+ * Thrown at the first write of a provisioning pass that may only read: the request changes the user, so it is applied
+ * again in a transaction. A request that changes nothing (every chat request names its user and settings again) is
+ * answered from reads alone, with no transaction to wait for or commit.
+ */
+class WriteNeeded extends Error {}
+
+/** Whether a provisioning pass may write; `check()` runs before each write. */
+interface Writes {
+  check(): void
+}
+const WRITABLE: Writes = { check() {} }
+const READ_ONLY: Writes = {
+  check() {
+    throw new WriteNeeded('provisioning changes the user')
+  },
+}
+
 /** The user's groups, attribute values and security context as one session or request sees them. */
 export interface AccessSnapshot {
   groups: string[]
@@ -138,6 +156,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     request: ProvisionRequest,
     externalId: string,
     now: number,
+    writes: Writes,
   ): Promise<number> {
     const email = request.email?.trim()
     const stored = await findUser(tx, request.accountId, 'external', externalId)
@@ -151,21 +170,24 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
           : (stored?.securityContext ?? null),
     }
     if (!stored) {
+      writes.check()
       const created = await insertExternalUser(tx, request.accountId, externalId, wanted, now)
       // Created concurrently: it is stored now, so this request updates it like any known user.
-      return created ?? upsertExternalUser(tx, request, externalId, now)
+      return created ?? upsertExternalUser(tx, request, externalId, now, writes)
     }
     if (
       wanted.email !== stored.email ||
       wanted.displayName !== stored.displayName ||
       wanted.picture !== stored.picture ||
       wanted.securityContext !== stored.securityContext
-    )
+    ) {
+      writes.check()
       await updateUser(tx).execute({ ...wanted, now, userId: stored.id })
+    }
     return stored.id
   }
 
-  async function provision(tx: Db, request: ProvisionRequest): Promise<ResolvedUser> {
+  async function provision(tx: Db, request: ProvisionRequest, writes: Writes = WRITABLE): Promise<ResolvedUser> {
     const { accountId, identity, scope } = request
     const attributes = request.userAttributes ?? []
     // Checks first, writes after: a failing call must not depend on the transaction to look clean.
@@ -199,7 +221,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       if (!found) throw new BadRequestError(`Internal user ${identity.username} not found`, 'INTERNAL_USER_NOT_FOUND')
       userId = found.id
     } else {
-      userId = await upsertExternalUser(tx, request, identity.externalId, now)
+      userId = await upsertExternalUser(tx, request, identity.externalId, now, writes)
     }
 
     if (attributes.length > 0) {
@@ -209,36 +231,45 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       for (const attribute of attributes) {
         const attributeId = definitions.get(attribute.name)!.id
         if (attribute.value === null) {
-          if (current.has(attributeId)) await deleteValue(tx).execute({ userId, attributeId })
+          if (current.has(attributeId)) {
+            writes.check()
+            await deleteValue(tx).execute({ userId, attributeId })
+          }
         } else {
           const value = JSON.stringify(attribute.value)
-          if (current.get(attributeId) !== value) await upsertValue(tx).execute({ userId, attributeId, value })
+          if (current.get(attributeId) !== value) {
+            writes.check()
+            await upsertValue(tx).execute({ userId, attributeId, value })
+          }
         }
       }
     }
-    if (groupIds !== undefined) await catalog.replaceMemberships(tx, userId, scope, 'group', groupIds)
+    if (groupIds !== undefined) await catalog.replaceMemberships(tx, userId, scope, 'group', groupIds, writes.check)
     if (tenantGroupIds !== undefined)
-      await catalog.replaceMemberships(tx, userId, scope, 'tenant_group', tenantGroupIds)
+      await catalog.replaceMemberships(tx, userId, scope, 'tenant_group', tenantGroupIds, writes.check)
     return { userId, kind: identity.kind, access: await accessIn(tx, userId) }
   }
 
   return {
-    provision,
+    provision: (tx, request) => provision(tx, request),
     snapshot,
     accessOf: (userId: number) => accessIn(storage.db, userId),
     async fromSessionSettings(accountId: number, settings: SessionSettings): Promise<ResolvedUser> {
-      const identity = checkIdentity(settings)
-      return storage.transaction((tx) =>
-        provision(tx, {
-          accountId,
-          identity,
-          email: settings.email,
-          groups: settings.groups,
-          userAttributes: settings.userAttributes,
-          securityContext: settings.securityContext,
-          scope: { accountId, embedTenantId: null },
-        }),
-      )
+      const request: ProvisionRequest = {
+        accountId,
+        identity: checkIdentity(settings),
+        email: settings.email,
+        groups: settings.groups,
+        userAttributes: settings.userAttributes,
+        securityContext: settings.securityContext,
+        scope: { accountId, embedTenantId: null },
+      }
+      try {
+        return await provision(storage.db, request, READ_ONLY)
+      } catch (error) {
+        if (!(error instanceof WriteNeeded)) throw error
+      }
+      return storage.transaction((tx) => provision(tx, request))
     },
     async find(accountId: number, settings: { externalId?: string; internalId?: string }): Promise<number | undefined> {
       const kind = settings.externalId !== undefined ? 'external' : 'internal'
@@ -252,14 +283,18 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     ): Promise<ResolvedUser> {
       const id = normalizeIdentity(externalId)
       if (id === '') throw new BadRequestError('externalId must not be blank', 'BLANK_IDENTITY')
-      const userId = await storage.transaction(async (tx) => {
-        const found = await findUser(tx, accountId, 'external', id)
-        if (found) return found.id
-        const profile = { email: null, displayName: null, picture: null, securityContext: null }
-        const created = await insertExternalUser(tx, accountId, id, profile, clock())
-        // Created concurrently: read the other request's user.
-        return created ?? (await findUser(tx, accountId, 'external', id))!.id
-      })
+      // A known user (every request of a token after its first) is read without a transaction.
+      const known = await findUser(storage.db, accountId, 'external', id)
+      const userId =
+        known?.id ??
+        (await storage.transaction(async (tx) => {
+          const found = await findUser(tx, accountId, 'external', id)
+          if (found) return found.id
+          const profile = { email: null, displayName: null, picture: null, securityContext: null }
+          const created = await insertExternalUser(tx, accountId, id, profile, clock())
+          // Created concurrently: read the other request's user.
+          return created ?? (await findUser(tx, accountId, 'external', id))!.id
+        }))
       const access = await accessIn(storage.db, userId)
       // The token's own context applies to its requests; the stored user is left as it was.
       return {

@@ -43,6 +43,41 @@ describe('createUserProvisioner fromSessionSettings', () => {
     expect(await test.deps.users.accessOf(resolved.userId)).toEqual(resolved.access)
   })
 
+  it('applies each later change of a known user, and answers an unchanged one as stored', async () => {
+    test = createTestApp()
+    const users = test.deps.users
+    const first = await users.fromSessionSettings(ACME, {
+      externalId: 'user-2',
+      groups: ['sales'],
+      userAttributes: [{ name: 'region', value: 'EU' }],
+    })
+    const same = await users.fromSessionSettings(ACME, { externalId: 'user-2', groups: ['sales'] })
+    expect(same).toEqual(first)
+    const steps = [
+      { settings: { email: 'u2@example.com' }, access: { groups: ['sales'], userAttributes: { region: 'EU' } } },
+      { settings: { groups: ['ops'] }, access: { groups: ['ops'], userAttributes: { region: 'EU' } } },
+      {
+        settings: { userAttributes: [{ name: 'region', value: 'US' }] },
+        access: { groups: ['ops'], userAttributes: { region: 'US' } },
+      },
+      {
+        settings: { userAttributes: [{ name: 'region', value: null }] },
+        access: { groups: ['ops'], userAttributes: {} },
+      },
+      {
+        settings: { securityContext: { tenant: 9 } },
+        access: { groups: ['ops'], userAttributes: {}, securityContext: { tenant: 9 } },
+      },
+    ]
+    for (const step of steps) {
+      const resolved = await users.fromSessionSettings(ACME, { externalId: 'user-2', ...step.settings })
+      expect(resolved.userId).toBe(first.userId)
+      expect(resolved.access).toEqual({ userId: first.userId, securityContext: {}, ...step.access })
+      expect(await users.accessOf(first.userId)).toEqual(resolved.access)
+    }
+    expect(await userRow(test, 'user-2')).toMatchObject({ email: 'u2@example.com' })
+  })
+
   it('resolves an internal user by lowercased, trimmed username and refuses provisioning fields with it', async () => {
     test = createTestApp()
     const resolved = await test.deps.users.fromSessionSettings(ACME, { internalId: ' ALICE@acme.com ' })
