@@ -2,7 +2,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { Db, Storage } from '../../db/client'
 import type { AttributeType } from '../../db/bootstrap/model'
 import { BadRequestError } from '../../lib/errors'
-import { preparedPer } from './prepared'
+import { preparedPer } from '../../db/prepared'
 
 /**
  * Where group and attribute names resolve: the account's tenant-wide catalog (`embedTenantId` null) or one embed

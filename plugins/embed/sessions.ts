@@ -3,7 +3,7 @@ import type { Db, Storage } from '../../db/client'
 import type { embedSessions } from '../../db/schema'
 import { UnauthorizedError } from '../../lib/errors'
 import { hashSecret, randomToken } from '../../lib/secrets'
-import { preparedPer } from './prepared'
+import { preparedPer } from '../../db/prepared'
 
 /** A minted session must be exchanged within this window: a leaked session id is worth little for long. */
 export const EXCHANGE_WINDOW_MS = 5 * 60_000

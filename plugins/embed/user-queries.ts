@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
-import { preparedPer } from './prepared'
+import { preparedPer } from '../../db/prepared'
 
 /**
  * The statements of user provisioning, each prepared once per query executor (see `preparedPer`): every chat
