@@ -15,10 +15,9 @@ export interface PreparedStatement<T extends Executable> {
 /**
  * Runs a prepared query the quickest way its driver allows. bun:sqlite answers synchronously, but drizzle's `execute`
  * wraps each answer in a query promise and an async function: a chain of promises and turns of the microtask queue
- * per statement, which on the hot paths (a dozen statements per generate-session, the access read of every chat
- * request) cost about as much as the statements. On SQLite the query's own synchronous method (the one `execute`
- * would call) runs instead; the caller awaits either. Drizzle does not type that method name: when it is missing,
- * `execute` runs as before.
+ * per statement, about as much again as a small indexed read. On SQLite the query's own synchronous method (the one
+ * `execute` would call) runs instead; the caller awaits either. Drizzle does not type that method name: when it is
+ * missing, `execute` runs as before.
  */
 function runner<T extends Executable>(statement: T): PreparedStatement<T> {
   const { mode, executeMethod } = statement as unknown as { mode?: unknown; executeMethod?: unknown }
@@ -49,7 +48,10 @@ export function preparedPer<T extends Executable>(prepare: (db: Db) => T): (db: 
   }
 }
 
-/** One prepared query on the storage's own executor, run as `preparedPer` runs them. */
+/**
+ * One prepared query on the storage's own executor, run as `preparedPer` runs them: for the reads of every request
+ * outside a transaction (a deployment's chat thread policies, an embed token's session).
+ */
 export function preparedOnce<T extends Executable>(statement: T): PreparedStatement<T> {
   return runner(statement)
 }
