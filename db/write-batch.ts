@@ -1,5 +1,4 @@
 import type { Database } from 'bun:sqlite'
-import type { Storage } from './client'
 import type { TransactionLock } from './transaction-lock'
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
@@ -172,7 +171,7 @@ export type WriteBatch = ReturnType<typeof createWriteBatch>
 const batches = new WeakMap<Database, WriteBatch>()
 
 /** The write batch of a database: every area that uses it shares its commits. */
-export function writeBatchOf(storage: Pick<Storage, 'sqlite' | 'lock'>): WriteBatch {
+export function writeBatchOf(storage: { sqlite: Database; lock: TransactionLock }): WriteBatch {
   let batch = batches.get(storage.sqlite)
   if (!batch) {
     batch = createWriteBatch(storage.sqlite, storage.lock)
