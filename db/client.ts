@@ -4,8 +4,9 @@ import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import { migrate } from './migrate'
 import * as schema from './schema'
-import { BUSY_TIMEOUT_MS, createImmediateBegin } from './sqlite-begin'
+import { BUSY_TIMEOUT_MS } from './sqlite-begin'
 import { createTransactionLock, type TransactionLock } from './transaction-lock'
+import { writeBatchOf } from './write-batch'
 
 /**
  * The query builder every domain module uses. Its type is the SQLite one; on Postgres the object is drizzle's Postgres
@@ -72,39 +73,33 @@ export function sqliteStorage(sqlite: Database, path: string): Storage {
   migrate(sqlite)
   const db = drizzle(sqlite, { schema })
   const lock = createTransactionLock()
-  const immediate = createImmediateBegin(sqlite)
-  let closed = false
-  return {
+  const storage: Storage = {
     dialect: 'sqlite',
     db,
     tables: schema,
     sqlite,
     lock,
     path,
-    async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
-      // One connection: the transaction holds it from BEGIN to COMMIT, and other transactions and group commits wait
-      // for the lock (asynchronously: the work in between awaits, and waiting in SQLite would block the event loop).
-      // The file's write lock, when another process holds it, is waited for on a timer too (`createImmediateBegin`).
-      return lock.run(async () => {
-        await immediate.begin()
-        try {
-          const result = await work(db)
-          sqlite.run('COMMIT')
-          return result
-        } catch (error) {
-          if (sqlite.inTransaction) sqlite.run('ROLLBACK')
-          throw error
-        }
-      })
+    transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+      // One connection: a transaction holds it from its first statement to its last, across its awaits. Transactions
+      // arriving together share one commit, each in its own savepoint (see `createWriteBatch`); another process's
+      // hold on the file's write lock is waited for on timers, not in SQLite's busy handler.
+      return batch.transaction(() => work(db))
     },
     async close() {
       if (closed) return
       closed = true
       // Closed at once when nothing is open, so a caller that does not await still finds the file closed.
-      if (lock.busy()) await lock.idle()
+      if (batch.pending() || lock.busy()) {
+        await batch.flush()
+        await lock.idle()
+      }
       sqlite.close()
     },
   }
+  const batch = writeBatchOf(storage)
+  let closed = false
+  return storage
 }
 
 /**

@@ -129,11 +129,7 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
     startTurn: (turn) => batch.run(() => startTurnWrites(turn, clock())),
     endRun: (runId, status, error) => batch.run(() => void endRun.run(status, error ?? null, clock(), runId)),
     saveMessages: (take) => batch.run(() => saveWrites(take)),
-    async flushWrites() {
-      // An open asynchronous transaction holds the connection: the commit waits for its turn, as the batch's own does.
-      if (storage.lock.busy()) await storage.lock.run(async () => batch.flush())
-      else batch.flush()
-    },
+    flushWrites: () => batch.flush(),
     async recoverInterruptedRuns() {
       const now = clock()
       const recover = sqlite.transaction(() => {

@@ -1,4 +1,5 @@
 import type { Storage } from '../../db/client'
+import { preparedOnce } from '../../db/prepared'
 import { ForbiddenError } from '../../lib/errors'
 import { eq, sql } from 'drizzle-orm'
 import { evaluateChatThreadPolicies, type ChatThreadRequest } from '../management/chat-thread-policies'
@@ -14,12 +15,14 @@ import type { ChatRequest } from './model'
 export function createThreadPolicyGuard(storage: Storage) {
   const { aiEngineerSettings } = storage.tables
   // Read on every chat request: prepared once rather than built and compiled per request.
-  const settingsOf = storage.db
-    .select({ settings: aiEngineerSettings.settings })
-    .from(aiEngineerSettings)
-    .where(eq(aiEngineerSettings.deploymentId, sql.placeholder('deploymentId')))
-    .limit(1)
-    .prepare()
+  const settingsOf = preparedOnce(
+    storage.db
+      .select({ settings: aiEngineerSettings.settings })
+      .from(aiEngineerSettings)
+      .where(eq(aiEngineerSettings.deploymentId, sql.placeholder('deploymentId')))
+      .limit(1)
+      .prepare(),
+  )
   const check = async (deploymentId: number, requests: ChatThreadRequest[]) => {
     // The same reading of the settings as the management area's `loadChatThreadPolicies`.
     const stored = (await settingsOf.execute({ deploymentId }))[0]?.settings.chatThreadPolicies

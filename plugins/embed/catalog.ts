@@ -2,7 +2,8 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { Db, Storage } from '../../db/client'
 import type { AttributeType } from '../../db/bootstrap/model'
 import { BadRequestError } from '../../lib/errors'
-import { preparedPer } from './prepared'
+import { preparedPer } from '../../db/prepared'
+import { sqliteCatalogStatements } from './sqlite-statements'
 
 /**
  * Where group and attribute names resolve: the account's tenant-wide catalog (`embedTenantId` null) or one embed
@@ -22,13 +23,14 @@ export interface ResolvedAttribute {
 }
 
 /**
- * The catalog lookups and membership writes of every provisioning call, as prepared statements compiled once (the
- * query builder would build and compile each one again per call), run in the caller's transaction `tx`.
- * Tenant-wide rows have no tenant, so `coalesce(embed_tenant_id, 0)` selects them with 0, as the unique indexes do.
+ * The catalog statements as drizzle queries, for a dialect without statements of its own (Postgres). Tenant-wide
+ * rows have no tenant, so the tenant or 0 selects them with 0, written as the unique indexes write it: a database
+ * uses an expression index only for the same expression (SQLite's indexes say `ifnull`, Postgres's `coalesce`).
  */
-export function createCatalogQueries(storage: Storage) {
+function drizzleCatalogStatements(storage: Storage) {
   const { groups, groupMemberships, userAttributeDefinitions } = storage.tables
   const placeholder = sql.placeholder
+  const tenantOrZero = storage.dialect === 'sqlite' ? sql.raw('ifnull') : sql.raw('coalesce')
   // One indexed lookup per name: cheaper here than one statement with a list (IN) or a JOIN.
   const groupByName = preparedPer((db) =>
     db
@@ -37,7 +39,7 @@ export function createCatalogQueries(storage: Storage) {
       .where(
         and(
           eq(groups.accountId, placeholder('accountId')),
-          sql`coalesce(${groups.embedTenantId}, 0) = ${placeholder('tenant')}`,
+          sql`${tenantOrZero}(${groups.embedTenantId}, 0) = ${placeholder('tenant')}`,
           eq(groups.namespace, placeholder('namespace')),
           eq(groups.name, placeholder('name')),
         ),
@@ -51,7 +53,7 @@ export function createCatalogQueries(storage: Storage) {
       .where(
         and(
           eq(userAttributeDefinitions.accountId, placeholder('accountId')),
-          sql`coalesce(${userAttributeDefinitions.embedTenantId}, 0) = ${placeholder('tenant')}`,
+          sql`${tenantOrZero}(${userAttributeDefinitions.embedTenantId}, 0) = ${placeholder('tenant')}`,
           eq(userAttributeDefinitions.name, placeholder('name')),
         ),
       )
@@ -66,7 +68,7 @@ export function createCatalogQueries(storage: Storage) {
         and(
           eq(groupMemberships.userId, placeholder('userId')),
           sql`(SELECT ${groups.accountId} = ${placeholder('accountId')}
-                      AND coalesce(${groups.embedTenantId}, 0) = ${placeholder('tenant')}
+                      AND ${tenantOrZero}(${groups.embedTenantId}, 0) = ${placeholder('tenant')}
                       AND ${groups.namespace} = ${placeholder('namespace')}
                  FROM ${groups} WHERE ${groups.id} = ${groupMemberships.groupId})`,
         ),
@@ -88,6 +90,19 @@ export function createCatalogQueries(storage: Storage) {
       )
       .prepare(),
   )
+  return { groupByName, attributeByName, membershipsIn, insertMembership, deleteMembership }
+}
+
+type CatalogStatements = ReturnType<typeof drizzleCatalogStatements>
+
+/**
+ * The catalog lookups and membership writes of every provisioning call, as statements prepared once (on SQLite
+ * bun:sqlite's own, see `sqlite-statements.ts`), run in the caller's transaction `tx`.
+ */
+export function createCatalogQueries(storage: Storage) {
+  const statements: CatalogStatements =
+    storage.dialect === 'sqlite' ? sqliteCatalogStatements(storage.sqlite) : drizzleCatalogStatements(storage)
+  const { groupByName, attributeByName, membershipsIn, insertMembership, deleteMembership } = statements
   const tenantOf = (scope: CatalogScope) => scope.embedTenantId ?? 0
 
   return {

@@ -1,6 +1,7 @@
 import { eq, getTableColumns, sql } from 'drizzle-orm'
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import { first, type Storage } from '../../db/client'
+import { preparedOnce } from '../../db/prepared'
 import { UnauthorizedError } from '../../lib/errors'
 import { randomToken } from '../../lib/secrets'
 import type { EmbedCaller, EmbedTokenVerifier } from '../auth/model'
@@ -46,12 +47,14 @@ export function createEmbedTokens(
     return loading
   }
   // Every column of the session (the grant recorded at mint time) and its account's name.
-  const sessionByPublicId = storage.db
-    .select({ ...getTableColumns(embedSessions), accountName: accounts.name })
-    .from(embedSessions)
-    .innerJoin(accounts, eq(accounts.id, embedSessions.accountId))
-    .where(eq(embedSessions.publicId, sql.placeholder('publicId')))
-    .prepare()
+  const sessionByPublicId = preparedOnce(
+    storage.db
+      .select({ ...getTableColumns(embedSessions), accountName: accounts.name })
+      .from(embedSessions)
+      .innerJoin(accounts, eq(accounts.id, embedSessions.accountId))
+      .where(eq(embedSessions.publicId, sql.placeholder('publicId')))
+      .prepare(),
+  )
 
   return {
     async sign(session: ExchangedSession): Promise<string> {

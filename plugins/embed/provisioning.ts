@@ -291,7 +291,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
   }
 
   return {
-    provision,
+    provision: (tx, request) => provision(tx, request),
     snapshot,
     accessOf: (userId: number) => accessIn(storage.db, userId),
     async fromSessionSettings(accountId: number, settings: SessionSettings): Promise<ResolvedUser> {

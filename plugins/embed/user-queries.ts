@@ -1,12 +1,19 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
-import { preparedPer } from './prepared'
+import { preparedPer } from '../../db/prepared'
+import { sqliteUserQueries } from './sqlite-statements'
 
 /**
- * The statements of user provisioning, each prepared once per query executor (see `preparedPer`): every chat
- * request of a user reads its access through them, and generate-session writes through them.
+ * The statements of user provisioning: every chat request of a user reads its access through them, and
+ * generate-session writes through them. On SQLite they are bun:sqlite statements (see `sqlite-statements.ts`),
+ * elsewhere drizzle queries prepared once per query executor (see `preparedPer`).
  */
-export function createUserQueries(storage: Storage) {
+export function createUserQueries(storage: Storage): UserQueries {
+  return storage.dialect === 'sqlite' ? sqliteUserQueries(storage.sqlite) : drizzleUserQueries(storage)
+}
+
+/** The statements as drizzle queries, for a dialect without statements of its own (Postgres). */
+function drizzleUserQueries(storage: Storage) {
   const {
     accounts,
     externalUserCounts,
@@ -168,4 +175,4 @@ export function createUserQueries(storage: Storage) {
   }
 }
 
-export type UserQueries = ReturnType<typeof createUserQueries>
+export type UserQueries = ReturnType<typeof drizzleUserQueries>

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'bun:test'
-import { eq } from 'drizzle-orm'
+import { Database } from 'bun:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
 import { first, openStorage, type Storage } from '../../db/client'
 import { writeBatchOf } from '../../db/write-batch'
 
@@ -53,6 +54,45 @@ describe('storage.transaction on SQLite', () => {
     expect(order.slice(0, 2)).toEqual(['slow begins', 'slow ends'])
     expect((await storage.db.select().from(accounts)).length).toBe(3)
     await storage.close()
+  })
+
+  it('commits transactions and writes started together once, each rolled back alone when it fails', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'group-commit-'))
+    const storage = openStorage(join(dir, 'service.db'))
+    // Another connection's data_version moves once per commit of this one.
+    const observer = new Database(join(dir, 'service.db'))
+    const version = () => observer.query<{ data_version: number }, []>('PRAGMA data_version').get()!.data_version
+    try {
+      const { accounts } = storage.tables
+      const before = version()
+      const outcomes = await Promise.allSettled([
+        ...Array.from({ length: 6 }, (_, index) =>
+          storage.transaction(async (tx) => {
+            await tx.insert(accounts).values({ name: `account ${index}`, plan: 'free', createdAt: 1 })
+            if (index === 2) throw new Error('this one fails')
+          }),
+        ),
+        writeBatchOf(storage).run(() => {
+          storage.sqlite.run("INSERT INTO accounts (name, plan, created_at) VALUES ('batched', 'free', 1)")
+        }),
+      ])
+      expect(outcomes.map((outcome) => outcome.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+      ])
+      expect(version() - before).toBe(1)
+      const names = (await storage.db.select().from(accounts)).map((row) => row.name).sort()
+      expect(names).toEqual(['account 0', 'account 1', 'account 3', 'account 4', 'account 5', 'batched'])
+    } finally {
+      observer.close()
+      await storage.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -3,6 +3,8 @@ import { AppError } from '../../../lib/errors'
 import { createTestApp, type TestApp } from '../../helpers/app'
 import { testBootstrap } from '../../helpers/fixtures'
 import { groupsOf, userRow, valuesOf } from './helpers'
+import type { SessionSettings } from '../../../plugins/auth/session-settings'
+import type { UserAccess } from '../../../plugins/auth/user-access'
 
 let test: TestApp
 afterEach(() => test?.close())
@@ -62,6 +64,47 @@ describe('createUserProvisioner fromSessionSettings', () => {
     const none = await test.deps.users.fromSessionSettings(ACME, { externalId: 'user-3' })
     expect(await test.deps.users.fromSessionSettings(ACME, { externalId: 'user-3' })).toEqual(none)
     expect(none.access).toEqual({ userId: none.userId, groups: [], userAttributes: {}, securityContext: {} })
+  })
+
+  it('applies each later change of a known user, and answers an unchanged one as stored', async () => {
+    test = createTestApp()
+    const users = test.deps.users
+    const first = await users.fromSessionSettings(ACME, {
+      externalId: 'user-2',
+      groups: ['sales'],
+      userAttributes: [{ name: 'region', value: 'EU' }],
+    })
+    const same = await users.fromSessionSettings(ACME, { externalId: 'user-2', groups: ['sales'] })
+    expect(same).toEqual(first)
+    const steps: Array<{ settings: Omit<SessionSettings, 'externalId'>; access: Omit<UserAccess, 'userId'> }> = [
+      {
+        settings: { email: 'u2@example.com' },
+        access: { groups: ['sales'], userAttributes: { region: 'EU' }, securityContext: {} },
+      },
+      {
+        settings: { groups: ['ops'] },
+        access: { groups: ['ops'], userAttributes: { region: 'EU' }, securityContext: {} },
+      },
+      {
+        settings: { userAttributes: [{ name: 'region', value: 'US' }] },
+        access: { groups: ['ops'], userAttributes: { region: 'US' }, securityContext: {} },
+      },
+      {
+        settings: { userAttributes: [{ name: 'region', value: null }] },
+        access: { groups: ['ops'], userAttributes: {}, securityContext: {} },
+      },
+      {
+        settings: { securityContext: { tenant: 9 } },
+        access: { groups: ['ops'], userAttributes: {}, securityContext: { tenant: 9 } },
+      },
+    ]
+    for (const step of steps) {
+      const resolved = await users.fromSessionSettings(ACME, { externalId: 'user-2', ...step.settings })
+      expect(resolved.userId).toBe(first.userId)
+      expect(resolved.access).toEqual({ userId: first.userId, ...step.access })
+      expect(await users.accessOf(first.userId)).toEqual(resolved.access)
+    }
+    expect(await userRow(test, 'user-2')).toMatchObject({ email: 'u2@example.com' })
   })
 
   it('resolves an internal user by lowercased, trimmed username and refuses provisioning fields with it', async () => {
