@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'bun:test'
-import { openStorage } from '../../../db/client'
 import { createLogger } from '../../../lib/logger'
 import { randomToken } from '../../../lib/secrets'
 import { NODE_LOST_MESSAGE } from '../../../plugins/chat/interrupted-runs'
 import { encodeLine, encodedLine, errorLine } from '../../../plugins/chat/lines'
 import { RedisRunRegistry } from '../../../plugins/chat/redis-run-registry'
 import { MemoryRunRegistry } from '../../../plugins/chat/run-registry'
+import { testAppStorage } from '../../helpers/app'
 import { warnSkipped } from '../../helpers/database-servers'
 import { redisAvailable, redisServer } from '../../helpers/redis-server'
 import { newRun, readRun, runRegistryContract, settle } from './run-registry-contract'
@@ -18,7 +18,7 @@ runRegistryContract('in-memory', async () => {
 /** Registries of one deployment on the run's Redis (a key prefix of their own), as separate nodes would have. */
 async function redisNodes(count: number, leaseMs?: number | number[]) {
   const url = await redisServer()
-  const storage = openStorage(':memory:')
+  const storage = testAppStorage()
   const prefix = `test:${randomToken(6)}:`
   const logger = createLogger('silent')
   const nodes = Array.from(
