@@ -179,12 +179,14 @@ else {
     })
 
     it('renews the lease of a live run, so a run longer than the lease keeps its thread', async () => {
-      const { nodes, close } = await redisNodes(2, 200)
+      // Three leases long. Renewed every third of a lease, so only a test process stalled for a whole lease (600 ms:
+      // a machine busy with other work can stall it for a good part of 200 ms) loses it.
+      const { nodes, close } = await redisNodes(2, 600)
       const [a, b] = nodes
       try {
         const key = newRun()
         const run = (await a.start(key))!
-        await Bun.sleep(700)
+        await Bun.sleep(1800)
         expect(run.signal.aborted).toBe(false)
         expect(await b.start({ ...key, runId: 'second' })).toBeUndefined()
         expect((await b.forChat(key.chatId))?.key.chatId).toBe(key.chatId)
