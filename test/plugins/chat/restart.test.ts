@@ -56,8 +56,11 @@ describe('restart safety', () => {
 
     const second = await startServerProcess(env)
     servers.push(second)
-    expect(second.output()).toContain('marked runs of a previous process as interrupted')
     const state = await lineReader(await post(second, { chatId })).rest()
+    // Logged before the first request is answered: on SQLite before the server listens, on Postgres while the first
+    // requests wait for it. The output reaches this process through a pipe, a moment later.
+    for (let wait = 0; wait < 100 && !second.output().includes('marked runs of a previous'); wait++) await Bun.sleep(50)
+    expect(second.output()).toContain('marked runs of a previous process as interrupted')
     expect(state.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
     const messages = (state[1].state as { messages: Line[] }).messages
     expect(messages[0]).toMatchObject({ role: 'user', content: 'Tell me a long story' })
