@@ -14,6 +14,8 @@ export function containsNul(value: unknown): boolean {
     if (typeof item === 'string') {
       if (item.includes('\u0000')) return true
     } else if (typeof item === 'object' && item !== null) {
+      // Bytes and files are not text (and a large upload would be walked byte by byte).
+      if (ArrayBuffer.isView(item) || item instanceof ArrayBuffer || item instanceof Blob) continue
       for (const [key, child] of Object.entries(item)) {
         if (key.includes('\u0000')) return true
         if (typeof child === 'string' || (typeof child === 'object' && child !== null)) pending.push(child)
