@@ -16,7 +16,7 @@ import {
   RELEASE_UNREAD,
   RENEW,
 } from './redis-scripts'
-import { FollowedRun, LINES_FIELD, StreamFollower } from './redis-stream-follower'
+import { LINES_FIELD, StreamFollower } from './redis-stream-follower'
 import {
   Run,
   whenIdle,
@@ -332,8 +332,7 @@ export class RedisRunRegistry implements RunRegistry {
     const { runId, key } = JSON.parse(record) as LeaseRecord
     const local = this.byRunId.get(runId)
     if (local) return local.run
-    const stream = this.keys.log(runId)
-    return this.follower.get(stream) ?? new FollowedRun(key, runId, stream, this.follower)
+    return this.follower.runOf(key, runId, this.keys.log(runId))
   }
 
   private receive(message: string): void {

@@ -66,6 +66,11 @@ type StreamEntries = Array<[string, string[]]>
  */
 export class StreamFollower {
   private readonly runs = new Map<string, FollowedRun>()
+  /** Runs handed out by `runOf`, followed or not yet; an entry goes once nothing holds its run any more. */
+  private readonly handedOut = new Map<string, WeakRef<FollowedRun>>()
+  private readonly collected = new FinalizationRegistry<string>((stream) => {
+    if (this.handedOut.get(stream)?.deref() === undefined) this.handedOut.delete(stream)
+  })
   private clientId: string | undefined
   /** The number of the read in flight (0: none), so an interruption stops once that read has returned. */
   private reading = 0
@@ -87,9 +92,19 @@ export class StreamFollower {
     return this.runs.size
   }
 
-  /** The run followed from `stream`, if any. */
-  get(stream: string): FollowedRun | undefined {
-    return this.runs.get(stream)
+  /**
+   * The run of `stream` as this node's readers see it: the one already handed out while anything still holds it, or
+   * a new one. One per stream: a request finds the run, then awaits other work before it reads, so several may hold
+   * it before the first reads; a second object would take the first's place in the read and leave its readers
+   * waiting for lines that never come.
+   */
+  runOf(key: RunKey, runId: string, stream: string): FollowedRun {
+    const known = this.runs.get(stream) ?? this.handedOut.get(stream)?.deref()
+    if (known) return known
+    const run = new FollowedRun(key, runId, stream, this)
+    this.handedOut.set(stream, new WeakRef(run))
+    this.collected.register(run, stream)
+    return run
   }
 
   follow(run: FollowedRun): void {

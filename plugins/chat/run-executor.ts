@@ -186,13 +186,14 @@ class Execution {
       case 'text-delta': {
         const message = this.get(event)
         if (event.delta === '') return
-        message.appendText(event.delta)
+        const delta = withoutNul(event.delta)
+        message.appendText(delta)
         message.delta ??= deltaLines(message)
-        this.services.messages.append(run, message, message.delta(event.delta))
+        this.services.messages.append(run, message, message.delta(delta))
         return
       }
       case 'thinking-delta': {
-        if (turn.devMode) this.get(event).thinking += event.delta
+        if (turn.devMode) this.get(event).thinking += withoutNul(event.delta)
         return
       }
       case 'message-end': {
@@ -230,4 +231,13 @@ class Execution {
       }
     }
   }
+}
+
+/**
+ * A model's text with U+FFFD in place of the NUL character, on every storage: Postgres cannot store NUL in text, and
+ * a save holding one failed over and over, holding back the lines of every run saved with it. Clients see what is
+ * stored.
+ */
+function withoutNul(text: string): string {
+  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text
 }

@@ -1,6 +1,7 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { AppError } from '../../lib/errors'
 import type { Logger } from '../../lib/logger'
+import { containsNul, NUL_TEXT_MESSAGE } from '../../lib/nul-text'
 import { schemaErrors } from '../../lib/schema-errors'
 import { encodeLine, errorLine } from './lines'
 import { ChatRequest } from './model'
@@ -67,6 +68,7 @@ export class SocketSession<Access> {
     if (isAbortMessage(request)) return void this.abort(request)
     if (!chatRequestCheck.Check(request))
       return this.sendError(schemaErrors(ChatRequest, request)[0] ?? 'Invalid chat request')
+    if (containsNul(request)) return this.sendError(NUL_TEXT_MESSAGE)
     this.queue.push(request)
     if (!this.pumping) void this.pump()
   }

@@ -2,7 +2,8 @@ import { Elysia } from 'elysia'
 import type { Config } from '../../lib/config'
 import type { Logger } from '../../lib/logger'
 import type { Metrics } from '../../lib/metrics'
-import { PayloadTooLargeError } from '../../lib/errors'
+import { BadRequestError, PayloadTooLargeError } from '../../lib/errors'
+import { containsNul, NUL_TEXT_MESSAGE } from '../../lib/nul-text'
 import { randomToken } from '../../lib/secrets'
 import { createBodyLimit } from './body-limit'
 import { toErrorResponse } from './error-handler'
@@ -64,9 +65,11 @@ export function corePlugin(deps: CoreDeps) {
         context.request = guarded
       }
     })
-    .onTransform({ as: 'global' }, ({ request, body, query }) => {
+    .onTransform({ as: 'global' }, ({ request, body, query, params }) => {
       // An optional body that overflowed was swallowed as "no body" by the parser: still a 413.
       if (bodyLimit.exceeded(request)) throw new PayloadTooLargeError(config.maxBodyBytes)
+      if (containsNul(params) || containsNul(query) || containsNul(body))
+        throw new BadRequestError(NUL_TEXT_MESSAGE, 'NUL_CHARACTER')
       // Before validation, which describes a failing value by turning it into a string.
       makePrintable(body)
       makePrintable(query)

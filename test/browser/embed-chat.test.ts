@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import { asc, eq } from 'drizzle-orm'
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
 import { launchBrowser, screenshot, watch, type PageLog } from './helpers/browser'
 import { startEmbedServer, type EmbedServer } from './helpers/embed-server'
@@ -48,11 +49,17 @@ const isStream = (request: Request) => request.url().endsWith('/chat/stream-chat
 
 /** Rows of the thread as stored, for checks of what really happened on the server. */
 function storedMessages(chatId: string) {
-  return server.storage.sqlite
-    .query<{ id: string; role: string; status: string; graphPath: string | null }, [string]>(
-      'SELECT id, role, status, graph_path AS graphPath FROM chat_messages WHERE thread_id = ? ORDER BY sort',
-    )
-    .all(chatId)
+  const { chatMessages } = server.storage.tables
+  return server.storage.db
+    .select({
+      id: chatMessages.id,
+      role: chatMessages.role,
+      status: chatMessages.status,
+      graphPath: chatMessages.graphPath,
+    })
+    .from(chatMessages)
+    .where(eq(chatMessages.threadId, chatId))
+    .orderBy(asc(chatMessages.sort))
 }
 
 describe('GET /embed/chat in a browser', () => {
@@ -265,14 +272,13 @@ describe('GET /embed/chat in a browser', () => {
     await screenshot(page, 'chat-reload-finished')
 
     // One turn on the server: the question stored once, answered once, nothing run twice.
-    const stored = storedMessages(body.chatId)
+    const stored = await storedMessages(body.chatId)
     expect(stored.filter((message) => message.role === 'user').map((message) => message.id)).toEqual([sent.messageId])
-    expect(stored.filter((message) => message.graphPath === '["final"]').length).toBe(1)
+    expect(stored.filter((message) => JSON.stringify(message.graphPath) === '["final"]').length).toBe(1)
     expect(stored.every((message) => message.status === 'complete')).toBe(true)
-    const runs = server.storage.sqlite
-      .query<{ count: number }, [string]>('SELECT count(*) AS count FROM chat_runs WHERE thread_id = ?')
-      .get(body.chatId)!
-    expect(runs.count).toBe(1)
+    const { chatRuns } = server.storage.tables
+    const runs = await server.storage.db.select().from(chatRuns).where(eq(chatRuns.threadId, body.chatId))
+    expect(runs.length).toBe(1)
     expect(log.unexpected()).toEqual([])
   })
 

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import { eq } from 'drizzle-orm'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { launchBrowser, screenshot, watch, type PageLog } from './helpers/browser'
 import { startEmbedServer, type EmbedServer } from './helpers/embed-server'
@@ -212,9 +213,10 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
     // Saving refuses such a widget now; one saved before that check (or broken by a model change) is still shown plainly.
     const broken = await publishDashboard(server, { widgets: [demoWidgets[0], demoWidgets[1]] })
     const widgets = [demoWidgets[0], { ...demoWidgets[1], query: 'SELECT orders.no_such_member FROM orders' }]
-    server.storage.sqlite
-      .query('UPDATE dashboards SET widgets = ? WHERE public_id = ?')
-      .run(JSON.stringify(widgets), broken.publicId)
+    const { dashboards } = server.storage.tables
+    await server.storage.transaction((tx) =>
+      tx.update(dashboards).set({ widgets }).where(eq(dashboards.publicId, broken.publicId)),
+    )
     const { page, log } = await openDashboard({ externalId: 'broken-viewer' }, { publicId: broken.publicId })
     await widgetsDrawn(page)
     const error = page.locator('[data-widget="status"] .widget-error')

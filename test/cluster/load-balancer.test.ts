@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
 import { lineReader, messageId, type Line } from '../helpers/chat'
 import { connectChatSocket, turnEnded } from '../helpers/chat-socket'
+import { testStorage } from '../helpers/bootstrapped-postgres'
 import { startCluster, type Cluster } from '../helpers/cluster'
 import { warnSkipped } from '../helpers/database-servers'
 import { nginxAvailable, startLoadBalancer, type LoadBalancer } from '../helpers/nginx'
@@ -29,8 +30,13 @@ let balancer: LoadBalancer | undefined
 beforeAll(async () => {
   if (!available) return
   // What is under test is nginx's configuration, not where the nodes keep their state: one SQLite file for both (as
-  // WORKERS would), so it runs wherever Redis does; the nodes on Postgres are the two-node test's.
-  cluster = await startCluster({ nodes: 2, bootstrap, storage: 'sqlite-file' })
+  // WORKERS would), so it runs wherever Redis does; the nodes on Postgres are the two-node test's, and this one's
+  // with TEST_STORAGE=postgres.
+  cluster = await startCluster({
+    nodes: 2,
+    bootstrap,
+    storage: testStorage === 'postgres' ? 'postgres' : 'sqlite-file',
+  })
   const [a, b] = cluster.nodes
   balancer = await startLoadBalancer(join(import.meta.dir, '..', '..', 'deploy', 'scale-out', 'nginx.conf'), {
     'node-1': `127.0.0.1:${a.port}`,

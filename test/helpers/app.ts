@@ -33,6 +33,16 @@ export function testClock(start = Date.UTC(2026, 6, 20, 12, 0, 0)) {
 }
 
 /**
+ * A new database of the run's kind with `bootstrap` (the test bootstrap by default) already in place: SQLite in
+ * memory, or a Postgres database of its own with `TEST_STORAGE=postgres`. For tests that share one storage between
+ * apps (nodes of one cluster) or hand it to a registry; `createTestApp` makes one itself otherwise. The caller
+ * closes it (an app given it does, on `close()`).
+ */
+export function testAppStorage(bootstrap: BootstrapFile = testBootstrap()): Storage {
+  return testStorage === 'postgres' ? bootstrappedPostgres(bootstrap) : bootstrappedSqlite(bootstrap)
+}
+
+/**
  * A fresh app with the test bootstrap (or `options.bootstrap`) applied: over a new database where the bootstrap is in
  * place at once (SQLite in memory, or a Postgres database of its own with `TEST_STORAGE=postgres`), or over
  * `options.storage`, where it is applied asynchronously: `request` waits for it, and a test that uses that storage
@@ -46,8 +56,7 @@ export function createTestApp(options: TestAppOptions = {}) {
     ...options.config,
   }
   const bootstrap = options.bootstrap ?? testBootstrap()
-  const storage =
-    options.storage ?? (testStorage === 'postgres' ? bootstrappedPostgres(bootstrap) : bootstrappedSqlite(bootstrap))
+  const storage = options.storage ?? testAppStorage(bootstrap)
   const ready = options.storage
     ? applyBootstrap(storage, bootstrap, 'test bootstrap').then(() => undefined)
     : Promise.resolve()

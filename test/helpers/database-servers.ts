@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 /**
- * Throwaway database servers for tests: a Postgres cluster (`initdb` in a temp folder, run as the `postgres`
+ * Throwaway database servers for tests: Postgres clusters (`initdb` in a temp folder, run as the `postgres`
  * user) and a MariaDB server (`mariadb-install-db` into a temp folder), each on a free port of 127.0.0.1. One of
- * each per `bun test` run, started on first use; `stopDatabaseServers()` (called when the run ends, and on exit)
- * stops them and deletes their folders, also after a failed test.
+ * each per `bun test` run (and a second Postgres for the data sources), started on first use;
+ * `stopDatabaseServers()` (called when the run ends, and on exit) stops them and deletes their folders, also after a
+ * failed test.
  */
 export interface DatabaseServer {
   /** `postgres://...` or `mysql://...` of a database the tests may fill. */
@@ -195,10 +196,19 @@ async function startMariadb(): Promise<DatabaseServer> {
 }
 
 let postgres: Promise<DatabaseServer> | undefined
+let sourcePostgres: Promise<DatabaseServer> | undefined
 let mariadb: Promise<DatabaseServer> | undefined
 
-/** The run's Postgres server, started on first use. */
+/**
+ * The run's Postgres server, started on first use: the test apps' state with `TEST_STORAGE=postgres`, and the
+ * databases of the storage, CLI and cluster tests.
+ */
 export const postgresServer = (): Promise<DatabaseServer> => (postgres ??= startPostgres())
+/**
+ * A second Postgres server, for data sources only, started on first use: the outage test stops it, which must not
+ * take down the test apps' own state on the run's server.
+ */
+export const sourcePostgresServer = (): Promise<DatabaseServer> => (sourcePostgres ??= startPostgres())
 /** The run's MariaDB server, started on first use. */
 export const mariadbServer = (): Promise<DatabaseServer> => (mariadb ??= startMariadb())
 

@@ -7,7 +7,7 @@ import {
   mariadbAvailable,
   mariadbServer,
   postgresAvailable,
-  postgresServer,
+  sourcePostgresServer,
   warnSkipped,
   type DatabaseServer,
 } from './database-servers'
@@ -62,9 +62,10 @@ export const duckdbDemoSource = () =>
     return { name: 'duckdb', config: config('duckdb', { path }) }
   })
 
+/** On a Postgres server of its own: the outage test stops it, and the run's server holds the test apps' state. */
 export const postgresDemoSource = () =>
   once('postgres', async () => {
-    const server = await postgresServer()
+    const server = await sourcePostgresServer()
     await load(server.url)
     return { name: 'postgres', config: config('postgres', { url: server.url }), server }
   })

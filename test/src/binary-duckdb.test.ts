@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { TEST_DEMO_DATA } from '../helpers/demo-data'
+import { serverDatabase, type ServerDatabase } from '../helpers/server-database'
 import { startServerProcess, type ServerProcess } from '../helpers/server-process'
 
 /**
@@ -19,6 +20,7 @@ const cache = join(dir, 'cache')
 // The DuckDB bindings ship for linux-x64 (glibc) in this project's lockfile; the build embeds that one.
 const buildable = process.platform === 'linux' && process.arch === 'x64'
 let server: ServerProcess | undefined
+let database: ServerDatabase | undefined
 
 function build(): void {
   const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { build: string } })
@@ -61,9 +63,10 @@ beforeAll(async () => {
         agents: [{ id: 2, name: B }]
 `,
   )
+  database = await serverDatabase(dir)
   server = await startServerProcess(
     {
-      DB_PATH: join(dir, 'service.db'),
+      ...database.env,
       BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'),
       DEMO_DATA_PATH: TEST_DEMO_DATA,
       DUCKDB_LIBRARY_CACHE: cache,
@@ -74,6 +77,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop('SIGKILL')
+  await database?.drop()
   rmSync(dir, { recursive: true, force: true })
 })
 

@@ -19,6 +19,7 @@ import {
   type Operation,
 } from '../helpers/hostile-requests'
 import type { JsonSchema } from '../helpers/hostile-values'
+import { serverDatabase, type ServerDatabase } from '../helpers/server-database'
 import { startServerProcess, type ServerProcess } from '../helpers/server-process'
 import { serviceToken } from '../helpers/tokens'
 
@@ -242,14 +243,16 @@ describe('every route of /openapi/json under hostile input', () => {
 
 describe('a listening server under hostile input', () => {
   let server: ServerProcess | undefined
+  let database: ServerDatabase | undefined
   let folder: string
 
   beforeAll(async () => {
     folder = mkdtempSync(join(tmpdir(), 'route-fuzz-'))
     const bootstrap = join(folder, 'bootstrap.json')
     writeFileSync(bootstrap, JSON.stringify(testBootstrap()))
+    database = await serverDatabase(folder)
     server = await startServerProcess({
-      DB_PATH: join(folder, 'service.db'),
+      ...database.env,
       BOOTSTRAP_FILE: bootstrap,
       DEMO_DATA_PATH: TEST_DEMO_DATA,
       ANALYST_DELAY_MS: '0',
@@ -259,6 +262,7 @@ describe('a listening server under hostile input', () => {
   }, 90_000)
   afterAll(async () => {
     await server?.stop('SIGKILL')
+    await database?.drop()
     rmSync(folder, { recursive: true, force: true })
   })
 

@@ -3,13 +3,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { HEAP_GROWTH_OPTION, HEAP_GROWTH_VALUE } from '../../src/runtime-tuning'
+import { serverDatabase, type ServerDatabase } from '../helpers/server-database'
 import { startServerProcess, type ServerProcess } from '../helpers/server-process'
 import { TEST_DEMO_DATA } from '../helpers/demo-data'
 
 const dir = mkdtempSync(join(tmpdir(), 'runtime-tuning-'))
 const servers: ServerProcess[] = []
+const databases: ServerDatabase[] = []
 afterAll(async () => {
   for (const server of servers) await server.stop('SIGKILL')
+  for (const database of databases) await database.drop()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -23,8 +26,10 @@ const environmentOf = (pid: number): Record<string, string> =>
   )
 
 const start = async (extra: Record<string, string> = {}) => {
+  const database = await serverDatabase(dir, `service-${servers.length}`)
+  databases.push(database)
   const server = await startServerProcess({
-    DB_PATH: join(dir, `service-${servers.length}.db`),
+    ...database.env,
     DEMO_DATA_PATH: TEST_DEMO_DATA,
     ...extra,
   })

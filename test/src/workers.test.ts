@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { lineReader, messageId } from '../helpers/chat'
 import { TEST_DEMO_DATA } from '../helpers/demo-data'
 import { redisAvailable, startRedisServer, type RedisServer } from '../helpers/redis-server'
+import { serverDatabase, type ServerDatabase } from '../helpers/server-database'
 import { startServerProcess, type ServerProcess } from '../helpers/server-process'
 import { warnSkipped } from '../helpers/database-servers'
 
@@ -13,6 +14,8 @@ if (!redisAvailable) warnSkipped('the WORKERS tests (redis-server)')
 const dir = mkdtempSync(join(tmpdir(), 'workers-'))
 let redis: RedisServer | undefined
 const servers: ServerProcess[] = []
+/** Each server's database: a file in `dir`, or with TEST_STORAGE=postgres one the workers share on Postgres. */
+const databases: ServerDatabase[] = []
 /** Every worker process the tests saw, restarted ones included. */
 const workerPids = new Set<number>()
 beforeAll(async () => {
@@ -32,6 +35,7 @@ afterAll(async () => {
     for (const pid of workerPids) if (isAlive(pid)) process.kill(pid, 'SIGKILL')
     await waitFor(() => ![...workerPids].some(isAlive), 'the workers exiting')
   } finally {
+    for (const database of databases) await database.drop()
     await redis?.stop()
     rmSync(dir, { recursive: true, force: true })
   }
@@ -61,12 +65,18 @@ writeFileSync(
 `,
 )
 
+async function databaseFor(name: string): Promise<Record<string, string>> {
+  const database = await serverDatabase(dir, name)
+  databases.push(database)
+  return database.env
+}
+
 async function startWorkers(name: string): Promise<{ server: ServerProcess; pids: number[] }> {
   const server = await startServerProcess({
     BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'),
     WORKERS: '2',
     REDIS_URL: redis!.url,
-    DB_PATH: join(dir, `${name}.db`),
+    ...(await databaseFor(name)),
     DEMO_DATA_PATH: TEST_DEMO_DATA,
     LOG_FORMAT: 'json',
   })
@@ -201,7 +211,7 @@ describe.skipIf(!redisAvailable)('WORKERS', () => {
         WORKERS: '2',
         REDIS_URL: redis!.url,
         PORT: String(holder.port),
-        DB_PATH: join(dir, 'taken.db'),
+        ...(await databaseFor('taken')),
         DEMO_DATA_PATH: TEST_DEMO_DATA,
       }).then(
         (server) => {

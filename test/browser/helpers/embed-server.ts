@@ -1,10 +1,9 @@
-import { applyBootstrap } from '../../../db/bootstrap/apply'
-import { openStorage } from '../../../db/client'
 import { createApp } from '../../../src/app'
 import { loadConfig } from '../../../lib/config'
 import { createDeps } from '../../../src/deps'
 import { createLogger } from '../../../lib/logger'
 import { AgentError, type AgentFactory } from '../../../plugins/chat/agent'
+import { testAppStorage } from '../../helpers/app'
 import { gate } from '../../helpers/gates'
 import { keys } from '../../helpers/fixtures'
 import { webBootstrap, type Json } from '../../plugins/web/helpers'
@@ -56,9 +55,10 @@ function controllableAgents(factory: AgentFactory) {
 }
 
 /**
- * The real app on 127.0.0.1, port 0, over an in-memory database with the web tests' bootstrap, the offline analyst
- * streaming with a small delay, and a clock that follows real time (the browser's timers compare against it) but
- * can be shifted. `stop()` closes everything it started.
+ * The real app on 127.0.0.1, port 0, over a new database of the run's kind (SQLite in memory, or Postgres with
+ * TEST_STORAGE=postgres) with the web tests' bootstrap, the offline analyst streaming with a small delay, and a clock
+ * that follows real time (the browser's timers compare against it) but can be shifted. `stop()` closes everything it
+ * started.
  */
 export async function startEmbedServer(options: { analystDelayMs?: number } = {}) {
   const config = {
@@ -66,8 +66,7 @@ export async function startEmbedServer(options: { analystDelayMs?: number } = {}
     dbPath: ':memory:',
     demoDataPath: TEST_DEMO_DATA,
   }
-  const storage = openStorage(':memory:')
-  await applyBootstrap(storage, webBootstrap(), 'browser test bootstrap')
+  const storage = testAppStorage(webBootstrap())
   let offsetMs = 0
   const clock = () => Date.now() + offsetMs
   const base = createDeps(config, storage, { logger: createLogger('silent'), clock })
@@ -117,7 +116,7 @@ export async function startEmbedServer(options: { analystDelayMs?: number } = {}
     async stop() {
       await deps.lifecycle.shutdown()
       await app.server?.stop(true)
-      storage.close()
+      await storage.close()
     },
   }
 }

@@ -3,12 +3,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { TEST_DEMO_DATA } from '../../helpers/demo-data'
+import { serverDatabase } from '../../helpers/server-database'
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process'
 
 const dir = mkdtempSync(join(tmpdir(), 'key-policy-restart-'))
 const servers: ServerProcess[] = []
+// Restarted on the same database: its SQLite file, or with TEST_STORAGE=postgres its Postgres database.
+const database = await serverDatabase(dir)
 afterAll(async () => {
   for (const server of servers) await server.stop('SIGKILL')
+  await database.drop()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -30,7 +34,7 @@ writeFileSync(
 `,
 )
 const env = {
-  DB_PATH: join(dir, 'service.db'),
+  ...database.env,
   BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'),
   DEMO_DATA_PATH: TEST_DEMO_DATA,
 }

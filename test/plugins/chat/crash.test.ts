@@ -5,14 +5,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { lineReader, mergeLines, messageId, type Line } from '../../helpers/chat'
 import { TEST_DEMO_DATA } from '../../helpers/demo-data'
+import { serverDatabase } from '../../helpers/server-database'
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process'
 
 const TRIALS = 10
 const dir = mkdtempSync(join(tmpdir(), 'chat-crash-'))
 const key = 'ak_crash_test_0123456789'
 const servers: ServerProcess[] = []
+// Its SQLite file, or with TEST_STORAGE=postgres a Postgres database: the service is killed, its database never.
+const database = await serverDatabase(dir)
 afterAll(async () => {
   for (const server of servers) await server.stop('SIGKILL')
+  await database.drop()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -31,9 +35,8 @@ writeFileSync(
         agents: [{ id: 1, name: Analyst, kind: analyst }]
 `,
 )
-const dbPath = join(dir, 'service.db')
 const env = {
-  DB_PATH: dbPath,
+  ...database.env,
   BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'),
   DEMO_DATA_PATH: TEST_DEMO_DATA,
   ANALYST_DELAY_MS: '3',
@@ -138,12 +141,14 @@ function expectReceivedIsStored(thread: Line[], received: Line[], turn: number, 
   }
 }
 
+/** SQLite's own check of the file the killed process wrote; a Postgres server, not killed, keeps its own. */
 function integrityCheck(): string {
-  const database = new Database(dbPath)
+  if (database.dialect !== 'sqlite') return 'ok'
+  const sqlite = new Database(database.env.DB_PATH)
   try {
-    return database.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()!.integrity_check
+    return sqlite.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()!.integrity_check
   } finally {
-    database.close()
+    sqlite.close()
   }
 }
 

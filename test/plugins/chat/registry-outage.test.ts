@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'bun:test'
-import { openStorage } from '../../../db/client'
 import { createLogger } from '../../../lib/logger'
 import { RedisRunRegistry } from '../../../plugins/chat/redis-run-registry'
-import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { apiKey, createTestApp, testAppStorage, type TestApp } from '../../helpers/app'
+import { storedMessages } from '../../helpers/chat-rows'
 import { chatBase, messageId } from '../../helpers/chat'
 import { freePort } from '../../helpers/database-servers'
 import { keys } from '../../helpers/fixtures'
@@ -15,7 +15,7 @@ afterEach(async () => {
 
 describe('POST {chat_base_url}/chat/stream-chat-state while Redis does not answer', () => {
   it('answers 503 RUN_REGISTRY_UNAVAILABLE with Retry-After, and the refused runs do not count against the user', async () => {
-    const storage = openStorage(':memory:')
+    const storage = testAppStorage()
     const logger = createLogger('silent')
     const url = `redis://127.0.0.1:${await freePort()}`
     test = createTestApp({
@@ -37,6 +37,6 @@ describe('POST {chat_base_url}/chat/stream-chat-state while Redis does not answe
       })
     }
     // Nothing was stored for the refused turns.
-    expect(storage.sqlite.query('SELECT COUNT(*) AS count FROM chat_messages').get()).toEqual({ count: 0 })
+    expect([...(await storedMessages(storage, 'user')), ...(await storedMessages(storage, 'assistant'))]).toEqual([])
   })
 })

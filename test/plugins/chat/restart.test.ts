@@ -3,14 +3,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { lineReader, messageId, type Line } from '../../helpers/chat'
+import { serverDatabase } from '../../helpers/server-database'
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process'
 import { TEST_DEMO_DATA } from '../../helpers/demo-data'
 
 const dir = mkdtempSync(join(tmpdir(), 'chat-restart-'))
 const key = 'ak_restart_test_0123456789'
 const servers: ServerProcess[] = []
+// Restarted on the same database: its SQLite file, or with TEST_STORAGE=postgres its Postgres database.
+const database = await serverDatabase(dir)
 afterAll(async () => {
   for (const server of servers) await server.stop('SIGKILL')
+  await database.drop()
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -28,7 +32,7 @@ writeFileSync(
 `,
 )
 const env = {
-  DB_PATH: join(dir, 'service.db'),
+  ...database.env,
   BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'),
   DEMO_DATA_PATH: TEST_DEMO_DATA,
 }
@@ -52,8 +56,11 @@ describe('restart safety', () => {
 
     const second = await startServerProcess(env)
     servers.push(second)
-    expect(second.output()).toContain('marked runs of a previous process as interrupted')
     const state = await lineReader(await post(second, { chatId })).rest()
+    // Logged before the first request is answered: on SQLite before the server listens, on Postgres while the first
+    // requests wait for it. The output reaches this process through a pipe, a moment later.
+    for (let wait = 0; wait < 100 && !second.output().includes('marked runs of a previous'); wait++) await Bun.sleep(50)
+    expect(second.output()).toContain('marked runs of a previous process as interrupted')
     expect(state.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
     const messages = (state[1].state as { messages: Line[] }).messages
     expect(messages[0]).toMatchObject({ role: 'user', content: 'Tell me a long story' })

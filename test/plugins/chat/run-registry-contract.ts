@@ -133,6 +133,24 @@ export function runRegistryContract(name: string, open: () => Promise<RegistryNo
       expect(a.size).toBe(0)
     })
 
+    it('gives every joiner on another node the whole run when several look it up before any of them reads', async () => {
+      // As requests do: each finds the run, then awaits something else (a flush of the storage's writes) before it
+      // starts reading, so several may hold the run they found before the first of them reads it.
+      const { a, b } = nodes
+      const key = newRun()
+      const run = (await a.start(key))!
+      run.append(line('one'))
+      const found = [
+        await b.forChat(key.chatId),
+        await b.forMessage(key.userId, key.agentId, key.messageId),
+        await b.forChat(key.chatId),
+      ]
+      const reads = found.map((each) => readRun(each!))
+      run.append(line('two'))
+      a.end(run)
+      for (const read of reads) expect(await read).toEqual([line('one').json, line('two').json])
+    })
+
     it('gives every joiner exactly the original sequence, on any node, whenever it joins', async () => {
       const { a, b } = nodes
       const details = await fc.check(

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'bun:test'
-import { openStorage } from '../../../db/client'
 import { createLogger } from '../../../lib/logger'
 import { randomToken } from '../../../lib/secrets'
 import { NODE_LOST_MESSAGE } from '../../../plugins/chat/interrupted-runs'
 import { encodeLine, encodedLine, errorLine } from '../../../plugins/chat/lines'
 import { RedisRunRegistry } from '../../../plugins/chat/redis-run-registry'
 import { MemoryRunRegistry } from '../../../plugins/chat/run-registry'
+import { testAppStorage } from '../../helpers/app'
 import { warnSkipped } from '../../helpers/database-servers'
 import { redisAvailable, redisServer } from '../../helpers/redis-server'
 import { newRun, readRun, runRegistryContract, settle } from './run-registry-contract'
@@ -18,7 +18,7 @@ runRegistryContract('in-memory', async () => {
 /** Registries of one deployment on the run's Redis (a key prefix of their own), as separate nodes would have. */
 async function redisNodes(count: number, leaseMs?: number | number[]) {
   const url = await redisServer()
-  const storage = openStorage(':memory:')
+  const storage = testAppStorage()
   const prefix = `test:${randomToken(6)}:`
   const logger = createLogger('silent')
   const nodes = Array.from(
@@ -179,12 +179,14 @@ else {
     })
 
     it('renews the lease of a live run, so a run longer than the lease keeps its thread', async () => {
-      const { nodes, close } = await redisNodes(2, 200)
+      // Three leases long. Renewed every third of a lease, so only a test process stalled for a whole lease (600 ms:
+      // a machine busy with other work can stall it for a good part of 200 ms) loses it.
+      const { nodes, close } = await redisNodes(2, 600)
       const [a, b] = nodes
       try {
         const key = newRun()
         const run = (await a.start(key))!
-        await Bun.sleep(700)
+        await Bun.sleep(1800)
         expect(run.signal.aborted).toBe(false)
         expect(await b.start({ ...key, runId: 'second' })).toBeUndefined()
         expect((await b.forChat(key.chatId))?.key.chatId).toBe(key.chatId)

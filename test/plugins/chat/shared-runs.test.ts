@@ -1,13 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { openStorage, type Storage } from '../../../db/client'
+import type { Storage } from '../../../db/client'
 import { createLogger } from '../../../lib/logger'
 import { randomToken } from '../../../lib/secrets'
 import { NODE_LOST_MESSAGE } from '../../../plugins/chat/interrupted-runs'
 import { RedisRunRegistry } from '../../../plugins/chat/redis-run-registry'
 import { RELEASE, RELEASE_UNREAD } from '../../../plugins/chat/redis-scripts'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
-import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { apiKey, createTestApp, testAppStorage, type TestApp } from '../../helpers/app'
 import { chatBase, lineReader, messageId, type Line } from '../../helpers/chat'
+import { storedRuns } from '../../helpers/chat-rows'
 import { warnSkipped } from '../../helpers/database-servers'
 import { keys } from '../../helpers/fixtures'
 import { connectChatSocket } from '../../helpers/chat-socket'
@@ -30,7 +31,7 @@ let script: Script
 
 async function startNodes(leaseMs = 10_000) {
   const url = await redisServer()
-  storage = openStorage(':memory:')
+  storage = testAppStorage()
   const prefix = `test:${randomToken(6)}:`
   const logger = createLogger('silent')
   const node = () =>
@@ -190,7 +191,7 @@ else
         const response = await nodeB.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })
         expect(response.status).toBe(204)
         expect((await reader.rest()).at(-1)).toEqual({ error: 'Run aborted' })
-        expect(storage.sqlite.query('SELECT status FROM chat_runs').get()).toEqual({ status: 'aborted' })
+        expect((await storedRuns(storage)).map((run) => run.status)).toEqual(['aborted'])
       })
     })
 
@@ -227,10 +228,7 @@ else
         const rest = await joined.rest()
         expect(rest.at(-1)).toEqual({ error: NODE_LOST_MESSAGE })
         // Stored before the joiners were told.
-        expect(storage.sqlite.query('SELECT status, error FROM chat_runs').get()).toEqual({
-          status: 'interrupted',
-          error: NODE_LOST_MESSAGE,
-        })
+        expect(await storedRuns(storage)).toEqual([{ status: 'interrupted', error: NODE_LOST_MESSAGE }])
         script = { steps: [{ kind: 'text', chunks: ['Answer'] }] }
         const next = await lineReader(await onB({ chatId, input: 'Again', messageId: messageId(2) })).rest()
         expect(next.at(-1)?.id).toBe('__state__')

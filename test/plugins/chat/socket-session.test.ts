@@ -43,6 +43,17 @@ describe('chat socket session', () => {
     expect(sent).toEqual([])
   })
 
+  it('answers a request with the NUL character with an error line and opens no turn', () => {
+    // Postgres cannot hold it in text; refused alike on every storage, as over HTTP.
+    const { session, sent, piped } = pendingSession()
+    session.receive(JSON.stringify({ input: 'Hel\u0000lo' }))
+    // Answered at once, before any await: the request never reached the queue of turns.
+    expect(sent.map((json) => JSON.parse(json))).toEqual([
+      { error: 'Text must not contain the NUL character (U+0000)' },
+    ])
+    expect(piped).toEqual([])
+  })
+
   it('follows a turn that finished opening while the client stayed', async () => {
     const { session, piped, asked, open } = pendingSession()
     session.receive(JSON.stringify({ input: 'Hello' }))

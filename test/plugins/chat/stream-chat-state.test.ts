@@ -3,7 +3,7 @@ import { AgentError, type Agent, type AgentFactory } from '../../../plugins/chat
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { storedRuns } from '../../helpers/chat-rows'
-import { finalAnswer, mergeLines, messageId, type Line } from '../../helpers/chat'
+import { chatBase, finalAnswer, lineReader, mergeLines, messageId, type Line } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'
 import { gate, until } from '../../helpers/gates'
 import { transports, type Transport } from '../../helpers/transports'
@@ -74,6 +74,21 @@ for (const { name, create } of transports) {
       expect(metrics).toContain(`chat_lines_sent_total ${lines.length}`)
       expect(metrics).toContain('chat_active_runs 0')
       expect(metrics).toContain('chat_readers 0')
+    })
+
+    it('streams and stores U+FFFD for a NUL character in the model output, on every storage', async () => {
+      // Postgres cannot store NUL in text: the save failed and was retried forever, its lines never sent.
+      script = { steps: [{ kind: 'text', chunks: ['Nul \u0000 here', '.'] }] }
+      const lines = await send({ input: 'Hello', messageId: messageId(1) })
+      expect(finalAnswer(mergeLines(lines))?.content).toBe('Nul \uFFFD here.')
+      const { chatId } = lines[0].state as { chatId: string }
+      const stored = await lineReader(
+        await test.request('POST', `${chatBase()}/stream-chat-state`, {
+          headers: admin,
+          body: { chatId, sessionSettings: alice },
+        }),
+      ).rest()
+      expect((stored.at(-1)!.state as { messages: Line[] }).messages[1].content).toBe('Nul \uFFFD here.')
     })
 
     it('returns __cutoff__ then __state__ for a chatId without input', async () => {

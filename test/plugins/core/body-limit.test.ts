@@ -4,6 +4,7 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { TEST_DEMO_DATA } from '../../helpers/demo-data'
+import { serverDatabase, type ServerDatabase } from '../../helpers/server-database'
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process'
 
 /** The body limit over a real listening server: Bun's own limit answers with an empty body, the app's with JSON. */
@@ -12,6 +13,7 @@ const key = 'ak_body_limit_0123456789'
 const TOO_LARGE = { error: `Request body is larger than ${LIMIT} bytes`, code: 'PAYLOAD_TOO_LARGE' }
 const dir = mkdtempSync(join(tmpdir(), 'body-limit-'))
 let server: ServerProcess | undefined
+let database: ServerDatabase | undefined
 
 beforeAll(async () => {
   writeFileSync(
@@ -23,8 +25,9 @@ beforeAll(async () => {
     deployments: [{ id: 1, name: One, agents: [{ id: 1, name: A }] }]
 `,
   )
+  database = await serverDatabase(dir)
   server = await startServerProcess({
-    DB_PATH: join(dir, 'service.db'),
+    ...database.env,
     BOOTSTRAP_FILE: join(dir, 'bootstrap.yaml'),
     DEMO_DATA_PATH: TEST_DEMO_DATA,
     MAX_BODY_BYTES: String(LIMIT),
@@ -32,6 +35,7 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(async () => {
   await server?.stop('SIGKILL')
+  await database?.drop()
   rmSync(dir, { recursive: true, force: true })
 })
 

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import { corePlugin } from '../../../plugins/core'
 import { makePrintable } from '../../../plugins/core/printable-values'
-import { createTestApp, type TestApp } from '../../helpers/app'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { keys } from '../../helpers/fixtures'
 
 let test: TestApp
 afterEach(() => test?.close())
@@ -89,6 +90,31 @@ describe('corePlugin', () => {
       expect(answer.code).toBe('VALIDATION_FAILED')
       expect(answer.error).toStartWith(field)
     }
+  })
+
+  it('returns 400 NUL_CHARACTER for the NUL character anywhere in the path, query or body, on every storage', async () => {
+    // Postgres cannot hold it in text: each of these reached a query there and failed as a 500.
+    test = createTestApp()
+    const chat = (account: string, body: object, query = '') =>
+      test.request('POST', `/api/v1/public/${account}/agents/1/chat/stream-chat-state${query}`, {
+        headers: apiKey(keys.admin),
+        body: { input: 'Hello', sessionSettings: { externalId: 'alice' }, ...body },
+      })
+    const refused = [
+      await chat('%00', {}),
+      await chat('acme', {}, '?x=%00'),
+      await chat('acme', { sessionSettings: { externalId: 'al\u0000ice' } }),
+      await chat('acme', { input: 'Hel\u0000lo' }),
+      await chat('acme', { sessionSettings: { externalId: 'alice', userAttributes: [{ name: '\u0000', value: 1 }] } }),
+    ]
+    for (const response of refused) {
+      expect(response.status).toBe(400)
+      expect(await response.json()).toEqual({
+        error: 'Text must not contain the NUL character (U+0000)',
+        code: 'NUL_CHARACTER',
+      })
+    }
+    expect((await chat('acme', {})).status).toBe(200)
   })
 
   it('keeps the data of objects it makes printable, however deep', () => {

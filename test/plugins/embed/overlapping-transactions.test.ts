@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { openStorage, type Storage } from '../../../db/client'
-import { createTestApp, type TestApp } from '../../helpers/app'
+import { createTestApp, testAppStorage, type TestApp } from '../../helpers/app'
+import { testStorage } from '../../helpers/bootstrapped-postgres'
 import { attributeCatalog, generate, groupCatalog, tenantRow, userRow } from './helpers'
 
 let test: TestApp
@@ -10,11 +11,13 @@ const ACME = 1
 
 /**
  * On Postgres the transactions of concurrent requests overlap: two requests may both find no user, tenant or
- * definition yet and both create it. This storage lets them overlap on SQLite too: a transaction runs its statements
- * as they come, each committed on its own, so concurrent calls interleave at every await. It cannot roll back, so
- * these tests look only at answers and at rows no rollback would have removed.
+ * definition yet and both create it. With TEST_STORAGE=postgres this is the run's Postgres storage, where they do.
+ * On SQLite it lets them overlap too: a transaction runs its statements as they come, each committed on its own, so
+ * concurrent calls interleave at every await. It cannot roll back, so these tests look only at answers and at rows
+ * no rollback would have removed.
  */
 function overlappingStorage(): Storage {
+  if (testStorage === 'postgres') return testAppStorage()
   const storage = openStorage(':memory:')
   return { ...storage, transaction: (work) => work(storage.db) }
 }
@@ -88,19 +91,20 @@ describe('POST /api/v1/embed/generate-session when transactions overlap', () => 
         userAttributeDefinitions: [{ name: 'tier', type: index === 0 ? 'number' : 'string' }],
       }),
     )
-    expect(responses).toEqual([
-      { status: 200, body: { sessionId: expect.any(String) } },
-      {
-        status: 400,
-        body: {
-          error:
-            'User attribute "tier": cannot change type from number to string; delete the attribute and recreate it',
-          code: 'CANNOT_CHANGE_TYPE',
-        },
+    // Whichever stores its type first wins (on SQLite here the first; on Postgres either), the other is refused.
+    const winner = responses.findIndex((response) => response.status === 200)
+    expect(winner).toBeOneOf([0, 1])
+    const [kept, refused] = winner === 0 ? ['number', 'string'] : ['string', 'number']
+    expect(responses[winner]).toEqual({ status: 200, body: { sessionId: expect.any(String) } })
+    expect(responses[1 - winner]).toEqual({
+      status: 400,
+      body: {
+        error: `User attribute "tier": cannot change type from ${kept} to ${refused}; delete the attribute and recreate it`,
+        code: 'CANNOT_CHANGE_TYPE',
       },
-    ])
+    })
     expect((await attributeCatalog(test)).filter((attribute) => attribute.startsWith('tenant-one/'))).toEqual([
-      'tenant-one/tier:number',
+      `tenant-one/tier:${kept}`,
     ])
   })
 })

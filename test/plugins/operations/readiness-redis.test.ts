@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
-import { openStorage } from '../../../db/client'
 import { createLogger } from '../../../lib/logger'
 import { RedisRunRegistry } from '../../../plugins/chat/redis-run-registry'
-import { createTestApp, type TestApp } from '../../helpers/app'
+import { createTestApp, testAppStorage, type TestApp } from '../../helpers/app'
 import { freePort, warnSkipped } from '../../helpers/database-servers'
 import { redisAvailable, redisServer } from '../../helpers/redis-server'
 
@@ -13,7 +12,7 @@ afterEach(async () => {
 })
 
 async function appOnRedis(url: string) {
-  const storage = openStorage(':memory:')
+  const storage = testAppStorage()
   const logger = createLogger('silent')
   return createTestApp({
     storage,
@@ -53,6 +52,8 @@ describe('GET /readyz with runs in this process', () => {
   it('has no redis check', async () => {
     test = createTestApp({ registry: undefined })
     const body = (await (await test.request('GET', '/readyz')).json()) as Body
-    expect(Object.keys(body.checks)).toEqual(['storage'])
+    // Only the storage's own checks: `storage`, and `postgres` with TEST_STORAGE=postgres.
+    const storageChecks = ['storage', ...Object.keys(test.storage.readinessChecks ?? {})]
+    expect(Object.keys(body.checks).sort()).toEqual(storageChecks.sort())
   })
 })

@@ -4,19 +4,23 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { openStorage } from '../../../db/client'
 import { applyBootstrap } from '../../../db/bootstrap/apply'
 import { postgresMigrations } from '../../../db/migrations-pg'
 import { openPostgresStorage } from '../../../db/postgres-storage'
 import { commands, runCli } from '../../../src/cli'
 import { hashSecret } from '../../../lib/secrets'
 import { createTestApp } from '../../helpers/app'
+import { serverDatabase, type ServerDatabase } from '../../helpers/server-database'
 import { freePort, postgresAvailable } from '../../helpers/database-servers'
 import { POSTGRES_START_MS, postgresStarted, throwawayPostgresDatabase } from '../../helpers/postgres-databases'
 import { testBootstrap } from '../../helpers/fixtures'
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+const databases: ServerDatabase[] = []
+afterAll(async () => {
+  for (const database of databases) await database.drop()
+  rmSync(dir, { recursive: true, force: true })
+})
 beforeAll(postgresStarted, POSTGRES_START_MS)
 const root = join(import.meta.dir, '..', '..', '..')
 
@@ -28,14 +32,14 @@ async function cli(argv: string[], env: Record<string, string | undefined> = {})
   return { code, out, err }
 }
 
-let databases = 0
-/** A database file with the test bootstrap applied. */
-async function bootstrappedDatabase(): Promise<string> {
-  const path = join(dir, `service-${databases++}.db`)
-  const storage = openStorage(path)
+/** A database of the run's kind (a file, or Postgres with TEST_STORAGE=postgres) with the test bootstrap applied. */
+async function bootstrappedDatabase(): Promise<ServerDatabase> {
+  const database = await serverDatabase(dir, `service-${databases.length}`)
+  databases.push(database)
+  const storage = await database.open()
   await applyBootstrap(storage, testBootstrap(), 'test')
   await storage.close()
-  return path
+  return database
 }
 
 describe('service --help', () => {
@@ -74,22 +78,19 @@ describe('service --help', () => {
 
 describe('service keys create', () => {
   it('prints a new admin key once, stores only its hash, and the key authenticates', async () => {
-    const path = await bootstrappedDatabase()
-    const result = await cli(['keys', 'create', '--account', 'acme', '--admin', '--name', 'ops-laptop'], {
-      DB_PATH: path,
-    })
+    const database = await bootstrappedDatabase()
+    const result = await cli(['keys', 'create', '--account', 'acme', '--admin', '--name', 'ops-laptop'], database.env)
     expect(result.code).toBe(0)
     const key = /\b(ak_[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_-])/.exec(result.out)?.[1]
     expect(key).toBeDefined()
 
-    const storage = openStorage(path)
-    const row = storage.sqlite
-      .query<{ key_hash: string; admin: number; deployment_scope: string | null }, [string]>(
-        'SELECT key_hash, admin, deployment_scope FROM api_keys WHERE name = ?',
-      )
-      .get('ops-laptop')
-    expect(row).toMatchObject({ key_hash: hashSecret(key!), admin: 1, deployment_scope: null })
-    expect(readFileSync(path).includes(Buffer.from(key!))).toBe(false)
+    const storage = await database.open()
+    const { apiKeys } = storage.tables
+    const [row] = await storage.db.select().from(apiKeys).where(eq(apiKeys.name, 'ops-laptop'))
+    expect(row).toMatchObject({ keyHash: hashSecret(key!), admin: true, deploymentScope: null })
+    // Nowhere in the file either (a Postgres server's files are its own).
+    if (database.dialect === 'sqlite')
+      expect(readFileSync(database.env.DB_PATH).includes(Buffer.from(key!))).toBe(false)
 
     const test = createTestApp({ storage, bootstrap: { accounts: [] } })
     try {
@@ -104,11 +105,11 @@ describe('service keys create', () => {
   })
 
   it('scopes a key to the given deployments', async () => {
-    const path = await bootstrappedDatabase()
-    const result = await cli(['keys', 'create', '--account', 'acme', '--deployments', '2'], { DB_PATH: path })
+    const database = await bootstrappedDatabase()
+    const result = await cli(['keys', 'create', '--account', 'acme', '--deployments', '2'], database.env)
     expect(result.code).toBe(0)
     const key = /\b(ak_[A-Za-z0-9_-]{20,})(?![A-Za-z0-9_-])/.exec(result.out)![1]
-    const test = createTestApp({ storage: openStorage(path), bootstrap: { accounts: [] } })
+    const test = createTestApp({ storage: await database.open(), bootstrap: { accounts: [] } })
     try {
       const outside = await test.request('GET', '/api/v1/deployments/1/meta', {
         headers: { authorization: `Api-Key ${key}` },
@@ -124,17 +125,17 @@ describe('service keys create', () => {
   })
 
   it('exits 1 for an unknown account, a taken name or a deployment of another account', async () => {
-    const path = await bootstrappedDatabase()
-    const unknown = await cli(['keys', 'create', '--account', 'nobody'], { DB_PATH: path })
+    const { env } = await bootstrappedDatabase()
+    const unknown = await cli(['keys', 'create', '--account', 'nobody'], env)
     expect(unknown.code).toBe(1)
     expect(unknown.err).toContain('No account named "nobody" (accounts: acme')
-    const taken = await cli(['keys', 'create', '--account', 'acme', '--name', 'admin'], { DB_PATH: path })
+    const taken = await cli(['keys', 'create', '--account', 'acme', '--name', 'admin'], env)
     expect(taken.code).toBe(1)
     expect(taken.err).toContain('already has a key named "admin"')
-    const foreign = await cli(['keys', 'create', '--account', 'acme', '--deployments', '1,3'], { DB_PATH: path })
+    const foreign = await cli(['keys', 'create', '--account', 'acme', '--deployments', '1,3'], env)
     expect(foreign.code).toBe(1)
     expect(foreign.err).toContain('Deployment(s) 3 do not belong to account acme')
-    const missing = await cli(['keys', 'create'], { DB_PATH: path })
+    const missing = await cli(['keys', 'create'], env)
     expect(missing.code).toBe(2)
     expect(missing.err).toContain('--account is required')
   })
