@@ -114,6 +114,10 @@ const RETRY_MS = 1000
 export class OpenMessages {
   private readonly changed = new Set<OpenMessage>()
   private readonly waiting = new Set<Run>()
+  /** Callers of `whenSaved`, per run: told whether the save covering the run's log was committed. */
+  private readonly watchers = new Map<Run, Array<(saved: boolean) => void>>()
+  /** Runs whose last save failed, until one succeeds. */
+  private readonly failing = new Set<Run>()
   private queued = false
   private retry: ReturnType<typeof setTimeout> | undefined
 
@@ -148,9 +152,31 @@ export class OpenMessages {
       )
   }
 
-  /** Stops retrying failed saves (shutdown). */
+  /**
+   * Whether everything the run staged so far is stored: true once a commit covers its whole log, false at the first
+   * save that fails while it waits (the retry goes on, but a run ending now must not send what is not stored).
+   */
+  whenSaved(run: Run): Promise<boolean> {
+    if (run.published >= run.lines.length) return Promise.resolve(true)
+    if (this.failing.has(run)) return Promise.resolve(false)
+    return new Promise((resolve) => {
+      const watchers = this.watchers.get(run)
+      if (watchers) watchers.push(resolve)
+      else this.watchers.set(run, [resolve])
+    })
+  }
+
+  private tell(run: Run, saved: boolean): void {
+    const watchers = this.watchers.get(run)
+    if (!watchers || (saved && run.published < run.lines.length)) return
+    this.watchers.delete(run)
+    for (const watcher of watchers) watcher(saved)
+  }
+
+  /** Stops retrying failed saves (shutdown); runs still waiting for one are told it did not happen. */
   close(): void {
     clearTimeout(this.retry)
+    for (const run of [...this.watchers.keys()]) this.tell(run, false)
   }
 
   /**
@@ -180,7 +206,11 @@ export class OpenMessages {
   }
 
   private saved(save: Save): void {
-    for (let index = 0; index < save.runs.length; index++) save.runs[index].publish(save.lengths[index])
+    for (let index = 0; index < save.runs.length; index++) {
+      save.runs[index].publish(save.lengths[index])
+      this.failing.delete(save.runs[index])
+      this.tell(save.runs[index], true)
+    }
   }
 
   /** Nothing of the save is stored: its messages stay changed, its lines unsent, and it is tried again. */
@@ -193,7 +223,11 @@ export class OpenMessages {
       if (before.saved) message.unsaved = [...before.unsaved, ...message.unsaved]
       this.changed.add(message)
     })
-    for (const run of save.runs) this.waiting.add(run)
+    for (const run of save.runs) {
+      this.waiting.add(run)
+      this.failing.add(run)
+      this.tell(run, false)
+    }
     clearTimeout(this.retry)
     this.retry = setTimeout(() => this.schedule(), RETRY_MS)
     this.retry.unref?.()

@@ -39,6 +39,13 @@ class ProtocolError extends Error {}
  * one error line; on abort or failure the unfinished messages keep their partial content, marked interrupted. No
  * database call is awaited per line. A stuck agent cannot hold an abort: every step races the run's signal.
  */
+/** The answer's messages could not be stored: the run ends with an error instead of lines storage does not hold. */
+class UnsavedAnswer extends Error {
+  constructor() {
+    super('The answer could not be saved; please try again')
+  }
+}
+
 export function executeRun(services: RunServices, context: RunContext): Promise<void> {
   return new Execution(services, context).execute()
 }
@@ -88,6 +95,8 @@ class Execution {
       }
       // An agent that forgets to close a message still leaves a complete thread.
       await this.close('complete', 'completed')
+      // The end is stored; the answer's last lines must be too before `__state__` sends them.
+      if (!(await this.services.messages.whenSaved(run))) throw new UnsavedAnswer()
       // The thread as it now stands in the database, without reading it back: this run is its only writer.
       const thread = [
         ...turn.history,
@@ -100,7 +109,7 @@ class Execution {
       this.outcome = aborted ? 'aborted' : 'failed'
       let message: string
       if (aborted) message = run.abortReason ?? 'Run aborted'
-      else if (error instanceof AgentError) message = error.message
+      else if (error instanceof AgentError || error instanceof UnsavedAnswer) message = error.message
       else {
         message = 'The agent failed to answer; please try again'
         this.services.logger.error('chat run failed', { runId, chatId: run.key.chatId, error })
@@ -108,6 +117,8 @@ class Execution {
       await this.close('interrupted', this.outcome, message).catch((failure: unknown) =>
         this.services.logger.error('chat run end could not be stored', { runId, error: failure }),
       )
+      // Lines whose messages could not be saved are not sent: the client sees what storage holds, then the error.
+      if (!(await this.services.messages.whenSaved(run))) run.discardUnpublished()
       run.append(encodeLine(errorLine(message)))
     } finally {
       this.services.registry.end(run)

@@ -75,6 +75,12 @@ export class Run {
     for (const listener of this.listeners) listener()
   }
 
+  /** Drops the staged lines readers have not been given (what they show could not be stored). */
+  discardUnpublished(): void {
+    if (this.finished) return
+    this.lines.length = this.sendable
+  }
+
   /** Ends the log, every line of it published: readers drain what is left and stop. */
   finish(): void {
     if (this.finished) return

@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { SQL } from 'bun'
+import type { Storage } from '../../../db/client'
 import { AgentError, type Agent, type AgentFactory } from '../../../plugins/chat/agent'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
@@ -24,6 +26,25 @@ const failingAgent: Agent = {
     throw new AgentError('Model provider failed')
   },
 }
+/** Makes every insert of an assistant message fail in the database, as a full disk or a broken column would. */
+async function refuseAssistantMessages(storage: Storage): Promise<void> {
+  if (storage.dialect === 'sqlite') {
+    storage.sqlite.run(`CREATE TRIGGER refuse_answers BEFORE INSERT ON chat_messages WHEN NEW.role = 'assistant'
+      BEGIN SELECT RAISE(ABORT, 'disk full'); END`)
+    return
+  }
+  // The test database has no password (its URL is the storage's path as is).
+  const client = new SQL(storage.path, { max: 1 })
+  try {
+    await client.unsafe(`CREATE FUNCTION refuse_answers() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.role = 'assistant' THEN RAISE EXCEPTION 'disk full'; END IF; RETURN NEW; END $$`)
+    await client.unsafe(`CREATE TRIGGER refuse_answers BEFORE INSERT ON chat_messages
+      FOR EACH ROW EXECUTE FUNCTION refuse_answers()`)
+  } finally {
+    await client.close()
+  }
+}
+
 const agents: AgentFactory = () => (failing ? failingAgent : createScriptedAgent(() => script))
 const simple: Script = { steps: [{ kind: 'text', chunks: ['The answer', ' is ', '42.'] }] }
 
@@ -89,6 +110,20 @@ for (const { name, create } of transports) {
         }),
       ).rest()
       expect((stored.at(-1)!.state as { messages: Line[] }).messages[1].content).toBe('Nul \uFFFD here.')
+    })
+
+    it('ends with an error, not lines storage does not hold, when the answer cannot be saved', async () => {
+      await refuseAssistantMessages(test.deps.storage)
+      const lines = await send({ input: 'Hello', messageId: messageId(1) })
+      // The echo of the stored user message, then the error: no delta of the unsaved answer, no __state__.
+      expect(lines.map((line) => line.id ?? line.error)).toEqual([
+        '__cutoff__',
+        messageId(1),
+        'The answer could not be saved; please try again',
+      ])
+      expect(await storedRuns(test.storage)).toEqual([
+        { status: 'failed', error: 'The answer could not be saved; please try again' },
+      ])
     })
 
     it('returns __cutoff__ then __state__ for a chatId without input', async () => {
