@@ -51,7 +51,7 @@ const isAlive = (pid: number) => {
 }
 
 const key = 'ak_workers_test_0123456789'
-// 30 deltas 100 ms apart: a run streams for about 3 s.
+// 60 deltas 100 ms apart: a run streams for about 6 s, time enough for every rejoin to arrive on a loaded machine.
 writeFileSync(
   join(dir, 'bootstrap.yaml'),
   `accounts:
@@ -61,7 +61,7 @@ writeFileSync(
     deployments:
       - id: 1
         name: Workers
-        agents: [{ id: 1, name: Paced, kind: scripted, config: { lines: 30, lineBytes: 8, delayMs: 100 } }]
+        agents: [{ id: 1, name: Paced, kind: scripted, config: { lines: 60, lineBytes: 8, delayMs: 100 } }]
 `,
 )
 
@@ -136,7 +136,7 @@ describe.skipIf(!redisAvailable)('WORKERS', () => {
     const original = lineReader(await chat({ input: 'Share this', messageId: id }, 'original'))
     const head = [(await original.next())!]
     const chatId = head[0].state!.chatId!
-    // New connections, each to either worker, while the run streams (about 3 s): every rejoin gets the whole run,
+    // New connections, each to either worker, while the run streams (about 6 s): every rejoin gets the whole run,
     // and every new message is refused (each is answered at once, long before the run ends).
     const rejoining = Promise.all(
       Array.from({ length: 20 }, async (_, index) =>
