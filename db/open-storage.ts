@@ -1,5 +1,4 @@
 import { openStorage, type Storage } from './client'
-import { openPostgresStorage } from './postgres-storage'
 
 export interface StorageTarget {
   /** The SQLite file, used when no `databaseUrl` is given. */
@@ -11,6 +10,10 @@ export interface StorageTarget {
 
 /** Opens and migrates the configured storage: Postgres when a database URL is set, else the SQLite file. */
 export async function openConfiguredStorage(target: StorageTarget): Promise<Storage> {
-  if (target.databaseUrl) return openPostgresStorage(target.databaseUrl, { poolSize: target.databasePoolSize })
+  if (target.databaseUrl) {
+    // Loaded only here: a node on SQLite never evaluates the Postgres schema and query builder (start-up time).
+    const { openPostgresStorage } = await import('./postgres-storage')
+    return openPostgresStorage(target.databaseUrl, { poolSize: target.databasePoolSize })
+  }
   return openStorage(target.dbPath)
 }

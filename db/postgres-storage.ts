@@ -3,7 +3,10 @@ import { sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sql'
 import type { Db, Storage, Tables, TransactionOptions } from './client'
 import { migratePostgres } from './migrate-postgres'
+import { connectPostgres, withoutPassword } from './postgres-connect'
 import * as schema from './schema-pg'
+
+export { connectPostgres, DatabaseUnreachableError, withoutPassword } from './postgres-connect'
 
 export interface PostgresStorageOptions {
   /** Connections in the pool (`DATABASE_POOL_SIZE`). */
@@ -23,27 +26,6 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     throw error
   }
   return postgresStorage(client, url)
-}
-
-/** The Postgres server of a database URL cannot be reached or refuses the login: the operator's to fix. */
-export class DatabaseUnreachableError extends Error {}
-
-/**
- * A pool on `url` that has answered once: a server that is down, a wrong password or a missing database stop the
- * start with one line naming the database (without its password), rather than with the driver's stack.
- */
-export async function connectPostgres(url: string, max: number): Promise<SQL> {
-  const client = new SQL(url, { max })
-  try {
-    await client.unsafe('SELECT 1')
-    return client
-  } catch (error) {
-    await client.close().catch(() => undefined)
-    const { message, code } = error as { message?: string; code?: string }
-    throw new DatabaseUnreachableError(
-      `Cannot use the Postgres database ${withoutPassword(url)} (DATABASE_URL): ${message ?? String(error)}${code ? ` (${code})` : ''}`,
-    )
-  }
 }
 
 /** The advisory lock of exclusive transactions (a constant of its own, apart from the migrations' one). */
@@ -87,12 +69,4 @@ export function postgresStorage(client: SQL, url: string): Storage {
       },
     })
   return storage as unknown as Storage
-}
-
-/** The URL as it may be shown: no password. */
-export function withoutPassword(url: string): string {
-  if (!URL.canParse(url)) return url.replace(/:[^:@/]*@/, '@')
-  const parsed = new URL(url)
-  parsed.password = ''
-  return parsed.toString()
 }

@@ -3,7 +3,7 @@ import type { BootstrapFile } from '../../db/bootstrap/model'
 import { readFolderModel } from '../../plugins/semantic/semantic-model/folder-model'
 import { loadModel } from '../../plugins/semantic/semantic-model/model-loader'
 import { loadConfig } from '../../lib/config'
-import { withoutPassword } from '../../db/postgres-storage'
+import { withoutPassword } from '../../db/postgres-connect'
 import type { CliCommand } from './command'
 
 /**

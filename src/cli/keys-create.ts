@@ -1,6 +1,5 @@
 import { and, eq } from 'drizzle-orm'
 import { first, openStorage, type Storage } from '../../db/client'
-import { openPostgresStorage } from '../../db/postgres-storage'
 import { loadConfig } from '../../lib/config'
 import { isUniqueViolation } from '../../db/unique-violation'
 import { hashSecret, randomToken } from '../../lib/secrets'
@@ -132,7 +131,10 @@ export const keysCreateCommand: CliCommand = {
 /** `--db PATH` when given, else the service's own storage: Postgres with `DATABASE_URL`, else `DB_PATH`. */
 async function openNamedStorage(db: string | undefined, env: Record<string, string | undefined>): Promise<Storage> {
   const config = loadConfig(env)
-  if (db === undefined && config.databaseUrl) return openPostgresStorage(config.databaseUrl, { poolSize: 1 })
+  if (db === undefined && config.databaseUrl) {
+    const { openPostgresStorage } = await import('../../db/postgres-storage')
+    return openPostgresStorage(config.databaseUrl, { poolSize: 1 })
+  }
   const path = db ?? config.dbPath
   if (path === ':memory:')
     throw new UsageError('DB_PATH is :memory:: a key there would vanish with this command; name a database file')

@@ -2,8 +2,7 @@ import { Database } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { migrate } from '../../db/migrate'
-import { migratePostgres } from '../../db/migrate-postgres'
-import { connectPostgres, withoutPassword } from '../../db/postgres-storage'
+import { connectPostgres, withoutPassword } from '../../db/postgres-connect'
 import { loadConfig } from '../../lib/config'
 import type { CliCommand } from './command'
 
@@ -24,6 +23,7 @@ export const migrateCommand: CliCommand = {
     if (typeof values.db !== 'string' && config.databaseUrl) {
       const client = await connectPostgres(config.databaseUrl, 1)
       try {
+        const { migratePostgres } = await import('../../db/migrate-postgres')
         const applied = await migratePostgres(client)
         io.out(report(withoutPassword(config.databaseUrl), applied))
         return 0
