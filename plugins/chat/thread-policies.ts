@@ -13,19 +13,9 @@ import type { ChatRequest } from './model'
  * 403 before any stream starts. Policies are read per request, so a change applies to the next one.
  */
 export function createThreadPolicyGuard(storage: Storage) {
-  const { aiEngineerSettings } = storage.tables
-  // Read on every chat request: prepared once rather than built and compiled per request.
-  const settingsOf = preparedOnce(
-    storage.db
-      .select({ settings: aiEngineerSettings.settings })
-      .from(aiEngineerSettings)
-      .where(eq(aiEngineerSettings.deploymentId, sql.placeholder('deploymentId')))
-      .limit(1)
-      .prepare(),
-  )
+  const storedPolicies = policiesReader(storage)
   const check = async (deploymentId: number, requests: ChatThreadRequest[]) => {
-    // The same reading of the settings as the management area's `loadChatThreadPolicies`.
-    const stored = (await settingsOf.execute({ deploymentId }))[0]?.settings.chatThreadPolicies
+    const stored = await storedPolicies(deploymentId)
     const policies = Array.isArray(stored) ? (stored as ChatThreadPolicyDTO[]) : []
     if (policies.length === 0) return
     for (const request of requests)
@@ -52,4 +42,33 @@ export function createThreadPolicyGuard(storage: Storage) {
       return check(deploymentId, [{ action: 'ChatThreadAbort', resourceType: 'thread', resourceId: chatId }])
     },
   }
+}
+
+/**
+ * The stored `chatThreadPolicies` of a deployment (the same reading of the settings as the management area's
+ * `loadChatThreadPolicies`), read on every chat request. On SQLite it is a plain bun:sqlite statement that parses the
+ * settings only when the deployment has any: drizzle's prepared query (placeholders filled, each row rebuilt and its
+ * JSON column decoded) cost about twice the read itself, measured in the server at about 15 against 7 us a request.
+ */
+function policiesReader(storage: Storage): (deploymentId: number) => unknown {
+  if (storage.dialect === 'sqlite') {
+    const settingsOf = storage.sqlite.query<{ settings: string }, [number]>(
+      'SELECT settings FROM ai_engineer_settings WHERE deployment_id = ?',
+    )
+    return (deploymentId) => {
+      const row = settingsOf.get(deploymentId)
+      return row ? (JSON.parse(row.settings) as { chatThreadPolicies?: unknown }).chatThreadPolicies : undefined
+    }
+  }
+  const { aiEngineerSettings } = storage.tables
+  // Prepared once rather than built and compiled per request.
+  const settingsOf = preparedOnce(
+    storage.db
+      .select({ settings: aiEngineerSettings.settings })
+      .from(aiEngineerSettings)
+      .where(eq(aiEngineerSettings.deploymentId, sql.placeholder('deploymentId')))
+      .limit(1)
+      .prepare(),
+  )
+  return async (deploymentId) => (await settingsOf.execute({ deploymentId }))[0]?.settings.chatThreadPolicies
 }
