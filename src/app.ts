@@ -24,7 +24,10 @@ export function createApp(deps: AppDeps) {
     securitySchemes,
     instanceId: deps.instanceId,
   })
-  const app = new Elysia()
+  // Bodies are validated as sent, then stripped of unknown fields by TypeBox. Elysia's default normaliser ("exact
+  // mirror") rebuilt a value into its schema's shape before validation: a string where an object belongs passed as
+  // that string's characters (`securityContext: "str"` was stored as `{"0":"s","1":"t","2":"r"}`), a number as `{}`.
+  const app = new Elysia({ normalize: 'typebox' })
     // First, so even a refused request (413, 429, 404) carries the CORS headers a browser needs to read it.
     .use(corsPlugin(deps))
     .use(corePlugin(deps))
