@@ -6,12 +6,17 @@ const CheckResult = t.Object({
   status: t.Union([t.Literal('ok'), t.Literal('failing')]),
   error: t.Optional(t.String()),
   ms: t.Number({ description: 'How long the check took, in milliseconds' }),
+  required: t.Optional(
+    t.Literal(false, { description: "Data sources: never part of the node's readiness, listed with their state only" }),
+  ),
+  deploymentId: t.Optional(t.Integer({ description: 'Data sources: the deployment whose source it is' })),
+  type: t.Optional(t.String({ description: 'Data sources: `sqlite`, `postgres`, `mysql` or `duckdb`' })),
 })
 export const ReadinessBody = t.Object({
   status: t.Union([t.Literal('ready'), t.Literal('unready')]),
   checks: t.Record(t.String(), CheckResult, {
     description:
-      'One entry per dependency: `storage`, `postgres` when the state is in Postgres, `redis` with several nodes, and `shutdown` while the node stops',
+      'One entry per dependency: `storage`, `postgres` when the state is in Postgres, `redis` with several nodes, and `shutdown` while the node stops; then `dataSource:<deploymentId>` per deployment, with its state, which never makes the node unready',
   }),
 })
 
@@ -44,7 +49,7 @@ export function operationsPlugin(deps: OperationsDeps) {
         detail: {
           summary: 'Readiness',
           description:
-            '200 when the storage (and Redis, with several nodes) answers; 503 naming the failing check otherwise, and while the node shuts down.',
+            "200 when the storage (and Redis, with several nodes) answers; 503 naming the failing check otherwise, and while the node shuts down. Each deployment's data source is listed with its state but never makes the node unready.",
           tags: ['Operations'],
         },
       },

@@ -114,6 +114,8 @@ export function createSemanticService(options: SemanticServiceOptions) {
   }
 
   const sources = new Map<string, DataSource>()
+  /** The SQLite file each deployment without a configured source reads on its default branch (known from `prepare`). */
+  const fileSources = new Map<number, string>()
 
   /**
    * The deployment's configured source, else a SQLite file (its model folder's `data.db` or the demo data), and
@@ -336,6 +338,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
         for (const branch of deployment.branches) {
           const loaded = load(deployment, branch)
           if (!configured && loaded.dataPath === demoPath) demoData()
+          if (!configured && branch === deployment.defaultBranch) fileSources.set(deployment.id, loaded.dataPath)
           count++
         }
         // A configured source is connected in the background: one that is down never holds up the start.
@@ -355,9 +358,12 @@ export function createSemanticService(options: SemanticServiceOptions) {
       return { demo: demoFile, models: count }
     },
 
-    /** Whether each configured data source answers now (for readiness reports; never throws). */
+    /**
+     * Whether each deployment's data source answers now, for readiness reports (never throws): the configured ones,
+     * then the SQLite files of the others (the model folder's `data.db` or the demo data).
+     */
     async sourceHealth(): Promise<Array<{ deploymentId: number; type: string } & SourceHealth>> {
-      const checks = [...(options.dataSources ?? new Map<number, DataSourceConfig>()).entries()].map(
+      const configured = [...(options.dataSources ?? new Map<number, DataSourceConfig>()).entries()].map(
         async ([deploymentId, config]) => {
           const source = sources.get(`deployment:${deploymentId}`)
           return {
@@ -367,7 +373,18 @@ export function createSemanticService(options: SemanticServiceOptions) {
           }
         },
       )
-      return Promise.all(checks)
+      const files = [...fileSources.entries()].map(async ([deploymentId, path]) => {
+        let source = sources.get(`sqlite:${path}`)
+        if (!source) {
+          source = createSqliteSource({ path, pool, queryTimeoutMs: timeoutMs })
+          sources.set(`sqlite:${path}`, source)
+        }
+        return { deploymentId, type: 'sqlite', ...(await source.health()) }
+      })
+      // A driver's message may name the connection URL: never shown.
+      return (await Promise.all([...configured, ...files])).map((health) =>
+        health.ok ? health : { ...health, error: redact(health.error) },
+      )
     },
 
     /** The demo data file, generated on first use. */

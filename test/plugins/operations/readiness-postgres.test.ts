@@ -61,4 +61,30 @@ describe('readiness checks that hang', () => {
     expect(result.checks.storage.status).toBe('ok')
     await sqlite.close()
   })
+
+  it('list data sources with their state, a hanging one failing, without making the node unready', async () => {
+    const { openStorage } = await import('../../../db/client')
+    const sqlite = openStorage(':memory:')
+    const down = { deploymentId: 3, type: 'postgres', ok: false, error: 'unavailable' }
+    const listing = createReadiness(
+      { storage: sqlite, lifecycle: running, registry, semantic: { sourceHealth: async () => [down] } },
+      {},
+      50,
+    )
+    const listed = await listing()
+    expect(listed.ready).toBe(true)
+    expect(listed.checks['dataSource:3']).toMatchObject({ status: 'failing', error: 'unavailable', required: false })
+    const hanging = createReadiness(
+      { storage: sqlite, lifecycle: running, registry, semantic: { sourceHealth: () => new Promise(() => undefined) } },
+      {},
+      50,
+    )
+    const result = await hanging()
+    expect(result.ready).toBe(true)
+    expect(result.checks.dataSources).toMatchObject({
+      status: 'failing',
+      error: 'the data sources did not answer within 50 ms',
+    })
+    await sqlite.close()
+  })
 })

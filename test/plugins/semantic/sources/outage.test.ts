@@ -65,6 +65,16 @@ describe.skipIf(!postgresAvailable)('a Postgres source that goes down', () => {
     )
     expect(tool).toEqual({ error: expect.stringContaining('unavailable') })
     expect((await sql(test, 2, 'SELECT MEASURE(products.count) FROM products')).status).toBe(200)
+    // /readyz lists the source as failing, without its URL, and the node stays ready.
+    const ready = await test.request('GET', '/readyz')
+    expect(ready.status).toBe(200)
+    const readyText = await ready.text()
+    expect(JSON.parse(readyText)).toMatchObject({
+      status: 'ready',
+      checks: { 'dataSource:1': { status: 'failing', required: false, deploymentId: 1, type: 'postgres' } },
+    })
+    for (const secret of [url.host, url.password, 'postgres://'].filter(Boolean))
+      expect(readyText).not.toContain(secret)
     await source.server?.start()
     const after = await sql(
       test,
@@ -73,6 +83,10 @@ describe.skipIf(!postgresAvailable)('a Postgres source that goes down', () => {
     )
     expect(after.status).toBe(200)
     expect((await after.json()).data[0][0]).toBe('returned')
+    const readyAgain = (await (await test.request('GET', '/readyz')).json()) as {
+      checks: Record<string, { status: string }>
+    }
+    expect(readyAgain.checks['dataSource:1'].status).toBe('ok')
   }, 60_000)
 })
 
