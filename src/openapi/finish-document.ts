@@ -42,6 +42,23 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
       description: 'Over a rate or admission limit; `Retry-After` says when to try again.',
       example: { error: 'Too many requests for this API key; retry in 1 s', code: 'RATE_LIMITED' },
     },
+    503: {
+      name: 'ServiceUnavailable',
+      description:
+        'A dependency does not answer (the run registry, the state database, the deployment’s data source); `Retry-After` says when to try again.',
+      example: {
+        error: 'The run registry (Redis) does not answer; please retry shortly',
+        code: 'RUN_REGISTRY_UNAVAILABLE',
+      },
+    },
+    504: {
+      name: 'GatewayTimeout',
+      description: 'The query ran past the data source’s statement limit and was stopped.',
+      example: {
+        error: 'Query stopped after the 30000 ms time limit: narrow it down (filters, fewer dimensions, a LIMIT)',
+        code: 'QUERY_TIMEOUT',
+      },
+    },
   }
 
 const WEBSOCKET_PROSE = `### WebSocket: \`GET /api/v1/public/{accountName}/agents/{agentId}/chat/ws\`
@@ -133,7 +150,7 @@ export function finishDocument(generated: Json, info: Json, securitySchemes: Jso
           name,
           {
             description,
-            ...(name === 'TooManyRequests' && {
+            ...((name === 'TooManyRequests' || name === 'ServiceUnavailable') && {
               headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
             }),
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example } },
@@ -178,6 +195,11 @@ function finishOperation(method: string, path: string, generated: Json, notes: O
     if (Object.keys(content).length > 0) fixed.content = content
     else delete fixed.content
     responses[status] = fixed
+  }
+  if (notes?.noContent) {
+    // Elysia documents a route without a response schema as 200.
+    delete responses['200']
+    responses['204'] = { description: describeStatus(204) }
   }
   if (Object.keys(responses).length === 0)
     responses[method === 'delete' ? '204' : '200'] = { description: describeStatus(method === 'delete' ? 204 : 200) }

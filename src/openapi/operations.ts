@@ -10,6 +10,8 @@ export interface OperationNotes {
   id: string
   /** Error statuses besides those the route's shape implies (409 for conflicting state, say). */
   errors?: number[]
+  /** The operation answers 204 with no body when it succeeds. */
+  noContent?: true
   /** A body the route parses itself (optional bodies, strict parsing), so the generator cannot see its schema. */
   body?: { schema: TSchema; required: boolean }
   /** Request and response examples, by status. */
@@ -32,7 +34,7 @@ export const OPERATIONS: Record<string, OperationNotes> = {
 
   [`POST ${CHAT}/stream-chat-state`]: {
     id: 'streamChatState',
-    errors: [429],
+    errors: [429, 503],
     body: { schema: ChatRequest, required: false },
     examples: {
       request: {
@@ -69,7 +71,12 @@ export const OPERATIONS: Record<string, OperationNotes> = {
       },
     },
   },
-  [`POST ${CHAT}/abort`]: { id: 'abortChat', examples: { request: { chatId: 'c_9f2d' } } },
+  [`POST ${CHAT}/abort`]: {
+    id: 'abortChat',
+    noContent: true,
+    errors: [503],
+    examples: { request: { chatId: 'c_9f2d' } },
+  },
 
   'POST /api/v1/embed/generate-session': {
     id: 'generateSession',
@@ -88,6 +95,8 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   },
   'POST /api/v1/embed/session/token': {
     id: 'exchangeEmbedSession',
+    // A second, late or unknown exchange.
+    errors: [401],
     examples: {
       request: { sessionId: 'es_3q2x8Yt0mZ5v7kQ1' },
       responses: {
@@ -102,6 +111,7 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   },
   'POST /api/v1/embed/session/revoke': {
     id: 'revokeEmbedSession',
+    noContent: true,
     examples: { request: { sessionId: 'es_3q2x8Yt0mZ5v7kQ1' } },
   },
   'GET /api/v1/embed/session/context': { id: 'getEmbedSessionContext' },
@@ -213,6 +223,8 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   },
   [`POST ${DEPLOYMENT}/sql`]: {
     id: 'runSemanticSql',
+    // The deployment's data source does not answer; the query ran past the statement limit.
+    errors: [503, 504],
     examples: {
       request: { query: 'SELECT customers.region, MEASURE(orders.count) FROM orders GROUP BY 1 ORDER BY 2 DESC' },
       responses: {

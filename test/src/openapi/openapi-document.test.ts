@@ -93,6 +93,16 @@ describe('GET /openapi/json', () => {
     })
     expect(Object.keys(operation('deleteFolder')!.operation.responses)).toContain('409')
     expect(document.components.responses.TooManyRequests.headers['Retry-After']).toBeDefined()
+    // The statuses these operations answer with, as they answer them.
+    const statuses = (id: string) => Object.keys(operation(id)!.operation.responses).sort()
+    for (const id of ['abortChat', 'revokeEmbedSession']) {
+      expect(statuses(id)).toContain('204')
+      expect(statuses(id)).not.toContain('200')
+    }
+    expect(statuses('exchangeEmbedSession')).toContain('401')
+    expect(statuses('streamChatState')).toContain('503')
+    expect(statuses('runSemanticSql')).toEqual(expect.arrayContaining(['503', '504']))
+    expect(document.components.responses.ServiceUnavailable.headers['Retry-After']).toBeDefined()
   })
 
   it('puts security on every operation: the schemes it takes, or an empty list', () => {
