@@ -27,7 +27,17 @@ function processMetrics(): Registry {
     processRegistry = new RegistryClass()
     const collectDefaultMetrics =
       require('prom-client/lib/defaultMetrics') as typeof import('prom-client').collectDefaultMetrics
+    // prom-client counts CPU from the moment its counters exist; what the process spent before (its start, the
+    // requests before the first scrape) is added once, so the counters count from the start of the process.
+    const before = process.cpuUsage()
     collectDefaultMetrics({ register: processRegistry })
+    const spent: Array<[string, number]> = [
+      ['process_cpu_user_seconds_total', before.user],
+      ['process_cpu_system_seconds_total', before.system],
+      ['process_cpu_seconds_total', before.user + before.system],
+    ]
+    for (const [name, micros] of spent)
+      (processRegistry.getSingleMetric(name) as { inc(value: number): void } | undefined)?.inc(micros / 1e6)
     // Bun's event-loop delay histogram records nothing, so these read as NaN and 2^63 ns; the lag itself
     // (`nodejs_eventloop_lag_seconds`, measured with a timer at each scrape) is kept.
     for (const statistic of ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'])
