@@ -126,6 +126,16 @@ describe(`${ROUTE} body`, () => {
     const wrong = await generate(test, { deploymentId: 1, externalId: 'u1', groups: 'sales' })
     expect(wrong.status).toBe(400)
     expect(wrong.body.error).toStartWith('groups:')
+    // Not an object where one belongs: refused as sent, never reshaped into one (a string into its characters).
+    for (const securityContext of ['str', 5, true, [1, 2], '{"a":1}'])
+      expect(await generate(test, { deploymentId: 1, externalId: 'u1', securityContext })).toEqual({
+        status: 400,
+        body: { error: 'securityContext: expected object', code: 'VALIDATION_FAILED' },
+      })
+    const profile = await generate(test, { deploymentId: 1, externalId: 'u1', userProfile: 'Ann' })
+    expect(profile.status).toBe(400)
+    expect(profile.body).toMatchObject({ error: expect.stringMatching(/^userProfile: /), code: 'VALIDATION_FAILED' })
+    expect(await userRow(test, 'u1')).toBeUndefined()
     const malformed = await test.request('POST', '/api/v1/embed/generate-session', {
       headers: { authorization: `Api-Key ${keys.admin}` },
       body: '{"deploymentId":',
