@@ -1,6 +1,7 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { APICallError, RetryError, stepCountIs, streamText, type ModelMessage, type UserContent } from 'ai'
 import { AgentError, GRAPH, type Agent, type AgentEvent, type AgentTurn } from '../chat/agent'
+import { turnTimeLimitMessage } from '../chat/run-deadlines'
 import type { ThreadMessage } from '../chat/model'
 import { aiTools, SYSTEM_PROMPT, type AnalystTools } from './analyst-tools'
 
@@ -53,7 +54,9 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
   const maxSteps = options.maxSteps ?? 8
   return {
     async *run(turn: AgentTurn): AsyncIterable<AgentEvent> {
-      const timeout = AbortSignal.timeout(options.timeoutMs ?? 120_000)
+      const timeoutMs = options.timeoutMs ?? 120_000
+      // The turn's time limit, also kept by the chat's run deadlines: whichever fires first, the line says the same.
+      const timeout = AbortSignal.timeout(timeoutMs)
       const signal = AbortSignal.any([turn.signal, timeout])
       const result = streamText({
         model: options.languageModel,
@@ -143,9 +146,9 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
           }
           case 'error':
             if (turn.signal.aborted) throw turn.signal.reason
-            throw new AgentError(timeout.aborted ? 'The model did not answer in time' : providerMessage(part.error))
+            throw new AgentError(timeout.aborted ? turnTimeLimitMessage(timeoutMs) : providerMessage(part.error))
           case 'abort':
-            if (timeout.aborted && !turn.signal.aborted) throw new AgentError('The model did not answer in time')
+            if (timeout.aborted && !turn.signal.aborted) throw new AgentError(turnTimeLimitMessage(timeoutMs))
             throw turn.signal.reason ?? new Error('aborted')
         }
       }

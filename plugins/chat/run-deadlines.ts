@@ -10,6 +10,11 @@ export interface RunDeadlineOptions {
 
 export const SILENT_MODEL_MESSAGE = 'The model did not answer in time'
 
+/** The error line of a turn that passed its time limit (`CHAT_TURN_TIMEOUT_MS`), whichever timer noticed first. */
+export function turnTimeLimitMessage(turnTimeoutMs: number): string {
+  return `The answer took longer than ${formatSeconds(turnTimeoutMs)} and was stopped`
+}
+
 interface Watched {
   run: Run
   startedAt: number
@@ -42,7 +47,7 @@ export function createRunDeadlines(options: RunDeadlineOptions) {
       }
       if (at - entry.startedAt >= turnTimeoutMs) {
         watched.delete(entry)
-        run.abort(`The answer took longer than ${formatSeconds(turnTimeoutMs)} and was stopped`)
+        run.abort(turnTimeLimitMessage(turnTimeoutMs))
         continue
       }
       if (run.lines.length !== entry.lines) {

@@ -34,6 +34,7 @@ function llmApp(turns: FakeTurn[], limits: Partial<ChatLimits>) {
     llm: { baseUrl: fake.url, apiKey: 'sk-test', model: 'fake-model' },
     analystDelayMs: 0,
     tools: () => tools,
+    turnTimeoutMs: limits.turnTimeoutMs,
   })
   return appWith(limits, () => factory({ id: 1, name: 'Analyst', kind: 'analyst', config: null } as never))
 }
@@ -68,6 +69,15 @@ describe('chat turn time limits', () => {
     expect(runs).toEqual([
       { status: 'aborted', error: 'The model did not answer in time' },
       { status: 'completed', error: null },
+    ])
+  })
+
+  it('says the turn passed CHAT_TURN_TIMEOUT_MS when the analyst’s own time limit stops the model first', async () => {
+    const app = llmApp([{ hang: true }], { turnTimeoutMs: 300, firstTokenTimeoutMs: 10_000 })
+    const lines = await readLines(await ask(app, { input: 'Are you there?' }))
+    expect(lines.at(-1)).toEqual({ error: 'The answer took longer than 0.3 s and was stopped' })
+    expect(await storedRuns(app.storage)).toEqual([
+      { status: expect.any(String), error: 'The answer took longer than 0.3 s and was stopped' },
     ])
   })
 
