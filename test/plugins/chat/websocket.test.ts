@@ -65,6 +65,20 @@ describe('GET {chat_base_url}/chat/ws', () => {
     client.socket.close()
   })
 
+  it('answers 426 UPGRADE_REQUIRED to a plain GET of its address, and still upgrades a WebSocket there', async () => {
+    const plain = await test.request('GET', `${chatBase()}/ws`, { headers: apiKey(keys.admin) })
+    expect(plain.status).toBe(426)
+    expect(await plain.json()).toEqual({
+      error: 'This is the chat WebSocket: open it with a WebSocket upgrade',
+      code: 'UPGRADE_REQUIRED',
+    })
+    const client = await connect()
+    client.send({ input: 'Still a socket', sessionSettings: { externalId: 'a' } })
+    await client.waitFor(ended)
+    expect(client.lines.at(-1)?.id).toBe('__state__')
+    client.socket.close()
+  })
+
   it('answers invalid messages with an error line and keeps the socket open', async () => {
     const client = await connect()
     client.send('not json')
