@@ -4,7 +4,7 @@ import { randomToken } from '../../lib/secrets'
 import { markRunInterrupted, NODE_LOST_MESSAGE, runHasEnded, runningRuns } from './interrupted-runs'
 import { encodeLine, errorLine } from './lines'
 import { RedisKeys } from './redis-keys'
-import { RedisLink, RunRegistryUnavailableError } from './redis-link'
+import { COMMAND_DEADLINE_MS, RedisLink, RunRegistryUnavailableError } from './redis-link'
 import {
   CLAIM,
   TAKE_OVER,
@@ -227,9 +227,9 @@ export class RedisRunRegistry implements RunRegistry {
   }
 
   async check(): Promise<void> {
-    const answer = await withTimeout(this.commands.send('PING', []), 2000)
+    const answer = await this.commands.send('PING', [])
     if (answer !== 'PONG') throw new Error(`Redis answered PING with ${String(answer)}`)
-    await withTimeout(this.subscribe(), 2000)
+    await withTimeout(this.subscribe(), COMMAND_DEADLINE_MS)
   }
 
   async close(): Promise<void> {
@@ -238,8 +238,8 @@ export class RedisRunRegistry implements RunRegistry {
     for (const timer of this.timers) clearInterval(timer)
     this.follower.close()
     // Commands are answered in order: once this one is, every line and release sent before it is in Redis. Not
-    // waited for long when Redis is down.
-    if (this.commands.client.connected) await withTimeout(this.commands.send('PING', []), 2000).catch(() => {})
+    // waited for long when Redis is down or does not answer.
+    if (this.commands.client.connected) await this.commands.send('PING', []).catch(() => {})
     this.commands.close()
     this.reader.close()
     this.subscriber.close()
@@ -436,7 +436,7 @@ export class RedisRunRegistry implements RunRegistry {
     this.timers.push(timer)
   }
 
-  /** A command on a request's path: a Redis failure becomes 503, not 500. */
+  /** A command on a request's path: a Redis failure (no answer within the deadline too) becomes 503, not 500. */
   private async call(command: string, args: string[]): Promise<unknown> {
     try {
       return await this.commands.send(command, args)
