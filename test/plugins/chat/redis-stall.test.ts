@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { createLogger } from '../../../lib/logger'
+import type { RedisLink } from '../../../plugins/chat/redis-link'
 import { RedisRunRegistry } from '../../../plugins/chat/redis-run-registry'
+import { CLAIM } from '../../../plugins/chat/redis-scripts'
 import { apiKey, createTestApp, testAppStorage, type TestApp } from '../../helpers/app'
 import { chatBase, finalAnswer, mergeLines, messageId, readLines } from '../../helpers/chat'
 import { warnSkipped } from '../../helpers/database-servers'
@@ -9,6 +11,7 @@ import { keys } from '../../helpers/fixtures'
 import { redisAvailable, startRedisServer, type RedisServer } from '../../helpers/redis-server'
 
 const admin = apiKey(keys.admin)
+const prefix = 'test:stall:'
 
 let test: TestApp | undefined
 let redis: RedisServer | undefined
@@ -28,14 +31,7 @@ async function appOnOwnRedis(leaseMs?: number): Promise<TestApp> {
   test = createTestApp({
     storage,
     logger,
-    registry: new RedisRunRegistry({
-      url: redis.url,
-      storage,
-      logger,
-      clock: Date.now,
-      prefix: 'test:stall:',
-      leaseMs,
-    }),
+    registry: new RedisRunRegistry({ url: redis.url, storage, logger, clock: Date.now, prefix, leaseMs }),
   })
   return test
 }
@@ -78,6 +74,21 @@ async function expectUnavailable(response: Response) {
   })
 }
 
+/** Polls Redis until whether a key matches `pattern` is `exists`, for at most `ms`; returns whether it came to be. */
+async function waitForKeys(url: string, pattern: string, exists: boolean, ms: number) {
+  const client = new Bun.RedisClient(url, { autoReconnect: false, connectionTimeout: 1000 })
+  try {
+    const deadline = Date.now() + ms
+    for (;;) {
+      if (((await client.send('KEYS', [pattern])) as string[]).length > 0 === exists) return true
+      if (Date.now() > deadline) return false
+      await Bun.sleep(50)
+    }
+  } finally {
+    client.close()
+  }
+}
+
 if (!redisAvailable) warnSkipped('the tests of a Redis that stops answering')
 else
   describe('requests while Redis accepts connections but does not answer', () => {
@@ -100,4 +111,29 @@ else
       await expectAnswer(await chat(app, 3))
       await expectAnswer(await chat(app, 4))
     }, 30_000)
+
+    it('frees a thread whose claim Redis ran after its deadline long before the lease ends', async () => {
+      // A lease far longer than the test waits: the thread must be freed by ending the lease, not by its expiry.
+      const app = await appOnOwnRedis(30_000)
+      const first = await chat(app, 0)
+      const chatId = ((await readLines(first))[0].state as { chatId: string }).chatId
+      // Redis stops just as the next turn's claim of the thread leaves: it reads the claim, but only once it resumes.
+      const commands = (app.deps.registry as unknown as { commands: { send: RedisLink['send'] } }).commands
+      const send = commands.send.bind(commands)
+      commands.send = (command, args, deadlineMs) => {
+        if (command === 'EVAL' && args[0] === CLAIM) {
+          commands.send = send
+          redis!.pause()
+        }
+        return send(command, args, deadlineMs)
+      }
+      await expectUnavailable(await chat(app, 1, chatId))
+      redis!.resume()
+      // The claim runs after the request was answered: the thread is held by a run that never started...
+      const threadKey = `${prefix}thread:${chatId}`
+      expect(await waitForKeys(redis!.url, threadKey, true, 10_000)).toBe(true)
+      // ...until the node ends that lease at its next sweep (every quarter lease), which frees the thread.
+      expect(await waitForKeys(redis!.url, threadKey, false, 20_000)).toBe(true)
+      await expectAnswer(await chat(app, 2, chatId))
+    }, 45_000)
   })
