@@ -4,7 +4,8 @@ import { randomToken } from '../../lib/secrets'
 import { markRunInterrupted, NODE_LOST_MESSAGE, runHasEnded, runningRuns } from './interrupted-runs'
 import { encodeLine, errorLine } from './lines'
 import { RedisKeys } from './redis-keys'
-import { RedisLink, RunRegistryUnavailableError } from './redis-link'
+import { AbandonedClaims } from './redis-abandoned-claims'
+import { COMMAND_DEADLINE_MS, RedisLink, RunRegistryUnavailableError } from './redis-link'
 import {
   CLAIM,
   TAKE_OVER,
@@ -68,6 +69,8 @@ export class RedisRunRegistry implements RunRegistry {
   private readonly reader: RedisLink
   private readonly subscriber: RedisLink
   private readonly follower: StreamFollower
+  /** Claims whose answer never came: ended as soon as Redis answers again. */
+  private readonly abandoned: AbandonedClaims
   private readonly local = new Map<string, OwnedRun>()
   private readonly byRunId = new Map<string, OwnedRun>()
   private readonly idle = new Set<() => void>()
@@ -95,6 +98,7 @@ export class RedisRunRegistry implements RunRegistry {
       this.subscribed = undefined
     })
     this.follower = new StreamFollower(this.reader, this.commands, options.logger)
+    this.abandoned = new AbandonedClaims(this.commands, this.keys.runs)
     this.subscribe().catch((error: unknown) =>
       options.logger.error('subscribing to run events in Redis failed; retrying', { error }),
     )
@@ -145,7 +149,7 @@ export class RedisRunRegistry implements RunRegistry {
     if (this.local.has(start.chatId)) return undefined
     const { runId, clientMessageId, ...key } = start
     const record = JSON.stringify({ runId, node: this.node, key } satisfies LeaseRecord)
-    const claimed = await this.call('EVAL', [
+    const claimed = await this.claim(record, [
       CLAIM,
       '3',
       this.keys.thread(key.chatId),
@@ -172,7 +176,7 @@ export class RedisRunRegistry implements RunRegistry {
     if (!holder) return false
     const { runId } = JSON.parse(holder) as LeaseRecord
     if (!(await runHasEnded(this.options.storage, runId))) return false
-    const taken = await this.call('EVAL', [
+    const taken = await this.claim(record, [
       TAKE_OVER,
       '3',
       this.keys.thread(key.chatId),
@@ -227,9 +231,9 @@ export class RedisRunRegistry implements RunRegistry {
   }
 
   async check(): Promise<void> {
-    const answer = await withTimeout(this.commands.send('PING', []), 2000)
+    const answer = await this.commands.send('PING', [])
     if (answer !== 'PONG') throw new Error(`Redis answered PING with ${String(answer)}`)
-    await withTimeout(this.subscribe(), 2000)
+    await withTimeout(this.subscribe(), COMMAND_DEADLINE_MS)
   }
 
   async close(): Promise<void> {
@@ -238,8 +242,8 @@ export class RedisRunRegistry implements RunRegistry {
     for (const timer of this.timers) clearInterval(timer)
     this.follower.close()
     // Commands are answered in order: once this one is, every line and release sent before it is in Redis. Not
-    // waited for long when Redis is down.
-    if (this.commands.client.connected) await withTimeout(this.commands.send('PING', []), 2000).catch(() => {})
+    // waited for long when Redis is down or does not answer.
+    if (this.commands.client.connected) await this.commands.send('PING', []).catch(() => {})
     this.commands.close()
     this.reader.close()
     this.subscriber.close()
@@ -381,6 +385,7 @@ export class RedisRunRegistry implements RunRegistry {
 
   /** Takes runs whose node stopped renewing their lease and marks them interrupted, in storage and in their log. */
   private async sweep(): Promise<void> {
+    await this.abandoned.end()
     const claimed = (await this.commands.send('EVAL', [CLAIM_EXPIRED, '1', this.keys.runs, '100'])) as string[]
     for (const record of claimed) {
       const { runId, key } = JSON.parse(record) as LeaseRecord
@@ -436,7 +441,20 @@ export class RedisRunRegistry implements RunRegistry {
     this.timers.push(timer)
   }
 
-  /** A command on a request's path: a Redis failure becomes 503, not 500. */
+  /**
+   * A claim of a thread (`CLAIM` or `TAKE_OVER`) on a request's path. Without an answer it may still be made once
+   * Redis reads it: its lease is then ended, so the thread does not stay held by a run that never started.
+   */
+  private async claim(record: string, args: string[]): Promise<unknown> {
+    try {
+      return await this.call('EVAL', args)
+    } catch (error) {
+      this.abandoned.add(record)
+      throw error
+    }
+  }
+
+  /** A command on a request's path: a Redis failure (no answer within the deadline too) becomes 503, not 500. */
   private async call(command: string, args: string[]): Promise<unknown> {
     try {
       return await this.commands.send(command, args)

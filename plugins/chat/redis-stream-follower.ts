@@ -1,7 +1,7 @@
 import type { Logger } from '../../lib/logger'
 import { encodedLine } from './lines'
 import { Run, type RunKey } from './run-registry'
-import type { RedisLink } from './redis-link'
+import { COMMAND_DEADLINE_MS, type RedisLink } from './redis-link'
 
 /** Stream entry fields: `l` holds NDJSON lines (each with its `\n`), `e` marks the end of the run. */
 export const LINES_FIELD = 'l'
@@ -143,15 +143,21 @@ export class StreamFollower {
           // From here to the send nothing awaits: a stream followed later finds the read in flight and interrupts it.
           this.reading = ++this.reads
           const runs = [...this.runs.values()]
-          reply = await this.reader.send('XREAD', [
-            'BLOCK',
-            String(this.blockMs),
-            'COUNT',
-            '1024',
-            'STREAMS',
-            ...runs.map((run) => run.stream),
-            ...runs.map((run) => run.position),
-          ])
+          // Blocking is the point of this read, so its deadline is past the block: only a Redis that stopped
+          // answering misses it, and the read then starts again on a new connection.
+          reply = await this.reader.send(
+            'XREAD',
+            [
+              'BLOCK',
+              String(this.blockMs),
+              'COUNT',
+              '1024',
+              'STREAMS',
+              ...runs.map((run) => run.stream),
+              ...runs.map((run) => run.position),
+            ],
+            this.blockMs + COMMAND_DEADLINE_MS,
+          )
         } catch (error) {
           if (this.closed) return
           // A new connection has a new id; the loop resumes once Redis answers again.

@@ -18,6 +18,10 @@ export const testRegistry = process.env.TEST_REGISTRY === 'redis' ? 'redis' : 'm
 /** A Redis of its own: `stop()` ends it and deletes its folder. */
 export interface RedisServer {
   url: string
+  /** Stops the process (SIGSTOP): it keeps accepting connections but answers nothing until `resume()`. */
+  pause(): void
+  /** Lets a paused Redis run again (SIGCONT). */
+  resume(): void
   stop(): Promise<void>
 }
 
@@ -87,6 +91,8 @@ export async function startRedisServer(): Promise<RedisServer> {
   const { url, child, kill } = await launch()
   return {
     url,
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     async stop() {
       const exited =
         child.exitCode === null && child.signalCode === null
