@@ -59,6 +59,20 @@ export class RateLimitedError extends AppError {
   }
 }
 
+/**
+ * 503 while the database holding the service's state does not answer (a Postgres server stopped or out of reach):
+ * nothing is wrong with the request, and the node takes requests again by itself once the database is back.
+ */
+export class StorageUnavailableError extends AppError {
+  constructor(
+    /** What the driver said, for the log; never sent to the client (it can name the host). */
+    readonly reason: string,
+  ) {
+    super(503, 'STORAGE_UNAVAILABLE', 'The database does not answer; please retry shortly')
+    this.retryAfterSeconds = 5
+  }
+}
+
 /** The wire shape of every non-2xx JSON response. */
 export interface ErrorBody {
   error: string

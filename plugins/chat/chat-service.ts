@@ -1,3 +1,4 @@
+import { asStorageUnavailable } from '../../db/postgres-connect'
 import type { Logger } from '../../lib/logger'
 import type { Metrics } from '../../lib/metrics'
 import { ForbiddenError, NotFoundError } from '../../lib/errors'
@@ -198,7 +199,9 @@ export function createChatService(options: ChatServiceOptions) {
           })
         },
         (error: unknown) => {
-          logger.error('chat turn could not be stored', { runId, error })
+          const down = asStorageUnavailable(error)
+          if (down) logger.warn('chat turn could not be stored', { runId, reason: down.reason })
+          else logger.error('chat turn could not be stored', { runId, error })
           run.append(encodeLine(errorLine('The message could not be stored; please try again')))
           registry.end(run)
           runsTotal.inc({ outcome: 'failed' })

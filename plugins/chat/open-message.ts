@@ -1,3 +1,4 @@
+import { asStorageUnavailable } from '../../db/postgres-connect'
 import type { chatMessages } from '../../db/schema'
 import type { Logger } from '../../lib/logger'
 import type { EncodedLine } from './lines'
@@ -215,7 +216,9 @@ export class OpenMessages {
 
   /** Nothing of the save is stored: its messages stay changed, its lines unsent, and it is tried again. */
   private failed(save: Save, error: unknown): void {
-    this.logger.error('chat messages could not be saved; retrying', { error })
+    const down = asStorageUnavailable(error)
+    if (down) this.logger.warn('chat messages could not be saved; retrying', { reason: down.reason })
+    else this.logger.error('chat messages could not be saved; retrying', { error })
     if (!save.written) this.queued = false
     save.messages.forEach((message, index) => {
       const before = save.before[index]

@@ -1,3 +1,4 @@
+import { asStorageUnavailable } from '../../db/postgres-connect'
 import type { Logger } from '../../lib/logger'
 import { AgentError, type Agent, type AgentEvent, type AgentTurn } from './agent'
 import { deltaLines, encodeLine, errorLine, stateLine } from './lines'
@@ -106,17 +107,27 @@ class Execution {
       run.append(encodeLine(stateLine(thread)))
     } catch (error) {
       const aborted = run.signal.aborted
+      const unavailable = asStorageUnavailable(error)
       this.outcome = aborted ? 'aborted' : 'failed'
       let message: string
       if (aborted) message = run.abortReason ?? 'Run aborted'
       else if (error instanceof AgentError || error instanceof UnsavedAnswer) message = error.message
-      else {
+      else if (unavailable) {
+        // The database went away while the answer was stored: an outage, not a bug, and the answer is not saved.
+        message = new UnsavedAnswer().message
+        this.services.logger.warn('chat run could not be saved: the database does not answer', {
+          runId,
+          reason: unavailable.reason,
+        })
+      } else {
         message = 'The agent failed to answer; please try again'
         this.services.logger.error('chat run failed', { runId, chatId: run.key.chatId, error })
       }
-      await this.close('interrupted', this.outcome, message).catch((failure: unknown) =>
-        this.services.logger.error('chat run end could not be stored', { runId, error: failure }),
-      )
+      await this.close('interrupted', this.outcome, message).catch((failure: unknown) => {
+        const down = asStorageUnavailable(failure)
+        if (down) this.services.logger.warn('chat run end could not be stored', { runId, reason: down.reason })
+        else this.services.logger.error('chat run end could not be stored', { runId, error: failure })
+      })
       // Lines whose messages could not be saved are not sent: the client sees what storage holds, then the error.
       if (!(await this.services.messages.whenSaved(run))) run.discardUnpublished()
       run.append(encodeLine(errorLine(message)))

@@ -1,4 +1,5 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { asStorageUnavailable } from '../../db/postgres-connect'
 import { AppError } from '../../lib/errors'
 import type { Logger } from '../../lib/logger'
 import { containsNul, NUL_TEXT_MESSAGE } from '../../lib/nul-text'
@@ -78,7 +79,7 @@ export class SocketSession<Access> {
    * holds, the socket gets the error line and closes at once.
    */
   async recheck(): Promise<void> {
-    if (!this.closed) await this.access()
+    if (!this.closed) await this.access(true)
   }
 
   /** The client went away: queued turns are dropped; the current run goes on without this reader. */
@@ -92,11 +93,27 @@ export class SocketSession<Access> {
     if (!this.closed) this.socket.send(encodeLine(errorLine(text)).json)
   }
 
-  /** The caller as of now, or undefined once the socket was closed for a credential that no longer holds. */
-  private async access(): Promise<Access | undefined> {
+  /**
+   * The caller as of now, or undefined once the socket was closed for a credential that no longer holds. While the
+   * database does not answer the credential can be neither confirmed nor refused: the socket stays open, a turn about
+   * to start gets the error line with the queued ones dropped, and a recheck during a turn leaves it alone (the next
+   * turn checks again).
+   */
+  private async access(duringTurn = false): Promise<Access | undefined> {
     try {
       return await this.handlers.authenticate()
     } catch (error) {
+      const down = asStorageUnavailable(error)
+      if (down) {
+        this.handlers.logger.warn('chat websocket credential check failed: the database does not answer', {
+          reason: down.reason,
+        })
+        if (!duringTurn) {
+          this.sendError(down.message)
+          this.queue.length = 0
+        }
+        return undefined
+      }
       const message = error instanceof AppError ? error.message : 'Credentials could not be checked'
       if (!(error instanceof AppError)) this.handlers.logger.error('chat websocket credential check failed', { error })
       this.sendError(message)
@@ -116,7 +133,8 @@ export class SocketSession<Access> {
     try {
       await this.handlers.abort(access, chatId, this.userId)
     } catch (error) {
-      this.sendError(error instanceof AppError ? error.message : 'Abort failed')
+      const failure = asStorageUnavailable(error) ?? error
+      this.sendError(failure instanceof AppError ? failure.message : 'Abort failed')
     }
   }
 
@@ -133,8 +151,11 @@ export class SocketSession<Access> {
           source = opened.source
           this.userId = opened.userId
         } catch (error) {
-          if (!(error instanceof AppError)) this.handlers.logger.error('chat websocket turn failed', { error })
-          this.sendError(error instanceof AppError ? error.message : 'Internal server error')
+          const down = asStorageUnavailable(error)
+          if (down) this.handlers.logger.warn('chat websocket turn failed', { reason: down.reason })
+          else if (!(error instanceof AppError)) this.handlers.logger.error('chat websocket turn failed', { error })
+          const failure = down ?? error
+          this.sendError(failure instanceof AppError ? failure.message : 'Internal server error')
           continue
         }
         // The client left while the turn was opened: the run goes on without this reader.

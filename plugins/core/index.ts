@@ -2,7 +2,8 @@ import { Elysia } from 'elysia'
 import type { Config } from '../../lib/config'
 import type { Logger } from '../../lib/logger'
 import type { Metrics } from '../../lib/metrics'
-import { BadRequestError, PayloadTooLargeError } from '../../lib/errors'
+import { asStorageUnavailable } from '../../db/postgres-connect'
+import { BadRequestError, PayloadTooLargeError, StorageUnavailableError } from '../../lib/errors'
 import { containsNul, NUL_TEXT_MESSAGE } from '../../lib/nul-text'
 import { randomToken } from '../../lib/secrets'
 import { createBodyLimit } from './body-limit'
@@ -75,16 +76,25 @@ export function corePlugin(deps: CoreDeps) {
       makePrintable(query)
     })
     .onError({ as: 'global' }, ({ code, error, set, request, path }) => {
-      const { status, body } = bodyLimit.exceeded(request)
-        ? toErrorResponse(code, new PayloadTooLargeError(config.maxBodyBytes))
-        : toErrorResponse(code, error)
+      // A database that does not answer is an outage to wait out (503), not a bug of the service (500).
+      const failure = bodyLimit.exceeded(request)
+        ? new PayloadTooLargeError(config.maxBodyBytes)
+        : (asStorageUnavailable(error) ?? error)
+      const { status, body } = toErrorResponse(code, failure)
+      const requestId = requestInfo(request).id
       set.status = status
       set.headers['content-type'] = 'application/json; charset=utf-8'
-      set.headers['x-request-id'] = requestInfo(request).id
-      const retryAfter = (error as { retryAfterSeconds?: unknown })?.retryAfterSeconds
+      set.headers['x-request-id'] = requestId
+      const retryAfter = (failure as { retryAfterSeconds?: unknown })?.retryAfterSeconds
       if (typeof retryAfter === 'number') set.headers['retry-after'] = String(retryAfter)
-      if (status >= 500)
-        logger.error('request failed', { requestId: requestInfo(request).id, method: request.method, path, error })
+      if (failure instanceof StorageUnavailableError)
+        logger.warn('request failed: the database does not answer', {
+          requestId,
+          method: request.method,
+          path,
+          reason: failure.reason,
+        })
+      else if (status >= 500) logger.error('request failed', { requestId, method: request.method, path, error })
       return body
     })
     .onAfterResponse({ as: 'global' }, ({ request, route, set, path }) => {

@@ -14,8 +14,11 @@ import { join } from 'node:path'
 export interface DatabaseServer {
   /** `postgres://...` or `mysql://...` of a database the tests may fill. */
   url: string
-  /** Stops the server (for outage tests); `start()` brings it back on the same port and data. */
-  stop(): Promise<void>
+  /**
+   * Stops the server (for outage tests); `start()` brings it back on the same port and data. Postgres stops with
+   * `-m immediate` (its connections simply drop) unless `fast` is asked for (they are told the server shuts down).
+   */
+  stop(mode?: 'fast' | 'immediate'): Promise<void>
   start(): Promise<void>
 }
 
@@ -81,7 +84,7 @@ async function startPostgres(): Promise<DatabaseServer> {
   const asPostgres = (command: string, args: string[]) =>
     run('runuser', ['-u', 'postgres', '--', join(PG_BIN, command), ...args])
   asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'])
-  const pgCtl = (action: 'start' | 'stop') =>
+  const pgCtl = (action: 'start' | 'stop', mode: 'fast' | 'immediate' = 'immediate') =>
     action === 'start'
       ? asPostgres('pg_ctl', [
           '-D',
@@ -93,7 +96,7 @@ async function startPostgres(): Promise<DatabaseServer> {
           `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`,
           'start',
         ])
-      : asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])
+      : asPostgres('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop'])
   pgCtl('start')
   let up = true
   running.push(() => {
@@ -119,8 +122,8 @@ async function startPostgres(): Promise<DatabaseServer> {
   await client.close()
   return {
     url: `postgres://postgres@127.0.0.1:${port}/shop`,
-    async stop() {
-      pgCtl('stop')
+    async stop(mode) {
+      pgCtl('stop', mode)
       up = false
     },
     async start() {
@@ -209,6 +212,11 @@ export const postgresServer = (): Promise<DatabaseServer> => (postgres ??= start
  * take down the test apps' own state on the run's server.
  */
 export const sourcePostgresServer = (): Promise<DatabaseServer> => (sourcePostgres ??= startPostgres())
+/**
+ * A Postgres server of the caller's own, for a test that stops the server holding a node's state without taking down
+ * the run's; it stops and its folder goes with the others when the run ends (also after a failed test).
+ */
+export const ownPostgresServer = (): Promise<DatabaseServer> => startPostgres()
 /** The run's MariaDB server, started on first use. */
 export const mariadbServer = (): Promise<DatabaseServer> => (mariadb ??= startMariadb())
 
