@@ -1,4 +1,5 @@
 import { first, type Storage } from '../../db/client'
+import { asStorageUnavailable } from '../../db/postgres-connect'
 import type { Lifecycle } from '../../lib/lifecycle'
 
 export interface CheckResult {
@@ -63,7 +64,8 @@ export function createReadiness(
           await withTimeoutValue(Promise.resolve().then(check), timeoutMs, name)
           results[name] = { status: 'ok', ms: elapsed(startedAt) }
         } catch (error) {
-          const message = (error as Error)?.message ?? String(error)
+          // A database that does not answer: the driver's reason, not the text of the query that found out.
+          const message = asStorageUnavailable(error)?.reason ?? (error as Error)?.message ?? String(error)
           results[name] = { status: 'failing', error: message, ms: elapsed(startedAt) }
         }
       }),

@@ -105,6 +105,12 @@ describe.skipIf(!postgresAvailable)('a node whose Postgres stops', () => {
         const outcome = await eventually(request, unavailable)
         expect({ mode, name, ...outcome }).toEqual({ mode, name, status: 503, retryAfter: '5', body: UNAVAILABLE })
       }
+      // /readyz names the failing storage with the driver's reason, not the text of the query that found out.
+      const ready = await call('GET', '/readyz')
+      expect(ready.status).toBe(503)
+      const checks = (ready.body as { checks: Record<string, { status: string; error?: string }> }).checks
+      expect(checks.storage.status).toBe('failing')
+      expect(checks.storage.error).not.toContain('Failed query')
       // The node recovers by itself once Postgres is back.
       await postgres.start()
       const reports = await eventually(routes.reports, (outcome) => outcome.status === 200, 30_000)
