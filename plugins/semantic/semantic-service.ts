@@ -123,15 +123,24 @@ export function createSemanticService(options: SemanticServiceOptions) {
    */
   function sourceOf(deployment: DeploymentRef, loaded: LoadedModel): { source: DataSource; dataVersion: string } {
     const config = options.dataSources?.get(deployment.id)
-    const key = config ? `deployment:${deployment.id}` : `sqlite:${loaded.dataPath}`
+    if (!config) return { source: fileSource(loaded.dataPath), dataVersion: loaded.dataVersion }
+    const key = `deployment:${deployment.id}`
     let source = sources.get(key)
     if (!source) {
-      source = config
-        ? createDataSource(config, { pool, deploymentId: deployment.id })
-        : createSqliteSource({ path: loaded.dataPath, pool, queryTimeoutMs: timeoutMs })
+      source = createDataSource(config, { pool, deploymentId: deployment.id })
       sources.set(key, source)
     }
-    return { source, dataVersion: config ? key : loaded.dataVersion }
+    return { source, dataVersion: key }
+  }
+
+  /** The source over a SQLite file, one per file. */
+  function fileSource(path: string): DataSource {
+    let source = sources.get(`sqlite:${path}`)
+    if (!source) {
+      source = createSqliteSource({ path, pool, queryTimeoutMs: timeoutMs })
+      sources.set(`sqlite:${path}`, source)
+    }
+    return source
   }
 
   /** Runs a compiled query on the source and formats its rows; database errors become `InvalidQueryError`. */
@@ -373,14 +382,11 @@ export function createSemanticService(options: SemanticServiceOptions) {
           }
         },
       )
-      const files = [...fileSources.entries()].map(async ([deploymentId, path]) => {
-        let source = sources.get(`sqlite:${path}`)
-        if (!source) {
-          source = createSqliteSource({ path, pool, queryTimeoutMs: timeoutMs })
-          sources.set(`sqlite:${path}`, source)
-        }
-        return { deploymentId, type: 'sqlite', ...(await source.health()) }
-      })
+      const files = [...fileSources.entries()].map(async ([deploymentId, path]) => ({
+        deploymentId,
+        type: 'sqlite',
+        ...(await fileSource(path).health()),
+      }))
       // A driver's message may name the connection URL: never shown.
       return (await Promise.all([...configured, ...files])).map((health) =>
         health.ok ? health : { ...health, error: redact(health.error) },
