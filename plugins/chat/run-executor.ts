@@ -41,9 +41,11 @@ class ProtocolError extends Error {}
  * database call is awaited per line. A stuck agent cannot hold an abort: every step races the run's signal.
  */
 /** The answer's messages could not be stored: the run ends with an error instead of lines storage does not hold. */
+const UNSAVED_ANSWER = 'The answer could not be saved; please try again'
+
 class UnsavedAnswer extends Error {
   constructor() {
-    super('The answer could not be saved; please try again')
+    super(UNSAVED_ANSWER)
   }
 }
 
@@ -114,7 +116,7 @@ class Execution {
       else if (error instanceof AgentError || error instanceof UnsavedAnswer) message = error.message
       else if (unavailable) {
         // The database went away while the answer was stored: an outage, not a bug, and the answer is not saved.
-        message = new UnsavedAnswer().message
+        message = UNSAVED_ANSWER
         this.services.logger.warn('chat run could not be saved: the database does not answer', {
           runId,
           reason: unavailable.reason,
