@@ -113,111 +113,109 @@ export function chatPlugin(deps: ChatDeps) {
   })
   deps.lifecycle.onShutdown(stopListening)
 
-  return (
-    new Elysia({ name: 'chat', seed: deps.instanceId })
-      .use(authPlugin(deps))
-      .post(
-        `${CHAT_BASE}/stream-chat-state`,
-        async ({ body, caller, agent, deployment }) => {
-          // Over a run limit, openTurn throws TooManyRunsError: 429 with its Retry-After, before the stream starts.
-          const { source } = await openTurn(caller, agent, deployment, body ?? {})
-          return new Response(ndjsonStream(source, MAX_LAG_LINES, readerHooks()), { headers: NDJSON_HEADERS })
-        },
-        {
-          chatAccess: true,
-          params: ChatParams,
-          parse: parseOptionalJson,
-          body: t.Optional(ChatRequest),
-          response: { 200: t.Array(StreamLine, { description: 'Newline-delimited JSON: one StreamLine per line' }) },
-          detail: {
-            operationId: 'streamChatState',
-            summary: 'Stream chat state',
-            description:
-              'Sends a user message, rejoins a running turn (same messageId) or reads a thread (chatId without input). ' +
-              'The response is NDJSON: `__cutoff__`, the user echo, assistant deltas and tool calls, then `__state__`; ' +
-              'failures after the stream starts are `{ error }` lines.',
-            tags: ['Chat'],
-            security: [{ ApiKey: [] }, { ServiceAuthToken: [] }, { EmbedToken: [] }],
-          },
-        },
-      )
-      .post(
-        `${CHAT_BASE}/abort`,
-        async ({ body, caller, agent, deployment, set }) => {
-          await policies.abort(deployment.id, body.chatId)
-          const userId = await abortingUser(deps.users, caller, body.sessionSettings)
-          await chat.abort(body.chatId, abortScope(caller, agent, userId))
-          set.status = 204
-          return null
-        },
-        {
-          chatAccess: true,
-          params: ChatParams,
-          body: AbortRequest,
-          detail: {
-            summary: 'Abort the active run of a chat',
-            description:
-              '204 when the run was stopped or none was active; 403 for another user’s chat; 404 for an unknown chat.',
-            tags: ['Chat'],
-            security: [{ ApiKey: [] }, { ServiceAuthToken: [] }, { EmbedToken: [] }],
-          },
-        },
-      )
-      // The socket's address asked without an upgrade (a plain GET, a proxy that dropped the headers): say what it is.
-      .get(
-        `${CHAT_BASE}/ws`,
-        () => {
-          throw new AppError(426, 'UPGRADE_REQUIRED', 'This is the chat WebSocket: open it with a WebSocket upgrade')
-        },
-        { detail: { hide: true } },
-      )
-      .ws(`${CHAT_BASE}/ws`, {
+  return new Elysia({ name: 'chat', seed: deps.instanceId })
+    .use(authPlugin(deps))
+    .post(
+      `${CHAT_BASE}/stream-chat-state`,
+      async ({ body, caller, agent, deployment }) => {
+        // Over a run limit, openTurn throws TooManyRunsError: 429 with its Retry-After, before the stream starts.
+        const { source } = await openTurn(caller, agent, deployment, body ?? {})
+        return new Response(ndjsonStream(source, MAX_LAG_LINES, readerHooks()), { headers: NDJSON_HEADERS })
+      },
+      {
         chatAccess: true,
         params: ChatParams,
-        open(ws) {
-          const { caller } = ws.data
-          const raw = ws.raw as unknown as ServerWebSocket
-          const socket: SessionSocket = {
-            send: (json: string) => void raw.send(json),
-            bufferedAmount: () => raw.getBufferedAmount(),
-            cork: (sending: () => void) => void raw.cork(sending),
-            close: (code: number, reason: string) => raw.close(code, reason),
-          }
-          sessions.set(
-            ws.raw,
-            new SocketSession<ChatAccess>(socket, {
-              authenticate: ws.data.reauthenticate,
-              openTurn: ({ caller, agent, deployment }, request) => openTurn(caller, agent, deployment, request),
-              // The socket may stop its own user's chats; an API key that has named no user yet acts for the account.
-              abort: async ({ caller, agent, deployment }, chatId, userId) => {
-                await policies.abort(deployment.id, chatId)
-                const aborting = userId ?? (await abortingUser(deps.users, caller, undefined))
-                await chat.abort(chatId, abortScope(caller, agent, aborting))
-              },
-              pipe: (source) =>
-                pipeTurnToSocket(source, socket, MAX_WS_BUFFERED_BYTES, readerHooks(), { coalesce: true }),
-              logger: deps.logger,
-            }),
-          )
-          if (caller.kind === 'embed') embedSockets.add(caller.accountId, sessions.get(ws.raw)!)
-        },
-        message(ws, message) {
-          sessions.get(ws.raw)?.receive(message)
-        },
-        close(ws) {
-          const session = sessions.get(ws.raw)
-          session?.close()
-          sessions.delete(ws.raw)
-          if (session && ws.data.caller.kind === 'embed') embedSockets.delete(ws.data.caller.accountId, session)
-        },
+        parse: parseOptionalJson,
+        body: t.Optional(ChatRequest),
+        response: { 200: t.Array(StreamLine, { description: 'Newline-delimited JSON: one StreamLine per line' }) },
         detail: {
-          summary: 'Chat over WebSocket',
+          operationId: 'streamChatState',
+          summary: 'Stream chat state',
           description:
-            'One socket, many turns: each client message is a chat request body, each server message one stream line. ' +
-            'Send `{ "type": "abort" }` (optionally with `chatId`) to stop the current run. The credential is checked ' +
-            'again before every turn: once revoked or expired, the turn gets an error line and the socket closes (1008).',
+            'Sends a user message, rejoins a running turn (same messageId) or reads a thread (chatId without input). ' +
+            'The response is NDJSON: `__cutoff__`, the user echo, assistant deltas and tool calls, then `__state__`; ' +
+            'failures after the stream starts are `{ error }` lines.',
           tags: ['Chat'],
+          security: [{ ApiKey: [] }, { ServiceAuthToken: [] }, { EmbedToken: [] }],
         },
-      })
-  )
+      },
+    )
+    .post(
+      `${CHAT_BASE}/abort`,
+      async ({ body, caller, agent, deployment, set }) => {
+        await policies.abort(deployment.id, body.chatId)
+        const userId = await abortingUser(deps.users, caller, body.sessionSettings)
+        await chat.abort(body.chatId, abortScope(caller, agent, userId))
+        set.status = 204
+        return null
+      },
+      {
+        chatAccess: true,
+        params: ChatParams,
+        body: AbortRequest,
+        detail: {
+          summary: 'Abort the active run of a chat',
+          description:
+            '204 when the run was stopped or none was active; 403 for another user’s chat; 404 for an unknown chat.',
+          tags: ['Chat'],
+          security: [{ ApiKey: [] }, { ServiceAuthToken: [] }, { EmbedToken: [] }],
+        },
+      },
+    )
+    .get(
+      `${CHAT_BASE}/ws`,
+      () => {
+        // The socket's address asked without an upgrade (a plain GET, a proxy that dropped the headers).
+        throw new AppError(426, 'UPGRADE_REQUIRED', 'This is the chat WebSocket: open it with a WebSocket upgrade')
+      },
+      { detail: { hide: true } },
+    )
+    .ws(`${CHAT_BASE}/ws`, {
+      chatAccess: true,
+      params: ChatParams,
+      open(ws) {
+        const { caller } = ws.data
+        const raw = ws.raw as unknown as ServerWebSocket
+        const socket: SessionSocket = {
+          send: (json: string) => void raw.send(json),
+          bufferedAmount: () => raw.getBufferedAmount(),
+          cork: (sending: () => void) => void raw.cork(sending),
+          close: (code: number, reason: string) => raw.close(code, reason),
+        }
+        sessions.set(
+          ws.raw,
+          new SocketSession<ChatAccess>(socket, {
+            authenticate: ws.data.reauthenticate,
+            openTurn: ({ caller, agent, deployment }, request) => openTurn(caller, agent, deployment, request),
+            // The socket may stop its own user's chats; an API key that has named no user yet acts for the account.
+            abort: async ({ caller, agent, deployment }, chatId, userId) => {
+              await policies.abort(deployment.id, chatId)
+              const aborting = userId ?? (await abortingUser(deps.users, caller, undefined))
+              await chat.abort(chatId, abortScope(caller, agent, aborting))
+            },
+            pipe: (source) =>
+              pipeTurnToSocket(source, socket, MAX_WS_BUFFERED_BYTES, readerHooks(), { coalesce: true }),
+            logger: deps.logger,
+          }),
+        )
+        if (caller.kind === 'embed') embedSockets.add(caller.accountId, sessions.get(ws.raw)!)
+      },
+      message(ws, message) {
+        sessions.get(ws.raw)?.receive(message)
+      },
+      close(ws) {
+        const session = sessions.get(ws.raw)
+        session?.close()
+        sessions.delete(ws.raw)
+        if (session && ws.data.caller.kind === 'embed') embedSockets.delete(ws.data.caller.accountId, session)
+      },
+      detail: {
+        summary: 'Chat over WebSocket',
+        description:
+          'One socket, many turns: each client message is a chat request body, each server message one stream line. ' +
+          'Send `{ "type": "abort" }` (optionally with `chatId`) to stop the current run. The credential is checked ' +
+          'again before every turn: once revoked or expired, the turn gets an error line and the socket closes (1008).',
+        tags: ['Chat'],
+      },
+    })
 }
