@@ -169,13 +169,12 @@ export class RedisRunRegistry implements RunRegistry {
 
   /**
    * Claims a thread whose holder has already ended in storage and only its node's release is still on its way: the
-   * holder's client got the last line first, and its next message may reach this node before that release does.
+   * holder's client got the last line first, and its next message may reach this node before that release does. The
+   * release may also land between the failed claim and this look at the holder: the thread is then free to claim.
    */
   private async takeOverEnded(key: RunKey, record: string, clientMessageId: boolean): Promise<boolean> {
     const holder = (await this.call('GET', [this.keys.thread(key.chatId)])) as string | null
-    if (!holder) return false
-    const { runId } = JSON.parse(holder) as LeaseRecord
-    if (!(await runHasEnded(this.options.storage, runId))) return false
+    if (holder && !(await runHasEnded(this.options.storage, (JSON.parse(holder) as LeaseRecord).runId))) return false
     const taken = await this.claim(record, [
       TAKE_OVER,
       '3',
@@ -186,7 +185,7 @@ export class RedisRunRegistry implements RunRegistry {
       String(this.leaseMs),
       String(this.holdMs),
       clientMessageId ? '1' : '0',
-      holder,
+      holder ?? '',
     ])
     return taken === 1
   }

@@ -25,13 +25,14 @@ redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
 return 1`
 
 /**
- * KEYS thread, message, runs; ARGV record, leaseMs, holdMs, client message id ('1' or '0'), the holder's record.
- * Takes the thread from a run that storage holds as ended but whose node has not released it yet (its client may
- * have read the last line and sent the next message to another node first). The holder's own release then leaves
- * the thread alone: it deletes only its own record.
+ * KEYS thread, message, runs; ARGV record, leaseMs, holdMs, client message id ('1' or '0'), the holder's record ('' for
+ * none). Takes the thread from a run that storage holds as ended but whose node has not released it yet (its client
+ * may have read the last line and sent the next message to another node first), or claims it if that release has
+ * landed since. The holder's own release then leaves the thread alone: it deletes only its own record.
  */
 export const TAKE_OVER = `
-if redis.call('GET', KEYS[1]) ~= ARGV[5] then return 0 end
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[5] then return 0 end
 if ARGV[4] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])

@@ -4,7 +4,7 @@ import { createLogger } from '../../../lib/logger'
 import { randomToken } from '../../../lib/secrets'
 import { NODE_LOST_MESSAGE } from '../../../plugins/chat/interrupted-runs'
 import { RedisRunRegistry } from '../../../plugins/chat/redis-run-registry'
-import { RELEASE, RELEASE_UNREAD } from '../../../plugins/chat/redis-scripts'
+import { CLAIM, RELEASE, RELEASE_UNREAD } from '../../../plugins/chat/redis-scripts'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, testAppStorage, type TestApp } from '../../helpers/app'
 import { chatBase, lineReader, messageId, type Line } from '../../helpers/chat'
@@ -45,19 +45,21 @@ async function startNodes(leaseMs = 10_000) {
   nodeB = node()
 }
 
+type Commands = { send(command: string, args: string[]): Promise<unknown> }
+
+const commandsOf = (node: TestApp) => (node.deps.registry as unknown as { commands: Commands }).commands
+
 /**
- * Holds back node A's releases of finished runs by `delayMs`, as a slow link to Redis would: its clients get a run's
- * last line before the thread is free in Redis.
+ * Holds back node A's releases of finished runs by `delayMs` (or until `until` settles), as a slow link to Redis
+ * would: its clients get a run's last line before the thread is free in Redis.
  */
-function delayReleasesOnA(delayMs: number): Promise<unknown>[] {
-  const registry = nodeA.deps.registry as unknown as {
-    commands: { send(command: string, args: string[]): Promise<unknown> }
-  }
-  const send = registry.commands.send.bind(registry.commands)
+function delayReleasesOnA(delayMs: number, until?: Promise<unknown>): Promise<unknown>[] {
+  const commands = commandsOf(nodeA)
+  const send = commands.send.bind(commands)
   const held: Promise<unknown>[] = []
-  registry.commands.send = (command, args) => {
+  commands.send = (command, args) => {
     if (command !== 'EVAL' || (args[0] !== RELEASE && args[0] !== RELEASE_UNREAD)) return send(command, args)
-    const later = Bun.sleep(delayMs).then(() => send(command, args))
+    const later = (until ?? Bun.sleep(delayMs)).then(() => send(command, args))
     held.push(later)
     return later
   }
@@ -184,6 +186,36 @@ else
         // Node A's late release left node B's claim alone: the thread is free again once that run ended.
         const third = await lineReader(await onB({ chatId, input: 'Third', messageId: messageId(3) })).rest()
         expect(third.at(-1)?.id).toBe('__state__')
+      })
+
+      it('takes the next message on node B when node A releases the thread just after node B found it held', async () => {
+        const release = gate()
+        const held = delayReleasesOnA(0, release.promise)
+        script = { steps: [{ kind: 'text', chunks: ['First answer'] }] }
+        const first = await lineReader(
+          await nodeA.request('POST', `${chatBase()}/stream-chat-state`, {
+            headers: admin,
+            body: { input: 'First', messageId: messageId(1), sessionSettings: alice },
+          }),
+        ).rest()
+        const chatId = (first[0].state as { chatId: string }).chatId
+        // Node B's claim fails on node A's record; node A's release lands before node B looks at who holds the thread.
+        const commands = commandsOf(nodeB)
+        const send = commands.send.bind(commands)
+        let refusedClaims = 0
+        commands.send = async (command, args) => {
+          const answer = await send(command, args)
+          if (command === 'EVAL' && args[0] === CLAIM && answer === 0 && refusedClaims++ === 0) {
+            release.open()
+            await Promise.all(held)
+          }
+          return answer
+        }
+        script = { steps: [{ kind: 'text', chunks: ['Second answer'] }] }
+        const next = await lineReader(await onB({ chatId, input: 'Next', messageId: messageId(2) })).rest()
+        expect(refusedClaims).toBe(1)
+        expect(next.at(-1)?.id).toBe('__state__')
+        expect(next.map((line) => line.content).join('')).toContain('Second answer')
       })
 
       it('stops the run on node A when node B is asked to abort it', async () => {
