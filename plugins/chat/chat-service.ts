@@ -11,7 +11,7 @@ import { OpenMessages } from './open-message'
 import { executeRun, type RunServices } from './run-executor'
 import type { TurnSource } from './run-readers'
 import { createLoopBudget } from './loop-budget'
-import type { Run, RunRegistry } from './run-registry'
+import { RunLimitReached, type Run, type RunRegistry, type RunStart } from './run-registry'
 import type { RunAdmission, RunTicket } from './run-admission'
 import type { RunDeadlines } from './run-deadlines'
 import type { RunOutcome, ThreadStore } from './thread-store'
@@ -131,8 +131,18 @@ export function createChatService(options: ChatServiceOptions) {
     const threadId = chatId ?? Bun.randomUUIDv7()
     const messageId = request.messageId ?? `${clock()}-message`
     const runId = Bun.randomUUIDv7()
-    // Over a limit: 429 before anything is stored or streamed.
-    const ticket = options.admission?.admit({ userId: participant.userId, keyId: participant.keyId })
+    // Over a limit: 429 before anything is stored or streamed. A registry shared between nodes checks the limits
+    // again for the runs of every node, as it claims the thread.
+    const { admission } = options
+    const ticket = admission?.admit({ userId: participant.userId, keyId: participant.keyId })
+    const limits: RunStart['limits'] =
+      admission && registry.shared
+        ? {
+            keyId: participant.keyId,
+            maxRunsPerUser: admission.limits.maxRunsPerUser,
+            maxRunsPerKey: admission.limits.maxRunsPerKey,
+          }
+        : undefined
     // The run is registered at once (a second request for the thread is busy, a rejoin finds it) and starts once
     // its user message is committed; readers attached meanwhile simply wait for its first line. Registering claims
     // the thread: another request (on any node) that got there first makes this one busy, or joins its run when it
@@ -147,7 +157,11 @@ export function createChatService(options: ChatServiceOptions) {
         threadId,
         runId,
         clientMessageId: request.messageId !== undefined,
+        limits,
       })
+    } catch (error) {
+      if (error instanceof RunLimitReached && admission) throw admission.overLimit(error.limit)
+      throw error
     } finally {
       if (!run) ticket?.release()
     }

@@ -2,7 +2,8 @@ import type { RunKey } from './run-registry'
 
 /**
  * Where the shared runs live in Redis, under one prefix per deployment of the service: a thread's busy flag, a
- * message's run, the lease set, each run's log, the flag that a reader elsewhere wants a run, and the events channel.
+ * message's run, the lease set, the runs per user and per key, each run's log, the flag that a reader elsewhere wants
+ * a run, and the events channel.
  */
 export class RedisKeys {
   constructor(
@@ -35,6 +36,11 @@ export class RedisKeys {
 
   log(runId: string): string {
     return `${this.prefix}log:${runId}`
+  }
+
+  /** The prefix of the sorted sets of runs per user and per API key, for the run limits of every node together. */
+  get quota(): string {
+    return `${this.prefix}quota:`
   }
 
   /** The sorted set of live runs, scored by when their lease ends. */

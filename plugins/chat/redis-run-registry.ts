@@ -26,6 +26,7 @@ import {
   type RunRegistry,
   type RunSink,
   type RunStart,
+  RunLimitReached,
 } from './run-registry'
 
 export interface RedisRunRegistryOptions {
@@ -42,11 +43,12 @@ export interface RedisRunRegistryOptions {
   retainMs?: number
 }
 
-/** A lease record: which run holds the thread, on which node. */
+/** A lease record: which run holds the thread, on which node, and the API key it counts against. */
 interface LeaseRecord {
   runId: string
   node: string
   key: RunKey
+  keyId?: number
 }
 
 type Event = ClusterEvent | { type: 'abort'; runId: string; reason: string } | { type: 'ship'; runId: string }
@@ -147,20 +149,22 @@ export class RedisRunRegistry implements RunRegistry {
 
   async start(start: RunStart): Promise<Run | undefined> {
     if (this.local.has(start.chatId)) return undefined
-    const { runId, clientMessageId, ...key } = start
-    const record = JSON.stringify({ runId, node: this.node, key } satisfies LeaseRecord)
-    const claimed = await this.claim(record, [
-      CLAIM,
-      '3',
-      this.keys.thread(key.chatId),
-      this.keys.message(key),
-      this.keys.runs,
+    const { runId, clientMessageId, limits, ...key } = start
+    const record = JSON.stringify({ runId, node: this.node, key, keyId: limits?.keyId } satisfies LeaseRecord)
+    const claimArgs = [
       record,
       String(this.leaseMs),
       String(this.holdMs),
       clientMessageId ? '1' : '0',
-    ])
-    if (claimed !== 1 && !(await this.takeOverEnded(key, record, clientMessageId === true))) return undefined
+      limits ? this.keys.quota : '',
+      String(limits?.maxRunsPerUser ?? 0),
+      String(limits?.maxRunsPerKey ?? 0),
+    ]
+    const claimKeys = ['3', this.keys.thread(key.chatId), this.keys.message(key), this.keys.runs]
+    let claimed = await this.claim(record, [CLAIM, ...claimKeys, ...claimArgs])
+    if (claimed === 0) claimed = await this.takeOverEnded(key.chatId, record, [TAKE_OVER, ...claimKeys, ...claimArgs])
+    if (claimed === -1 || claimed === -2) throw new RunLimitReached(claimed === -1 ? 'user' : 'key')
+    if (claimed !== 1) return undefined
     const owned = new OwnedRun(new Run(key), runId, record, this)
     this.local.set(key.chatId, owned)
     this.byRunId.set(runId, owned)
@@ -172,22 +176,10 @@ export class RedisRunRegistry implements RunRegistry {
    * holder's client got the last line first, and its next message may reach this node before that release does. The
    * release may also land between the failed claim and this look at the holder: the thread is then free to claim.
    */
-  private async takeOverEnded(key: RunKey, record: string, clientMessageId: boolean): Promise<boolean> {
-    const holder = (await this.call('GET', [this.keys.thread(key.chatId)])) as string | null
-    if (holder && !(await runHasEnded(this.options.storage, (JSON.parse(holder) as LeaseRecord).runId))) return false
-    const taken = await this.claim(record, [
-      TAKE_OVER,
-      '3',
-      this.keys.thread(key.chatId),
-      this.keys.message(key),
-      this.keys.runs,
-      record,
-      String(this.leaseMs),
-      String(this.holdMs),
-      clientMessageId ? '1' : '0',
-      holder ?? '',
-    ])
-    return taken === 1
+  private async takeOverEnded(chatId: string, record: string, args: string[]): Promise<unknown> {
+    const holder = (await this.call('GET', [this.keys.thread(chatId)])) as string | null
+    if (holder && !(await runHasEnded(this.options.storage, (JSON.parse(holder) as LeaseRecord).runId))) return 0
+    return this.claim(record, [...args, holder ?? ''])
   }
 
   end(run: Run): void {
@@ -276,6 +268,7 @@ export class RedisRunRegistry implements RunRegistry {
           owned.record,
           String(this.retainMs),
           text,
+          this.keys.quota,
         ])
         .catch(failed)
       return
@@ -300,6 +293,7 @@ export class RedisRunRegistry implements RunRegistry {
         this.keys.runs,
         this.keys.wanted(owned.runId),
         owned.record,
+        this.keys.quota,
       ])
       .then(
         (released) => {
@@ -375,6 +369,7 @@ export class RedisRunRegistry implements RunRegistry {
       String(this.leaseMs),
       String(this.leaseMs + this.retainMs),
       String(this.holdMs),
+      this.keys.quota,
       ...runs.map((owned) => owned.record),
     ])) as [number[], number[]]
     // A wanted run whose news was lost (pub/sub is at most once) starts sending its lines now.
@@ -385,7 +380,13 @@ export class RedisRunRegistry implements RunRegistry {
   /** Takes runs whose node stopped renewing their lease and marks them interrupted, in storage and in their log. */
   private async sweep(): Promise<void> {
     await this.abandoned.end()
-    const claimed = (await this.commands.send('EVAL', [CLAIM_EXPIRED, '1', this.keys.runs, '100'])) as string[]
+    const claimed = (await this.commands.send('EVAL', [
+      CLAIM_EXPIRED,
+      '1',
+      this.keys.runs,
+      '100',
+      this.keys.quota,
+    ])) as string[]
     for (const record of claimed) {
       const { runId, key } = JSON.parse(record) as LeaseRecord
       this.options.logger.warn('interrupting a run whose node stopped', { runId, chatId: key.chatId })

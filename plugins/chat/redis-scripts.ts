@@ -12,33 +12,72 @@
 const NOW = "local clock = redis.call('TIME') local now = clock[1] * 1000 + math.floor(clock[2] / 1000)"
 
 /**
- * KEYS thread, message, runs; ARGV record, leaseMs, holdMs, client message id ('1' or '0'). 1 when the thread was free
- * and a client's message not running elsewhere (two nodes given the same new message each open a thread of their
- * own), and both are now this run's.
+ * The run limits of every node together. A run counts against its user and its API key (when a key asked for it) in
+ * a sorted set each, `<quota prefix>u:<userId>` and `<quota prefix>k:<keyId>`, scored like the lease: a dead node's
+ * runs stop counting when their leases end. `quotas(prefix, record)` names a run's sets and returns its run id;
+ * `unquota` takes the run out of them.
  */
-export const CLAIM = `
-if ARGV[4] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3]) then return 0 end
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
+const QUOTAS = `
+local function quotas(prefix, record)
+  if prefix == '' then return {}, nil end
+  local lease = cjson.decode(record)
+  local sets = { prefix .. 'u:' .. string.format('%d', lease.key.userId) }
+  if lease.keyId then sets[2] = prefix .. 'k:' .. string.format('%d', lease.keyId) end
+  return sets, lease.runId
+end
+local function unquota(prefix, record)
+  local sets, runId = quotas(prefix, record)
+  for _, set in ipairs(sets) do redis.call('ZREM', set, runId) end
+end`
+
+/**
+ * Claims the thread and message keys for ARGV[1] (record), ARGV[2] (leaseMs), ARGV[3] (holdMs), within the limits of
+ * ARGV[5] (quota prefix, '' for none), ARGV[6] and ARGV[7] (most runs per user and per key): -1 or -2 when the user or
+ * the key already has as many running on every node. Follows `QUOTAS`.
+ */
+const CLAIM_WITHIN_LIMITS = `
 ${NOW}
+local sets, runId = quotas(ARGV[5], ARGV[1])
+local limits = { tonumber(ARGV[6]), tonumber(ARGV[7]) }
+for index, set in ipairs(sets) do
+  redis.call('ZREMRANGEBYSCORE', set, '-inf', now)
+  if redis.call('ZCARD', set) >= limits[index] then return -index end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
+for _, set in ipairs(sets) do
+  redis.call('ZADD', set, now + tonumber(ARGV[2]), runId)
+  redis.call('PEXPIRE', set, ARGV[3])
+end
 return 1`
 
 /**
- * KEYS thread, message, runs; ARGV record, leaseMs, holdMs, client message id ('1' or '0'), the holder's record ('' for
- * none). Takes the thread from a run that storage holds as ended but whose node has not released it yet (its client
- * may have read the last line and sent the next message to another node first), or claims it if that release has
- * landed since. The holder's own release then leaves the thread alone: it deletes only its own record.
+ * KEYS thread, message, runs; ARGV record, leaseMs, holdMs, client message id ('1' or '0'), quota prefix, most runs per
+ * user, most runs per key. 1 when the thread was free and a client's message not running elsewhere (two nodes given
+ * the same new message each open a thread of their own), and both are now this run's; 0 when taken (a busy thread or
+ * a run to join, which counts against no limit); -1 or -2 over the user's or the key's limit.
+ */
+export const CLAIM = `
+if ARGV[4] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+${QUOTAS}
+${CLAIM_WITHIN_LIMITS}`
+
+/**
+ * KEYS thread, message, runs; ARGV as `CLAIM`'s, then the holder's record ('' for none). Takes the thread from a run
+ * that storage holds as ended but whose node has not released it yet (its client may have read the last line and
+ * sent the next message to another node first), or claims it if that release has landed since. The ended run no
+ * longer counts against its limits. The holder's own release then leaves the thread alone: it deletes only its own
+ * record.
  */
 export const TAKE_OVER = `
 local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[5] then return 0 end
+if holder and holder ~= ARGV[8] then return 0 end
 if ARGV[4] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
-${NOW}
-redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
-return 1`
+${QUOTAS}
+if holder then unquota(ARGV[5], holder) end
+${CLAIM_WITHIN_LIMITS}`
 
 /**
  * Marks the run of `record` as wanted by a reader on another node (at most once: the flag lives holdMs) and tells
@@ -74,17 +113,19 @@ want(record)
 return record`
 
 /**
- * KEYS runs, then (thread, message, log, wanted) per run; ARGV leaseMs, logMs, holdMs, then the record per run.
- * Extends the leases still held (not yet ended: an ended one is a sweeping node's to take); returns the (1-based)
- * positions of the runs whose lease was lost, and of those wanted by readers elsewhere (in case the news was lost).
+ * KEYS runs, then (thread, message, log, wanted) per run; ARGV leaseMs, logMs, holdMs, quota prefix, then the record
+ * per run. Extends the leases still held (not yet ended: an ended one is a sweeping node's to take), and with them the
+ * runs' places in their limits; returns the (1-based) positions of the runs whose lease was lost, and of those wanted
+ * by readers elsewhere (in case the news was lost).
  */
 export const RENEW = `
 ${NOW}
+${QUOTAS}
 local lost = {}
 local wanted = {}
 local count = (#KEYS - 1) / 4
 for index = 0, count - 1 do
-  local record = ARGV[4 + index]
+  local record = ARGV[5 + index]
   local thread, message, log = KEYS[2 + 4 * index], KEYS[3 + 4 * index], KEYS[4 + 4 * index]
   if redis.call('EXISTS', KEYS[5 + 4 * index]) == 1 then wanted[#wanted + 1] = index + 1 end
   local ends = redis.call('ZSCORE', KEYS[1], record)
@@ -93,6 +134,11 @@ for index = 0, count - 1 do
     if redis.call('GET', message) == record then redis.call('PEXPIRE', message, ARGV[3]) end
     redis.call('PEXPIRE', log, ARGV[2])
     redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), record)
+    local sets, runId = quotas(ARGV[4], record)
+    for _, set in ipairs(sets) do
+      redis.call('ZADD', set, 'XX', now + tonumber(ARGV[1]), runId)
+      redis.call('PEXPIRE', set, ARGV[3])
+    end
   else
     lost[#lost + 1] = index + 1
   end
@@ -100,10 +146,13 @@ end
 return { lost, wanted }`
 
 /**
- * KEYS thread, message, runs, log; ARGV record, retainMs, last lines. Ends the run's log with its last lines and
- * frees the thread (if the lease is still this run's) and the message key; the log stays readable for retainMs.
+ * KEYS thread, message, runs, log; ARGV record, retainMs, last lines, quota prefix. Ends the run's log with its last
+ * lines and frees the thread (if the lease is still this run's), the message key and its places in the limits; the
+ * log stays readable for retainMs.
  */
 export const RELEASE = `
+${QUOTAS}
+unquota(ARGV[4], ARGV[1])
 redis.call('XADD', KEYS[4], '*', 'l', ARGV[3], 'e', '1')
 redis.call('PEXPIRE', KEYS[4], ARGV[2])
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
@@ -112,25 +161,32 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 return 1`
 
 /**
- * KEYS thread, message, runs, wanted; ARGV record. Frees the thread and the message key of a run whose lines never
- * went to Redis, unless a reader elsewhere wants them (0: the caller sends every line, then RELEASE). Atomic with the
- * lookups that mark a run wanted: a reader either finds the run and gets its whole log, or finds it ended.
+ * KEYS thread, message, runs, wanted; ARGV record, quota prefix. Frees the thread, the message key and the places in
+ * the limits of a run whose lines never went to Redis, unless a reader elsewhere wants them (0: the caller sends every
+ * line, then RELEASE). Atomic with the lookups that mark a run wanted: a reader either finds the run and gets its
+ * whole log, or finds it ended.
  */
 export const RELEASE_UNREAD = `
 if redis.call('EXISTS', KEYS[4]) == 1 then return 0 end
+${QUOTAS}
+unquota(ARGV[2], ARGV[1])
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
 redis.call('ZREM', KEYS[3], ARGV[1])
 return 1`
 
 /**
- * KEYS runs; ARGV limit. Takes the runs whose lease has ended out of the set and returns them: each is returned to
- * exactly one node, which then marks it interrupted and frees its thread.
+ * KEYS runs; ARGV limit, quota prefix. Takes the runs whose lease has ended out of the set, and out of their limits,
+ * and returns them: each is returned to exactly one node, which then marks it interrupted and frees its thread.
  */
 export const CLAIM_EXPIRED = `
 ${NOW}
+${QUOTAS}
 local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[1]))
-for _, record in ipairs(expired) do redis.call('ZREM', KEYS[1], record) end
+for _, record in ipairs(expired) do
+  redis.call('ZREM', KEYS[1], record)
+  unquota(ARGV[2], record)
+end
 return expired`
 
 /**

@@ -109,7 +109,7 @@ export class RunAdmission {
   private averageRunMs = 1000
 
   constructor(
-    private readonly limits: RunLimits,
+    readonly limits: RunLimits,
     private readonly observer: AdmissionObserver = {},
     private readonly now: () => number = () => performance.now(),
   ) {}
@@ -125,18 +125,9 @@ export class RunAdmission {
   /** Admits a run (executing at once or queued) or throws `TooManyRunsError`. */
   admit(owner: RunOwner): RunTicket {
     const { limits } = this
-    if ((this.perUser.get(owner.userId) ?? 0) >= limits.maxRunsPerUser)
-      throw this.refuse(
-        'user',
-        `Too many runs for this user: at most ${limits.maxRunsPerUser} at once; retry when one has finished`,
-        this.retryAfter(1),
-      )
+    if ((this.perUser.get(owner.userId) ?? 0) >= limits.maxRunsPerUser) throw this.overLimit('user')
     if (owner.keyId !== undefined && (this.perKey.get(owner.keyId) ?? 0) >= limits.maxRunsPerKey)
-      throw this.refuse(
-        'key',
-        `Too many runs for this API key: at most ${limits.maxRunsPerKey} at once; retry when one has finished`,
-        this.retryAfter(1),
-      )
+      throw this.overLimit('key')
     const startsNow = this.activeCount < limits.maxActiveRuns && this.waitingCount === 0
     if (!startsNow && this.waitingCount >= limits.runQueueSize)
       throw this.refuse(
@@ -190,6 +181,20 @@ export class RunAdmission {
       this.queue = this.queue.slice(this.queueHead)
       this.queueHead = 0
     }
+  }
+
+  /**
+   * The refusal of a run over the user's or the key's limit: found here, or by a registry shared between nodes that
+   * counts the runs of every node.
+   */
+  overLimit(limit: 'user' | 'key'): TooManyRunsError {
+    const most = limit === 'user' ? this.limits.maxRunsPerUser : this.limits.maxRunsPerKey
+    const whose = limit === 'user' ? 'this user' : 'this API key'
+    return this.refuse(
+      limit,
+      `Too many runs for ${whose}: at most ${most} at once; retry when one has finished`,
+      this.retryAfter(1),
+    )
   }
 
   private refuse(limit: 'user' | 'key' | 'queue', message: string, retryAfterSeconds: number): TooManyRunsError {

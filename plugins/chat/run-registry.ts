@@ -136,6 +136,18 @@ export interface RunStart extends RunKey {
    * running in another thread. An id the server made up (`<now>-message`) may repeat within a millisecond.
    */
   clientMessageId?: boolean
+  /**
+   * The run limits to hold on every node together (a registry shared between nodes checks them as it claims the
+   * thread; one process's admission has already checked them). `keyId` is the API key that asked for the run.
+   */
+  limits?: { keyId?: number; maxRunsPerUser: number; maxRunsPerKey: number }
+}
+
+/** From a shared registry's `start`: the user or the API key already has its most runs, on all nodes together. */
+export class RunLimitReached extends Error {
+  constructor(readonly limit: 'user' | 'key') {
+    super(`run limit per ${limit} reached`)
+  }
 }
 
 /**
@@ -212,7 +224,8 @@ export class MemoryRunRegistry implements RunRegistry {
     return this.byUserMessage.get(messageKey(userId, agentId, messageId))
   }
 
-  async start({ clientMessageId, ...key }: RunStart): Promise<Run | undefined> {
+  // One process: the admission has checked the run limits already.
+  async start({ clientMessageId, limits: _limits, ...key }: RunStart): Promise<Run | undefined> {
     const userKey = messageKey(key.userId, key.agentId, key.messageId)
     // A busy thread, or the client's message already running (in a thread of its own): the caller joins or refuses.
     if (this.byChat.has(key.chatId) || (clientMessageId && this.byUserMessage.has(userKey))) return undefined

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import type { Storage } from '../../../db/client'
+import { loadConfig, type ChatLimits } from '../../../lib/config'
 import { createLogger } from '../../../lib/logger'
 import { randomToken } from '../../../lib/secrets'
 import { NODE_LOST_MESSAGE } from '../../../plugins/chat/interrupted-runs'
@@ -29,13 +30,14 @@ let nodeA: TestApp
 let nodeB: TestApp
 let script: Script
 
-async function startNodes(leaseMs = 10_000) {
+async function startNodes(leaseMs = 10_000, chatLimits: Partial<ChatLimits> = {}) {
   const url = await redisServer()
   storage = testAppStorage()
   const prefix = `test:${randomToken(6)}:`
   const logger = createLogger('silent')
   const node = () =>
     createTestApp({
+      config: { chatLimits: { ...loadConfig({}).chatLimits, ...chatLimits } },
       storage,
       logger,
       agents: () => createScriptedAgent(() => script),
@@ -227,6 +229,54 @@ else
       })
     })
 
+    describe('with live nodes at their run limits', () => {
+      beforeEach(() => startNodes(10_000, { maxRunsPerUser: 2, maxRunsPerKey: 3 }))
+
+      /** A turn of `user` that stops after its first chunk until `hold` opens, read up to that chunk. */
+      async function heldTurn(node: TestApp, user: string, id: string) {
+        const response = await node.request('POST', `${chatBase()}/stream-chat-state`, {
+          headers: admin,
+          body: { input: `Question of ${user}`, messageId: id, sessionSettings: { externalId: user } },
+        })
+        expect(response.status).toBe(200)
+        const reader = lineReader(response)
+        for (let index = 0; index < 4; index++) await reader.next()
+        return reader
+      }
+
+      it('counts the runs of a user and of an API key on every node together; joining counts against neither', async () => {
+        const hold = gate()
+        script = { steps: [{ kind: 'text', chunks: ['Partial ', 'answer'], hold: { after: 1, until: hold.promise } }] }
+        const readers = [await heldTurn(nodeA, 'alice', messageId(1)), await heldTurn(nodeA, 'alice', messageId(2))]
+        // Alice has two runs on node A: a third on node B is over her limit, before anything is stored.
+        const third = await onB({ input: 'One more', messageId: messageId(3) })
+        expect(third.status).toBe(429)
+        expect(third.headers.get('retry-after')).toMatch(/^\d+$/)
+        expect(await third.json()).toEqual({
+          error: 'Too many runs for this user: at most 2 at once; retry when one has finished',
+          code: 'TOO_MANY_RUNS',
+        })
+        expect((await storedRuns(storage)).length).toBe(2)
+        // Joining one of them on node B is not a run.
+        const joined = lineReader(await onB({ messageId: messageId(1) }))
+        expect((await joined.next())!.state).toMatchObject({ isStreaming: true })
+        // The admin key has two runs on node A: one more on node B (Bob's) fits, the fourth is over the key's limit.
+        readers.push(await heldTurn(nodeB, 'bob', messageId(4)))
+        const fourth = await nodeB.request('POST', `${chatBase()}/stream-chat-state`, {
+          headers: admin,
+          body: { input: 'Hello', messageId: messageId(5), sessionSettings: { externalId: 'carol' } },
+        })
+        expect(fourth.status).toBe(429)
+        expect(((await fourth.json()) as { error: string }).error).toContain('for this API key: at most 3 at once')
+        hold.open()
+        for (const reader of [...readers, joined]) expect((await reader.rest()).at(-1)?.id).toBe('__state__')
+        // Ended runs give their places back on every node.
+        script = { steps: [{ kind: 'text', chunks: ['Answer'] }] }
+        const again = await lineReader(await onB({ input: 'One more', messageId: messageId(3) })).rest()
+        expect(again.at(-1)?.id).toBe('__state__')
+      })
+    })
+
     describe('with live nodes, over sockets', () => {
       beforeEach(() => startNodes())
 
@@ -269,6 +319,31 @@ else
           ['Slow question', false],
           ['Partial ', true],
         ])
+        hold.open()
+      })
+    })
+
+    describe("when node A dies mid-run at its user's limit", () => {
+      beforeEach(() => startNodes(300, { maxRunsPerUser: 1 }))
+
+      it('keeps counting a live run past its first lease: its node renews its place with the lease', async () => {
+        const { reader, hold } = await slowTurnOnA()
+        await Bun.sleep(700)
+        expect((await onB({ input: 'Elsewhere', messageId: messageId(2) })).status).toBe(429)
+        hold.open()
+        expect((await reader.rest()).at(-1)?.id).toBe('__state__')
+      })
+
+      it("gives the dead node's run's place back once node B has interrupted it", async () => {
+        const { chatId, hold } = await slowTurnOnA()
+        expect((await onB({ input: 'Elsewhere', messageId: messageId(2) })).status).toBe(429)
+        const joined = lineReader(await onB({ chatId, messageId: messageId(1) }))
+        await joined.next()
+        await nodeA.deps.registry.close()
+        expect((await joined.rest()).at(-1)).toEqual({ error: NODE_LOST_MESSAGE })
+        script = { steps: [{ kind: 'text', chunks: ['Answer'] }] }
+        const next = await lineReader(await onB({ input: 'Elsewhere', messageId: messageId(2) })).rest()
+        expect(next.at(-1)?.id).toBe('__state__')
         hold.open()
       })
     })
