@@ -85,6 +85,9 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
       let lastStepCalledTools = false
       let reasoningId: string | undefined
       const textIds = new Map<string, string>()
+      // The provider's tool-call ids are not unique: some servers name every call `call_1`. A message id must be, in
+      // the thread (its rows are keyed by it) and in the stream, so each call gets its own.
+      const toolIds = new Map<string, string>()
       let produced = false
 
       for await (const part of result.fullStream) {
@@ -118,22 +121,29 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
             }
             break
           }
-          case 'tool-call':
+          case 'tool-call': {
             stepCalledTools = true
+            const id = crypto.randomUUID()
+            toolIds.set(part.toolCallId, id)
             yield {
               type: 'tool-call',
-              id: part.toolCallId,
+              id,
               name: part.toolName,
               input: JSON.stringify(part.input ?? {}),
             }
             break
+          }
           case 'tool-result':
-            yield { type: 'tool-result', id: part.toolCallId, result: JSON.stringify(part.output ?? null) }
+            yield {
+              type: 'tool-result',
+              id: toolIds.get(part.toolCallId) ?? part.toolCallId,
+              result: JSON.stringify(part.output ?? null),
+            }
             break
           case 'tool-error':
             yield {
               type: 'tool-result',
-              id: part.toolCallId,
+              id: toolIds.get(part.toolCallId) ?? part.toolCallId,
               result: JSON.stringify({ error: part.error instanceof Error ? part.error.message : String(part.error) }),
             }
             break

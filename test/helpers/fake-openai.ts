@@ -1,7 +1,8 @@
 import type { Server } from 'bun'
 
 export type FakeTurn =
-  | { text?: string[]; toolCalls: Array<{ name: string; arguments: unknown }> }
+  /** `id` names the call as the provider does (default `call_<request>_<index>`; some servers repeat one). */
+  | { text?: string[]; toolCalls: Array<{ name: string; arguments: unknown; id?: string }> }
   | { text: string[] }
   | { status: number; body: string }
   | { malformed: true }
@@ -42,7 +43,12 @@ export function startFakeOpenAI(turns: FakeTurn[]) {
           text += chunk({
             role: 'assistant',
             tool_calls: [
-              { index, id: `call_${next}_${index}`, type: 'function', function: { name: call.name, arguments: '' } },
+              {
+                index,
+                id: call.id ?? `call_${next}_${index}`,
+                type: 'function',
+                function: { name: call.name, arguments: '' },
+              },
             ],
           })
           text += chunk({ tool_calls: [{ index, function: { arguments: JSON.stringify(call.arguments) } }] })

@@ -108,6 +108,31 @@ describe('the analyst on an OpenAI-compatible model', () => {
     expect(finalAnswer(state as never)?.content).toBe('Answer: 42')
   })
 
+  it('keeps every tool call of a provider that names each one call_1: the stored thread is the one streamed', async () => {
+    const app = appWith([
+      { toolCalls: [{ name: 'serviceMeta', arguments: {}, id: 'call_1' }] },
+      { toolCalls: [{ name: 'serviceSqlApi', arguments: { sqlQuery: 'SELECT count FROM orders' }, id: 'call_1' }] },
+      { text: ['Answer: 42'] },
+    ])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    const streamed = (lines.at(-1)!.state as { messages: Line[] }).messages
+    expect(streamed.map((message) => message.toolCall?.name ?? message.content)).toEqual([
+      'How many orders?',
+      'serviceMeta',
+      'serviceSqlApi',
+      'Answer: 42',
+    ])
+    expect(new Set(streamed.map((message) => message.id)).size).toBe(4)
+    const chatId = (lines[0].state as { chatId: string }).chatId
+    const read = await readLines(
+      await app.request('POST', `${chatBase()}/stream-chat-state`, {
+        headers: apiKey(keys.admin),
+        body: { chatId, sessionSettings: { externalId: 'llm-user' } },
+      }),
+    )
+    expect((read.at(-1)!.state as { messages: Line[] }).messages).toEqual(streamed)
+  })
+
   it('ends the stream with an error line when the provider fails, without leaking details', async () => {
     const app = appWith([{ status: 500, body: '{"error":{"message":"internal secret detail"}}' }])
     const lines = await readLines(await ask(app, 'How many orders?'))
