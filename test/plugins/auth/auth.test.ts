@@ -41,12 +41,12 @@ describe('authPlugin', () => {
     expect(response.body).toEqual({ error: expect.any(String), code: 'MISSING_CREDENTIALS' })
   })
 
-  it('returns 400 for a malformed Authorization header', async () => {
+  it('returns 401 MALFORMED_CREDENTIAL for a malformed Authorization header', async () => {
     test = createTestApp()
     const get = probe(test)
     for (const value of ['Bearer abc', 'Api-Key', 'Api-Key two words', 'Basic Zm9vOmJhcg==']) {
       const response = await get('/probe/key', { authorization: value })
-      expect(response.status).toBe(400)
+      expect(response.status).toBe(401)
       expect(response.body.code).toBe('MALFORMED_CREDENTIAL')
     }
   })
