@@ -1,7 +1,7 @@
 import { asStorageUnavailable } from '../../db/postgres-connect'
 import type { Logger } from '../../lib/logger'
 import type { Metrics } from '../../lib/metrics'
-import { ForbiddenError, NotFoundError } from '../../lib/errors'
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../lib/errors'
 import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { UserAccess } from '../auth/user-access'
 import type { AgentFactory } from './agent'
@@ -53,6 +53,11 @@ export interface ChatServiceOptions {
 }
 
 const BUSY = 'Streaming for thread is in progress'
+
+/** 400 for a request with nothing to do: no input, no thread to read, no run or answer of its `messageId`. */
+export function emptyChatRequest(): BadRequestError {
+  return new BadRequestError('Send input to start a chat, or chatId to read one', 'EMPTY_CHAT_REQUEST')
+}
 
 /**
  * The chat's turn logic: starts runs, joins active ones by `messageId`, answers finished
@@ -118,6 +123,14 @@ export function createChatService(options: ChatServiceOptions) {
     }
   }
 
+  // A message id the server makes is the millisecond of the turn, as a client's would be; two turns in one millisecond
+  // take the next free one, so a user's messages never share an id in this process (a rejoin by it finds one run).
+  let lastMessageMs = 0
+  function serverMessageId(): string {
+    lastMessageMs = Math.max(clock(), lastMessageMs + 1)
+    return `${lastMessageMs}-message`
+  }
+
   async function startRun(
     request: ChatRequest & { input: string },
     participant: ChatParticipant,
@@ -129,7 +142,7 @@ export function createChatService(options: ChatServiceOptions) {
     // Time-ordered ids: new threads and runs are appended at the end of their indexes instead of at random places,
     // so a turn's writes touch the same few hot pages as the turn before.
     const threadId = chatId ?? Bun.randomUUIDv7()
-    const messageId = request.messageId ?? `${clock()}-message`
+    const messageId = request.messageId ?? serverMessageId()
     const runId = Bun.randomUUIDv7()
     // Over a limit: 429 before anything is stored or streamed. A registry shared between nodes checks the limits
     // again for the runs of every node, as it claims the thread.
@@ -166,11 +179,14 @@ export function createChatService(options: ChatServiceOptions) {
       if (!run) ticket?.release()
     }
     if (!run) {
-      // Taken: by a run on this thread, or (for a new thread) by the same message started a moment ago in a thread of
-      // its own, when another node was given it too. The same message joins that run; anything else is busy.
+      // Taken: by a run on this thread, or by the same message running in another thread of the user's (started a
+      // moment ago on another node for a new thread, or named again with another chatId). The same message joins
+      // that run; anything else is busy.
       const active =
         (await registry.forChat(threadId)) ??
-        (isNewThread ? await registry.forMessage(participant.userId, participant.agent.id, messageId) : undefined)
+        (isNewThread || request.messageId !== undefined
+          ? await registry.forMessage(participant.userId, participant.agent.id, messageId)
+          : undefined)
       return joining(request, participant, active) ?? fixed(errorLine(BUSY))
     }
     // The history is read in the turn's own transaction: exactly the messages before this turn's.
@@ -262,8 +278,22 @@ export function createChatService(options: ChatServiceOptions) {
       const thread = await store.thread(request.chatId)
       if (!thread || thread.userId !== userId || thread.agentId !== participant.agent.id)
         return fixed(errorLine(`Chat ${request.chatId} not found`))
-      if (request.messageId !== undefined && (await store.hasUserMessage(thread.id, request.messageId)))
-        return stateOf(thread.id, devMode)
+      if (request.messageId !== undefined) {
+        // A client's messageId is its idempotency key for all of the user's threads: a message stored in this thread
+        // or another is never run again. In another thread its run may still be going, and is joined.
+        const stored = await store.threadOfUserMessage(userId, participant.agent.id, request.messageId)
+        if (stored !== undefined) {
+          if (stored !== thread.id) {
+            const joined = joining(
+              request,
+              participant,
+              await registry.forMessage(userId, participant.agent.id, request.messageId),
+            )
+            if (joined) return joined
+          }
+          return stateOf(stored, devMode)
+        }
+      }
       if (request.input === undefined) return stateOf(thread.id, devMode)
       if (running) return fixed(errorLine(BUSY))
       return startRun({ ...request, input: request.input }, participant, thread.id, branch, devMode)
@@ -273,7 +303,8 @@ export function createChatService(options: ChatServiceOptions) {
       const finished = await store.threadOfUserMessage(userId, participant.agent.id, request.messageId)
       if (finished) return stateOf(finished, devMode)
     }
-    if (request.input === undefined) return fixed(errorLine('Send input to start a chat, or a chatId to read one'))
+    // A messageId with no run and no answer, and nothing else: the request has nothing to do.
+    if (request.input === undefined) throw emptyChatRequest()
     return startRun({ ...request, input: request.input }, participant, undefined, branch, devMode)
   }
 

@@ -4,13 +4,13 @@ import type { Config } from '../../lib/config'
 import type { Lifecycle } from '../../lib/lifecycle'
 import type { Logger } from '../../lib/logger'
 import type { Metrics } from '../../lib/metrics'
-import { AppError, BadRequestError } from '../../lib/errors'
+import { AppError } from '../../lib/errors'
 import { authPlugin, type AuthDeps } from '../auth'
 import type { UserProvisioner } from '../auth/user-access'
 import type { AgentFactory } from './agent'
 import { parseOptionalJson } from '../core/optional-json'
 import type { Caller } from '../auth/model'
-import { createChatService, type ChatService } from './chat-service'
+import { createChatService, emptyChatRequest, type ChatService } from './chat-service'
 import { AbortRequest, ChatParams, ChatRequest, StreamLine } from './model'
 import { abortingUser, abortScope, resolveParticipant } from './participant'
 import { RunAdmission } from './run-admission'
@@ -99,7 +99,7 @@ export function chatPlugin(deps: ChatDeps) {
   const policies = createThreadPolicyGuard(deps.storage)
   const openTurn = async (caller: Caller, agent: AgentInfo, deployment: DeploymentInfo, request: ChatRequest) => {
     if (request.input === undefined && request.chatId === undefined && request.messageId === undefined)
-      throw new BadRequestError('Send input to start a chat, or chatId to read one', 'EMPTY_CHAT_REQUEST')
+      throw emptyChatRequest()
     await policies.chat(deployment.id, agent.id, request)
     const participant = await resolveParticipant(deps.users, caller, agent, deployment, request.sessionSettings)
     return { source: await chat.open(request, participant), userId: participant.userId }

@@ -98,11 +98,6 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
          LIMIT 1`
       return rows[0]?.threadId
     },
-    async hasUserMessage(threadId, messageId) {
-      const rows = await client`
-        SELECT 1 FROM chat_messages WHERE thread_id = ${threadId} AND id = ${messageId} AND role = 'user'`
-      return rows.length > 0
-    },
     // A batch's work may run twice (see `createPostgresWriteBatch`): what it takes from memory is taken once.
     startTurn(turn) {
       const now = clock()

@@ -133,7 +133,7 @@ export interface RunStart extends RunKey {
   runId: string
   /**
    * The client chose the `messageId` (its idempotency key): the run may start only if that message is not already
-   * running in another thread. An id the server made up (`<now>-message`) may repeat within a millisecond.
+   * running in another thread. An id the server made up (`<now>-message`) is unique in its process only.
    */
   clientMessageId?: boolean
   /**

@@ -43,9 +43,6 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
         AND (SELECT user_id = ?2 AND agent_id = ?3 FROM chat_threads t WHERE t.id = m.thread_id)
       LIMIT 1`,
   )
-  const messageInThread = sqlite.query<Pick<StoredMessage, 'id'>, [string, string]>(
-    "SELECT id FROM chat_messages WHERE thread_id = ? AND id = ? AND role = 'user'",
-  )
   const insertUserMessage = sqlite.query<
     never,
     [string, string, number, string, string | null, string, number, number]
@@ -122,9 +119,6 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
     },
     async threadOfUserMessage(userId, agentId, messageId) {
       return userMessage.get(messageId, userId, agentId)?.threadId
-    },
-    async hasUserMessage(threadId, messageId) {
-      return messageInThread.get(threadId, messageId) !== null
     },
     startTurn: (turn) => batch.run(() => startTurnWrites(turn, clock())),
     endRun: (runId, status, error) => batch.run(() => void endRun.run(status, error ?? null, clock(), runId)),

@@ -73,7 +73,6 @@ export interface ThreadStore {
   messages(threadId: string, devMode: boolean): Promise<ThreadMessage[]>
   /** The thread holding the user's message `messageId` with this agent, if any. */
   threadOfUserMessage(userId: number, agentId: number, messageId: string): Promise<string | undefined>
-  hasUserMessage(threadId: string, messageId: string): Promise<boolean>
   /**
    * Starts a turn: the thread (when new), the run and the user message, committed together (in the next group
    * commit), with the thread's history as it stood before.

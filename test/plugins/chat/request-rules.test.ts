@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'bun:test'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
-import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { apiKey, createTestApp, testClock, type TestApp } from '../../helpers/app'
 import { storedMessages, threadOwners } from '../../helpers/chat-rows'
 import { chatBase, lineReader, messageId, readLines } from '../../helpers/chat'
 import { keys, tokenSecrets } from '../../helpers/fixtures'
@@ -8,8 +8,9 @@ import { gate } from '../../helpers/gates'
 import { serviceToken } from '../../helpers/tokens'
 
 let test: TestApp
-let script: Script = { steps: [{ kind: 'text', chunks: ['ok'] }] }
+let script: Script
 beforeEach(() => {
+  script = { steps: [{ kind: 'text', chunks: ['ok'] }] }
   test = createTestApp({ agents: () => createScriptedAgent(() => script) })
 })
 afterEach(() => test.close())
@@ -106,6 +107,74 @@ describe('POST {chat_base_url}/chat/stream-chat-state before the stream starts',
   it('accepts an absent body as a request without input (400 here, not 500)', async () => {
     const response = await test.request('POST', `${chatBase()}/stream-chat-state`, { headers: apiKey(keys.admin) })
     await expectError(response, 400)
+  })
+})
+
+describe('POST {chat_base_url}/chat/stream-chat-state message ids', () => {
+  it('gives each turn without a messageId an id of its own, also within one millisecond', async () => {
+    const clock = testClock()
+    const timed = createTestApp({ clock, agents: () => createScriptedAgent(() => script) })
+    try {
+      const ids: string[] = []
+      for (let index = 0; index < 3; index++) {
+        const lines = await readLines(
+          await timed.request('POST', `${chatBase()}/stream-chat-state`, {
+            headers: apiKey(keys.admin),
+            body: { input: `Question ${index}`, sessionSettings: { externalId: 'same-ms' } },
+          }),
+        )
+        ids.push(lines[1].id!)
+      }
+      expect(ids).toEqual([clock(), clock() + 1, clock() + 2].map((ms) => `${ms}-message`))
+    } finally {
+      await timed.close()
+    }
+  })
+})
+
+describe('POST {chat_base_url}/chat/stream-chat-state with the messageId of another thread', () => {
+  const user = { externalId: 'two-threads' }
+  const newThread = async (input: string) => {
+    const lines = await readLines(await stream({ input, sessionSettings: user }))
+    return (lines[0].state as { chatId: string }).chatId
+  }
+
+  it('joins the run of that message in the other thread while it runs, and answers it from there once finished', async () => {
+    const idle = await newThread('An idle thread')
+    const hold = gate()
+    onTestFinished(() => hold.open())
+    script = { steps: [{ kind: 'text', chunks: ['Partial ', 'answer'], hold: { after: 1, until: hold.promise } }] }
+    const original = lineReader(
+      await stream({ input: 'Busy question', messageId: messageId(7), sessionSettings: user }),
+    )
+    const cutoff = (await original.next())!
+    const busy = (cutoff.state as { chatId: string }).chatId
+    const echo = (await original.next())!
+    // The same message named with the idle thread's chatId: the run it belongs to, not a busy thread or a new run.
+    const joined = lineReader(
+      await stream({ chatId: idle, input: 'Busy question', messageId: messageId(7), sessionSettings: user }),
+    )
+    expect((await joined.next())!.state).toEqual({ chatId: busy, isStreaming: true })
+    hold.open()
+    const rest = await original.rest()
+    expect(await joined.rest()).toEqual([echo, ...rest])
+    // Finished: answered from its thread, and the idle thread gets no second copy of it.
+    const again = await readLines(
+      await stream({ chatId: idle, input: 'Busy question', messageId: messageId(7), sessionSettings: user }),
+    )
+    expect(again.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
+    expect(again[0].state).toEqual({ chatId: busy, isStreaming: false })
+    const idleThread = await readLines(await stream({ chatId: idle, sessionSettings: user }))
+    expect((idleThread.at(-1)!.state as { messages: unknown[] }).messages).toHaveLength(2)
+  })
+
+  it('answers 400 EMPTY_CHAT_REQUEST for a messageId of no run and no answer, without input or chatId', async () => {
+    const response = await stream({ messageId: messageId(8), sessionSettings: user })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toEqual({
+      error: 'Send input to start a chat, or chatId to read one',
+      code: 'EMPTY_CHAT_REQUEST',
+    })
   })
 })
 

@@ -33,22 +33,21 @@ describe('joining an active run by its messageId', () => {
     const running = await open(1, keys.admin, { sessionSettings: alice, input: 'Revenue?', messageId: messageId(7) })
     const chatId = ((await running.next())!.state as { chatId: string }).chatId
 
-    const byMessageReader = await open(2, keys.scoped, { sessionSettings: alice, messageId: messageId(7) })
+    // By messageId alone, agent 2 has no run and no answer of it: a request with nothing to do.
+    const byMessage = await test.request('POST', `${chatBase('acme', 2)}/stream-chat-state`, {
+      headers: apiKey(keys.scoped),
+      body: { sessionSettings: alice, messageId: messageId(7) },
+    })
+    expect(byMessage.status).toBe(400)
+    expect(((await byMessage.json()) as { code: string }).code).toBe('EMPTY_CHAT_REQUEST')
     const byChatReader = await open(2, keys.scoped, { sessionSettings: alice, chatId, messageId: messageId(7) })
     // A request that joined would wait here for the held run: read its first line, then let the run finish.
-    const firsts = [await byMessageReader.next(), await byChatReader.next()]
+    const first = await byChatReader.next()
     hold.open()
-    const byMessage = [firsts[0], ...(await byMessageReader.rest())]
-    const byChat = [firsts[1], ...(await byChatReader.rest())]
+    const byChat = [first, ...(await byChatReader.rest())]
     const original = await running.rest()
     expect(JSON.stringify(original)).toContain('Revenue of deployment 1')
-
-    for (const lines of [byMessage, byChat]) {
-      expect(lines).toHaveLength(1)
-      expect(lines[0]?.error).toBeString()
-      expect(JSON.stringify(lines)).not.toContain('Revenue of deployment 1')
-    }
-    expect(byChat[0]?.error).toBe(`Chat ${chatId} not found`)
+    expect(byChat).toEqual([{ error: `Chat ${chatId} not found` }])
   })
 
   it('lets the same user rejoin the run on its own agent', async () => {
