@@ -1,4 +1,5 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { Value } from '@sinclair/typebox/value'
 import { asStorageUnavailable } from '../../db/postgres-connect'
 import { AppError } from '../../lib/errors'
 import type { Logger } from '../../lib/logger'
@@ -36,14 +37,20 @@ export interface SocketSessionHandlers<Access> {
 
 type AbortMessage = { type: 'abort'; chatId?: string }
 
+/** A queued client message: a chat request, or the error line of an invalid one, sent in its turn. */
+type Queued = { request: ChatRequest } | { error: string }
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
 /**
  * One chat WebSocket: each client message is a chat request, run one after another (the next starts when the
- * previous turn's last line is sent), or an abort message, which acts at once. The credential the socket was
- * opened with is checked again before every turn and abort: once it is revoked or expired, that turn gets one
+ * previous turn's last line is sent), or an abort message, which acts at once. An invalid message's error line
+ * waits its turn like a request, so it never lands among the lines of a turn in progress. The credential the socket
+ * was opened with is checked again before every turn and abort: once it is revoked or expired, that turn gets one
  * error line and the socket is closed (1008).
  */
 export class SocketSession<Access> {
-  private readonly queue: ChatRequest[] = []
+  private readonly queue: Queued[] = []
   private current: { chatId: string | undefined; stop(): void } | undefined
   private pumping = false
   private closed = false
@@ -55,22 +62,27 @@ export class SocketSession<Access> {
     private readonly handlers: SocketSessionHandlers<Access>,
   ) {}
 
-  /** Handles one client message (text, or the object Elysia parsed from it). */
+  /** Handles one client message (text or binary UTF-8 JSON, or the object Elysia parsed from it). */
   receive(message: unknown): void {
     if (this.closed) return
     let request: unknown = message
-    if (typeof message === 'string') {
-      try {
-        request = JSON.parse(message)
-      } catch {
-        return this.sendError('Malformed message: expected one JSON chat request')
-      }
+    try {
+      if (message instanceof ArrayBuffer || ArrayBuffer.isView(message)) request = utf8.decode(message)
+      if (typeof request === 'string') request = JSON.parse(request)
+    } catch {
+      return this.enqueue({ error: 'Malformed message: expected one JSON chat request' })
     }
     if (isAbortMessage(request)) return void this.abort(request)
+    // Unknown fields are ignored, as over HTTP.
+    if (typeof request === 'object' && request !== null && !Array.isArray(request)) Value.Clean(ChatRequest, request)
     if (!chatRequestCheck.Check(request))
-      return this.sendError(schemaErrors(ChatRequest, request)[0] ?? 'Invalid chat request')
-    if (containsNul(request)) return this.sendError(NUL_TEXT_MESSAGE)
-    this.queue.push(request)
+      return this.enqueue({ error: schemaErrors(ChatRequest, request)[0] ?? 'Invalid chat request' })
+    if (containsNul(request)) return this.enqueue({ error: NUL_TEXT_MESSAGE })
+    this.enqueue({ request })
+  }
+
+  private enqueue(item: Queued): void {
+    this.queue.push(item)
     if (!this.pumping) void this.pump()
   }
 
@@ -142,7 +154,12 @@ export class SocketSession<Access> {
     this.pumping = true
     try {
       while (this.queue.length > 0 && !this.closed) {
-        const request = this.queue.shift()!
+        const next = this.queue.shift()!
+        if ('error' in next) {
+          this.sendError(next.error)
+          continue
+        }
+        const { request } = next
         const access = await this.access()
         if (!access) return
         let source: TurnSource

@@ -29,7 +29,63 @@ function pendingSession() {
   return { session, sent, piped, asked, open: (source: TurnSource) => open(source) }
 }
 
+/** A session that records the requests it opens, and whose turns end when the test says so. */
+function recordingSession() {
+  const sent: unknown[] = []
+  const requests: unknown[] = []
+  let finish: () => void = () => undefined
+  const session = new SocketSession(
+    { send: (json) => sent.push(JSON.parse(json)), bufferedAmount: () => 0, close: () => undefined },
+    {
+      authenticate: async () => ({}),
+      openTurn: async (_access, request) => {
+        requests.push(request)
+        return { source: { head: [] }, userId: 1 }
+      },
+      abort: async () => undefined,
+      pipe: () => {
+        sent.push({ id: 'a turn line' })
+        return { done: new Promise<void>((resolve) => (finish = resolve)), stop: () => undefined }
+      },
+      logger: createLogger('silent'),
+    },
+  )
+  const settle = async () => {
+    for (let turn = 0; turn < 10; turn++) await Promise.resolve()
+    await Bun.sleep(0)
+  }
+  return { session, sent, requests, settle, finishTurn: () => finish() }
+}
+
 describe('chat socket session', () => {
+  it('ignores unknown fields, as over HTTP, and takes a request sent as a binary frame', async () => {
+    const { session, requests, sent, settle, finishTurn } = recordingSession()
+    session.receive({ input: 'Hello', foo: 1, sessionSettings: { externalId: 'a', bar: 2 } })
+    await settle()
+    finishTurn()
+    session.receive(new TextEncoder().encode(JSON.stringify({ input: 'Binary' })))
+    await settle()
+    expect(requests).toEqual([{ input: 'Hello', sessionSettings: { externalId: 'a' } }, { input: 'Binary' }])
+    expect(sent).toEqual([{ id: 'a turn line' }, { id: 'a turn line' }])
+  })
+
+  it("sends an invalid message's error line after the turn in progress, not among its lines", async () => {
+    const { session, sent, settle, finishTurn } = recordingSession()
+    session.receive({ input: 'Hello' })
+    await settle()
+    session.receive({ input: 5 })
+    session.receive(new Uint8Array([0xff, 0xfe]))
+    await settle()
+    expect(sent).toEqual([{ id: 'a turn line' }])
+    finishTurn()
+    await settle()
+    expect(sent).toEqual([
+      { id: 'a turn line' },
+      { error: 'input: expected string' },
+      { error: 'Malformed message: expected one JSON chat request' },
+    ])
+  })
+
   it('does not follow a turn that finished opening after the client left', async () => {
     const { session, piped, sent, asked, open } = pendingSession()
     session.receive(JSON.stringify({ input: 'Hello' }))
