@@ -20,7 +20,7 @@ import { compileQuery } from './compile/query-compiler'
 import { parseQuery } from './query/query-parser'
 import { planQuery } from './query/query-planner'
 import { QueryPool } from './sources/query-pool'
-import { formatValue } from './compile/result-format'
+import { formatAverage, formatValue } from './compile/result-format'
 import { createDataSource } from './sources/create-data-source'
 import {
   QueryExecutionError,
@@ -169,8 +169,15 @@ export function createSemanticService(options: SemanticServiceOptions) {
       })
       throw new InvalidQueryError(`The database could not run the query: ${message}`)
     })
+    // Average columns are their sum over their count (selected after the visible columns), divided exactly.
+    const averages = new Map(compiled.averages.map((average) => [average.index, average]))
     return {
-      data: output.rows.map((row) => row.map((value, index) => formatValue(value, compiled.columns[index].type))),
+      data: output.rows.map((row) =>
+        compiled.columns.map((column, index) => {
+          const average = averages.get(index)
+          return average ? formatAverage(row[average.sum], row[average.count]) : formatValue(row[index], column.type)
+        }),
+      ),
       totalRows: output.totalRows,
     }
   }

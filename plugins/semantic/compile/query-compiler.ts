@@ -1,6 +1,7 @@
 import type { AccessView, RowRule } from '../semantic-model/access-policy'
 import { InvalidQueryError } from '../errors'
 import { planJoins, type JoinTree } from '../semantic-model/join-graph'
+import type { AggregateFunction } from '../query/query-ast'
 import { type ColumnType, type QueryPlan, type Resolved } from '../query/query-plan'
 import { normalizeTime } from '../query/query-planner'
 import type { Cube, Dimension, Edge, Measure, SemanticModel } from '../semantic-model/semantic-model'
@@ -18,6 +19,12 @@ export interface CompiledQuery {
   sql: string
   params: Parameter[]
   columns: Array<{ name: string; type: ColumnType }>
+  /**
+   * Average columns, answered as the exact quotient of their sum and count: the SQL selects both after the
+   * visible columns (at `sum` and `count`). A database's own AVG is a double on SQLite and DuckDB, whose last bit
+   * can round the 15th digit differently from another source's exact decimal average.
+   */
+  averages: Array<{ index: number; sum: number; count: number }>
 }
 
 const fail = (message: string): never => {
@@ -93,8 +100,8 @@ class Compiler {
         return `(${this.measure(cube.measures.get(name) as Measure)})`
       })
     const multiplied = this.tree.multiplied.has(cube.name)
+    const guarded = (value: string) => this.filtered(measure, value)
     const filter = measure.filters.map((sql) => `(${this.template(cube, sql)})`).join(' AND ')
-    const guarded = (value: string) => (filter ? `CASE WHEN ${filter} THEN ${value} END` : value)
     const key = this.primaryKey(cube)
     const value = measure.hasSql ? this.template(cube, measure.sql) : undefined
     switch (measure.type) {
@@ -112,12 +119,40 @@ class Compiler {
       case 'count_distinct':
         return `COUNT(DISTINCT ${guarded(value as string)})`
       case 'sum':
-      case 'avg':
         if (multiplied) return this.inflated(measure)
-        return `${measure.type.toUpperCase()}(${guarded(value as string)})`
+        return `SUM(${guarded(value as string)})`
+      case 'avg':
+        return `AVG(${this.averaged(measure)})`
       default:
         return `${measure.type.toUpperCase()}(${guarded(value as string)})`
     }
+  }
+
+  /** A measure's value where its filters hold, else null (which aggregates skip). */
+  private filtered(measure: Measure, value: string): string {
+    const cube = this.cube(measure.cube)
+    const filter = measure.filters.map((sql) => `(${this.template(cube, sql)})`).join(' AND ')
+    return filter ? `CASE WHEN ${filter} THEN ${value} END` : value
+  }
+
+  /** The values an `avg` measure averages; a query that repeats its cube's rows would inflate it. */
+  private averaged(measure: Measure): string {
+    const cube = this.cube(measure.cube)
+    if (this.tree.multiplied.has(cube.name)) return this.inflated(measure)
+    return this.filtered(measure, this.template(cube, measure.sql))
+  }
+
+  /**
+   * The SUM and COUNT over the values an average column averages (an `avg` measure or `AVG(...)`), else undefined:
+   * the answer is their exact quotient.
+   */
+  averageParts(expression: Resolved): { sum: string; count: string } | undefined {
+    let argument: string
+    if (expression.kind === 'measure' && expression.member.type === 'avg') argument = this.averaged(expression.member)
+    else if (expression.kind === 'aggregate' && expression.fn === 'avg' && expression.member !== null)
+      argument = this.aggregateArgument('avg', expression.distinct, expression.member)
+    else return undefined
+    return { sum: `SUM(${argument})`, count: `COUNT(${argument})` }
   }
 
   private aggregate(expression: Extract<Resolved, { kind: 'aggregate' }>): string {
@@ -130,13 +165,18 @@ class Compiler {
         fail(`COUNT(*) over ${from.name} needs a primary key on ${from.name} here; use MEASURE(${from.name}.count)`)
       return this.tree.multiplied.has(from.name) ? `COUNT(DISTINCT ${key})` : `COUNT(${key})`
     }
+    return `${fn.toUpperCase()}(${this.aggregateArgument(fn, expression.distinct, member)})`
+  }
+
+  /** What `fn(...)` of a dimension reads (`DISTINCT x` or `x`); sums, averages and counts of repeated rows fail. */
+  private aggregateArgument(fn: AggregateFunction, distinct: boolean, member: Dimension): string {
     const value = this.dimension(member)
-    if (expression.distinct) return `${fn.toUpperCase()}(DISTINCT ${value})`
+    if (distinct) return `DISTINCT ${value}`
     if ((fn === 'sum' || fn === 'avg' || fn === 'count') && this.tree.multiplied.has(member.cube))
       fail(
         `${fn.toUpperCase()}(${member.path}) would be inflated: this query repeats ${member.cube} rows (it starts from ${this.tree.root})`,
       )
-    return `${fn.toUpperCase()}(${value})`
+    return value
   }
 
   expression(expression: Resolved): string {
@@ -247,6 +287,16 @@ class Compiler {
   compile(): CompiledQuery {
     const { plan } = this
     const select = plan.columns.map((column, index) => `${this.expression(column.expression)} AS ${this.column(index)}`)
+    const averages: CompiledQuery['averages'] = []
+    plan.columns.forEach((column, index) => {
+      const parts = this.averageParts(column.expression)
+      if (!parts) return
+      averages.push({ index, sum: select.length, count: select.length + 1 })
+      select.push(
+        `${parts.sum} AS ${this.column(select.length)}`,
+        `${parts.count} AS ${this.column(select.length + 1)}`,
+      )
+    })
     const conditions = plan.where ? [this.expression(plan.where)] : []
     conditions.push(...this.rowRules())
     const source = (cube: Cube) => (cube.table !== undefined ? this.dialect.quoteIdentifier(cube.table) : cube.from)
@@ -287,7 +337,7 @@ class Compiler {
       params.push(this.params[Number(index)])
       return this.dialect.placeholder(params.length)
     })
-    return { sql, params, columns: plan.columns.map((column) => ({ name: column.name, type: column.type })) }
+    return { sql, params, columns: plan.columns.map((column) => ({ name: column.name, type: column.type })), averages }
   }
 }
 

@@ -35,3 +35,37 @@ export function formatValue(value: unknown, type: ColumnType): string | null {
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64')
   return String(value)
 }
+
+const DECIMAL_TEXT = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/i
+const SIGNIFICANT = 15
+
+/**
+ * An average as the exact quotient of its sum and count, rounded once to 15 significant digits (half away from
+ * zero, as `toPrecision`), and written as `formatNumber` writes numbers. The sum is taken as the decimal it reads
+ * as (`formatValue`'s text, the same on every source), so a double's last bit (SQLite and DuckDB average in binary
+ * floating point) cannot tip the 15th digit: 2811445.13 / 5647 is 497.865261200638 everywhere.
+ */
+export function formatAverage(sum: unknown, count: unknown): string | null {
+  const total = formatValue(sum, 'number')
+  const rows = formatValue(count, 'number')
+  if (total === null || rows === null || !/^\d+$/.test(rows) || BigInt(rows) === 0n) return null
+  const parts = DECIMAL_TEXT.exec(total)
+  // Not a finite decimal (Infinity, NaN): the double quotient is all there is.
+  if (!parts) return formatNumber(Number(total) / Number(rows))
+  const [, sign, whole, fraction = '', exponent = '0'] = parts
+  const numerator = BigInt(whole + fraction)
+  if (numerator === 0n) return '0'
+  const divisor = BigInt(rows)
+  // value = numerator * 10^(power - shift) / divisor, with a quotient of more than 15 digits to round from.
+  const power = Number(exponent) - fraction.length
+  const shift = Math.max(0, SIGNIFICANT + 2 + divisor.toString().length - numerator.toString().length)
+  const scaled = numerator * 10n ** BigInt(shift)
+  const quotient = scaled / divisor
+  const drop = quotient.toString().length - SIGNIFICANT
+  const unit = 10n ** BigInt(drop)
+  let digits = quotient / unit
+  const rest = quotient % unit
+  // Half the dropped unit or more rounds up (a remainder of the division only adds to what is dropped).
+  if (2n * rest >= unit) digits += 1n
+  return formatNumber(Number(`${sign}${digits}e${drop + power - shift}`))
+}
