@@ -53,6 +53,11 @@ const QUERIES = [
   'SELECT MEASURE(orders.min_amount), MEASURE(orders.max_amount), MIN(orders.created_at), MAX(orders.created_at) FROM orders',
   'SELECT products.category, MEASURE(products.average_price), MIN(products.name), MAX(products.price) FROM products GROUP BY 1',
   'SELECT AVG(line_items.unit_price), SUM(line_items.quantity), COUNT(*) FROM line_items',
+  // Averages are the exact quotient, rounded once: SQLite's double AVG is an ulp off (Africa: 497.86526120063750664).
+  'SELECT customers.region, MEASURE(orders.average_amount) FROM orders GROUP BY 1 ORDER BY 1',
+  "SELECT DATE_TRUNC('month', orders.created_at), MEASURE(orders.average_amount), AVG(orders.discount) FROM orders GROUP BY 1 ORDER BY 1",
+  'SELECT customers.city, AVG(orders.amount), MEASURE(orders.average_amount) FROM orders GROUP BY 1 ORDER BY 1',
+  'SELECT products.name, MEASURE(line_items.average_unit_price), AVG(line_items.quantity), AVG(line_items.amount) FROM line_items GROUP BY 1 ORDER BY 1',
   // Views.
   'SELECT order_overview.customers_region, MEASURE(order_overview.total_amount) FROM order_overview GROUP BY 1',
   "SELECT order_overview.status, MEASURE(order_overview.average_amount) FROM order_overview WHERE order_overview.customers_segment = 'Corporate' GROUP BY 1",
