@@ -3,6 +3,7 @@ import { first, type Db, type Storage, type Tables } from '../client'
 import { hashSecret } from '../../lib/secrets'
 import { normalizeIdentity } from '../../plugins/auth/normalize-identity'
 import { ROLE_ACTIONS } from '../../plugins/management/access-control'
+import { DEMO_REGION_ATTRIBUTE } from './demo'
 import { BootstrapError } from './load'
 import type { BootstrapAccount, BootstrapFile } from './model'
 
@@ -202,7 +203,29 @@ async function applyAccount(
     }
   }
 
-  for (const [index, attribute] of (account.userAttributes ?? []).entries()) {
+  // The demo model's access policy reads `region`: an account with a deployment on it gets that attribute when the
+  // file does not define it (an existing one, of whatever type, is left as it is).
+  const attributes = [...(account.userAttributes ?? [])]
+  if (
+    (account.deployments ?? []).some((deployment) => (deployment.model ?? 'demo') === 'demo') &&
+    !attributes.some((attribute) => attribute.name === DEMO_REGION_ATTRIBUTE.name)
+  ) {
+    const existing = await first(
+      db
+        .select({ id: userAttributeDefinitions.id })
+        .from(userAttributeDefinitions)
+        .where(
+          and(
+            eq(userAttributeDefinitions.accountId, accountId),
+            isNull(userAttributeDefinitions.embedTenantId),
+            eq(userAttributeDefinitions.name, DEMO_REGION_ATTRIBUTE.name),
+          ),
+        ),
+    )
+    if (!existing) attributes.push({ ...DEMO_REGION_ATTRIBUTE })
+  }
+
+  for (const [index, attribute] of attributes.entries()) {
     const existing = await first(
       db
         .select({ id: userAttributeDefinitions.id, type: userAttributeDefinitions.type })

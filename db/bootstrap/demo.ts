@@ -1,6 +1,17 @@
 import type { BootstrapFile } from './model'
 
 /**
+ * The user attribute the demo model's access policy reads. Every account with a deployment on the demo model has it
+ * (contract 7): the built-in bootstrap lists it, and applying a file adds it when the file does not.
+ */
+export const DEMO_REGION_ATTRIBUTE = {
+  name: 'region',
+  type: 'string',
+  displayName: 'Region',
+  description: 'Sees only orders of customers in this region',
+} as const
+
+/**
  * The built-in demo bootstrap, applied to an empty database when no `BOOTSTRAP_FILE` is set: account `demo` on the
  * enterprise plan, deployment 1 with agent 1 over the demo model, the `region` attribute its access policy reads,
  * and one admin key.
@@ -19,14 +30,7 @@ export function demoBootstrap(adminKey: string): BootstrapFile {
           { name: 'marketing', description: 'Marketing team' },
           { name: 'finance', description: 'Finance team' },
         ],
-        userAttributes: [
-          {
-            name: 'region',
-            type: 'string',
-            displayName: 'Region',
-            description: 'Sees only orders of customers in this region',
-          },
-        ],
+        userAttributes: [{ ...DEMO_REGION_ATTRIBUTE }],
         embedTenants: [{ name: 'demo-tenant', useCreatorMode: true, displayName: 'Demo tenant' }],
         deployments: [
           {

@@ -116,6 +116,36 @@ describe.each(storageKinds)('applyBootstrap on $name', (kind) => {
     )
   })
 
+  it("gives an account with a deployment on the demo model the demo policy's region attribute", async () => {
+    const { userAttributeDefinitions } = storage.tables
+    const file = {
+      accounts: [
+        { name: 'on-demo', plan: 'free' as const, deployments: [{ id: 41, name: 'Demo model' }] },
+        {
+          name: 'own-region',
+          plan: 'free' as const,
+          userAttributes: [{ name: 'region', type: 'string_array' as const }],
+          deployments: [{ id: 42, name: 'Also demo', model: 'demo' }],
+        },
+        { name: 'no-demo', plan: 'free' as const, deployments: [{ id: 43, name: 'Own model', model: './models' }] },
+      ],
+    }
+    await applyBootstrap(storage, file, 'test')
+    await applyBootstrap(storage, file, 'test')
+    const rows = await storage.db
+      .select({
+        accountId: userAttributeDefinitions.accountId,
+        name: userAttributeDefinitions.name,
+        type: userAttributeDefinitions.type,
+      })
+      .from(userAttributeDefinitions)
+      .orderBy(asc(userAttributeDefinitions.accountId))
+    expect(rows).toEqual([
+      { accountId: 1, name: 'region', type: 'string' },
+      { accountId: 2, name: 'region', type: 'string_array' },
+    ])
+  })
+
   it('lets several nodes apply the same file at once: the rows are those of applying it once', async () => {
     await Promise.all([1, 2, 3].map(() => applyBootstrap(storage, testBootstrap(), 'test', 1000)))
     const together = await snapshot(storage)
