@@ -135,6 +135,9 @@ describe(`${ROUTE} definitions`, () => {
     })
     expect(await groupCatalog(test)).toContain('tenant-one/editors:Edit more')
     expect(await attributeCatalog(test)).toContain('tenant-one/tier:string:Tier:pro:Plan tier')
+    // An empty description is no description: the stored one stays.
+    await creator({ groupDefinitions: [{ name: 'editors', description: '' }] })
+    expect(await groupCatalog(test)).toContain('tenant-one/editors:Edit more')
   })
 
   it('fails with "cannot change type" and upserts nothing, not even the valid definitions of the call', async () => {
