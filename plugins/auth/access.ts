@@ -1,6 +1,17 @@
-import { ForbiddenError, NotFoundError } from '../../lib/errors'
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../lib/errors'
 import type { DeploymentInfo, Directory } from './directory'
 import type { ApiKeyCaller, Caller } from './model'
+
+/**
+ * The `deploymentId` of a path as a number: 400 naming it unless it is a positive integer written plainly (`abc`,
+ * `0x1`, `1e0` and ` 1` are not deployment ids, though `Number` reads the last three as 1).
+ */
+export function deploymentIdParam(raw: string | undefined): number {
+  const id = raw !== undefined && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : Number.NaN
+  if (!Number.isSafeInteger(id))
+    throw new BadRequestError('path deploymentId: expected a positive integer', 'VALIDATION_FAILED')
+  return id
+}
 
 /** The deployment `id` if the caller may act on it: 404 when it is not the caller's account's, 403 outside scope. */
 export async function authorizeDeployment(caller: Caller, id: number, directory: Directory): Promise<DeploymentInfo> {

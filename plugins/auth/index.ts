@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { Config } from '../../lib/config'
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../lib/errors'
-import { assertAdmin, assertDeploymentInScope, authorizeDeployment } from './access'
+import { assertAdmin, assertDeploymentInScope, authorizeDeployment, deploymentIdParam } from './access'
 import { readCredential } from './credentials'
 import type { AgentInfo, DeploymentInfo, Directory } from './directory'
 import type { ApiKeyAuthenticator, ApiKeyCaller, Caller, EmbedCaller, EmbedTokenVerifier } from './model'
@@ -57,7 +57,7 @@ export function authPlugin(deps: AuthDeps) {
       credential.scheme === 'apiKey'
         ? await authenticateApiKey(credential.value)
         : await embedTokens.verify(credential.value)
-    return { caller, deployment: await authorizeDeployment(caller, Number(rawId), directory) }
+    return { caller, deployment: await authorizeDeployment(caller, deploymentIdParam(rawId), directory) }
   }
 
   async function chatCaller(
@@ -127,7 +127,7 @@ export function authPlugin(deps: AuthDeps) {
       const caller = await apiKeyCaller(context.headers)
       return {
         caller,
-        deployment: await authorizeDeployment(caller, Number(params(context).deploymentId), directory),
+        deployment: await authorizeDeployment(caller, deploymentIdParam(params(context).deploymentId), directory),
       }
     }),
     deploymentAccess: authenticated((context) => deploymentCaller(context.headers, params(context).deploymentId)),

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { AttributeType, EMBED_TENANT_NAME_PATTERN } from '../../db/bootstrap/model'
 import { UserAttributeInput } from '../auth/session-settings'
@@ -56,7 +57,8 @@ export const EmbedTenantName = t.String({
  */
 export const GenerateSessionBody = t.Object(
   {
-    deploymentId: t.Integer({ minimum: 1, description: 'Deployment the session grants access to.' }),
+    // TypeBox's integer, not Elysia's: that one also takes strings that read as numbers ("11", "0x0b", "1e1").
+    deploymentId: Type.Integer({ minimum: 1, description: 'Deployment the session grants access to.' }),
     externalId: t.Optional(Identity),
     internalId: t.Optional(Identity),
     email: t.Optional(t.String({ maxLength: 320 })),

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { SessionSettings } from '../embed/session-settings'
 
@@ -71,8 +72,9 @@ export const SqlBody = t.Object(
     }),
     branchName: t.Optional(t.String({ minLength: 1 })),
     sessionSettings: t.Optional(SessionSettings),
+    // TypeBox's integer: Elysia's also takes strings that read as numbers.
     limit: t.Optional(
-      t.Integer({
+      Type.Integer({
         minimum: 1,
         maximum: MAX_ROUTE_LIMIT,
         description: `Rows returned (default ${ROW_CAP}, at most ${MAX_ROUTE_LIMIT}); totalRows counts them all`,

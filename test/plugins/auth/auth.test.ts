@@ -105,6 +105,25 @@ describe('authPlugin', () => {
     expect(response.body.code).toBe('DEPLOYMENT_NOT_FOUND')
   })
 
+  it('returns 400 naming deploymentId for a path id that is not a plain positive integer, on every deployment route', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    for (const id of ['abc', '0x1', '1e0', '%201', '01', '1.0', '0', '-1', '99999999999999999999']) {
+      const response = await get(`/probe/deployments/${id}`, apiKey(keys.admin))
+      expect(response.status).toBe(400)
+      expect(response.body).toEqual({
+        error: 'path deploymentId: expected a positive integer',
+        code: 'VALIDATION_FAILED',
+      })
+    }
+    expect((await get('/probe/deployments/1', apiKey(keys.admin))).status).toBe(200)
+    // The deployment routes of API keys and embed tokens alike.
+    for (const path of ['/api/v1/deployments/abc/meta', '/api/v1/deployments/0x1/folders'])
+      expect((await test.request('GET', path, { headers: apiKey(keys.admin) })).status).toBe(400)
+    // Credentials come first: without them, 401.
+    expect((await get('/probe/deployments/abc')).status).toBe(401)
+  })
+
   it('refuses service tokens and embed tokens on API-key routes', async () => {
     test = createTestApp()
     const get = probe(test)
