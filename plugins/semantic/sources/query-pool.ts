@@ -1,20 +1,23 @@
+import { fileURLToPath } from 'node:url'
+import type { Subprocess } from 'bun'
 import { RateLimitedError } from '../../../lib/errors'
 import { QueryTimeoutError } from '../errors'
 import { QueryExecutionError } from './data-source'
+import { QUERY_WORKER_COMMAND } from './query-worker-command'
 
 export interface WorkerRequest {
   id: number
   path: string
   sql: string
   params: Array<string | number | null>
-  /** Rows sent back; the worker still counts every row the query produces. */
+  /** Rows sent back; the process still counts every row the query produces. */
   maxRows: number
 }
 
 export type WorkerReply =
   | { id: number; ok: true; rows: unknown[][]; totalRows: number }
   | { id: number; ok: false; error: string }
-  /** Sent once when the worker has loaded, so its start-up is not counted against a query's time limit. */
+  /** Sent once when the process has loaded, so its start-up is not counted against a query's time limit. */
   | { ready: true }
 
 export interface QueryOutput {
@@ -30,28 +33,30 @@ interface Job {
 }
 
 interface Slot {
-  worker: Worker | undefined
+  process: Subprocess | undefined
   ready: boolean
   job: (Job & { id: number; timer: ReturnType<typeof setTimeout> }) | undefined
 }
 
 const MAX_QUEUED = 200
-/** How long a new worker may take to load (on a busy machine) before its first query's own limit starts. */
+/** How long a new process may take to load (on a busy machine) before its first query's own limit starts. */
 const WORKER_START_MS = 15_000
 
 export { QueryExecutionError }
 
-// In development the worker is the file beside this module. In the compiled binary (`npm run build` lists the
-// worker as a second entry point) every module shares the binary's URL, and the worker is found by its path from
-// the entry points' common root, the project folder.
-const COMPILED = /\$bunfs|~BUN/.test(import.meta.url)
-const WORKER_URL: string | URL = COMPILED
-  ? './plugins/semantic/sources/query-worker.ts'
-  : new URL('./query-worker.ts', import.meta.url)
+// From source the query process runs this folder's `query-worker.ts` with the same bun. The compiled binary runs
+// itself with `QUERY_WORKER_COMMAND`, which `main.ts` turns into that same module. (The binary is told by its main
+// script, embedded under `/$bunfs/`: this module's `import.meta.url` there still names the source file.)
+const COMPILED = /\$bunfs|~BUN/.test(Bun.main)
+const WORKER_COMMAND: string[] = COMPILED
+  ? [process.execPath, QUERY_WORKER_COMMAND]
+  : [process.execPath, fileURLToPath(new URL('./query-worker.ts', import.meta.url))]
 
 /**
- * A few workers that run queries, each with a time limit: a worker whose query runs too long is terminated and
- * replaced, and the caller gets `QueryTimeoutError`. Jobs wait in a FIFO queue when every worker is busy.
+ * A few child processes that run SQLite queries, each with a time limit: a process whose query runs too long is
+ * killed (which stops the statement at once) and replaced, and the caller gets `QueryTimeoutError`. Processes, not
+ * Worker threads: bun:sqlite cannot interrupt a statement, and a terminated thread runs its statement to the end.
+ * Jobs wait in a FIFO queue when every process is busy.
  */
 export class QueryPool {
   private readonly slots: Slot[]
@@ -61,7 +66,7 @@ export class QueryPool {
 
   constructor(private readonly options: { size: number; timeoutMs: number }) {
     this.slots = Array.from({ length: Math.max(1, options.size) }, () => ({
-      worker: undefined,
+      process: undefined,
       ready: false,
       job: undefined,
     }))
@@ -83,42 +88,63 @@ export class QueryPool {
     for (const slot of this.slots) {
       if (slot.job || this.queue.length === 0) continue
       const job = this.queue.shift() as Job
-      const worker = slot.worker ?? this.spawn(slot)
+      let child: Subprocess
+      try {
+        child = slot.process ?? this.spawn(slot)
+      } catch (error) {
+        job.reject(new QueryExecutionError(`Query worker failed to start: ${(error as Error).message}`))
+        queueMicrotask(() => this.dispatch())
+        continue
+      }
       const id = this.nextId++
-      // A worker still loading gets extra time; its query's own limit starts once it is ready.
+      // A process still loading gets extra time; its query's own limit starts once it is ready.
       const timer = setTimeout(() => this.timeout(slot), job.timeoutMs + (slot.ready ? 0 : WORKER_START_MS))
       slot.job = { ...job, id, timer }
-      worker.postMessage({ ...job.request, id } satisfies WorkerRequest)
+      try {
+        child.send({ ...job.request, id } satisfies WorkerRequest)
+      } catch (error) {
+        // The process went away between two queries: this query fails, the next one gets a new process.
+        this.discard(slot)
+        job.reject(new QueryExecutionError(`Query worker failed: ${(error as Error).message}`))
+        queueMicrotask(() => this.dispatch())
+      }
     }
   }
 
-  private spawn(slot: Slot): Worker {
-    const worker = new Worker(WORKER_URL)
-    worker.addEventListener('message', (event: MessageEvent<WorkerReply>) => {
-      const job = slot.job
-      if ('ready' in event.data) {
-        slot.ready = true
-        if (job) {
-          clearTimeout(job.timer)
-          job.timer = setTimeout(() => this.timeout(slot), job.timeoutMs)
+  private spawn(slot: Slot): Subprocess {
+    const child = Bun.spawn(WORKER_COMMAND, {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      // Rows keep their types (numbers, text, blobs) as with a Worker's postMessage.
+      serialization: 'advanced',
+      ipc: (message: WorkerReply, from) => {
+        if (slot.process !== from) return
+        const job = slot.job
+        if ('ready' in message) {
+          slot.ready = true
+          if (job) {
+            clearTimeout(job.timer)
+            job.timer = setTimeout(() => this.timeout(slot), job.timeoutMs)
+          }
+          return
         }
-        return
-      }
-      if (!job || job.id !== event.data.id) return
-      this.finish(slot)
-      if (event.data.ok) job.resolve({ rows: event.data.rows, totalRows: event.data.totalRows })
-      else job.reject(new QueryExecutionError(event.data.error))
+        if (!job || job.id !== message.id) return
+        this.finish(slot)
+        if (message.ok) job.resolve({ rows: message.rows, totalRows: message.totalRows })
+        else job.reject(new QueryExecutionError(message.error))
+      },
+      onExit: (from, exitCode, signalCode) => {
+        // A process this pool killed is already out of its slot; any other exit is a crash (or an outside kill).
+        if (slot.process !== from) return
+        const job = slot.job
+        this.discard(slot)
+        job?.reject(new QueryExecutionError(`Query worker failed: it exited (${signalCode ?? `code ${exitCode}`})`))
+        this.dispatch()
+      },
     })
-    worker.addEventListener('error', (event) => {
-      const job = slot.job
-      this.discard(slot)
-      job?.reject(new QueryExecutionError(`Query worker failed: ${(event as ErrorEvent).message ?? 'unknown error'}`))
-      this.dispatch()
-    })
-    // Idle workers must not keep a process (a test run, a CLI) alive.
-    ;(worker as Worker & { unref(): void }).unref()
-    slot.worker = worker
-    return worker
+    // Idle processes must not keep a process (a test run, a CLI) alive.
+    child.unref()
+    slot.process = child
+    return child
   }
 
   private finish(slot: Slot): void {
@@ -127,12 +153,14 @@ export class QueryPool {
     queueMicrotask(() => this.dispatch())
   }
 
+  /** Kills the slot's process (SIGKILL: a statement inside SQLite stops at once) and empties the slot. */
   private discard(slot: Slot): void {
     if (slot.job) clearTimeout(slot.job.timer)
     slot.job = undefined
-    slot.worker?.terminate()
-    slot.worker = undefined
+    const child = slot.process
+    slot.process = undefined
     slot.ready = false
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   }
 
   private timeout(slot: Slot): void {
@@ -142,7 +170,7 @@ export class QueryPool {
     this.dispatch()
   }
 
-  /** Stops every worker; queued and running queries fail. */
+  /** Stops every process; queued and running queries fail. */
   close(): void {
     this.closed = true
     for (const job of this.queue.splice(0)) job.reject(new QueryExecutionError('The query engine is shutting down'))

@@ -1,9 +1,12 @@
 /**
- * Runs compiled queries on read-only connections to data files, off the main thread, so a query past its time
- * limit can be stopped by terminating the worker (bun:sqlite has no statement timeout or interrupt).
- * Listed as an entry point of `npm run build`, so the compiled binary carries it.
+ * Runs compiled queries on read-only connections to SQLite files, in a child process of the server started by
+ * `QueryPool`, so a query past its time limit is stopped by killing the process. Nothing less stops it: bun:sqlite
+ * has no statement timeout, interrupt or progress handler, and terminating a Worker thread does not stop a
+ * statement inside SQLite (the thread kept a core busy until the statement ended, minutes later).
+ * From source this file is the child's script; the compiled binary runs it through `main.ts`.
  */
 import { Database } from 'bun:sqlite'
+import { dlopen } from 'bun:ffi'
 import type { WorkerReply, WorkerRequest } from './query-pool'
 
 const connections = new Map<string, Database>()
@@ -35,7 +38,27 @@ function run(request: WorkerRequest): Exclude<WorkerReply, { ready: true }> {
   }
 }
 
-self.addEventListener('message', (event: MessageEvent<WorkerRequest>) => {
-  self.postMessage(run(event.data))
+/**
+ * On Linux, asks the kernel to kill this process when the server dies, even in the middle of a statement (when
+ * nothing here runs to notice). Elsewhere, or without glibc, the closed channel below is the only signal.
+ */
+function dieWithServer(): void {
+  if (process.platform !== 'linux') return
+  try {
+    const PR_SET_PDEATHSIG = 1
+    const SIGKILL = 9
+    const libc = dlopen('libc.so.6', { prctl: { args: ['i32', 'u64', 'u64', 'u64', 'u64'], returns: 'i32' } })
+    libc.symbols.prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)
+    libc.close()
+  } catch {
+    // No glibc (musl, say): the closed channel still ends an idle process.
+  }
+}
+
+dieWithServer()
+process.on('message', (request: WorkerRequest) => {
+  process.send?.(run(request))
 })
-self.postMessage({ ready: true } satisfies WorkerReply)
+// The server closed the channel or went away: there is nobody left to answer.
+process.on('disconnect', () => process.exit(0))
+process.send?.({ ready: true } satisfies WorkerReply)
