@@ -8,10 +8,12 @@ type WorkerReply = { type: 'started' | 'stopped' } | { type: 'error'; message: s
 const BACKSTOP_PAGES = 20_000
 
 // In development the worker is the file beside this module; in the compiled binary (`npm run build` lists it as
-// an entry point) it is found by its path from the entry points' common root, the project folder.
-const COMPILED = /\$bunfs|~BUN/.test(import.meta.url)
+// an entry point) it is found by its path from the entry points' common root, the project folder. The binary is told
+// by its main script, embedded under `/$bunfs/`: with `--bytecode` this module's `import.meta.url` still names the
+// source file, which exists only where the binary was built.
+const COMPILED = /\$bunfs|~BUN/.test(Bun.main)
 const WORKER_URL: string | URL = COMPILED
-  ? './src/wal-checkpoint-worker.ts'
+  ? './wal-checkpoint-worker.ts'
   : new URL('./wal-checkpoint-worker.ts', import.meta.url)
 
 export interface WalCheckpointer {

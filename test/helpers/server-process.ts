@@ -20,9 +20,11 @@ export async function startServerProcess(
   env: Record<string, string>,
   command?: string[],
   timeoutMs = 60_000,
+  /** The working folder (the project folder by default). */
+  cwd = root,
 ): Promise<ServerProcess> {
   const child = spawn(command ?? [process.execPath, 'run', join(root, 'src', 'main.ts')], {
-    cwd: root,
+    cwd,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',

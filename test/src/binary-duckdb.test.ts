@@ -72,6 +72,9 @@ beforeAll(async () => {
       DUCKDB_LIBRARY_CACHE: cache,
     },
     [binary],
+    60_000,
+    // Away from the sources, as where it is deployed: what it loads must come from the binary itself.
+    dir,
   )
 }, 120_000)
 
@@ -110,6 +113,13 @@ describe.skipIf(!buildable)('the compiled binary with a DuckDB source', () => {
     expect(duckdb.body.data?.length).toBeGreaterThan(1)
     expect(duckdb.body).toEqual(builtIn.body)
   }, 60_000)
+
+  it('starts the worker threads it carries: no worker failed to load from the binary', async () => {
+    // The built-in deployment's SQLite queries ran above; on SQLite storage the WAL checkpoint worker started too.
+    expect((await sql(1, 'SELECT MEASURE(orders.count) AS count FROM orders')).status).toBe(200)
+    expect(server!.output()).not.toContain('worker failed')
+    expect(server!.output()).not.toContain('ModuleNotFound')
+  })
 
   it('copies the native library out of the binary into the configured cache folder', () => {
     expect(readdirSync(cache).filter((name) => /^libduckdb-.+\.so$/.test(name))).toHaveLength(1)
