@@ -12,14 +12,16 @@ import type { AppDeps } from './deps'
 import { createApiDocs } from './openapi'
 import { version } from '../package.json'
 
+/** Spec 9: the chat API description carries version 1.0.0; the embed and management API is versioned by release. */
+const CHAT_API_VERSION = '1.0.0'
+
 /** Composes every feature area into one app. It never listens: `main.ts` does, and tests call `app.handle()`. */
 export function createApp(deps: AppDeps) {
   const docs = createApiDocs({
     info: {
       title: 'Analytics chat streaming and embed session service',
-      version,
-      description:
-        'Chat API 1.0.0; embed and management API as of release v0.2.1. Every error outside a chat stream has the body `{ error, code }`.',
+      version: CHAT_API_VERSION,
+      description: `Chat API ${CHAT_API_VERSION}; embed and management API as of release v${version}. Every error outside a chat stream has the body \`{ error, code }\`.`,
     },
     securitySchemes,
     instanceId: deps.instanceId,
