@@ -226,8 +226,10 @@ export class OpenMessages {
       if (before.saved) message.unsaved = [...before.unsaved, ...message.unsaved]
       this.changed.add(message)
     })
-    for (const run of save.runs) {
-      this.waiting.add(run)
+    for (const run of save.runs) this.waiting.add(run)
+    // A save that failed before its write (no connection to the database) covered no run yet: every run waiting for
+    // one is told, or a run ending during an outage would wait for it until the database came back.
+    for (const run of save.written ? save.runs : this.waiting) {
       this.failing.add(run)
       this.tell(run, false)
     }

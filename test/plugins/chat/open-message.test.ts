@@ -9,10 +9,13 @@ function manualStorage() {
   const rows = new Map<string, { content: string; status: string }>()
   let queue: Array<{ work: () => unknown; resolve(value: unknown): void; reject(error: unknown): void }> = []
   let failNext = false
+  let unreachable = false
   const storage: MessageStorage = {
     saveMessages: (take) =>
       new Promise<void>((resolve, reject) => {
         const work = () => {
+          // A database that cannot be reached fails the commit before its writes are taken.
+          if (unreachable) throw new Error('connection refused')
           const saves = take()
           if (failNext) throw new Error('disk full')
           for (const message of saves) {
@@ -27,6 +30,7 @@ function manualStorage() {
     storage,
     rows,
     failNextCommit: () => void (failNext = true),
+    setUnreachable: (value: boolean) => void (unreachable = value),
     async commit() {
       const items = queue
       queue = []
@@ -49,6 +53,28 @@ const line = (content: string) =>
 const newMessage = () => new OpenMessage('c', 'r', 'a', 2, ['final'], undefined, 0)
 
 describe('OpenMessages', () => {
+  it('tells a run waiting for its save that it failed when the database cannot be reached at all', async () => {
+    const { storage, rows, commit, setUnreachable } = manualStorage()
+    const messages = new OpenMessages(storage, () => 0, createLogger('silent'))
+    const run = newRun()
+    const message = newMessage()
+    message.appendText('Alpha ')
+    messages.append(run, message, line('Alpha '))
+    setUnreachable(true)
+    const saved = messages.whenSaved(run)
+    await commit()
+    expect(await saved).toBe(false)
+    expect(await messages.whenSaved(run)).toBe(false)
+    expect(run.published).toBe(0)
+    // Once it answers again, the retry stores the lines and sends them.
+    setUnreachable(false)
+    await Bun.sleep(1100)
+    await commit()
+    expect(run.published).toBe(1)
+    expect(rows.get('a')?.content).toBe('Alpha ')
+    messages.close()
+  })
+
   it('sends a line only once the message it shows is committed, and appends what was streamed since', async () => {
     const { storage, rows, commit } = manualStorage()
     const messages = new OpenMessages(storage, () => 0, createLogger('silent'))
