@@ -1,3 +1,4 @@
+import { resolveDataSources } from '../../db/bootstrap/data-sources'
 import { loadBootstrapFile } from '../../db/bootstrap/load'
 import type { BootstrapFile } from '../../db/bootstrap/model'
 import { readFolderModel } from '../../plugins/semantic/semantic-model/folder-model'
@@ -8,9 +9,10 @@ import type { CliCommand } from './command'
 
 /**
  * `service check-config`: the checks a start makes, without starting or touching the database: the environment,
- * the bootstrap file, and the model folders its deployments name (every branch). A problem throws `ConfigError`,
- * `BootstrapError` or `ModelError`, whose message names the variable, the path in the file, or the model file,
- * line and member, and the process exits 1.
+ * the bootstrap file, its deployments' data sources (resolved from the environment as the start resolves them, with
+ * the same messages, but never connected to) and the model folders they name (every branch). A problem throws
+ * `ConfigError`, `BootstrapError` or `ModelError`, whose message names the variable, the path in the file, or the
+ * model file, line and member, and the process exits 1.
  */
 export const checkConfigCommand: CliCommand = {
   name: 'check-config',
@@ -28,10 +30,15 @@ export const checkConfigCommand: CliCommand = {
     ]
     if (bootstrapFile) {
       const file = loadBootstrapFile(bootstrapFile)
+      // The start refuses a data source it cannot resolve (an unset `${NAME}`, a URL of another kind, no url or
+      // path) before it applies anything, so a file that passes here must pass there too.
+      const dataSources = resolveDataSources(file, io.env, bootstrapFile)
       const deployments = file.accounts.reduce((sum, account) => sum + (account.deployments?.length ?? 0), 0)
       lines.push(
         `bootstrap file ${bootstrapFile}: ok (${file.accounts.length} account(s), ${deployments} deployment(s))`,
       )
+      for (const [id, source] of dataSources)
+        lines.push(`data source of deployment ${id}: ok (${source.type}, not connected)`)
       for (const checked of checkModelFolders(file))
         lines.push(`model ${checked.folder}: ok (${checked.branches.join(', ')})`)
     } else lines.push('bootstrap file: none (the built-in demo bootstrap applies to an empty database)')

@@ -263,6 +263,74 @@ describe('service check-config', () => {
     expect(fixed.out).toContain(`model ${models}: ok (main, dev)`)
   })
 
+  /** The test bootstrap with data sources on deployments 1 and 2 of its first account, written to `name`. */
+  function dataSourceBootstrap(name: string, first: object, second: object = { type: 'sqlite', path: './shop.db' }) {
+    const file = join(dir, name)
+    const bootstrap = testBootstrap()
+    const deployments = bootstrap.accounts[0].deployments!
+    deployments[0].dataSource = first as (typeof deployments)[0]['dataSource']
+    deployments[1].dataSource = second as (typeof deployments)[0]['dataSource']
+    writeFileSync(file, JSON.stringify(bootstrap))
+    return file
+  }
+
+  it("exits 1 naming each data source the start would refuse: an unset variable, another kind's URL, no url or path", async () => {
+    const unset = dataSourceBootstrap('unset-source.json', { type: 'postgres', url: '${NOPE_URL}' })
+    const missing = await cli(['check-config', '--bootstrap', unset])
+    expect(missing.code).toBe(1)
+    expect(missing.err).toContain('accounts[0].deployments[0].dataSource.url: environment variable NOPE_URL is not set')
+    expect(missing.out).toBe('')
+
+    const wrongKind = dataSourceBootstrap(
+      'wrong-scheme.json',
+      { type: 'postgres', url: 'mysql://shop:hunter2@db.internal/shop' },
+      { type: 'duckdb' },
+    )
+    const wrong = await cli(['check-config', '--bootstrap', wrongKind])
+    expect(wrong.code).toBe(1)
+    expect(wrong.err).toContain('accounts[0].deployments[0].dataSource.url: expected a postgres:// URL')
+    expect(wrong.err).toContain('accounts[0].deployments[1].dataSource.path: required for a duckdb source')
+    expect(wrong.err).not.toContain('hunter2')
+
+    const noUrl = dataSourceBootstrap('no-url.json', { type: 'mysql' }, { type: 'sqlite', url: 'sqlite://x' })
+    const neither = await cli(['check-config', '--bootstrap', noUrl])
+    expect(neither.code).toBe(1)
+    expect(neither.err).toContain('accounts[0].deployments[0].dataSource.url: required for a mysql source')
+    expect(neither.err).toContain(
+      'accounts[0].deployments[1].dataSource.url: a sqlite source takes a path to its database file, not a url',
+    )
+  })
+
+  it('accepts data sources the start would accept, without connecting to them or printing their URLs', async () => {
+    // Nothing listens on port 1: a check that connected would fail or hang.
+    const file = dataSourceBootstrap('good-source.json', { type: 'postgres', url: '${SHOP_URL}' })
+    const result = await cli(['check-config', '--bootstrap', file], {
+      SHOP_URL: 'postgres://shop:hunter2@127.0.0.1:1/shop',
+    })
+    expect(result.err).toBe('')
+    expect(result.code).toBe(0)
+    expect(result.out).toContain('data source of deployment 1: ok (postgres, not connected)')
+    expect(result.out).toContain('data source of deployment 2: ok (sqlite, not connected)')
+    expect(result.out).not.toContain('hunter2')
+  })
+
+  it('refuses a data source with the very lines the start refuses it with', async () => {
+    const file = dataSourceBootstrap('start-refuses.json', { type: 'postgres', url: '${NOPE_URL}' }, { type: 'mysql' })
+    const env = { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DB_PATH: join(dir, 'refused.db') }
+    const start = spawnSync([process.execPath, 'run', join(root, 'src', 'main.ts'), '--bootstrap', file], {
+      cwd: dir,
+      env,
+      timeout: 30_000,
+    })
+    expect(start.exitCode).toBe(1)
+    const problems = (text: string) => text.split('\n').filter((line) => line.includes('].dataSource.'))
+    const refused = problems(start.stderr.toString() + start.stdout.toString())
+    expect(refused).toHaveLength(2)
+    const checked = await cli(['check-config', '--bootstrap', file], env)
+    expect(checked.code).toBe(1)
+    expect(problems(checked.err)).toEqual(refused)
+  })
+
   it('exits 0 for a valid environment and bootstrap file', async () => {
     const file = join(dir, 'good-bootstrap.json')
     writeFileSync(file, JSON.stringify(testBootstrap()))
