@@ -233,7 +233,9 @@ function errorStatuses(path: string, operation: Json, notes: OperationNotes | un
   const statuses = new Set<number>()
   if ((operation.tags ?? []).includes('Embed pages')) return path.includes('{') || hasParameters ? [404] : []
   if (hasBody || hasParameters) statuses.add(400)
-  if (secured) [401, 403, 429].forEach((status) => statuses.add(status))
+  // Checking a credential reads the service's database (an API key at its first use, every embed token), which
+  // answers 503 STORAGE_UNAVAILABLE while a Postgres state database is out of reach.
+  if (secured) [401, 403, 429, 503].forEach((status) => statuses.add(status))
   if (path.includes('{')) statuses.add(404)
   if (hasBody) statuses.add(413)
   for (const status of notes?.errors ?? []) statuses.add(status)

@@ -80,6 +80,8 @@ export const OPERATIONS: Record<string, OperationNotes> = {
 
   'POST /api/v1/embed/generate-session': {
     id: 'generateSession',
+    // A `deploymentId` that is unknown or of another account.
+    errors: [404],
     body: { schema: GenerateSessionBody, required: true },
     examples: {
       request: {
@@ -95,8 +97,8 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   },
   'POST /api/v1/embed/session/token': {
     id: 'exchangeEmbedSession',
-    // A second, late or unknown exchange.
-    errors: [401],
+    // A second, late or unknown exchange; the state database not answering (no credentials, so not implied).
+    errors: [401, 503],
     examples: {
       request: { sessionId: 'es_3q2x8Yt0mZ5v7kQ1' },
       responses: {
@@ -114,9 +116,14 @@ export const OPERATIONS: Record<string, OperationNotes> = {
     noContent: true,
     examples: { request: { sessionId: 'es_3q2x8Yt0mZ5v7kQ1' } },
   },
-  'GET /api/v1/embed/session/context': { id: 'getEmbedSessionContext' },
+  // The session's deployment or account no longer exists while its token is still valid.
+  'GET /api/v1/embed/session/context': { id: 'getEmbedSessionContext', errors: [404] },
   'GET /api/v1/embed/dashboards/{publicId}': { id: 'getEmbeddedDashboard' },
-  'GET /api/v1/embed/dashboards/{publicId}/widgets/{widgetId}/data': { id: 'getEmbeddedWidgetData' },
+  // The widget's query runs on the deployment's data source, as `runSemanticSql` does.
+  'GET /api/v1/embed/dashboards/{publicId}/widgets/{widgetId}/data': {
+    id: 'getEmbeddedWidgetData',
+    errors: [503, 504],
+  },
 
   'GET /api/v1/embed-tenants/{embedTenantName}/groups': { id: 'listEmbedTenantGroups' },
   'DELETE /api/v1/embed-tenants/{embedTenantName}/groups/{id}': { id: 'deleteEmbedTenantGroup' },
@@ -183,7 +190,11 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   [`GET ${DEPLOYMENT}/dashboards/{dashboardId}`]: { id: 'getDashboard' },
   [`PATCH ${DEPLOYMENT}/dashboards/{dashboardId}`]: { id: 'updateDashboard', errors: [409] },
   [`DELETE ${DEPLOYMENT}/dashboards/{dashboardId}`]: { id: 'deleteDashboard' },
-  [`GET ${DEPLOYMENT}/dashboards/{dashboardId}/widgets/{widgetId}/data`]: { id: 'getDashboardWidgetData' },
+  // The widget's query runs on the deployment's data source, as `runSemanticSql` does.
+  [`GET ${DEPLOYMENT}/dashboards/{dashboardId}/widgets/{widgetId}/data`]: {
+    id: 'getDashboardWidgetData',
+    errors: [503, 504],
+  },
 
   [`GET ${DEPLOYMENT}/notifications`]: { id: 'listNotifications' },
   [`POST ${DEPLOYMENT}/notifications`]: { id: 'createNotification' },
@@ -191,14 +202,20 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   [`PATCH ${DEPLOYMENT}/notifications/{notificationId}`]: { id: 'updateNotification' },
   [`DELETE ${DEPLOYMENT}/notifications/{notificationId}`]: { id: 'deleteNotification' },
 
-  [`POST ${DEPLOYMENT}/dbt-sync`]: { id: 'startDbtSync', body: { schema: StartDbtSyncInput, required: false } },
+  [`POST ${DEPLOYMENT}/dbt-sync`]: {
+    id: 'startDbtSync',
+    // DBT_SYNC_IN_PROGRESS: a sync of the branch is still queued or running.
+    errors: [409],
+    body: { schema: StartDbtSyncInput, required: false },
+  },
   [`GET ${DEPLOYMENT}/dbt-sync/{syncJobId}`]: { id: 'getDbtSyncJob' },
   [`GET ${DEPLOYMENT}/ai-engineer-settings`]: { id: 'getAiEngineerSettings' },
   [`PATCH ${DEPLOYMENT}/ai-engineer-settings`]: { id: 'updateAiEngineerSettings' },
   'GET /api/v1/app-config': { id: 'getAppConfig' },
   'PATCH /api/v1/app-config': { id: 'updateAppConfig' },
   'GET /api/v1/api-keys/{keyId}/policy': { id: 'getApiKeyPolicy' },
-  'PUT /api/v1/api-keys/{keyId}/policy': { id: 'setApiKeyPolicy' },
+  // SELF_LOCKOUT: a key removing SecretsManage from itself.
+  'PUT /api/v1/api-keys/{keyId}/policy': { id: 'setApiKeyPolicy', errors: [409] },
 
   [`GET ${DEPLOYMENT}/meta`]: {
     id: 'getSemanticModel',

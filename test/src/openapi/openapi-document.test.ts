@@ -86,7 +86,7 @@ describe('GET /openapi/json', () => {
       expect({ path, errors: errors.length > 0 }).toEqual({ path, errors: true })
     }
     const generate = operation('generateSession')!.operation
-    expect(Object.keys(generate.responses).sort()).toEqual(['200', '400', '401', '403', '413', '429'])
+    expect(Object.keys(generate.responses).sort()).toEqual(['200', '400', '401', '403', '404', '413', '429', '503'])
     expect(generate.responses['403']).toEqual({ $ref: '#/components/responses/Forbidden' })
     expect(document.components.responses.Forbidden.content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/Error',
@@ -103,6 +103,39 @@ describe('GET /openapi/json', () => {
     expect(statuses('streamChatState')).toContain('503')
     expect(statuses('runSemanticSql')).toEqual(expect.arrayContaining(['503', '504']))
     expect(document.components.responses.ServiceUnavailable.headers['Retry-After']).toBeDefined()
+  })
+
+  it('lists every error status an operation answers with, beyond those its shape implies', () => {
+    // Each status here is one the operation's handler (or a service it calls) throws, with the code named.
+    const answered: Record<string, Record<string, string>> = {
+      startDbtSync: { 409: 'DBT_SYNC_IN_PROGRESS' },
+      setApiKeyPolicy: { 409: 'SELF_LOCKOUT' },
+      getDashboardWidgetData: { 503: 'DATA_SOURCE_UNAVAILABLE', 504: 'QUERY_TIMEOUT', 429: 'RATE_LIMITED' },
+      getEmbeddedWidgetData: { 503: 'DATA_SOURCE_UNAVAILABLE', 504: 'QUERY_TIMEOUT', 429: 'RATE_LIMITED' },
+      runSemanticSql: { 503: 'DATA_SOURCE_UNAVAILABLE', 504: 'QUERY_TIMEOUT', 429: 'RATE_LIMITED' },
+      generateSession: { 404: 'DEPLOYMENT_NOT_FOUND' },
+      getEmbedSessionContext: { 404: 'DEPLOYMENT_NOT_FOUND' },
+      exchangeEmbedSession: { 401: 'INVALID_SESSION', 503: 'STORAGE_UNAVAILABLE' },
+      createDashboard: { 409: 'DASHBOARD_EXISTS' },
+      updateDashboard: { 409: 'STALE_CHECKSUM' },
+      updatePublishedAiWidgetThread: { 409: 'DASHBOARD_NOT_PUBLISHED' },
+      createWorkbook: { 409: 'SLUG_TAKEN' },
+      updateWorkbook: { 409: 'SLUG_TAKEN' },
+      deleteFolder: { 409: 'FOLDER_NOT_EMPTY' },
+      streamChatState: { 429: 'TOO_MANY_RUNS', 503: 'RUN_REGISTRY_UNAVAILABLE' },
+      abortChat: { 503: 'RUN_REGISTRY_UNAVAILABLE' },
+    }
+    const missing = Object.entries(answered).flatMap(([id, codes]) =>
+      Object.entries(codes)
+        .filter(([status]) => !(status in operation(id)!.operation.responses))
+        .map(([status, code]) => `${id} ${status} ${code}`),
+    )
+    expect(missing).toEqual([])
+    // Every credential check reads the state database, which answers 503 STORAGE_UNAVAILABLE while it is down.
+    const secured = operations().filter((entry) => entry.operation.security.length > 0)
+    expect(secured.length).toBeGreaterThan(40)
+    for (const { operation: op } of secured)
+      expect({ id: op.operationId, has503: '503' in op.responses }).toEqual({ id: op.operationId, has503: true })
   })
 
   it('puts security on every operation: the schemes it takes, or an empty list', () => {
