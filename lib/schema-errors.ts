@@ -21,6 +21,38 @@ function literalChoices(schema: TSchema): string[] | undefined {
     : undefined
 }
 
+type NumberSchema = TSchema & { type: 'integer' | 'number'; minimum?: number; maximum?: number }
+
+/**
+ * The integer or number member of the text-or-number union a path or query number is validated with (`?first=20`
+ * arrives as text; the framework accepts an integer-looking string or an integer, then converts it).
+ */
+function numberFromText(schema: TSchema): NumberSchema | undefined {
+  const anyOf = (schema as { anyOf?: Array<Record<string, unknown>> }).anyOf
+  if (!Array.isArray(anyOf) || anyOf.length !== 2) return undefined
+  const text = anyOf.find(
+    (member) => member.type === 'string' && ['integer', 'numeric'].includes(String(member.format)),
+  )
+  const number = anyOf.find((member) => member.type === 'integer' || member.type === 'number')
+  return text && number ? (number as NumberSchema) : undefined
+}
+
+/** Whether `schema` is a plain integer or number schema. */
+export function isNumberSchema(schema: unknown): schema is NumberSchema {
+  const type = (schema as { type?: unknown } | undefined)?.type
+  return type === 'integer' || type === 'number'
+}
+
+/** What a number field takes, bounds included: `expected an integer from 1 to 100`. */
+export function numberExpectation(schema: NumberSchema): string {
+  const kind = schema.type === 'integer' ? 'an integer' : 'a number'
+  const { minimum, maximum } = schema
+  if (minimum !== undefined && maximum !== undefined) return `expected ${kind} from ${minimum} to ${maximum}`
+  if (minimum !== undefined) return `expected ${kind} of at least ${minimum}`
+  if (maximum !== undefined) return `expected ${kind} of at most ${maximum}`
+  return `expected ${kind}`
+}
+
 /** One plain sentence for one TypeBox error, e.g. `plan: expected one of free, starter, premium, enterprise`. */
 export function describeValueError(error: ValueError, root = ''): string {
   const path = readablePath(error.path, root)
@@ -28,6 +60,9 @@ export function describeValueError(error: ValueError, root = ''): string {
   if (choices) return `${path}: expected one of ${choices.join(', ')}`
   if (error.message === 'Unexpected property') return `${path}: unknown field`
   if (error.message.startsWith('Expected required property')) return `${path}: required`
+  // Not "expected union value": the field takes a number, so say which.
+  const number = numberFromText(error.schema)
+  if (number) return `${path}: ${numberExpectation(number)}`
   return `${path}: ${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`
 }
 

@@ -75,12 +75,12 @@ export function corePlugin(deps: CoreDeps) {
       makePrintable(body)
       makePrintable(query)
     })
-    .onError({ as: 'global' }, ({ code, error, set, request, path }) => {
+    .onError({ as: 'global' }, ({ code, error, set, request, path, params, query, body: sent }) => {
       // A database that does not answer is an outage to wait out (503), not a bug of the service (500).
       const failure = bodyLimit.exceeded(request)
         ? new PayloadTooLargeError(config.maxBodyBytes)
         : (asStorageUnavailable(error) ?? error)
-      const { status, body } = toErrorResponse(code, failure)
+      const { status, body } = toErrorResponse(code, failure, { params, query, body: sent })
       const requestId = requestInfo(request).id
       set.status = status
       set.headers['content-type'] = 'application/json; charset=utf-8'

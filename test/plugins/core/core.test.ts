@@ -75,6 +75,40 @@ describe('corePlugin', () => {
     expect(((await nested.json()) as { error: string }).error).toStartWith('nested.count: ')
   })
 
+  it('names the path or query number that is out of range or not an integer, with its bounds', async () => {
+    test = createTestApp()
+    const answer = async (path: string) => {
+      const response = await test.request('GET', path, { headers: apiKey(keys.admin) })
+      return { status: response.status, body: await response.json() }
+    }
+    const refused = (error: string) => ({ status: 400, body: { error, code: 'VALIDATION_FAILED' } })
+    const first = refused('query first: expected an integer from 1 to 100')
+    // Text that is no integer, and integers out of bounds, read the same.
+    for (const value of ['0', '101', '-3', 'abc', '1.5', ''])
+      expect(await answer(`/api/v1/deployments/1/reports?first=${value}`)).toEqual(first)
+    for (const list of ['folders', 'workbooks', 'dashboards', 'notifications', 'reports/1/snapshots'])
+      expect(await answer(`/api/v1/deployments/1/${list}?first=500`)).toEqual(first)
+    expect(await answer('/api/v1/deployments/1/reports?first=20&folderId=0')).toEqual(
+      refused('query folderId: expected an integer of at least 1'),
+    )
+    expect(await answer('/api/v1/deployments/1/reports/0')).toEqual(
+      refused('path reportId: expected an integer of at least 1'),
+    )
+    expect(await answer('/api/v1/api-keys/x/policy')).toEqual(refused('path keyId: expected an integer of at least 1'))
+    expect((await answer('/api/v1/deployments/1/reports?first=100')).status).toBe(200)
+    // A body integer sent as text is converted the same way; a missing one is still "required".
+    const generate = async (body: object) => {
+      const response = await test.request('POST', '/api/v1/embed/generate-session', {
+        headers: apiKey(keys.admin),
+        body: { externalId: 'u1', ...body },
+      })
+      return { status: response.status, body: await response.json() }
+    }
+    const deploymentId = refused('deploymentId: expected an integer of at least 1')
+    for (const value of ['0', 'x', 0]) expect(await generate({ deploymentId: value })).toEqual(deploymentId)
+    expect(await generate({})).toEqual(refused('deploymentId: required'))
+  })
+
   it('returns 400, not 500, when a failing field is an object with its own toString', async () => {
     test = createTestApp()
     const send = withProbe(test)
