@@ -96,7 +96,8 @@ describe('corePlugin', () => {
     )
     expect(await answer('/api/v1/api-keys/x/policy')).toEqual(refused('path keyId: expected an integer of at least 1'))
     expect((await answer('/api/v1/deployments/1/reports?first=100')).status).toBe(200)
-    // A body integer sent as text is converted the same way; a missing one is still "required".
+    // A body integer takes JSON numbers only (text is the wrong type, not a number to convert); a missing one is
+    // still "required".
     const generate = async (body: object) => {
       const response = await test.request('POST', '/api/v1/embed/generate-session', {
         headers: apiKey(keys.admin),
@@ -104,8 +105,11 @@ describe('corePlugin', () => {
       })
       return { status: response.status, body: await response.json() }
     }
-    const deploymentId = refused('deploymentId: expected an integer of at least 1')
-    for (const value of ['0', 'x', 0]) expect(await generate({ deploymentId: value })).toEqual(deploymentId)
+    for (const value of ['0', 'x', '1'])
+      expect(await generate({ deploymentId: value })).toEqual(refused('deploymentId: expected integer'))
+    expect(await generate({ deploymentId: 0 })).toEqual(
+      refused('deploymentId: expected integer to be greater or equal to 1'),
+    )
     expect(await generate({})).toEqual(refused('deploymentId: required'))
   })
 
