@@ -203,30 +203,9 @@ async function applyAccount(
     }
   }
 
-  // The demo model's access policy reads `region`: an account with a deployment on it gets that attribute when the
-  // file does not define it (an existing one, of whatever type, is left as it is).
-  const attributes = [...(account.userAttributes ?? [])]
-  if (
-    (account.deployments ?? []).some((deployment) => (deployment.model ?? 'demo') === 'demo') &&
-    !attributes.some((attribute) => attribute.name === DEMO_REGION_ATTRIBUTE.name)
-  ) {
-    const existing = await first(
-      db
-        .select({ id: userAttributeDefinitions.id })
-        .from(userAttributeDefinitions)
-        .where(
-          and(
-            eq(userAttributeDefinitions.accountId, accountId),
-            isNull(userAttributeDefinitions.embedTenantId),
-            eq(userAttributeDefinitions.name, DEMO_REGION_ATTRIBUTE.name),
-          ),
-        ),
-    )
-    if (!existing) attributes.push({ ...DEMO_REGION_ATTRIBUTE })
-  }
-
-  for (const [index, attribute] of attributes.entries()) {
-    const existing = await first(
+  /** The account's tenant-wide attribute definition of this name, if stored. */
+  const storedAttribute = (name: string) =>
+    first(
       db
         .select({ id: userAttributeDefinitions.id, type: userAttributeDefinitions.type })
         .from(userAttributeDefinitions)
@@ -234,10 +213,23 @@ async function applyAccount(
           and(
             eq(userAttributeDefinitions.accountId, accountId),
             isNull(userAttributeDefinitions.embedTenantId),
-            eq(userAttributeDefinitions.name, attribute.name),
+            eq(userAttributeDefinitions.name, name),
           ),
         ),
     )
+
+  // The demo model's access policy reads `region`: an account with a deployment on it gets that attribute when the
+  // file does not define it (an existing one, of whatever type, is left as it is).
+  const attributes = [...(account.userAttributes ?? [])]
+  if (
+    (account.deployments ?? []).some((deployment) => (deployment.model ?? 'demo') === 'demo') &&
+    !attributes.some((attribute) => attribute.name === DEMO_REGION_ATTRIBUTE.name)
+  ) {
+    if (!(await storedAttribute(DEMO_REGION_ATTRIBUTE.name))) attributes.push({ ...DEMO_REGION_ATTRIBUTE })
+  }
+
+  for (const [index, attribute] of attributes.entries()) {
+    const existing = await storedAttribute(attribute.name)
     const details = {
       ...(attribute.displayName !== undefined && { displayName: attribute.displayName }),
       ...(attribute.defaultValue !== undefined && { defaultValue: attribute.defaultValue }),
