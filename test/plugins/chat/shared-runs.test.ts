@@ -83,6 +83,18 @@ async function slowTurnOnA() {
   return { reader, lines, chatId: (lines[0].state as { chatId: string }).chatId, hold }
 }
 
+/** A first turn on node A, answered in full: its lines and its thread. */
+async function answeredOnA() {
+  script = { steps: [{ kind: 'text', chunks: ['First answer'] }] }
+  const first = await lineReader(
+    await nodeA.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: admin,
+      body: { input: 'First', messageId: messageId(1), sessionSettings: alice },
+    }),
+  ).rest()
+  return { first, chatId: (first[0].state as { chatId: string }).chatId }
+}
+
 const onB = (body: Record<string, unknown>) =>
   nodeB.request('POST', `${chatBase()}/stream-chat-state`, {
     headers: admin,
@@ -170,15 +182,8 @@ else
 
       it('takes the next message on node B as soon as node A has answered, before node A released the thread', async () => {
         const held = delayReleasesOnA(500)
-        script = { steps: [{ kind: 'text', chunks: ['First answer'] }] }
-        const first = await lineReader(
-          await nodeA.request('POST', `${chatBase()}/stream-chat-state`, {
-            headers: admin,
-            body: { input: 'First', messageId: messageId(1), sessionSettings: alice },
-          }),
-        ).rest()
+        const { first, chatId } = await answeredOnA()
         expect(first.at(-1)?.id).toBe('__state__')
-        const chatId = (first[0].state as { chatId: string }).chatId
         expect(held.length).toBe(1)
         script = { steps: [{ kind: 'text', chunks: ['Second answer'] }] }
         const next = await lineReader(await onB({ chatId, input: 'Next', messageId: messageId(2) })).rest()
@@ -193,14 +198,7 @@ else
       it('takes the next message on node B when node A releases the thread just after node B found it held', async () => {
         const release = gate()
         const held = delayReleasesOnA(0, release.promise)
-        script = { steps: [{ kind: 'text', chunks: ['First answer'] }] }
-        const first = await lineReader(
-          await nodeA.request('POST', `${chatBase()}/stream-chat-state`, {
-            headers: admin,
-            body: { input: 'First', messageId: messageId(1), sessionSettings: alice },
-          }),
-        ).rest()
-        const chatId = (first[0].state as { chatId: string }).chatId
+        const { chatId } = await answeredOnA()
         // Node B's claim fails on node A's record; node A's release lands before node B looks at who holds the thread.
         const commands = commandsOf(nodeB)
         const send = commands.send.bind(commands)
