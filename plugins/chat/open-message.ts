@@ -13,7 +13,11 @@ export type MessageStatus = (typeof chatMessages.$inferSelect)['status']
  * have yet. The run changes it; `OpenMessages` saves it.
  */
 export class OpenMessage {
-  content = ''
+  /**
+   * The content as streamed, in pieces, joined when read: a string grown by `+=` is a chain of rope nodes, each
+   * several times an array slot, and a held run keeps its whole answer until it ends.
+   */
+  private pieces: string[] = []
   thinking = ''
   status: MessageStatus = 'in_process'
   /** Whether the message has a row yet; once it has, a save appends the content streamed since the last one. */
@@ -33,8 +37,13 @@ export class OpenMessage {
     readonly createdAt: number,
   ) {}
 
+  get content(): string {
+    if (this.pieces.length > 1) this.pieces = [this.pieces.join('')]
+    return this.pieces[0] ?? ''
+  }
+
   appendText(delta: string): void {
-    this.content += delta
+    this.pieces.push(delta)
     if (this.saved) this.unsaved.push(delta)
   }
 

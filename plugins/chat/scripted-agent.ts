@@ -21,19 +21,44 @@ export interface Script {
   steps: ScriptStep[]
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0) return signal.aborted ? Promise.reject(signal.reason) : Promise.resolve()
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal.reason)
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
+/**
+ * The pauses of one turn: one abort listener for the whole turn, not one per pause (ten thousand held runs each
+ * waiting out a pause would otherwise each hold a listener and two closures).
+ */
+class Pauses {
+  private timer: ReturnType<typeof setTimeout> | undefined
+  private resolve: (() => void) | undefined
+  private reject: ((reason: unknown) => void) | undefined
+  private readonly wake = () => this.settle()?.resolve()
+  private readonly stop = () => {
+    clearTimeout(this.timer)
+    this.settle()?.reject(this.signal.reason)
+  }
+
+  constructor(private readonly signal: AbortSignal) {
+    signal.addEventListener('abort', this.stop, { once: true })
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (this.signal.aborted) return Promise.reject(this.signal.reason)
+    if (ms <= 0) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      this.resolve = resolve
+      this.reject = reject
+      this.timer = setTimeout(this.wake, ms)
+    })
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer)
+    this.signal.removeEventListener('abort', this.stop)
+  }
+
+  private settle() {
+    const { resolve, reject } = this
+    this.timer = this.resolve = this.reject = undefined
+    return resolve && reject ? { resolve, reject } : undefined
+  }
 }
 
 /**
@@ -47,28 +72,32 @@ export function createScriptedAgent(script: Script | ((turn: AgentTurn) => Scrip
   const agent: Agent = {
     async *run(turn: AgentTurn): AsyncIterable<AgentEvent> {
       const { steps } = typeof script === 'function' ? script(turn) : script
-      const nextId = () => crypto.randomUUID()
-      for (const step of steps) {
-        if (step.kind === 'wait') {
-          await abortable(step.until, turn.signal)
-        } else if (step.kind === 'fail') {
-          throw new AgentError(step.message)
-        } else if (step.kind === 'tool') {
-          const id = nextId()
-          yield { type: 'tool-call', id, name: step.name, input: JSON.stringify(step.input) }
-          await sleep(step.delayMs ?? 0, turn.signal)
-          yield { type: 'tool-result', id, result: JSON.stringify(step.result) }
-        } else {
-          const id = nextId()
-          yield { type: 'message-start', id, graphPath: step.graphPath ?? GRAPH.final }
-          if (step.thinking && turn.devMode) yield { type: 'thinking-delta', id, delta: step.thinking }
-          for (const [index, chunk] of step.chunks.entries()) {
-            if (step.hold && step.hold.after === index) await abortable(step.hold.until, turn.signal)
-            await sleep(step.delayMs ?? 0, turn.signal)
-            yield { type: 'text-delta', id, delta: chunk }
+      const pauses = new Pauses(turn.signal)
+      try {
+        for (const step of steps) {
+          if (step.kind === 'wait') {
+            await abortable(step.until, turn.signal)
+          } else if (step.kind === 'fail') {
+            throw new AgentError(step.message)
+          } else if (step.kind === 'tool') {
+            const id = crypto.randomUUID()
+            yield { type: 'tool-call', id, name: step.name, input: JSON.stringify(step.input) }
+            await pauses.sleep(step.delayMs ?? 0)
+            yield { type: 'tool-result', id, result: JSON.stringify(step.result) }
+          } else {
+            const id = crypto.randomUUID()
+            yield { type: 'message-start', id, graphPath: step.graphPath ?? GRAPH.final }
+            if (step.thinking && turn.devMode) yield { type: 'thinking-delta', id, delta: step.thinking }
+            for (let index = 0; index < step.chunks.length; index++) {
+              if (step.hold && step.hold.after === index) await abortable(step.hold.until, turn.signal)
+              await pauses.sleep(step.delayMs ?? 0)
+              yield { type: 'text-delta', id, delta: step.chunks[index] }
+            }
+            yield { type: 'message-end', id }
           }
-          yield { type: 'message-end', id }
         }
+      } finally {
+        pauses.dispose()
       }
     },
   }
