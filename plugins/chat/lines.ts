@@ -31,16 +31,22 @@ export function encodedLine(json: string): EncodedLine {
 }
 
 /**
- * The NDJSON bytes of several lines at once (one encoding pass for a burst, not one per line). A single line's
- * bytes are kept on the line only when `shared` (several readers will send them); otherwise a held stream would
- * keep every line twice, as text and as bytes, for the whole run.
+ * The NDJSON of several lines at once, for a direct stream's `write`. A single line read by several readers goes as
+ * its bytes, encoded once and shared (`shared`). Anything else goes as text: the socket's sink encodes it straight
+ * into its own buffer, so a reader's chunk costs no `Uint8Array` of its own (the turn's end, a whole thread in
+ * `__state__`, was otherwise a string, its copy with `\n` and its bytes, for each of ten thousand runs ending
+ * together).
  */
-export function encodeLines(lines: readonly EncodedLine[], from: number, to: number, shared = false): Uint8Array {
+export function encodeLines(
+  lines: readonly EncodedLine[],
+  from: number,
+  to: number,
+  shared = false,
+): string | Uint8Array {
   if (to - from === 1 && shared) return lines[from].bytes
-  if (to - from === 1) return encoder.encode(`${lines[from].json}\n`)
   let text = ''
   for (let index = from; index < to; index++) text += `${lines[index].json}\n`
-  return encoder.encode(text)
+  return text
 }
 
 /**

@@ -29,10 +29,21 @@ describe('deltaLines', () => {
       ),
     )
   })
+
+  it('gives one reader text for its socket to encode, and several readers of one line its bytes made once', () => {
+    const line = deltaLines({ id: 'm', sort: 1, graphPath: ['final'] })('héllo')
+    expect(typeof encodeLines([line], 0, 1)).toBe('string')
+    expect(typeof encodeLines([line, line], 0, 2, true)).toBe('string')
+    const shared = encodeLines([line], 0, 1, true)
+    expect(shared).toBeInstanceOf(Uint8Array)
+    expect(encodeLines([line], 0, 1, true)).toBe(shared)
+  })
 })
 
 describe('encodeLines', () => {
-  it('encodes a run of lines as the concatenation of their NDJSON bytes, shared or not', () => {
+  const text = (chunk: string | Uint8Array) => (typeof chunk === 'string' ? chunk : decoder.decode(chunk))
+
+  it('encodes a run of lines as the concatenation of their NDJSON, shared or not', () => {
     fc.assert(
       fc.property(
         fc.array(fc.string({ unit: 'binary' }), { minLength: 1, maxLength: 6 }),
@@ -42,10 +53,19 @@ describe('encodeLines', () => {
             deltaLines({ id: `m${index}`, sort: 1, graphPath: ['final'] })(content),
           )
           const expected = lines.map((line) => `${line.json}\n`).join('')
-          expect(decoder.decode(encodeLines(lines, 0, lines.length, shared))).toBe(expected)
-          expect(decoder.decode(encodeLines(lines, 0, 1, shared))).toBe(`${lines[0].json}\n`)
+          expect(text(encodeLines(lines, 0, lines.length, shared))).toBe(expected)
+          expect(text(encodeLines(lines, 0, 1, shared))).toBe(`${lines[0].json}\n`)
         },
       ),
     )
+  })
+
+  it('gives one reader text for its socket to encode, and several readers of one line its bytes made once', () => {
+    const line = deltaLines({ id: 'm', sort: 1, graphPath: ['final'] })('héllo')
+    expect(typeof encodeLines([line], 0, 1)).toBe('string')
+    expect(typeof encodeLines([line, line], 0, 2, true)).toBe('string')
+    const shared = encodeLines([line], 0, 1, true)
+    expect(shared).toBeInstanceOf(Uint8Array)
+    expect(encodeLines([line], 0, 1, true)).toBe(shared)
   })
 })

@@ -112,6 +112,17 @@ for (const { name, create } of transports) {
       expect((stored.at(-1)!.state as { messages: Line[] }).messages[1].content).toBe('Nul \uFFFD here.')
     })
 
+    it('streams text outside ASCII byte for byte, a lone surrogate as JSON escapes it', async () => {
+      // A reader's chunk goes to the socket as text, for the socket to encode: multi-byte and astral characters, and
+      // a chunk of many lines at once (the end of the turn) must arrive as UTF-8 exactly.
+      const chunks = ['Réponse ', 'à 42 €', ' 📈', ' 中文', ' \uD800 seul']
+      script = { steps: [{ kind: 'text', chunks }] }
+      const lines = await send({ input: 'Hello', messageId: messageId(1) })
+      expect(finalAnswer(mergeLines(lines))?.content).toBe(chunks.join(''))
+      const state = lines.at(-1)!.state as { messages: Line[] }
+      expect(state.messages[1].content).toBe(chunks.join(''))
+    })
+
     it('ends with an error, not lines storage does not hold, when the answer cannot be saved', async () => {
       await refuseAssistantMessages(test.deps.storage)
       const lines = await send({ input: 'Hello', messageId: messageId(1) })
