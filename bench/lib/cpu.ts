@@ -55,3 +55,19 @@ export function cpuMsOfTrees(pids: number[]): number {
   for (const pid of pids) visit(pid)
   return (ticks * 1000) / TICKS_PER_SECOND
 }
+
+/**
+ * The whole machine's CPU time so far, in clock ticks summed over every core, from the first line of /proc/stat:
+ * `busy` is all of it but idle and I/O wait. The difference over a round shows whether the machine had a core to
+ * spare (the load generator and the backing servers included), which per-process figures cannot.
+ */
+export function machineCpuTicks(): { busy: number; total: number } {
+  try {
+    const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number)
+    // user nice system idle iowait irq softirq steal (guest times are already counted in user and nice).
+    const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0)
+    return { busy: total - fields[3] - fields[4], total }
+  } catch {
+    return { busy: Number.NaN, total: Number.NaN }
+  }
+}

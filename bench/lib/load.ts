@@ -1,4 +1,4 @@
-import { cpuMsOfTrees } from './cpu'
+import { cpuMsOfTrees, machineCpuTicks } from './cpu'
 import type { TurnOutcome } from './ndjson-client'
 import { median, wallMs } from './stats'
 
@@ -76,18 +76,22 @@ export function medianOf<T>(values: T[], pick: (value: T) => number): number {
 
 /**
  * A round's result with the CPU spent per correct turn, in ms, by the service's processes (`pids` and their
- * descendants) and by the servers they use (`backing`: Postgres with its backends, Redis).
+ * descendants) and by the servers they use (`backing`: Postgres with its backends, Redis), and how busy the whole
+ * machine was meanwhile (0 to 1 of all its cores: the load generator included).
  */
 export async function withServerCpu(
   pids: number[],
   round: () => Promise<LoadResult>,
   backing: number[] = [],
-): Promise<LoadResult & { cpuMsPerTurn: number; backingCpuMsPerTurn: number }> {
+): Promise<LoadResult & { cpuMsPerTurn: number; backingCpuMsPerTurn: number; machineBusy: number }> {
   const before = [cpuMsOfTrees(pids), cpuMsOfTrees(backing)]
+  const machine = machineCpuTicks()
   const result = await round()
+  const after = machineCpuTicks()
   return {
     ...result,
     cpuMsPerTurn: (cpuMsOfTrees(pids) - before[0]) / result.turns,
     backingCpuMsPerTurn: (cpuMsOfTrees(backing) - before[1]) / result.turns,
+    machineBusy: (after.busy - machine.busy) / (after.total - machine.total),
   }
 }

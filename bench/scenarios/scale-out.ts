@@ -165,6 +165,14 @@ export async function scaleOutScenario(context: BenchContext): Promise<Row[]> {
         value: medianOf(result.b, (round) => round.backingCpuMsPerTurn),
         unit: 'ms',
       },
+      {
+        // The load generator shares the machine: two nodes that keep every core busy are bound by the machine.
+        scenario: label,
+        figure: 'machine CPU busy, two nodes (baseline: one node)',
+        value: 100 * medianOf(result.b, (round) => round.machineBusy),
+        unit: '%',
+        baseline: 100 * medianOf(result.a, (round) => round.machineBusy),
+      },
     ]
 
     const { rejoin } = config

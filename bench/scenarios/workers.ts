@@ -161,6 +161,15 @@ export async function workersScenario(context: BenchContext): Promise<Row[]> {
             value: medianOf(result.b, (round) => round.backingCpuMsPerTurn),
             unit: 'ms',
           },
+          {
+            // Whether a core was left: with the load generator on the same machine, a setup that keeps every core
+            // busy is bound by the machine, not by how the work is spread.
+            scenario: label,
+            figure: `machine CPU busy, ${setup.name} (baseline: one process)`,
+            value: 100 * medianOf(result.b, (round) => round.machineBusy),
+            unit: '%',
+            baseline: 100 * medianOf(result.a, (round) => round.machineBusy),
+          },
         )
       } finally {
         await stop()
