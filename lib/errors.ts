@@ -73,6 +73,17 @@ export class StorageUnavailableError extends AppError {
   }
 }
 
+/**
+ * 503 from a node that is shutting down (SIGTERM): nothing is wrong with the request, and another node, or this one
+ * once restarted, takes it.
+ */
+export class ShuttingDownError extends AppError {
+  constructor() {
+    super(503, 'SHUTTING_DOWN', 'The server is shutting down; please retry')
+    this.retryAfterSeconds = 1
+  }
+}
+
 /** The wire shape of every non-2xx JSON response. */
 export interface ErrorBody {
   error: string

@@ -71,12 +71,20 @@ export async function serve(environment: Record<string, string | undefined> = pr
     if (stopping) return
     stopping = true
     logger.info('shutting down', { signal })
+    // Readiness fails at once and new chat turns are refused; active runs end as interrupted and chat sockets close
+    // once their turn is sent. The server stops accepting and lets what is in flight finish (a query, a download),
+    // for at most the grace period; only then do the feature areas close what requests use, then the database.
     const forced = setTimeout(() => server.stop(true), config.shutdownGraceMs)
-    await deps.lifecycle.shutdown()
+    // Keeps the process alive until the last step: once the server is stopped, what the steps wait for (a worker
+    // thread's reply) holds no handle of its own, and the process would end with code 0 half way through.
+    const alive = setInterval(() => {}, 60_000)
+    await deps.lifecycle.drain()
     await server.stop(false)
     clearTimeout(forced)
+    await deps.lifecycle.shutdown()
     await storage.close()
     logger.info('stopped')
+    clearInterval(alive)
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))

@@ -1,7 +1,7 @@
 import { asStorageUnavailable } from '../../db/postgres-connect'
 import type { Logger } from '../../lib/logger'
 import type { Metrics } from '../../lib/metrics'
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../lib/errors'
+import { BadRequestError, ForbiddenError, NotFoundError, ShuttingDownError } from '../../lib/errors'
 import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { UserAccess } from '../auth/user-access'
 import type { AgentFactory } from './agent'
@@ -15,6 +15,9 @@ import { RunLimitReached, type Run, type RunRegistry, type RunStart } from './ru
 import type { RunAdmission, RunTicket } from './run-admission'
 import type { RunDeadlines } from './run-deadlines'
 import type { RunOutcome, ThreadStore } from './thread-store'
+
+/** The error line of a run cut short by a shutdown. */
+const SHUTDOWN_MESSAGE = 'The server is shutting down; the run was interrupted'
 
 /** Who is chatting, resolved by the route from the credential. */
 export interface ChatParticipant {
@@ -103,6 +106,7 @@ export function createChatService(options: ChatServiceOptions) {
 
   // Requests wait for the start-up work (the recovery of runs a previous process left running) only while it lasts.
   let recovering = options.ready !== undefined
+  let draining = false
   const recovery = options.ready?.finally(() => (recovering = false))
 
   // Reads and the registry are awaited, so two requests for the same message (a client's retry, a double click) could
@@ -337,6 +341,7 @@ export function createChatService(options: ChatServiceOptions) {
 
     /** What to send for one chat request. Never throws for thread-level problems: they become an error line. */
     async open(request: ChatRequest, participant: ChatParticipant): Promise<TurnSource> {
+      if (draining) throw new ShuttingDownError()
       if (recovering) await recovery
       const sameMessage =
         request.input !== undefined && request.messageId !== undefined
@@ -364,9 +369,19 @@ export function createChatService(options: ChatServiceOptions) {
       return registry.abort(chatId, 'Run aborted')
     },
 
-    /** Aborts every run and waits (bounded) for them to save their partial answers. */
+    /**
+     * The start of a shutdown: new turns are refused (503), and every run of this process ends now as interrupted,
+     * so the responses reading them end and the server can stop.
+     */
+    drain(): void {
+      draining = true
+      registry.abortAll(SHUTDOWN_MESSAGE)
+    },
+
+    /** Aborts every run (one started meanwhile too) and waits (bounded) for them to save their partial answers. */
     async shutdown(timeoutMs: number): Promise<void> {
-      registry.abortAll('The server is shutting down; the run was interrupted')
+      draining = true
+      registry.abortAll(SHUTDOWN_MESSAGE)
       await registry.whenIdle(timeoutMs)
       await store.flushWrites()
       messages.close()

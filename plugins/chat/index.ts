@@ -4,7 +4,7 @@ import type { Config } from '../../lib/config'
 import type { Lifecycle } from '../../lib/lifecycle'
 import type { Logger } from '../../lib/logger'
 import type { Metrics } from '../../lib/metrics'
-import { AppError } from '../../lib/errors'
+import { AppError, ShuttingDownError } from '../../lib/errors'
 import { authPlugin, type AuthDeps } from '../auth'
 import type { UserProvisioner } from '../auth/user-access'
 import type { AgentFactory } from './agent'
@@ -22,6 +22,9 @@ import type { RunRegistry } from './run-registry'
 import { createThreadPolicyGuard } from './thread-policies'
 import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { ServerWebSocket } from 'bun'
+
+/** WebSocket close code 1001: the server is going away (a shutdown). */
+const GOING_AWAY = 1001
 
 const CHAT_BASE = '/api/v1/public/:accountName/agents/:agentId/chat'
 const NDJSON_HEADERS = {
@@ -51,7 +54,7 @@ export interface ChatDeps extends AuthDeps {
   metrics: Metrics
   users: UserProvisioner
   agents: AgentFactory
-  lifecycle: Pick<Lifecycle, 'onShutdown'>
+  lifecycle: Pick<Lifecycle, 'onShutdown' | 'onDrain' | 'isShuttingDown'>
   /** Active runs: in this process, or shared with other nodes through Redis. */
   registry: RunRegistry
 }
@@ -86,6 +89,12 @@ export function chatPlugin(deps: ChatDeps) {
     ready,
   })
   deps.lifecycle.onShutdown(() => chat.shutdown(deps.config.shutdownGraceMs))
+  // Every open chat socket, so a shutdown can close them: the server waits for open sockets before it stops.
+  const openSockets = new Set<SocketSession<ChatAccess>>()
+  deps.lifecycle.onDrain(() => {
+    chat.drain()
+    for (const session of openSockets) session.closeWhenDone(GOING_AWAY, 'The server is shutting down')
+  })
 
   const linesSent = deps.metrics.counter('chat_lines_sent_total', 'Chat stream lines handed to clients')
   const readers = deps.metrics.gauge('chat_readers', 'Clients reading a chat stream (HTTP and WebSocket)')
@@ -98,6 +107,8 @@ export function chatPlugin(deps: ChatDeps) {
 
   const policies = createThreadPolicyGuard(deps.storage)
   const openTurn = async (caller: Caller, agent: AgentInfo, deployment: DeploymentInfo, request: ChatRequest) => {
+    // Before anything is provisioned or stored: a load balancer sends the request to another node.
+    if (deps.lifecycle.isShuttingDown) throw new ShuttingDownError()
     if (request.input === undefined && request.chatId === undefined && request.messageId === undefined)
       throw emptyChatRequest()
     await policies.chat(deployment.id, agent.id, request)
@@ -182,23 +193,23 @@ export function chatPlugin(deps: ChatDeps) {
           cork: (sending: () => void) => void raw.cork(sending),
           close: (code: number, reason: string) => raw.close(code, reason),
         }
-        sessions.set(
-          ws.raw,
-          new SocketSession<ChatAccess>(socket, {
-            authenticate: ws.data.reauthenticate,
-            openTurn: ({ caller, agent, deployment }, request) => openTurn(caller, agent, deployment, request),
-            // The socket may stop its own user's chats; an API key that has named no user yet acts for the account.
-            abort: async ({ caller, agent, deployment }, chatId, userId) => {
-              await policies.abort(deployment.id, chatId)
-              const aborting = userId ?? (await abortingUser(deps.users, caller, undefined))
-              await chat.abort(chatId, abortScope(caller, agent, aborting))
-            },
-            pipe: (source) =>
-              pipeTurnToSocket(source, socket, MAX_WS_BUFFERED_BYTES, readerHooks(), { coalesce: true }),
-            logger: deps.logger,
-          }),
-        )
-        if (caller.kind === 'embed') embedSockets.add(caller.accountId, sessions.get(ws.raw)!)
+        const session = new SocketSession<ChatAccess>(socket, {
+          authenticate: ws.data.reauthenticate,
+          openTurn: ({ caller, agent, deployment }, request) => openTurn(caller, agent, deployment, request),
+          // The socket may stop its own user's chats; an API key that has named no user yet acts for the account.
+          abort: async ({ caller, agent, deployment }, chatId, userId) => {
+            await policies.abort(deployment.id, chatId)
+            const aborting = userId ?? (await abortingUser(deps.users, caller, undefined))
+            await chat.abort(chatId, abortScope(caller, agent, aborting))
+          },
+          pipe: (source) => pipeTurnToSocket(source, socket, MAX_WS_BUFFERED_BYTES, readerHooks(), { coalesce: true }),
+          logger: deps.logger,
+        })
+        sessions.set(ws.raw, session)
+        openSockets.add(session)
+        if (caller.kind === 'embed') embedSockets.add(caller.accountId, session)
+        // Opened as the shutdown began: closed like the others.
+        if (deps.lifecycle.isShuttingDown) session.closeWhenDone(GOING_AWAY, 'The server is shutting down')
       },
       message(ws, message) {
         sessions.get(ws.raw)?.receive(message)
@@ -207,6 +218,7 @@ export function chatPlugin(deps: ChatDeps) {
         const session = sessions.get(ws.raw)
         session?.close()
         sessions.delete(ws.raw)
+        if (session) openSockets.delete(session)
         if (session && ws.data.caller.kind === 'embed') embedSockets.delete(ws.data.caller.accountId, session)
       },
       detail: {

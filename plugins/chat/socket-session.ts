@@ -54,6 +54,8 @@ export class SocketSession<Access> {
   private current: { chatId: string | undefined; stop(): void } | undefined
   private pumping = false
   private closed = false
+  /** Set by `closeWhenDone`: how to close once the queue is done. */
+  private closing: { code: number; reason: string } | undefined
   /** The user of the socket's latest turn. */
   private userId: number | undefined
 
@@ -64,7 +66,7 @@ export class SocketSession<Access> {
 
   /** Handles one client message (text or binary UTF-8 JSON, or the object Elysia parsed from it). */
   receive(message: unknown): void {
-    if (this.closed) return
+    if (this.closed || this.closing) return
     let request: unknown = message
     try {
       if (message instanceof ArrayBuffer || ArrayBuffer.isView(message)) request = utf8.decode(message)
@@ -92,6 +94,22 @@ export class SocketSession<Access> {
    */
   async recheck(): Promise<void> {
     if (!this.closed) await this.access(true)
+  }
+
+  /**
+   * The server is shutting down: messages from now on are ignored, and the socket closes (`code`) once the turn it is
+   * sending and those already queued are done (they end at once: the runs are aborted and new turns refused).
+   */
+  closeWhenDone(code: number, reason: string): void {
+    if (this.closed || this.closing) return
+    this.closing = { code, reason }
+    if (!this.pumping) this.closeNow()
+  }
+
+  private closeNow(): void {
+    const closing = this.closing!
+    this.closed = true
+    this.socket.close(closing.code, closing.reason)
   }
 
   /** The client went away: queued turns are dropped; the current run goes on without this reader. */
@@ -184,6 +202,7 @@ export class SocketSession<Access> {
       }
     } finally {
       this.pumping = false
+      if (this.closing && !this.closed) this.closeNow()
     }
   }
 }

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import type { Subprocess } from 'bun'
-import { RateLimitedError } from '../../../lib/errors'
+import { RateLimitedError, ShuttingDownError } from '../../../lib/errors'
 import { QueryTimeoutError } from '../errors'
 import { QueryExecutionError } from './data-source'
 import { QUERY_WORKER_COMMAND } from './query-worker-command'
@@ -74,7 +74,7 @@ export class QueryPool {
 
   /** Runs one query; `timeoutMs` overrides the pool's limit for it. */
   run(request: Omit<WorkerRequest, 'id'>, timeoutMs = this.options.timeoutMs): Promise<QueryOutput> {
-    if (this.closed) return Promise.reject(new QueryExecutionError('The query engine is shutting down'))
+    if (this.closed) return Promise.reject(new ShuttingDownError())
     // A bounded queue: past it, callers hear "later" at once instead of waiting behind minutes of queries.
     if (this.queue.length >= MAX_QUEUED)
       return Promise.reject(new RateLimitedError('Too many queries are waiting; try again shortly'))
@@ -173,11 +173,11 @@ export class QueryPool {
   /** Stops every process; queued and running queries fail. */
   close(): void {
     this.closed = true
-    for (const job of this.queue.splice(0)) job.reject(new QueryExecutionError('The query engine is shutting down'))
+    for (const job of this.queue.splice(0)) job.reject(new ShuttingDownError())
     for (const slot of this.slots) {
       const job = slot.job
       this.discard(slot)
-      job?.reject(new QueryExecutionError('The query engine is shutting down'))
+      job?.reject(new ShuttingDownError())
     }
   }
 }
