@@ -196,10 +196,14 @@ export function chatPlugin(deps: ChatDeps) {
         const session = new SocketSession<ChatAccess>(socket, {
           authenticate: ws.data.reauthenticate,
           openTurn: ({ caller, agent, deployment }, request) => openTurn(caller, agent, deployment, request),
-          // The socket may stop its own user's chats; an API key that has named no user yet acts for the account.
-          abort: async ({ caller, agent, deployment }, chatId, userId) => {
+          // As over HTTP, the abort acts for the user its message names; without one, for the socket's latest user,
+          // and an API key that has named no user yet acts for the account.
+          abort: async ({ caller, agent, deployment }, chatId, userId, sessionSettings) => {
             await policies.abort(deployment.id, chatId)
-            const aborting = userId ?? (await abortingUser(deps.users, caller, undefined))
+            const aborting =
+              sessionSettings !== undefined || userId === undefined
+                ? await abortingUser(deps.users, caller, sessionSettings)
+                : userId
             await chat.abort(chatId, abortScope(caller, agent, aborting))
           },
           pipe: (source) => pipeTurnToSocket(source, socket, MAX_WS_BUFFERED_BYTES, readerHooks(), { coalesce: true }),

@@ -6,7 +6,9 @@ import type { Logger } from '../../lib/logger'
 import { containsNul, NUL_TEXT_MESSAGE } from '../../lib/nul-text'
 import { schemaErrors } from '../../lib/schema-errors'
 import { encodeLine, errorLine } from './lines'
-import { ChatRequest } from './model'
+import { t } from 'elysia'
+import { SessionSettings } from '../embed/session-settings'
+import { AbortRequest, ChatRequest } from './model'
 import type { LineSocket, TurnSource } from './run-readers'
 
 /** Every WebSocket message is checked: compiled once rather than interpreted per message. */
@@ -28,14 +30,24 @@ export interface SocketSessionHandlers<Access> {
   authenticate(): Promise<Access>
   /** Opens one turn (throws `AppError`s for requests refused before a stream would start, such as 429). */
   openTurn(access: Access, request: ChatRequest): Promise<{ source: TurnSource; userId: number }>
-  /** Stops the chat's active run; `userId` is the socket's latest user, if it has had a turn. */
-  abort(access: Access, chatId: string, userId: number | undefined): Promise<void>
+  /**
+   * Stops the chat's active run, as the user the abort message names (`sessionSettings`), else as the socket's
+   * latest user (`userId`, once it has had a turn).
+   */
+  abort(access: Access, chatId: string, userId: number | undefined, sessionSettings?: SessionSettings): Promise<void>
   /** Sends a turn's lines to the socket; `done` settles after its last line. */
   pipe(source: TurnSource): { done: Promise<void>; stop(): void }
   logger: Logger
 }
 
-type AbortMessage = { type: 'abort'; chatId?: string }
+/** `{ type: 'abort', chatId?, sessionSettings? }`: as over HTTP, `sessionSettings` names the user who aborts. */
+const AbortMessage = t.Object({
+  type: t.Literal('abort'),
+  chatId: t.Optional(AbortRequest.properties.chatId),
+  sessionSettings: t.Optional(SessionSettings),
+})
+type AbortMessage = typeof AbortMessage.static
+const abortMessageCheck = TypeCompiler.Compile(AbortMessage)
 
 /** A queued client message: a chat request, or the error line of an invalid one, sent in its turn. */
 type Queued = { request: ChatRequest } | { error: string }
@@ -74,7 +86,12 @@ export class SocketSession<Access> {
     } catch {
       return this.enqueue({ error: 'Malformed message: expected one JSON chat request' })
     }
-    if (isAbortMessage(request)) return void this.abort(request)
+    if (isAbortMessage(request)) {
+      Value.Clean(AbortMessage, request)
+      if (!abortMessageCheck.Check(request))
+        return this.sendError(schemaErrors(AbortMessage, request)[0] ?? 'Invalid abort message')
+      return void this.abort(request)
+    }
     // Unknown fields are ignored, as over HTTP.
     if (typeof request === 'object' && request !== null && !Array.isArray(request)) Value.Clean(ChatRequest, request)
     if (!chatRequestCheck.Check(request))
@@ -161,7 +178,7 @@ export class SocketSession<Access> {
     const access = await this.access()
     if (!access) return
     try {
-      await this.handlers.abort(access, chatId, this.userId)
+      await this.handlers.abort(access, chatId, this.userId, request.sessionSettings)
     } catch (error) {
       const failure = asStorageUnavailable(error) ?? error
       this.sendError(failure instanceof AppError ? failure.message : 'Abort failed')

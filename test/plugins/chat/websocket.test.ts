@@ -113,6 +113,42 @@ describe('GET {chat_base_url}/chat/ws', () => {
     client.socket.close()
   })
 
+  it('aborts as the user the abort message names: another user’s run is refused and goes on', async () => {
+    const hold = gate()
+    script = { steps: [{ kind: 'text', chunks: ['Partial', ' done'], hold: { after: 1, until: hold.promise } }] }
+    const owner = await connect()
+    owner.send({ input: 'Slow', sessionSettings: { externalId: 'a' } })
+    await owner.waitFor((line) => line.content === 'Partial')
+    const chatId = (owner.lines[0].state as { chatId: string }).chatId
+    await test.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: apiKey(keys.admin),
+      body: { input: 'Hello', sessionSettings: { externalId: 'b' } },
+    })
+
+    // A second socket of the same API key, naming user b: b does not own a's thread (403 over HTTP too).
+    const other = await connect()
+    other.send({ type: 'abort', chatId, sessionSettings: { externalId: 'b' } })
+    await other.waitFor((line) => 'error' in line)
+    expect(other.lines).toEqual([{ error: 'This chat belongs to another user' }])
+    other.send({ type: 'abort', chatId, sessionSettings: 5 })
+    await other.waitFor((line) => 'error' in line, 2)
+    expect(other.lines[1].error).toMatch(/^sessionSettings/)
+    hold.open()
+    await owner.waitFor(ended)
+    expect(owner.lines.at(-1)?.id).toBe('__state__')
+
+    // Naming the owner, the same message stops the owner's next run.
+    const again = gate()
+    script = { steps: [{ kind: 'text', chunks: ['More', ' never'], hold: { after: 1, until: again.promise } }] }
+    owner.send({ chatId, input: 'Again', sessionSettings: { externalId: 'a' } })
+    await owner.waitFor((line) => line.content === 'More')
+    other.send({ type: 'abort', chatId, sessionSettings: { externalId: 'a' } })
+    await owner.waitFor(ended, 2)
+    expect(owner.lines.at(-1)).toEqual({ error: 'Run aborted' })
+    owner.socket.close()
+    other.socket.close()
+  })
+
   it('keeps the run going when the socket closes', async () => {
     const hold = gate()
     script = { steps: [{ kind: 'text', chunks: ['A', 'B'], hold: { after: 1, until: hold.promise } }] }
