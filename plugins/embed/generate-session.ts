@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import { first, type Db, type Storage } from '../../db/client'
 import { BadRequestError, ForbiddenError } from '../../lib/errors'
-import { authorizeDeployment } from '../auth/access'
+import { assertDeploymentInScope, authorizeDeployment } from '../auth/access'
 import type { Directory } from '../auth/directory'
 import type { ApiKeyCaller } from '../auth/model'
 import type { CatalogScope } from './catalog'
@@ -71,6 +71,9 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
         'Embed sessions are available on the premium and enterprise plans only',
         'PLAN_NOT_ELIGIBLE',
       )
+    // Spec 5: a scoped key's deploymentId "must be within the scope. Otherwise the request is rejected with 403":
+    // checked before the deployment is looked up, so one outside the scope is 403 whether or not it exists.
+    assertDeploymentInScope(caller, body.deploymentId)
     const deployment = await authorizeDeployment(caller, body.deploymentId, directory)
     const identity = checkIdentity(body)
     const creatorMode = body.creatorMode === true

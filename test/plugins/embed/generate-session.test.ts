@@ -36,6 +36,12 @@ describe(`${ROUTE} access`, () => {
       body: { error: 'API key is not allowed to access deployment 1', code: 'DEPLOYMENT_OUT_OF_SCOPE' },
     })
     expect(await userRow(test, 'u1')).toBeUndefined()
+    // Outside the scope is 403 whether the deployment exists elsewhere (3, another account's) or not at all (99).
+    for (const deploymentId of [3, 99])
+      expect(await generate(test, { deploymentId, externalId: 'u1' }, apiKey(keys.scoped))).toEqual({
+        status: 403,
+        body: { error: `API key is not allowed to access deployment ${deploymentId}`, code: 'DEPLOYMENT_OUT_OF_SCOPE' },
+      })
     const inside = await generate(test, { deploymentId: 2, externalId: 'u1' }, apiKey(keys.scoped))
     expect(inside.status).toBe(200)
     expect((await sessionRows(test)).map((row) => row.deploymentId)).toEqual([2])
