@@ -15,13 +15,20 @@ import { AbortRequest, ChatParams, ChatRequest, StreamLine } from './model'
 import { abortingUser, abortScope, resolveParticipant } from './participant'
 import { RunAdmission } from './run-admission'
 import { createRunDeadlines } from './run-deadlines'
-import { ndjsonStream, pipeTurnToSocket, type ReaderHooks } from './run-readers'
+import { ndjsonReader, ndjsonStream, pipeTurnToSocket, type ReaderHooks } from './run-readers'
+import { encodeLine, errorLine } from './lines'
+import { asStorageUnavailable } from '../../db/postgres-connect'
 import { SocketSession, SocketsByAccount, type SessionSocket } from './socket-session'
 import { createThreadStore } from './create-thread-store'
 import type { RunRegistry } from './run-registry'
 import { createThreadPolicyGuard } from './thread-policies'
 import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { ServerWebSocket } from 'bun'
+
+/** An embed session's HTTP chat stream, checked again when a session of its account is revoked. */
+interface EmbedStream {
+  recheck(): Promise<void>
+}
 
 /** WebSocket close code 1001: the server is going away (a shutdown). */
 const GOING_AWAY = 1001
@@ -118,9 +125,12 @@ export function chatPlugin(deps: ChatDeps) {
   const sessions = new WeakMap<object, SocketSession<ChatAccess>>()
   // The open sockets of embed sessions, by account: a revocation on any node makes this one check them again.
   const embedSockets = new SocketsByAccount<SocketSession<ChatAccess>>()
+  // The HTTP streams embed sessions are reading, by account, checked again on a revocation like the sockets.
+  const embedStreams = new SocketsByAccount<EmbedStream>()
   const stopListening = deps.registry.onBroadcast((event) => {
-    if (event.type === 'embed-session-revoked')
-      for (const session of embedSockets.of(event.accountId)) void session.recheck()
+    if (event.type !== 'embed-session-revoked') return
+    for (const session of embedSockets.of(event.accountId)) void session.recheck()
+    for (const stream of embedStreams.of(event.accountId)) void stream.recheck()
   })
   deps.lifecycle.onShutdown(stopListening)
 
@@ -128,10 +138,34 @@ export function chatPlugin(deps: ChatDeps) {
     .use(authPlugin(deps))
     .post(
       `${CHAT_BASE}/stream-chat-state`,
-      async ({ body, caller, agent, deployment }) => {
+      async ({ body, caller, agent, deployment, reauthenticate }) => {
         // Over a run limit, openTurn throws TooManyRunsError: 429 with its Retry-After, before the stream starts.
         const { source } = await openTurn(caller, agent, deployment, body ?? {})
-        return new Response(ndjsonStream(source, MAX_LAG_LINES, readerHooks()), { headers: NDJSON_HEADERS })
+        if (caller.kind !== 'embed')
+          return new Response(ndjsonStream(source, MAX_LAG_LINES, readerHooks()), { headers: NDJSON_HEADERS })
+        // An embed session's tokens stop working at once when it is revoked, also for a stream being read: the
+        // revocation (announced to every node) makes each check its readers of that account again, like its sockets.
+        const hooks = readerHooks()
+        const watched: EmbedStream = {
+          async recheck() {
+            try {
+              await reauthenticate()
+            } catch (error) {
+              // A database that does not answer can neither confirm nor refuse: the next request checks again.
+              if (error instanceof AppError && error.status < 500 && !asStorageUnavailable(error))
+                reader.interrupt(encodeLine(errorLine(error.message)))
+            }
+          },
+        }
+        const reader = ndjsonReader(source, MAX_LAG_LINES, {
+          onLines: hooks.onLines,
+          onClose() {
+            embedStreams.delete(caller.accountId, watched)
+            hooks.onClose?.()
+          },
+        })
+        embedStreams.add(caller.accountId, watched)
+        return new Response(reader.stream, { headers: NDJSON_HEADERS })
       },
       {
         chatAccess: true,

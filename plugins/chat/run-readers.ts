@@ -28,9 +28,22 @@ export function ndjsonStream(
   maxLagLines: number,
   hooks: ReaderHooks = {},
 ): ReadableStream<Uint8Array> {
+  return ndjsonReader(source, maxLagLines, hooks).stream
+}
+
+/**
+ * `ndjsonStream` with a way to end it from outside: `interrupt(line)` sends `line` after what the client already has
+ * and closes the stream (a credential revoked while it reads). The run goes on for its other readers.
+ */
+export function ndjsonReader(
+  source: TurnSource,
+  maxLagLines: number,
+  hooks: ReaderHooks = {},
+): { stream: ReadableStream<Uint8Array>; interrupt(line: EncodedLine): void } {
+  const reader = new NdjsonSource(source, maxLagLines, hooks)
   // The DOM typings this project compiles with do not know Bun's direct streams; the runtime does.
-  const direct = new NdjsonSource(source, maxLagLines, hooks) as unknown as UnderlyingDefaultSource<Uint8Array>
-  return new ReadableStream<Uint8Array>(direct)
+  const stream = new ReadableStream<Uint8Array>(reader as unknown as UnderlyingDefaultSource<Uint8Array>)
+  return { stream, interrupt: (line) => reader.interrupt(line) }
 }
 
 /**
@@ -45,6 +58,8 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
   private cursor = 0
   private started = false
   private closed = false
+  /** The line to end with instead of the rest of the run (set by `interrupt`). */
+  private interruptedBy: EncodedLine | undefined
   private controller: ReadableStreamDirectController | undefined
   /** Resumes the loop waiting for lines. */
   private settle: (() => void) | undefined
@@ -75,6 +90,7 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
     if (!run) return this.close()
     run.listen(this.listener)
     while (!this.closed) {
+      if (this.interruptedBy) return this.endWith(this.interruptedBy)
       const end = run.published
       if (this.cursor < end) {
         const bytes = encodeLines(run.lines, this.cursor, end, run.readerCount > 1)
@@ -92,6 +108,14 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
         })
       }
     }
+  }
+
+  /** Ends the stream with `line` after what was sent so far; the run goes on for its other readers. */
+  interrupt(line: EncodedLine): void {
+    if (this.closed || this.interruptedBy) return
+    this.interruptedBy = line
+    // A reader that has not started yet ends with it as soon as the socket asks for its first chunk.
+    this.release()
   }
 
   cancel(): void {
@@ -125,6 +149,15 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
     this.closed = true
     this.source.run?.unlisten(this.listener)
     this.controller?.close()
+    this.hooks.onClose?.()
+  }
+
+  private endWith(line: EncodedLine): void {
+    this.closed = true
+    this.source.run?.unlisten(this.listener)
+    this.controller!.write(line.bytes)
+    this.controller!.close()
+    this.hooks.onLines?.(1)
     this.hooks.onClose?.()
   }
 

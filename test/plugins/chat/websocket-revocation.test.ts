@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
-import { chatBase, messageId } from '../../helpers/chat'
+import { chatBase, lineReader, messageId } from '../../helpers/chat'
 import { connectChatSocket, turnEnded } from '../../helpers/chat-socket'
 import { keys } from '../../helpers/fixtures'
 import { embedSession } from '../../helpers/embed-sessions'
@@ -64,5 +64,30 @@ describe('GET {chat_base_url}/chat/ws when the embed session is revoked', () => 
     await client.waitFor(turnEnded)
     expect(client.lines.at(-1)?.id).toBe('__state__')
     expect(client.closed()).toBeUndefined()
+  })
+})
+
+describe('POST {chat_base_url}/chat/stream-chat-state when the embed session is revoked', () => {
+  const stream = (token: string, body: Record<string, unknown>) =>
+    test.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: { authorization: `Embed-Token ${token}` },
+      body,
+    })
+
+  it("ends a stream the session is reading at once with the error line; the account's other sessions read on", async () => {
+    const revoked = await embedSession(test, 'reader-gone')
+    const kept = await embedSession(test, 'reader-kept')
+    const hold = gate()
+    script = { steps: [{ kind: 'text', chunks: ['Partial ', 'rest'], hold: { after: 1, until: hold.promise } }] }
+    const gone = lineReader(await stream(revoked.token, { input: 'Slow', messageId: messageId(4) }))
+    const other = lineReader(await stream(kept.token, { input: 'Slow too', messageId: messageId(5) }))
+    while ((await gone.next())?.content !== 'Partial ');
+    while ((await other.next())?.content !== 'Partial ');
+
+    expect((await revoke(revoked.sessionId)).status).toBe(204)
+    // Before the run ends: the revoked reader gets the error line and nothing of the rest.
+    expect(await gone.rest()).toEqual([{ error: 'Embed session was revoked' }])
+    hold.open()
+    expect((await other.rest()).at(-1)?.id).toBe('__state__')
   })
 })
