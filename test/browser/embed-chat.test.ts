@@ -302,6 +302,18 @@ describe('GET /embed/chat in a browser', () => {
     expect(log.unexpected()).toEqual([])
   })
 
+  it('says access was revoked as soon as the app revokes the session mid-answer', async () => {
+    const { page, sessionId } = await openChat({ externalId: 'rea', ...europe })
+    const held = server.control.pauseNext()
+    await ask(page, 'Revenue by month in 2024')
+    await held.reached
+    await server.call('POST', '/api/v1/embed/session/revoke', { sessionId })
+    // Without another request: the stream being read ends with the revocation, and the page shows it.
+    await page.locator('h1', { hasText: 'Access was revoked' }).waitFor()
+    held.release()
+    await screenshot(page, 'chat-revoked-mid-answer')
+  })
+
   it('shows an error line of the stream as an alert, and the chat goes on', async () => {
     const { page, log } = await openChat({ externalId: 'eli', ...europe })
     server.control.failNext()

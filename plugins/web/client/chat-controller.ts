@@ -38,6 +38,9 @@ export interface ChatControllerOptions {
 }
 
 const ABORTED = 'Run aborted'
+/** The error line that ends a stream whose embed session was revoked while it was read. */
+const REVOKED = 'Embed session was revoked'
+const revokedError = () => new PlatformApiError(401, 'EMBED_SESSION_REVOKED', REVOKED)
 
 /**
  * The chat's turns, apart from how they are drawn: sends a question with a fresh `messageId` (saved in
@@ -148,6 +151,11 @@ export class ChatController {
         }
         if ('error' in line) {
           finished = true
+          // The session was revoked while this answer streamed: the page says so as for a refused request.
+          if (line.error === REVOKED && this.options.onSessionError(revokedError())) {
+            this.emit()
+            continue
+          }
           const stopped = this.stopping && line.error === ABORTED
           this.view.notices.push({
             id: ++this.notices,
