@@ -207,6 +207,9 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
 
   const demoApiKey = text(environment, 'DEMO_API_KEY')
   if (demoApiKey !== undefined && demoApiKey.length < 16) problems.push('DEMO_API_KEY: must be at least 16 characters')
+  // Sent as `Authorization: Api-Key <key>`: a key with a space or outside printable ASCII could never be used.
+  else if (demoApiKey !== undefined && !/^[\x21-\x7e]+$/.test(demoApiKey))
+    problems.push('DEMO_API_KEY: must be printable ASCII without spaces (it is sent in the Authorization header)')
 
   const workers = integer(environment, 'WORKERS', 1, 1, 64, problems)
   // Each process has its own memory: without Redis a rejoin, an abort or the busy check would miss the runs of the

@@ -2,10 +2,11 @@ import { createApp } from './app'
 import { loadConfig } from '../lib/config'
 import { createDeps } from './deps'
 import { createLogger, resolveLogFormat } from '../lib/logger'
-import { StartupError } from './server-errors'
+import { StartupError, withNamedFile } from './server-errors'
 import { prepareStorage } from './startup'
 import { startWalCheckpointer } from './wal-checkpointer'
 import { prepareSemanticLayer } from '../plugins/semantic/startup'
+import { demoDataPath } from '../plugins/semantic/demo/demo-data-file'
 import { superviseWorkers, workerNumber, type WorkerListening } from './workers'
 
 /**
@@ -24,6 +25,9 @@ export async function serve(environment: Record<string, string | undefined> = pr
     resolveLogFormat(config.logFormat),
   )
   if (config.workers > 1 && worker === undefined) return superviseWorkers(config, environment, logger)
+  // Before anything is stored: a start that cannot listen must not seed the demo and print its key (shown once)
+  // only to fail. Workers share the port on purpose; their supervisor checked it.
+  if (worker === undefined && config.port !== 0) assertCanListen(config)
   const { storage, demoApiKey, dataSources } = await prepareStorage(config, logger)
   if (demoApiKey) {
     // Printed before listening so the key is not lost if the port turns out to be taken.
@@ -38,7 +42,7 @@ export async function serve(environment: Record<string, string | undefined> = pr
   const checkpointer = startWalCheckpointer(storage, logger)
   deps.lifecycle.onShutdown(() => checkpointer.stop())
   // Before listening: every model must load, and the demo data must exist before the first question.
-  await prepareSemanticLayer(deps)
+  await withNamedFile('DEMO_DATA_PATH', demoDataPath(config), () => prepareSemanticLayer(deps))
   const app = createApp(deps)
 
   try {
@@ -52,10 +56,7 @@ export async function serve(environment: Record<string, string | undefined> = pr
     })
   } catch (error) {
     await storage.close()
-    const code = (error as { code?: string }).code
-    if (code === 'EADDRINUSE')
-      throw new StartupError(`Port ${config.port} on ${config.host} is already in use; set PORT to a free port`)
-    throw error
+    throw listenError(error, config)
   }
   const server = app.server!
   logger.info('listening', {
@@ -94,6 +95,27 @@ export async function serve(environment: Record<string, string | undefined> = pr
     // The supervisor is gone (killed, say): nobody would stop or restart this worker any more.
     process.on('disconnect', () => void stop('supervisor gone'))
   }
+}
+
+/** Throws the `StartupError` of `listenError` unless `HOST` and `PORT` can be listened on right now. */
+function assertCanListen(config: { host: string; port: number }): void {
+  try {
+    Bun.serve({ hostname: config.host, port: config.port, reusePort: false, fetch: () => new Response() }).stop(true)
+  } catch (error) {
+    throw listenError(error, config)
+  }
+}
+
+/** Why the server cannot listen, naming the setting to change: a taken port, or a host this machine does not have. */
+function listenError(error: unknown, config: { host: string; port: number }): unknown {
+  const code = (error as { code?: string }).code
+  if (code === 'EADDRINUSE')
+    return new StartupError(`Port ${config.port} on ${config.host} is already in use; set PORT to a free port`)
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code))
+    return new StartupError(
+      `Cannot listen on ${config.host}:${config.port} (${code}); set HOST to an address of this machine, such as 0.0.0.0 or 127.0.0.1`,
+    )
+  return error
 }
 
 /**

@@ -4,6 +4,7 @@ import { demoBootstrap } from '../db/bootstrap/demo'
 import { resolveDataSources } from '../db/bootstrap/data-sources'
 import { loadBootstrapFile } from '../db/bootstrap/load'
 import { openConfiguredStorage } from '../db/open-storage'
+import { withNamedFile } from './server-errors'
 import type { DataSourceConfig } from '../plugins/semantic/sources/data-source'
 import type { Config } from '../lib/config'
 import type { Logger } from '../lib/logger'
@@ -24,7 +25,9 @@ export interface Prepared {
  * database. Both run in exclusive transactions, so nodes starting together on one Postgres apply them once.
  */
 export async function prepareStorage(config: Config, logger: Logger): Promise<Prepared> {
-  const storage = await openConfiguredStorage(config)
+  const storage = config.databaseUrl
+    ? await openConfiguredStorage(config)
+    : await withNamedFile('DB_PATH', config.dbPath, () => openConfiguredStorage(config))
   try {
     if (config.bootstrapFile) {
       const file = loadBootstrapFile(config.bootstrapFile)

@@ -21,7 +21,8 @@ const Id = t.Integer({ minimum: 1 })
 export const BootstrapApiKey = t.Object(
   {
     name: t.String({ minLength: 1, maxLength: 100 }),
-    key: t.String({ minLength: 16, maxLength: 512, pattern: '^\\S+$' }),
+    // Printable ASCII without spaces: what an `Authorization: Api-Key <key>` header can carry.
+    key: t.String({ minLength: 16, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' }),
     admin: t.Optional(t.Boolean()),
     deployments: t.Optional(t.Array(Id)),
     revoked: t.Optional(t.Boolean()),

@@ -3,6 +3,7 @@ import { first, openStorage, type Storage } from '../../db/client'
 import { loadConfig } from '../../lib/config'
 import { isUniqueViolation } from '../../db/unique-violation'
 import { hashSecret, randomToken } from '../../lib/secrets'
+import { withNamedFile } from '../server-errors'
 import { requiredString, UsageError, type CliCommand } from './command'
 
 export interface NewApiKey {
@@ -138,5 +139,5 @@ async function openNamedStorage(db: string | undefined, env: Record<string, stri
   const path = db ?? config.dbPath
   if (path === ':memory:')
     throw new UsageError('DB_PATH is :memory:: a key there would vanish with this command; name a database file')
-  return openStorage(path)
+  return withNamedFile(db !== undefined ? '--db' : 'DB_PATH', path, () => openStorage(path))
 }

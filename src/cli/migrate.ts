@@ -4,6 +4,7 @@ import { dirname } from 'node:path'
 import { migrate } from '../../db/migrate'
 import { connectPostgres, withoutPassword } from '../../db/postgres-connect'
 import { loadConfig } from '../../lib/config'
+import { withNamedFile } from '../server-errors'
 import type { CliCommand } from './command'
 
 /** `service migrate`: what every start does first, on its own (before a deploy, say), reporting what it applied. */
@@ -32,17 +33,19 @@ export const migrateCommand: CliCommand = {
       }
     }
     const path = typeof values.db === 'string' ? values.db : config.dbPath
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-    const sqlite = new Database(path, { create: true, strict: true })
-    try {
-      sqlite.run('PRAGMA busy_timeout = 5000')
-      if (path !== ':memory:') sqlite.run('PRAGMA journal_mode = WAL')
-      sqlite.run('PRAGMA foreign_keys = ON')
-      io.out(report(path, migrate(sqlite)))
-      return 0
-    } finally {
-      sqlite.close()
-    }
+    return withNamedFile(typeof values.db === 'string' ? '--db' : 'DB_PATH', path, () => {
+      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+      const sqlite = new Database(path, { create: true, strict: true })
+      try {
+        sqlite.run('PRAGMA busy_timeout = 5000')
+        if (path !== ':memory:') sqlite.run('PRAGMA journal_mode = WAL')
+        sqlite.run('PRAGMA foreign_keys = ON')
+        io.out(report(path, migrate(sqlite)))
+        return 0
+      } finally {
+        sqlite.close()
+      }
+    })
   },
 }
 

@@ -55,6 +55,14 @@ describe('loadConfig', () => {
     }
   })
 
+  it('refuses a DEMO_API_KEY that no Authorization header could carry: spaces, or outside printable ASCII', () => {
+    for (const key of ['has space in it 1234567890', 'ak_démo_key_0123456789'])
+      expect(() => loadConfig({ DEMO_API_KEY: key })).toThrow(
+        'DEMO_API_KEY: must be printable ASCII without spaces (it is sent in the Authorization header)',
+      )
+    expect(loadConfig({ DEMO_API_KEY: 'ak_demo-key.0123456789' }).demoApiKey).toBe('ak_demo-key.0123456789')
+  })
+
   it('keeps the state in SQLite unless DATABASE_URL names a Postgres database', () => {
     expect(loadConfig({})).toMatchObject({ databaseUrl: undefined, databasePoolSize: 10 })
     expect(

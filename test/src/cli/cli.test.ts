@@ -172,6 +172,54 @@ describe('service migrate', () => {
   )
 })
 
+describe('a database file, demo data file, host or port that cannot be used', () => {
+  const notADatabase = join(dir, 'not-a-database.db')
+  const folder = join(dir, 'a-folder')
+  writeFileSync(notADatabase, 'plain text')
+  mkdirSync(folder, { recursive: true })
+  /** One line naming the setting and the path: no stack trace. */
+  const oneLine = (result: { code: number | void; err: string }, text: string) => {
+    expect(result.code).toBe(1)
+    expect(result.err.trim().split('\n')).toEqual([expect.stringContaining(text)])
+  }
+
+  it('migrate and keys create exit 1 with one line naming --db or DB_PATH and the path', async () => {
+    oneLine(await cli(['migrate', '--db', notADatabase]), `--db ${notADatabase}: file is not a database`)
+    oneLine(await cli(['migrate'], { DB_PATH: folder }), `DB_PATH ${folder}: unable to open database file`)
+    oneLine(
+      await cli(['keys', 'create', '--account', 'acme', '--db', folder]),
+      `--db ${folder}: unable to open database file`,
+    )
+  })
+
+  it('the server stops with one line naming DB_PATH, DEMO_DATA_PATH or HOST', async () => {
+    const env = { HOST: '127.0.0.1', PORT: String(await freePort()), LOG_LEVEL: 'error' }
+    oneLine(await cli(['serve'], { ...env, DB_PATH: notADatabase }), `DB_PATH ${notADatabase}: file is not a database`)
+    oneLine(
+      await cli(['serve'], {
+        ...env,
+        DB_PATH: join(dir, 'demo-path.db'),
+        DEMO_DATA_PATH: join(notADatabase, 'demo.db'),
+      }),
+      'DEMO_DATA_PATH',
+    )
+    oneLine(await cli(['serve'], { ...env, HOST: 'not_a_host', DB_PATH: join(dir, 'host.db') }), 'set HOST to')
+  })
+
+  it('refuses a taken port before it stores anything, so the demo key is not printed by a start that fails', async () => {
+    const holder = Bun.serve({ hostname: '127.0.0.1', port: 0, reusePort: false, fetch: () => new Response('') })
+    try {
+      const path = join(dir, 'never-seeded.db')
+      const result = await cli(['serve'], { HOST: '127.0.0.1', PORT: String(holder.port), DB_PATH: path })
+      oneLine(result, `Port ${holder.port} on 127.0.0.1 is already in use`)
+      expect(result.out).not.toContain('Demo admin API key')
+      expect(() => readFileSync(path)).toThrow()
+    } finally {
+      holder.stop(true)
+    }
+  })
+})
+
 describe('service migrate and keys create with an unreachable DATABASE_URL', () => {
   it('exit 1 with one line naming the database without its password', async () => {
     const port = await freePort()
