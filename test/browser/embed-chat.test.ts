@@ -254,7 +254,8 @@ describe('GET /embed/chat in a browser', () => {
     await page.reload()
     const rejoined = await rejoin
     const body = rejoined.request().postDataJSON() as Json
-    expect(body).toEqual({ chatId: expect.any(String), messageId: sent.messageId })
+    // The question goes again with its messageId: the server joins its run (it never runs one message twice).
+    expect(body).toEqual({ chatId: expect.any(String), messageId: sent.messageId, input: 'Orders by region' })
     // The run is still held: the page shows the replayed partial answer, still streaming, and the question once.
     await page.locator('[data-final="true"][data-streaming="true"]').waitFor()
     expect(await page.locator('[data-final="true"]').textContent()).toBe(partial)
@@ -394,6 +395,50 @@ describe('GET /embed/chat in a browser', () => {
       expect(log.unexpected([`${server.url}/api/v1/embed/session/token`])).toEqual([])
     } finally {
       server.setClockOffset(0)
+      await host.stop(true)
+    }
+  })
+})
+
+describe('GET /embed/chat after its session was revoked', () => {
+  it('answers the refused question once the host frame hands over a new session, without a reload', async () => {
+    const firstSession = await server.mintSession({ externalId: 'ines', ...europe })
+    const embedUrl = `${server.url}/embed/chat?sessionId=${firstSession}`
+    const host = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: async (request) => {
+        if (new URL(request.url).pathname === '/new-session')
+          return Response.json({ sessionId: await server.mintSession({ externalId: 'ines' }) })
+        return new Response(hostPage(embedUrl, server.url), { headers: { 'content-type': 'text/html; charset=utf-8' } })
+      },
+    })
+    try {
+      const page = await context.newPage()
+      const log = watch(page)
+      await page.goto(`http://localhost:${host.port}/`)
+      const frame = page.frames().find((candidate) => candidate.url().startsWith(server.url))!
+      await frame.getByLabel('Ask a question about your data').waitFor()
+      await server.call('POST', '/api/v1/embed/session/revoke', { sessionId: firstSession })
+
+      // Refused with the session: the page tells the host, which hands over a new one.
+      await frame.getByLabel('Ask a question about your data').fill('Orders by status')
+      await frame.getByLabel('Ask a question about your data').press('Enter')
+      await page.waitForFunction(() =>
+        (window as unknown as { received: Json[] }).received.some(
+          (message) => message.type === 'embed:session-expired',
+        ),
+      )
+      await page.evaluate(() => (window as unknown as { renew(): Promise<void> }).renew())
+
+      // The question is asked again with its messageId, and answered: not a request with nothing to do.
+      await frame.locator('[data-final="true"]:not([data-streaming])').waitFor()
+      expect(await frame.locator('.msg-error').count()).toBe(0)
+      expect(await frame.getByText('Orders by status').count()).toBeGreaterThan(0)
+      await screenshot(page, 'host-frame-session-after-revocation')
+      // The only failed request is the question refused with the revoked session.
+      expect(log.unexpected([`${server.url}/api/v1/public/`])).toEqual([])
+    } finally {
       await host.stop(true)
     }
   })

@@ -25,6 +25,11 @@ export interface ChatView {
 interface Saved {
   chatId?: string
   inFlight?: string
+  /**
+   * The question of the turn in flight: sent again with its `messageId` to resume it, the server joins the run, or
+   * answers from the thread once it has ended, or starts it if it was never stored (refused with the session).
+   */
+  input?: string
 }
 
 export interface ChatControllerOptions {
@@ -38,6 +43,9 @@ export interface ChatControllerOptions {
 }
 
 const ABORTED = 'Run aborted'
+/** What each chat of this page saved, for when `sessionStorage` is denied (a frame on another site). */
+const inPage = new Map<string, Saved>()
+
 /** The error line that ends a stream whose embed session was revoked while it was read. */
 const REVOKED = 'Embed session was revoked'
 const revokedError = () => new PlatformApiError(401, 'EMBED_SESSION_REVOKED', REVOKED)
@@ -96,8 +104,12 @@ export class ChatController {
         const index = this.history.findIndex((message) => message.id === saved.inFlight)
         if (index >= 0) this.history = this.history.slice(0, index)
         await this.follow(
-          new ChatRun(this.transport, this.target({ chatId: this.chatId, messageId: saved.inFlight })),
+          new ChatRun(
+            this.transport,
+            this.target({ chatId: this.chatId, messageId: saved.inFlight, input: saved.input }),
+          ),
           saved.inFlight,
+          saved.input,
         )
       }
     } catch (error) {
@@ -111,8 +123,12 @@ export class ChatController {
   async send(input: string): Promise<void> {
     if (this.run || input.trim() === '') return
     const messageId = newMessageId()
-    this.save({ chatId: this.chatId, inFlight: messageId })
-    await this.follow(new ChatRun(this.transport, this.target({ chatId: this.chatId, input, messageId })), messageId)
+    this.save({ chatId: this.chatId, inFlight: messageId, input })
+    await this.follow(
+      new ChatRun(this.transport, this.target({ chatId: this.chatId, input, messageId })),
+      messageId,
+      input,
+    )
   }
 
   async stop(): Promise<void> {
@@ -135,7 +151,7 @@ export class ChatController {
     return { accountName: this.options.accountName, agentId: this.options.agentId, ...request }
   }
 
-  private async follow(run: ChatRun, messageId: string): Promise<void> {
+  private async follow(run: ChatRun, messageId: string, input: string | undefined): Promise<void> {
     this.run = run
     this.stopping = false
     this.emit()
@@ -147,7 +163,7 @@ export class ChatController {
         if (message?.toolCall) this.time(message)
         if (run.chatId && run.chatId !== this.chatId) {
           this.chatId = run.chatId
-          this.save({ chatId: run.chatId, inFlight: messageId })
+          this.save({ chatId: run.chatId, inFlight: messageId, input })
         }
         if ('error' in line) {
           finished = true
@@ -234,13 +250,16 @@ export class ChatController {
   private load(): Saved {
     try {
       const raw = window.sessionStorage.getItem(this.options.storageKey)
-      return raw ? (JSON.parse(raw) as Saved) : {}
+      if (raw) return JSON.parse(raw) as Saved
     } catch {
-      return {}
+      // A frame on another site may be denied storage: what this page itself saved is still known.
     }
+    return inPage.get(this.options.storageKey) ?? {}
   }
 
   private save(saved: Saved): void {
+    // Kept in the page too: a new session makes a new controller, which picks up the turn in flight from here.
+    inPage.set(this.options.storageKey, saved)
     try {
       window.sessionStorage.setItem(this.options.storageKey, JSON.stringify(saved))
     } catch {
