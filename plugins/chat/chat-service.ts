@@ -70,7 +70,10 @@ export function emptyChatRequest(): BadRequestError {
 export function createChatService(options: ChatServiceOptions) {
   const { store, agents, logger, metrics, clock, registry } = options
   const runsTotal = metrics.counter('chat_runs_total', 'Chat runs by outcome', ['outcome'])
-  metrics.gauge('chat_active_runs', 'Chat runs currently streaming', { collect: () => registry.size })
+  // Executing only: a run waiting for its admission place is counted by chat_admission_queued.
+  metrics.gauge('chat_active_runs', 'Chat runs of this node executing now (not those queued for admission)', {
+    collect: () => Math.max(0, registry.size - (options.admission?.waiting ?? 0)),
+  })
   const messages = new OpenMessages(store, clock, logger)
   const services: RunServices = {
     store,

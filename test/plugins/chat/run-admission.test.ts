@@ -134,6 +134,10 @@ describe('chat run admission', () => {
     await until(async () => (await stored()) === 1)
     await Bun.sleep(20)
     expect(started).toEqual(['First'])
+    // One run executes, two wait: the metrics count each once, where it is.
+    const metrics = await app.deps.metrics.render()
+    expect(metrics).toContain('chat_active_runs 1\n')
+    expect(metrics).toContain('chat_admission_queued 2\n')
 
     release.open()
     const finished: string[] = []
