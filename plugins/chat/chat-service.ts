@@ -339,6 +339,15 @@ export function createChatService(options: ChatServiceOptions) {
     return startRun({ ...request, input: request.input }, participant, undefined, branch, devMode)
   }
 
+  /**
+   * The start of a shutdown: new turns are refused (503), and every run of this process ends now as interrupted,
+   * so the responses reading them end and the server can stop.
+   */
+  function drain(): void {
+    draining = true
+    registry.abortAll(SHUTDOWN_MESSAGE)
+  }
+
   return {
     registry,
 
@@ -372,19 +381,11 @@ export function createChatService(options: ChatServiceOptions) {
       return registry.abort(chatId, 'Run aborted')
     },
 
-    /**
-     * The start of a shutdown: new turns are refused (503), and every run of this process ends now as interrupted,
-     * so the responses reading them end and the server can stop.
-     */
-    drain(): void {
-      draining = true
-      registry.abortAll(SHUTDOWN_MESSAGE)
-    },
+    drain,
 
     /** Aborts every run (one started meanwhile too) and waits (bounded) for them to save their partial answers. */
     async shutdown(timeoutMs: number): Promise<void> {
-      draining = true
-      registry.abortAll(SHUTDOWN_MESSAGE)
+      drain()
       await registry.whenIdle(timeoutMs)
       await store.flushWrites()
       messages.close()

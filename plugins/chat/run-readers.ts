@@ -152,6 +152,7 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
     this.hooks.onClose?.()
   }
 
+  /** Ends the stream with `line` instead of the rest of the run. */
   private endWith(line: EncodedLine): void {
     this.closed = true
     this.source.run?.unlisten(this.listener)
@@ -161,13 +162,9 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
     this.hooks.onClose?.()
   }
 
+  /** Too far behind the live run: the error line asking to rejoin, and the loop waiting for lines is let go. */
   private drop(): void {
-    this.closed = true
-    this.source.run?.unlisten(this.listener)
-    this.controller!.write(TOO_SLOW.bytes)
-    this.controller!.close()
-    this.hooks.onLines?.(1)
-    this.hooks.onClose?.()
+    this.endWith(TOO_SLOW)
     this.release()
   }
 }

@@ -29,10 +29,15 @@ class Pauses {
   private timer: ReturnType<typeof setTimeout> | undefined
   private resolve: (() => void) | undefined
   private reject: ((reason: unknown) => void) | undefined
-  private readonly wake = () => this.settle()?.resolve()
+  private readonly wake = () => {
+    const { resolve } = this
+    this.clear()
+    resolve?.()
+  }
   private readonly stop = () => {
-    clearTimeout(this.timer)
-    this.settle()?.reject(this.signal.reason)
+    const { reject } = this
+    this.clear()
+    reject?.(this.signal.reason)
   }
 
   constructor(private readonly signal: AbortSignal) {
@@ -50,14 +55,14 @@ class Pauses {
   }
 
   dispose(): void {
-    clearTimeout(this.timer)
+    this.clear()
     this.signal.removeEventListener('abort', this.stop)
   }
 
-  private settle() {
-    const { resolve, reject } = this
+  /** Forgets the pause in progress (its timer too): it is settled, or nobody waits for it any more. */
+  private clear(): void {
+    clearTimeout(this.timer)
     this.timer = this.resolve = this.reject = undefined
-    return resolve && reject ? { resolve, reject } : undefined
   }
 }
 
