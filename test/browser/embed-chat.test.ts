@@ -333,46 +333,26 @@ describe('GET /embed/chat in a browser', () => {
     server.setClockOffset(-(24 * 3600_000 - 2 * 60_000))
     const firstSession = await server.mintSession({ externalId: 'hana', ...europe })
     const embedUrl = `${server.url}/embed/chat?sessionId=${firstSession}`
-    // The host app: another origin, with a backend that mints sessions (as a customer's would).
-    const host = Bun.serve({
-      hostname: '127.0.0.1',
-      port: 0,
-      fetch: async (request) => {
-        if (new URL(request.url).pathname === '/new-session') {
-          server.setClockOffset(0)
-          return Response.json({ sessionId: await server.mintSession({ externalId: 'hana' }) })
-        }
-        return new Response(hostPage(embedUrl, server.url), { headers: { 'content-type': 'text/html; charset=utf-8' } })
-      },
+    const host = startHostApp(embedUrl, () => {
+      server.setClockOffset(0)
+      return server.mintSession({ externalId: 'hana' })
     })
     try {
       const page = await context.newPage()
       const log = watch(page)
       await page.goto(`http://localhost:${host.port}/`)
-      await page.waitForFunction(() =>
-        (window as unknown as { received: Json[] }).received.some(
-          (message) => message.type === 'embed:session-expiring',
-        ),
-      )
+      await hostReceived(page, 'embed:session-expiring')
       const frame = page.frames().find((candidate) => candidate.url().startsWith(server.url))!
       await frame.getByLabel('Ask a question about your data').waitFor()
       await frame.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true))
 
       // A session that does not work is refused and leaves the page as it was.
       await page.evaluate(() => (window as unknown as { send(sessionId: string): void }).send('es_not_a_session'))
-      await page.waitForFunction(() =>
-        (window as unknown as { received: Json[] }).received.some(
-          (message) => message.type === 'embed:session-rejected',
-        ),
-      )
+      await hostReceived(page, 'embed:session-rejected')
       expect(await frame.getByLabel('Ask a question about your data').isVisible()).toBe(true)
 
       await page.evaluate(() => (window as unknown as { renew(): Promise<void> }).renew())
-      await page.waitForFunction(() =>
-        (window as unknown as { received: Json[] }).received.some(
-          (message) => message.type === 'embed:session-accepted',
-        ),
-      )
+      await hostReceived(page, 'embed:session-accepted')
       const received = await page.evaluate(() =>
         (window as unknown as { received: Json[] }).received.map((message) => message.type),
       )
@@ -404,15 +384,7 @@ describe('GET /embed/chat after its session was revoked', () => {
   it('answers the refused question once the host frame hands over a new session, without a reload', async () => {
     const firstSession = await server.mintSession({ externalId: 'ines', ...europe })
     const embedUrl = `${server.url}/embed/chat?sessionId=${firstSession}`
-    const host = Bun.serve({
-      hostname: '127.0.0.1',
-      port: 0,
-      fetch: async (request) => {
-        if (new URL(request.url).pathname === '/new-session')
-          return Response.json({ sessionId: await server.mintSession({ externalId: 'ines' }) })
-        return new Response(hostPage(embedUrl, server.url), { headers: { 'content-type': 'text/html; charset=utf-8' } })
-      },
-    })
+    const host = startHostApp(embedUrl, () => server.mintSession({ externalId: 'ines' }))
     try {
       const page = await context.newPage()
       const log = watch(page)
@@ -424,11 +396,7 @@ describe('GET /embed/chat after its session was revoked', () => {
       // Refused with the session: the page tells the host, which hands over a new one.
       await frame.getByLabel('Ask a question about your data').fill('Orders by status')
       await frame.getByLabel('Ask a question about your data').press('Enter')
-      await page.waitForFunction(() =>
-        (window as unknown as { received: Json[] }).received.some(
-          (message) => message.type === 'embed:session-expired',
-        ),
-      )
+      await hostReceived(page, 'embed:session-expired')
       await page.evaluate(() => (window as unknown as { renew(): Promise<void> }).renew())
 
       // The question is asked again with its messageId, and answered: not a request with nothing to do.
@@ -443,6 +411,29 @@ describe('GET /embed/chat after its session was revoked', () => {
     }
   })
 })
+
+/**
+ * The host app: another origin, with a backend that mints sessions (as a customer's would): its page frames
+ * `embedUrl`, and `/new-session` answers with `newSession()`.
+ */
+function startHostApp(embedUrl: string, newSession: () => Promise<string>) {
+  return Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch: async (request) => {
+      if (new URL(request.url).pathname === '/new-session') return Response.json({ sessionId: await newSession() })
+      return new Response(hostPage(embedUrl, server.url), { headers: { 'content-type': 'text/html; charset=utf-8' } })
+    },
+  })
+}
+
+/** Resolves once the host page has received a message of `type` from the framed chat. */
+function hostReceived(page: Page, type: string) {
+  return page.waitForFunction(
+    (wanted) => (window as unknown as { received: Json[] }).received.some((message) => message.type === wanted),
+    type,
+  )
+}
 
 /** The host app's page: frames the chat and answers `embed:session-expiring` with a new session when asked to. */
 function hostPage(embedUrl: string, embedOrigin: string): string {

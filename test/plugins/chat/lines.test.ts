@@ -29,15 +29,6 @@ describe('deltaLines', () => {
       ),
     )
   })
-
-  it('gives one reader text for its socket to encode, and several readers of one line its bytes made once', () => {
-    const line = deltaLines({ id: 'm', sort: 1, graphPath: ['final'] })('héllo')
-    expect(typeof encodeLines([line], 0, 1)).toBe('string')
-    expect(typeof encodeLines([line, line], 0, 2, true)).toBe('string')
-    const shared = encodeLines([line], 0, 1, true)
-    expect(shared).toBeInstanceOf(Uint8Array)
-    expect(encodeLines([line], 0, 1, true)).toBe(shared)
-  })
 })
 
 describe('encodeLines', () => {
