@@ -1,9 +1,10 @@
 import { resolveDataSources } from '../../db/bootstrap/data-sources'
-import { loadBootstrapFile } from '../../db/bootstrap/load'
+import { BootstrapError, loadBootstrapFile } from '../../db/bootstrap/load'
 import type { BootstrapFile } from '../../db/bootstrap/model'
 import { readFolderModel } from '../../plugins/semantic/semantic-model/folder-model'
 import { loadModel } from '../../plugins/semantic/semantic-model/model-loader'
-import { loadConfig } from '../../lib/config'
+import { ModelError } from '../../plugins/semantic/errors'
+import { ConfigError, loadConfig } from '../../lib/config'
 import { withoutPassword } from '../../db/postgres-connect'
 import type { CliCommand } from './command'
 
@@ -12,7 +13,8 @@ import type { CliCommand } from './command'
  * the bootstrap file, its deployments' data sources (resolved from the environment as the start resolves them, with
  * the same messages, but never connected to) and the model folders they name (every branch). A problem throws
  * `ConfigError`, `BootstrapError` or `ModelError`, whose message names the variable, the path in the file, or the
- * model file, line and member, and the process exits 1.
+ * model file, line and member. Every stage runs whatever the one before found, so one run lists every problem, and
+ * the process exits 1 if there is any.
  */
 export const checkConfigCommand: CliCommand = {
   name: 'check-config',
@@ -21,46 +23,74 @@ export const checkConfigCommand: CliCommand = {
   details: 'Options:\n  --bootstrap FILE  the bootstrap file to check (default: BOOTSTRAP_FILE)',
   options: { bootstrap: { type: 'string' } },
   async run({ values }, io) {
-    const config = loadConfig(io.env)
-    const bootstrapFile = typeof values.bootstrap === 'string' ? values.bootstrap : config.bootstrapFile
-    // Named as the start would use it, never with its password.
-    const database = config.databaseUrl ? withoutPassword(config.databaseUrl) : config.dbPath
-    const lines = [
-      `environment: ok (port ${config.port}, database ${database}, agent ${config.llm ? `llm ${config.llm.model}` : 'offline analyst'})`,
-    ]
-    if (bootstrapFile) {
-      const file = loadBootstrapFile(bootstrapFile)
+    // Every stage runs, so one run names every problem: a bad variable does not hide a broken bootstrap file, nor one
+    // broken model folder another.
+    const lines: string[] = []
+    const problems: string[] = []
+    const check = <T>(work: () => T): T | undefined => {
+      try {
+        return work()
+      } catch (error) {
+        if (!CHECK_ERRORS.some((type) => error instanceof type)) throw error
+        problems.push((error as Error).message)
+        return undefined
+      }
+    }
+    const config = check(() => loadConfig(io.env))
+    if (config) {
+      // Named as the start would use it, never with its password.
+      const database = config.databaseUrl ? withoutPassword(config.databaseUrl) : config.dbPath
+      lines.push(
+        `environment: ok (port ${config.port}, database ${database}, agent ${config.llm ? `llm ${config.llm.model}` : 'offline analyst'})`,
+      )
+    }
+    const bootstrapFile =
+      typeof values.bootstrap === 'string' ? values.bootstrap : (config?.bootstrapFile ?? io.env.BOOTSTRAP_FILE)
+    const file = bootstrapFile ? check(() => loadBootstrapFile(bootstrapFile)) : undefined
+    if (bootstrapFile && file) {
       // The start refuses a data source it cannot resolve (an unset `${NAME}`, a URL of another kind, no url or
       // path) before it applies anything, so a file that passes here must pass there too.
-      const dataSources = resolveDataSources(file, io.env, bootstrapFile)
+      const dataSources = check(() => resolveDataSources(file, io.env, bootstrapFile))
       const deployments = file.accounts.reduce((sum, account) => sum + (account.deployments?.length ?? 0), 0)
-      lines.push(
-        `bootstrap file ${bootstrapFile}: ok (${file.accounts.length} account(s), ${deployments} deployment(s))`,
-      )
-      for (const [id, source] of dataSources)
+      if (dataSources)
+        lines.push(
+          `bootstrap file ${bootstrapFile}: ok (${file.accounts.length} account(s), ${deployments} deployment(s))`,
+        )
+      for (const [id, source] of dataSources ?? [])
         lines.push(`data source of deployment ${id}: ok (${source.type}, not connected)`)
-      for (const checked of checkModelFolders(file))
-        lines.push(`model ${checked.folder}: ok (${checked.branches.join(', ')})`)
-    } else lines.push('bootstrap file: none (the built-in demo bootstrap applies to an empty database)')
-    io.out(`${lines.join('\n')}\n`)
-    return 0
+      for (const folder of modelFolders(file)) {
+        const branches = check(() => checkModelFolder(folder.folder, folder.branches))
+        if (branches) lines.push(`model ${folder.folder}: ok (${branches.join(', ')})`)
+      }
+    } else if (!bootstrapFile)
+      lines.push('bootstrap file: none (the built-in demo bootstrap applies to an empty database)')
+    if (lines.length) io.out(`${lines.join('\n')}\n`)
+    if (problems.length === 0) return 0
+    io.err(`${problems.join('\n')}\n`)
+    return 1
   },
 }
 
-/** Loads every folder model the file names, on each of its deployment's branches, as the start would. */
-function checkModelFolders(file: BootstrapFile): Array<{ folder: string; branches: string[] }> {
-  const checked: Array<{ folder: string; branches: string[] }> = []
+/** The errors whose message names the problem (a variable, a path in the file, a model file and member). */
+const CHECK_ERRORS = [ConfigError, BootstrapError, ModelError]
+
+/** The model folders the deployments of the file name, each with its deployment's branches. */
+function modelFolders(file: BootstrapFile): Array<{ folder: string; branches: string[] }> {
+  const folders: Array<{ folder: string; branches: string[] }> = []
   for (const account of file.accounts)
     for (const deployment of account.deployments ?? []) {
       const folder = deployment.model ?? 'demo'
-      if (folder === 'demo') continue
-      const branches = deployment.branches ?? ['main']
-      branches.forEach((branch, index) => {
-        const overlay = index === 0 ? undefined : branch
-        const files = readFolderModel(folder, overlay)
-        loadModel(`${folder}${overlay ? ` (branch ${overlay})` : ''}`, files.base, files.branch)
-      })
-      checked.push({ folder, branches })
+      if (folder !== 'demo') folders.push({ folder, branches: deployment.branches ?? ['main'] })
     }
-  return checked
+  return folders
+}
+
+/** Loads a folder model on each branch, as the start would; the branches, or the first problem's `ModelError`. */
+function checkModelFolder(folder: string, branches: string[]): string[] {
+  branches.forEach((branch, index) => {
+    const overlay = index === 0 ? undefined : branch
+    const files = readFolderModel(folder, overlay)
+    loadModel(`${folder}${overlay ? ` (branch ${overlay})` : ''}`, files.base, files.branch)
+  })
+  return branches
 }

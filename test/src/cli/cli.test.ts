@@ -311,6 +311,32 @@ describe('service check-config', () => {
     expect(fixed.out).toContain(`model ${models}: ok (main, dev)`)
   })
 
+  it('names every problem in one run: a bad variable, a data source, and each broken model folder', async () => {
+    const broken = (name: string) => {
+      const folder = join(dir, name)
+      mkdirSync(folder, { recursive: true })
+      writeFileSync(
+        join(folder, 'orders.yml'),
+        'cubes:\n  - name: orders\n    sql_table: orders\n    measures:\n      - name: count\n        type: total\n',
+      )
+      return folder
+    }
+    const file = join(dir, 'many-problems.json')
+    const bootstrap = testBootstrap()
+    const [first, second] = bootstrap.accounts[0].deployments!
+    first.model = broken('first-broken-model')
+    second.model = broken('second-broken-model')
+    first.dataSource = { type: 'postgres', url: '${NOPE_URL}' } as typeof first.dataSource
+    writeFileSync(file, JSON.stringify(bootstrap))
+    const result = await cli(['check-config', '--bootstrap', file], { PORT: 'eighty' })
+    expect(result.code).toBe(1)
+    expect(result.err).toContain('PORT: expected an integer')
+    expect(result.err).toContain('accounts[0].deployments[0].dataSource.url: environment variable NOPE_URL is not set')
+    expect(result.err).toContain('first-broken-model/orders.yml:6: orders.count: type: expected one of')
+    expect(result.err).toContain('second-broken-model/orders.yml:6: orders.count: type: expected one of')
+    expect(result.out).toBe('')
+  })
+
   /** The test bootstrap with data sources on deployments 1 and 2 of its first account, written to `name`. */
   function dataSourceBootstrap(name: string, first: object, second: object = { type: 'sqlite', path: './shop.db' }) {
     const file = join(dir, name)
@@ -327,7 +353,7 @@ describe('service check-config', () => {
     const missing = await cli(['check-config', '--bootstrap', unset])
     expect(missing.code).toBe(1)
     expect(missing.err).toContain('accounts[0].deployments[0].dataSource.url: environment variable NOPE_URL is not set')
-    expect(missing.out).toBe('')
+    expect(missing.out).not.toContain('data source of deployment')
 
     const wrongKind = dataSourceBootstrap(
       'wrong-scheme.json',
