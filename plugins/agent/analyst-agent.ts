@@ -2,7 +2,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { APICallError, RetryError, stepCountIs, streamText, type ModelMessage, type UserContent } from 'ai'
 import { AgentError, GRAPH, type Agent, type AgentEvent, type AgentTurn } from '../chat/agent'
 import { turnTimeLimitMessage } from '../chat/run-deadlines'
-import type { ThreadMessage } from '../chat/model'
+import type { ImageAttachment, ThreadMessage } from '../chat/model'
 import { aiTools, SYSTEM_PROMPT, type AnalystTools } from './analyst-tools'
 
 export interface AnalystAgentOptions {
@@ -17,22 +17,54 @@ export interface AnalystAgentOptions {
   maxRetries?: number
 }
 
-/** The thread so far as model messages: the users' words and the answers (tool details stay out of the prompt). */
+/**
+ * The thread so far as model messages: the users' words with their images, and the answers (tool details stay out of
+ * the prompt).
+ */
 export function historyMessages(history: ThreadMessage[]): ModelMessage[] {
   const messages: ModelMessage[] = []
   for (const message of history) {
-    if (message.role === 'user') messages.push({ role: 'user', content: message.content })
+    if (message.role === 'user') messages.push({ role: 'user', content: userContent(message.content, message.images) })
     else if (!message.toolCall && message.content !== '') messages.push({ role: 'assistant', content: message.content })
   }
   return messages
 }
 
-function userContent(turn: AgentTurn): UserContent {
-  if (turn.images.length === 0) return turn.input
-  return [
-    { type: 'text', text: turn.input },
-    ...turn.images.map((image) => ({ type: 'image' as const, image: image.data, mediaType: image.mimeType })),
-  ]
+function userContent(text: string, images: readonly ImageAttachment[] | undefined): UserContent {
+  const parts = (images ?? []).flatMap((image) => {
+    const inline = inlineImage(image)
+    return inline ? [{ type: 'image' as const, image: inline.bytes, mediaType: inline.mediaType }] : []
+  })
+  return parts.length === 0 ? text : [{ type: 'text', text }, ...parts]
+}
+
+/**
+ * An attachment's bytes: `data` is the image itself, base64 or a `data:` URL. Handed to the model as bytes, never as
+ * a string the SDK might take for a URL to download (the chat refuses links, see `assertInlineImages`); what does not
+ * decode to any bytes is left out.
+ */
+export function inlineImage(image: ImageAttachment): { bytes: Uint8Array; mediaType: string } | undefined {
+  let mediaType = image.mimeType
+  let encoded = image.data
+  const dataUrl = /^data:([^,;]*)((?:;[^,;]*)*),/i.exec(encoded)
+  if (dataUrl) {
+    if (dataUrl[1]) mediaType = dataUrl[1]
+    encoded = encoded.slice(dataUrl[0].length)
+    if (!/;base64$/i.test(dataUrl[2])) {
+      const bytes = new TextEncoder().encode(decodeURIComponentSafe(encoded))
+      return bytes.length > 0 ? { bytes, mediaType } : undefined
+    }
+  }
+  const bytes = Buffer.from(encoded, 'base64')
+  return bytes.length > 0 ? { bytes: new Uint8Array(bytes), mediaType } : undefined
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
 }
 
 /** A provider failure in words fit for the user: status and kind, never URLs, keys or bodies. */
@@ -61,7 +93,7 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
       const result = streamText({
         model: options.languageModel,
         system: SYSTEM_PROMPT,
-        messages: [...historyMessages(turn.history), { role: 'user', content: userContent(turn) }],
+        messages: [...historyMessages(turn.history), { role: 'user', content: userContent(turn.input, turn.images) }],
         tools: aiTools(options.tools(turn), turn.pause),
         stopWhen: stepCountIs(maxSteps),
         // A step (the prompt's conversion and the model call; the offline analyst plans inside it) waits its turn of

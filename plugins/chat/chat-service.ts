@@ -63,6 +63,20 @@ export function emptyChatRequest(): BadRequestError {
 }
 
 /**
+ * 400 for an image sent as a link: `data` is the image itself (base64 or a `data:` URL). The server never fetches a
+ * caller's URL: it would reach whatever the server can reach, inside the company's network too.
+ */
+export function assertInlineImages(images: ChatRequest['images']): void {
+  images?.forEach((image, index) => {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(image.data) && !/^data:/i.test(image.data))
+      throw new BadRequestError(
+        `images[${index}].data: send the image itself (base64 or a data: URL), not a link to it`,
+        'INVALID_IMAGE',
+      )
+  })
+}
+
+/**
  * The chat's turn logic: starts runs, joins active ones by `messageId`, answers finished
  * `messageId`s and state requests from the database, and aborts runs. It returns what to send (`TurnSource`); the
  * HTTP and WebSocket routes only deliver it.
@@ -354,6 +368,7 @@ export function createChatService(options: ChatServiceOptions) {
     /** What to send for one chat request. Never throws for thread-level problems: they become an error line. */
     async open(request: ChatRequest, participant: ChatParticipant): Promise<TurnSource> {
       if (draining) throw new ShuttingDownError()
+      assertInlineImages(request.images)
       if (recovering) await recovery
       const sameMessage =
         request.input !== undefined && request.messageId !== undefined

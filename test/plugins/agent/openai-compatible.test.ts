@@ -158,3 +158,69 @@ describe('the analyst on an OpenAI-compatible model', () => {
     expect(lines.some((line) => line.id === '__state__')).toBe(false)
   })
 })
+
+describe('images on an OpenAI-compatible model', () => {
+  // A 1×1 PNG.
+  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+  const imageUrls = (request: Record<string, unknown>) =>
+    (request.messages as Array<{ role: string; content: unknown }>).flatMap((message) =>
+      Array.isArray(message.content)
+        ? (message.content as Array<{ type: string; image_url?: { url: string } }>).flatMap((part) =>
+            part.type === 'image_url' ? [`${message.role}:${part.image_url!.url}`] : [],
+          )
+        : [],
+    )
+  const send = (app: TestApp, body: Record<string, unknown>) =>
+    app.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: apiKey(keys.admin),
+      body: { sessionSettings: { externalId: 'llm-user' }, ...body },
+    })
+
+  it('refuses an image given as a link with 400, and nothing fetches it', async () => {
+    let fetched = 0
+    const target = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      reusePort: false,
+      fetch: () => {
+        fetched++
+        return new Response('not an image', { headers: { 'content-type': 'image/png' } })
+      },
+    })
+    try {
+      const app = appWith([{ text: ['An image.'] }])
+      for (const data of [`http://${target.hostname}:${target.port}/internal`, `HTTPS://example.com/a.png`]) {
+        const response = await send(app, { input: 'Describe it', images: [{ mimeType: 'image/png', data }] })
+        expect(response.status).toBe(400)
+        expect(await response.json()).toMatchObject({ code: 'INVALID_IMAGE' })
+      }
+      expect(fetched).toBe(0)
+      expect(fake!.requests).toHaveLength(0)
+    } finally {
+      target.stop(true)
+    }
+  })
+
+  it('sends base64 and data: URL images as bytes, on their turn and on the thread’s later turns', async () => {
+    const app = appWith([{ text: ['A pixel.'] }])
+    const first = await readLines(
+      await send(app, {
+        input: 'What is this?',
+        images: [
+          { mimeType: 'image/png', data: PNG },
+          { mimeType: 'image/png', data: `data:image/png;base64,${PNG}` },
+        ],
+      }),
+    )
+    const chatId = (first[0].state as { chatId: string }).chatId
+    expect(imageUrls(fake!.requests[0])).toEqual([
+      `user:data:image/png;base64,${PNG}`,
+      `user:data:image/png;base64,${PNG}`,
+    ])
+    await readLines(await send(app, { input: 'And its colour?', chatId }))
+    expect(imageUrls(fake!.requests[1])).toEqual([
+      `user:data:image/png;base64,${PNG}`,
+      `user:data:image/png;base64,${PNG}`,
+    ])
+  })
+})
