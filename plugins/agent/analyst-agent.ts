@@ -67,6 +67,8 @@ function decodeURIComponentSafe(text: string): string {
   }
 }
 
+const PROGRESS: AgentEvent = { type: 'progress' }
+
 /** A provider failure in words fit for the user: status and kind, never URLs, keys or bodies. */
 function providerMessage(error: unknown): string {
   if (RetryError.isInstance(error)) return providerMessage(error.lastError)
@@ -136,7 +138,12 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
             }
             break
           case 'reasoning-delta':
-            if (reasoningId) yield { type: 'thinking-delta', id: reasoningId, delta: part.text }
+            yield reasoningId ? { type: 'thinking-delta', id: reasoningId, delta: part.text } : PROGRESS
+            break
+          // A tool call's arguments stream before the call is shown: the model is not silent meanwhile.
+          case 'tool-input-start':
+          case 'tool-input-delta':
+            yield PROGRESS
             break
           case 'text-start': {
             const id = crypto.randomUUID()

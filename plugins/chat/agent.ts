@@ -35,6 +35,8 @@ export interface AgentTurn {
  * What an agent yields. Message ids are the agent's own (unique within the thread). A text message goes
  * `message-start`, any number of `text-delta` / `thinking-delta`, `message-end`; a tool call is `tool-call` then
  * `tool-result` with the same id. `message-end` may correct the message's graph path (a step found to call tools).
+ * `progress` makes no line: the model is still sending what the stream does not show (a tool call's arguments,
+ * reasoning outside development mode), so the run is not silent.
  */
 export type AgentEvent =
   | { type: 'message-start'; id: string; graphPath: readonly string[] }
@@ -43,6 +45,7 @@ export type AgentEvent =
   | { type: 'message-end'; id: string; graphPath?: readonly string[] }
   | { type: 'tool-call'; id: string; name: string; input: string; graphPath?: readonly string[] }
   | { type: 'tool-result'; id: string; result: string }
+  | { type: 'progress' }
 
 /** The seam between the chat layer and whatever answers: the analyst, an LLM loop, or a script in tests. */
 export interface Agent {

@@ -18,8 +18,8 @@ export function turnTimeLimitMessage(turnTimeoutMs: number): string {
 interface Watched {
   run: Run
   startedAt: number
-  /** The run's log length when last seen, and when it last grew. */
-  lines: number
+  /** The run's activity when last seen (its lines and what the model sent without one), and when it last changed. */
+  activity: number
   changedAt: number
 }
 
@@ -50,10 +50,10 @@ export function createRunDeadlines(options: RunDeadlineOptions) {
         run.abort(turnTimeLimitMessage(turnTimeoutMs))
         continue
       }
-      if (run.lines.length !== entry.lines) {
-        entry.lines = run.lines.length
+      if (run.activity !== entry.activity) {
+        entry.activity = run.activity
         entry.changedAt = at
-      } else if (at - entry.changedAt >= firstTokenTimeoutMs && !toolRunning(run)) {
+      } else if (at - entry.changedAt >= firstTokenTimeoutMs && run.toolsRunning === 0) {
         watched.delete(entry)
         run.abort(SILENT_MODEL_MESSAGE)
       }
@@ -68,7 +68,7 @@ export function createRunDeadlines(options: RunDeadlineOptions) {
     /** Watches `run` from now (when it starts executing); returns the function that stops watching it. */
     watch(run: Run): () => void {
       const at = now()
-      const entry: Watched = { run, startedAt: at, lines: run.lines.length, changedAt: at }
+      const entry: Watched = { run, startedAt: at, activity: run.activity, changedAt: at }
       watched.add(entry)
       if (!timer) {
         timer = setInterval(check, periodMs)
@@ -85,18 +85,6 @@ export function createRunDeadlines(options: RunDeadlineOptions) {
 }
 
 export type RunDeadlines = ReturnType<typeof createRunDeadlines>
-
-/** Whether the run's last line is a tool call still waiting for its result (read only when a run looks silent). */
-function toolRunning(run: Run): boolean {
-  const last = run.lines[run.lines.length - 1]
-  if (!last) return false
-  try {
-    const line = JSON.parse(last.json) as { toolCall?: { result?: string }; isInProcess?: boolean }
-    return line.toolCall !== undefined && line.toolCall.result === undefined && line.isInProcess === true
-  } catch {
-    return false
-  }
-}
 
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`

@@ -192,7 +192,7 @@ class Execution {
     return { id: message.id, role: 'assistant' as const, sort: message.sort, graphPath: [...message.graphPath] }
   }
 
-  private get(event: AgentEvent): OpenMessage {
+  private get(event: Extract<AgentEvent, { id: string }>): OpenMessage {
     const message = this.open.get(event.id)
     if (!message) throw new ProtocolError(`agent sent ${event.type} for unknown message ${event.id}`)
     return message
@@ -200,7 +200,10 @@ class Execution {
 
   private handle(event: AgentEvent): void {
     const { turn, run } = this.context
+    run.activity++
     switch (event.type) {
+      case 'progress':
+        return
       case 'message-start': {
         if (this.open.has(event.id)) throw new ProtocolError(`agent started message ${event.id} twice`)
         const message = this.begin(event.id, event.graphPath)
@@ -235,6 +238,7 @@ class Execution {
         if (this.open.has(event.id)) throw new ProtocolError(`agent reused message id ${event.id}`)
         const toolCall: ToolCall = { name: event.name, input: event.input }
         const message = this.begin(event.id, event.graphPath ?? ['analyst', 'tools'], toolCall)
+        run.toolsRunning++
         this.emit(message, { ...this.base(message), content: '', isDelta: false, isInProcess: true, toolCall })
         return
       }
@@ -242,7 +246,7 @@ class Execution {
         const message = this.get(event)
         if (!message.toolCall) throw new ProtocolError(`agent sent a tool result for text message ${event.id}`)
         message.toolCall = { ...message.toolCall, result: event.result }
-        this.open.delete(event.id)
+        if (this.open.delete(event.id)) run.toolsRunning--
         message.status = 'complete'
         this.emit(message, {
           ...this.base(message),

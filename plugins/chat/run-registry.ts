@@ -35,6 +35,10 @@ export class Run {
   abortReason: string | undefined
   /** Set by a registry that shares the log beyond this process. */
   sink: RunSink | undefined
+  /** What the agent has sent so far, lines or not: the run deadlines take a change for a sign of life. */
+  activity = 0
+  /** Tool calls started and not answered yet: while any runs, the model is not silent, it waits. */
+  toolsRunning = 0
 
   constructor(readonly key: RunKey) {}
 

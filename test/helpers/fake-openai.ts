@@ -1,9 +1,13 @@
 import type { Server } from 'bun'
 
 export type FakeTurn =
-  /** `id` names the call as the provider does (default `call_<request>_<index>`; some servers repeat one). */
-  | { text?: string[]; toolCalls: Array<{ name: string; arguments: unknown; id?: string }> }
-  | { text: string[] }
+  /**
+   * `id` names the call as the provider does (default `call_<request>_<index>`; some servers repeat one). With
+   * `chunkDelayMs`, each call's arguments come in pieces of 8 characters, that long apart.
+   */
+  | { text?: string[]; toolCalls: Array<{ name: string; arguments: unknown; id?: string }>; chunkDelayMs?: number }
+  /** `reasoning` comes first, as `reasoning_content` deltas; with `chunkDelayMs`, every chunk that long apart. */
+  | { text: string[]; reasoning?: string[]; chunkDelayMs?: number }
   | { status: number; body: string }
   | { malformed: true }
   /** Accepts the request and never answers (until the client gives up). */
@@ -35,34 +39,51 @@ export function startFakeOpenAI(turns: FakeTurn[]) {
       }
       if ('status' in turn)
         return new Response(turn.body, { status: turn.status, headers: { 'content-type': 'application/json' } })
-      let text = ''
-      if ('malformed' in turn) text = 'data: {"id": not json\n\n'
+      const chunks: string[] = []
+      if ('malformed' in turn) chunks.push('data: {"id": not json\n\n')
       else if ('toolCalls' in turn) {
-        for (const piece of turn.text ?? []) text += chunk({ role: 'assistant', content: piece })
+        for (const piece of turn.text ?? []) chunks.push(chunk({ role: 'assistant', content: piece }))
         turn.toolCalls.forEach((call, index) => {
-          text += chunk({
-            role: 'assistant',
-            tool_calls: [
-              {
-                index,
-                id: call.id ?? `call_${next}_${index}`,
-                type: 'function',
-                function: { name: call.name, arguments: '' },
-              },
-            ],
-          })
-          text += chunk({ tool_calls: [{ index, function: { arguments: JSON.stringify(call.arguments) } }] })
+          chunks.push(
+            chunk({
+              role: 'assistant',
+              tool_calls: [
+                {
+                  index,
+                  id: call.id ?? `call_${next}_${index}`,
+                  type: 'function',
+                  function: { name: call.name, arguments: '' },
+                },
+              ],
+            }),
+          )
+          const args = JSON.stringify(call.arguments)
+          const pieces = turn.chunkDelayMs ? (args.match(/.{1,8}/gs) ?? []) : [args]
+          for (const piece of pieces) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }))
         })
-        text += chunk({}, 'tool_calls')
+        chunks.push(chunk({}, 'tool_calls'))
       } else {
-        text += chunk({ role: 'assistant', content: '' })
-        for (const piece of turn.text) text += chunk({ content: piece })
-        text += chunk({}, 'stop')
+        chunks.push(chunk({ role: 'assistant', content: '' }))
+        for (const piece of turn.reasoning ?? []) chunks.push(chunk({ reasoning_content: piece }))
+        for (const piece of turn.text) chunks.push(chunk({ content: piece }))
+        chunks.push(chunk({}, 'stop'))
       }
       // The provider's usage report, as OpenAI sends it when asked to (`stream_options.include_usage`).
-      text += `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } })}\n\n`
-      text += 'data: [DONE]\n\n'
-      return new Response(text, { headers: { 'content-type': 'text/event-stream' } })
+      chunks.push(
+        `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 0, model: 'fake', choices: [], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } })}\n\n`,
+      )
+      chunks.push('data: [DONE]\n\n')
+      const delayMs = 'chunkDelayMs' in turn ? (turn.chunkDelayMs ?? 0) : 0
+      if (delayMs === 0) return new Response(chunks.join(''), { headers: { 'content-type': 'text/event-stream' } })
+      const stream = new ReadableStream<string>({
+        async pull(controller) {
+          const next = chunks.shift()
+          if (next === undefined) return controller.close()
+          await Bun.sleep(delayMs)
+          controller.enqueue(next)
+        },
+      })
+      return new Response(stream, { headers: { 'content-type': 'text/event-stream' } })
     },
   })
   return {

@@ -56,7 +56,9 @@ async function runTurn(log: string[], pause?: AgentTurn['pause']): Promise<Agent
 /** Events with the random message ids replaced by their order of appearance. */
 function shape(events: AgentEvent[]) {
   const ids = new Map<string, number>()
-  return events.map((event) => ({ ...event, id: ids.get(event.id) ?? ids.set(event.id, ids.size).get(event.id) }))
+  return events.map((event) =>
+    'id' in event ? { ...event, id: ids.get(event.id) ?? ids.set(event.id, ids.size).get(event.id) } : event,
+  )
 }
 
 describe('the analyst between its steps', () => {

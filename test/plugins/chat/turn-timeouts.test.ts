@@ -111,3 +111,46 @@ describe('chat turn time limits', () => {
     expect(lines.at(-1)?.id).toBe('__state__')
   })
 })
+
+describe('what is not the model’s silence', () => {
+  it('a tool still running while another of the same step has answered', async () => {
+    const parallel: Agent = {
+      async *run() {
+        yield { type: 'tool-call', id: 'meta', name: 'serviceMeta', input: '{}' }
+        yield { type: 'tool-call', id: 'query', name: 'serviceSqlApi', input: '{"sqlQuery":"SELECT 1"}' }
+        yield { type: 'tool-result', id: 'meta', result: '{}' }
+        await Bun.sleep(600)
+        yield { type: 'tool-result', id: 'query', result: '{"data":[["1"]]}' }
+        yield { type: 'message-start', id: 'answer', graphPath: ['final'] }
+        yield { type: 'text-delta', id: 'answer', delta: 'Done' }
+        yield { type: 'message-end', id: 'answer' }
+      },
+    }
+    const app = appWith({ firstTokenTimeoutMs: 100 }, () => parallel)
+    const lines = await readLines(await ask(app, { input: 'Run two tools' }))
+    expect(lines.at(-1)?.id).toBe('__state__')
+  })
+
+  it('a tool call whose arguments are still streaming, and reasoning nobody is shown', async () => {
+    // Each turn streams for about 0.9 s with no line, against a silence limit of 0.3 s.
+    const app = llmApp(
+      [
+        {
+          toolCalls: [{ name: 'serviceSqlApi', arguments: { sqlQuery: 'SELECT MEASURE(orders.count) FROM orders' } }],
+          chunkDelayMs: 100,
+        },
+        { reasoning: Array.from({ length: 9 }, () => 'thinking '), text: ['Done'], chunkDelayMs: 100 },
+      ],
+      { firstTokenTimeoutMs: 300 },
+    )
+    const lines = await readLines(await ask(app, { input: 'How many orders?' }))
+    expect(lines.at(-1)?.id).toBe('__state__')
+    expect(lines.filter((line) => line.toolCall).length).toBe(2)
+  })
+
+  it('but a model that streams nothing at all still is', async () => {
+    const app = llmApp([{ hang: true }], { firstTokenTimeoutMs: 300 })
+    const lines = await readLines(await ask(app, { input: 'Are you there?' }))
+    expect(lines.at(-1)).toEqual({ error: 'The model did not answer in time' })
+  })
+})
