@@ -72,7 +72,9 @@ const PROGRESS: AgentEvent = { type: 'progress' }
 /** A provider failure in words fit for the user: status and kind, never URLs, keys or bodies. */
 function providerMessage(error: unknown): string {
   if (RetryError.isInstance(error)) return providerMessage(error.lastError)
-  if (APICallError.isInstance(error)) return `The model provider failed (HTTP ${error.statusCode ?? 'error'})`
+  // A status under 400 is an answer that broke off (the connection cut mid-stream): no status to name.
+  if (APICallError.isInstance(error) && (error.statusCode ?? 0) >= 400)
+    return `The model provider failed (HTTP ${error.statusCode})`
   if (error instanceof Error && error.name === 'TimeoutError') return 'The model did not answer in time'
   return 'The model provider failed'
 }
@@ -124,82 +126,91 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
       const toolIds = new Map<string, string>()
       let produced = false
 
-      for await (const part of result.fullStream) {
-        switch (part.type) {
-          case 'start-step':
-            stepTexts = []
-            stepCalledTools = false
-            reasoningId = undefined
-            break
-          case 'reasoning-start':
-            if (turn.devMode && !reasoningId) {
-              reasoningId = crypto.randomUUID()
-              yield { type: 'message-start', id: reasoningId, graphPath: GRAPH.analyst }
+      try {
+        for await (const part of result.fullStream) {
+          switch (part.type) {
+            case 'start-step':
+              stepTexts = []
+              stepCalledTools = false
+              reasoningId = undefined
+              break
+            case 'reasoning-start':
+              if (turn.devMode && !reasoningId) {
+                reasoningId = crypto.randomUUID()
+                yield { type: 'message-start', id: reasoningId, graphPath: GRAPH.analyst }
+              }
+              break
+            case 'reasoning-delta':
+              yield reasoningId ? { type: 'thinking-delta', id: reasoningId, delta: part.text } : PROGRESS
+              break
+            // A tool call's arguments stream before the call is shown: the model is not silent meanwhile.
+            case 'tool-input-start':
+            case 'tool-input-delta':
+              yield PROGRESS
+              break
+            case 'text-start': {
+              const id = crypto.randomUUID()
+              textIds.set(part.id, id)
+              stepTexts.push(id)
+              yield { type: 'message-start', id, graphPath: GRAPH.final }
+              break
             }
-            break
-          case 'reasoning-delta':
-            yield reasoningId ? { type: 'thinking-delta', id: reasoningId, delta: part.text } : PROGRESS
-            break
-          // A tool call's arguments stream before the call is shown: the model is not silent meanwhile.
-          case 'tool-input-start':
-          case 'tool-input-delta':
-            yield PROGRESS
-            break
-          case 'text-start': {
-            const id = crypto.randomUUID()
-            textIds.set(part.id, id)
-            stepTexts.push(id)
-            yield { type: 'message-start', id, graphPath: GRAPH.final }
-            break
+            case 'text-delta': {
+              const id = textIds.get(part.id)
+              if (id && part.text) {
+                produced = true
+                yield { type: 'text-delta', id, delta: part.text }
+              }
+              break
+            }
+            case 'tool-call': {
+              stepCalledTools = true
+              const id = crypto.randomUUID()
+              toolIds.set(part.toolCallId, id)
+              yield {
+                type: 'tool-call',
+                id,
+                name: part.toolName,
+                input: JSON.stringify(part.input ?? {}),
+              }
+              break
+            }
+            case 'tool-result':
+              yield {
+                type: 'tool-result',
+                id: toolIds.get(part.toolCallId) ?? part.toolCallId,
+                result: JSON.stringify(part.output ?? null),
+              }
+              break
+            case 'tool-error':
+              yield {
+                type: 'tool-result',
+                id: toolIds.get(part.toolCallId) ?? part.toolCallId,
+                result: JSON.stringify({
+                  error: part.error instanceof Error ? part.error.message : String(part.error),
+                }),
+              }
+              break
+            case 'finish-step': {
+              if (reasoningId) yield { type: 'message-end', id: reasoningId }
+              for (const id of stepTexts)
+                yield { type: 'message-end', id, graphPath: stepCalledTools ? GRAPH.analyst : GRAPH.final }
+              lastStepCalledTools = stepCalledTools
+              break
+            }
+            case 'error':
+              if (turn.signal.aborted) throw turn.signal.reason
+              throw new AgentError(timeout.aborted ? turnTimeLimitMessage(timeoutMs) : providerMessage(part.error))
+            case 'abort':
+              if (timeout.aborted && !turn.signal.aborted) throw new AgentError(turnTimeLimitMessage(timeoutMs))
+              throw turn.signal.reason ?? new Error('aborted')
           }
-          case 'text-delta': {
-            const id = textIds.get(part.id)
-            if (id && part.text) {
-              produced = true
-              yield { type: 'text-delta', id, delta: part.text }
-            }
-            break
-          }
-          case 'tool-call': {
-            stepCalledTools = true
-            const id = crypto.randomUUID()
-            toolIds.set(part.toolCallId, id)
-            yield {
-              type: 'tool-call',
-              id,
-              name: part.toolName,
-              input: JSON.stringify(part.input ?? {}),
-            }
-            break
-          }
-          case 'tool-result':
-            yield {
-              type: 'tool-result',
-              id: toolIds.get(part.toolCallId) ?? part.toolCallId,
-              result: JSON.stringify(part.output ?? null),
-            }
-            break
-          case 'tool-error':
-            yield {
-              type: 'tool-result',
-              id: toolIds.get(part.toolCallId) ?? part.toolCallId,
-              result: JSON.stringify({ error: part.error instanceof Error ? part.error.message : String(part.error) }),
-            }
-            break
-          case 'finish-step': {
-            if (reasoningId) yield { type: 'message-end', id: reasoningId }
-            for (const id of stepTexts)
-              yield { type: 'message-end', id, graphPath: stepCalledTools ? GRAPH.analyst : GRAPH.final }
-            lastStepCalledTools = stepCalledTools
-            break
-          }
-          case 'error':
-            if (turn.signal.aborted) throw turn.signal.reason
-            throw new AgentError(timeout.aborted ? turnTimeLimitMessage(timeoutMs) : providerMessage(part.error))
-          case 'abort':
-            if (timeout.aborted && !turn.signal.aborted) throw new AgentError(turnTimeLimitMessage(timeoutMs))
-            throw turn.signal.reason ?? new Error('aborted')
         }
+      } catch (error) {
+        // What the stream itself throws (a connection cut mid-answer, say) is the provider failing too, not a bug.
+        if (error instanceof AgentError) throw error
+        if (turn.signal.aborted) throw turn.signal.reason ?? error
+        throw new AgentError(timeout.aborted ? turnTimeLimitMessage(timeoutMs) : providerMessage(error))
       }
 
       if (lastStepCalledTools || !produced) {

@@ -10,6 +10,8 @@ export type FakeTurn =
   | { text: string[]; reasoning?: string[]; chunkDelayMs?: number }
   | { status: number; body: string }
   | { malformed: true }
+  /** Sends these text chunks, then drops the connection mid-answer. */
+  | { cut: string[] }
   /** Accepts the request and never answers (until the client gives up). */
   | { hang: true }
 
@@ -39,6 +41,21 @@ export function startFakeOpenAI(turns: FakeTurn[]) {
       }
       if ('status' in turn)
         return new Response(turn.body, { status: turn.status, headers: { 'content-type': 'application/json' } })
+      if ('cut' in turn) {
+        const pieces = [
+          chunk({ role: 'assistant', content: '' }),
+          ...turn.cut.map((piece) => chunk({ content: piece })),
+        ]
+        const cut = new ReadableStream<string>({
+          async pull(controller) {
+            const next = pieces.shift()
+            if (next === undefined) return controller.error(new Error('connection reset'))
+            controller.enqueue(next)
+            await Bun.sleep(5)
+          },
+        })
+        return new Response(cut, { headers: { 'content-type': 'text/event-stream' } })
+      }
       const chunks: string[] = []
       if ('malformed' in turn) chunks.push('data: {"id": not json\n\n')
       else if ('toolCalls' in turn) {

@@ -151,6 +151,13 @@ describe('the analyst on an OpenAI-compatible model', () => {
     expect(lines.at(-1)?.id).toBe('__state__')
   })
 
+  it('ends the stream with the provider error line when the provider drops the connection mid-answer', async () => {
+    const app = appWith([{ cut: ['There are ', '42'] }])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    expect(lines.at(-1)).toEqual({ error: 'The model provider failed' })
+    expect(lines.filter((line) => line.content === '42')).toHaveLength(1)
+  })
+
   it('ends the stream with an error line on a malformed provider stream', async () => {
     const app = appWith([{ malformed: true }])
     const lines = await readLines(await ask(app, 'How many orders?'))
