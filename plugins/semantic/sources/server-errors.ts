@@ -9,10 +9,15 @@ interface DriverError {
 }
 
 // Postgres SQLSTATEs that mean "the server is not there for you right now": class 08 (connection exception),
-// admin shutdown / crash / cannot connect now (57P0x), too many connections (53300).
-const POSTGRES_UNAVAILABLE = /^(08|57P0|53300)/
-// MySQL/MariaDB: too many connections, server gone / lost, server shutting down, unknown host.
-const MYSQL_UNAVAILABLE = new Set([1040, 1053, 1077, 2002, 2003, 2005, 2006, 2013, 1927])
+// admin shutdown / crash / cannot connect now (57P0x), too many connections (53300), and a source configured wrong:
+// its login refused (class 28) or its database missing (3D000). None is the caller's query's fault.
+const POSTGRES_UNAVAILABLE = /^(08|57P0|53300|28|3D000)/
+// MySQL/MariaDB: too many connections, server gone / lost, server shutting down, unknown host; and the login or
+// database refused: access denied (1044, 1045, 1698), host not allowed or blocked (1129, 1130), unknown database
+// (1049), user connection limits (1203, 1226), an authentication method the client lacks (1251, 2059).
+const MYSQL_UNAVAILABLE = new Set([
+  1040, 1053, 1077, 2002, 2003, 2005, 2006, 2013, 1927, 1044, 1045, 1698, 1129, 1130, 1049, 1203, 1226, 1251, 2059,
+])
 
 /**
  * Turns a Bun.SQL error into the semantic layer's: a cancelled statement is a timeout, a connection problem

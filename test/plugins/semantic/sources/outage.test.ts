@@ -121,6 +121,46 @@ describe('a source that cannot be reached at start', () => {
   })
 })
 
+// A source configured wrong is the operator's problem, not the caller's query's: 503, naming neither user nor host.
+for (const [name, make, available] of [
+  ['postgres', postgresDemoSource, postgresAvailable],
+  ['mariadb', mariadbDemoSource, mariadbAvailable],
+] as const) {
+  describe.skipIf(!available)(`a ${name} source whose login or database is refused`, () => {
+    it('answers 503 DATA_SOURCE_UNAVAILABLE, naming neither the user nor the database', async () => {
+      const source = await make()
+      const url = new URL(source.config.url as string)
+      // An unknown user: the test servers trust local logins, so a wrong password alone would pass.
+      const wrongLogin = new URL(url)
+      wrongLogin.username = 'nobody_here'
+      wrongLogin.password = 'not-the-password'
+      const noDatabase = new URL(url)
+      noDatabase.pathname = '/no_such_database'
+      const semantic = semanticWith(
+        new Map([
+          [1, { ...source.config, url: wrongLogin.href }],
+          [2, { ...source.config, url: noDatabase.href }],
+        ]),
+      )
+      try {
+        for (const id of [1, 2]) {
+          const outcome = await semantic
+            .query(
+              { deployment: { id, model: 'demo', branches: ['main'], defaultBranch: 'main' }, access: WHOLE_MODEL },
+              'SELECT MEASURE(products.count) FROM products',
+            )
+            .catch((error: Error) => error)
+          expect(outcome).toMatchObject({ status: 503, code: 'DATA_SOURCE_UNAVAILABLE' })
+          for (const secret of ['nobody_here', url.username, 'no_such_database', url.host])
+            expect((outcome as Error).message).not.toContain(secret)
+        }
+      } finally {
+        semantic.close()
+      }
+    }, 60_000)
+  })
+}
+
 // A model whose one cube takes seconds to read, on each server: the statement limit cancels it in the database.
 const SLOW: Record<string, string> = {
   postgres: 'SELECT x FROM generate_series(1, 50000000) AS x',
