@@ -26,6 +26,8 @@ export function createMysqlSource(config: DataSourceConfig, deploymentId?: numbe
       ? `max_statement_time = ${config.queryTimeoutMs / 1000}`
       : `max_execution_time = ${config.queryTimeoutMs}`
     await session.unsafe(`SET SESSION ${limit}, time_zone = '+00:00', div_precision_increment = 30`)
+    // LIKE's ESCAPE '\\' is written with a backslash escape; a server running with NO_BACKSLASH_ESCAPES reads it as two.
+    await session.unsafe("SET SESSION sql_mode = REPLACE(@@SESSION.sql_mode, 'NO_BACKSLASH_ESCAPES', '')")
     await session.unsafe('SET SESSION TRANSACTION READ ONLY')
     if (config.schema) await session.unsafe(`USE ${mysqlDialect.quoteIdentifier(config.schema)}`)
   }

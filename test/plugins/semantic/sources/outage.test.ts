@@ -205,3 +205,25 @@ for (const [name, make, available] of [
 
 if (!postgresAvailable) warnSkipped('Postgres outage tests')
 if (!mariadbAvailable) warnSkipped('MariaDB statement limit tests')
+
+describe.skipIf(!mariadbAvailable)('a MariaDB source', () => {
+  const demo = { id: 7, model: 'demo', branches: ['main'], defaultBranch: 'main' }
+  const count = (semantic: ReturnType<typeof semanticWith>, query: string) =>
+    semantic.query({ deployment: demo, access: WHOLE_MODEL }, query).then((result) => result.data[0][0])
+
+  it('keeps LIKE working on a server that runs with NO_BACKSLASH_ESCAPES', async () => {
+    const source = await mariadbDemoSource()
+    const admin = new Bun.SQL(source.config.url as string)
+    await admin.unsafe("SET GLOBAL sql_mode = CONCAT(@@GLOBAL.sql_mode, ',NO_BACKSLASH_ESCAPES')")
+    const semantic = semanticWith(new Map([[7, source.config]]))
+    try {
+      expect(
+        await count(semantic, "SELECT MEASURE(customers.count) FROM customers WHERE customers.name LIKE 'A%'"),
+      ).toMatch(/^[1-9]\d*$/)
+    } finally {
+      semantic.close()
+      await admin.unsafe("SET GLOBAL sql_mode = REPLACE(@@GLOBAL.sql_mode, 'NO_BACKSLASH_ESCAPES', '')")
+      await admin.close()
+    }
+  }, 60_000)
+})
