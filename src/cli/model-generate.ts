@@ -31,7 +31,7 @@ model files of the same names.`,
       const tables = await introspect(from, schema)
       if (tables.length === 0)
         throw new UsageError(`--from: the database${schema ? ` (schema ${schema})` : ''} has no tables`)
-      files = generateModelFiles(tables)
+      files = generateModelFiles(tables, /^(mysql|mariadb):\/\//i.test(from) ? 'backquote' : 'double')
     } catch (error) {
       if (error instanceof UsageError) throw error
       io.err(`model generate failed: ${redact((error as Error).message)}\n`)

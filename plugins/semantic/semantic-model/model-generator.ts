@@ -18,12 +18,18 @@ function safeName(name: string): string {
   return /^[A-Za-z_]/.test(cleaned) ? cleaned : `_${cleaned}`
 }
 
+/** How the source's SQL quotes an identifier: backquotes on MySQL and MariaDB, double quotes elsewhere. */
+export type IdentifierQuoting = 'double' | 'backquote'
+
 /**
  * Cube-style model files from a database's tables: one cube per table with a `count` measure, a `sum` for every
  * numeric column that is not a key, a dimension for every column (the primary key marked) and a many_to_one join
- * for every foreign key. Returns file name → YAML text.
+ * for every foreign key. Member names never clash (a column named `count` leaves the measure `row_count`), and
+ * column names that are not plain identifiers are quoted as the source's SQL quotes them. Returns file name → YAML
+ * text.
  */
-export function generateModelFiles(tables: TableInfo[]): Map<string, string> {
+export function generateModelFiles(tables: TableInfo[], quoting: IdentifierQuoting = 'double'): Map<string, string> {
+  const quoteIfNeeded = (name: string) => quoteIdentifierIfNeeded(name, quoting)
   const cubes = new Set(tables.map((table) => safeName(table.name)))
   const files = new Map<string, string>()
   for (const table of tables) {
@@ -44,20 +50,27 @@ export function generateModelFiles(tables: TableInfo[]): Map<string, string> {
     }
     const dimensions = table.columns.map((column) => {
       const dimension: Record<string, unknown> = { name: safeName(column.name), type: dimensionTypeOf(column.type) }
-      if (safeName(column.name) !== column.name) dimension.sql = `{CUBE}.${quoteIfNeeded(column.name)}`
+      if (quoteIfNeeded(column.name) !== column.name) dimension.sql = `{CUBE}.${quoteIfNeeded(column.name)}`
       if (table.primaryKey.length === 1 && table.primaryKey[0] === column.name) dimension.primary_key = true
       return dimension
     })
     const taken = new Set(dimensions.map((dimension) => dimension.name as string))
-    const measures: Array<Record<string, unknown>> = [{ name: 'count', type: 'count' }]
+    // Member names are unique within a cube: the first free one of the candidates, else the last one numbered.
+    const unique = (...candidates: string[]) => {
+      let name = candidates.find((candidate) => !taken.has(candidate))
+      for (let index = 2; name === undefined; index++)
+        if (!taken.has(`${candidates.at(-1)}_${index}`)) name = `${candidates.at(-1)}_${index}`
+      taken.add(name)
+      return name
+    }
+    const measures: Array<Record<string, unknown>> = [{ name: unique('count', 'row_count'), type: 'count' }]
     for (const column of table.columns) {
       if (keys.has(column.name) || dimensionTypeOf(column.type) !== 'number') continue
-      const measure = `total_${safeName(column.name)}`
-      if (taken.has(measure)) continue
       measures.push({
-        name: measure,
+        name: unique(`total_${safeName(column.name)}`, `sum_of_${safeName(column.name)}`),
         type: 'sum',
-        sql: safeName(column.name) === column.name ? column.name : `{CUBE}.${quoteIfNeeded(column.name)}`,
+        // Quoted unless plain lower case: Postgres folds a bare `Amount` to `amount`.
+        sql: quoteIfNeeded(column.name) === column.name ? column.name : `{CUBE}.${quoteIfNeeded(column.name)}`,
       })
     }
     const cube: Record<string, unknown> = { name, sql_table: table.name }
@@ -72,7 +85,8 @@ export function generateModelFiles(tables: TableInfo[]): Map<string, string> {
   return files
 }
 
-/** A column name as SQL: bare when it is a plain identifier, else double-quoted. */
-function quoteIfNeeded(name: string): string {
-  return /^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`
+/** A column name as SQL: bare when it is a plain identifier, else quoted as the source quotes identifiers. */
+function quoteIdentifierIfNeeded(name: string, quoting: IdentifierQuoting): string {
+  if (/^[a-z_][a-z0-9_]*$/.test(name)) return name
+  return quoting === 'backquote' ? `\`${name.replace(/`/g, '``')}\`` : `"${name.replace(/"/g, '""')}"`
 }

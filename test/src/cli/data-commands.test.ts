@@ -135,6 +135,64 @@ describe('model generate', () => {
       120_000,
     )
 
+  // Columns whose names are not plain identifiers, in the quotes of each server's SQL, and one named like the count
+  // measure. Written into a database of the demo source's server (Postgres, MariaDB) or a file of its own (SQLite).
+  const awkward: Array<[string, () => Promise<DemoSource>, boolean, string]> = [
+    ['sqlite', sqliteDemoSource, true, '"'],
+    ['postgres', postgresDemoSource, postgresAvailable, '"'],
+    ['mariadb', mariadbDemoSource, mariadbAvailable, '`'],
+  ]
+  for (const [name, make, available, q] of awkward)
+    it.skipIf(!available)(
+      `writes a model of ${name} columns named "count", in mixed case or with spaces that loads and answers`,
+      async () => {
+        const source = await make()
+        const create = `CREATE TABLE awkward_people (id INTEGER PRIMARY KEY, ${q}count${q} INTEGER, ${q}Mixed Case${q} INTEGER, ${q}Amount${q} INTEGER)`
+        const insert = `INSERT INTO awkward_people VALUES (1, 10, 100, 1000), (2, 20, 200, 2000)`
+        let from: string
+        if (name === 'sqlite') {
+          from = join(folder, 'awkward.db')
+          const database = new Database(from)
+          database.run(create)
+          database.run(insert)
+          database.close()
+        } else {
+          from = source.config.url as string
+          const admin = new Bun.SQL(from)
+          await admin.unsafe('DROP TABLE IF EXISTS awkward_people')
+          await admin.unsafe(create)
+          await admin.unsafe(insert)
+          await admin.close()
+        }
+        const out = join(folder, `awkward-${name}`)
+        expect((await cli('model', 'generate', '--from', from, '--out', out)).code).toBe(0)
+        const config = name === 'sqlite' ? { ...source.config, path: from } : source.config
+        const semantic = createSemanticService({
+          config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA },
+          logger: createLogger('silent'),
+          dataSources: new Map([[6, config]]),
+        })
+        try {
+          const result = await semantic.query(
+            {
+              deployment: { id: 6, model: out, branches: ['main'], defaultBranch: 'main' },
+              access: WHOLE_MODEL,
+            },
+            'SELECT MEASURE(awkward_people.row_count), MEASURE(awkward_people.total_count), MEASURE(awkward_people.total_Mixed_Case), MEASURE(awkward_people.total_Amount), MAX(awkward_people.Mixed_Case) FROM awkward_people',
+          )
+          expect(result.data).toEqual([['2', '30', '300', '3000', '200']])
+        } finally {
+          semantic.close()
+          if (name !== 'sqlite') {
+            const admin = new Bun.SQL(from)
+            await admin.unsafe('DROP TABLE IF EXISTS awkward_people')
+            await admin.close()
+          }
+        }
+      },
+      120_000,
+    )
+
   it('refuses to overwrite model files without --force', async () => {
     const { config } = await sqliteDemoSource()
     const out = join(folder, 'model-twice')
