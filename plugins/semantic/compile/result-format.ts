@@ -15,6 +15,26 @@ export function formatTime(value: Date): string {
 }
 
 const DECIMAL = /^-?\d+\.\d+$/
+const TIME_TEXT = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i
+
+/**
+ * A time the driver gave as text, as `YYYY-MM-DD HH:MM:SS` in UTC: a date alone is its midnight (a `DATE` column
+ * reads as text on SQLite and DuckDB), and a time with an offset (DuckDB's `timestamptz`) is moved to UTC.
+ */
+export function timeText(value: string): string | undefined {
+  const match = TIME_TEXT.exec(value.trim())
+  if (!match) return undefined
+  const [, date, hour = '00', minute = '00', second = '00', zone] = match
+  const local = `${date} ${hour}:${minute}:${second}`
+  if (zone === undefined || /^(Z|[+-]00(:?00)?)$/i.test(zone)) return local
+  const offset = /^[+-]\d{2}$/.test(zone)
+    ? `${zone}:00`
+    : zone.length === 5
+      ? `${zone.slice(0, 3)}:${zone.slice(3)}`
+      : zone
+  const moment = new Date(`${date}T${hour}:${minute}:${second}${offset}`)
+  return Number.isNaN(moment.getTime()) ? undefined : formatTime(moment)
+}
 
 /**
  * One result value as the wire's string (or null), by the column's type. Every source answers the same text:
@@ -31,6 +51,7 @@ export function formatValue(value: unknown, type: ColumnType): string | null {
   if (typeof value === 'number') return formatNumber(value)
   if (typeof value === 'bigint') return value.toString()
   if (value instanceof Date) return formatTime(value)
+  if (typeof value === 'string' && type === 'time') return timeText(value) ?? value
   if (typeof value === 'string' && type === 'number' && DECIMAL.test(value)) return formatNumber(Number(value))
   if (value instanceof Uint8Array) return Buffer.from(value).toString('base64')
   return String(value)

@@ -40,6 +40,8 @@ export function createDuckdbSource(config: DataSourceConfig, deploymentId?: numb
       const connection = await (await database()).connect()
       // Integer division as SQLite and Postgres divide integers; the schema unqualified names resolve in.
       await connection.run('SET integer_division = true')
+      // Times with a zone (`timestamptz`) read, and truncate, in UTC as on every source, whatever the machine's zone.
+      await connection.run("SET TimeZone = 'UTC'").catch(() => {})
       if (config.schema) await connection.run(`SET schema = '${config.schema.replace(/'/g, "''")}'`)
       return connection
     } catch (error) {
