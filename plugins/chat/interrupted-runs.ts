@@ -1,4 +1,5 @@
-import { and, desc, eq } from 'drizzle-orm'
+import { and, asc, desc, eq } from 'drizzle-orm'
+import { toThreadMessage, type MessageRow } from './thread-store'
 import { first, type Storage } from '../../db/client'
 
 /** The error stored on a run whose node stopped while it ran, and the line its joiners get. */
@@ -9,12 +10,17 @@ export const NODE_LOST_MESSAGE = 'The server running this answer stopped; the an
  * its thread stays readable and takes new messages: what the start-up recovery does for a single process, done by
  * another node for one run. A run that has already ended is left alone. Returns whether the run was marked.
  */
-export async function markRunInterrupted(storage: Storage, runId: string, now: number): Promise<boolean> {
+export async function markRunInterrupted(
+  storage: Storage,
+  runId: string,
+  now: number,
+  end: { error: string; status: 'interrupted' | 'aborted' } = { error: NODE_LOST_MESSAGE, status: 'interrupted' },
+): Promise<boolean> {
   const { chatRuns, chatMessages } = storage.tables
   return storage.transaction(async (tx) => {
     const ended = await tx
       .update(chatRuns)
-      .set({ status: 'interrupted', endedAt: now, error: NODE_LOST_MESSAGE })
+      .set({ status: end.status, endedAt: now, error: end.error })
       .where(and(eq(chatRuns.id, runId), eq(chatRuns.status, 'running')))
       .returning({ threadId: chatRuns.threadId })
     const run = ended[0]
@@ -40,6 +46,42 @@ export async function markRunInterrupted(storage: Storage, runId: string, now: n
         .where(and(eq(chatMessages.threadId, run.threadId), eq(chatMessages.id, last.id)))
     return true
   })
+}
+
+/**
+ * A run's lines as storage holds them (its user message, then its answers, each whole), as NDJSON: what a reader
+ * that joins a run whose node died before sending any line elsewhere gets in their place.
+ */
+export async function storedRunLines(storage: Storage, threadId: string, runId: string): Promise<string> {
+  const { chatMessages } = storage.tables
+  const rows = await storage.db
+    .select({
+      id: chatMessages.id,
+      sort: chatMessages.sort,
+      role: chatMessages.role,
+      content: chatMessages.content,
+      graphPath: chatMessages.graphPath,
+      thinking: chatMessages.thinking,
+      toolCall: chatMessages.toolCall,
+      attachments: chatMessages.attachments,
+      status: chatMessages.status,
+    })
+    .from(chatMessages)
+    .where(and(eq(chatMessages.threadId, threadId), eq(chatMessages.runId, runId)))
+    .orderBy(asc(chatMessages.sort))
+  // The thread store's mapping takes the JSON columns as text, as its raw statements read them.
+  const text = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
+  return rows
+    .map((row) => {
+      const raw: MessageRow = {
+        ...row,
+        graphPath: text(row.graphPath),
+        toolCall: text(row.toolCall),
+        attachments: text(row.attachments),
+      }
+      return `${JSON.stringify(toThreadMessage(raw, false))}\n`
+    })
+    .join('')
 }
 
 /** The runs storage holds as running, with their threads (to compare with the leases of the nodes alive). */

@@ -1,7 +1,7 @@
 import type { Storage } from '../../db/client'
 import type { Logger } from '../../lib/logger'
 import { randomToken } from '../../lib/secrets'
-import { markRunInterrupted, NODE_LOST_MESSAGE, runHasEnded, runningRuns } from './interrupted-runs'
+import { markRunInterrupted, NODE_LOST_MESSAGE, runHasEnded, runningRuns, storedRunLines } from './interrupted-runs'
 import { encodeLine, errorLine } from './lines'
 import { RedisKeys } from './redis-keys'
 import { AbandonedClaims } from './redis-abandoned-claims'
@@ -10,6 +10,7 @@ import {
   CLAIM,
   TAKE_OVER,
   CLAIM_EXPIRED,
+  CLAIM_ONE,
   END_ORPHAN,
   FIND_BY_MESSAGE,
   FIND_BY_THREAD,
@@ -17,7 +18,7 @@ import {
   RELEASE_UNREAD,
   RENEW,
 } from './redis-scripts'
-import { LINES_FIELD, StreamFollower } from './redis-stream-follower'
+import { INDEX_FIELD, LINES_FIELD, StreamFollower } from './redis-stream-follower'
 import {
   Run,
   whenIdle,
@@ -54,6 +55,8 @@ interface LeaseRecord {
 type Event = ClusterEvent | { type: 'abort'; runId: string; reason: string } | { type: 'ship'; runId: string }
 
 const LOST_LEASE_MESSAGE = 'The server lost its hold on this answer; it was interrupted'
+/** How long an abort waits for the run's node to end it before ending it in that node's place. */
+const ABORT_ANSWER_MS = 1_500
 const interruptedLine = encodeLine(errorLine(NODE_LOST_MESSAGE)).json
 
 /**
@@ -85,6 +88,9 @@ export class RedisRunRegistry implements RunRegistry {
   private readonly timers: Array<ReturnType<typeof setInterval>> = []
   private subscribed: Promise<void> | undefined
   private closed = false
+  private sweeps = 0
+  /** Runs found running in storage without a lease at the last look (see `recoverUnleased`). */
+  private unleased = new Set<string>()
 
   constructor(private readonly options: RedisRunRegistryOptions) {
     this.leaseMs = options.leaseMs ?? 10_000
@@ -201,6 +207,16 @@ export class RedisRunRegistry implements RunRegistry {
     if (!record) return false
     const { runId } = JSON.parse(record) as LeaseRecord
     await this.publish({ type: 'abort', runId, reason })
+    // Its node frees the thread within moments. One that does not (it died, and its lease has yet to run out) is
+    // stood in for: the run is ended here, so the thread takes a new message at once, as after any abort.
+    for (let waited = 0; waited < ABORT_ANSWER_MS; waited += 25) {
+      await Bun.sleep(25)
+      if ((await this.call('GET', [this.keys.thread(chatId)])) !== record) return true
+    }
+    if ((await this.call('EVAL', [CLAIM_ONE, '1', this.keys.runs, record, this.keys.quota])) === 1) {
+      this.options.logger.warn('ending an aborted run whose node did not answer', { runId, chatId })
+      await this.endOrphan(record, reason, 'aborted')
+    }
     return true
   }
 
@@ -250,12 +266,19 @@ export class RedisRunRegistry implements RunRegistry {
       return
     }
     const { run } = owned
+    // The end goes with every line Redis has not confirmed yet: a line sent before it may still fail.
+    const from = end ? owned.acked : owned.shipped
     const to = run.published
     let text = ''
-    for (let index = owned.shipped; index < to; index++) text += `${run.lines[index].json}\n`
+    for (let index = from; index < to; index++) text += `${run.lines[index].json}\n`
     owned.shipped = to
     const log = this.keys.log(owned.runId)
-    const failed = (error: unknown) => this.options.logger.error('sending run lines to Redis failed', { error })
+    // Lines Redis did not take go again with the next ones (with their index, so a reader skips what it has): a
+    // reader elsewhere never misses lines in the middle of an answer.
+    const failed = (error: unknown) => {
+      owned.shipped = Math.min(owned.shipped, from)
+      this.options.logger.warn('sending run lines to Redis failed; they go again with the next ones', { error })
+    }
     if (end) {
       this.commands
         .send('EVAL', [
@@ -269,12 +292,16 @@ export class RedisRunRegistry implements RunRegistry {
           String(this.retainMs),
           text,
           this.keys.quota,
+          String(from),
         ])
         .catch(failed)
       return
     }
     if (text === '') return
-    this.commands.send('XADD', [log, '*', LINES_FIELD, text]).catch(failed)
+    this.commands.send('XADD', [log, '*', INDEX_FIELD, String(from), LINES_FIELD, text]).then(() => {
+      // Confirmed in order: lines below `acked` are all in Redis.
+      if (from <= owned.acked && to > owned.acked) owned.acked = to
+    }, failed)
     if (!owned.logStarted) {
       owned.logStarted = true
       // A log always expires, even if every node died before any cleaned it up.
@@ -362,7 +389,7 @@ export class RedisRunRegistry implements RunRegistry {
         this.keys.log(runId),
         this.keys.wanted(runId),
       )
-    const [lost, wanted] = (await this.commands.send('EVAL', [
+    const [lost, wanted, restored] = (await this.commands.send('EVAL', [
       RENEW,
       String(keys.length),
       ...keys,
@@ -371,7 +398,16 @@ export class RedisRunRegistry implements RunRegistry {
       String(this.holdMs),
       this.keys.quota,
       ...runs.map((owned) => owned.record),
-    ])) as [number[], number[]]
+    ])) as [number[], number[], number[]]
+    // Taken again after Redis lost its data: a log that was being sent is sent again from its start.
+    for (const position of restored) {
+      const owned = runs[position - 1]
+      this.options.logger.warn('Redis had lost the lease of a running run; taken again', { runId: owned.runId })
+      owned.shipped = 0
+      owned.acked = 0
+      owned.logStarted = false
+      if (owned.wanted) this.ship(owned, false)
+    }
     // A wanted run whose news was lost (pub/sub is at most once) starts sending its lines now.
     for (const position of wanted) this.want(runs[position - 1])
     for (const position of lost) runs[position - 1].run.abort(LOST_LEASE_MESSAGE)
@@ -390,21 +426,66 @@ export class RedisRunRegistry implements RunRegistry {
     for (const record of claimed) {
       const { runId, key } = JSON.parse(record) as LeaseRecord
       this.options.logger.warn('interrupting a run whose node stopped', { runId, chatId: key.chatId })
-      await markRunInterrupted(this.options.storage, runId, this.options.clock()).catch((error: unknown) =>
-        this.options.logger.error('marking a run interrupted failed', { runId, error }),
-      )
-      // Marked first, then the thread freed: the next turn on it finds the answer stored as interrupted.
+      await this.endOrphan(record, NODE_LOST_MESSAGE)
+    }
+    if (++this.sweeps % 4 === 0) await this.recoverUnleased()
+  }
+
+  /**
+   * Ends a run in its node's place (the node stopped, or did not answer an abort): marks it in storage, then ends its
+   * log with `message`, after the run's stored lines if its node never sent any (so a reader that joins it now gets
+   * what its own clients got), and frees its thread.
+   */
+  private async endOrphan(record: string, message: string, status: 'interrupted' | 'aborted' = 'interrupted') {
+    const { runId, key } = JSON.parse(record) as LeaseRecord
+    await markRunInterrupted(this.options.storage, runId, this.options.clock(), { error: message, status }).catch(
+      (error: unknown) => this.options.logger.error('marking a run interrupted failed', { runId, error }),
+    )
+    const replay = await storedRunLines(this.options.storage, key.chatId, runId).catch(() => '')
+    // Marked first, then the thread freed: the next turn on it finds the answer stored as interrupted.
+    await this.commands.send('EVAL', [
+      END_ORPHAN,
+      '3',
+      this.keys.log(runId),
+      this.keys.message(key),
+      this.keys.thread(key.chatId),
+      `${encodeLine(errorLine(message)).json}\n`,
+      record,
+      String(this.retainMs),
+      replay,
+    ])
+  }
+
+  /**
+   * Runs storage holds as running that no lease names, seen so twice in a row a lease apart (a live node takes a
+   * lost lease again within a third of one): their node died while Redis lost its data (a restart), so no lease
+   * expired to tell. They are interrupted as at a node's start.
+   */
+  private async recoverUnleased(): Promise<void> {
+    const running = await runningRuns(this.options.storage)
+    const unleased = new Set<string>()
+    for (const { id, threadId } of running) {
+      if (this.byRunId.has(id)) continue
+      const record = (await this.commands.send('GET', [this.keys.thread(threadId)])) as string | null
+      if (record && (JSON.parse(record) as LeaseRecord).runId === id) continue
+      unleased.add(id)
+      if (!this.unleased.has(id)) continue
+      this.options.logger.warn('interrupting a run no node holds', { runId: id, chatId: threadId })
+      await markRunInterrupted(this.options.storage, id, this.options.clock())
       await this.commands.send('EVAL', [
         END_ORPHAN,
         '3',
-        this.keys.log(runId),
-        this.keys.message(key),
-        this.keys.thread(key.chatId),
+        this.keys.log(id),
+        // No record: its keys (gone with Redis's data) are left alone; a reader still following the log is ended.
+        this.keys.thread(threadId),
+        this.keys.thread(threadId),
         `${interruptedLine}\n`,
-        record,
+        '',
         String(this.retainMs),
+        '',
       ])
     }
+    this.unleased = unleased
   }
 
   /**
@@ -475,7 +556,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /** A run this node executes, and how much of its log is in Redis. */
 class OwnedRun implements RunSink {
+  /** The lines sent to the log so far, and those of them Redis has confirmed (every one below). */
   shipped = 0
+  acked = 0
   logStarted = false
   /** Whether a reader on another node wants the run (its lines go to Redis from then on). */
   wanted = false

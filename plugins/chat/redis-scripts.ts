@@ -115,21 +115,35 @@ return record`
 /**
  * KEYS runs, then (thread, message, log, wanted) per run; ARGV leaseMs, logMs, holdMs, quota prefix, then the record
  * per run. Extends the leases still held (not yet ended: an ended one is a sweeping node's to take), and with them the
- * runs' places in their limits; returns the (1-based) positions of the runs whose lease was lost, and of those wanted
- * by readers elsewhere (in case the news was lost).
+ * runs' places in their limits. A lease Redis no longer has at all (restarted without its data: no lease, no holder,
+ * and no log ended by a sweeping node) is this node's run still, and is taken again. Returns the (1-based) positions
+ * of the runs whose lease was lost, of those wanted by readers elsewhere (in case the news was lost), and of those
+ * taken again (their logs went with Redis's data).
  */
 export const RENEW = `
 ${NOW}
 ${QUOTAS}
 local lost = {}
 local wanted = {}
+local restored = {}
 local count = (#KEYS - 1) / 4
 for index = 0, count - 1 do
   local record = ARGV[5 + index]
   local thread, message, log = KEYS[2 + 4 * index], KEYS[3 + 4 * index], KEYS[4 + 4 * index]
   if redis.call('EXISTS', KEYS[5 + 4 * index]) == 1 then wanted[#wanted + 1] = index + 1 end
   local ends = redis.call('ZSCORE', KEYS[1], record)
-  if ends and tonumber(ends) > now and redis.call('GET', thread) == record then
+  local holder = redis.call('GET', thread)
+  if not ends and not holder and redis.call('EXISTS', message) == 0 and redis.call('EXISTS', log) == 0 then
+    redis.call('SET', thread, record, 'PX', ARGV[3])
+    redis.call('SET', message, record, 'PX', ARGV[3])
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), record)
+    local sets, runId = quotas(ARGV[4], record)
+    for _, set in ipairs(sets) do
+      redis.call('ZADD', set, now + tonumber(ARGV[1]), runId)
+      redis.call('PEXPIRE', set, ARGV[3])
+    end
+    restored[#restored + 1] = index + 1
+  elseif ends and tonumber(ends) > now and holder == record then
     redis.call('PEXPIRE', thread, ARGV[3])
     if redis.call('GET', message) == record then redis.call('PEXPIRE', message, ARGV[3]) end
     redis.call('PEXPIRE', log, ARGV[2])
@@ -143,17 +157,17 @@ for index = 0, count - 1 do
     lost[#lost + 1] = index + 1
   end
 end
-return { lost, wanted }`
+return { lost, wanted, restored }`
 
 /**
- * KEYS thread, message, runs, log; ARGV record, retainMs, last lines, quota prefix. Ends the run's log with its last
- * lines and frees the thread (if the lease is still this run's), the message key and its places in the limits; the
- * log stays readable for retainMs.
+ * KEYS thread, message, runs, log; ARGV record, retainMs, last lines, quota prefix, index of the first of those
+ * lines. Ends the run's log with its last lines and frees the thread (if the lease is still this run's), the message
+ * key and its places in the limits; the log stays readable for retainMs.
  */
 export const RELEASE = `
 ${QUOTAS}
 unquota(ARGV[4], ARGV[1])
-redis.call('XADD', KEYS[4], '*', 'l', ARGV[3], 'e', '1')
+redis.call('XADD', KEYS[4], '*', 'i', ARGV[5], 'l', ARGV[3], 'e', '1')
 redis.call('PEXPIRE', KEYS[4], ARGV[2])
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
@@ -190,12 +204,26 @@ end
 return expired`
 
 /**
- * KEYS log, message, thread; ARGV last lines, record, retainMs. Ends the log of a run whose node is gone and frees
- * its thread (both still this run's: a thread whose hold ran out meanwhile may belong to a new run already).
+ * KEYS log, message, thread; ARGV last lines, record, retainMs, replay. Ends the log of a run whose node is gone and
+ * frees its thread (both still this run's: a thread whose hold ran out meanwhile may belong to a new run already). A
+ * log its node never started (nobody elsewhere read the run before it died) first gets the replay: the run's lines
+ * as storage holds them, so a reader that joins it now still gets what its own clients got.
  */
 export const END_ORPHAN = `
+if ARGV[4] ~= '' and redis.call('EXISTS', KEYS[1]) == 0 then redis.call('XADD', KEYS[1], '*', 'i', '0', 'l', ARGV[4]) end
 redis.call('XADD', KEYS[1], '*', 'l', ARGV[1], 'e', '1')
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
 if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
+return 1`
+
+/**
+ * KEYS runs; ARGV record, quota prefix. Takes one run out of the leases (and its limits) whatever its lease says, for
+ * the node that stops it in its node's place (an abort its node did not answer): 1 when taken, 0 when another node
+ * or the run's own end got there first.
+ */
+export const CLAIM_ONE = `
+${QUOTAS}
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
+unquota(ARGV[2], ARGV[1])
 return 1`

@@ -3,8 +3,13 @@ import { encodedLine } from './lines'
 import { Run, type RunKey } from './run-registry'
 import { COMMAND_DEADLINE_MS, type RedisLink } from './redis-link'
 
-/** Stream entry fields: `l` holds NDJSON lines (each with its `\n`), `e` marks the end of the run. */
+/**
+ * Stream entry fields: `l` holds NDJSON lines (each with its `\n`), `i` the index in the run's log of the first of
+ * them, `e` marks the end of the run. Lines a node sends again (after Redis lost them, or did not answer) carry the
+ * index they had, and a reader skips those it has.
+ */
 export const LINES_FIELD = 'l'
+export const INDEX_FIELD = 'i'
 export const END_FIELD = 'e'
 
 /**
@@ -41,13 +46,16 @@ export class FollowedRun extends Run {
   receive(fields: readonly string[]): void {
     if (this.done) return
     let end = false
+    let at: number | undefined
     for (let index = 0; index + 1 < fields.length; index += 2) {
       if (fields[index] === END_FIELD) end = true
+      else if (fields[index] === INDEX_FIELD) at = Number(fields[index + 1])
       else if (fields[index] === LINES_FIELD) {
         const text = fields[index + 1]
         let from = 0
         for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', from)) {
-          this.stage(encodedLine(text.slice(from, newline)))
+          // A line this log already has (sent again) is skipped; a line without an index is new.
+          if (at === undefined || at++ >= this.lines.length) this.stage(encodedLine(text.slice(from, newline)))
           from = newline + 1
         }
       }

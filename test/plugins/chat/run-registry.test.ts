@@ -126,7 +126,7 @@ else {
         await wantQuietly(running.runId)
         // The renewal (every 100 ms here) finds the mark.
         await settle(async () => (await redis.send('EXISTS', [log(running.runId)])) === 1)
-        expect(await entries(running.runId)).toEqual([['l', '{"id":"m","content":"one"}\n']])
+        expect(await entries(running.runId)).toEqual([['i', '0', 'l', '{"id":"m","content":"one"}\n']])
         a.end(run)
 
         const ending = newRun()
@@ -136,7 +136,7 @@ else {
         a.end(short)
         // Its end finds the mark: the lines and the end go to the log, then the thread is free.
         await settle(async () => (await redis.send('EXISTS', [`${prefix}thread:${ending.chatId}`])) === 0)
-        expect(await entries(ending.runId)).toEqual([['l', '{"id":"m","content":"short"}\n', 'e', '1']])
+        expect(await entries(ending.runId)).toEqual([['i', '0', 'l', '{"id":"m","content":"short"}\n', 'e', '1']])
       } finally {
         redis.close()
         await close()

@@ -29,11 +29,14 @@ let storage: Storage
 let nodeA: TestApp
 let nodeB: TestApp
 let script: Script
+let redisUrl: string
+let prefix: string
 
 async function startNodes(leaseMs = 10_000, chatLimits: Partial<ChatLimits> = {}) {
   const url = await redisServer()
+  redisUrl = url
   storage = testAppStorage()
-  const prefix = `test:${randomToken(6)}:`
+  prefix = `test:${randomToken(6)}:`
   const logger = createLogger('silent')
   const node = () =>
     createTestApp({
@@ -93,6 +96,26 @@ async function answeredOnA() {
     }),
   ).rest()
   return { first, chatId: (first[0].state as { chatId: string }).chatId }
+}
+
+/** What a Redis restarted without persistence keeps of these nodes' keys: nothing. */
+async function redisLosesItsData() {
+  const redis = new Bun.RedisClient(redisUrl)
+  try {
+    const keys = (await redis.send('KEYS', [`${prefix}*`])) as string[]
+    if (keys.length > 0) await redis.send('DEL', keys)
+  } finally {
+    redis.close()
+  }
+}
+
+/** Polls `check` until it holds (or fails the test after `ms`). */
+async function eventually(check: () => Promise<boolean>, ms = 5_000) {
+  const deadline = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`still not so after ${ms} ms`)
+    await Bun.sleep(20)
+  }
 }
 
 const onB = (body: Record<string, unknown>) =>
@@ -317,6 +340,112 @@ else
           ['Slow question', false],
           ['Partial ', true],
         ])
+        hold.open()
+      })
+    })
+
+    describe('when node A dies mid-run with no reader elsewhere', () => {
+      beforeEach(() => startNodes(300))
+
+      it('replays to a joiner on node B what storage holds of the run, then the error line', async () => {
+        const { lines, hold } = await slowTurnOnA()
+        await nodeA.deps.registry.close()
+        const joined = await lineReader(await onB({ messageId: messageId(1) })).rest()
+        expect(joined[0].state).toMatchObject({ isStreaming: true })
+        // The echo and the answer so far (whole, as stored), then the end: what node A's client had, and its end.
+        expect(joined.slice(1)).toEqual([
+          lines[1],
+          { ...lines[2], content: 'Partial ', isDelta: false, isInProcess: false, interrupted: true },
+          { error: NODE_LOST_MESSAGE },
+        ])
+        hold.open()
+      })
+    })
+
+    describe('when Redis loses its data (a restart without persistence) mid-run', () => {
+      beforeEach(() => startNodes(300))
+
+      it('lets the run finish: its node takes its lease again and sends its log again, and no line is lost', async () => {
+        const { reader, lines, hold } = await slowTurnOnA()
+        const joined = lineReader(await onB({ messageId: messageId(1) }))
+        await joined.next()
+        await redisLosesItsData()
+        // Node A's next renewal (a third of a lease, 100 ms here) finds the lease gone and takes it again.
+        await Bun.sleep(400)
+        const late = lineReader(await onB({ messageId: messageId(1) }))
+        hold.open()
+        const original = [...lines.slice(1), ...(await reader.rest())]
+        expect(original.at(-1)?.id).toBe('__state__')
+        expect(await joined.rest()).toEqual(original)
+        expect((await late.rest()).slice(1)).toEqual(original)
+        expect((await storedRuns(storage)).map((run) => run.status)).toEqual(['completed'])
+      })
+
+      it('sends again the lines Redis did not take while it did not answer', async () => {
+        const hold = gate()
+        script = {
+          // 30 ms apart: each chunk is its own publication, so its own XADD.
+          steps: [
+            {
+              kind: 'text',
+              chunks: ['one ', 'two ', 'three ', 'four'],
+              hold: { after: 1, until: hold.promise },
+              delayMs: 30,
+            },
+          ],
+        }
+        const reader = lineReader(
+          await nodeA.request('POST', `${chatBase()}/stream-chat-state`, {
+            headers: admin,
+            body: { input: 'Question', messageId: messageId(1), sessionSettings: alice },
+          }),
+        )
+        const lines: Line[] = []
+        for (let index = 0; index < 4; index++) lines.push((await reader.next())!)
+        const joined = lineReader(await onB({ messageId: messageId(1) }))
+        await joined.next()
+        // Node A's link refuses every XADD from now on, as a Redis that went away would.
+        const commands = commandsOf(nodeA)
+        const send = commands.send.bind(commands)
+        commands.send = (command, args) =>
+          command === 'XADD' ? Promise.reject(new Error('Redis went away')) : send(command, args)
+        hold.open()
+        const original = [...lines.slice(1), ...(await reader.rest())]
+        expect(original.at(-1)?.id).toBe('__state__')
+        expect(await joined.rest()).toEqual(original)
+      })
+    })
+
+    describe('when node A dies mid-run and Redis loses its data', () => {
+      beforeEach(() => startNodes(300))
+
+      it('interrupts the run from node B within a few leases, and frees the thread', async () => {
+        const { chatId, hold } = await slowTurnOnA()
+        await nodeA.deps.registry.close()
+        await redisLosesItsData()
+        await eventually(async () => (await storedRuns(storage))[0]?.status === 'interrupted')
+        script = { steps: [{ kind: 'text', chunks: ['Answer'] }] }
+        const next = await lineReader(await onB({ chatId, input: 'Again', messageId: messageId(2) })).rest()
+        expect(next.at(-1)?.id).toBe('__state__')
+        hold.open()
+      })
+    })
+
+    describe('when node A dies mid-run and node B is asked to abort it', () => {
+      beforeEach(() => startNodes(10_000))
+
+      it('ends the run in its place at once: 204, stored as aborted, and the thread takes a new message', async () => {
+        const { chatId, hold } = await slowTurnOnA()
+        await nodeA.deps.registry.close()
+        const startedAt = Date.now()
+        const response = await nodeB.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })
+        expect(response.status).toBe(204)
+        expect((await storedRuns(storage)).map((run) => run.status)).toEqual(['aborted'])
+        script = { steps: [{ kind: 'text', chunks: ['Answer'] }] }
+        const next = await lineReader(await onB({ chatId, input: 'Again', messageId: messageId(2) })).rest()
+        expect(next.at(-1)?.id).toBe('__state__')
+        // Long before the dead node's lease (10 s) would have run out.
+        expect(Date.now() - startedAt).toBeLessThan(8_000)
         hold.open()
       })
     })
