@@ -128,9 +128,9 @@ export function chatPlugin(deps: ChatDeps) {
   // The HTTP streams embed sessions are reading, by account, checked again on a revocation like the sockets.
   const embedStreams = new SocketsByAccount<EmbedStream>()
   const stopListening = deps.registry.onBroadcast((event) => {
-    if (event.type !== 'embed-session-revoked') return
-    for (const session of embedSockets.of(event.accountId)) void session.recheck()
-    for (const stream of embedStreams.of(event.accountId)) void stream.recheck()
+    const all = event.type === 'embed-sessions-recheck'
+    for (const session of all ? embedSockets.all() : embedSockets.of(event.accountId)) void session.recheck()
+    for (const stream of all ? embedStreams.all() : embedStreams.of(event.accountId)) void stream.recheck()
   })
   deps.lifecycle.onShutdown(stopListening)
 

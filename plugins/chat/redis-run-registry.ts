@@ -89,6 +89,9 @@ export class RedisRunRegistry implements RunRegistry {
   private subscribed: Promise<void> | undefined
   private closed = false
   private sweeps = 0
+  private everSubscribed = false
+  /** Events that could not be published (Redis did not answer): published again by the upkeep, in order. */
+  private unsent: ClusterEvent[] = []
   /** Runs found running in storage without a lease at the last look (see `recoverUnleased`). */
   private unleased = new Set<string>()
 
@@ -114,6 +117,7 @@ export class RedisRunRegistry implements RunRegistry {
     this.every(Math.max(10, Math.floor(this.leaseMs / 3)), () => this.renew())
     this.every(Math.max(10, Math.floor(this.leaseMs / 4)), async () => {
       await this.subscribe()
+      await this.sendUnsent()
       await this.sweep()
     })
     void this.recoverAtStart()
@@ -229,7 +233,21 @@ export class RedisRunRegistry implements RunRegistry {
   }
 
   async broadcast(event: ClusterEvent): Promise<void> {
-    await this.publish(event)
+    try {
+      await this.publish(event)
+    } catch (error) {
+      // Stored already (a revocation is): the other nodes hear of it once Redis answers again.
+      if (!this.unsent.some((unsent) => JSON.stringify(unsent) === JSON.stringify(event))) this.unsent.push(event)
+      throw error
+    }
+  }
+
+  /** Publishes the events Redis did not take, oldest first; those it still does not take wait for the next upkeep. */
+  private async sendUnsent(): Promise<void> {
+    while (this.unsent.length > 0) {
+      await this.commands.send('PUBLISH', [this.keys.events, JSON.stringify(this.unsent[0])])
+      this.unsent.shift()
+    }
   }
 
   onBroadcast(listener: (event: ClusterEvent) => void): () => void {
@@ -343,7 +361,11 @@ export class RedisRunRegistry implements RunRegistry {
       .connect()
       .then(() => this.subscriber.client.subscribe(this.keys.events, (message) => this.receive(message)))
       .then(
-        () => {},
+        () => {
+          // Subscribed again after losing the subscription: revocations sent meanwhile never reached this node.
+          if (this.everSubscribed) for (const listener of this.listeners) listener({ type: 'embed-sessions-recheck' })
+          this.everSubscribed = true
+        },
         (error: unknown) => {
           this.subscribed = undefined
           throw error

@@ -196,9 +196,11 @@ export interface RunRegistry {
 
 /**
  * What nodes tell each other besides the runs' lines. A revocation names only the account: each node checks the
- * embed sockets of that account again, and the revoked session's sockets close (the check reads the session).
+ * embed sockets of that account again, and the revoked session's sockets close (the check reads the session). A
+ * node that was cut off from the others (and may have missed revocations) tells itself to check every embed session
+ * it serves (`embed-sessions-recheck`, never sent to other nodes).
  */
-export type ClusterEvent = { type: 'embed-session-revoked'; accountId: number }
+export type ClusterEvent = { type: 'embed-session-revoked'; accountId: number } | { type: 'embed-sessions-recheck' }
 
 const messageKey = (userId: number, agentId: number, messageId: string) => `${userId}:${agentId}:${messageId}`
 

@@ -247,4 +247,8 @@ export class SocketsByAccount<T> {
   of(accountId: number): Iterable<T> {
     return this.byAccount.get(accountId) ?? []
   }
+
+  *all(): Iterable<T> {
+    for (const open of this.byAccount.values()) yield* open
+  }
 }

@@ -115,7 +115,7 @@ export function embedPlugin(deps: EmbedDeps) {
       async ({ body, caller, set }) => {
         // A scoped key revokes only its deployments' sessions: it must not log out users of other deployments.
         await sessions.revoke(caller.accountId, body.sessionId, caller.deploymentScope)
-        // The revocation is stored; should the other nodes not hear of it, their sockets still stop at their next turn.
+        // The revocation is stored; while Redis does not answer, the announcement waits and goes once it does.
         await deps.registry
           .broadcast({ type: 'embed-session-revoked', accountId: caller.accountId })
           .catch((error: unknown) => logger.warn('announcing an embed session revocation failed', { error }))

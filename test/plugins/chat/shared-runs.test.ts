@@ -319,6 +319,58 @@ else
       })
     })
 
+    describe('with live nodes, over sockets, while Redis does not answer', () => {
+      beforeEach(() => startNodes(400))
+
+      it('closes the sockets on node B of a session node A revoked while Redis did not answer, once it answers', async () => {
+        const { sessionId, token } = await embedSession(nodeA, 'viewer-b')
+        const server = listen(nodeB.app)
+        const commands = commandsOf(nodeA)
+        const send = commands.send.bind(commands)
+        try {
+          const client = await connectChatSocket(`ws://127.0.0.1:${server.port}${chatBase()}/ws?embedToken=${token}`)
+          commands.send = (command, args) =>
+            command === 'PUBLISH' ? Promise.reject(new Error('Redis went away')) : send(command, args)
+          const revoked = await nodeA.request('POST', '/api/v1/embed/session/revoke', {
+            headers: admin,
+            body: { sessionId },
+          })
+          expect(revoked.status).toBe(204)
+          await Bun.sleep(300)
+          expect(client.closed()).toBeUndefined()
+          commands.send = send
+          // Node A's next upkeep (a quarter lease, 100 ms here) announces it.
+          expect((await client.waitForClose()).code).toBe(1008)
+        } finally {
+          commands.send = send
+          await nodeB.app.stop(true)
+        }
+      })
+
+      it('checks every embed session it serves again once its own subscription comes back', async () => {
+        const { sessionId, token } = await embedSession(nodeA, 'viewer-c')
+        const server = listen(nodeB.app)
+        try {
+          const client = await connectChatSocket(`ws://127.0.0.1:${server.port}${chatBase()}/ws?embedToken=${token}`)
+          // Node B is cut off: its subscription is gone, and the announcement is lost to it.
+          const registryB = nodeB.deps.registry as unknown as {
+            subscriber: { client: { unsubscribe(): Promise<void> } }
+            subscribed: unknown
+          }
+          await registryB.subscriber.client.unsubscribe()
+          registryB.subscribed = undefined
+          expect(
+            (await nodeA.request('POST', '/api/v1/embed/session/revoke', { headers: admin, body: { sessionId } }))
+              .status,
+          ).toBe(204)
+          // Node B's next upkeep subscribes again, and checks its sessions.
+          expect((await client.waitForClose()).code).toBe(1008)
+        } finally {
+          await nodeB.app.stop(true)
+        }
+      })
+    })
+
     describe('when node A dies mid-run', () => {
       beforeEach(() => startNodes(300))
 
