@@ -111,7 +111,7 @@ export class RedisRunRegistry implements RunRegistry {
     this.follower = new StreamFollower(this.reader, this.commands, options.logger)
     this.abandoned = new AbandonedClaims(this.commands, this.keys.runs)
     this.subscribe().catch((error: unknown) =>
-      options.logger.error('subscribing to run events in Redis failed; retrying', { error }),
+      options.logger.warn('subscribing to run events in Redis failed; retrying', { error }),
     )
     // Renewed three times per lease, so one late renewal does not lose it; swept four times per lease.
     this.every(Math.max(10, Math.floor(this.leaseMs / 3)), () => this.renew())
@@ -344,7 +344,7 @@ export class RedisRunRegistry implements RunRegistry {
         (released) => {
           if (released !== 1) this.want(owned)
         },
-        (error: unknown) => this.options.logger.error('releasing a run in Redis failed', { error }),
+        (error: unknown) => this.options.logger.warn('releasing a run in Redis failed', { error }),
       )
   }
 
@@ -461,7 +461,7 @@ export class RedisRunRegistry implements RunRegistry {
   private async endOrphan(record: string, message: string, status: 'interrupted' | 'aborted' = 'interrupted') {
     const { runId, key } = JSON.parse(record) as LeaseRecord
     await markRunInterrupted(this.options.storage, runId, this.options.clock(), { error: message, status }).catch(
-      (error: unknown) => this.options.logger.error('marking a run interrupted failed', { runId, error }),
+      (error: unknown) => this.options.logger.warn('marking a run interrupted failed', { runId, error }),
     )
     const replay = await storedRunLines(this.options.storage, key.chatId, runId).catch(() => '')
     // Marked first, then the thread freed: the next turn on it finds the answer stored as interrupted.
@@ -525,7 +525,7 @@ export class RedisRunRegistry implements RunRegistry {
       }
       if (recovered > 0) this.options.logger.warn('marked runs no node holds as interrupted', { runs: recovered })
     } catch (error) {
-      this.options.logger.error('recovering interrupted runs failed', { error })
+      this.options.logger.warn('recovering interrupted runs failed', { error })
     }
   }
 
@@ -562,7 +562,7 @@ export class RedisRunRegistry implements RunRegistry {
     try {
       return await this.commands.send(command, args)
     } catch (error) {
-      this.options.logger.error('Redis command failed', { command, error })
+      this.options.logger.warn('Redis command failed', { command, error: (error as Error)?.message ?? String(error) })
       throw new RunRegistryUnavailableError()
     }
   }

@@ -94,6 +94,14 @@ export function corePlugin(deps: CoreDeps) {
           path,
           reason: failure.reason,
         })
+      // 503s are outages to wait out (Redis, a data source, a shutdown), told as warnings like the database's.
+      else if (status === 503)
+        logger.warn('request refused: the service is unavailable for now', {
+          requestId,
+          method: request.method,
+          path,
+          code: (body as { code?: string }).code,
+        })
       else if (status >= 500) logger.error('request failed', { requestId, method: request.method, path, error })
       return body
     })
