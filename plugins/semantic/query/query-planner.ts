@@ -34,6 +34,26 @@ export function normalizeTime(value: string): string | undefined {
   return `${year}-${month}-${day} ${hour}:${minute}:${second}`
 }
 
+/** Which literal values a column of each type can be compared with (after the conversions of `literal`). */
+const LITERAL_FITS: Record<ColumnType, (value: string | number | boolean) => boolean> = {
+  string: (value) => typeof value === 'string',
+  number: (value) => typeof value === 'number',
+  time: (value) => typeof value === 'string',
+  boolean: (value) => typeof value === 'boolean',
+}
+const TYPE_WORDS: Record<ColumnType, string> = {
+  string: 'text',
+  number: 'a number',
+  time: 'a date',
+  boolean: 'true or false',
+}
+const TYPE_HINTS: Record<ColumnType, string> = {
+  string: "the column holds text: write the value in quotes ('0')",
+  number: 'the column holds numbers',
+  time: "write dates like '2024-01-31' or '2024-01-31 12:00:00'",
+  boolean: 'the column holds true or false',
+}
+
 /** Resolves a parsed statement against one caller's view of the model: the only names a query can reach. */
 class Planner {
   private readonly source: Source
@@ -146,6 +166,11 @@ class Planner {
     }
     if (against === 'boolean' && typeof value === 'string' && /^(true|false)$/i.test(value))
       return { kind: 'literal', value: value.toLowerCase() === 'true' }
+    if (against === 'boolean' && (value === 0 || value === 1)) return { kind: 'literal', value: value === 1 }
+    // A value of another type than the column's: each database would answer something else (MySQL compares text
+    // with 0 as true for every row, Postgres refuses, SQLite matches nothing), so none of them is asked.
+    if (against !== undefined && value !== null && !LITERAL_FITS[against](value))
+      fail(`${clause}: ${JSON.stringify(value)} is not ${TYPE_WORDS[against]}; ${TYPE_HINTS[against]}`)
     return { kind: 'literal', value }
   }
 

@@ -252,3 +252,36 @@ describe('serviceSqlApi over the demo data', () => {
     service.close()
   })
 })
+
+describe('a literal of another type than its column', () => {
+  const ask = (query: string) =>
+    semantic.query({ deployment: demoDeployment, access: WHOLE_MODEL }, query).catch((error: Error) => error)
+
+  it('is a 400 naming the value and the type, the same on every source', async () => {
+    for (const [query, message] of [
+      ['SELECT MEASURE(orders.count) FROM orders WHERE orders.status = 0', '0 is not text'],
+      ['SELECT MEASURE(orders.count) FROM orders WHERE orders.status IN (1, 2)', '1 is not text'],
+      ["SELECT MEASURE(orders.count) FROM orders WHERE orders.has_discount = 'yes'", '"yes" is not true or false'],
+      ['SELECT MEASURE(orders.count) FROM orders WHERE customers.city > 5', '5 is not text'],
+      ['SELECT MEASURE(orders.count) FROM orders WHERE orders.amount = true', 'true is not a number'],
+    ])
+      expect(await ask(query)).toMatchObject({
+        status: 400,
+        code: 'INVALID_QUERY',
+        message: expect.stringContaining(message),
+      })
+  })
+
+  it('takes 1 and 0 for true and false, and text that reads as the column type', async () => {
+    const count = async (query: string) => ((await ask(query)) as SqlResult).data[0][0]
+    expect(await count('SELECT MEASURE(orders.count) FROM orders WHERE orders.has_discount = 1')).toBe(
+      await count('SELECT MEASURE(orders.count) FROM orders WHERE orders.has_discount = true'),
+    )
+    expect(await count("SELECT MEASURE(orders.count) FROM orders WHERE orders.has_discount = 'false'")).toBe(
+      await count('SELECT MEASURE(orders.count) FROM orders WHERE orders.has_discount = 0'),
+    )
+    expect(await count("SELECT MEASURE(orders.count) FROM orders WHERE orders.amount > '100'")).toBe(
+      await count('SELECT MEASURE(orders.count) FROM orders WHERE orders.amount > 100'),
+    )
+  })
+})
