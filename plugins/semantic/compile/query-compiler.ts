@@ -79,6 +79,12 @@ class Compiler {
     return /^[\w."`]+$/.test(sql) ? sql : `(${sql})`
   }
 
+  /** A dimension as the query compares, groups and aggregates it: text exactly (see `Dialect.exactText`). */
+  private value(member: Dimension): string {
+    const sql = this.dimension(member)
+    return member.type === 'string' ? this.dialect.exactText(sql) : sql
+  }
+
   private primaryKey(cube: Cube): string | undefined {
     const key = [...cube.dimensions.values()].find((dimension) => dimension.primaryKey)
     return key ? this.dimension(key) : undefined
@@ -170,7 +176,7 @@ class Compiler {
 
   /** What `fn(...)` of a dimension reads (`DISTINCT x` or `x`); sums, averages and counts of repeated rows fail. */
   private aggregateArgument(fn: AggregateFunction, distinct: boolean, member: Dimension): string {
-    const value = this.dimension(member)
+    const value = this.value(member)
     if (distinct) return `DISTINCT ${value}`
     if ((fn === 'sum' || fn === 'avg' || fn === 'count') && this.tree.multiplied.has(member.cube))
       fail(
@@ -182,7 +188,7 @@ class Compiler {
   expression(expression: Resolved): string {
     switch (expression.kind) {
       case 'dimension':
-        return this.dimension(expression.member)
+        return this.value(expression.member)
       case 'truncate':
         return this.dialect.truncate(expression.granularity, this.dimension(expression.member))
       case 'measure':
@@ -230,7 +236,7 @@ class Compiler {
       case 'all':
         return rule.of.length === 0 ? '(1 = 1)' : `(${rule.of.map((item) => this.rowRule(item)).join(' AND ')})`
       case 'filter': {
-        const value = this.dimension(rule.member)
+        const value = this.value(rule.member)
         const list = () => rule.values.map((item) => this.ruleValue(rule.member, item)).join(', ')
         switch (rule.operator) {
           case 'equals':

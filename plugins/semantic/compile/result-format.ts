@@ -15,6 +15,7 @@ export function formatTime(value: Date): string {
 }
 
 const DECIMAL = /^-?\d+\.\d+$/
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
 const TIME_TEXT = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i
 
 /**
@@ -53,7 +54,16 @@ export function formatValue(value: unknown, type: ColumnType): string | null {
   if (value instanceof Date) return formatTime(value)
   if (typeof value === 'string' && type === 'time') return timeText(value) ?? value
   if (typeof value === 'string' && type === 'number' && DECIMAL.test(value)) return formatNumber(Number(value))
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64')
+  if (value instanceof Uint8Array) {
+    // A text dimension MySQL compared as its bytes (see `Dialect.exactText`) is text again; other bytes are base64.
+    if (type === 'string')
+      try {
+        return UTF8.decode(value)
+      } catch {
+        // Not UTF-8: binary data after all.
+      }
+    return Buffer.from(value).toString('base64')
+  }
   return String(value)
 }
 

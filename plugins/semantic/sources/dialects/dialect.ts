@@ -27,6 +27,11 @@ export interface Dialect {
   orderBy(target: string, descending: boolean, nullsFirst: boolean): string
   /** A text sort key that orders by code point on every source (collations differ), or the value itself. */
   binaryText(value: string): string
+  /**
+   * A text dimension as queries compare, group and aggregate it: exactly, character for character, on every source.
+   * MySQL's collations ignore case, accents or trailing spaces, so there it is the value's bytes; elsewhere the value.
+   */
+  exactText(value: string): string
   /** `LIMIT`/`OFFSET` clauses from placeholders (either may be missing). */
   limit(limit: string | undefined, offset: string | undefined): string
 }

@@ -25,12 +25,15 @@ export const mysqlDialect: Dialect = {
       .join('.'),
   placeholder: () => '?',
   truncate: (granularity, value) => TRUNCATE[granularity](value),
+  // A text dimension arrives as its bytes (`exactText`): LOWER() does nothing to bytes, so ILIKE and contains read it
+  // as text again.
   like: (value, pattern, caseInsensitive) =>
     caseInsensitive
-      ? `LOWER(${value}) LIKE LOWER(${pattern}) ESCAPE '\\\\'`
-      : `CAST(${value} AS BINARY) LIKE CAST(${pattern} AS BINARY) ESCAPE '\\\\'`,
+      ? `LOWER(CONVERT(${value} USING utf8mb4)) LIKE LOWER(${pattern}) ESCAPE '\\\\'`
+      : // Per character, case and accents counting: `_` is one character of a multi-byte text, not one byte.
+        `CONVERT(${value} USING utf8mb4) COLLATE utf8mb4_bin LIKE CONVERT(${pattern} USING utf8mb4) COLLATE utf8mb4_bin ESCAPE '\\\\'`,
   likePattern: (pattern) => pattern,
-  contains: (value, needle) => `INSTR(LOWER(${value}), LOWER(${needle})) > 0`,
+  contains: (value, needle) => `INSTR(LOWER(CONVERT(${value} USING utf8mb4)), LOWER(${needle})) > 0`,
   booleanValue: (value) => (value ? 1 : 0),
   // MySQL sorts nulls first ascending and last descending; the other placements sort on `x IS NULL` first (which
   // MariaDB refuses for an alias of an aggregate, so only when needed).
@@ -39,6 +42,7 @@ export const mysqlDialect: Dialect = {
       ? `${target} ${descending ? 'DESC' : 'ASC'}`
       : `(${target} IS NULL) ${nullsFirst ? 'DESC' : 'ASC'}, ${target} ${descending ? 'DESC' : 'ASC'}`,
   binaryText: (value) => `CAST(${value} AS BINARY)`,
+  exactText: (value) => `CAST(${value} AS BINARY)`,
   // MySQL has no OFFSET without LIMIT; the largest unsigned BIGINT is its documented "no limit".
   limit: (limit, offset) =>
     limit === undefined && offset === undefined

@@ -16,6 +16,7 @@ export const postgresDialect: Dialect = {
   booleanValue: (value) => value,
   orderBy: standardOrderBy,
   binaryText: (value) => `${value} COLLATE "C"`,
+  exactText: (value) => value,
   limit: (limit, offset) =>
     `${limit === undefined ? '' : ` LIMIT ${limit}`}${offset === undefined ? '' : ` OFFSET ${offset}`}`,
 }

@@ -41,6 +41,7 @@ export const sqliteDialect: Dialect = {
   booleanValue: (value) => (value ? 1 : 0),
   orderBy: standardOrderBy,
   binaryText: (value) => value,
+  exactText: (value) => value,
   // SQLite needs a LIMIT before an OFFSET; -1 is "no limit".
   limit: (limit, offset) =>
     limit === undefined && offset === undefined
