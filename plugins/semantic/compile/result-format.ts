@@ -5,8 +5,20 @@ import type { ColumnType } from '../query/query-plan'
  * so a sum of cents reads `1493691.64`, not `1493691.6400000001`.
  */
 export function formatNumber(value: number): string {
-  if (Number.isInteger(value) || !Number.isFinite(value)) return String(value)
-  return String(Number(value.toPrecision(15)))
+  if (!Number.isFinite(value)) return String(value)
+  return decimalText(String(Number.isInteger(value) ? value : Number(value.toPrecision(15))))
+}
+
+/** A number's text without an exponent (`1e-7` is `0.0000001`, `1e+21` is `1000000000000000000000`). */
+function decimalText(text: string): string {
+  const match = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text)
+  if (!match) return text
+  const [, sign, lead, fraction = '', exponent] = match
+  const digits = lead + fraction
+  const point = 1 + Number(exponent)
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`
+  if (point >= digits.length) return `${sign}${digits}${'0'.repeat(point - digits.length)}`
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`
 }
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC, as times are stored and shown on every source. */

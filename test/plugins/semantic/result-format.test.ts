@@ -15,7 +15,7 @@ describe('formatAverage', () => {
     expect(formatAverage(10, 4)).toBe('2.5')
     expect(formatAverage(12, 4)).toBe('3')
     expect(formatAverage(2, 3)).toBe('0.666666666666667')
-    expect(formatAverage(1e25, 3)).toBe('3.33333333333333e+24')
+    expect(formatAverage(1e25, 3)).toBe('3333333333333330000000000')
     expect(formatAverage(0, 7)).toBe('0')
     expect(formatAverage(null, 0)).toBeNull()
     expect(formatAverage(5, 0)).toBeNull()
@@ -43,5 +43,16 @@ describe('formatAverage', () => {
       ),
       { numRuns: 2000, seed: 20_250_101 },
     )
+  })
+})
+
+describe('formatNumber', () => {
+  it('writes decimals without an exponent, however small or large', () => {
+    expect(formatNumber(1e-7)).toBe('0.0000001')
+    expect(formatNumber(-1.5e-10)).toBe('-0.00000000015')
+    expect(formatNumber(1e21)).toBe('1000000000000000000000')
+    expect(formatNumber(1.2345e25)).toBe('12345000000000000000000000')
+    expect(formatNumber(1493691.6400000001)).toBe('1493691.64')
+    expect(formatNumber(42)).toBe('42')
   })
 })
