@@ -2,7 +2,7 @@ import { demoDataPath, ensureDemoDataFile } from '../../plugins/semantic/demo/de
 import { exportDemoData } from '../../plugins/semantic/demo/demo-data-export'
 import { serverDemoTarget, sqliteDemoTarget } from '../../plugins/semantic/demo/demo-targets'
 import { redact } from '../../plugins/semantic/sources/data-source'
-import { requiredString, type CliCommand } from './command'
+import { requiredString, UsageError, type CliCommand } from './command'
 
 /** `service demo-data --into <target>`: the demo data, copied in batches with a progress line. */
 export const demoDataCommand: CliCommand = {
@@ -15,6 +15,13 @@ replace them; a table of one of those names that it did not write stops it befor
   options: { into: { type: 'string' } },
   async run(args, io) {
     const into = requiredString(args, 'into')
+    // A file is SQLite or DuckDB by its name: any other name (`shop.csv`) is a mistake, not a SQLite file to write.
+    if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(into) && !/\.(db|sqlite|sqlite3|duckdb)$/i.test(into))
+      throw new UsageError(
+        `--into: ${into} is neither a postgres:// or mysql:// URL nor a .db, .sqlite or .duckdb file`,
+      )
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(into) && !/^(postgres|postgresql|mysql|mariadb):\/\//i.test(into))
+      throw new UsageError(`--into: only postgres:// and mysql:// URLs are databases to write into`)
     const startedAt = performance.now()
     const file = ensureDemoDataFile(
       demoDataPath({ dbPath: ':memory:', demoDataPath: io.env.DEMO_DATA_PATH || undefined }),

@@ -71,6 +71,15 @@ describe('demo-data --into', () => {
     expect(refused.code).toBe(1)
     expect(refused.err).not.toContain('hunter2')
   })
+
+  it('answers 2 for a file that is neither SQLite nor DuckDB by its name, or a URL of another kind, writing nothing', async () => {
+    for (const into of [join(folder, 'shop.csv'), join(folder, 'shop'), 'redis://127.0.0.1:1/0']) {
+      const result = await cli('demo-data', '--into', into)
+      expect(result.code).toBe(2)
+      expect(result.err).toContain('--into:')
+    }
+    expect(readdirSync(folder).filter((name) => name.startsWith('shop'))).toEqual([])
+  })
 })
 
 const generated: Array<[string, () => Promise<DemoSource>, boolean]> = [
