@@ -26,8 +26,14 @@ export class RedisLink {
   private closed = false
   /** Counts the connections dropped after a deadline, so a late deadline never drops the connection after it. */
   private generation = 0
+  private connectedOnce = false
 
-  constructor(url: string, onClose?: () => void) {
+  /** `onReconnect` is called once a connection is made again after the first (Redis may have lost its data). */
+  constructor(
+    url: string,
+    onClose?: () => void,
+    private readonly onReconnect?: () => void,
+  ) {
     this.client = new Bun.RedisClient(url, {
       enableOfflineQueue: false,
       autoReconnect: false,
@@ -69,9 +75,15 @@ export class RedisLink {
     if (this.closed) return Promise.reject(new Error('the Redis connection is closed'))
     if (this.client.connected) return Promise.resolve()
     if (this.connecting) return this.connecting
-    const connecting = this.client.connect().finally(() => {
-      if (this.connecting === connecting) this.connecting = undefined
-    })
+    const connecting = this.client
+      .connect()
+      .then(() => {
+        if (this.connectedOnce) this.onReconnect?.()
+        this.connectedOnce = true
+      })
+      .finally(() => {
+        if (this.connecting === connecting) this.connecting = undefined
+      })
     this.connecting = connecting
     return connecting
   }

@@ -102,7 +102,11 @@ export class RedisRunRegistry implements RunRegistry {
     this.holdMs = 2 * this.leaseMs
     this.keys = new RedisKeys(options.prefix ?? 'acs:', this.holdMs)
     this.retainMs = options.retainMs ?? 5 * 60_000
-    this.commands = new RedisLink(options.url)
+    // Back after an outage, Redis may have lost its data: the leases of this node's runs are taken again at once,
+    // not at the next renewal, so a reader that comes meanwhile still finds them.
+    this.commands = new RedisLink(options.url, undefined, () => {
+      if (!this.closed) void this.renew().catch(() => {})
+    })
     this.reader = new RedisLink(options.url)
     // A lost subscription is made again by the next upkeep (every quarter lease) or readiness check.
     this.subscriber = new RedisLink(options.url, () => {
@@ -432,7 +436,11 @@ export class RedisRunRegistry implements RunRegistry {
     }
     // A wanted run whose news was lost (pub/sub is at most once) starts sending its lines now.
     for (const position of wanted) this.want(runs[position - 1])
-    for (const position of lost) runs[position - 1].run.abort(LOST_LEASE_MESSAGE)
+    for (const position of lost) {
+      const owned = runs[position - 1]
+      this.options.logger.warn('a run lost its lease to another node; it stops', { runId: owned.runId })
+      owned.run.abort(LOST_LEASE_MESSAGE)
+    }
   }
 
   /** Takes runs whose node stopped renewing their lease and marks them interrupted, in storage and in their log. */

@@ -116,7 +116,8 @@ return record`
  * KEYS runs, then (thread, message, log, wanted) per run; ARGV leaseMs, logMs, holdMs, quota prefix, then the record
  * per run. Extends the leases still held (not yet ended: an ended one is a sweeping node's to take), and with them the
  * runs' places in their limits. A lease Redis no longer has at all (restarted without its data: no lease, no holder,
- * and no log ended by a sweeping node) is this node's run still, and is taken again. Returns the (1-based) positions
+ * and no log ended by a sweeping node; the node may have written its log again already) is this node's run still,
+ * and is taken again. Returns the (1-based) positions
  * of the runs whose lease was lost, of those wanted by readers elsewhere (in case the news was lost), and of those
  * taken again (their logs went with Redis's data).
  */
@@ -127,13 +128,23 @@ local lost = {}
 local wanted = {}
 local restored = {}
 local count = (#KEYS - 1) / 4
+-- Whether a log was ended (a sweeping node ended it in its node's place), not just written again by its own node.
+local function ended(log)
+  local last = redis.call('XREVRANGE', log, '+', '-', 'COUNT', 1)
+  if #last == 0 then return false end
+  local fields = last[1][2]
+  for field = 1, #fields, 2 do
+    if fields[field] == 'e' then return true end
+  end
+  return false
+end
 for index = 0, count - 1 do
   local record = ARGV[5 + index]
   local thread, message, log = KEYS[2 + 4 * index], KEYS[3 + 4 * index], KEYS[4 + 4 * index]
   if redis.call('EXISTS', KEYS[5 + 4 * index]) == 1 then wanted[#wanted + 1] = index + 1 end
   local ends = redis.call('ZSCORE', KEYS[1], record)
   local holder = redis.call('GET', thread)
-  if not ends and not holder and redis.call('EXISTS', message) == 0 and redis.call('EXISTS', log) == 0 then
+  if not ends and not holder and redis.call('EXISTS', message) == 0 and not ended(log) then
     redis.call('SET', thread, record, 'PX', ARGV[3])
     redis.call('SET', message, record, 'PX', ARGV[3])
     redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), record)
