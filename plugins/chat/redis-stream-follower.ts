@@ -50,6 +50,9 @@ export class FollowedRun extends Run {
     for (let index = 0; index + 1 < fields.length; index += 2) {
       if (fields[index] === END_FIELD) end = true
       else if (fields[index] === INDEX_FIELD) at = Number(fields[index + 1])
+      // Lines past a gap are left for the entry that fills it: the node sends again from the first line Redis lost
+      // (its own failed send, or Redis's lost data), and these come again after them.
+      else if (fields[index] === LINES_FIELD && at !== undefined && at > this.lines.length) continue
       else if (fields[index] === LINES_FIELD) {
         const text = fields[index + 1]
         let from = 0

@@ -4,6 +4,7 @@ import { randomToken } from '../../../lib/secrets'
 import { NODE_LOST_MESSAGE } from '../../../plugins/chat/interrupted-runs'
 import { encodeLine, encodedLine, errorLine } from '../../../plugins/chat/lines'
 import { RedisRunRegistry } from '../../../plugins/chat/redis-run-registry'
+import { FollowedRun } from '../../../plugins/chat/redis-stream-follower'
 import { MemoryRunRegistry } from '../../../plugins/chat/run-registry'
 import { testAppStorage } from '../../helpers/app'
 import { warnSkipped } from '../../helpers/database-servers'
@@ -214,3 +215,30 @@ else {
     })
   })
 }
+
+describe("a followed run's log, filled from its Redis stream", () => {
+  const followed = () =>
+    new FollowedRun(
+      { chatId: 'c', messageId: 'm', userId: 1, agentId: 1, threadId: 'c' },
+      'run',
+      'log',
+      undefined as never,
+    )
+  const text = (run: FollowedRun) => run.lines.map((line) => line.json)
+
+  it('skips lines it has, and leaves lines past a gap for the entry that fills it', () => {
+    const run = followed()
+    run.receive(['i', '0', 'l', 'a\nb\n'])
+    // Sent again after Redis lost them, ahead of the lines before them: not taken as the next ones.
+    run.receive(['i', '5', 'l', 'f\n'])
+    expect(text(run)).toEqual(['a', 'b'])
+    run.receive(['i', '1', 'l', 'b\nc\nd\ne\nf\n'])
+    run.receive(['i', '5', 'l', 'f\ng\n'])
+    expect(text(run)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g'])
+    expect(run.published).toBe(7)
+    // A line without an index (another node's end of the run) is always new.
+    run.receive(['l', 'error\n', 'e', '1'])
+    expect(text(run)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'error'])
+    expect(run.done).toBe(true)
+  })
+})

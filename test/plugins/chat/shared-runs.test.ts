@@ -425,8 +425,9 @@ else
         await eventually(async () => ((await redis.send('KEYS', [`${prefix}log:*`])) as string[]).length === 1)
         const [log] = (await redis.send('KEYS', [`${prefix}log:*`])) as string[]
         await redisLosesItsData()
-        // Node A's lines sent again may reach Redis before its renewal does: its log is back, without an end.
-        await redis.send('XADD', [log, '*', 'i', '0', 'l', ''])
+        // Node A's lines sent again may reach Redis before its renewal does: its log is back, without an end, starting
+        // past its first lines (a reader that comes now must wait for the whole log, not take these as its start).
+        await redis.send('XADD', [log, '*', 'i', '5', 'l', '{"id":"sent again before the rest"}\n'])
         redis.close()
         // Node A's next renewal (a third of a lease, 100 ms here) finds the lease gone and takes it again.
         await Bun.sleep(400)

@@ -42,7 +42,8 @@ export const mysqlDialect: Dialect = {
       ? `${target} ${descending ? 'DESC' : 'ASC'}`
       : `(${target} IS NULL) ${nullsFirst ? 'DESC' : 'ASC'}, ${target} ${descending ? 'DESC' : 'ASC'}`,
   binaryText: (value) => `CAST(${value} AS BINARY)`,
-  exactText: (value) => `CAST(${value} AS BINARY)`,
+  // Converted first: the bytes of a latin1 column would be neither the UTF-8 of a bound value nor UTF-8 to read back.
+  exactText: (value) => `CAST(CONVERT(${value} USING utf8mb4) AS BINARY)`,
   // MySQL has no OFFSET without LIMIT; the largest unsigned BIGINT is its documented "no limit".
   limit: (limit, offset) =>
     limit === undefined && offset === undefined

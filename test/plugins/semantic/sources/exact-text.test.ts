@@ -107,18 +107,39 @@ describe('text compared exactly on every source', () => {
     expect(await answers({ type: 'duckdb', path })).toEqual(reference)
   })
 
-  it.skipIf(!postgresAvailable)('on Postgres', async () => {
-    const { config } = await postgresDemoSource()
-    await onServer(config.url as string, 'CREATE TABLE people_text (id INTEGER PRIMARY KEY, name TEXT, city TEXT)')
-    expect(await answers({ type: 'postgres', url: config.url })).toEqual(reference)
-  }, 60_000)
+  it.skipIf(!postgresAvailable)(
+    'on Postgres',
+    async () => {
+      const { config } = await postgresDemoSource()
+      await onServer(config.url as string, 'CREATE TABLE people_text (id INTEGER PRIMARY KEY, name TEXT, city TEXT)')
+      expect(await answers({ type: 'postgres', url: config.url })).toEqual(reference)
+    },
+    60_000,
+  )
 
-  it.skipIf(!mariadbAvailable)('on MariaDB, in its default case- and accent-insensitive collation', async () => {
-    const { config } = await mariadbDemoSource()
-    await onServer(
-      config.url as string,
-      'CREATE TABLE people_text (id INTEGER PRIMARY KEY, name VARCHAR(50), city VARCHAR(50)) DEFAULT CHARSET utf8mb4 COLLATE utf8mb4_general_ci',
-    )
-    expect(await answers({ type: 'mysql', url: config.url })).toEqual(reference)
-  }, 60_000)
+  it.skipIf(!mariadbAvailable)(
+    'on MariaDB, in its default case- and accent-insensitive collation',
+    async () => {
+      const { config } = await mariadbDemoSource()
+      await onServer(
+        config.url as string,
+        'CREATE TABLE people_text (id INTEGER PRIMARY KEY, name VARCHAR(50), city VARCHAR(50)) DEFAULT CHARSET utf8mb4 COLLATE utf8mb4_general_ci',
+      )
+      expect(await answers({ type: 'mysql', url: config.url })).toEqual(reference)
+    },
+    60_000,
+  )
+
+  it.skipIf(!mariadbAvailable)(
+    'on MariaDB, in a latin1 table',
+    async () => {
+      const { config } = await mariadbDemoSource()
+      await onServer(
+        config.url as string,
+        'CREATE TABLE people_text (id INTEGER PRIMARY KEY, name VARCHAR(50), city VARCHAR(50)) DEFAULT CHARSET latin1',
+      )
+      expect(await answers({ type: 'mysql', url: config.url })).toEqual(reference)
+    },
+    60_000,
+  )
 })
