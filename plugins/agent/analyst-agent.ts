@@ -2,6 +2,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { APICallError, RetryError, stepCountIs, streamText, type ModelMessage, type UserContent } from 'ai'
 import { AgentError, GRAPH, type Agent, type AgentEvent, type AgentTurn } from '../chat/agent'
 import { turnTimeLimitMessage } from '../chat/run-deadlines'
+import { inlineImage } from '../chat/images'
 import type { ImageAttachment, ThreadMessage } from '../chat/model'
 import { aiTools, SYSTEM_PROMPT, type AnalystTools } from './analyst-tools'
 
@@ -36,35 +37,6 @@ function userContent(text: string, images: readonly ImageAttachment[] | undefine
     return inline ? [{ type: 'image' as const, image: inline.bytes, mediaType: inline.mediaType }] : []
   })
   return parts.length === 0 ? text : [{ type: 'text', text }, ...parts]
-}
-
-/**
- * An attachment's bytes: `data` is the image itself, base64 or a `data:` URL. Handed to the model as bytes, never as
- * a string the SDK might take for a URL to download (the chat refuses links, see `assertInlineImages`); what does not
- * decode to any bytes is left out.
- */
-export function inlineImage(image: ImageAttachment): { bytes: Uint8Array; mediaType: string } | undefined {
-  let mediaType = image.mimeType
-  let encoded = image.data
-  const dataUrl = /^data:([^,;]*)((?:;[^,;]*)*),/i.exec(encoded)
-  if (dataUrl) {
-    if (dataUrl[1]) mediaType = dataUrl[1]
-    encoded = encoded.slice(dataUrl[0].length)
-    if (!/;base64$/i.test(dataUrl[2])) {
-      const bytes = new TextEncoder().encode(decodeURIComponentSafe(encoded))
-      return bytes.length > 0 ? { bytes, mediaType } : undefined
-    }
-  }
-  const bytes = Buffer.from(encoded, 'base64')
-  return bytes.length > 0 ? { bytes: new Uint8Array(bytes), mediaType } : undefined
-}
-
-function decodeURIComponentSafe(text: string): string {
-  try {
-    return decodeURIComponent(text)
-  } catch {
-    return text
-  }
 }
 
 const PROGRESS: AgentEvent = { type: 'progress' }

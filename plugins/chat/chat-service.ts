@@ -6,6 +6,7 @@ import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { UserAccess } from '../auth/user-access'
 import type { AgentFactory } from './agent'
 import { cutoffLine, encodeLine, errorLine, stateLine } from './lines'
+import { imageBytes } from './images'
 import type { ChatRequest } from './model'
 import { OpenMessages } from './open-message'
 import { executeRun, type RunServices } from './run-executor'
@@ -63,14 +64,17 @@ export function emptyChatRequest(): BadRequestError {
 }
 
 /**
- * 400 for an image sent as a link: `data` is the image itself (base64 or a `data:` URL). The server never fetches a
- * caller's URL: it would reach whatever the server can reach, inside the company's network too.
+ * 400 for an image that is not given inline: `data` is the image itself, base64 or a `data:` URL. The server never
+ * fetches a caller's URL: it would reach whatever the server can reach, inside the company's network too.
  */
 export function assertInlineImages(images: ChatRequest['images']): void {
   images?.forEach((image, index) => {
-    if (/^[a-z][a-z0-9+.-]*:/i.test(image.data) && !/^data:/i.test(image.data))
+    const link = /^[a-z][a-z0-9+.-]*:/i.test(image.data) && !/^data:/i.test(image.data)
+    if (link || !imageBytes(image.data))
       throw new BadRequestError(
-        `images[${index}].data: send the image itself (base64 or a data: URL), not a link to it`,
+        link
+          ? `images[${index}].data: send the image itself (base64 or a data: URL), not a link to it`
+          : `images[${index}].data: expected the image in base64 or as a data: URL`,
         'INVALID_IMAGE',
       )
   })

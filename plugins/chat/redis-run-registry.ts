@@ -55,8 +55,8 @@ interface LeaseRecord {
 type Event = ClusterEvent | { type: 'abort'; runId: string; reason: string } | { type: 'ship'; runId: string }
 
 const LOST_LEASE_MESSAGE = 'The server lost its hold on this answer; it was interrupted'
-/** How long an abort waits for the run's node to end it before ending it in that node's place. */
-const ABORT_ANSWER_MS = 1_500
+/** How much longer than the time between renewals an abort waits for a sign of life from the run's node. */
+const ABORT_MARGIN_MS = 500
 const interruptedLine = encodeLine(errorLine(NODE_LOST_MESSAGE)).json
 
 /**
@@ -89,9 +89,15 @@ export class RedisRunRegistry implements RunRegistry {
   private subscribed: Promise<void> | undefined
   private closed = false
   private sweeps = 0
+  /** How often this node renews its leases (every node alike). */
+  private get renewalMs(): number {
+    return Math.max(10, Math.floor(this.leaseMs / 3))
+  }
   private everSubscribed = false
   /** Events that could not be published (Redis did not answer): published again by the upkeep, in order. */
   private unsent: ClusterEvent[] = []
+  /** Ended runs whose release Redis did not take: sent again by the upkeep (their threads stay busy until then). */
+  private readonly unreleased = new Set<OwnedRun>()
   /** Runs found running in storage without a lease at the last look (see `recoverUnleased`). */
   private unleased = new Set<string>()
 
@@ -118,10 +124,14 @@ export class RedisRunRegistry implements RunRegistry {
       options.logger.warn('subscribing to run events in Redis failed; retrying', { error }),
     )
     // Renewed three times per lease, so one late renewal does not lose it; swept four times per lease.
-    this.every(Math.max(10, Math.floor(this.leaseMs / 3)), () => this.renew())
+    this.every(this.renewalMs, () => this.renew())
     this.every(Math.max(10, Math.floor(this.leaseMs / 4)), async () => {
       await this.subscribe()
       await this.sendUnsent()
+      for (const owned of this.unreleased) {
+        this.unreleased.delete(owned)
+        this.ship(owned, true)
+      }
       await this.sweep()
     })
     void this.recoverAtStart()
@@ -215,11 +225,20 @@ export class RedisRunRegistry implements RunRegistry {
     if (!record) return false
     const { runId } = JSON.parse(record) as LeaseRecord
     await this.publish({ type: 'abort', runId, reason })
-    // Its node frees the thread within moments. One that does not (it died, and its lease has yet to run out) is
-    // stood in for: the run is ended here, so the thread takes a new message at once, as after any abort.
-    for (let waited = 0; waited < ABORT_ANSWER_MS; waited += 25) {
+    // Its node frees the thread within moments. One that does not and has not renewed the lease for longer than
+    // its renewals are apart has died (its lease has yet to run out): the run is ended here in its place, so the
+    // thread takes a new message now, as after any abort. A node that renews is alive and slow: it is told again
+    // (the news may have been lost) and left to end the run itself.
+    const leaseEnd = async () => Number((await this.call('ZSCORE', [this.keys.runs, record])) ?? 0)
+    const renewedAt = await leaseEnd()
+    const deadline = performance.now() + this.renewalMs + ABORT_MARGIN_MS
+    while (performance.now() < deadline) {
       await Bun.sleep(25)
       if ((await this.call('GET', [this.keys.thread(chatId)])) !== record) return true
+    }
+    if ((await leaseEnd()) !== renewedAt) {
+      await this.publish({ type: 'abort', runId, reason })
+      return true
     }
     if ((await this.call('EVAL', [CLAIM_ONE, '1', this.keys.runs, record, this.keys.quota])) === 1) {
       this.options.logger.warn('ending an aborted run whose node did not answer', { runId, chatId })
@@ -299,6 +318,8 @@ export class RedisRunRegistry implements RunRegistry {
     // reader elsewhere never misses lines in the middle of an answer.
     const failed = (error: unknown) => {
       owned.shipped = Math.min(owned.shipped, from)
+      // The end has no next one: it goes again with the next upkeep, until Redis takes it.
+      if (end) this.unreleased.add(owned)
       this.options.logger.warn('sending run lines to Redis failed; they go again with the next ones', { error })
     }
     if (end) {
@@ -348,7 +369,10 @@ export class RedisRunRegistry implements RunRegistry {
         (released) => {
           if (released !== 1) this.want(owned)
         },
-        (error: unknown) => this.options.logger.warn('releasing a run in Redis failed', { error }),
+        (error: unknown) => {
+          this.unreleased.add(owned)
+          this.options.logger.warn('releasing a run in Redis failed; it goes again', { error })
+        },
       )
   }
 
@@ -428,6 +452,12 @@ export class RedisRunRegistry implements RunRegistry {
     // Taken again after Redis lost its data: a log that was being sent is sent again from its start.
     for (const position of restored) {
       const owned = runs[position - 1]
+      // Taken again only while storage still holds it as running: one another node ended (its log since expired,
+      // or its ending never reached Redis) stops here, as a lost lease does.
+      if (await runHasEnded(this.options.storage, owned.runId).catch(() => false)) {
+        owned.run.abort(LOST_LEASE_MESSAGE)
+        continue
+      }
       this.options.logger.warn('Redis had lost the lease of a running run; taken again', { runId: owned.runId })
       owned.shipped = 0
       owned.acked = 0
@@ -492,11 +522,19 @@ export class RedisRunRegistry implements RunRegistry {
    * expired to tell. They are interrupted as at a node's start.
    */
   private async recoverUnleased(): Promise<void> {
-    const running = await runningRuns(this.options.storage)
+    const running = (await runningRuns(this.options.storage)).filter(({ id }) => !this.byRunId.has(id))
+    if (running.length === 0) {
+      this.unleased = new Set()
+      return
+    }
+    // The threads' leases in one round trip.
+    const records = (await this.commands.send(
+      'MGET',
+      running.map(({ threadId }) => this.keys.thread(threadId)),
+    )) as Array<string | null>
     const unleased = new Set<string>()
-    for (const { id, threadId } of running) {
-      if (this.byRunId.has(id)) continue
-      const record = (await this.commands.send('GET', [this.keys.thread(threadId)])) as string | null
+    for (const [position, { id, threadId }] of running.entries()) {
+      const record = records[position]
       if (record && (JSON.parse(record) as LeaseRecord).runId === id) continue
       unleased.add(id)
       if (!this.unleased.has(id)) continue

@@ -16,12 +16,10 @@ replace them; a table of one of those names that it did not write stops it befor
   async run(args, io) {
     const into = requiredString(args, 'into')
     // A file is SQLite or DuckDB by its name: any other name (`shop.csv`) is a mistake, not a SQLite file to write.
-    if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(into) && !/\.(db|sqlite|sqlite3|duckdb)$/i.test(into))
-      throw new UsageError(
-        `--into: ${into} is neither a postgres:// or mysql:// URL nor a .db, .sqlite or .duckdb file`,
-      )
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(into) && !/^(postgres|postgresql|mysql|mariadb):\/\//i.test(into))
-      throw new UsageError(`--into: only postgres:// and mysql:// URLs are databases to write into`)
+    // The value is not repeated: a mistyped connection string may hold a password.
+    const url = /^[a-z][a-z0-9+.-]*:\/\//i.test(into)
+    if (url ? !/^(postgres|postgresql|mysql|mariadb):\/\//i.test(into) : !/\.(db|sqlite|sqlite3|duckdb)$/i.test(into))
+      throw new UsageError('--into: expected a postgres:// or mysql:// URL, or a .db, .sqlite or .duckdb file')
     const startedAt = performance.now()
     const file = ensureDemoDataFile(
       demoDataPath({ dbPath: ':memory:', demoDataPath: io.env.DEMO_DATA_PATH || undefined }),

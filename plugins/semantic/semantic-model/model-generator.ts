@@ -48,14 +48,8 @@ export function generateModelFiles(tables: TableInfo[], quoting: IdentifierQuoti
         sql: `{CUBE}.${quoteIfNeeded(key.column)} = {${target}}.${quoteIfNeeded(key.column2)}`,
       })
     }
-    const dimensions = table.columns.map((column) => {
-      const dimension: Record<string, unknown> = { name: safeName(column.name), type: dimensionTypeOf(column.type) }
-      if (quoteIfNeeded(column.name) !== column.name) dimension.sql = `{CUBE}.${quoteIfNeeded(column.name)}`
-      if (table.primaryKey.length === 1 && table.primaryKey[0] === column.name) dimension.primary_key = true
-      return dimension
-    })
-    const taken = new Set(dimensions.map((dimension) => dimension.name as string))
     // Member names are unique within a cube: the first free one of the candidates, else the last one numbered.
+    const taken = new Set<string>()
     const unique = (...candidates: string[]) => {
       let name = candidates.find((candidate) => !taken.has(candidate))
       for (let index = 2; name === undefined; index++)
@@ -63,6 +57,17 @@ export function generateModelFiles(tables: TableInfo[], quoting: IdentifierQuoti
       taken.add(name)
       return name
     }
+    // Columns whose names clean up alike (`order date`, `order_date`) get names of their own.
+    const dimensions = table.columns.map((column) => {
+      const dimension: Record<string, unknown> = {
+        name: unique(safeName(column.name)),
+        type: dimensionTypeOf(column.type),
+      }
+      if (dimension.name !== column.name || quoteIfNeeded(column.name) !== column.name)
+        dimension.sql = `{CUBE}.${quoteIfNeeded(column.name)}`
+      if (table.primaryKey.length === 1 && table.primaryKey[0] === column.name) dimension.primary_key = true
+      return dimension
+    })
     const measures: Array<Record<string, unknown>> = [{ name: unique('count', 'row_count'), type: 'count' }]
     for (const column of table.columns) {
       if (keys.has(column.name) || dimensionTypeOf(column.type) !== 'number') continue

@@ -208,6 +208,30 @@ describe('images on an OpenAI-compatible model', () => {
     }
   })
 
+  it('refuses data that is not base64 nor a data: URL with 400', async () => {
+    const app = appWith([{ text: ['An image.'] }])
+    const response = await send(app, {
+      input: 'Describe it',
+      images: [{ mimeType: 'image/png', data: 'not base64 !!!' }],
+    })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({ code: 'INVALID_IMAGE' })
+  })
+
+  it('leaves out of the prompt what is no image a model reads, so the thread goes on', async () => {
+    const app = appWith([{ text: ['No image.'] }])
+    // Valid base64 of "hello": stored with the message, but no PNG, JPEG, GIF or WebP.
+    const first = await readLines(
+      await send(app, { input: 'What is this?', images: [{ mimeType: 'image/png', data: 'aGVsbG8=' }] }),
+    )
+    expect(first.at(-1)?.id).toBe('__state__')
+    const chatId = (first[0].state as { chatId: string }).chatId
+    const second = await readLines(await send(app, { input: 'And now?', chatId }))
+    expect(second.at(-1)?.id).toBe('__state__')
+    expect(imageUrls(fake!.requests[0])).toEqual([])
+    expect(imageUrls(fake!.requests[1])).toEqual([])
+  })
+
   it('sends base64 and data: URL images as bytes, on their turn and on the thread’s later turns', async () => {
     const app = appWith([{ text: ['A pixel.'] }])
     const first = await readLines(

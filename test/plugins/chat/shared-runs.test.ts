@@ -509,6 +509,51 @@ else
       })
     })
 
+    describe('when Redis does not take the end of a run', () => {
+      beforeEach(() => startNodes(4_000))
+
+      it('sends it again with the next upkeep: the joiner on node B gets the end, not a dead node', async () => {
+        const { reader, lines, hold } = await slowTurnOnA()
+        const joined = lineReader(await onB({ messageId: messageId(1) }))
+        await joined.next()
+        const commands = commandsOf(nodeA)
+        const send = commands.send.bind(commands)
+        let refused = 0
+        commands.send = (command, args) => {
+          if (command === 'EVAL' && args[0] === RELEASE && refused++ === 0)
+            return Promise.reject(new Error('Redis went away'))
+          return send(command, args)
+        }
+        hold.open()
+        const original = [...lines.slice(1), ...(await reader.rest())]
+        expect(original.at(-1)?.id).toBe('__state__')
+        // The next upkeep (a quarter lease, 1 s here) sends the end again, long before the lease would run out.
+        expect(await joined.rest()).toEqual(original)
+        expect(refused).toBe(2)
+      })
+    })
+
+    describe('when node A misses the news of an abort on node B but is alive', () => {
+      beforeEach(() => startNodes(300))
+
+      it('tells node A again rather than ending its run in its place', async () => {
+        const { chatId, reader, hold } = await slowTurnOnA()
+        // Node A's subscription is gone for a moment (its next upkeep makes it again): the abort does not reach it.
+        const registryA = nodeA.deps.registry as unknown as {
+          subscriber: { client: { unsubscribe(): Promise<void> } }
+          subscribed: unknown
+        }
+        await registryA.subscriber.client.unsubscribe()
+        registryA.subscribed = undefined
+        const response = await nodeB.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })
+        expect(response.status).toBe(204)
+        // Node A ended its own run: its client gets the abort, not a lost lease.
+        expect((await reader.rest()).at(-1)).toEqual({ error: 'Run aborted' })
+        expect((await storedRuns(storage)).map((run) => run.status)).toEqual(['aborted'])
+        hold.open()
+      })
+    })
+
     describe("when node A dies mid-run at its user's limit", () => {
       beforeEach(() => startNodes(300, { maxRunsPerUser: 1 }))
 

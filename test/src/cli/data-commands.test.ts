@@ -79,6 +79,10 @@ describe('demo-data --into', () => {
       expect(result.err).toContain('--into:')
     }
     expect(readdirSync(folder).filter((name) => name.startsWith('shop'))).toEqual([])
+    // A connection string of another shape is not repeated: it may hold a password.
+    const keyValue = await cli('demo-data', '--into', 'host=db user=shop password=hunter2')
+    expect(keyValue.code).toBe(2)
+    expect(keyValue.err).not.toContain('hunter2')
   })
 })
 
@@ -156,8 +160,8 @@ describe('model generate', () => {
       `writes a model of ${name} columns named "count", in mixed case or with spaces that loads and answers`,
       async () => {
         const source = await make()
-        const create = `CREATE TABLE awkward_people (id INTEGER PRIMARY KEY, ${q}count${q} INTEGER, ${q}Mixed Case${q} INTEGER, ${q}Amount${q} INTEGER)`
-        const insert = `INSERT INTO awkward_people VALUES (1, 10, 100, 1000), (2, 20, 200, 2000)`
+        const create = `CREATE TABLE awkward_people (id INTEGER PRIMARY KEY, ${q}count${q} INTEGER, ${q}Mixed Case${q} INTEGER, ${q}Amount${q} INTEGER, ${q}order date${q} INTEGER, order_date INTEGER)`
+        const insert = `INSERT INTO awkward_people VALUES (1, 10, 100, 1000, 1, 5), (2, 20, 200, 2000, 2, 6)`
         let from: string
         if (name === 'sqlite') {
           from = join(folder, 'awkward.db')
@@ -187,9 +191,9 @@ describe('model generate', () => {
               deployment: { id: 6, model: out, branches: ['main'], defaultBranch: 'main' },
               access: WHOLE_MODEL,
             },
-            'SELECT MEASURE(awkward_people.row_count), MEASURE(awkward_people.total_count), MEASURE(awkward_people.total_Mixed_Case), MEASURE(awkward_people.total_Amount), MAX(awkward_people.Mixed_Case) FROM awkward_people',
+            'SELECT MEASURE(awkward_people.row_count), MEASURE(awkward_people.total_count), MEASURE(awkward_people.total_Mixed_Case), MEASURE(awkward_people.total_Amount), MAX(awkward_people.Mixed_Case), MAX(awkward_people.order_date), MAX(awkward_people.order_date_2) FROM awkward_people',
           )
-          expect(result.data).toEqual([['2', '30', '300', '3000', '200']])
+          expect(result.data).toEqual([['2', '30', '300', '3000', '200', '2', '6']])
         } finally {
           semantic.close()
           if (name !== 'sqlite') {
