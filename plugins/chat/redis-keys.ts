@@ -1,5 +1,13 @@
 import type { RunKey } from './run-registry'
 
+/** A lease record: which run holds the thread, on which node, and the API key it counts against. */
+export interface LeaseRecord {
+  runId: string
+  node: string
+  key: RunKey
+  keyId?: number
+}
+
 /**
  * Where the shared runs live in Redis, under one prefix per deployment of the service: a thread's busy flag, a
  * message's run, the lease set, the runs per user and per key, each run's log, the flag that a reader elsewhere wants

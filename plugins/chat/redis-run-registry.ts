@@ -1,34 +1,15 @@
 import type { Storage } from '../../db/client'
 import type { Logger } from '../../lib/logger'
 import { randomToken } from '../../lib/secrets'
-import { markRunInterrupted, NODE_LOST_MESSAGE, runHasEnded, runningRuns, storedRunLines } from './interrupted-runs'
-import { encodeLine, errorLine } from './lines'
-import { RedisKeys } from './redis-keys'
+import { NODE_LOST_MESSAGE, runHasEnded } from './interrupted-runs'
+import { RedisKeys, type LeaseRecord } from './redis-keys'
+import { OrphanedRuns } from './redis-orphans'
+import { OwnedRun, type RunShipping } from './redis-owned-run'
 import { AbandonedClaims } from './redis-abandoned-claims'
 import { COMMAND_DEADLINE_MS, RedisLink, RunRegistryUnavailableError } from './redis-link'
-import {
-  CLAIM,
-  TAKE_OVER,
-  CLAIM_EXPIRED,
-  CLAIM_ONE,
-  END_ORPHAN,
-  FIND_BY_MESSAGE,
-  FIND_BY_THREAD,
-  RELEASE,
-  RELEASE_UNREAD,
-  RENEW,
-} from './redis-scripts'
-import { INDEX_FIELD, LINES_FIELD, StreamFollower } from './redis-stream-follower'
-import {
-  Run,
-  whenIdle,
-  type ClusterEvent,
-  type RunKey,
-  type RunRegistry,
-  type RunSink,
-  type RunStart,
-  RunLimitReached,
-} from './run-registry'
+import { CLAIM, TAKE_OVER, CLAIM_EXPIRED, CLAIM_ONE, FIND_BY_MESSAGE, FIND_BY_THREAD, RENEW } from './redis-scripts'
+import { StreamFollower } from './redis-stream-follower'
+import { Run, whenIdle, type ClusterEvent, type RunRegistry, type RunStart, RunLimitReached } from './run-registry'
 
 export interface RedisRunRegistryOptions {
   /** `redis://` or `rediss://` URL. */
@@ -44,20 +25,11 @@ export interface RedisRunRegistryOptions {
   retainMs?: number
 }
 
-/** A lease record: which run holds the thread, on which node, and the API key it counts against. */
-interface LeaseRecord {
-  runId: string
-  node: string
-  key: RunKey
-  keyId?: number
-}
-
 type Event = ClusterEvent | { type: 'abort'; runId: string; reason: string } | { type: 'ship'; runId: string }
 
 const LOST_LEASE_MESSAGE = 'The server lost its hold on this answer; it was interrupted'
 /** How much longer than the time between renewals an abort waits for a sign of life from the run's node. */
 const ABORT_MARGIN_MS = 500
-const interruptedLine = encodeLine(errorLine(NODE_LOST_MESSAGE)).json
 
 /**
  * The run registry shared by every node through Redis. A run executes on the node that started it, in memory as
@@ -98,8 +70,8 @@ export class RedisRunRegistry implements RunRegistry {
   private unsent: ClusterEvent[] = []
   /** Ended runs whose release Redis did not take: sent again by the upkeep (their threads stay busy until then). */
   private readonly unreleased = new Set<OwnedRun>()
-  /** Runs found running in storage without a lease at the last look (see `recoverUnleased`). */
-  private unleased = new Set<string>()
+  private readonly orphans: OrphanedRuns
+  private readonly shipping: RunShipping
 
   constructor(private readonly options: RedisRunRegistryOptions) {
     this.leaseMs = options.leaseMs ?? 10_000
@@ -120,6 +92,23 @@ export class RedisRunRegistry implements RunRegistry {
     })
     this.follower = new StreamFollower(this.reader, this.commands, options.logger)
     this.abandoned = new AbandonedClaims(this.commands, this.keys.runs)
+    this.shipping = {
+      commands: this.commands,
+      keys: this.keys,
+      logger: options.logger,
+      logMs: this.leaseMs + this.retainMs,
+      retainMs: this.retainMs,
+      unreleased: this.unreleased,
+    }
+    this.orphans = new OrphanedRuns({
+      commands: this.commands,
+      keys: this.keys,
+      storage: options.storage,
+      logger: options.logger,
+      clock: options.clock,
+      retainMs: this.retainMs,
+      runsHere: (runId) => this.byRunId.has(runId),
+    })
     this.subscribe().catch((error: unknown) =>
       options.logger.warn('subscribing to run events in Redis failed; retrying', { error }),
     )
@@ -130,11 +119,11 @@ export class RedisRunRegistry implements RunRegistry {
       await this.sendUnsent()
       for (const owned of this.unreleased) {
         this.unreleased.delete(owned)
-        this.ship(owned, true)
+        owned.ship(true)
       }
       await this.sweep()
     })
-    void this.recoverAtStart()
+    void this.orphans.recoverAtStart()
   }
 
   get size(): number {
@@ -189,7 +178,7 @@ export class RedisRunRegistry implements RunRegistry {
     if (claimed === 0) claimed = await this.takeOverEnded(key.chatId, record, [TAKE_OVER, ...claimKeys, ...claimArgs])
     if (claimed === -1 || claimed === -2) throw new RunLimitReached(claimed === -1 ? 'user' : 'key')
     if (claimed !== 1) return undefined
-    const owned = new OwnedRun(new Run(key), runId, record, this)
+    const owned = new OwnedRun(new Run(key), runId, record, this.shipping)
     this.local.set(key.chatId, owned)
     this.byRunId.set(runId, owned)
     return owned.run
@@ -242,7 +231,7 @@ export class RedisRunRegistry implements RunRegistry {
     }
     if ((await this.call('EVAL', [CLAIM_ONE, '1', this.keys.runs, record, this.keys.quota])) === 1) {
       this.options.logger.warn('ending an aborted run whose node did not answer', { runId, chatId })
-      await this.endOrphan(record, reason, 'aborted')
+      await this.orphans.end(record, reason, 'aborted')
     }
     return true
   }
@@ -297,92 +286,6 @@ export class RedisRunRegistry implements RunRegistry {
     this.subscriber.close()
   }
 
-  /**
-   * @internal Sends a run's published lines (and, at its end, the release) to Redis: once a reader elsewhere wants
-   * the run; until then only its end, which frees its thread (or finds it wanted after all, and sends everything).
-   */
-  ship(owned: OwnedRun, end: boolean): void {
-    if (!owned.wanted) {
-      if (end) this.releaseUnread(owned)
-      return
-    }
-    const { run } = owned
-    // The end goes with every line Redis has not confirmed yet: a line sent before it may still fail.
-    const from = end ? owned.acked : owned.shipped
-    const to = run.published
-    let text = ''
-    for (let index = from; index < to; index++) text += `${run.lines[index].json}\n`
-    owned.shipped = to
-    const log = this.keys.log(owned.runId)
-    // Lines Redis did not take go again with the next ones (with their index, so a reader skips what it has): a
-    // reader elsewhere never misses lines in the middle of an answer.
-    const failed = (error: unknown) => {
-      owned.shipped = Math.min(owned.shipped, from)
-      // The end has no next one: it goes again with the next upkeep, until Redis takes it.
-      if (end) this.unreleased.add(owned)
-      this.options.logger.warn('sending run lines to Redis failed; they go again with the next ones', { error })
-    }
-    if (end) {
-      this.commands
-        .send('EVAL', [
-          RELEASE,
-          '4',
-          this.keys.thread(run.key.chatId),
-          this.keys.message(run.key),
-          this.keys.runs,
-          log,
-          owned.record,
-          String(this.retainMs),
-          text,
-          this.keys.quota,
-          String(from),
-        ])
-        .catch(failed)
-      return
-    }
-    if (text === '') return
-    this.commands.send('XADD', [log, '*', INDEX_FIELD, String(from), LINES_FIELD, text]).then(() => {
-      // Confirmed in order: lines below `acked` are all in Redis.
-      if (from <= owned.acked && to > owned.acked) owned.acked = to
-    }, failed)
-    if (!owned.logStarted) {
-      owned.logStarted = true
-      // A log always expires, even if every node died before any cleaned it up.
-      this.commands.send('PEXPIRE', [log, String(this.leaseMs + this.retainMs)]).catch(failed)
-    }
-  }
-
-  /** The end of a run no reader elsewhere wanted so far. */
-  private releaseUnread(owned: OwnedRun): void {
-    this.commands
-      .send('EVAL', [
-        RELEASE_UNREAD,
-        '4',
-        this.keys.thread(owned.run.key.chatId),
-        this.keys.message(owned.run.key),
-        this.keys.runs,
-        this.keys.wanted(owned.runId),
-        owned.record,
-        this.keys.quota,
-      ])
-      .then(
-        (released) => {
-          if (released !== 1) this.want(owned)
-        },
-        (error: unknown) => {
-          this.unreleased.add(owned)
-          this.options.logger.warn('releasing a run in Redis failed; it goes again', { error })
-        },
-      )
-  }
-
-  /** A reader elsewhere wants this run: its lines so far go to its stream, and every later one. */
-  private want(owned: OwnedRun): void {
-    if (owned.wanted) return
-    owned.wanted = true
-    this.ship(owned, owned.run.done)
-  }
-
   /** Subscribes to the node events once (again after a failed attempt); the client resubscribes on reconnects. */
   private subscribe(): Promise<void> {
     this.subscribed ??= this.subscriber
@@ -419,7 +322,7 @@ export class RedisRunRegistry implements RunRegistry {
     if (event.type === 'abort') this.byRunId.get(event.runId)?.run.abort(event.reason)
     else if (event.type === 'ship') {
       const owned = this.byRunId.get(event.runId)
-      if (owned) this.want(owned)
+      if (owned) owned.want()
     } else for (const listener of this.listeners) listener(event)
   }
 
@@ -462,10 +365,10 @@ export class RedisRunRegistry implements RunRegistry {
       owned.shipped = 0
       owned.acked = 0
       owned.logStarted = false
-      if (owned.wanted) this.ship(owned, false)
+      if (owned.wanted) owned.ship(false)
     }
     // A wanted run whose news was lost (pub/sub is at most once) starts sending its lines now.
-    for (const position of wanted) this.want(runs[position - 1])
+    for (const position of wanted) runs[position - 1].want()
     for (const position of lost) {
       const owned = runs[position - 1]
       this.options.logger.warn('a run lost its lease to another node; it stops', { runId: owned.runId })
@@ -486,93 +389,9 @@ export class RedisRunRegistry implements RunRegistry {
     for (const record of claimed) {
       const { runId, key } = JSON.parse(record) as LeaseRecord
       this.options.logger.warn('interrupting a run whose node stopped', { runId, chatId: key.chatId })
-      await this.endOrphan(record, NODE_LOST_MESSAGE)
+      await this.orphans.end(record, NODE_LOST_MESSAGE)
     }
-    if (++this.sweeps % 4 === 0) await this.recoverUnleased()
-  }
-
-  /**
-   * Ends a run in its node's place (the node stopped, or did not answer an abort): marks it in storage, then ends its
-   * log with `message`, after the run's stored lines if its node never sent any (so a reader that joins it now gets
-   * what its own clients got), and frees its thread.
-   */
-  private async endOrphan(record: string, message: string, status: 'interrupted' | 'aborted' = 'interrupted') {
-    const { runId, key } = JSON.parse(record) as LeaseRecord
-    await markRunInterrupted(this.options.storage, runId, this.options.clock(), { error: message, status }).catch(
-      (error: unknown) => this.options.logger.warn('marking a run interrupted failed', { runId, error }),
-    )
-    const replay = await storedRunLines(this.options.storage, key.chatId, runId).catch(() => '')
-    // Marked first, then the thread freed: the next turn on it finds the answer stored as interrupted.
-    await this.commands.send('EVAL', [
-      END_ORPHAN,
-      '3',
-      this.keys.log(runId),
-      this.keys.message(key),
-      this.keys.thread(key.chatId),
-      `${encodeLine(errorLine(message)).json}\n`,
-      record,
-      String(this.retainMs),
-      replay,
-    ])
-  }
-
-  /**
-   * Runs storage holds as running that no lease names, seen so twice in a row a lease apart (a live node takes a
-   * lost lease again within a third of one): their node died while Redis lost its data (a restart), so no lease
-   * expired to tell. They are interrupted as at a node's start.
-   */
-  private async recoverUnleased(): Promise<void> {
-    const running = (await runningRuns(this.options.storage)).filter(({ id }) => !this.byRunId.has(id))
-    if (running.length === 0) {
-      this.unleased = new Set()
-      return
-    }
-    // The threads' leases in one round trip.
-    const records = (await this.commands.send(
-      'MGET',
-      running.map(({ threadId }) => this.keys.thread(threadId)),
-    )) as Array<string | null>
-    const unleased = new Set<string>()
-    for (const [position, { id, threadId }] of running.entries()) {
-      const record = records[position]
-      if (record && (JSON.parse(record) as LeaseRecord).runId === id) continue
-      unleased.add(id)
-      if (!this.unleased.has(id)) continue
-      this.options.logger.warn('interrupting a run no node holds', { runId: id, chatId: threadId })
-      await markRunInterrupted(this.options.storage, id, this.options.clock())
-      await this.commands.send('EVAL', [
-        END_ORPHAN,
-        '3',
-        this.keys.log(id),
-        // No record: its keys (gone with Redis's data) are left alone; a reader still following the log is ended.
-        this.keys.thread(threadId),
-        this.keys.thread(threadId),
-        `${interruptedLine}\n`,
-        '',
-        String(this.retainMs),
-        '',
-      ])
-    }
-    this.unleased = unleased
-  }
-
-  /**
-   * Runs left `running` in storage with no live lease (every node stopped, or Redis lost its data) are
-   * interrupted: the start-up recovery of a single process, limited to runs no node holds.
-   */
-  private async recoverAtStart(): Promise<void> {
-    try {
-      const running = await runningRuns(this.options.storage)
-      let recovered = 0
-      for (const { id, threadId } of running) {
-        const record = (await this.call('GET', [this.keys.thread(threadId)])) as string | null
-        if (record && (JSON.parse(record) as LeaseRecord).runId === id) continue
-        if (await markRunInterrupted(this.options.storage, id, this.options.clock())) recovered++
-      }
-      if (recovered > 0) this.options.logger.warn('marked runs no node holds as interrupted', { runs: recovered })
-    } catch (error) {
-      this.options.logger.warn('recovering interrupted runs failed', { error })
-    }
+    if (++this.sweeps % 4 === 0) await this.orphans.interruptUnleased()
   }
 
   private every(periodMs: number, work: () => Promise<void>): void {
@@ -620,31 +439,4 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms)
   })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
-}
-
-/** A run this node executes, and how much of its log is in Redis. */
-class OwnedRun implements RunSink {
-  /** The lines sent to the log so far, and those of them Redis has confirmed (every one below). */
-  shipped = 0
-  acked = 0
-  logStarted = false
-  /** Whether a reader on another node wants the run (its lines go to Redis from then on). */
-  wanted = false
-
-  constructor(
-    readonly run: Run,
-    readonly runId: string,
-    readonly record: string,
-    private readonly registry: RedisRunRegistry,
-  ) {
-    run.sink = this
-  }
-
-  published(): void {
-    this.registry.ship(this, false)
-  }
-
-  finished(): void {
-    this.registry.ship(this, true)
-  }
 }
