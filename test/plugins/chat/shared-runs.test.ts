@@ -71,6 +71,27 @@ function delayReleasesOnA(delayMs: number, until?: Promise<unknown>): Promise<un
   return held
 }
 
+/** Makes `node`'s link to Redis refuse the commands `refused` picks, as a Redis that went away would; returns the undo. */
+function refuseCommands(node: TestApp, refused: (command: string, args: string[]) => boolean): () => void {
+  const commands = commandsOf(node)
+  const send = commands.send.bind(commands)
+  commands.send = (command, args) =>
+    refused(command, args) ? Promise.reject(new Error('Redis went away')) : send(command, args)
+  return () => {
+    commands.send = send
+  }
+}
+
+/** Drops `node`'s subscription to the events channel, as a lost connection would; its next upkeep makes it again. */
+async function loseSubscription(node: TestApp) {
+  const registry = node.deps.registry as unknown as {
+    subscriber: { client: { unsubscribe(): Promise<void> } }
+    subscribed: unknown
+  }
+  await registry.subscriber.client.unsubscribe()
+  registry.subscribed = undefined
+}
+
 /** A turn on node A that stops after its first chunk until `hold` opens. */
 async function slowTurnOnA() {
   const hold = gate()
@@ -325,12 +346,10 @@ else
       it('closes the sockets on node B of a session node A revoked while Redis did not answer, once it answers', async () => {
         const { sessionId, token } = await embedSession(nodeA, 'viewer-b')
         const server = listen(nodeB.app)
-        const commands = commandsOf(nodeA)
-        const send = commands.send.bind(commands)
+        let answer = () => {}
         try {
           const client = await connectChatSocket(`ws://127.0.0.1:${server.port}${chatBase()}/ws?embedToken=${token}`)
-          commands.send = (command, args) =>
-            command === 'PUBLISH' ? Promise.reject(new Error('Redis went away')) : send(command, args)
+          answer = refuseCommands(nodeA, (command) => command === 'PUBLISH')
           const revoked = await nodeA.request('POST', '/api/v1/embed/session/revoke', {
             headers: admin,
             body: { sessionId },
@@ -338,11 +357,11 @@ else
           expect(revoked.status).toBe(204)
           await Bun.sleep(300)
           expect(client.closed()).toBeUndefined()
-          commands.send = send
+          answer()
           // Node A's next upkeep (a quarter lease, 100 ms here) announces it.
           expect((await client.waitForClose()).code).toBe(1008)
         } finally {
-          commands.send = send
+          answer()
           await nodeB.app.stop(true)
         }
       })
@@ -353,12 +372,7 @@ else
         try {
           const client = await connectChatSocket(`ws://127.0.0.1:${server.port}${chatBase()}/ws?embedToken=${token}`)
           // Node B is cut off: its subscription is gone, and the announcement is lost to it.
-          const registryB = nodeB.deps.registry as unknown as {
-            subscriber: { client: { unsubscribe(): Promise<void> } }
-            subscribed: unknown
-          }
-          await registryB.subscriber.client.unsubscribe()
-          registryB.subscribed = undefined
+          await loseSubscription(nodeB)
           expect(
             (await nodeA.request('POST', '/api/v1/embed/session/revoke', { headers: admin, body: { sessionId } }))
               .status,
@@ -463,11 +477,8 @@ else
         for (let index = 0; index < 4; index++) lines.push((await reader.next())!)
         const joined = lineReader(await onB({ messageId: messageId(1) }))
         await joined.next()
-        // Node A's link refuses every XADD from now on, as a Redis that went away would.
-        const commands = commandsOf(nodeA)
-        const send = commands.send.bind(commands)
-        commands.send = (command, args) =>
-          command === 'XADD' ? Promise.reject(new Error('Redis went away')) : send(command, args)
+        // Node A's link refuses every XADD from now on.
+        refuseCommands(nodeA, (command) => command === 'XADD')
         hold.open()
         const original = [...lines.slice(1), ...(await reader.rest())]
         expect(original.at(-1)?.id).toBe('__state__')
@@ -516,20 +527,15 @@ else
         const { reader, lines, hold } = await slowTurnOnA()
         const joined = lineReader(await onB({ messageId: messageId(1) }))
         await joined.next()
-        const commands = commandsOf(nodeA)
-        const send = commands.send.bind(commands)
-        let refused = 0
-        commands.send = (command, args) => {
-          if (command === 'EVAL' && args[0] === RELEASE && refused++ === 0)
-            return Promise.reject(new Error('Redis went away'))
-          return send(command, args)
-        }
+        // The first release, and only it, is refused.
+        let releases = 0
+        refuseCommands(nodeA, (command, args) => command === 'EVAL' && args[0] === RELEASE && releases++ === 0)
         hold.open()
         const original = [...lines.slice(1), ...(await reader.rest())]
         expect(original.at(-1)?.id).toBe('__state__')
         // The next upkeep (a quarter lease, 1 s here) sends the end again, long before the lease would run out.
         expect(await joined.rest()).toEqual(original)
-        expect(refused).toBe(2)
+        expect(releases).toBe(2)
       })
     })
 
@@ -539,12 +545,7 @@ else
       it('tells node A again rather than ending its run in its place', async () => {
         const { chatId, reader, hold } = await slowTurnOnA()
         // Node A's subscription is gone for a moment (its next upkeep makes it again): the abort does not reach it.
-        const registryA = nodeA.deps.registry as unknown as {
-          subscriber: { client: { unsubscribe(): Promise<void> } }
-          subscribed: unknown
-        }
-        await registryA.subscriber.client.unsubscribe()
-        registryA.subscribed = undefined
+        await loseSubscription(nodeA)
         const response = await nodeB.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })
         expect(response.status).toBe(204)
         // Node A ended its own run: its client gets the abort, not a lost lease.

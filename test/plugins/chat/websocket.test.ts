@@ -20,6 +20,16 @@ afterEach(async () => {
   await test.close()
 })
 
+/** A socket of user `a` whose turn sends `first`, then holds until `hold` opens and sends `rest`. */
+async function heldTurn(first: string, rest: string) {
+  const hold = gate()
+  script = { steps: [{ kind: 'text', chunks: [first, rest], hold: { after: 1, until: hold.promise } }] }
+  const client = await connect()
+  client.send({ input: 'Slow', sessionSettings: { externalId: 'a' } })
+  await client.waitFor((line) => line.content === first)
+  return { hold, client }
+}
+
 /** A socket that collects every line it receives. */
 async function connect(headers: Record<string, string> = apiKey(keys.admin), path = `${chatBase()}/ws`) {
   const socket = new WebSocket(`${origin}${path}`, { headers } as never)
@@ -99,11 +109,7 @@ describe('GET {chat_base_url}/chat/ws', () => {
   })
 
   it('aborts the current run when the client asks', async () => {
-    const hold = gate()
-    script = { steps: [{ kind: 'text', chunks: ['Partial', ' never'], hold: { after: 1, until: hold.promise } }] }
-    const client = await connect()
-    client.send({ input: 'Slow', sessionSettings: { externalId: 'a' } })
-    await client.waitFor((line) => line.content === 'Partial')
+    const { client } = await heldTurn('Partial', ' never')
     client.send({ type: 'abort' })
     await client.waitFor(ended)
     expect(client.lines.at(-1)).toEqual({ error: 'Run aborted' })
@@ -114,11 +120,7 @@ describe('GET {chat_base_url}/chat/ws', () => {
   })
 
   it('aborts as the user the abort message names: another user’s run is refused and goes on', async () => {
-    const hold = gate()
-    script = { steps: [{ kind: 'text', chunks: ['Partial', ' done'], hold: { after: 1, until: hold.promise } }] }
-    const owner = await connect()
-    owner.send({ input: 'Slow', sessionSettings: { externalId: 'a' } })
-    await owner.waitFor((line) => line.content === 'Partial')
+    const { hold, client: owner } = await heldTurn('Partial', ' done')
     const chatId = (owner.lines[0].state as { chatId: string }).chatId
     await test.request('POST', `${chatBase()}/stream-chat-state`, {
       headers: apiKey(keys.admin),
@@ -150,11 +152,7 @@ describe('GET {chat_base_url}/chat/ws', () => {
   })
 
   it('keeps the run going when the socket closes', async () => {
-    const hold = gate()
-    script = { steps: [{ kind: 'text', chunks: ['A', 'B'], hold: { after: 1, until: hold.promise } }] }
-    const client = await connect()
-    client.send({ input: 'Go', sessionSettings: { externalId: 'a' } })
-    await client.waitFor((line) => line.content === 'A')
+    const { hold, client } = await heldTurn('A', 'B')
     client.socket.close()
     await Bun.sleep(20)
     hold.open()

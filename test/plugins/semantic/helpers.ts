@@ -1,4 +1,8 @@
 import { Database } from 'bun:sqlite'
+import { afterAll } from 'bun:test'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { UserAccess } from '../../../plugins/auth/user-access'
 import { createLogger } from '../../../lib/logger'
 import type { SqlResult } from '../../../plugins/semantic/model'
@@ -46,4 +50,32 @@ export function formatted(rows: unknown[][], result: SqlResult): Array<Array<str
   return rows.map((row) =>
     row.map((value, index) => formatValue(value, result.schema[index].column_type as ColumnType)),
   )
+}
+
+/**
+ * A model folder of one file in a new temp folder (deleted once the file's tests are done), for a table the test
+ * writes into a source of its own.
+ */
+export function scratchModel(name: string, yaml: string): { folder: string; model: string } {
+  const folder = mkdtempSync(join(tmpdir(), `${name}-`))
+  afterAll(() => rmSync(folder, { recursive: true, force: true }))
+  const model = join(folder, 'model')
+  mkdirSync(model)
+  writeFileSync(join(model, `${name}.yml`), yaml)
+  return { folder, model }
+}
+
+/** The data of each query, asked of the folder model `model` over the data source `config`. */
+export async function queryModel(model: string, config: Record<string, unknown>, queries: string[]) {
+  const semantic = demoService({
+    dataSources: new Map([[9, { maxConnections: 2, queryTimeoutMs: 30_000, ...config } as never]]),
+  })
+  try {
+    const deployment = { id: 9, model, branches: ['main'], defaultBranch: 'main' }
+    const results: unknown[][] = []
+    for (const query of queries) results.push((await semantic.query({ deployment, access: WHOLE_MODEL }, query)).data)
+    return results
+  } finally {
+    semantic.close()
+  }
 }

@@ -1,27 +1,17 @@
 import { Database } from 'bun:sqlite'
-import { afterAll, describe, expect, it } from 'bun:test'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
 import { duckdb } from '../../../../plugins/semantic/sources/duckdb-module'
-import { createSemanticService } from '../../../../plugins/semantic/semantic-service'
-import { createLogger } from '../../../../lib/logger'
 import { mariadbAvailable, postgresAvailable } from '../../../helpers/database-servers'
-import { TEST_DEMO_DATA } from '../../../helpers/demo-data'
 import { mariadbDemoSource, postgresDemoSource } from '../../../helpers/demo-sources'
-import { WHOLE_MODEL } from '../helpers'
+import { queryModel, scratchModel } from '../helpers'
 
 /**
  * Text that differs only in case, accents or a trailing space is different text on every source: MySQL's default
  * collations (case- and accent-insensitive, trailing spaces ignored) must not merge or match it.
  */
-const folder = mkdtempSync(join(tmpdir(), 'exact-text-'))
-afterAll(() => rmSync(folder, { recursive: true, force: true }))
-
-const model = join(folder, 'model')
-mkdirSync(model)
-writeFileSync(
-  join(model, 'people.yml'),
+const { folder, model } = scratchModel(
+  'people',
   `cubes:
   - name: people
     sql_table: people_text
@@ -54,21 +44,7 @@ const QUERIES = [
   "SELECT people.id FROM people WHERE people.name ILIKE 'str%' ORDER BY 1",
 ]
 
-async function answers(config: Record<string, unknown>) {
-  const semantic = createSemanticService({
-    config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA },
-    logger: createLogger('silent'),
-    dataSources: new Map([[3, { maxConnections: 2, queryTimeoutMs: 30_000, ...config } as never]]),
-  })
-  try {
-    const deployment = { id: 3, model, branches: ['main'], defaultBranch: 'main' }
-    const results: unknown[] = []
-    for (const query of QUERIES) results.push((await semantic.query({ deployment, access: WHOLE_MODEL }, query)).data)
-    return results
-  } finally {
-    semantic.close()
-  }
-}
+const answers = (config: Record<string, unknown>) => queryModel(model, config, QUERIES)
 
 async function onServer(url: string, create: string) {
   const admin = new Bun.SQL(url)
@@ -82,7 +58,7 @@ async function onServer(url: string, create: string) {
 }
 
 describe('text compared exactly on every source', () => {
-  let reference: unknown[]
+  let reference: unknown[][]
 
   it('on SQLite: the reference', async () => {
     const path = join(folder, 'people.db')
@@ -117,29 +93,20 @@ describe('text compared exactly on every source', () => {
     60_000,
   )
 
-  it.skipIf(!mariadbAvailable)(
-    'on MariaDB, in its default case- and accent-insensitive collation',
-    async () => {
-      const { config } = await mariadbDemoSource()
-      await onServer(
-        config.url as string,
-        'CREATE TABLE people_text (id INTEGER PRIMARY KEY, name VARCHAR(50), city VARCHAR(50)) DEFAULT CHARSET utf8mb4 COLLATE utf8mb4_general_ci',
-      )
-      expect(await answers({ type: 'mysql', url: config.url })).toEqual(reference)
-    },
-    60_000,
-  )
-
-  it.skipIf(!mariadbAvailable)(
-    'on MariaDB, in a latin1 table',
-    async () => {
-      const { config } = await mariadbDemoSource()
-      await onServer(
-        config.url as string,
-        'CREATE TABLE people_text (id INTEGER PRIMARY KEY, name VARCHAR(50), city VARCHAR(50)) DEFAULT CHARSET latin1',
-      )
-      expect(await answers({ type: 'mysql', url: config.url })).toEqual(reference)
-    },
-    60_000,
-  )
+  for (const [collation, table] of [
+    ['its default case- and accent-insensitive collation', 'DEFAULT CHARSET utf8mb4 COLLATE utf8mb4_general_ci'],
+    ['a latin1 table', 'DEFAULT CHARSET latin1'],
+  ])
+    it.skipIf(!mariadbAvailable)(
+      `on MariaDB, in ${collation}`,
+      async () => {
+        const { config } = await mariadbDemoSource()
+        await onServer(
+          config.url as string,
+          `CREATE TABLE people_text (id INTEGER PRIMARY KEY, name VARCHAR(50), city VARCHAR(50)) ${table}`,
+        )
+        expect(await answers({ type: 'mysql', url: config.url })).toEqual(reference)
+      },
+      60_000,
+    )
 })

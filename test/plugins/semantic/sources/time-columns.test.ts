@@ -1,23 +1,13 @@
 import { Database } from 'bun:sqlite'
-import { afterAll, describe, expect, it } from 'bun:test'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
 import { timeText } from '../../../../plugins/semantic/compile/result-format'
 import { duckdb } from '../../../../plugins/semantic/sources/duckdb-module'
-import { createSemanticService } from '../../../../plugins/semantic/semantic-service'
-import { createLogger } from '../../../../lib/logger'
-import { TEST_DEMO_DATA } from '../../../helpers/demo-data'
-import { WHOLE_MODEL } from '../helpers'
-
-const folder = mkdtempSync(join(tmpdir(), 'time-columns-'))
-afterAll(() => rmSync(folder, { recursive: true, force: true }))
+import { queryModel, scratchModel } from '../helpers'
 
 // A DATE column and a time with a zone, read through a model: `YYYY-MM-DD HH:MM:SS` in UTC on every source.
-const model = join(folder, 'model')
-mkdirSync(model)
-writeFileSync(
-  join(model, 'visits.yml'),
+const { folder, model } = scratchModel(
+  'visits',
   `cubes:
   - name: visits
     sql_table: visits
@@ -35,19 +25,7 @@ const EXPECTED = [
   ['2', '2023-12-31 00:00:00', '2024-01-01 05:00:00', '2024-01-01 00:00:00'],
 ]
 
-async function read(config: Record<string, unknown>) {
-  const semantic = createSemanticService({
-    config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA },
-    logger: createLogger('silent'),
-    dataSources: new Map([[4, config as never]]),
-  })
-  try {
-    const deployment = { id: 4, model, branches: ['main'], defaultBranch: 'main' }
-    return (await semantic.query({ deployment, access: WHOLE_MODEL }, QUERY)).data
-  } finally {
-    semantic.close()
-  }
-}
+const read = async (config: Record<string, unknown>) => (await queryModel(model, config, [QUERY]))[0]
 
 describe('time columns of every kind', () => {
   it('reads a DuckDB DATE and timestamptz in UTC, whatever zone the writer used', async () => {
