@@ -6,7 +6,7 @@ import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { UserAccess } from '../auth/user-access'
 import type { AgentFactory } from './agent'
 import { cutoffLine, encodeLine, errorLine, stateLine } from './lines'
-import { imageBytes } from './images'
+import { isInlineImage } from './images'
 import type { ChatRequest } from './model'
 import { OpenMessages } from './open-message'
 import { executeRun, type RunServices } from './run-executor'
@@ -70,7 +70,7 @@ export function emptyChatRequest(): BadRequestError {
 export function assertInlineImages(images: ChatRequest['images']): void {
   images?.forEach((image, index) => {
     const link = /^[a-z][a-z0-9+.-]*:/i.test(image.data) && !/^data:/i.test(image.data)
-    if (link || !imageBytes(image.data))
+    if (link || !isInlineImage(image.data))
       throw new BadRequestError(
         link
           ? `images[${index}].data: send the image itself (base64 or a data: URL), not a link to it`

@@ -11,33 +11,42 @@ export function inlineImage(image: ImageAttachment): { bytes: Uint8Array; mediaT
   return bytes && mediaType ? { bytes, mediaType } : undefined
 }
 
-/** The bytes of `data`: base64, or a `data:` URL (base64 or percent-encoded); undefined for anything else. */
-export function imageBytes(data: string): Uint8Array | undefined {
+/** How `data` holds an image: base64, or a `data:` URL (base64 or percent-encoded); undefined for anything else. */
+function encodingOf(data: string): { payload: string; base64: boolean } | undefined {
   const dataUrl = /^data:[^,]*,/i.exec(data)
-  if (dataUrl) {
-    const payload = data.slice(dataUrl[0].length)
-    return /;base64,$/i.test(dataUrl[0]) ? base64Bytes(payload) : percentBytes(payload)
-  }
-  return base64Bytes(data)
+  const payload = dataUrl ? data.slice(dataUrl[0].length) : data
+  const base64 = !dataUrl || /;base64,$/i.test(dataUrl[0])
+  const valid = base64 ? BASE64.test(payload.replace(/\s+/g, '')) : PERCENT_ENCODED.test(payload)
+  return valid ? { payload, base64 } : undefined
 }
 
-function base64Bytes(text: string): Uint8Array | undefined {
-  const compact = text.replace(/\s+/g, '')
-  if (compact === '' || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(compact)) return undefined
-  return new Uint8Array(Buffer.from(compact, 'base64'))
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/
+const PERCENT_ENCODED = /^(?:[\x00-\x24\x26-\x7f]|%[0-9a-f]{2})+$/i
+
+/** Whether `data` is an image given inline (checked without decoding it). */
+export function isInlineImage(data: string): boolean {
+  return encodingOf(data) !== undefined
 }
 
-function percentBytes(text: string): Uint8Array | undefined {
+/** The bytes of `data`, when it is an image given inline. */
+export function imageBytes(data: string): Uint8Array | undefined {
+  const encoding = encodingOf(data)
+  if (!encoding) return undefined
+  return encoding.base64
+    ? new Uint8Array(Buffer.from(encoding.payload.replace(/\s+/g, ''), 'base64'))
+    : percentBytes(encoding.payload)
+}
+
+/** A percent-encoded payload (ASCII, checked by `encodingOf`) as bytes. */
+function percentBytes(text: string): Uint8Array {
   const bytes: number[] = []
   for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index)
-    if (code === 0x25 && /^[0-9a-f]{2}$/i.test(text.slice(index + 1, index + 3))) {
+    if (text[index] === '%') {
       bytes.push(Number.parseInt(text.slice(index + 1, index + 3), 16))
       index += 2
-    } else if (code < 0x80) bytes.push(code)
-    else return undefined
+    } else bytes.push(text.charCodeAt(index))
   }
-  return bytes.length > 0 ? new Uint8Array(bytes) : undefined
+  return new Uint8Array(bytes)
 }
 
 /** The media type of an image by its first bytes, for the kinds models read. */
