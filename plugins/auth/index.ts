@@ -6,6 +6,7 @@ import { readCredential } from './credentials'
 import type { AgentInfo, DeploymentInfo, Directory } from './directory'
 import type { ApiKeyAuthenticator, ApiKeyCaller, Caller, EmbedCaller, EmbedTokenVerifier } from './model'
 import { verifyServiceToken } from './service-token'
+import { checkBodyAfterAuthentication } from '../core/strict-json'
 
 type Headers = Record<string, string | undefined>
 
@@ -100,13 +101,15 @@ export function authPlugin(deps: AuthDeps) {
 
   /**
    * Authentication runs in `transform`, before Elysia validates the body, so a request without valid credentials
-   * is 401/403 whatever its body; `resolve` then hands the result to the handler with its type.
+   * is 401/403 whatever its body (a `jsonBody` route's parse faults wait for it, too); `resolve` then hands the result to the handler with its type.
    */
   function authenticated<T>(authenticate: (context: AuthContext) => Promise<T>) {
     const results = new WeakMap<Request, T>()
     return {
       async transform(context: AuthContext & { request: Request }) {
         results.set(context.request, await authenticate(context))
+        // A body's own faults (not JSON, unknown fields) are told only to a caller whose credentials passed.
+        checkBodyAfterAuthentication(context.request)
       },
       async resolve(context: AuthContext & { request: Request }): Promise<T> {
         return results.get(context.request) ?? authenticate(context)

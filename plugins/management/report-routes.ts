@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { parseOptionalJson } from '../core/optional-json'
+import { jsonBody } from '../core/strict-json'
 import { createFolder, deleteFolder, getFolder, listFolders, updateFolder } from './folders'
 import {
   type ManagementAccessDeps,
@@ -75,7 +75,7 @@ export function reportRoutes(deps: ManagementAccessDeps) {
       {
         management: true,
         params: DeploymentParams,
-        body: CreateFolderInput,
+        ...jsonBody(CreateFolderInput),
         response: { 201: Folder },
         detail: doc('Folders', 'Create a folder'),
       },
@@ -92,7 +92,7 @@ export function reportRoutes(deps: ManagementAccessDeps) {
       {
         management: true,
         params: FolderParams,
-        body: UpdateFolderInput,
+        ...jsonBody(UpdateFolderInput),
         response: { 200: Folder },
         detail: doc('Folders', 'Rename or move a folder'),
       },
@@ -127,7 +127,7 @@ export function reportRoutes(deps: ManagementAccessDeps) {
       {
         management: true,
         params: DeploymentParams,
-        body: CreateReportInput,
+        ...jsonBody(CreateReportInput),
         response: { 201: Report },
         detail: doc('Reports', 'Create a report'),
       },
@@ -144,7 +144,7 @@ export function reportRoutes(deps: ManagementAccessDeps) {
       {
         management: true,
         params: ReportParams,
-        body: UpdateReportInput,
+        ...jsonBody(UpdateReportInput),
         response: { 200: Report },
         detail: doc('Reports', 'Update a report'),
       },
@@ -163,7 +163,7 @@ export function reportRoutes(deps: ManagementAccessDeps) {
       {
         management: true,
         params: ReportParams,
-        body: ConnectReportToWorkbookInput,
+        ...jsonBody(ConnectReportToWorkbookInput),
         response: { 200: Report },
         detail: doc(
           'Reports',
@@ -200,8 +200,7 @@ export function reportRoutes(deps: ManagementAccessDeps) {
       {
         management: true,
         params: ReportParams,
-        parse: parseOptionalJson,
-        body: t.Optional(CreateReportSnapshotInput),
+        ...jsonBody(CreateReportSnapshotInput, { optional: true }),
         response: { 201: ReportSnapshot },
         detail: doc(
           'Report snapshots',
@@ -226,7 +225,7 @@ export function reportRoutes(deps: ManagementAccessDeps) {
       {
         management: true,
         params: SnapshotParams,
-        body: UpdateReportSnapshotInput,
+        ...jsonBody(UpdateReportSnapshotInput),
         response: { 200: ReportSnapshot },
         detail: doc('Report snapshots', 'Update a snapshot'),
       },

@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { parseOptionalJson } from '../core/optional-json'
+import { jsonBody } from '../core/strict-json'
 import { actorOf, readKeyPolicy, writeKeyPolicy } from './access-control'
 import { getDbtSyncJob, startDbtSync } from './dbt-sync'
 import {
@@ -62,7 +62,7 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
       {
         management: true,
         params: DeploymentParams,
-        body: CreateNotificationInput,
+        ...jsonBody(CreateNotificationInput),
         response: { 201: Notification },
         detail: doc(
           'Notifications',
@@ -87,7 +87,7 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
       {
         management: true,
         params: NotificationParams,
-        body: UpdateNotificationInput,
+        ...jsonBody(UpdateNotificationInput),
         response: { 200: Notification },
         detail: doc('Notifications', 'Update a notification'),
       },
@@ -112,8 +112,7 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
       {
         management: true,
         params: DeploymentParams,
-        parse: parseOptionalJson,
-        body: t.Optional(StartDbtSyncInput),
+        ...jsonBody(StartDbtSyncInput, { optional: true }),
         response: { 201: DbtSyncResponse },
         detail: doc(
           'dbt sync',
@@ -137,7 +136,7 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
     .patch(`${DEPLOYMENT}/ai-engineer-settings`, ({ context, body }) => updateAIEngineerSettings(context, body), {
       management: true,
       params: DeploymentParams,
-      body: UpdateAIEngineerSettingsInput,
+      ...jsonBody(UpdateAIEngineerSettingsInput),
       response: { 200: AIEngineerSettings },
       detail: doc(
         'AI engineer',
@@ -155,7 +154,7 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
       async ({ caller, body }) => updateAppConfig(storage, await actorOf(storage, caller), body, clock()),
       {
         apiKey: true,
-        body: UpdateAppConfigInput,
+        ...jsonBody(UpdateAppConfigInput),
         response: { 200: AppConfigResponse },
         detail: doc(
           'App configuration',
@@ -185,7 +184,7 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
       {
         adminKey: true,
         params: KeyParams,
-        body: UpdateKeyPolicyInput,
+        ...jsonBody(UpdateKeyPolicyInput),
         response: { 200: KeyPolicy },
         detail: doc(
           'Access control',

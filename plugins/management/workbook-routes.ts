@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { parseOptionalJson } from '../core/optional-json'
+import { jsonBody } from '../core/strict-json'
 import { NotFoundError } from '../../lib/errors'
 import { WHOLE_MODEL, type SemanticService } from '../semantic/semantic-service'
 import {
@@ -78,7 +78,7 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
       {
         management: true,
         params: DeploymentParams,
-        body: CreateWorkbookInput,
+        ...jsonBody(CreateWorkbookInput),
         response: { 201: Workbook },
         detail: doc(
           'Workbooks',
@@ -99,7 +99,7 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
       {
         management: true,
         params: WorkbookParams,
-        body: UpdateWorkbookInput,
+        ...jsonBody(UpdateWorkbookInput),
         response: { 200: Workbook },
         detail: doc('Workbooks', 'Update a workbook', '`UpdateWorkbookInput` accepts `slug` and `slugTakeover`.'),
       },
@@ -124,8 +124,7 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
       {
         management: true,
         params: WorkbookParams,
-        parse: parseOptionalJson,
-        body: t.Optional(DuplicateWorkbookInput),
+        ...jsonBody(DuplicateWorkbookInput, { optional: true }),
         response: { 201: Workbook },
         detail: doc(
           'Workbooks',
@@ -140,7 +139,7 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
       {
         management: true,
         params: WorkbookParams,
-        body: UpdatePublishedAiWidgetThreadInput,
+        ...jsonBody(UpdatePublishedAiWidgetThreadInput),
         response: { 200: Dashboard },
         detail: doc(
           'Dashboards',
@@ -163,7 +162,7 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
       {
         management: true,
         params: DeploymentParams,
-        body: DashboardConfigInput,
+        ...jsonBody(DashboardConfigInput),
         response: { 201: Dashboard },
         detail: doc(
           'Dashboards',
@@ -186,7 +185,7 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
       {
         management: true,
         params: DashboardParams,
-        body: UpdateDashboardInput,
+        ...jsonBody(UpdateDashboardInput),
         response: { 200: Dashboard },
         detail: doc(
           'Dashboards',

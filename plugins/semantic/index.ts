@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { jsonBody } from '../core/strict-json'
 import type { Lifecycle } from '../../lib/lifecycle'
 import { authPlugin, type AuthDeps } from '../auth'
 import type { UserProvisioner } from '../auth/user-access'
@@ -59,7 +60,7 @@ export function semanticPlugin(deps: SemanticDeps) {
       {
         deploymentAccess: true,
         params: DeploymentParams,
-        body: SqlBody,
+        ...jsonBody(SqlBody),
         response: { 200: SqlResult },
         detail: {
           summary: 'Run a semantic SQL query',

@@ -1,0 +1,180 @@
+import type { TOptional, TSchema } from '@sinclair/typebox'
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import { Value, ValueErrorType } from '@sinclair/typebox/value'
+import { t } from 'elysia'
+import { BadRequestError } from '../../lib/errors'
+import { readablePath } from '../../lib/schema-errors'
+
+const checks = new WeakMap<TSchema, TypeCheck<TSchema>>()
+function compiled(schema: TSchema): TypeCheck<TSchema> {
+  let check = checks.get(schema)
+  if (!check) {
+    check = TypeCompiler.Compile(schema)
+    checks.set(schema, check)
+  }
+  return check
+}
+
+/** Request fields that releases removed, with the release that removed them. */
+const REMOVED_FIELDS: Record<string, string> = { ephemeralTtlSeconds: 'v0.2.0' }
+
+/**
+ * Rejects a raw body's removed and unknown fields before the schema runs (the framework would otherwise drop
+ * unknown fields silently, and a misspelt security field must not mint a session without it).
+ */
+export function rejectUnknownFields(schema: TSchema, body: unknown): void {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return
+  for (const [field, release] of Object.entries(REMOVED_FIELDS))
+    if (field in body) throw new BadRequestError(`${field} was removed in release ${release}`, 'FIELD_REMOVED')
+  // A body the schema accepts has no unknown field: the compiled check answers that for every valid request, and
+  // only a failing body is walked for the field to name.
+  if (compiled(schema).Check(body)) return
+  for (const error of Value.Errors(schema, body))
+    if (error.type === ValueErrorType.ObjectAdditionalProperties || error.message === 'Unexpected property')
+      throw new BadRequestError(`${readablePath(error.path)}: unknown field`, 'UNKNOWN_FIELD')
+}
+
+/** Whether a body is a JSON object (not an array, a string, a number, `true` or `null`). */
+function isObject(body: unknown): body is Record<string, unknown> {
+  return body !== null && typeof body === 'object' && !Array.isArray(body)
+}
+
+/** `application/json`, with parameters (`; charset=utf-8`) or as a `+json` type. */
+const JSON_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i
+const MALFORMED_MESSAGE = 'Malformed request body: expected valid JSON'
+
+/**
+ * How deep a body's arrays and objects may nest. Far beyond any real request, and far below the depth at which
+ * validation, which walks the value recursively, runs out of stack (a 500 at about 50,000 levels).
+ */
+const MAX_DEPTH = 64
+
+/** Whether JSON `text` nests arrays and objects deeper than `limit`: a scan of the text, brackets in strings skipped. */
+export function nestedDeeperThan(text: string, limit: number): boolean {
+  if (text.length <= limit) return false
+  let depth = 0
+  let inString = false
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (inString) {
+      if (code === 0x5c)
+        index++ // a backslash: the next character is escaped
+      else if (code === 0x22) inString = false
+    } else if (code === 0x22) inString = true
+    else if (code === 0x5b || code === 0x7b) {
+      if (++depth > limit) return true
+    } else if (code === 0x5d || code === 0x7d) depth--
+  }
+  return false
+}
+
+/** The checks of a request's body that wait for authentication (see `jsonBody`), by request. */
+const pendingChecks = new WeakMap<Request, () => void>()
+
+/**
+ * Runs the body checks `jsonBody` left for after authentication; authentication calls it once it has accepted the
+ * caller. A request without such checks passes.
+ */
+export function checkBodyAfterAuthentication(request: Request): void {
+  const check = pendingChecks.get(request)
+  if (!check) return
+  pendingChecks.delete(request)
+  check()
+}
+
+/**
+ * Route options for a JSON object body read strictly: `...jsonBody(Schema)` beside the route's other options.
+ *
+ * - The body is JSON whatever its `Content-Type` says (`curl -d '{...}'` sends a form type), and a form or multipart
+ *   body, which is not JSON, is 400 `MALFORMED_JSON` instead of being read as fields.
+ * - It must be an object: `[]`, `5` or `null` is 400 even where every field is optional.
+ * - A field the schema does not know is 400 `UNKNOWN_FIELD` (the framework would drop it silently, so a misspelt or
+ *   read-only field looked like it was saved).
+ * - Arrays and objects nest at most 64 deep (400 `BODY_TOO_DEEP`): validation walks a body recursively, and a body
+ *   of 50,000 brackets ran it out of stack, a 500.
+ * - With `contentTypeRequired` (an operation whose specification requires the header), a body not sent as
+ *   `application/json` is 400 `UNSUPPORTED_CONTENT_TYPE`.
+ *
+ * These are told after authentication, so a caller without valid credentials gets 401/403 whatever it sent: the
+ * authentication macros run them once they accept the caller, before the schema is validated. On a route without
+ * credentials (`public`) they run in the route's own `transform`. `beforeHandle` runs any still waiting, so a route
+ * that is neither never skips them. With `optional`, an empty body is no body.
+ */
+export function jsonBody<S extends TSchema>(schema: S, options?: JsonBodyOptions): StrictBodyOptions<S>
+export function jsonBody<S extends TSchema>(
+  schema: S,
+  options: JsonBodyOptions & { optional: true },
+): StrictBodyOptions<TOptional<S>>
+export function jsonBody<S extends TSchema>(schema: S, options: JsonBodyOptions & { optional?: boolean } = {}) {
+  const refuseUnknown = options.unknownFields !== 'drop'
+  const typeRequired = options.contentTypeRequired === true
+  const checkLater = (request: Request, check: () => void): void => {
+    pendingChecks.set(request, check)
+  }
+  return {
+    parse: async ({ request }: { request: Request }): Promise<unknown> => {
+      const text = await request.text()
+      if (options.optional && text.trim() === '') return undefined
+      const contentType = request.headers.get('content-type') ?? ''
+      const checkType = () => {
+        if (typeRequired && !JSON_TYPE.test(contentType))
+          throw new BadRequestError('Content-Type must be application/json', 'UNSUPPORTED_CONTENT_TYPE')
+      }
+      let body: unknown
+      try {
+        body = JSON.parse(text)
+      } catch {
+        checkLater(request, () => {
+          checkType()
+          throw new BadRequestError(MALFORMED_MESSAGE, 'MALFORMED_JSON')
+        })
+        // Stands in for the body until the check above tells the caller.
+        return {}
+      }
+      if (nestedDeeperThan(text, MAX_DEPTH)) {
+        checkLater(request, () => {
+          throw new BadRequestError(`Request body is nested deeper than ${MAX_DEPTH} levels`, 'BODY_TOO_DEEP')
+        })
+        return {}
+      }
+      if (!isObject(body)) {
+        checkLater(request, () => {
+          checkType()
+          throw new BadRequestError('Invalid request body: expected object', 'VALIDATION_FAILED')
+        })
+        return {}
+      }
+      if (typeRequired || refuseUnknown) {
+        // Parsed twice rather than cloned: validation cleans the first copy, and a second parse of a small body is
+        // cheaper than structuredClone.
+        const sent: unknown = refuseUnknown ? JSON.parse(text) : undefined
+        checkLater(request, () => {
+          checkType()
+          if (refuseUnknown) rejectUnknownFields(schema, sent)
+        })
+      }
+      return body
+    },
+    ...(options.public
+      ? { transform: ({ request }: { request: Request }) => checkBodyAfterAuthentication(request) }
+      : {}),
+    beforeHandle: ({ request }: { request: Request }): void => checkBodyAfterAuthentication(request),
+    body: options.optional ? t.Optional(schema) : schema,
+  }
+}
+
+interface JsonBodyOptions {
+  /** The specification requires `Content-Type: application/json` on this operation. */
+  contentTypeRequired?: boolean
+  /** `drop`: unknown fields are left to the schema, which drops them (no second parse on a hot path). */
+  unknownFields?: 'refuse' | 'drop'
+  /** The route takes no credentials: the checks run at once, in its `transform`. */
+  public?: boolean
+}
+
+interface StrictBodyOptions<S extends TSchema> {
+  parse(context: { request: Request }): Promise<unknown>
+  transform?(context: { request: Request }): void
+  beforeHandle(context: { request: Request }): void
+  body: S
+}
