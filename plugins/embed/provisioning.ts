@@ -313,9 +313,12 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       return storage.transaction((tx) => provision(tx, request))
     },
     async find(accountId: number, settings: { externalId?: string; internalId?: string }): Promise<number | undefined> {
-      const kind = settings.externalId !== undefined ? 'external' : 'internal'
-      const identity = normalizeIdentity(settings.externalId ?? settings.internalId ?? '')
-      return (await findUser(storage.db, accountId, kind, identity))?.id
+      // The same rules as provisioning: an externalId that is not lowercase and trimmed is 400, never normalized
+      // into someone else's (an abort naming `Acme-7` must not stop the runs of `acme-7`).
+      const identity = checkIdentity(settings)
+      return identity.kind === 'external'
+        ? (await findUser(storage.db, accountId, 'external', identity.externalId))?.id
+        : (await findUser(storage.db, accountId, 'internal', identity.username))?.id
     },
     async fromExternalId(
       accountId: number,

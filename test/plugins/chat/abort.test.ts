@@ -119,6 +119,23 @@ describe('POST {chat_base_url}/chat/abort', () => {
     hold.open()
   })
 
+  it('refuses an externalId that is not lowercase and trimmed (400), as the chat does, and the run goes on', async () => {
+    const { chatId, hold } = await startSlowTurn({ externalId: 'alice' })
+    for (const externalId of ['Alice', ' alice', 'ALICE']) {
+      const response = await test.request('POST', `${chatBase()}/abort`, {
+        headers: admin,
+        body: { chatId, sessionSettings: { externalId } },
+      })
+      expect({ externalId, status: response.status, body: await response.json() }).toEqual({
+        externalId,
+        status: 400,
+        body: { error: 'externalId must be lowercase and trimmed', code: 'INVALID_EXTERNAL_ID' },
+      })
+    }
+    expect(await test.deps.metrics.render()).toContain('chat_active_runs 1')
+    hold.open()
+  })
+
   it('lets the owner abort with the same sessionSettings', async () => {
     const { reader, chatId } = await startSlowTurn({ externalId: 'alice' })
     const response = await test.request('POST', `${chatBase()}/abort`, {
