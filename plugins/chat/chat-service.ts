@@ -163,6 +163,8 @@ export function createChatService(options: ChatServiceOptions) {
     branch: string,
     devMode: boolean,
   ): Promise<TurnSource> {
+    // A lone surrogate cannot be stored (UTF-8 has none): it becomes U+FFFD here, so the echo is what is stored.
+    if (!request.input.isWellFormed()) request = { ...request, input: request.input.toWellFormed() }
     const isNewThread = chatId === undefined
     // Time-ordered ids: new threads and runs are appended at the end of their indexes instead of at random places,
     // so a turn's writes touch the same few hot pages as the turn before.

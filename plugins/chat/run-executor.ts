@@ -213,14 +213,14 @@ class Execution {
       case 'text-delta': {
         const message = this.get(event)
         if (event.delta === '') return
-        const delta = withoutNul(event.delta)
+        const delta = storableText(event.delta)
         message.appendText(delta)
         message.delta ??= deltaLines(message)
         this.services.messages.append(run, message, message.delta(delta))
         return
       }
       case 'thinking-delta': {
-        if (turn.devMode) this.get(event).thinking += withoutNul(event.delta)
+        if (turn.devMode) this.get(event).thinking += storableText(event.delta)
         return
       }
       case 'message-end': {
@@ -262,10 +262,11 @@ class Execution {
 }
 
 /**
- * A model's text with U+FFFD in place of the NUL character, on every storage: Postgres cannot store NUL in text, and
- * a save holding one failed over and over, holding back the lines of every run saved with it. Clients see what is
- * stored.
+ * A model's text as storage holds it, so clients see what is stored: U+FFFD in place of the NUL character (Postgres
+ * cannot store NUL in text, and a save holding one failed over and over, holding back the lines of every run saved
+ * with it) and of a lone surrogate (UTF-8 has none: storage wrote U+FFFD, while the stream had sent the surrogate).
  */
-function withoutNul(text: string): string {
-  return text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text
+function storableText(text: string): string {
+  const wellFormed = text.isWellFormed() ? text : text.toWellFormed()
+  return wellFormed.includes('\u0000') ? wellFormed.replaceAll('\u0000', '\uFFFD') : wellFormed
 }

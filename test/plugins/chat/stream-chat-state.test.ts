@@ -112,15 +112,41 @@ for (const { name, create } of transports) {
       expect((stored.at(-1)!.state as { messages: Line[] }).messages[1].content).toBe('Nul \uFFFD here.')
     })
 
-    it('streams text outside ASCII byte for byte, a lone surrogate as JSON escapes it', async () => {
+    it('streams text outside ASCII byte for byte, a lone surrogate as the U+FFFD storage holds', async () => {
       // A reader's chunk goes to the socket as text, for the socket to encode: multi-byte and astral characters, and
       // a chunk of many lines at once (the end of the turn) must arrive as UTF-8 exactly.
       const chunks = ['Réponse ', 'à 42 €', ' 📈', ' 中文', ' \uD800 seul']
+      const text = 'Réponse à 42 € 📈 中文 \uFFFD seul'
       script = { steps: [{ kind: 'text', chunks }] }
       const lines = await send({ input: 'Hello', messageId: messageId(1) })
-      expect(finalAnswer(mergeLines(lines))?.content).toBe(chunks.join(''))
+      expect(finalAnswer(mergeLines(lines))?.content).toBe(text)
       const state = lines.at(-1)!.state as { messages: Line[] }
-      expect(state.messages[1].content).toBe(chunks.join(''))
+      expect(state.messages[1].content).toBe(text)
+      // What is stored reads back as what was streamed.
+      const { chatId } = lines[0].state as { chatId: string }
+      const stored = await lineReader(
+        await test.request('POST', `${chatBase()}/stream-chat-state`, {
+          headers: admin,
+          body: { chatId, sessionSettings: alice },
+        }),
+      ).rest()
+      expect((stored.at(-1)!.state as { messages: Line[] }).messages[1].content).toBe(text)
+    })
+
+    it('echoes a question holding a lone surrogate as it is stored, with U+FFFD in its place', async () => {
+      const lines = await send({ input: 'x\uD800y \uDC00', messageId: messageId(1) })
+      const echo = lines.find((line) => line.id === messageId(1))!
+      expect(echo.content).toBe('x\uFFFDy \uFFFD')
+      const { chatId } = lines[0].state as { chatId: string }
+      const stored = await lineReader(
+        await test.request('POST', `${chatBase()}/stream-chat-state`, {
+          headers: admin,
+          body: { chatId, sessionSettings: alice },
+        }),
+      ).rest()
+      const messages = (stored.at(-1)!.state as { messages: Line[] }).messages
+      expect(messages[0].content).toBe('x\uFFFDy \uFFFD')
+      expect((lines.at(-1)!.state as { messages: Line[] }).messages[0].content).toBe(messages[0].content)
     })
 
     it('ends with an error, not lines storage does not hold, when the answer cannot be saved', async () => {
