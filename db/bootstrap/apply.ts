@@ -1,4 +1,4 @@
-import { and, count, eq, isNull } from 'drizzle-orm'
+import { and, count, eq, isNull, ne } from 'drizzle-orm'
 import { first, type Db, type Storage, type Tables } from '../client'
 import { hashSecret } from '../../lib/secrets'
 import { normalizeIdentity } from '../../plugins/auth/normalize-identity'
@@ -119,7 +119,7 @@ async function applyAccount(
     }
   }
 
-  for (const key of account.apiKeys ?? []) {
+  for (const [keyIndex, key] of (account.apiKeys ?? []).entries()) {
     const keyValues = {
       keyHash: hashSecret(key.key),
       keyPrefix: key.key.slice(0, 8),
@@ -132,6 +132,18 @@ async function applyAccount(
         .from(apiKeys)
         .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.name, key.name))),
     )
+    // A secret is one key: already another key's (made by `keys create`, or named otherwise in an earlier file), it
+    // would break the start on the unique index, or worse.
+    const holder = await first(
+      db
+        .select({ id: apiKeys.id })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.keyHash, keyValues.keyHash), existing ? ne(apiKeys.id, existing.id) : undefined)),
+    )
+    if (holder)
+      throw new BootstrapError(source, [
+        `${at}.apiKeys[${keyIndex}].key: already the secret of another stored key; give this key a new secret`,
+      ])
     const revokedAt = key.revoked ? (existing?.revokedAt ?? now) : null
     let keyId: number
     if (existing) {

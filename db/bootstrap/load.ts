@@ -39,13 +39,15 @@ export function validateBootstrap(document: unknown, source: string): BootstrapF
     key: (item: T) => string | number,
     path: (index: number) => string,
     what: string,
+    secret = false,
   ) => {
     const seen = new Map<string | number, number>()
     items.forEach((item, index) => {
       const value = key(item)
       const first = seen.get(value)
-      if (first !== undefined)
-        problems.push(`${path(index)}: duplicate ${what} ${JSON.stringify(value)} (also at ${path(first)})`)
+      // A secret is not repeated in the message: it would end up in logs.
+      const shown = secret ? '' : ` ${JSON.stringify(value)}`
+      if (first !== undefined) problems.push(`${path(index)}: duplicate ${what}${shown} (also at ${path(first)})`)
       else seen.set(value, index)
     })
   }
@@ -76,6 +78,17 @@ export function validateBootstrap(document: unknown, source: string): BootstrapF
     (index) => `${allAgents[index].path}.id`,
     'agent id',
   )
+  // A key's secret names its account: the same secret in two accounts (or twice in one) would be one key.
+  const allKeys = file.accounts.flatMap((account, accountIndex) =>
+    (account.apiKeys ?? []).map((key, index) => ({ key, path: `accounts[${accountIndex}].apiKeys[${index}].key` })),
+  )
+  duplicates(
+    allKeys,
+    (entry) => entry.key.key,
+    (index) => allKeys[index].path,
+    'key',
+    true,
+  )
 
   file.accounts.forEach((account, accountIndex) => {
     const at = `accounts[${accountIndex}]`
@@ -85,12 +98,6 @@ export function validateBootstrap(document: unknown, source: string): BootstrapF
       (key) => key.name,
       (index) => `${at}.apiKeys[${index}].name`,
       'key name',
-    )
-    duplicates(
-      account.apiKeys ?? [],
-      (key) => key.key,
-      (index) => `${at}.apiKeys[${index}].key`,
-      'key',
     )
     ;(account.apiKeys ?? []).forEach((key, index) => {
       for (const id of key.deployments ?? [])

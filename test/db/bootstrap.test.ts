@@ -107,6 +107,22 @@ describe.each(storageKinds)('applyBootstrap on $name', (kind) => {
     expect(await snapshot(storage)).toEqual(before)
   })
 
+  it("refuses a key whose secret is already another stored key's, and changes nothing", async () => {
+    await applyBootstrap(storage, testBootstrap(), 'test')
+    const before = await snapshot(storage)
+    // The secret moves to a key of another name (another account here): valid as a file, but the stored key holds it.
+    const moved = testBootstrap()
+    const secret = moved.accounts[0].apiKeys![1].key
+    moved.accounts[0].apiKeys!.splice(1, 1)
+    moved.accounts[2].apiKeys!.push({ name: 'taken', key: secret })
+    const failure = applyBootstrap(storage, moved, 'test')
+    await expect(failure).rejects.toThrow(
+      'accounts[2].apiKeys[1].key: already the secret of another stored key; give this key a new secret',
+    )
+    await failure.catch((error: Error) => expect(error.message).not.toContain(secret))
+    expect(await snapshot(storage)).toEqual(before)
+  })
+
   it('refuses to change the type of an existing attribute, naming it', async () => {
     await applyBootstrap(storage, testBootstrap(), 'test')
     const changed = testBootstrap()
@@ -240,6 +256,10 @@ describe('loadBootstrapFile', () => {
     expect(errors(duplicated)).toContain(
       'accounts[2].deployments[0].id: duplicate deployment id 2 (also at accounts[0].deployments[1].id)',
     )
+    // One secret in two accounts would be one key: named by path, the secret itself not repeated.
+    const shared = testBootstrap()
+    shared.accounts[2].apiKeys![0].key = shared.accounts[0].apiKeys![0].key
+    expect(errors(shared)).toEqual(['accounts[2].apiKeys[0].key: duplicate key (also at accounts[0].apiKeys[0].key)'])
     const foreign = testBootstrap()
     foreign.accounts[0].apiKeys![0].deployments = [3]
     expect(errors(foreign)).toEqual([
