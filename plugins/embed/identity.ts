@@ -51,6 +51,9 @@ export function checkExternalId(externalId: string): string {
   return externalId
 }
 
+/** `http://` or `https://`, then a host, and nothing a browser would have to repair (spaces, backslashes). */
+const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#\\]+([/?#][^\s\\]*)?$/i
+
 /** 400 unless `picture` is an absolute http(s) URL. Only the syntax is checked; the URL is never fetched. */
 export function checkPictureUrl(picture: string): void {
   let url: URL | undefined
@@ -59,6 +62,8 @@ export function checkPictureUrl(picture: string): void {
   } catch {
     url = undefined
   }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '')
+  // The text itself must be the absolute form: the URL parser also takes `https:host/a.png`, `https:///a.png`,
+  // backslashes and surrounding spaces, which it repairs but a browser may read as a path on the embedding page.
+  if (!url || !ABSOLUTE_HTTP_URL.test(picture) || url.hostname === '')
     throw new BadRequestError('userProfile.picture must be an absolute http:// or https:// URL', 'INVALID_PICTURE_URL')
 }

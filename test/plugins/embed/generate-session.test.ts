@@ -308,6 +308,12 @@ describe(`${ROUTE} user profile and email`, () => {
       'javascript:alert(1)',
       'data:image/png;base64,AAAA',
       '',
+      // Forms the URL parser repairs, but a browser on the embedding page may read as a path of its own host.
+      'https:cdn.example.com/a.png',
+      'https:///a.png',
+      ' https://cdn.example.com/a.png',
+      'http:\\\\cdn.example.com\\a.png',
+      'https://cdn.example.com/a b.png',
     ]) {
       const response = await generate(test, {
         deploymentId: 1,
