@@ -12,6 +12,8 @@ export interface OperationNotes {
   errors?: number[]
   /** The operation answers 204 with no body when it succeeds. */
   noContent?: true
+  /** Removed in a release: the route stays only to answer 404 saying so, and documents nothing else. */
+  removed?: true
   /** A body the route parses itself (optional bodies, strict parsing), so the generator cannot see its schema. */
   body?: { schema: TSchema; required: boolean }
   /** Request and response examples, by status. */
@@ -128,8 +130,11 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   'GET /api/v1/embed-tenants/{embedTenantName}/groups': { id: 'listEmbedTenantGroups' },
   'DELETE /api/v1/embed-tenants/{embedTenantName}/groups/{id}': { id: 'deleteEmbedTenantGroup' },
   'DELETE /api/v1/embed-tenants/{embedTenantName}': { id: 'deleteEmbedTenant' },
-  'GET /api/v1/embed-tenants/{embedTenantName}/user-attributes': { id: 'listEmbedTenantUserAttributes' },
-  'DELETE /api/v1/embed-tenants/{embedTenantName}/user-attributes/{id}': { id: 'deleteEmbedTenantUserAttribute' },
+  'GET /api/v1/embed-tenants/{embedTenantName}/user-attributes': { id: 'listEmbedTenantUserAttributes', removed: true },
+  'DELETE /api/v1/embed-tenants/{embedTenantName}/user-attributes/{id}': {
+    id: 'deleteEmbedTenantUserAttribute',
+    removed: true,
+  },
 
   'GET /api/v1/deployments': { id: 'listDeployments' },
   [`GET ${DEPLOYMENT}/folders`]: { id: 'listFolders' },

@@ -138,6 +138,17 @@ describe('GET /openapi/json', () => {
       expect({ id: op.operationId, has503: '503' in op.responses }).toEqual({ id: op.operationId, has503: true })
   })
 
+  it('documents the operations removed in v0.2.0 as answering 404 only', () => {
+    for (const id of ['listEmbedTenantUserAttributes', 'deleteEmbedTenantUserAttribute']) {
+      const { operation: op } = operation(id)!
+      expect({ id, statuses: Object.keys(op.responses), deprecated: op.deprecated }).toEqual({
+        id,
+        statuses: ['404'],
+        deprecated: true,
+      })
+    }
+  })
+
   it('puts security on every operation: the schemes it takes, or an empty list', () => {
     for (const { operation: op } of operations()) expect(Array.isArray(op.security)).toBe(true)
     expect(operation('getHealth')!.operation.security).toEqual([])
