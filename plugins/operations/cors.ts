@@ -10,7 +10,7 @@ const EXPOSED_HEADERS = 'X-Request-Id, Retry-After'
 /**
  * CORS for the origins of `CORS_ORIGINS`, and nobody else: a preflight from a listed origin is answered 204 with
  * the methods and credential headers allowed; a preflight from any other origin gets 204 without a CORS header, so
- * the browser refuses it. Responses to listed origins name the origin (never `*`) and vary by it.
+ * the browser refuses it. Responses to listed origins name the origin (never `*`); every response varies by it.
  */
 export interface CorsDeps {
   config: Pick<Config, 'corsOrigins'>
@@ -26,6 +26,8 @@ export function corsPlugin(deps: CorsDeps) {
     const preflight = request.method === 'OPTIONS' && request.headers.has('access-control-request-method')
     if (origin === null || !allowed.has(origin)) {
       if (preflight) return new Response(null, { status: 204, headers: { vary: 'Origin' } })
+      // Varies by origin too: a shared cache must not hand this answer, without CORS headers, to a listed origin.
+      set.headers.vary = 'Origin'
       return
     }
     if (preflight) {

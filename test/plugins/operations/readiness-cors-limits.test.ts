@@ -73,6 +73,10 @@ describe('CORS_ORIGINS', () => {
     expect([...response.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([])
     const request = await test.request('GET', '/healthz', { headers: { origin: 'https://evil.example.com' } })
     expect(request.headers.get('access-control-allow-origin')).toBeNull()
+    // It still varies by origin, with no origin too: a shared cache must not give this answer to a listed origin.
+    expect(request.headers.get('vary')).toContain('Origin')
+    const plain = await test.request('GET', '/api/v1/deployments/1/meta', { headers: apiKey(keys.admin) })
+    expect(plain.headers.get('vary')).toContain('Origin')
   })
 
   it('names the listed origin on responses, errors included, and exposes the request id', async () => {
