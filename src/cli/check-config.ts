@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs'
 import { resolveDataSources } from '../../db/bootstrap/data-sources'
-import { BootstrapError, loadBootstrapFile } from '../../db/bootstrap/load'
+import { BootstrapError, loadBootstrapFile, parseBootstrapText } from '../../db/bootstrap/load'
 import type { BootstrapFile } from '../../db/bootstrap/model'
 import { readFolderModel } from '../../plugins/semantic/semantic-model/folder-model'
 import { loadModel } from '../../plugins/semantic/semantic-model/model-loader'
@@ -62,7 +63,13 @@ export const checkConfigCommand: CliCommand = {
         const branches = check(() => checkModelFolder(folder.folder, folder.branches))
         if (branches) lines.push(`model ${folder.folder}: ok (${branches.join(', ')})`)
       }
-    } else if (!bootstrapFile)
+    } else if (bootstrapFile) {
+      // The file broke its schema: the model folders it names are checked all the same, as far as it can be read.
+      for (const folder of modelFoldersOf(readLoosely(bootstrapFile))) {
+        const branches = check(() => checkModelFolder(folder.folder, folder.branches))
+        if (branches) lines.push(`model ${folder.folder}: ok (${branches.join(', ')})`)
+      }
+    } else
       lines.push('bootstrap file: none (the built-in demo bootstrap applies to an empty database)')
     if (lines.length) io.out(`${lines.join('\n')}\n`)
     if (problems.length === 0) return 0
@@ -81,6 +88,34 @@ function modelFolders(file: BootstrapFile): Array<{ folder: string; branches: st
     for (const deployment of account.deployments ?? []) {
       const folder = deployment.model ?? 'demo'
       if (folder !== 'demo') folders.push({ folder, branches: deployment.branches ?? ['main'] })
+    }
+  return folders
+}
+
+/** A bootstrap file's document without its schema check; undefined when it cannot be read or parsed. */
+function readLoosely(path: string): unknown {
+  try {
+    return parseBootstrapText(readFileSync(path, 'utf8'), path)
+  } catch {
+    return undefined
+  }
+}
+
+/** `modelFolders` of a document that broke the schema: the deployments whose `model` and `branches` still make sense. */
+function modelFoldersOf(document: unknown): Array<{ folder: string; branches: string[] }> {
+  const list = (value: unknown): Record<string, unknown>[] =>
+    Array.isArray(value) ? value.filter((item) => item !== null && typeof item === 'object') : []
+  const accounts = list((document as { accounts?: unknown } | undefined)?.accounts)
+  const folders: Array<{ folder: string; branches: string[] }> = []
+  for (const account of accounts)
+    for (const deployment of list(account.deployments)) {
+      const { model, branches } = deployment
+      if (typeof model !== 'string' || model === 'demo' || model === '') continue
+      const names =
+        Array.isArray(branches) && branches.length > 0 && branches.every((branch) => typeof branch === 'string')
+          ? (branches as string[])
+          : ['main']
+      folders.push({ folder: model, branches: names })
     }
   return folders
 }
