@@ -54,6 +54,16 @@ for (const { name, create } of transports) {
     let transport: Transport
     const send = async (body: Record<string, unknown>, settings: Record<string, unknown> = alice) =>
       (await transport.open({ sessionSettings: settings, ...body }, admin)).rest()
+    /** The thread's messages as storage holds them (a state read: `__cutoff__`, then `__state__`). */
+    const readThread = async (chatId: string) => {
+      const lines = await lineReader(
+        await test.request('POST', `${chatBase()}/stream-chat-state`, {
+          headers: admin,
+          body: { chatId, sessionSettings: alice },
+        }),
+      ).rest()
+      return (lines.at(-1)!.state as { messages: Line[] }).messages
+    }
 
     beforeEach(() => {
       script = simple
@@ -103,13 +113,8 @@ for (const { name, create } of transports) {
       const lines = await send({ input: 'Hello', messageId: messageId(1) })
       expect(finalAnswer(mergeLines(lines))?.content).toBe('Nul \uFFFD here.')
       const { chatId } = lines[0].state as { chatId: string }
-      const stored = await lineReader(
-        await test.request('POST', `${chatBase()}/stream-chat-state`, {
-          headers: admin,
-          body: { chatId, sessionSettings: alice },
-        }),
-      ).rest()
-      expect((stored.at(-1)!.state as { messages: Line[] }).messages[1].content).toBe('Nul \uFFFD here.')
+      const stored = await readThread(chatId)
+      expect(stored[1].content).toBe('Nul \uFFFD here.')
     })
 
     it('streams text outside ASCII byte for byte, a lone surrogate as the U+FFFD storage holds', async () => {
@@ -124,13 +129,8 @@ for (const { name, create } of transports) {
       expect(state.messages[1].content).toBe(text)
       // What is stored reads back as what was streamed.
       const { chatId } = lines[0].state as { chatId: string }
-      const stored = await lineReader(
-        await test.request('POST', `${chatBase()}/stream-chat-state`, {
-          headers: admin,
-          body: { chatId, sessionSettings: alice },
-        }),
-      ).rest()
-      expect((stored.at(-1)!.state as { messages: Line[] }).messages[1].content).toBe(text)
+      const stored = await readThread(chatId)
+      expect(stored[1].content).toBe(text)
     })
 
     it('echoes a question holding a lone surrogate as it is stored, with U+FFFD in its place', async () => {
@@ -138,15 +138,9 @@ for (const { name, create } of transports) {
       const echo = lines.find((line) => line.id === messageId(1))!
       expect(echo.content).toBe('x\uFFFDy \uFFFD')
       const { chatId } = lines[0].state as { chatId: string }
-      const stored = await lineReader(
-        await test.request('POST', `${chatBase()}/stream-chat-state`, {
-          headers: admin,
-          body: { chatId, sessionSettings: alice },
-        }),
-      ).rest()
-      const messages = (stored.at(-1)!.state as { messages: Line[] }).messages
-      expect(messages[0].content).toBe('x\uFFFDy \uFFFD')
-      expect((lines.at(-1)!.state as { messages: Line[] }).messages[0].content).toBe(messages[0].content)
+      const stored = await readThread(chatId)
+      expect(stored[0].content).toBe('x\uFFFDy \uFFFD')
+      expect((lines.at(-1)!.state as { messages: Line[] }).messages[0].content).toBe(stored[0].content)
     })
 
     it('ends with an error, not lines storage does not hold, when the answer cannot be saved', async () => {
