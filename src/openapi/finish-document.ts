@@ -1,3 +1,4 @@
+import type { TSchema } from '@sinclair/typebox'
 import { OPERATIONS, type OperationNotes } from './operations'
 
 type Json = Record<string, any>
@@ -107,13 +108,19 @@ function fallbackId(method: string, path: string): string {
  * none is needed), bodies the generator cannot see, examples, `servers`, and the WebSocket route in prose (OpenAPI
  * has no method for it).
  */
-export function finishDocument(generated: Json, info: Json, securitySchemes: Json): Json {
+export function finishDocument(
+  generated: Json,
+  info: Json,
+  securitySchemes: Json,
+  routeBodies: ReadonlyMap<string, RouteBody> = new Map(),
+): Json {
   const paths: Json = {}
   for (const [path, item] of Object.entries<Json>(generated.paths ?? {})) {
     const kept: Json = {}
     for (const [method, operation] of Object.entries<Json>(item)) {
       if (!METHODS.includes(method)) continue
-      kept[method] = finishOperation(method, path, operation, OPERATIONS[`${method.toUpperCase()} ${path}`])
+      const key = `${method.toUpperCase()} ${path}`
+      kept[method] = finishOperation(method, path, operation, OPERATIONS[key], routeBodies.get(key))
     }
     if (Object.keys(kept).length > 0) paths[path] = kept
   }
@@ -162,14 +169,28 @@ export function finishDocument(generated: Json, info: Json, securitySchemes: Jso
   }
 }
 
-function finishOperation(method: string, path: string, generated: Json, notes: OperationNotes | undefined): Json {
+/** A route's body schema, and whether the route needs one. */
+export interface RouteBody {
+  schema: TSchema
+  required: boolean
+}
+
+function finishOperation(
+  method: string,
+  path: string,
+  generated: Json,
+  notes: OperationNotes | undefined,
+  routeBody: RouteBody | undefined,
+): Json {
   const operation: Json = { ...generated, operationId: notes?.id ?? fallbackId(method, path) }
   operation.security ??= []
 
-  if (notes?.body) {
+  // A route that parses its own body has none in the generated document: it comes from the notes or the route.
+  const ownBody = notes?.body ?? (operation.requestBody?.content?.['application/json']?.schema ? undefined : routeBody)
+  if (ownBody) {
     operation.requestBody = {
-      required: notes.body.required,
-      content: { 'application/json': { schema: notes.body.schema } },
+      required: ownBody.required,
+      content: { 'application/json': { schema: ownBody.schema } },
     }
   } else if (operation.requestBody) {
     // The API reads JSON only; the generator also lists the form encodings Elysia could parse.

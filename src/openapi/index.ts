@@ -1,10 +1,11 @@
 import { toOpenAPISchema } from '@elysiajs/openapi'
+import { OptionalKind, type TSchema } from '@sinclair/typebox'
 import { Elysia, type AnyElysia } from 'elysia'
 // The API reference UI, one self-contained script (its styles included), embedded in the binary by `bun build`
 // as a file: the page works without internet and never loads a third-party script.
 import scalarScriptPath from '../../node_modules/@scalar/api-reference/dist/browser/standalone.js' with { type: 'file' }
 import { version as scalarVersion } from '../../node_modules/@scalar/api-reference/package.json'
-import { finishDocument } from './finish-document'
+import { finishDocument, type RouteBody } from './finish-document'
 import { referencePage } from './reference-page'
 
 const SCRIPT_PATH = `/openapi/assets/api-reference-${scalarVersion}.js`
@@ -28,6 +29,7 @@ export function createApiDocs(options: ApiDocsOptions) {
       toOpenAPISchema(app, undefined, undefined, undefined, '3.1.0'),
       options.info,
       options.securitySchemes,
+      routeBodies(app),
     )
     return document
   }
@@ -55,4 +57,20 @@ export function createApiDocs(options: ApiDocsOptions) {
       app = composed
     },
   }
+}
+
+/**
+ * The body schema of every route, keyed `METHOD /path/{param}`: the generator leaves out the body of a route that
+ * parses its own (`jsonBody`), so the document takes it from the route, the same schema that validates requests.
+ */
+function routeBodies(app: AnyElysia): Map<string, RouteBody> {
+  const bodies = new Map<string, RouteBody>()
+  for (const route of app.routes) {
+    const schema = (route.hooks as { body?: unknown } | undefined)?.body
+    if (!schema || typeof schema !== 'object') continue
+    const path = route.path.replace(/:(\w+)/g, '{$1}')
+    const required = (schema as TSchema)[OptionalKind] !== 'Optional'
+    bodies.set(`${route.method.toUpperCase()} ${path}`, { schema: schema as TSchema, required })
+  }
+  return bodies
 }

@@ -172,6 +172,23 @@ describe('GET /openapi/json', () => {
     expect(operation('deleteFolder')!.operation.responses['204'].content).toBeUndefined()
   })
 
+  it('publishes the fields of every request body, the schema that validates it', () => {
+    const bodies = operations().filter((entry) => entry.operation.requestBody)
+    expect(bodies.length).toBeGreaterThan(20)
+    const blank = bodies
+      .filter(({ operation: op }) => {
+        const schema = op.requestBody.content['application/json'].schema
+        return !(schema.properties || schema.$ref || schema.anyOf)
+      })
+      .map(({ operation: op }) => op.operationId)
+    expect(blank).toEqual([])
+    const update = operation('updateFolder')!.operation.requestBody
+    expect(update.required).toBe(true)
+    expect(Object.keys(update.content['application/json'].schema.properties)).toEqual(['name', 'parentId'])
+    expect(update.content['application/json'].schema.additionalProperties).toBe(false)
+    expect(operation('duplicateWorkbook')!.operation.requestBody.required).toBe(false)
+  })
+
   it('carries the request body schema and examples of the main operations', () => {
     const generate = operation('generateSession')!.operation.requestBody.content['application/json']
     expect(generate.schema.required).toContain('deploymentId')
