@@ -69,8 +69,7 @@ export const checkConfigCommand: CliCommand = {
         const branches = check(() => checkModelFolder(folder.folder, folder.branches))
         if (branches) lines.push(`model ${folder.folder}: ok (${branches.join(', ')})`)
       }
-    } else
-      lines.push('bootstrap file: none (the built-in demo bootstrap applies to an empty database)')
+    } else lines.push('bootstrap file: none (the built-in demo bootstrap applies to an empty database)')
     if (lines.length) io.out(`${lines.join('\n')}\n`)
     if (problems.length === 0) return 0
     io.err(`${problems.join('\n')}\n`)
