@@ -101,6 +101,8 @@ export function corePlugin(deps: CoreDeps) {
           method: request.method,
           path,
           code: (body as { code?: string }).code,
+          // Why, where the error knows (a data source's driver message, without URLs or passwords).
+          reason: (failure as { reason?: unknown })?.reason,
         })
       else if (status >= 500) logger.error('request failed', { requestId, method: request.method, path, error })
       return body

@@ -157,6 +157,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
             deploymentId: context.deployment.id,
             source: source.type,
             code: (error as { code: string }).code,
+            reason: (error as { reason?: string }).reason,
           })
         throw error
       }

@@ -92,7 +92,10 @@ export function createDuckdbSource(config: DataSourceConfig, deploymentId?: numb
     async health() {
       return run('SELECT 1', []).then(
         () => ({ ok: true as const }),
-        (error: Error) => ({ ok: false as const, error: error.message }),
+        (error: Error) => ({
+          ok: false as const,
+          error: (error as DataSourceUnavailableError).reason ?? error.message,
+        }),
       )
     },
     async close() {

@@ -21,7 +21,8 @@ const MYSQL_UNAVAILABLE = new Set([
 
 /**
  * Turns a Bun.SQL error into the semantic layer's: a cancelled statement is a timeout, a connection problem
- * makes the source unavailable (the message goes nowhere: it can hold the host, port or user), and anything
+ * makes the source unavailable (the driver's message, URLs and passwords removed, is kept as its `reason` for the
+ * log and `/readyz`; the caller gets the generic message, since it can name the host, port or user), and anything
  * else the database said about the SQL is an execution error with URLs and passwords removed.
  */
 export function classifyServerError(error: unknown, deploymentId: number | undefined, timeoutMs: number): Error {
@@ -30,19 +31,19 @@ export function classifyServerError(error: unknown, deploymentId: number | undef
   if (code === 'ERR_POSTGRES_SERVER_ERROR') {
     const state = String(errno ?? '')
     if (state === '57014') return new QueryTimeoutError(timeoutMs)
-    if (POSTGRES_UNAVAILABLE.test(state)) return new DataSourceUnavailableError(deploymentId)
+    if (POSTGRES_UNAVAILABLE.test(state)) return new DataSourceUnavailableError(deploymentId, redact(message))
     return new QueryExecutionError(redact(message))
   }
   if (code === 'ERR_MYSQL_SERVER_ERROR') {
     const number = Number(errno)
     // 1969: max_statement_time exceeded (MariaDB); 3024: max_execution_time exceeded (MySQL).
     if (number === 1969 || number === 3024) return new QueryTimeoutError(timeoutMs)
-    if (MYSQL_UNAVAILABLE.has(number)) return new DataSourceUnavailableError(deploymentId)
+    if (MYSQL_UNAVAILABLE.has(number)) return new DataSourceUnavailableError(deploymentId, redact(message))
     return new QueryExecutionError(redact(message))
   }
   if (/SYNTAX|INVALID_.*(PARAM|ARG)/i.test(code)) return new QueryExecutionError(redact(message))
   // Connection refused, closed, timed out, TLS or authentication problems: all "cannot reach the source".
-  return new DataSourceUnavailableError(deploymentId)
+  return new DataSourceUnavailableError(deploymentId, redact(message))
 }
 
 /** Rejects with a timeout when the database itself has not stopped the statement shortly after its limit. */
@@ -75,7 +76,11 @@ export function serverSourceMethods(
     async health() {
       return run('SELECT 1', []).then(
         () => ({ ok: true as const }),
-        (error: Error) => ({ ok: false as const, error: error.message }),
+        // Why, as the driver said it (the generic "unavailable" message would tell an operator nothing).
+        (error: Error) => ({
+          ok: false as const,
+          error: (error as DataSourceUnavailableError).reason ?? error.message,
+        }),
       )
     },
   }

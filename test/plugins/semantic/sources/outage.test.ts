@@ -75,6 +75,10 @@ describe.skipIf(!postgresAvailable)('a Postgres source that goes down', () => {
     })
     for (const secret of [url.host, url.password, 'postgres://'].filter(Boolean))
       expect(readyText).not.toContain(secret)
+    // Why, as the driver said it: the generic message the callers get would tell an operator nothing.
+    const reason = JSON.parse(readyText).checks['dataSource:1'].error as string
+    expect(reason).not.toContain('unavailable right now')
+    expect(reason.length).toBeGreaterThan(0)
     await source.server?.start()
     const after = await sql(
       test,
