@@ -93,9 +93,10 @@ export function createSessionStore(storage: Storage, clock: () => number) {
     async exchange(sessionId: string): Promise<ExchangedSession> {
       const now = clock()
       const hash = hashSecret(sessionId)
-      const [row] = await storage.transaction(async (tx) =>
-        exchangeStatement(tx).execute({ now, expiresAt: now + TOKEN_TTL_MS, hash }),
-      )
+      // In whole seconds, as the token's `exp` carries it: the exchange's `expiresAt`, the token and the session's
+      // context then name the same instant (the token died up to a second before the time the exchange gave).
+      const expiresAt = Math.floor((now + TOKEN_TTL_MS) / 1000) * 1000
+      const [row] = await storage.transaction(async (tx) => exchangeStatement(tx).execute({ now, expiresAt, hash }))
       if (!row)
         throw new UnauthorizedError('Session is unknown, expired, revoked or already exchanged', 'INVALID_SESSION')
       return row

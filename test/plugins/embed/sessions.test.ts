@@ -51,12 +51,15 @@ describe('POST /api/v1/embed/session/token', () => {
       settings: { showDashboardChat: false },
     })
     await mint(test, { externalId: 'u1', groups: ['sales'], userAttributes: [{ name: 'region', value: 'EU' }] })
+    // Mid-second: the token's `exp` is in whole seconds, and `expiresAt` names the same instant.
+    clock.advance(250)
     const response = await exchange(test, sessionId)
     expect(response.status).toBe(200)
     const token = response.body.token as string
-    expect(response.body.expiresAt).toBe(new Date(clock() + 24 * HOUR).toISOString())
+    expect(response.body.expiresAt).toBe(new Date(Math.floor((clock() + 24 * HOUR) / 1000) * 1000).toISOString())
     const claims = decodeJwt(token)
     expect(claims.exp! - claims.iat!).toBe(24 * 3600)
+    expect(new Date(claims.exp! * 1000).toISOString()).toBe(response.body.expiresAt)
     const get = probe(test)
     const result = await get(1, token)
     expect(result.status).toBe(200)
