@@ -105,9 +105,11 @@ export const EmbedWidgetDataQuery = t.Object({
 // Page queries are not validated: a page answers with HTML that explains a bad link, never with a JSON 400.
 export const DashboardPageQuery = t.Object({
   session: t.Optional(t.String({ description: 'The session id from generate-session' })),
+  sessionId: t.Optional(t.String({ description: 'Also taken: the parameter name of the chat page' })),
 })
 export const ChatPageQuery = t.Object({
   sessionId: t.Optional(t.String({ description: 'The session id from generate-session' })),
+  session: t.Optional(t.String({ description: 'Also taken: the parameter name of the dashboard page' })),
 })
 
 export const AssetParams = t.Object({ file: t.String({ maxLength: 100 }) })

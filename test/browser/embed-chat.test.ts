@@ -182,6 +182,18 @@ describe('GET /embed/chat in a browser', () => {
     })
   }
 
+  it("opens with the dashboard's session parameter too (?session=), a link easily mixed up", async () => {
+    const sessionId = await server.mintSession({ externalId: 'mixed-link' })
+    const page = await context.newPage()
+    const log = watch(page)
+    await page.goto(`${server.url}/embed/chat?session=${sessionId}`)
+    await page.getByLabel('Ask a question about your data').waitFor()
+    // The address is put right, so a reload reads the page's own parameter.
+    expect(new URL(page.url()).searchParams.get('sessionId')).toBe(sessionId)
+    expect(log.unexpected()).toEqual([])
+    await page.close()
+  })
+
   it('takes its theme from the theme parameter over the system setting', async () => {
     const page = await context.newPage()
     await page.emulateMedia({ colorScheme: 'light' })

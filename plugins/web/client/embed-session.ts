@@ -5,6 +5,8 @@ export type PageKind = 'dashboard' | 'chat'
 
 /** The address parameter that carries the session id. */
 const SESSION_PARAM: Record<PageKind, string> = { dashboard: 'session', chat: 'sessionId' }
+/** The other page's parameter, also taken: the two differ (as the contract names them), and a link is easily mixed. */
+const OTHER_PARAM: Record<PageKind, string> = { dashboard: 'sessionId', chat: 'session' }
 const STORAGE_PREFIX = 'embed-auth:'
 /** How long before the token expires the host frame is told, so it can send a new session in time. */
 export const EXPIRY_NOTICE_MS = 5 * 60_000
@@ -96,10 +98,18 @@ export class EmbedSession {
   async start(): Promise<void> {
     // Listening first: a host may send a session even when the address carries none.
     window.addEventListener('message', (event) => this.onHostMessage(event))
-    const sessionId = new URL(window.location.href).searchParams.get(SESSION_PARAM[this.page])
+    const params = new URL(window.location.href).searchParams
+    const sessionId = params.get(SESSION_PARAM[this.page]) ?? params.get(OTHER_PARAM[this.page])
     if (!sessionId) return this.fail(problems.missingSession)
     const opened = await this.open(sessionId)
     if ('problem' in opened) return this.fail(opened.problem)
+    if (!params.has(SESSION_PARAM[this.page])) {
+      // Put right in the address, so a reload reads the page's own parameter.
+      const url = new URL(window.location.href)
+      url.searchParams.delete(OTHER_PARAM[this.page])
+      url.searchParams.set(SESSION_PARAM[this.page], sessionId)
+      window.history.replaceState(window.history.state, '', url)
+    }
     postToHost({ type: 'embed:ready', page: this.page, expiresAt: new Date(opened.expiresAt).toISOString() })
   }
 

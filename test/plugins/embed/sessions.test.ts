@@ -59,7 +59,7 @@ describe('POST /api/v1/embed/session/token', () => {
     expect(response.body.expiresAt).toBe(new Date(Math.floor((clock() + 24 * HOUR) / 1000) * 1000).toISOString())
     const claims = decodeJwt(token)
     expect(claims.exp! - claims.iat!).toBe(24 * 3600)
-    expect(new Date(claims.exp! * 1000).toISOString()).toBe(response.body.expiresAt)
+    expect(new Date(claims.exp! * 1000).toISOString()).toBe(response.body.expiresAt as string)
     const get = probe(test)
     const result = await get(1, token)
     expect(result.status).toBe(200)
