@@ -64,8 +64,19 @@ export const checkConfigCommand: CliCommand = {
         if (branches) lines.push(`model ${folder.folder}: ok (${branches.join(', ')})`)
       }
     } else if (bootstrapFile) {
-      // The file broke its schema: the model folders it names are checked all the same, as far as it can be read.
-      for (const folder of modelFoldersOf(readLoosely(bootstrapFile))) {
+      // The file broke its schema: the data sources and model folders it names are checked all the same, as far as
+      // it can be read (an unset `${NAME}` is named in this run, not after the schema error is mended).
+      const document = readLoosely(bootstrapFile)
+      check(() => {
+        try {
+          if (Array.isArray((document as { accounts?: unknown })?.accounts))
+            resolveDataSources(document as BootstrapFile, io.env, bootstrapFile)
+        } catch (error) {
+          // A data source too broken to read is passed over: the schema error names it.
+          if (error instanceof BootstrapError) throw error
+        }
+      })
+      for (const folder of modelFoldersOf(document)) {
         const branches = check(() => checkModelFolder(folder.folder, folder.branches))
         if (branches) lines.push(`model ${folder.folder}: ok (${branches.join(', ')})`)
       }

@@ -335,7 +335,7 @@ describe('service check-config', () => {
     expect(result.err).toContain('first-broken-model/orders.yml:6: orders.count: type: expected one of')
     expect(result.err).toContain('second-broken-model/orders.yml:6: orders.count: type: expected one of')
     expect(result.out).toBe('')
-    // A file that breaks its schema still has its model folders checked, in the same run.
+    // A file that breaks its schema still has its data sources and model folders checked, in the same run.
     ;(bootstrap.accounts[0] as { plan: string }).plan = 'gold'
     second.model = join(dir, 'no-such-model')
     writeFileSync(file, JSON.stringify(bootstrap))
@@ -344,6 +344,7 @@ describe('service check-config', () => {
     expect(schema.err).toContain('accounts[0].plan: expected one of')
     expect(schema.err).toContain('first-broken-model/orders.yml:6: orders.count: type: expected one of')
     expect(schema.err).toContain('no-such-model')
+    expect(schema.err).toContain('accounts[0].deployments[0].dataSource.url: environment variable NOPE_URL is not set')
   })
 
   /** The test bootstrap with data sources on deployments 1 and 2 of its first account, written to `name`. */
