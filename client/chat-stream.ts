@@ -20,6 +20,11 @@ export type ChatStreamRequest = ChatTarget &
     signal?: AbortSignal
     /** How many times a dropped connection is rejoined before the run fails (default 3). */
     maxRejoins?: number
+    /**
+     * The pause before the first rejoin, doubled before each next one (default 250 ms): a server that restarts is
+     * given time to come back, rather than every attempt spent in the same second.
+     */
+    rejoinDelayMs?: number
   }
 
 export interface ChatResult {
@@ -157,12 +162,16 @@ export class ChatRun implements AsyncIterable<ChatEvent> {
   async *[Symbol.asyncIterator](): AsyncIterator<ChatEvent> {
     if (this.started) throw new Error('A ChatRun can be iterated only once')
     this.started = true
-    const { accountName, agentId, signal: _signal, maxRejoins = 3, ...body } = this.request
+    const { accountName, agentId, signal: _signal, maxRejoins = 3, rejoinDelayMs = 250, ...body } = this.request
     const path = `${chatBase({ accountName, agentId })}/stream-chat-state`
     // Lines yielded so far (serialized), cutoff excluded: a rejoin's replay is matched against them.
     const yielded: string[] = []
     for (let attempt = 0; ; attempt++) {
       this.rejoins = attempt
+      if (attempt > 0) {
+        await pause(rejoinDelayMs * 2 ** (attempt - 1), this.controller.signal)
+        if (this.controller.signal.aborted) return
+      }
       let replayed = 0
       let replaying = attempt > 0
       let response: Response
@@ -213,6 +222,20 @@ export class ChatRun implements AsyncIterable<ChatEvent> {
         throw new ChatConnectionError(`The chat stream dropped ${attempt + 1} times; giving up`)
     }
   }
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return Promise.resolve()
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    function done() {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    signal.addEventListener('abort', done, { once: true })
+  })
 }
 
 function chatBase(target: ChatTarget): string {

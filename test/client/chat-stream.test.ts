@@ -251,6 +251,28 @@ describe('client.chat.stream', () => {
     expect(calls).toHaveLength(3)
   })
 
+  it('pauses before each rejoin, twice as long each time, so a restarting server has time to come back', async () => {
+    const lines = turn('1784548800000-message')
+    const sentAt: number[] = []
+    const drop = () => {
+      sentAt.push(performance.now())
+      return body([ndjson(lines.slice(0, 2))], { breakAfter: true })
+    }
+    const { fetch } = scripted([drop, drop, drop])
+    const client = createPlatformClient({ baseUrl: 'http://service.test', apiKey: 'ak_test', fetch })
+    const run = client.chat.stream({
+      ...target,
+      input: 'hi',
+      sessionSettings: { externalId: 'u1' },
+      maxRejoins: 2,
+      rejoinDelayMs: 40,
+    })
+    await expect(run.done()).rejects.toBeInstanceOf(ChatConnectionError)
+    // A timer never fires early: at least 40 ms, then at least 80 ms (a lower bound only, never a speed limit).
+    expect(sentAt[1] - sentAt[0]).toBeGreaterThanOrEqual(39)
+    expect(sentAt[2] - sentAt[1]).toBeGreaterThanOrEqual(79)
+  })
+
   it('reports an error line as the run error and stops there', async () => {
     const { fetch } = scripted([
       () =>
