@@ -295,6 +295,40 @@ describe('GET /embed/chat in a browser', () => {
     expect(log.unexpected()).toEqual([])
   })
 
+  it('in a second tab of the thread: a refused question stays in the box, and a reload follows the running answer', async () => {
+    const { page, log } = await openChat({ externalId: 'two-tabs', ...europe })
+    await ask(page, 'Orders by status')
+    await finished(page)
+    // A copy of the tab (its session storage copied: the same thread and token), idle while the first one asks.
+    const [copy] = await Promise.all([
+      context.waitForEvent('page'),
+      page.evaluate(() => void window.open(window.location.href)),
+    ])
+    const copyLog = watch(copy)
+    await copy.locator('.msg-user').first().waitFor()
+    const held = server.control.pauseNext()
+    await ask(page, 'Orders by region')
+    await held.reached
+
+    await ask(copy, 'Revenue by month in 2024')
+    await copy.locator('.msg-error').waitFor()
+    expect(await copy.locator('.msg-error').textContent()).toBe(
+      'This conversation is still answering another question (in another tab?). Send yours once it is done.',
+    )
+    expect(await copy.getByLabel('Ask a question about your data').inputValue()).toBe('Revenue by month in 2024')
+
+    // Reloaded, the copy follows the first tab's running answer instead of showing it cut off.
+    await copy.reload()
+    await copy.locator('[data-final="true"][data-streaming="true"]').waitFor()
+    expect(await copy.locator('.msg-user').count()).toBe(2)
+    held.release()
+    await finished(copy)
+    await finished(page)
+    expect(await copy.locator('.msg-flag').count()).toBe(0)
+    expect(log.unexpected()).toEqual([])
+    expect(copyLog.unexpected()).toEqual([])
+  })
+
   it('stops a running answer with the Stop button (POST .../chat/abort) and keeps the partial answer', async () => {
     const { page, log } = await openChat({ externalId: 'sam', ...europe })
     const held = server.control.pauseNext()

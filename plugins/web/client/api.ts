@@ -1,4 +1,5 @@
 import { PlatformApiError } from '../../../client/transport'
+import { ChatConnectionError } from '../../../client/chat-stream'
 
 export { PlatformApiError }
 
@@ -136,5 +137,7 @@ export function sessionProblem(error: unknown): Problem | undefined {
 export function describeError(error: unknown): string {
   if (error instanceof PlatformApiError) return error.message
   if (error instanceof NetworkError) return 'The service cannot be reached.'
+  if (error instanceof ChatConnectionError)
+    return 'The connection to the service was lost, and rejoining the answer failed. Reload the page to see it.'
   return 'Something went wrong.'
 }

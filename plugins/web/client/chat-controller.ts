@@ -43,6 +43,9 @@ export interface ChatControllerOptions {
 }
 
 const ABORTED = 'Run aborted'
+/** The server's line for a thread that is answering already (another tab, say), and what the page says instead. */
+const BUSY = 'Streaming for thread is in progress'
+const BUSY_TEXT = 'This conversation is still answering another question (in another tab?). Send yours once it is done.'
 /** What each chat of this page saved, for when `sessionStorage` is denied (a frame on another site). */
 const inPage = new Map<string, Saved>()
 
@@ -100,6 +103,13 @@ export class ChatController {
       }
       this.view.restoring = false
       this.emit()
+      // A turn another tab of this thread is still answering: followed here too, from its question's messageId (the
+      // server joins the run, or answers from the thread if it has just ended).
+      const last = this.history.at(-1)
+      if (!saved.inFlight && last?.role === 'assistant' && last.isInProcess) {
+        const question = this.history.findLast((message) => message.role === 'user')
+        if (question) saved.inFlight = question.id
+      }
       if (saved.inFlight) {
         const index = this.history.findIndex((message) => message.id === saved.inFlight)
         if (index >= 0) this.history = this.history.slice(0, index)
@@ -120,8 +130,9 @@ export class ChatController {
     }
   }
 
-  async send(input: string): Promise<void> {
-    if (this.run || input.trim() === '') return
+  /** Sends a question; resolves to whether the thread took it (false: refused or never delivered, to send again). */
+  async send(input: string): Promise<boolean> {
+    if (this.run || input.trim() === '') return false
     const messageId = newMessageId()
     this.save({ chatId: this.chatId, inFlight: messageId, input })
     await this.follow(
@@ -129,6 +140,7 @@ export class ChatController {
       messageId,
       input,
     )
+    return this.view.messages.some((message) => message.id === messageId)
   }
 
   async stop(): Promise<void> {
@@ -148,7 +160,15 @@ export class ChatController {
   }
 
   private target(request: { chatId?: string; input?: string; messageId?: string }) {
-    return { accountName: this.options.accountName, agentId: this.options.agentId, ...request }
+    // A dropped answer is rejoined for about half a minute (0.5, 1, 2, 4, 8, 16 s apart): long enough for a
+    // server that restarts, or a node that a balancer replaces, to answer again.
+    return {
+      accountName: this.options.accountName,
+      agentId: this.options.agentId,
+      maxRejoins: 6,
+      rejoinDelayMs: 500,
+      ...request,
+    }
   }
 
   private async follow(run: ChatRun, messageId: string, input: string | undefined): Promise<void> {
@@ -176,7 +196,7 @@ export class ChatController {
           this.view.notices.push({
             id: ++this.notices,
             afterSort: this.lastSort(run),
-            text: stopped ? 'Stopped.' : line.error,
+            text: stopped ? 'Stopped.' : line.error === BUSY ? BUSY_TEXT : line.error,
             kind: stopped ? 'stopped' : 'error',
           })
         } else if (line.id === '__state__') {

@@ -77,7 +77,11 @@ export function ChatPanel({
     setInput('')
     following.current = true
     setUnseen(false)
-    void controller.send(text)
+    // A question the thread did not take (refused, or the service out of reach) comes back to the box, unless
+    // something else was typed meanwhile: never lost.
+    void controller.send(text).then((taken) => {
+      if (!taken) setInput((current) => (current === '' ? question : current))
+    })
   }
   const send = () => ask(input)
 
