@@ -2,7 +2,7 @@ import { useLayoutEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
 import 'uplot/dist/uPlot.min.css'
 import type { ChartKind, Series } from './chart-series'
-import { formatCompact, formatNumber } from './format'
+import { columnDecimals, formatCompact, formatNumber } from './format'
 
 const css = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim()
 const truncate = (text: string, length: number) =>
@@ -156,6 +156,7 @@ export function Chart({ series, title, height = 240 }: { series: Series; title: 
       plot.destroy()
     }
   }, [key])
+  const decimals = columnDecimals(series.values)
   return (
     <figure class="chart" data-chart={series.kind}>
       <div class="chart-canvas" ref={holder} role="img" aria-label={describe(series, title)} />
@@ -172,7 +173,7 @@ export function Chart({ series, title, height = 240 }: { series: Series; title: 
             {series.labels.map((label, index) => (
               <tr>
                 <th scope="row">{label}</th>
-                <td>{formatNumber(series.values[index])}</td>
+                <td>{formatNumber(series.values[index], decimals)}</td>
               </tr>
             ))}
           </tbody>

@@ -1,7 +1,7 @@
 import type { SqlResult } from '../../semantic/model'
 import { Chart } from './chart'
 import { seriesOf, type ChartKind } from './chart-series'
-import { columnTitle, formatCell, formatKpi, formatNumber, isNumericType } from './format'
+import { columnDecimals, columnTitle, formatCell, formatKpi, formatNumber, isNumericType } from './format'
 
 /** Widget data: a query result, with column titles from the model when the server resolved them. */
 export type TitledResult = SqlResult & { titles?: string[] }
@@ -51,6 +51,8 @@ export function DataTable({ result, caption, maxRows }: { result: TitledResult; 
   if (result.schema.length === 0) return <NoData />
   const rows = maxRows === undefined ? result.data : result.data.slice(0, maxRows)
   const numeric = result.schema.map((column) => isNumericType(column.column_type))
+  // One number of decimals a column: 619,060.00 under 3,443,148.90, not 619,060.
+  const decimals = numeric.map((isNumber, index) => (isNumber ? columnDecimals(rows.map((row) => row[index])) : 0))
   return (
     <div class="table-scroll">
       <table class="data-table">
@@ -69,7 +71,7 @@ export function DataTable({ result, caption, maxRows }: { result: TitledResult; 
             <tr>
               {row.map((value, index) => (
                 <td class={numeric[index] ? 'align-right' : undefined}>
-                  {formatCell(value, result.schema[index]?.column_type ?? 'string')}
+                  {formatCell(value, result.schema[index]?.column_type ?? 'string', decimals[index])}
                 </td>
               ))}
             </tr>

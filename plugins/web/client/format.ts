@@ -7,8 +7,26 @@ export function isNumericType(columnType: string): boolean {
   return columnType === 'number'
 }
 
-export function formatNumber(value: number): string {
-  return plain.format(value)
+const fixed = [0, 1, 2].map(
+  (digits) => new Intl.NumberFormat(undefined, { minimumFractionDigits: digits, maximumFractionDigits: digits }),
+)
+
+/** A number with up to two decimals; with `decimals`, exactly that many (a column's, see `columnDecimals`). */
+export function formatNumber(value: number, decimals?: number): string {
+  return decimals === undefined ? plain.format(value) : fixed[Math.min(Math.max(decimals, 0), 2)].format(value)
+}
+
+/**
+ * The decimals a column of numbers is shown with, the same for each of its values: none when every value is whole
+ * (to two decimals), else two. `3,443,148.90` and `619,060.00`, not `3,443,148.9` beside `619,060`.
+ */
+export function columnDecimals(values: Iterable<string | number | null | undefined>): number {
+  for (const value of values) {
+    if (value === null || value === undefined || value === '') continue
+    const number = Number(value)
+    if (Number.isFinite(number) && Math.round(number * 100) % 100 !== 0) return 2
+  }
+  return 0
 }
 
 /** Axis ticks: short (`1.2M`). */
@@ -16,12 +34,12 @@ export function formatCompact(value: number): string {
   return compact.format(value)
 }
 
-/** A cell as text: numbers formatted, times shortened, null as an en dash. */
-export function formatCell(value: string | null, columnType: string): string {
+/** A cell as text: numbers formatted (with their column's `decimals`), times shortened, null as an en dash. */
+export function formatCell(value: string | null, columnType: string, decimals?: number): string {
   if (value === null) return '–'
   if (isNumericType(columnType)) {
     const number = Number(value)
-    return Number.isFinite(number) ? formatNumber(number) : value
+    return Number.isFinite(number) ? formatNumber(number, decimals) : value
   }
   if (columnType === 'time') return formatTime(value)
   return value

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { columnLabel, formatCell, initials, timeLabels } from '../../../plugins/web/client/format'
+import { columnDecimals, columnLabel, formatCell, initials, timeLabels } from '../../../plugins/web/client/format'
 
 describe('initials', () => {
   it('takes the first letters of the first and last words of displayName', () => {
@@ -27,6 +27,18 @@ describe('formatCell and timeLabels', () => {
     expect(formatCell('2024-03-05 00:00:00', 'time')).toBe('2024-03-05')
     expect(formatCell('2024-03-05 13:45:00', 'time')).toBe('2024-03-05 13:45')
     expect(formatCell(null, 'string')).toBe('–')
+  })
+
+  it('shows a column of numbers with one number of decimals: two when any value has cents, else none', () => {
+    const money = ['3443148.9', '619060', null]
+    const decimals = columnDecimals(money)
+    expect(decimals).toBe(2)
+    const two = (value: number) =>
+      value.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 })
+    expect(money.map((value) => formatCell(value, 'number', decimals))).toEqual([two(3443148.9), two(619060), '–'])
+    expect(columnDecimals(['12', '7', '1e3', null])).toBe(0)
+    expect(columnDecimals([0.004, 2])).toBe(0)
+    expect(columnDecimals([2.5])).toBe(2)
   })
 
   it('labels month buckets as year-month, other days as dates', () => {
