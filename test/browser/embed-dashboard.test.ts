@@ -377,6 +377,17 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
     await screenshot(page, 'session-revoked')
   })
 
+  it('notices a session revoked while the page sits idle, without the viewer doing anything', async () => {
+    const { page, sessionId } = await openDashboard({ externalId: 'idle-viewer' }, { publicId: small.publicId })
+    await widgetsDrawn(page)
+    await server.call('POST', '/api/v1/embed/session/revoke', { sessionId })
+    // The page looks every half minute while shown, and at once when it is shown again: the latter, here.
+    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')))
+    await page.getByRole('alert').waitFor()
+    expect(await page.locator('h1').textContent()).toBe('Access was revoked')
+    expect(await page.locator('.widget').count()).toBe(0)
+  })
+
   it('explains a link without a session and a dashboard that is not published', async () => {
     const page = await context.newPage()
     const log = watch(page)

@@ -8,6 +8,8 @@ const SESSION_PARAM: Record<PageKind, string> = { dashboard: 'session', chat: 's
 /** The other page's parameter, also taken: the two differ (as the contract names them), and a link is easily mixed. */
 const OTHER_PARAM: Record<PageKind, string> = { dashboard: 'sessionId', chat: 'session' }
 const STORAGE_PREFIX = 'embed-auth:'
+/** How often a shown page asks whether its session still holds (a revocation is noticed within this). */
+const SESSION_LOOK_MS = 30_000
 /** How long before the token expires the host frame is told, so it can send a new session in time. */
 export const EXPIRY_NOTICE_MS = 5 * 60_000
 
@@ -98,6 +100,7 @@ export class EmbedSession {
   async start(): Promise<void> {
     // Listening first: a host may send a session even when the address carries none.
     window.addEventListener('message', (event) => this.onHostMessage(event))
+    this.watch()
     const params = new URL(window.location.href).searchParams
     const sessionId = params.get(SESSION_PARAM[this.page]) ?? params.get(OTHER_PARAM[this.page])
     if (!sessionId) return this.fail(problems.missingSession)
@@ -199,6 +202,30 @@ export class EmbedSession {
     url.searchParams.set(SESSION_PARAM[this.page], sessionId)
     window.history.replaceState(window.history.state, '', url)
     postToHost({ type: 'embed:session-accepted', expiresAt: new Date(opened.expiresAt).toISOString() })
+  }
+
+  /**
+   * A session revoked while the page sits idle is noticed without the viewer doing anything: the page asks for its
+   * context every half minute while it is shown, and at once when it is shown again. A 401 ends it on the page, which
+   * says so and tells the host frame; a network hiccup is left for the next look.
+   */
+  private watch(): void {
+    let looking = false
+    const look = async () => {
+      const state = this.state
+      if (looking || state.status !== 'ready' || document.visibilityState !== 'visible') return
+      looking = true
+      try {
+        await requestJson<EmbedContext>('/api/v1/embed/session/context', state.token)
+      } catch (error) {
+        // Only if the token looked at is still the page's: a new session from the host may have replaced it.
+        if (this.state === state) this.report(error)
+      } finally {
+        looking = false
+      }
+    }
+    setInterval(() => void look(), SESSION_LOOK_MS)
+    document.addEventListener('visibilitychange', () => void look())
   }
 
   private schedule(expiresAt: number): void {
