@@ -280,6 +280,33 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
     })
   }
 
+  for (const width of [1280, 375])
+    it(`keeps keyboard focus on what can be seen while the agent panel is open, at ${width} px`, async () => {
+      const { page } = await openDashboard({ externalId: `focus-${width}` }, { publicId: small.publicId })
+      await page.setViewportSize({ width, height: 800 })
+      await widgetsDrawn(page)
+      await page.locator('button.launcher').click()
+      await page.waitForFunction(() => document.activeElement?.id === 'dashboard-chat-input')
+      const covered: string[] = []
+      for (let press = 0; press < 12; press++) {
+        await page.keyboard.press('Tab')
+        const seen = await page.evaluate(() => {
+          const focused = document.activeElement as HTMLElement | null
+          if (!focused || focused === document.body) return { ok: true, name: 'body' }
+          const panel = document.getElementById('agent-panel')!
+          if (panel.contains(focused)) return { ok: true, name: 'panel' }
+          // Outside the panel: the point at its middle must be the focused control, not the panel over it.
+          focused.scrollIntoView({ block: 'nearest' })
+          const rect = focused.getBoundingClientRect()
+          const top = document.elementFromPoint(rect.left + rect.width / 2, rect.top + rect.height / 2)
+          const name = `${focused.tagName.toLowerCase()}.${focused.className} ${focused.getAttribute('aria-label') ?? ''}`
+          return { ok: top !== null && (focused === top || focused.contains(top)), name }
+        })
+        if (!seen.ok) covered.push(seen.name)
+      }
+      expect(covered).toEqual([])
+    })
+
   it("offers a CSV download of the viewer's rows, and none when the dashboard restricts data download", async () => {
     const { page, log } = await openDashboard({
       externalId: 'viewer-europe',

@@ -1,8 +1,10 @@
-import { useLayoutEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { ChatPanel } from './chat-panel'
 import type { EmbedSession, ReadySession } from './embed-session'
 
 const PANEL_ID = 'agent-panel'
+/** What the open panel covers on a narrow screen: the page but its header's chat controls. */
+const BEHIND_PANEL = ':scope > :not(.page-header), .page-header h1, .user-chip'
 
 /**
  * The AI chat of a dashboard: a launcher bubble that opens and closes the agent panel. The panel's chat is created
@@ -22,6 +24,23 @@ export function DashboardChat({ session, ready }: { session: EmbedSession; ready
     if (open) panel.current?.querySelector('textarea')?.focus()
     else if (wasOpen.current) launcher.current?.focus()
     wasOpen.current = open
+  }, [open])
+
+  // On a narrow screen the open panel covers the page: what is behind it is inert, so Tab stays in the panel.
+  // (On a wide one the page makes room beside it, in dashboard.css, and nothing is covered.)
+  useEffect(() => {
+    const page = panel.current?.closest('.dashboard-page')
+    if (!page) return
+    const wide = window.matchMedia('(min-width: 60rem)')
+    const setInert = (inert: boolean) =>
+      page.querySelectorAll<HTMLElement>(BEHIND_PANEL).forEach((element) => (element.inert = inert))
+    const apply = () => setInert(open && !wide.matches)
+    apply()
+    wide.addEventListener('change', apply)
+    return () => {
+      wide.removeEventListener('change', apply)
+      setInert(false)
+    }
   }, [open])
 
   if (!agent) return null
