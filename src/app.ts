@@ -8,6 +8,7 @@ import { corsPlugin } from '../plugins/operations/cors'
 import { operationsPlugin } from '../plugins/operations'
 import { semanticPlugin } from '../plugins/semantic'
 import { webPlugin } from '../plugins/web'
+import { ASSET_PREFIX, FAVICON } from '../plugins/web/pages'
 import type { AppDeps } from './deps'
 import { createApiDocs } from './openapi'
 import { version } from '../package.json'
@@ -25,6 +26,8 @@ export function createApp(deps: AppDeps) {
     },
     securitySchemes,
     instanceId: deps.instanceId,
+    // The web pages' icon, so the reference page does not make the browser ask for /favicon.ico and log a 404.
+    iconUrl: `${ASSET_PREFIX}/${FAVICON.name}`,
   })
   // Bodies are validated as sent, then stripped of unknown fields by TypeBox. Elysia's default normaliser ("exact
   // mirror") rebuilt a value into its schema's shape before validation: a string where an object belongs passed as

@@ -14,6 +14,8 @@ export interface ApiDocsOptions {
   info: { title: string; version: string; description: string }
   securitySchemes: Record<string, unknown>
   instanceId: string
+  /** The page's icon. */
+  iconUrl?: string
 }
 
 /**
@@ -33,7 +35,12 @@ export function createApiDocs(options: ApiDocsOptions) {
     )
     return document
   }
-  const page = referencePage({ title: options.info.title, specUrl: '/openapi/json', scriptUrl: SCRIPT_PATH })
+  const page = referencePage({
+    title: options.info.title,
+    specUrl: '/openapi/json',
+    scriptUrl: SCRIPT_PATH,
+    iconUrl: options.iconUrl,
+  })
   const plugin = new Elysia({ name: 'api-docs', seed: options.instanceId })
     .get('/openapi', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }), {
       detail: { hide: true },

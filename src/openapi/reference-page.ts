@@ -5,7 +5,12 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${cha
  * (no web fonts from its CDN, no telemetry, no hosted AI or MCP buttons); the document comes from `specUrl` on the
  * same origin.
  */
-export function referencePage(options: { title: string; specUrl: string; scriptUrl: string }): string {
+export function referencePage(options: {
+  title: string
+  specUrl: string
+  scriptUrl: string
+  iconUrl?: string
+}): string {
   // Its hosted extras (AI chat, MCP generation) call the vendor's services: off for a self-hosted reference.
   const configuration = {
     withDefaultFonts: false,
@@ -22,7 +27,7 @@ export function referencePage(options: { title: string; specUrl: string; scriptU
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>${escapeHtml(options.title)}</title>
-    <style>body { margin: 0; font-family: system-ui, sans-serif; }</style>
+${options.iconUrl ? `    <link rel="icon" href="${escapeHtml(options.iconUrl)}" type="image/svg+xml" />\n` : ''}    <style>body { margin: 0; font-family: system-ui, sans-serif; }</style>
   </head>
   <body>
     <noscript>The API reference needs JavaScript; the document itself is at <a href="${options.specUrl}">${options.specUrl}</a>.</noscript>

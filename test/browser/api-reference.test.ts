@@ -45,6 +45,10 @@ describe('GET /openapi in a browser', () => {
       await screenshot(page, 'api-reference-offline')
       expect(foreign).toEqual([])
       expect(log.errors).toEqual([])
+      // Its icon is the service's own, so the browser does not ask for /favicon.ico (a 404 in the console).
+      const icon = await page.locator('link[rel="icon"]').getAttribute('href')
+      expect((await page.request.get(`${origin}${icon}`)).status()).toBe(200)
+      expect(log.console.filter((entry) => entry.type === 'error')).toEqual([])
     } finally {
       await page.close()
     }

@@ -276,6 +276,8 @@ describe('GET /embed/chat in a browser', () => {
 
     held.release()
     await finished(page)
+    // The replayed tool call arrived in one burst with its result: no duration is made up from that.
+    expect(await page.locator('details.steps summary').first().textContent()).toBe('1 query')
     const lines = (await rejoined.text())
       .trim()
       .split('\n')

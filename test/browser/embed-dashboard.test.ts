@@ -114,6 +114,16 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
       const value = page.locator('[data-widget="orders"] .kpi-value')
       expect(await value.textContent()).toMatch(/^\d+(\.\d)?K$/)
       expect(await value.getAttribute('title')).toMatch(/^\d{2},\d{3}$/)
+      // Screen readers get the label and the exact value as text (a label on a plain span is not read).
+      expect(await page.locator('[data-widget="orders"] .kpi-item').evaluate((item) => item.textContent)).toMatch(
+        /: \d{2},\d{3}/,
+      )
+      expect(
+        await page
+          .getByRole('paragraph')
+          .filter({ hasText: /^Number of orders: \d{2},\d{3}/ })
+          .count(),
+      ).toBeGreaterThan(0)
       // Titles from the model: the table's `MEASURE(orders.count) AS orders` column is "Number of orders".
       expect(await page.locator('[data-widget="regions"] thead th').allTextContents()).toEqual([
         'Region',

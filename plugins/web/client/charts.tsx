@@ -26,7 +26,9 @@ export function NumberWidget({ result }: { result: TitledResult }) {
         const label = columnTitle(result, index)
         return (
           <p class="kpi-item">
-            <span class="kpi-value" data-value={raw ?? ''} title={full} aria-label={`${label}: ${full}`}>
+            {/* Read as "Revenue: 59,758,728.89": a plain span may not carry a label, so the full text is its own. */}
+            <span class="sr-only">{`${label}: ${full}`}</span>
+            <span class="kpi-value" data-value={raw ?? ''} title={full} aria-hidden="true">
               {Number.isFinite(number) ? formatKpi(number) : '–'}
             </span>
             <span class="kpi-label" aria-hidden="true">

@@ -68,6 +68,8 @@ export class ChatController {
   private run: ChatRun | undefined
   private chatId: string | undefined
   private stopping = false
+  /** Following a turn rejoined by `restore`, whose lines up to now arrive in one burst. */
+  private replaying = false
   private notices = 0
   private disposed = false
   private listener: (() => void) | undefined
@@ -113,6 +115,7 @@ export class ChatController {
       if (saved.inFlight) {
         const index = this.history.findIndex((message) => message.id === saved.inFlight)
         if (index >= 0) this.history = this.history.slice(0, index)
+        this.replaying = true
         await this.follow(
           new ChatRun(
             this.transport,
@@ -125,6 +128,7 @@ export class ChatController {
     } catch (error) {
       this.fail(error)
     } finally {
+      this.replaying = false
       this.view.restoring = false
       this.emit()
     }
@@ -225,6 +229,8 @@ export class ChatController {
   }
 
   private time(message: ChatMessage): void {
+    // A turn rejoined after a reload is replayed at once: the gaps between its lines are not the tools' durations.
+    if (this.replaying) return
     const now = performance.now()
     const start = this.toolStarts.get(message.id)
     // A call first seen with its result (a replay after a reload) has no duration this page could measure.
