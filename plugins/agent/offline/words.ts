@@ -38,14 +38,14 @@ const SYNONYMS: Record<string, string> = {
   popularity: 'sold',
 }
 
-/** Lowercase words of a text: letters and digits, everything else a separator (`&` reads as `and`, `%` as `percent`). */
+/** Lowercase words of a text: letters and digits of any script (`Ümsatz` stays whole), everything else a separator (`&` reads as `and`, `%` as `percent`). */
 export function words(text: string): string[] {
   return text
     .toLowerCase()
     .replace(/&/g, ' and ')
     .replace(/%/g, ' percent ')
     .replace(/\bnon-/g, 'non ')
-    .split(/[^a-z0-9]+/)
+    .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean)
 }
 

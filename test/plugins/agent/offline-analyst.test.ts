@@ -231,6 +231,12 @@ describe('the offline analyst', () => {
     expect(answer).toContain('For example')
   })
 
+  it('names words of any script it could not map, whole (Ümsatz was quoted back as msatz)', async () => {
+    const answer = finalAnswer(mergeLines(await ask('Ümsatz nach Région?')))?.content ?? ''
+    expect(answer).toContain('ümsatz')
+    expect(answer).not.toMatch(/(^|[^\p{L}])msatz/u)
+  })
+
   it('follows the graph analyst → tools → final, with thinking only on the dev branch', async () => {
     const lines = await ask('Monthly revenue in 2024')
     const paths = [...new Set(lines.filter((line) => line.graphPath).map((line) => line.graphPath!.join('/')))]
