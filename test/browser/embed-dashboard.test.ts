@@ -355,6 +355,13 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
     // No broken-image icon: the failed <img> is gone, not merely hidden.
     expect(await avatar.locator('img').count()).toBe(0)
     await screenshot(page, 'avatar-initials-for-broken-picture')
+    // Without a name: a person's outline, not a "?" that reads as a help button.
+    const anonymous = await openDashboard({ externalId: 'no-name' }, { publicId: small.publicId })
+    await widgetsDrawn(anonymous.page)
+    const outline = anonymous.page.locator('.page-header .avatar')
+    expect(await outline.textContent()).toBe('')
+    expect(await outline.locator('svg').count()).toBe(1)
+    expect(await outline.getAttribute('aria-label')).toBe('User')
     // The browser notes the failed request itself; the page adds no error of its own.
     expect(log.unexpected([broken])).toEqual([])
     expect(log.console.filter((entry) => entry.url === broken).length).toBeGreaterThan(0)
