@@ -47,15 +47,18 @@ function joinRows(answers: Answered[]): { keys: string[]; labels: Map<string, Ro
 
 function summaryOfRanking(resolved: Resolved, labels: string[][], values: number[], member: MetaMember): string {
   if (values.length === 0) return ''
-  if (values.length === 1) return `${labels[0].join(', ') || lower(member.title)}: **${show(values[0], member)}**.`
+  // A row is named by all of its labels ("completed, 2024-12"): by its last one alone, a breakdown by two dimensions
+  // named a month whose other rows were nowhere near the value.
+  const name = (index: number) => labels[index].filter(Boolean).join(', ')
+  if (values.length === 1) return `${name(0) || member.title}: **${show(values[0], member)}**.`
   const order = values.map((_, index) => index).sort((a, b) => values[b] - values[a])
   const [high, low] = [order[0], order.at(-1)!]
   const top = resolved.frame.top
   if (top) {
     const first = top.direction === 'desc' ? high : low
-    return `**${labels[first].filter(Boolean).at(-1)}** is ${top.direction === 'desc' ? 'highest' : 'lowest'} with **${show(values[first], member)}**.`
+    return `**${name(first)}** is ${top.direction === 'desc' ? 'highest' : 'lowest'} with **${show(values[first], member)}**.`
   }
-  return `**${labels[high].filter(Boolean).at(-1)}** is highest (**${show(values[high], member)}**), ${labels[low].filter(Boolean).at(-1)} lowest (${show(values[low], member)}).`
+  return `**${name(high)}** is highest (**${show(values[high], member)}**), ${name(low)} lowest (${show(values[low], member)}).`
 }
 
 /**

@@ -231,6 +231,17 @@ describe('the offline analyst', () => {
     expect(answer).toContain('For example')
   })
 
+  it('names a row of a two-dimension breakdown by both its labels, and a total by its measure', async () => {
+    const twoWay = finalAnswer(mergeLines(await ask('Orders by month and status in 2024')))?.content ?? ''
+    const summary = twoWay.split('\n').find((line) => line.includes('is highest'))!
+    // "**completed, 2024-12** is highest (**2,589**), processing, 2024-04 lowest (36)."
+    expect(summary).toMatch(
+      /^\*\*[a-z]+, 2024-\d\d\*\* is highest \(\*\*[\d,]+\*\*\), [a-z]+, 2024-\d\d lowest \([\d,]+\)\.$/,
+    )
+    const total = finalAnswer(mergeLines(await ask('What is the total revenue?')))?.content ?? ''
+    expect(total).toMatch(/^Revenue: \*\*[\d,.]+\*\*\.$/m)
+  })
+
   it('names words of any script it could not map, whole (Ümsatz was quoted back as msatz)', async () => {
     const answer = finalAnswer(mergeLines(await ask('Ümsatz nach Région?')))?.content ?? ''
     expect(answer).toContain('ümsatz')
