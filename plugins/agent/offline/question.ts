@@ -74,7 +74,11 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
   const compare = CUES.compare.test(text)
   let range: RangeSpec | undefined
   let periods: RangeSpec[] | undefined
-  if (mentions.length >= 2 && (growth || compare || !CUES.span.test(text)))
+  // "Revenue by month in 2024 and 2025" asks for the months of both years, not the two years side by side.
+  const finerGrain = /\b(by|per|each|every)\s+(day|week|month|quarter)s?\b|\b(daily|weekly|monthly|quarterly)\b/.test(
+    text,
+  )
+  if (mentions.length >= 2 && (growth || compare || !(CUES.span.test(text) || finerGrain)))
     periods = mentions.map((mention) => mention.spec)
   else if (mentions.length >= 2) range = spanOf(mentions.map((mention) => mention.spec)) ?? mentions[0].spec
   else if (mentions.length === 1) range = mentions[0].spec

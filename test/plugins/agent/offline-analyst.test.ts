@@ -242,6 +242,14 @@ describe('the offline analyst', () => {
     expect(total).toMatch(/^Revenue: \*\*[\d,.]+\*\*\.$/m)
   })
 
+  it('answers "by month in 2024 and 2025" with the months of both years, and "2024 vs 2025" side by side', async () => {
+    const months = finalAnswer(mergeLines(await ask('Revenue by month in 2024 and 2025')))?.content ?? ''
+    expect(months).toContain('| 2024-01 |')
+    expect(months).toContain('| 2025-12 |')
+    const versus = finalAnswer(mergeLines(await ask('Revenue 2024 vs 2025')))?.content ?? ''
+    expect(versus).toContain('Revenue went from')
+  })
+
   it('names words of any script it could not map, whole (Ümsatz was quoted back as msatz)', async () => {
     const answer = finalAnswer(mergeLines(await ask('Ümsatz nach Région?')))?.content ?? ''
     expect(answer).toContain('ümsatz')
