@@ -81,6 +81,13 @@ export function createDirectory(storage: Storage) {
     .where(eq(accounts.id, sql.placeholder('id')))
     .prepare()
 
+  const tokenSecretRows = db
+    .select({ id: deployments.id, secret: deployments.tokenAuthSecret })
+    .from(deployments)
+    .where(eq(deployments.tokenAuthEnabled, true))
+    .prepare()
+  let tokenSecrets: Promise<Array<{ id: number; secret: string }>> | undefined
+
   /** Only rows that exist are kept: a lookup of an unknown id or name always asks the database. */
   const cache = {
     deployments: new Map<number, DeploymentInfo>(),
@@ -124,9 +131,21 @@ export function createDirectory(storage: Storage) {
     account(id: number): Promise<AccountInfo | undefined> {
       return remembered(cache.accounts, id, async () => (await accountById.execute({ id }))[0])
     },
+    /**
+     * The secrets of the deployments that take service tokens, to tell a token genuine for another deployment (403)
+     * from one that is not genuine (401). Read once, then kept until `forget`.
+     */
+    tokenSecrets(): Promise<Array<{ id: number; secret: string }>> {
+      tokenSecrets ??= tokenSecretRows
+        .execute()
+        .then((rows) => rows.flatMap((row) => (row.secret ? [{ id: row.id, secret: row.secret }] : [])))
+      tokenSecrets.catch(() => (tokenSecrets = undefined))
+      return tokenSecrets
+    },
     /** Drops what is kept in memory (after the tables changed). */
     forget(): void {
       for (const map of Object.values(cache)) map.clear()
+      tokenSecrets = undefined
     },
   }
 }

@@ -14,8 +14,8 @@ export const DEFAULT_SERVICE_TOKEN_MAX_TTL_S = 86_400
  * deployment enables token auth. `exp` is required and `nbf` honoured; a token whose lifetime (`exp - iat`, or
  * `exp - now` without `iat`) is over `maxTtlSeconds` is refused, so a leaked token cannot work forever. The user is
  * the `externalId` claim, else `sub`, and must be lowercase and trimmed like every external user id; the `scope`
- * claim must be an array holding `chat`. A token that is genuine but made for another deployment (its
- * `deploymentId` claim, checked against that deployment's secret) is 403; anything not genuine is 401.
+ * claim must be an array holding `chat`. A token that is genuine but made for another deployment (signed with its
+ * secret) is 403; anything not genuine is 401.
  */
 export async function verifyServiceToken(
   token: string,
@@ -87,6 +87,12 @@ function verify(token: string, secret: string, now: () => number) {
   return jwtVerify(token, encoder.encode(secret), { algorithms: ['HS256'], currentDate: new Date(now()) })
 }
 
+/**
+ * Whether a token that the deployment's secret refused is genuine for another deployment: the one its `deploymentId`
+ * claim names, else any deployment that takes service tokens (the specification defines no such claim, so a client
+ * sends a token made for deployment 10 to an agent of deployment 11 without one). Only signatures are compared here;
+ * such a token is refused either way, as 403 rather than 401.
+ */
 async function isGenuineForOtherDeployment(
   token: string,
   deployment: DeploymentInfo,
@@ -99,14 +105,23 @@ async function isGenuineForOtherDeployment(
   } catch {
     return false
   }
-  const otherId = Number(claimed)
-  if (!Number.isInteger(otherId) || otherId === deployment.id) return false
-  const other = await directory.deployment(otherId)
-  if (!other?.tokenAuthSecret) return false
-  try {
-    await verify(token, other.tokenAuthSecret, now)
-    return true
-  } catch {
-    return false
+  const signedBy = async (secret: string) => {
+    try {
+      await verify(token, secret, now)
+      return true
+    } catch (error) {
+      // Genuine but expired or not yet valid: still made for that deployment.
+      return error instanceof joseErrors.JWTExpired || error instanceof joseErrors.JWTClaimValidationFailed
+    }
   }
+  if (claimed !== undefined) {
+    const otherId = Number(claimed)
+    if (!Number.isInteger(otherId) || otherId === deployment.id) return false
+    const other = await directory.deployment(otherId)
+    return other?.tokenAuthSecret ? signedBy(other.tokenAuthSecret) : false
+  }
+  for (const other of await directory.tokenSecrets())
+    if (other.id !== deployment.id && other.secret !== deployment.tokenAuthSecret && (await signedBy(other.secret)))
+      return true
+  return false
 }
