@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
+import { SCHEMA_NAME } from './named-schemas'
 import { OPERATIONS, type OperationNotes } from './operations'
 
 type Json = Record<string, any>
@@ -124,6 +125,14 @@ export function finishDocument(
     }
     if (Object.keys(kept).length > 0) paths[path] = kept
   }
+  const named: Json = {}
+  for (const item of Object.values<Json>(paths))
+    for (const operation of Object.values<Json>(item)) {
+      const bodies = [operation.requestBody, ...Object.values<Json>(operation.responses ?? {})]
+      for (const body of bodies)
+        for (const media of Object.values<Json>(body?.content ?? {}))
+          if (media.schema) media.schema = liftNamed(media.schema, named)
+    }
   const tags = [
     ...new Set(
       Object.values(paths).flatMap((item: Json) =>
@@ -143,6 +152,7 @@ export function finishDocument(
     components: {
       schemas: {
         ...generated.components?.schemas,
+        ...Object.fromEntries(Object.entries(named).sort(([a], [b]) => a.localeCompare(b))),
         Error: {
           type: 'object',
           required: ['error', 'code'],
@@ -167,6 +177,22 @@ export function finishDocument(
       securitySchemes,
     },
   }
+}
+
+/**
+ * A schema with every part that is a named type (marked by `nameSchemas`) put in `named` once and referred to: the
+ * document's components then carry the names the specification uses (`FoldersListResponse`, `ChatRequest`, ...).
+ */
+function liftNamed(schema: unknown, named: Json): any {
+  if (Array.isArray(schema)) return schema.map((item) => liftNamed(item, named))
+  if (schema === null || typeof schema !== 'object') return schema
+  const lifted: Json = {}
+  for (const [key, value] of Object.entries(schema)) lifted[key] = liftNamed(value, named)
+  const name = lifted[SCHEMA_NAME]
+  if (typeof name !== 'string') return lifted
+  delete lifted[SCHEMA_NAME]
+  named[name] ??= lifted
+  return { $ref: `#/components/schemas/${name}` }
 }
 
 /** A route's body schema, and whether the route needs one. */
@@ -229,6 +255,10 @@ function finishOperation(
   }
   if (Object.keys(responses).length === 0)
     responses[method === 'delete' ? '204' : '200'] = { description: describeStatus(method === 'delete' ? 204 : 200) }
+  for (const type of notes?.alsoSucceedsWith ?? []) {
+    const success = Object.keys(responses).find((status) => status.startsWith('2'))
+    if (success) responses[success].content = { ...responses[success].content, [type]: {} }
+  }
   for (const [status, example] of Object.entries(notes?.examples?.responses ?? {})) {
     const response = responses[status]
     if (!response?.content) continue

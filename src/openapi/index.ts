@@ -6,6 +6,7 @@ import { Elysia, type AnyElysia } from 'elysia'
 import scalarScriptPath from '../../node_modules/@scalar/api-reference/dist/browser/standalone.js' with { type: 'file' }
 import { version as scalarVersion } from '../../node_modules/@scalar/api-reference/package.json'
 import { finishDocument, type RouteBody } from './finish-document'
+import { nameSchemas } from './named-schemas'
 import { referencePage } from './reference-page'
 
 const SCRIPT_PATH = `/openapi/assets/api-reference-${scalarVersion}.js`
@@ -27,6 +28,7 @@ export function createApiDocs(options: ApiDocsOptions) {
   let document: Record<string, unknown> | undefined
   const build = () => {
     if (!app) throw new Error('createApiDocs: attach(app) was not called')
+    if (!document) nameSchemas()
     document ??= finishDocument(
       toOpenAPISchema(app, undefined, undefined, undefined, '3.1.0'),
       options.info,

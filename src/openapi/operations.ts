@@ -12,6 +12,8 @@ export interface OperationNotes {
   errors?: number[]
   /** The operation answers 204 with no body when it succeeds. */
   noContent?: true
+  /** Media types the success response also declares, without a body schema. */
+  alsoSucceedsWith?: string[]
   /** Removed in a release: the route stays only to answer 404 saying so, and documents nothing else. */
   removed?: true
   /** A body the route parses itself (optional bodies, strict parsing), so the generator cannot see its schema. */
@@ -37,6 +39,8 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   [`POST ${CHAT}/stream-chat-state`]: {
     id: 'streamChatState',
     errors: [429, 503],
+    // Spec 4.1: "A `text/html; charset=utf-8` response is also declared without a body schema."
+    alsoSucceedsWith: ['text/html; charset=utf-8'],
     body: { schema: ChatRequest, required: false },
     examples: {
       request: {

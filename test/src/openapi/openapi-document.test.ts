@@ -26,6 +26,9 @@ const operations = () =>
     Object.entries<Json>(item).map(([method, operation]) => ({ method, path, operation })),
   )
 const operation = (id: string) => operations().find((entry) => entry.operation.operationId === id)
+/** A schema, or the named one it refers to under `components.schemas`. */
+const resolved = (schema: Json): Json =>
+  schema.$ref ? document.components.schemas[String(schema.$ref).replace('#/components/schemas/', '')] : schema
 
 describe('GET /openapi/json', () => {
   it('passes `redocly lint` (recommended rules) with no error, offline', () => {
@@ -184,17 +187,54 @@ describe('GET /openapi/json', () => {
     expect(blank).toEqual([])
     const update = operation('updateFolder')!.operation.requestBody
     expect(update.required).toBe(true)
-    expect(Object.keys(update.content['application/json'].schema.properties)).toEqual(['name', 'parentId'])
-    expect(update.content['application/json'].schema.additionalProperties).toBe(false)
+    expect(Object.keys(resolved(update.content['application/json'].schema).properties)).toEqual(['name', 'parentId'])
+    expect(resolved(update.content['application/json'].schema).additionalProperties).toBe(false)
     expect(operation('duplicateWorkbook')!.operation.requestBody.required).toBe(false)
+  })
+
+  it("names the specification's types under components.schemas, and refers to them", () => {
+    const names = Object.keys(document.components.schemas)
+    for (const name of [
+      'FoldersListResponse',
+      'ReportsListResponse',
+      'AppConfigResponse',
+      'DbtSyncResponse',
+      'StartDbtSyncInput',
+      'ConnectReportToWorkbookInput',
+      'UpdatePublishedAiWidgetThreadInput',
+      'DuplicateWorkbookInput',
+      'CreateNotificationInput',
+      'UpdateNotificationInput',
+      'UpdateWorkbookInput',
+      'ChatThreadPolicyDTO',
+      'NotificationRecipient',
+      'ChatRequest',
+      'Report',
+      'ReportSnapshot',
+      'Dashboard',
+      'Workbook',
+    ])
+      expect({ name, named: names.includes(name) }).toEqual({ name, named: true })
+    // The names releases replaced are gone (spec 9).
+    expect(names).not.toContain('FoldersFindAllResult')
+    expect(names).not.toContain('ReportsFindAllResult')
+    const list = operation('listFolders')!.operation.responses['200'].content['application/json'].schema
+    expect(list).toEqual({ $ref: '#/components/schemas/FoldersListResponse' })
+    expect(JSON.stringify(document)).not.toContain('x-schema-name')
+  })
+
+  it("declares the chat stream's text/html response without a body schema (spec 4.1)", () => {
+    const content = operation('streamChatState')!.operation.responses['200'].content
+    expect(content['text/html; charset=utf-8']).toEqual({})
+    expect(content['application/json']).toBeDefined()
   })
 
   it('carries the request body schema and examples of the main operations', () => {
     const generate = operation('generateSession')!.operation.requestBody.content['application/json']
-    expect(generate.schema.required).toContain('deploymentId')
+    expect(resolved(generate.schema).required).toContain('deploymentId')
     expect(generate.example).toMatchObject({ deploymentId: 1, externalId: 'user-42' })
     const stream = operation('streamChatState')!.operation
-    expect(stream.requestBody.content['application/json'].schema.properties.messageId).toBeDefined()
+    expect(resolved(stream.requestBody.content['application/json'].schema).properties.messageId).toBeDefined()
     expect(stream.responses['200'].content['application/json'].example[0]).toMatchObject({ id: '__cutoff__' })
     expect(operation('runSemanticSql')!.operation.responses['200'].content['application/json'].example.totalRows).toBe(
       2,
