@@ -184,20 +184,12 @@ export function embedPlugin(deps: EmbedDeps) {
     )
     .get(`${TENANTS}/user-attributes`, () => removedInV020('Listing embed-tenant user attributes'), {
       params: EmbedTenantParams,
-      detail: {
-        summary: 'Removed in release v0.2.0',
-        description: 'Always 404.',
-        tags: ['Embed tenants'],
-        deprecated: true,
-      },
+      // Removed in v0.2.0 (spec 9): not in the API document any more; the address says so with a 404.
+      detail: { hide: true },
     })
     .delete(`${TENANTS}/user-attributes/:id`, () => removedInV020('Deleting embed-tenant user attributes'), {
       params: EmbedTenantGroupParams,
-      detail: {
-        summary: 'Removed in release v0.2.0',
-        description: 'Always 404.',
-        tags: ['Embed tenants'],
-        deprecated: true,
-      },
+      // Removed in v0.2.0 (spec 9): not in the API document any more; the address says so with a 404.
+      detail: { hide: true },
     })
 }

@@ -229,11 +229,6 @@ function finishOperation(
       example: notes.examples.request,
     }
 
-  if (notes?.removed) {
-    // It answers nothing but 404 (`REMOVED_IN_...`): a success status would promise what it never does.
-    operation.responses = { 404: { $ref: `#/components/responses/${ERROR_RESPONSES[404].name}` } }
-    return operation
-  }
   const responses: Json = {}
   for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
     const fixed: Json = {

@@ -14,8 +14,6 @@ export interface OperationNotes {
   noContent?: true
   /** Media types the success response also declares, without a body schema. */
   alsoSucceedsWith?: string[]
-  /** Removed in a release: the route stays only to answer 404 saying so, and documents nothing else. */
-  removed?: true
   /** A body the route parses itself (optional bodies, strict parsing), so the generator cannot see its schema. */
   body?: { schema: TSchema; required: boolean }
   /** Request and response examples, by status. */
@@ -134,11 +132,6 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   'GET /api/v1/embed-tenants/{embedTenantName}/groups': { id: 'listEmbedTenantGroups' },
   'DELETE /api/v1/embed-tenants/{embedTenantName}/groups/{id}': { id: 'deleteEmbedTenantGroup' },
   'DELETE /api/v1/embed-tenants/{embedTenantName}': { id: 'deleteEmbedTenant' },
-  'GET /api/v1/embed-tenants/{embedTenantName}/user-attributes': { id: 'listEmbedTenantUserAttributes', removed: true },
-  'DELETE /api/v1/embed-tenants/{embedTenantName}/user-attributes/{id}': {
-    id: 'deleteEmbedTenantUserAttribute',
-    removed: true,
-  },
 
   'GET /api/v1/deployments': { id: 'listDeployments' },
   [`GET ${DEPLOYMENT}/folders`]: { id: 'listFolders' },

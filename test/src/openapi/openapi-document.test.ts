@@ -141,15 +141,15 @@ describe('GET /openapi/json', () => {
       expect({ id: op.operationId, has503: '503' in op.responses }).toEqual({ id: op.operationId, has503: true })
   })
 
-  it('documents the operations removed in v0.2.0 as answering 404 only', () => {
-    for (const id of ['listEmbedTenantUserAttributes', 'deleteEmbedTenantUserAttribute']) {
-      const { operation: op } = operation(id)!
-      expect({ id, statuses: Object.keys(op.responses), deprecated: op.deprecated }).toEqual({
-        id,
-        statuses: ['404'],
-        deprecated: true,
-      })
-    }
+  it('leaves out the operations removed in v0.2.0 (spec 9), whose addresses answer 404', async () => {
+    expect(Object.keys(document.paths).filter((path) => path.includes('user-attributes'))).toEqual([])
+    for (const id of ['listEmbedTenantUserAttributes', 'deleteEmbedTenantUserAttribute'])
+      expect(operation(id)).toBeUndefined()
+    const removed = await test.request('GET', '/api/v1/embed-tenants/tenant-one/user-attributes', {
+      headers: { authorization: 'Api-Key ak_test_admin_0123456789' },
+    })
+    expect(removed.status).toBe(404)
+    expect(((await removed.json()) as Json).code).toBe('REMOVED_IN_V0_2_0')
   })
 
   it('puts security on every operation: the schemes it takes, or an empty list', () => {
