@@ -24,7 +24,12 @@ export function phrases(list: string[], question: string): string[] {
     last = at
   }
   // Quoted as the user wrote them ("Asia", not "asia") when the words stand together in the question.
-  return parts.map((part) => new RegExp(`\\b${part.join('\\W+')}\\b`, 'i').exec(question)?.[0] ?? part.join(' '))
+  // Word edges of any script: `\b` knows only ASCII letters, and "Ümsatz" was quoted lowercased.
+  return parts.map(
+    (part) =>
+      new RegExp(`(?<![\\p{L}\\p{N}])${part.join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`, 'iu').exec(question)?.[0] ??
+      part.join(' '),
+  )
 }
 
 /** A sentence about one unknown word: a value of a dimension the caller cannot see, near values, or nothing. */
@@ -86,8 +91,31 @@ export function writeDecline(decline: Decline, index: MetaIndex): string {
     dimensions.length
       ? `I can break them down or filter by: ${list(dimensions)}, and by day, week, month, quarter or year.`
       : '',
-    'For example: "What was the revenue by region in 2024?", "Revenue growth from 2023 to 2024", "Top 5 customers by revenue" or "Share of orders by status".',
+    examplesOf(index, measures, dimensions),
   ]
     .filter((line, position, all) => line !== '' || all[position - 1] !== '')
     .join('\n')
+}
+
+/**
+ * Questions this model answers, made from its own members: "Revenue by status", "Revenue by month", "Number of
+ * orders by region". (Fixed demo questions were offered for every model, also ones with no revenue or region.)
+ */
+function examplesOf(index: MetaIndex, measures: MetaMember[], dimensions: MetaMember[]): string {
+  const first = measures.find((member) => member.type === 'sum') ?? measures[0]
+  const second = measures.find((member) => member !== first && member.type === 'count')
+  // Text a person groups by: not names, ids or contact details (one row per customer reads as a list, not an answer).
+  const texts = dimensions.filter(
+    (member) => member.type === 'string' && !/(^|[._])(id|email|phone|name)$/.test(member.name),
+  )
+  const hasTime = index.cubes.some((cube) => cube.dimensions.some((member) => member.type === 'time'))
+  const lower = (title: string) => title.charAt(0).toLowerCase() + title.slice(1)
+  const questions = [
+    texts[0] && `${first.title} by ${lower(texts[0].title)}`,
+    hasTime && `${first.title} by month`,
+    second && (texts[1] ?? texts[0]) && `${second.title} by ${lower((texts[1] ?? texts[0]).title)}`,
+  ].filter((question): question is string => typeof question === 'string')
+  if (questions.length === 0) questions.push(`${first.title}`)
+  const quoted = questions.map((question) => `"${question}"`)
+  return `For example: ${quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` : quoted[0]}.`
 }

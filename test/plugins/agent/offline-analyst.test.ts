@@ -5,6 +5,8 @@ import type { MetaMember } from '../../../plugins/agent/offline/meta-index'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, finalAnswer, mergeLines, readLines, type Line } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'
+import { writeDecline } from '../../../plugins/agent/offline/decline'
+import { indexMeta } from '../../../plugins/agent/offline/meta-index'
 
 /** How a measure's numbers are written (the analyst's own formatting, applied to what the test computes). */
 const kinds = {
@@ -228,7 +230,18 @@ describe('the offline analyst', () => {
     const answer = finalAnswer(mergeLines(await ask('What will the weather be tomorrow?')))?.content ?? ''
     expect(answer).toStartWith('I could not map that question to the data')
     expect(answer).toContain('Revenue (`orders.total_amount`)')
-    expect(answer).toContain('For example')
+    // Examples made from the model's own members, each one a question the analyst answers.
+    const examples = [
+      ...(answer
+        .split('\n')
+        .find((line) => line.startsWith('For example'))
+        ?.matchAll(/"([^"]+)"/g) ?? []),
+    ]
+    expect(examples.length).toBeGreaterThan(1)
+    for (const [, example] of examples) {
+      const reply = finalAnswer(mergeLines(await ask(example)))?.content ?? ''
+      expect({ example, answered: !reply.startsWith('I could not') }).toEqual({ example, answered: true })
+    }
   })
 
   it('names a row of a two-dimension breakdown by both its labels, and a total by its measure', async () => {
@@ -252,7 +265,7 @@ describe('the offline analyst', () => {
 
   it('names words of any script it could not map, whole (Ümsatz was quoted back as msatz)', async () => {
     const answer = finalAnswer(mergeLines(await ask('Ümsatz nach Région?')))?.content ?? ''
-    expect(answer).toContain('ümsatz')
+    expect(answer).toContain('"Ümsatz nach Région"')
     expect(answer).not.toMatch(/(^|[^\p{L}])msatz/u)
   })
 
@@ -331,5 +344,27 @@ describe('the offline analyst', () => {
       .values() as Array<[number, string, number]>
     for (const [id, name, total] of rows)
       expect(answer).toContain(`| ${id} | ${name} | ${formatValue(total, member('money'))} |`)
+  })
+})
+
+describe('a decline on a model of its own', () => {
+  it('offers example questions made from that model, not the demo questions', () => {
+    const index = indexMeta({
+      cubes: [
+        {
+          name: 'tickets',
+          measures: [{ name: 'tickets.count', type: 'count', title: 'Number of tickets' }],
+          dimensions: [
+            { name: 'tickets.id', type: 'number', primaryKey: true },
+            { name: 'tickets.requester_email', type: 'string', title: 'Requester email' },
+            { name: 'tickets.priority', type: 'string', title: 'Priority' },
+            { name: 'tickets.opened_at', type: 'time', title: 'Opened at' },
+          ],
+        },
+      ],
+    })
+    const text = writeDecline({ kind: 'unknown', parts: ['weather'], values: [] }, index)
+    expect(text).toContain('For example: "Number of tickets by priority" or "Number of tickets by month".')
+    expect(text.toLowerCase()).not.toContain('revenue')
   })
 })
