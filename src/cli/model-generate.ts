@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { generateModelFiles } from '../../plugins/semantic/semantic-model/model-generator'
 import { redact } from '../../plugins/semantic/sources/data-source'
 import { introspect } from '../../plugins/semantic/sources/introspect'
+import { DEMO_MARKER_TABLE } from '../../plugins/semantic/demo/demo-data-export'
 import { requiredString, UsageError, type CliCommand } from './command'
 
 /** `service model generate --from <database> [--schema NAME] --out <folder>`. */
@@ -28,7 +29,8 @@ model files of the same names.`,
     if (!/^[a-z]+:\/\//i.test(from) && !existsSync(from)) throw new UsageError(`--from: no database file at ${from}`)
     let files: Map<string, string>
     try {
-      const tables = await introspect(from, schema)
+      // `demo-data`'s own bookkeeping table is no data to ask about.
+      const tables = (await introspect(from, schema)).filter((table) => table.name !== DEMO_MARKER_TABLE)
       if (tables.length === 0)
         throw new UsageError(`--from: the database${schema ? ` (schema ${schema})` : ''} has no tables`)
       files = generateModelFiles(tables, /^(mysql|mariadb):\/\//i.test(from) ? 'backquote' : 'double')
