@@ -48,6 +48,14 @@ export class QueryTimeoutError extends AppError {
   }
 }
 
+/** The kinds of data-source failure `/readyz` tells apart, without naming anything of the source. */
+export type SourceFailure =
+  | 'unreachable'
+  | 'authentication failed'
+  | 'database not found'
+  | 'not accepting connections'
+  | 'database file not found'
+
 /**
  * The deployment's database cannot be reached right now. The message names the deployment and never the
  * source's address or credentials; the source is retried at the next query.
@@ -55,8 +63,10 @@ export class QueryTimeoutError extends AppError {
 export class DataSourceUnavailableError extends AppError {
   constructor(
     deploymentId: number | undefined,
-    /** Why, for the server's log only (it may name hosts or files). */
+    /** Why, for the server's log only (it may name hosts, users, databases or files). */
     readonly reason?: string,
+    /** What kind of failure, naming nothing of the source: what `/readyz`, which anyone may read, shows. */
+    readonly category: SourceFailure = 'unreachable',
   ) {
     super(
       503,

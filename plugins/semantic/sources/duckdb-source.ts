@@ -4,6 +4,7 @@ import { DataSourceUnavailableError, QueryTimeoutError } from '../errors'
 import { QueryExecutionError, redact, type DataSource, type DataSourceConfig } from './data-source'
 import { duckdbDialect } from './dialects/duckdb-dialect'
 import { duckdb } from './duckdb-module'
+import { failureOf } from './server-errors'
 
 /**
  * A DuckDB file (models may read Parquet and CSV files from their `sql`), opened in read-only access mode. DuckDB
@@ -19,7 +20,8 @@ export function createDuckdbSource(config: DataSourceConfig, deploymentId?: numb
 
   const database = () => {
     instance ??= (async () => {
-      if (!existsSync(path)) throw new DataSourceUnavailableError(deploymentId, `${path} not found`)
+      if (!existsSync(path))
+        throw new DataSourceUnavailableError(deploymentId, `${path} not found`, 'database file not found')
       return duckdb().DuckDBInstance.create(path, { access_mode: 'READ_ONLY' })
     })().catch((error: unknown) => {
       // Retried at the next query (the file may appear, or its writer may let go of it).
@@ -92,10 +94,8 @@ export function createDuckdbSource(config: DataSourceConfig, deploymentId?: numb
     async health() {
       return run('SELECT 1', []).then(
         () => ({ ok: true as const }),
-        (error: Error) => ({
-          ok: false as const,
-          error: (error as DataSourceUnavailableError).reason ?? error.message,
-        }),
+        // The kind of failure only: `/readyz` answers anyone, and a driver's text may name the file.
+        (error: Error) => ({ ok: false as const, error: failureOf(error) }),
       )
     },
     async close() {

@@ -1,4 +1,4 @@
-import { DataSourceUnavailableError, QueryTimeoutError } from '../errors'
+import { DataSourceUnavailableError, QueryTimeoutError, type SourceFailure } from '../errors'
 import { QueryExecutionError, redact, type DataSource } from './data-source'
 import type { Parameter } from './dialects/dialect'
 
@@ -31,14 +31,16 @@ export function classifyServerError(error: unknown, deploymentId: number | undef
   if (code === 'ERR_POSTGRES_SERVER_ERROR') {
     const state = String(errno ?? '')
     if (state === '57014') return new QueryTimeoutError(timeoutMs)
-    if (POSTGRES_UNAVAILABLE.test(state)) return new DataSourceUnavailableError(deploymentId, redact(message))
+    if (POSTGRES_UNAVAILABLE.test(state))
+      return new DataSourceUnavailableError(deploymentId, redact(message), postgresFailure(state))
     return new QueryExecutionError(redact(message))
   }
   if (code === 'ERR_MYSQL_SERVER_ERROR') {
     const number = Number(errno)
     // 1969: max_statement_time exceeded (MariaDB); 3024: max_execution_time exceeded (MySQL).
     if (number === 1969 || number === 3024) return new QueryTimeoutError(timeoutMs)
-    if (MYSQL_UNAVAILABLE.has(number)) return new DataSourceUnavailableError(deploymentId, redact(message))
+    if (MYSQL_UNAVAILABLE.has(number))
+      return new DataSourceUnavailableError(deploymentId, redact(message), mysqlFailure(number))
     return new QueryExecutionError(redact(message))
   }
   if (/SYNTAX|INVALID_.*(PARAM|ARG)/i.test(code)) return new QueryExecutionError(redact(message))
@@ -76,12 +78,29 @@ export function serverSourceMethods(
     async health() {
       return run('SELECT 1', []).then(
         () => ({ ok: true as const }),
-        // Why, as the driver said it (the generic "unavailable" message would tell an operator nothing).
-        (error: Error) => ({
-          ok: false as const,
-          error: (error as DataSourceUnavailableError).reason ?? error.message,
-        }),
+        // The kind of failure only: `/readyz` answers anyone, and the driver's text names users, databases and
+        // hosts (it goes to the log with the failing query and at start).
+        (error: Error) => ({ ok: false as const, error: failureOf(error) }),
       )
     },
   }
+}
+
+/** The kind of a source's failure, for `/readyz`. */
+export function failureOf(error: unknown): SourceFailure {
+  return error instanceof DataSourceUnavailableError ? error.category : 'unreachable'
+}
+
+function postgresFailure(state: string): SourceFailure {
+  if (state.startsWith('28')) return 'authentication failed'
+  if (state === '3D000') return 'database not found'
+  if (state.startsWith('57P0') || state === '53300') return 'not accepting connections'
+  return 'unreachable'
+}
+
+function mysqlFailure(errno: number): SourceFailure {
+  if ([1044, 1045, 1698, 1251, 2059].includes(errno)) return 'authentication failed'
+  if (errno === 1049) return 'database not found'
+  if ([1040, 1053, 1077, 1129, 1130, 1203, 1226].includes(errno)) return 'not accepting connections'
+  return 'unreachable'
 }

@@ -18,7 +18,8 @@ export function createSqliteSource(options: {
   const { path, pool } = options
   const ensure = () => {
     // A missing file is an unreachable source, not an empty database: opening it read-only would fail anyway.
-    if (!existsSync(path)) throw new DataSourceUnavailableError(options.deploymentId, 'database file not found')
+    if (!existsSync(path))
+      throw new DataSourceUnavailableError(options.deploymentId, `${path} not found`, 'database file not found')
   }
   return {
     type: 'sqlite',
