@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm'
+import { eq, isNotNull, sql } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
 import type { accounts, agents, deployments } from '../../db/schema'
 
@@ -82,11 +82,11 @@ export function createDirectory(storage: Storage) {
     .prepare()
 
   const tokenSecretRows = db
-    .select({ id: deployments.id, secret: deployments.tokenAuthSecret })
+    .select({ id: deployments.id, accountId: deployments.accountId, secret: deployments.tokenAuthSecret })
     .from(deployments)
-    .where(eq(deployments.tokenAuthEnabled, true))
+    .where(isNotNull(deployments.tokenAuthSecret))
     .prepare()
-  let tokenSecrets: Promise<Array<{ id: number; secret: string }>> | undefined
+  let tokenSecrets: Promise<Array<{ id: number; accountId: number; secret: string }>> | undefined
 
   /** Only rows that exist are kept: a lookup of an unknown id or name always asks the database. */
   const cache = {
@@ -132,13 +132,15 @@ export function createDirectory(storage: Storage) {
       return remembered(cache.accounts, id, async () => (await accountById.execute({ id }))[0])
     },
     /**
-     * The secrets of the deployments that take service tokens, to tell a token genuine for another deployment (403)
-     * from one that is not genuine (401). Read once, then kept until `forget`.
+     * The service-token secrets of the deployments (taking tokens or not), to tell a token genuine for another
+     * deployment (403) from one that is not genuine (401). Read once, then kept until `forget`.
      */
-    tokenSecrets(): Promise<Array<{ id: number; secret: string }>> {
+    tokenSecrets(): Promise<Array<{ id: number; accountId: number; secret: string }>> {
       tokenSecrets ??= tokenSecretRows
         .execute()
-        .then((rows) => rows.flatMap((row) => (row.secret ? [{ id: row.id, secret: row.secret }] : [])))
+        .then((rows) =>
+          rows.flatMap((row) => (row.secret ? [{ id: row.id, accountId: row.accountId, secret: row.secret }] : [])),
+        )
       tokenSecrets.catch(() => (tokenSecrets = undefined))
       return tokenSecrets
     },

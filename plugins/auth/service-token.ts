@@ -87,10 +87,13 @@ function verify(token: string, secret: string, now: () => number) {
   return jwtVerify(token, encoder.encode(secret), { algorithms: ['HS256'], currentDate: new Date(now()) })
 }
 
+/** How many other deployments' secrets a refused token is checked against (each check costs about 30 µs). */
+const MAX_OTHER_SECRETS = 16
+
 /**
  * Whether a token that the deployment's secret refused is genuine for another deployment: the one its `deploymentId`
- * claim names, else any deployment that takes service tokens (the specification defines no such claim, so a client
- * sends a token made for deployment 10 to an agent of deployment 11 without one). Only signatures are compared here;
+ * claim names, else another deployment of the same account that takes service tokens (the specification defines no
+ * such claim, so a client sends a token made for deployment 10 to an agent of deployment 11 without one). Only signatures are compared here;
  * such a token is refused either way, as 403 rather than 401.
  */
 async function isGenuineForOtherDeployment(
@@ -120,8 +123,14 @@ async function isGenuineForOtherDeployment(
     const other = await directory.deployment(otherId)
     return other?.tokenAuthSecret ? signedBy(other.tokenAuthSecret) : false
   }
-  for (const other of await directory.tokenSecrets())
-    if (other.id !== deployment.id && other.secret !== deployment.tokenAuthSecret && (await signedBy(other.secret)))
-      return true
+  // The other deployments of the same account (the one the address names), at most a few: a token anyone may send
+  // must not cost a check per deployment of the server, nor tell whether it was made for another account's.
+  const candidates = (await directory.tokenSecrets()).filter(
+    (other) =>
+      other.accountId === deployment.accountId &&
+      other.id !== deployment.id &&
+      other.secret !== deployment.tokenAuthSecret,
+  )
+  for (const other of candidates.slice(0, MAX_OTHER_SECRETS)) if (await signedBy(other.secret)) return true
   return false
 }

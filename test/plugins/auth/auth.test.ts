@@ -207,9 +207,12 @@ describe('authPlugin chat access', () => {
     })
     const forged = await serviceToken('not-the-secret-at-all-0123', { sub: 'u1', scope: ['chat'], deploymentId: 3 })
     expect((await get(chat2, { 'x-service-auth-token': forged })).status).toBe(401)
-    // Without a deploymentId claim (the specification defines none): told by the secret it was signed with.
-    const unnamed = await serviceToken(tokenSecrets.deployment3, { sub: 'u1', scope: ['chat'] })
+    // Without a deploymentId claim (the specification defines none): told by the secret it was signed with, among
+    // the account's other deployments; another account's deployment is not looked at (nothing is told about it).
+    const unnamed = await serviceToken(tokenSecrets.deployment1, { sub: 'u1', scope: ['chat'] })
     expect((await get(chat2, { 'x-service-auth-token': unnamed })).body.code).toBe('TOKEN_WRONG_DEPLOYMENT')
+    const otherAccount = await serviceToken(tokenSecrets.deployment3, { sub: 'u1', scope: ['chat'] })
+    expect((await get(chat2, { 'x-service-auth-token': otherAccount })).body.code).toBe('INVALID_TOKEN')
     const unnamedForged = await serviceToken('not-the-secret-at-all-0123', { sub: 'u1', scope: ['chat'] })
     expect((await get(chat2, { 'x-service-auth-token': unnamedForged })).body.code).toBe('INVALID_TOKEN')
     const sameSecretOtherClaim = await serviceToken(tokenSecrets.deployment2, {

@@ -158,7 +158,7 @@ for (const [name, make, available] of [
         }
         // The health /readyz shows (to anyone) names the kind of failure, never the user or the database.
         const health = await semantic.sourceHealth()
-        expect(health.map(({ deploymentId, error }) => [deploymentId, error])).toEqual([
+        expect(health.map((source) => [source.deploymentId, 'error' in source ? source.error : 'ok'])).toEqual([
           [1, 'authentication failed'],
           [2, 'database not found'],
         ])
