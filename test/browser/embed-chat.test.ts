@@ -327,6 +327,20 @@ describe('GET /embed/chat in a browser', () => {
     await finished(copy)
     await finished(page)
     expect(await copy.locator('.msg-flag').count()).toBe(0)
+
+    // Also while the model has not written a line yet: the copy, reloaded, follows the question it sees unanswered.
+    const waiting = server.control.pauseNext('start')
+    await ask(page, 'Orders by status in 2024')
+    await waiting.reached
+    await copy.reload()
+    await copy.locator('.msg-user').nth(2).waitFor()
+    await copy.locator('button.button-stop').waitFor()
+    waiting.release()
+    // The answer comes in and ends: the Stop button goes, and the copy shows the three turns.
+    await copy.locator('button.button-stop').waitFor({ state: 'detached' })
+    await finished(copy)
+    expect(await copy.locator('.msg-user').count()).toBe(3)
+    expect(await copy.locator('.msg-flag').count()).toBe(0)
     expect(log.unexpected()).toEqual([])
     expect(copyLog.unexpected()).toEqual([])
   })

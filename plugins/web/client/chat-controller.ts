@@ -105,12 +105,16 @@ export class ChatController {
       }
       this.view.restoring = false
       this.emit()
-      // A turn another tab of this thread is still answering: followed here too, from its question's messageId (the
-      // server joins the run, or answers from the thread if it has just ended).
-      const last = this.history.at(-1)
-      if (!saved.inFlight && last?.role === 'assistant' && last.isInProcess) {
-        const question = this.history.findLast((message) => message.role === 'user')
-        if (question) saved.inFlight = question.id
+      // A turn another tab of this thread may still be answering (its last question has no finished answer yet:
+      // the model is thinking, a tool runs, or the answer is being written): followed here too, from that
+      // question's messageId. The server joins the run, or answers from the thread if it has ended.
+      if (!saved.inFlight) {
+        const at = this.history.findLastIndex((message) => message.role === 'user')
+        const after = at >= 0 ? this.history.slice(at + 1) : []
+        const ended = after.some(
+          (message) => message.interrupted === true || (message.graphPath?.[0] === 'final' && !message.isInProcess),
+        )
+        if (at >= 0 && !ended) saved.inFlight = this.history[at].id
       }
       if (saved.inFlight) {
         const index = this.history.findIndex((message) => message.id === saved.inFlight)

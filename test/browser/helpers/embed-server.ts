@@ -14,7 +14,7 @@ import { TEST_DEMO_DATA } from '../../helpers/demo-data'
  * answer (so a test can reload or stop at a known point, with no timing), `failNext()` makes the next run fail.
  */
 function controllableAgents(factory: AgentFactory) {
-  let pause: { reached: ReturnType<typeof gate>; release: ReturnType<typeof gate> } | undefined
+  let pause: { reached: ReturnType<typeof gate>; release: ReturnType<typeof gate>; at: 'final' | 'start' } | undefined
   let fail = false
   const agents: AgentFactory = (info) => {
     const inner = factory(info)
@@ -25,11 +25,20 @@ function controllableAgents(factory: AgentFactory) {
           throw new AgentError('The model provider failed (HTTP 503)')
         }
         const finals = new Set<string>()
+        const startHeld = pause?.at === 'start' ? pause : undefined
+        if (startHeld) {
+          pause = undefined
+          startHeld.reached.open()
+          await Promise.race([
+            startHeld.release.promise,
+            new Promise((resolve) => turn.signal.addEventListener('abort', resolve, { once: true })),
+          ])
+        }
         for await (const event of inner.run(turn)) {
           yield event
           if (event.type === 'message-start' && event.graphPath[0] === 'final') finals.add(event.id)
           const held = pause
-          if (held && event.type === 'text-delta' && finals.has(event.id)) {
+          if (held?.at === 'final' && event.type === 'text-delta' && finals.has(event.id)) {
             pause = undefined
             held.reached.open()
             await Promise.race([
@@ -43,8 +52,9 @@ function controllableAgents(factory: AgentFactory) {
   }
   return {
     agents,
-    pauseNext() {
-      const held = { reached: gate(), release: gate() }
+    /** `start`: before the run's first line instead (as a model that has not answered yet). */
+    pauseNext(at: 'final' | 'start' = 'final') {
+      const held = { reached: gate(), release: gate(), at }
       pause = held
       return { reached: held.reached.promise, release: held.release.open }
     },
