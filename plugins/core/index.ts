@@ -9,6 +9,7 @@ import { randomToken } from '../../lib/secrets'
 import { createBodyLimit } from './body-limit'
 import { toErrorResponse } from './error-handler'
 import { makePrintable } from './printable-values'
+import { bodyCheckedAfterAuthentication } from './strict-json'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
@@ -69,7 +70,8 @@ export function corePlugin(deps: CoreDeps) {
     .onTransform({ as: 'global' }, ({ request, body, query, params }) => {
       // An optional body that overflowed was swallowed as "no body" by the parser: still a 413.
       if (bodyLimit.exceeded(request)) throw new PayloadTooLargeError(config.maxBodyBytes)
-      if (containsNul(params) || containsNul(query) || containsNul(body))
+      // A body read by `jsonBody` is checked there, once the credentials passed (401 comes first).
+      if (containsNul(params) || containsNul(query) || (!bodyCheckedAfterAuthentication(request) && containsNul(body)))
         throw new BadRequestError(NUL_TEXT_MESSAGE, 'NUL_CHARACTER')
       // Before validation, which describes a failing value by turning it into a string.
       makePrintable(body)

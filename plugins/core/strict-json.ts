@@ -3,6 +3,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Value, ValueErrorType } from '@sinclair/typebox/value'
 import { t } from 'elysia'
 import { BadRequestError } from '../../lib/errors'
+import { containsNul, NUL_TEXT_MESSAGE } from '../../lib/nul-text'
 import { readablePath } from '../../lib/schema-errors'
 
 const checks = new WeakMap<TSchema, TypeCheck<TSchema>>()
@@ -68,6 +69,14 @@ export function nestedDeeperThan(text: string, limit: number): boolean {
   return false
 }
 
+/** Requests whose body a `jsonBody` route read: their NUL check waits for authentication too (see `jsonBody`). */
+const parsedHere = new WeakSet<Request>()
+
+/** Whether a `jsonBody` route read this request's body, and checks it itself, after authentication. */
+export function bodyCheckedAfterAuthentication(request: Request): boolean {
+  return parsedHere.has(request)
+}
+
 /** The checks of a request's body that wait for authentication (see `jsonBody`), by request. */
 const pendingChecks = new WeakMap<Request, () => void>()
 
@@ -90,6 +99,7 @@ export function checkBodyAfterAuthentication(request: Request): void {
  * - It must be an object: `[]`, `5` or `null` is 400 even where every field is optional.
  * - A field the schema does not know is 400 `UNKNOWN_FIELD` (the framework would drop it silently, so a misspelt or
  *   read-only field looked like it was saved).
+ * - A NUL character in any string is 400 `NUL_CHARACTER` (as in paths and queries, which the core plugin checks).
  * - Arrays and objects nest at most 64 deep (400 `BODY_TOO_DEEP`): validation walks a body recursively, and a body
  *   of 50,000 brackets ran it out of stack, a 500.
  * - With `contentTypeRequired` (an operation whose specification requires the header), a body not sent as
@@ -114,6 +124,7 @@ export function jsonBody<S extends TSchema>(schema: S, options: JsonBodyOptions 
   return {
     parse: async ({ request }: { request: Request }): Promise<unknown> => {
       const text = await request.text()
+      parsedHere.add(request)
       if (options.optional && text.trim() === '') return undefined
       const contentType = request.headers.get('content-type') ?? ''
       const checkType = () => {
@@ -134,6 +145,12 @@ export function jsonBody<S extends TSchema>(schema: S, options: JsonBodyOptions 
       if (nestedDeeperThan(text, MAX_DEPTH)) {
         checkLater(request, () => {
           throw new BadRequestError(`Request body is nested deeper than ${MAX_DEPTH} levels`, 'BODY_TOO_DEEP')
+        })
+        return {}
+      }
+      if (containsNul(body)) {
+        checkLater(request, () => {
+          throw new BadRequestError(NUL_TEXT_MESSAGE, 'NUL_CHARACTER')
         })
         return {}
       }

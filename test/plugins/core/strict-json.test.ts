@@ -124,10 +124,16 @@ describe('JSON request bodies', () => {
       ['POST', '/api/v1/deployments/1/folders', apiKey(keys.scoped), 403],
     ]
     for (const [method, path, headers, status] of cases)
-      for (const body of ['{', '[]', '{"unknown":1}']) {
+      for (const body of ['{', '[]', '{"unknown":1}', '{"name":"nul \\u0000"}']) {
         const response = await test.request(method, path, { headers: { ...headers, ...json }, body })
         expect({ method, path, body, status: response.status }).toEqual({ method, path, body, status })
       }
+    // With them, the NUL character is refused as ever.
+    const nul = await test.request('POST', '/api/v1/deployments/1/folders', {
+      headers: { ...admin, ...json },
+      body: '{"name":"nul \\u0000"}',
+    })
+    expect((await answer(nul)).body.code).toBe('NUL_CHARACTER')
     // Without credentials to check first, the body's fault is told at once.
     const exchange = await test.request('POST', '/api/v1/embed/session/token', { headers: json, body: '{' })
     expect((await answer(exchange)).body.code).toBe('MALFORMED_JSON')
