@@ -182,8 +182,9 @@ export class ChatRun implements AsyncIterable<ChatEvent> {
         })
       } catch (error) {
         if (this.controller.signal.aborted) return
-        // The first request's failures and any answer of the server (4xx, 5xx) are the caller's to see.
-        if (attempt === 0 || error instanceof PlatformApiError) throw error
+        // The first request's failures and the server's answers are the caller's to see, but for a rejoin the
+        // answers of a server or proxy on its way back (502, 503, 504) are tried again like a refused connection.
+        if (attempt === 0 || (error instanceof PlatformApiError && !RETRIED_STATUSES.has(error.status))) throw error
         if (attempt >= maxRejoins)
           throw new ChatConnectionError(`Could not rejoin the chat run after ${attempt} attempts`, { cause: error })
         continue
@@ -223,6 +224,9 @@ export class ChatRun implements AsyncIterable<ChatEvent> {
     }
   }
 }
+
+/** Statuses a rejoin tries again: a restarting server, or a proxy in front of one. */
+const RETRIED_STATUSES = new Set([502, 503, 504])
 
 /** Waits `ms`, or less when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {

@@ -251,6 +251,34 @@ describe('client.chat.stream', () => {
     expect(calls).toHaveLength(3)
   })
 
+  it('tries a rejoin again after a 503 or 502 on the way back (a restarting server or its proxy), not after a 404', async () => {
+    const messageId = '1784548800000-message'
+    const lines = turn(messageId)
+    const joined = [
+      { id: '__cutoff__', sort: 0, state: { chatId: 'chat-1', isStreaming: false } } as StreamLine,
+      lines[9],
+    ]
+    const refused = (status: number) => () =>
+      new Response(JSON.stringify({ error: 'down', code: 'SHUTTING_DOWN' }), {
+        status,
+        headers: { 'content-type': 'application/json' },
+      })
+    const { calls, fetch } = scripted([
+      () => body([ndjson(lines.slice(0, 4))], { breakAfter: true }),
+      refused(503),
+      refused(502),
+      () => body([ndjson(joined)]),
+    ])
+    const client = createPlatformClient({ baseUrl: 'http://service.test', apiKey: 'ak_test', fetch })
+    const base = { ...target, input: 'hi', messageId, sessionSettings: { externalId: 'u1' }, rejoinDelayMs: 1 }
+    const run = client.chat.stream({ ...base, maxRejoins: 4 })
+    expect((await run.done()).finalAnswer?.content).toBe('There are 3 statuses.')
+    expect(calls).toHaveLength(4)
+    const lost = scripted([() => body([ndjson(lines.slice(0, 4))], { breakAfter: true }), refused(404)])
+    const gone = createPlatformClient({ baseUrl: 'http://service.test', apiKey: 'ak_test', fetch: lost.fetch })
+    await expect(gone.chat.stream({ ...base, maxRejoins: 4 }).done()).rejects.toMatchObject({ status: 404 })
+  })
+
   it('pauses before each rejoin, twice as long each time, so a restarting server has time to come back', async () => {
     const lines = turn('1784548800000-message')
     const sentAt: number[] = []
