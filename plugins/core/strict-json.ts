@@ -16,16 +16,14 @@ function compiled(schema: TSchema): TypeCheck<TSchema> {
   return check
 }
 
-/** Request fields that releases removed, with the release that removed them. */
-const REMOVED_FIELDS: Record<string, string> = { ephemeralTtlSeconds: 'v0.2.0' }
-
 /**
- * Rejects a raw body's removed and unknown fields before the schema runs (the framework would otherwise drop
- * unknown fields silently, and a misspelt security field must not mint a session without it).
+ * Rejects a raw body's removed fields (`removed`: each with the release that removed it) and unknown fields before
+ * the schema runs (the framework would otherwise drop unknown fields silently, and a misspelt security field must not
+ * mint a session without it).
  */
-export function rejectUnknownFields(schema: TSchema, body: unknown): void {
+export function rejectUnknownFields(schema: TSchema, body: unknown, removed: Record<string, string> = {}): void {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return
-  for (const [field, release] of Object.entries(REMOVED_FIELDS))
+  for (const [field, release] of Object.entries(removed))
     if (field in body) throw new BadRequestError(`${field} was removed in release ${release}`, 'FIELD_REMOVED')
   // A body the schema accepts has no unknown field: the compiled check answers that for every valid request, and
   // only a failing body is walked for the field to name.
@@ -167,7 +165,7 @@ export function jsonBody<S extends TSchema>(schema: S, options: JsonBodyOptions 
         const sent: unknown = refuseUnknown ? JSON.parse(text) : undefined
         checkLater(request, () => {
           checkType()
-          if (refuseUnknown) rejectUnknownFields(schema, sent)
+          if (refuseUnknown) rejectUnknownFields(schema, sent, options.removedFields)
         })
       }
       return body
@@ -185,6 +183,8 @@ interface JsonBodyOptions {
   contentTypeRequired?: boolean
   /** `drop`: unknown fields are left to the schema, which drops them (no second parse on a hot path). */
   unknownFields?: 'refuse' | 'drop'
+  /** Fields releases removed from this operation's body, each with the release: 400 `FIELD_REMOVED` saying so. */
+  removedFields?: Record<string, string>
   /** The route takes no credentials: the checks run at once, in its `transform`. */
   public?: boolean
 }

@@ -69,7 +69,7 @@ export function embedPlugin(deps: EmbedDeps) {
       adminKey: true,
       // The specification requires the JSON type here; unknown fields are refused (a misspelt security field must
       // not mint a session without it). Both are told after authentication.
-      ...jsonBody(GenerateSessionBody, { contentTypeRequired: true }),
+      ...jsonBody(GenerateSessionBody, { contentTypeRequired: true, removedFields: { ephemeralTtlSeconds: 'v0.2.0' } }),
       response: { 200: GenerateSessionResponse },
       detail: {
         summary: 'Generate an embed session',
