@@ -48,6 +48,8 @@ export const checkConfigCommand: CliCommand = {
     const bootstrapFile =
       typeof values.bootstrap === 'string' ? values.bootstrap : (config?.bootstrapFile ?? io.env.BOOTSTRAP_FILE)
     const file = bootstrapFile ? check(() => loadBootstrapFile(bootstrapFile)) : undefined
+    // The document whose model folders are checked: the file, or what can be read of one that broke its schema.
+    let document: unknown = file
     if (bootstrapFile && file) {
       // The start refuses a data source it cannot resolve (an unset `${NAME}`, a URL of another kind, no url or
       // path) before it applies anything, so a file that passes here must pass there too.
@@ -59,14 +61,10 @@ export const checkConfigCommand: CliCommand = {
         )
       for (const [id, source] of dataSources ?? [])
         lines.push(`data source of deployment ${id}: ok (${source.type}, not connected)`)
-      for (const folder of modelFolders(file)) {
-        const branches = check(() => checkModelFolder(folder.folder, folder.branches))
-        if (branches) lines.push(`model ${folder.folder}: ok (${branches.join(', ')})`)
-      }
     } else if (bootstrapFile) {
       // The file broke its schema: the data sources and model folders it names are checked all the same, as far as
       // it can be read (an unset `${NAME}` is named in this run, not after the schema error is mended).
-      const document = readLoosely(bootstrapFile)
+      document = readLoosely(bootstrapFile)
       check(() => {
         try {
           if (Array.isArray((document as { accounts?: unknown })?.accounts))
@@ -76,11 +74,11 @@ export const checkConfigCommand: CliCommand = {
           if (error instanceof BootstrapError) throw error
         }
       })
-      for (const folder of modelFoldersOf(document)) {
-        const branches = check(() => checkModelFolder(folder.folder, folder.branches))
-        if (branches) lines.push(`model ${folder.folder}: ok (${branches.join(', ')})`)
-      }
     } else lines.push('bootstrap file: none (the built-in demo bootstrap applies to an empty database)')
+    for (const folder of modelFoldersOf(document)) {
+      const branches = check(() => checkModelFolder(folder.folder, folder.branches))
+      if (branches) lines.push(`model ${folder.folder}: ok (${branches.join(', ')})`)
+    }
     if (lines.length) io.out(`${lines.join('\n')}\n`)
     if (problems.length === 0) return 0
     io.err(`${problems.join('\n')}\n`)
@@ -91,17 +89,6 @@ export const checkConfigCommand: CliCommand = {
 /** The errors whose message names the problem (a variable, a path in the file, a model file and member). */
 const CHECK_ERRORS = [ConfigError, BootstrapError, ModelError]
 
-/** The model folders the deployments of the file name, each with its deployment's branches. */
-function modelFolders(file: BootstrapFile): Array<{ folder: string; branches: string[] }> {
-  const folders: Array<{ folder: string; branches: string[] }> = []
-  for (const account of file.accounts)
-    for (const deployment of account.deployments ?? []) {
-      const folder = deployment.model ?? 'demo'
-      if (folder !== 'demo') folders.push({ folder, branches: deployment.branches ?? ['main'] })
-    }
-  return folders
-}
-
 /** A bootstrap file's document without its schema check; undefined when it cannot be read or parsed. */
 function readLoosely(path: string): unknown {
   try {
@@ -111,7 +98,10 @@ function readLoosely(path: string): unknown {
   }
 }
 
-/** `modelFolders` of a document that broke the schema: the deployments whose `model` and `branches` still make sense. */
+/**
+ * The model folders the deployments of a bootstrap document name, each with its deployment's branches; of a document
+ * that broke the schema, those whose `model` and `branches` still make sense.
+ */
 function modelFoldersOf(document: unknown): Array<{ folder: string; branches: string[] }> {
   const list = (value: unknown): Record<string, unknown>[] =>
     Array.isArray(value) ? value.filter((item) => item !== null && typeof item === 'object') : []
