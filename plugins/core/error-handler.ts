@@ -3,6 +3,9 @@ import { AppError, type ErrorBody } from '../../lib/errors'
 import { Value } from '@sinclair/typebox/value'
 import { describeValueError, isNumberSchema, numberExpectation } from '../../lib/schema-errors'
 
+/** What a body that is not JSON is told (Elysia's parse error, and `jsonBody`'s). */
+export const MALFORMED_JSON_MESSAGE = 'Malformed request body: expected valid JSON'
+
 const PART_NAMES: Record<string, string> = { body: 'body', query: 'query', params: 'path', headers: 'header' }
 
 /** The raw path, query and body values of the request, as parsed (before any conversion). */
@@ -66,7 +69,7 @@ export function toErrorResponse(
     return { status: 400, body: { error: describeValidationError(error, values), code: 'VALIDATION_FAILED' } }
   switch (code) {
     case 'PARSE':
-      return { status: 400, body: { error: 'Malformed request body: expected valid JSON', code: 'MALFORMED_JSON' } }
+      return { status: 400, body: { error: MALFORMED_JSON_MESSAGE, code: 'MALFORMED_JSON' } }
     case 'NOT_FOUND':
       return { status: 404, body: { error: 'No such route', code: 'ROUTE_NOT_FOUND' } }
     case 'INVALID_COOKIE_SIGNATURE':

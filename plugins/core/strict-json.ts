@@ -5,6 +5,7 @@ import { t } from 'elysia'
 import { BadRequestError } from '../../lib/errors'
 import { containsNul, NUL_TEXT_MESSAGE } from '../../lib/nul-text'
 import { readablePath } from '../../lib/schema-errors'
+import { MALFORMED_JSON_MESSAGE } from './error-handler'
 
 const checks = new WeakMap<TSchema, TypeCheck<TSchema>>()
 function compiled(schema: TSchema): TypeCheck<TSchema> {
@@ -40,7 +41,6 @@ function isObject(body: unknown): body is Record<string, unknown> {
 
 /** `application/json`, with parameters (`; charset=utf-8`) or as a `+json` type. */
 const JSON_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i
-const MALFORMED_MESSAGE = 'Malformed request body: expected valid JSON'
 
 /**
  * How deep a body's arrays and objects may nest. Far beyond any real request, and far below the depth at which
@@ -119,6 +119,15 @@ export function jsonBody<S extends TSchema>(schema: S, options: JsonBodyOptions 
   const checkLater = (request: Request, check: () => void): void => {
     pendingChecks.set(request, check)
   }
+  // A body refused for `error`, told after authentication (a wrong type first, where the type matters); meanwhile an
+  // empty object stands in for it.
+  const refuseLater = (request: Request, error: Error, checkType: () => void) => {
+    checkLater(request, () => {
+      checkType()
+      throw error
+    })
+    return {}
+  }
   return {
     parse: async ({ request }: { request: Request }): Promise<unknown> => {
       const text = await request.text()
@@ -133,32 +142,22 @@ export function jsonBody<S extends TSchema>(schema: S, options: JsonBodyOptions 
       try {
         body = JSON.parse(text)
       } catch {
-        checkLater(request, () => {
-          checkType()
-          throw new BadRequestError(MALFORMED_MESSAGE, 'MALFORMED_JSON')
-        })
-        // Stands in for the body until the check above tells the caller.
-        return {}
+        return refuseLater(request, new BadRequestError(MALFORMED_JSON_MESSAGE, 'MALFORMED_JSON'), checkType)
       }
-      if (nestedDeeperThan(text, MAX_DEPTH)) {
-        checkLater(request, () => {
-          throw new BadRequestError(`Request body is nested deeper than ${MAX_DEPTH} levels`, 'BODY_TOO_DEEP')
-        })
-        return {}
-      }
-      if (containsNul(body)) {
-        checkLater(request, () => {
-          throw new BadRequestError(NUL_TEXT_MESSAGE, 'NUL_CHARACTER')
-        })
-        return {}
-      }
-      if (!isObject(body)) {
-        checkLater(request, () => {
-          checkType()
-          throw new BadRequestError('Invalid request body: expected object', 'VALIDATION_FAILED')
-        })
-        return {}
-      }
+      if (nestedDeeperThan(text, MAX_DEPTH))
+        return refuseLater(
+          request,
+          new BadRequestError(`Request body is nested deeper than ${MAX_DEPTH} levels`, 'BODY_TOO_DEEP'),
+          checkType,
+        )
+      if (containsNul(body))
+        return refuseLater(request, new BadRequestError(NUL_TEXT_MESSAGE, 'NUL_CHARACTER'), checkType)
+      if (!isObject(body))
+        return refuseLater(
+          request,
+          new BadRequestError('Invalid request body: expected object', 'VALIDATION_FAILED'),
+          checkType,
+        )
       if (typeRequired || refuseUnknown) {
         // Parsed twice rather than cloned: validation cleans the first copy, and a second parse of a small body is
         // cheaper than structuredClone.
