@@ -1,9 +1,9 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { Value } from '@sinclair/typebox/value'
 import { asStorageUnavailable } from '../../db/postgres-connect'
 import { AppError } from '../../lib/errors'
 import type { Logger } from '../../lib/logger'
 import { containsNul, NUL_TEXT_MESSAGE } from '../../lib/nul-text'
+import { dropUnknownFields, MAX_DEPTH, TOO_DEEP_MESSAGE, valueNestedDeeperThan } from '../core/strict-json'
 import { schemaErrors } from '../../lib/schema-errors'
 import { encodeLine, errorLine } from './lines'
 import { t } from 'elysia'
@@ -82,21 +82,27 @@ export class SocketSession<Access> {
     let request: unknown = message
     try {
       if (message instanceof ArrayBuffer || ArrayBuffer.isView(message)) request = utf8.decode(message)
-      if (typeof request === 'string') request = JSON.parse(request)
+      // A leading byte order mark is not part of the JSON (the HTTP route reads the body as UTF-8 text, which drops it).
+      if (typeof request === 'string')
+        request = JSON.parse(request.charCodeAt(0) === 0xfeff ? request.slice(1) : request)
     } catch {
       return this.enqueue({ error: 'Malformed message: expected one JSON chat request' })
     }
+    // As over HTTP, before anything walks the message: validation recurses, and 100,000 levels ran it out of stack.
+    if (valueNestedDeeperThan(request, MAX_DEPTH)) return this.enqueue({ error: TOO_DEEP_MESSAGE })
+    // Also in fields the schema drops, as over HTTP, where the whole body is checked.
+    if (containsNul(request)) return this.enqueue({ error: NUL_TEXT_MESSAGE })
     if (isAbortMessage(request)) {
-      Value.Clean(AbortMessage, request)
+      dropUnknownFields(AbortMessage, request)
       if (!abortMessageCheck.Check(request))
         return this.sendError(schemaErrors(AbortMessage, request)[0] ?? 'Invalid abort message')
       return void this.abort(request)
     }
     // Unknown fields are ignored, as over HTTP.
-    if (typeof request === 'object' && request !== null && !Array.isArray(request)) Value.Clean(ChatRequest, request)
+    if (typeof request === 'object' && request !== null && !Array.isArray(request))
+      dropUnknownFields(ChatRequest, request)
     if (!chatRequestCheck.Check(request))
       return this.enqueue({ error: schemaErrors(ChatRequest, request)[0] ?? 'Invalid chat request' })
-    if (containsNul(request)) return this.enqueue({ error: NUL_TEXT_MESSAGE })
     this.enqueue({ request })
   }
 

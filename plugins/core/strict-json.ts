@@ -34,6 +34,31 @@ export function rejectUnknownFields(schema: TSchema, body: unknown, removed: Rec
       throw new BadRequestError(`${readablePath(error.path)}: unknown field`, 'UNKNOWN_FIELD')
 }
 
+/**
+ * Drops the fields `schema` does not know from `value`, in place, through its objects and arrays. TypeBox's own
+ * cleaning asks `key in properties`, so a field named after an `Object.prototype` member (`toString`, `constructor`,
+ * `__proto__`) was kept, and then refused as unknown on a route that ignores unknown fields. Objects that take any
+ * field (a record, `additionalProperties`) and unions are left whole.
+ */
+export function dropUnknownFields(schema: TSchema, value: unknown): void {
+  if (value === null || typeof value !== 'object') return
+  const { properties, items, additionalProperties } = schema as {
+    properties?: Record<string, TSchema>
+    items?: TSchema
+    additionalProperties?: unknown
+  }
+  if (Array.isArray(value)) {
+    if (items && typeof items === 'object' && !Array.isArray(items))
+      for (const item of value) dropUnknownFields(items, item)
+    return
+  }
+  if (!properties || (additionalProperties !== undefined && additionalProperties !== false)) return
+  const fields = value as Record<string, unknown>
+  for (const key of Object.keys(fields))
+    if (Object.hasOwn(properties, key)) dropUnknownFields(properties[key]!, fields[key])
+    else delete fields[key]
+}
+
 /** Whether a body is a JSON object (not an array, a string, a number, `true` or `null`). */
 function isObject(body: unknown): body is Record<string, unknown> {
   return body !== null && typeof body === 'object' && !Array.isArray(body)
@@ -46,7 +71,22 @@ const JSON_TYPE = /^\s*application\/([\w.-]+\+)?json\s*(;|$)/i
  * How deep a body's arrays and objects may nest. Far beyond any real request, and far below the depth at which
  * validation, which walks the value recursively, runs out of stack (a 500 at about 50,000 levels).
  */
-const MAX_DEPTH = 64
+export const MAX_DEPTH = 64
+
+/** The message of a body nested deeper than `MAX_DEPTH` (400 `BODY_TOO_DEEP` over HTTP, an error line on a socket). */
+export const TOO_DEEP_MESSAGE = `Request body is nested deeper than ${MAX_DEPTH} levels`
+
+/**
+ * Whether a parsed value nests arrays and objects deeper than `limit` (a WebSocket message arrives parsed). Stops at
+ * the limit, so its own recursion never goes deeper than `limit + 1`.
+ */
+export function valueNestedDeeperThan(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') return false
+  if (limit === 0) return true
+  for (const child of Array.isArray(value) ? value : Object.values(value))
+    if (valueNestedDeeperThan(child, limit - 1)) return true
+  return false
+}
 
 /** Whether JSON `text` nests arrays and objects deeper than `limit`: a scan of the text, brackets in strings skipped. */
 export function nestedDeeperThan(text: string, limit: number): boolean {
@@ -145,11 +185,7 @@ export function jsonBody<S extends TSchema>(schema: S, options: JsonBodyOptions 
         return refuseLater(request, new BadRequestError(MALFORMED_JSON_MESSAGE, 'MALFORMED_JSON'), checkType)
       }
       if (nestedDeeperThan(text, MAX_DEPTH))
-        return refuseLater(
-          request,
-          new BadRequestError(`Request body is nested deeper than ${MAX_DEPTH} levels`, 'BODY_TOO_DEEP'),
-          checkType,
-        )
+        return refuseLater(request, new BadRequestError(TOO_DEEP_MESSAGE, 'BODY_TOO_DEEP'), checkType)
       if (containsNul(body))
         return refuseLater(request, new BadRequestError(NUL_TEXT_MESSAGE, 'NUL_CHARACTER'), checkType)
       if (!isObject(body))
@@ -158,6 +194,7 @@ export function jsonBody<S extends TSchema>(schema: S, options: JsonBodyOptions 
           new BadRequestError('Invalid request body: expected object', 'VALIDATION_FAILED'),
           checkType,
         )
+      if (!refuseUnknown) dropUnknownFields(schema, body)
       if (typeRequired || refuseUnknown) {
         // Parsed twice rather than cloned: validation cleans the first copy, and a second parse of a small body is
         // cheaper than structuredClone.
@@ -176,6 +213,12 @@ export function jsonBody<S extends TSchema>(schema: S, options: JsonBodyOptions 
     body: options.optional ? t.Optional(schema) : schema,
   }
 }
+
+/**
+ * Route options for a route that takes no body (the deletes): whatever is sent is not read. Without them the
+ * framework parsed it anyway, before authentication, so a malformed body without credentials was 400, not 401.
+ */
+export const noBody = { parse: 'none' as const }
 
 interface JsonBodyOptions {
   /** The specification requires `Content-Type: application/json` on this operation. */

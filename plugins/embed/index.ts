@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { jsonBody } from '../core/strict-json'
+import { jsonBody, noBody } from '../core/strict-json'
 import type { Storage } from '../../db/client'
 import type { Lifecycle } from '../../lib/lifecycle'
 import type { Logger } from '../../lib/logger'
@@ -152,6 +152,7 @@ export function embedPlugin(deps: EmbedDeps) {
       },
       {
         adminKey: true,
+        ...noBody,
         params: EmbedTenantGroupParams,
         detail: {
           summary: 'Delete a group of an embed tenant',
@@ -171,6 +172,7 @@ export function embedPlugin(deps: EmbedDeps) {
       },
       {
         adminKey: true,
+        ...noBody,
         params: EmbedTenantParams,
         detail: {
           operationId: 'deleteEmbedTenant',
@@ -188,6 +190,7 @@ export function embedPlugin(deps: EmbedDeps) {
       detail: { hide: true },
     })
     .delete(`${TENANTS}/user-attributes/:id`, () => removedInV020('Deleting embed-tenant user attributes'), {
+      ...noBody,
       params: EmbedTenantGroupParams,
       // Removed in v0.2.0 (spec 9): not in the API document any more; the address says so with a 404.
       detail: { hide: true },

@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { jsonBody } from '../core/strict-json'
+import { jsonBody, noBody } from '../core/strict-json'
 import { createFolder, deleteFolder, getFolder, listFolders, updateFolder } from './folders'
 import {
   type ManagementAccessDeps,
@@ -105,6 +105,7 @@ export function reportRoutes(deps: ManagementAccessDeps) {
       },
       {
         management: true,
+        ...noBody,
         params: FolderParams,
         response: NoContent,
         detail: doc('Folders', 'Delete an empty folder', '409 when it still holds folders or reports.'),
@@ -155,7 +156,13 @@ export function reportRoutes(deps: ManagementAccessDeps) {
         await deleteReport(context, params.reportId)
         return status(204, undefined)
       },
-      { management: true, params: ReportParams, response: NoContent, detail: doc('Reports', 'Delete a report') },
+      {
+        management: true,
+        ...noBody,
+        params: ReportParams,
+        response: NoContent,
+        detail: doc('Reports', 'Delete a report'),
+      },
     )
     .put(
       `${DEPLOYMENT}/reports/:reportId/connect-workbook`,
@@ -177,6 +184,7 @@ export function reportRoutes(deps: ManagementAccessDeps) {
       ({ context, params }) => disconnectReportFromWorkbook(context, params.reportId, params.externalWorkbookId),
       {
         management: true,
+        ...noBody,
         params: PlacementParams,
         response: { 200: Report },
         detail: doc('Reports', 'Disconnect a report from a workbook'),
@@ -238,6 +246,7 @@ export function reportRoutes(deps: ManagementAccessDeps) {
       },
       {
         management: true,
+        ...noBody,
         params: SnapshotParams,
         response: NoContent,
         detail: doc('Report snapshots', 'Delete a snapshot'),

@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { jsonBody } from '../core/strict-json'
+import { jsonBody, noBody } from '../core/strict-json'
 import { actorOf, readKeyPolicy, writeKeyPolicy } from './access-control'
 import { getDbtSyncJob, startDbtSync } from './dbt-sync'
 import {
@@ -100,6 +100,7 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
       },
       {
         management: true,
+        ...noBody,
         params: NotificationParams,
         response: NoContent,
         detail: doc('Notifications', 'Delete a notification'),

@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia'
-import { jsonBody } from '../core/strict-json'
+import { jsonBody, noBody } from '../core/strict-json'
 import { NotFoundError } from '../../lib/errors'
 import { WHOLE_MODEL, type SemanticService } from '../semantic/semantic-service'
 import {
@@ -112,6 +112,7 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
       },
       {
         management: true,
+        ...noBody,
         params: WorkbookParams,
         response: NoContent,
         detail: doc('Workbooks', 'Delete a workbook with its dashboard'),
@@ -202,6 +203,7 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
       },
       {
         management: true,
+        ...noBody,
         params: DashboardParams,
         response: NoContent,
         detail: doc('Dashboards', 'Delete a dashboard'),

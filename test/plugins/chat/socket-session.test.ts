@@ -69,6 +69,32 @@ describe('chat socket session', () => {
     expect(sent).toEqual([{ id: 'a turn line' }, { id: 'a turn line' }])
   })
 
+  it('refuses a message as the HTTP route refuses its body: too deep, or a NUL even in a field it would drop', async () => {
+    const { session, requests, sent, settle } = recordingSession()
+    // 100,000 levels ran validation out of stack (an internal error); HTTP answers 400 BODY_TOO_DEEP.
+    const deep = `{"input":"hi","sessionSettings":{"externalId":"w1","securityContext":{"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}}}`
+    session.receive(deep)
+    session.receive(JSON.parse(`{"input":"hi","x":${'['.repeat(65)}${']'.repeat(65)}}`))
+    session.receive({ input: 'hi', unknown: 'a\u0000b' })
+    await settle()
+    expect(requests).toEqual([])
+    expect(sent).toEqual([
+      { error: 'Request body is nested deeper than 64 levels' },
+      { error: 'Request body is nested deeper than 64 levels' },
+      { error: 'Text must not contain the NUL character (U+0000)' },
+    ])
+  })
+
+  it('reads a message that starts with a byte order mark, as the HTTP route reads such a body', async () => {
+    const { session, requests, settle, finishTurn } = recordingSession()
+    session.receive(`\ufeff${JSON.stringify({ input: 'Hello' })}`)
+    await settle()
+    finishTurn()
+    session.receive(new TextEncoder().encode(`\ufeff${JSON.stringify({ input: 'Binary' })}`))
+    await settle()
+    expect(requests).toEqual([{ input: 'Hello' }, { input: 'Binary' }])
+  })
+
   it("sends an invalid message's error line after the turn in progress, not among its lines", async () => {
     const { session, sent, settle, finishTurn } = recordingSession()
     session.receive({ input: 'Hello' })

@@ -122,6 +122,11 @@ describe('JSON request bodies', () => {
       ['POST', '/api/v1/deployments/1/sql', {}, 401],
       ['PATCH', '/api/v1/deployments/1/folders/1', {}, 401],
       ['POST', '/api/v1/deployments/1/folders', apiKey(keys.scoped), 403],
+      // The deletes take no body: whatever is sent is not read, before or after the credentials.
+      ['DELETE', '/api/v1/deployments/1/folders/1', {}, 401],
+      ['DELETE', '/api/v1/deployments/1/reports/1', apiKey('ak_test_wrong_0123456789'), 401],
+      ['DELETE', '/api/v1/embed-tenants/tenant-a/groups/1', {}, 401],
+      ['DELETE', '/api/v1/embed-tenants/tenant-a', apiKey(keys.member), 403],
     ]
     for (const [method, path, headers, status] of cases)
       for (const body of ['{', '[]', '{"unknown":1}', '{"name":"nul \\u0000"}']) {
@@ -134,6 +139,13 @@ describe('JSON request bodies', () => {
       body: '{"name":"nul \\u0000"}',
     })
     expect((await answer(nul)).body.code).toBe('NUL_CHARACTER')
+    // With them, a delete's body is ignored, as it is without them (a malformed one too).
+    const folder = await test.request('POST', '/api/v1/deployments/1/folders', { headers: admin, body: { name: 'G' } })
+    const deleted = await test.request('DELETE', `/api/v1/deployments/1/folders/${(await folder.json()).id}`, {
+      headers: { ...admin, ...json },
+      body: '{"name":"nul \\u0000"',
+    })
+    expect(deleted.status).toBe(204)
     // Without credentials to check first, the body's fault is told at once.
     const exchange = await test.request('POST', '/api/v1/embed/session/token', { headers: json, body: '{' })
     expect((await answer(exchange)).body.code).toBe('MALFORMED_JSON')
@@ -174,5 +186,12 @@ describe('JSON request bodies', () => {
     expect(response.status).toBe(200)
     const lines = (await response.text()).trim().split('\n')
     expect(JSON.parse(lines.at(-1)!).id).toBe('__state__')
+    // Also fields named like an Object.prototype member, which the schema's own cleaning took for known ones.
+    const named = await test.request('POST', `${CHAT}/stream-chat-state`, {
+      headers: { ...admin, ...json },
+      body: '{"input":"How many orders?","toString":1,"__proto__":{"x":1},"sessionSettings":{"externalId":"u1","constructor":2,"valueOf":"v"}}',
+    })
+    expect(named.status).toBe(200)
+    expect(JSON.parse((await named.text()).trim().split('\n').at(-1)!).id).toBe('__state__')
   })
 })
