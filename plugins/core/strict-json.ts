@@ -29,9 +29,29 @@ export function rejectUnknownFields(schema: TSchema, body: unknown, removed: Rec
   // A body the schema accepts has no unknown field: the compiled check answers that for every valid request, and
   // only a failing body is walked for the field to name.
   if (compiled(schema).Check(body)) return
-  for (const error of Value.Errors(schema, body))
+  const unknown = unknownFieldOf(schema, body, '')
+  if (unknown !== undefined) throw new BadRequestError(`${readablePath(unknown)}: unknown field`, 'UNKNOWN_FIELD')
+}
+
+/**
+ * The JSON pointer of a field of `value` that `schema` does not know, if any. Inside a union (a nullable object, one
+ * of several shapes), the shape the value matches once its unknown fields are dropped is the one it meant: the
+ * union's own error ("expected union value") would hide the field's name.
+ */
+function unknownFieldOf(schema: TSchema, value: unknown, base: string): string | undefined {
+  for (const error of Value.Errors(schema, value)) {
     if (error.type === ValueErrorType.ObjectAdditionalProperties || error.message === 'Unexpected property')
-      throw new BadRequestError(`${readablePath(error.path)}: unknown field`, 'UNKNOWN_FIELD')
+      return base + error.path
+    if (error.type !== ValueErrorType.Union || error.value === null || typeof error.value !== 'object') continue
+    for (const variant of (error.schema as { anyOf?: TSchema[] }).anyOf ?? []) {
+      const known = structuredClone(error.value)
+      dropUnknownFields(variant, known)
+      if (!compiled(variant).Check(known)) continue
+      const inner = unknownFieldOf(variant, error.value, base + error.path)
+      if (inner !== undefined) return inner
+    }
+  }
+  return undefined
 }
 
 /**

@@ -68,6 +68,20 @@ describe('JSON request bodies', () => {
     })
     const abort = await test.request('POST', `${CHAT}/abort`, { headers: admin, body: { chatId: 'x', force: true } })
     expect(await answer(abort)).toEqual({ status: 400, body: { error: 'force: unknown field', code: 'UNKNOWN_FIELD' } })
+    // Inside one of several shapes (a recipient is a console user or an embed user): named, not "expected union".
+    const notification = await test.request('POST', '/api/v1/deployments/1/notifications', {
+      headers: admin,
+      body: {
+        dashboardPublicId: 'x',
+        name: 'N',
+        schedule: { frequency: 'daily', timeOfDay: '08:00' },
+        recipients: [{ kind: 'user', email: 'a@example.com', foo: 1 }],
+      },
+    })
+    expect(await answer(notification)).toEqual({
+      status: 400,
+      body: { error: 'recipients[0].foo: unknown field', code: 'UNKNOWN_FIELD' },
+    })
   })
 
   it('reads JSON whatever the content type says, and refuses form bodies as malformed JSON', async () => {
