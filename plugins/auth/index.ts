@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { isDecimalInteger } from '../core/number-text'
 import type { Config } from '../../lib/config'
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../lib/errors'
 import { assertAdmin, assertDeploymentInScope, authorizeDeployment, deploymentIdParam } from './access'
@@ -70,8 +71,9 @@ export function authPlugin(deps: AuthDeps) {
     const credential =
       readCredential(headers) ??
       (query.embedToken ? { scheme: 'embedToken' as const, value: query.embedToken } : undefined)
-    const agentId = Number(params.agentId)
-    const agent = Number.isSafeInteger(agentId) && agentId > 0 ? await directory.agent(agentId) : undefined
+    // Written in decimal digits: `1e0` or `0x1` names no agent (Number() would read either as agent 1).
+    const agentId = isDecimalInteger(params.agentId) ? Number(params.agentId) : 0
+    const agent = agentId > 0 ? await directory.agent(agentId) : undefined
     const accountExists = (await directory.accountByName(params.accountName ?? '')) !== undefined
     if (!credential) throw new UnauthorizedError('Missing credentials', 'MISSING_CREDENTIALS')
     let caller: Caller

@@ -8,6 +8,7 @@ import { containsNul, NUL_TEXT_MESSAGE } from '../../lib/nul-text'
 import { randomToken } from '../../lib/secrets'
 import { createBodyLimit } from './body-limit'
 import { toErrorResponse } from './error-handler'
+import './number-text'
 import { makePrintable } from './printable-values'
 import { bodyCheckedAfterAuthentication } from './strict-json'
 

@@ -10,12 +10,12 @@ function encodeCursor(id: number): string {
   return Buffer.from(`g:${id}`).toString('base64url')
 }
 
-/** `first` of a list query: an integer from 1 to 100, 20 when omitted. */
+/** `first` of a list query: an integer from 1 to 100, 20 when omitted (400 as the other lists say it). */
 export function parsePageSize(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 20
   const value = /^\d{1,3}$/.test(raw) ? Number(raw) : NaN
   if (!(value >= 1 && value <= 100))
-    throw new BadRequestError('first: expected an integer from 1 to 100', 'INVALID_PAGE_SIZE')
+    throw new BadRequestError('first: expected an integer from 1 to 100', 'VALIDATION_FAILED')
   return value
 }
 

@@ -98,7 +98,7 @@ describe('GET /api/v1/embed-tenants/:embedTenantName/groups', () => {
     for (const first of ['0', '101', 'ten', '1.5', '-1']) {
       const response = await send(test, 'GET', `${GROUPS}?first=${first}`)
       expect(response.status).toBe(400)
-      expect(response.body).toEqual({ error: 'first: expected an integer from 1 to 100', code: 'INVALID_PAGE_SIZE' })
+      expect(response.body).toEqual({ error: 'first: expected an integer from 1 to 100', code: 'VALIDATION_FAILED' })
     }
     const response = await send(test, 'GET', `${GROUPS}?after=bm9wZQ`)
     expect(response).toEqual({
