@@ -2,6 +2,7 @@ import { Elysia } from 'elysia'
 import { securitySchemes } from '../plugins/auth/model'
 import { chatPlugin } from '../plugins/chat'
 import { corePlugin } from '../plugins/core'
+import type { ListedRoute } from '../plugins/core/route-methods'
 import { embedPlugin } from '../plugins/embed'
 import { managementPlugin } from '../plugins/management'
 import { corsPlugin } from '../plugins/operations/cors'
@@ -35,7 +36,7 @@ export function createApp(deps: AppDeps) {
   const app = new Elysia({ normalize: 'typebox' })
     // First, so even a refused request (413, 429, 404) carries the CORS headers a browser needs to read it.
     .use(corsPlugin(deps))
-    .use(corePlugin(deps))
+    .use(corePlugin({ ...deps, routes: (): readonly ListedRoute[] => app.routes }))
     .use(operationsPlugin(deps))
     .use(docs.plugin)
     .use(chatPlugin(deps))

@@ -3,13 +3,14 @@ import type { Config } from '../../lib/config'
 import type { Logger } from '../../lib/logger'
 import type { Metrics } from '../../lib/metrics'
 import { asStorageUnavailable } from '../../db/postgres-connect'
-import { BadRequestError, PayloadTooLargeError, StorageUnavailableError } from '../../lib/errors'
+import { AppError, BadRequestError, PayloadTooLargeError, StorageUnavailableError } from '../../lib/errors'
 import { containsNul, NUL_TEXT_MESSAGE } from '../../lib/nul-text'
 import { randomToken } from '../../lib/secrets'
 import { createBodyLimit } from './body-limit'
 import { toErrorResponse } from './error-handler'
 import './number-text'
 import { makePrintable } from './printable-values'
+import { createRouteMethods, type ListedRoute } from './route-methods'
 import { bodyCheckedAfterAuthentication } from './strict-json'
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -30,6 +31,8 @@ export interface CoreDeps {
   logger: Logger
   metrics: Metrics
   instanceId: string
+  /** The app's routes, read at the first request no route matched (for 405 and `Allow`). */
+  routes?: () => readonly ListedRoute[]
 }
 
 export function corePlugin(deps: CoreDeps) {
@@ -46,6 +49,7 @@ export function corePlugin(deps: CoreDeps) {
   )
   const info = new WeakMap<Request, RequestInfo>()
   const bodyLimit = createBodyLimit(config.maxBodyBytes)
+  const routeMethods = deps.routes ? createRouteMethods(deps.routes) : undefined
 
   const requestInfo = (request: Request): RequestInfo => {
     let entry = info.get(request)
@@ -80,9 +84,18 @@ export function corePlugin(deps: CoreDeps) {
     })
     .onError({ as: 'global' }, ({ code, error, set, request, path, params, query, body: sent }) => {
       // A database that does not answer is an outage to wait out (503), not a bug of the service (500).
+      // No route matched: a known address asked with another method is 405, with the methods it answers.
+      const allowed = code === 'NOT_FOUND' && !(error instanceof AppError) ? (routeMethods?.allowed(path) ?? []) : []
+      if (allowed.length) set.headers.allow = allowed.join(', ')
       const failure = bodyLimit.exceeded(request)
         ? new PayloadTooLargeError(config.maxBodyBytes)
-        : (asStorageUnavailable(error) ?? error)
+        : allowed.length
+          ? new AppError(
+              405,
+              'METHOD_NOT_ALLOWED',
+              `${request.method} is not allowed here: this address answers ${allowed.join(', ')}`,
+            )
+          : (asStorageUnavailable(error) ?? error)
       const { status, body } = toErrorResponse(code, failure, { params, query, body: sent })
       const requestId = requestInfo(request).id
       set.status = status

@@ -39,6 +39,34 @@ describe('corePlugin', () => {
     expect(await response.json()).toEqual({ error: 'No such route', code: 'ROUTE_NOT_FOUND' })
   })
 
+  it('answers 405 with Allow for a known address asked with another method', async () => {
+    test = createTestApp()
+    const cases: Array<[string, string, string]> = [
+      ['DELETE', '/api/v1/app-config', 'GET, HEAD, PATCH'],
+      ['PUT', '/api/v1/deployments/1/folders/7', 'GET, HEAD, PATCH, DELETE'],
+      ['GET', '/api/v1/embed/generate-session', 'POST'],
+      ['OPTIONS', '/api/v1/deployments/1/folders', 'GET, HEAD, POST'],
+      ['GET', '/api/v1/public/acme/agents/1/chat/stream-chat-state/', 'POST'],
+    ]
+    for (const [method, path, allow] of cases) {
+      const response = await test.request(method, path)
+      expect({ method, path, status: response.status, allow: response.headers.get('allow') }).toEqual({
+        method,
+        path,
+        status: 405,
+        allow,
+      })
+      expect(await response.json()).toEqual({
+        error: `${method} is not allowed here: this address answers ${allow}`,
+        code: 'METHOD_NOT_ALLOWED',
+      })
+    }
+    // An address no route has is still 404, whatever the method.
+    const unknown = await test.request('DELETE', '/api/v1/no-such-thing')
+    expect(unknown.status).toBe(404)
+    expect(unknown.headers.get('allow')).toBeNull()
+  })
+
   it('returns 400 for malformed JSON', async () => {
     test = createTestApp()
     const send = withProbe(test)
