@@ -5,7 +5,7 @@ import { frameOf, isFollowUp } from './follow-up'
 import type { Frame, Resolved } from './frame'
 import { CUES } from './intents'
 import { indexMeta, type MetaIndex } from './meta-index'
-import { planQueries, type SqlResult } from './plan-query'
+import { planQueries, queriesBeyondRows, type SqlResult } from './plan-query'
 import { parseQuestion, type Lookup, type Parsed } from './question'
 import { resolveRange } from './time-range'
 import { writeAnswer } from './write-answer'
@@ -214,13 +214,35 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
   const failed = planned.map((query) => resultOf(query.sql)!).find((result) => result.error)
   if (failed)
     return { kind: 'answer', reasoning: 'A query failed.', text: `I could not compute ${title}: ${failed.error}` }
+  // More rows than a query returns: the highest, the lowest (and a mean's total) are asked for separately, so the
+  // summary speaks of every row, not of the first hundred.
+  const main = planned.find((query) => query.role === 'main')
+  const mainResult = main && resultOf(main.sql)
+  const beyond =
+    main && mainResult && ['value', 'why'].includes(frame.analysis.kind) && !frame.top
+      ? (mainResult.totalRows ?? 0) > (mainResult.data ?? []).length
+      : false
+  const extra = beyond ? queriesBeyondRows(main!, resolved, index) : []
+  const extraMissing = extra.filter((query) => !resultOf(query.sql))
+  if (extraMissing.length)
+    return {
+      kind: 'tools',
+      reasoning: `The result has ${mainResult!.totalRows} rows, more than the ${(mainResult!.data ?? []).length} a query returns: I ask for ${extraMissing.map((query) => query.sql).join('; ')}`,
+      calls: extraMissing.map((query) => ({
+        name: 'serviceSqlApi',
+        input: { sqlQuery: query.sql, queryTitle: query.title, userRequest: question },
+      })),
+    }
+  const extraFailed = extra.map((query) => resultOf(query.sql)!).find((result) => result.error)
+  if (extraFailed)
+    return { kind: 'answer', reasoning: 'A query failed.', text: `I could not compute ${title}: ${extraFailed.error}` }
   return {
     kind: 'answer',
     reasoning: 'The queries returned; I will summarise them.',
     text: writeAnswer(
       resolved,
       index,
-      planned.map((query) => ({ query, result: resultOf(query.sql)! })),
+      [...planned, ...extra].map((query) => ({ query, result: resultOf(query.sql)! })),
     ),
   }
 }

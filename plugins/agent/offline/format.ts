@@ -12,7 +12,8 @@ const WHOLE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })
 export function formatValue(raw: string | number | null | undefined, member: MetaMember): string {
   if (raw === null || raw === undefined || raw === '') return '–'
   const value = typeof raw === 'number' ? raw : Number(raw)
-  if (!Number.isFinite(value)) return String(raw)
+  // A number computed from a missing value (a change from a period without data) is no number to show.
+  if (!Number.isFinite(value)) return typeof raw === 'number' ? '–' : String(raw)
   if (member.format === 'percent') return `${(value * 100).toFixed(1)}%`
   const decimals = member.format === 'currency' || member.type === 'avg' || !Number.isInteger(value) ? 2 : 0
   return (decimals === 2 ? TWO_DECIMALS : WHOLE).format(value)

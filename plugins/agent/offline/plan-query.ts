@@ -15,8 +15,11 @@ export interface SqlResult {
 export interface PlannedQuery {
   sql: string
   title: string
-  /** `main`: the answer's rows; `period` i: one period of a comparison; `part`/`whole` of a share; `denominator`. */
-  role: 'main' | 'period' | 'part' | 'whole' | 'denominator'
+  /**
+   * `main`: the answer's rows; `period` i: one period of a comparison; `part`/`whole` of a share; `denominator`;
+   * `high`/`low`/`total`: the extremes and the total of a main result longer than the rows a query returns.
+   */
+  role: 'main' | 'period' | 'part' | 'whole' | 'denominator' | 'high' | 'low' | 'total'
   period?: number
   /** Label columns first (dimensions, then the time bucket), then one column per measure. */
   labels: number
@@ -162,6 +165,37 @@ export function planQueries(
     default:
       return [query(base, 'main')]
   }
+}
+
+/**
+ * For a main query whose rows are more than a query returns (100): its highest and lowest rows (the same query
+ * ordered by the measure, one row), and for a mean over periods the total without the periods. The answer's
+ * summary is then about all rows, not the first hundred.
+ */
+export function queriesBeyondRows(main: PlannedQuery, resolved: Resolved, index: MetaIndex): PlannedQuery[] {
+  if (main.labels === 0) return []
+  // Every grouped query ends with its ORDER BY (see `build`).
+  const unordered = main.sql.slice(0, main.sql.lastIndexOf(' ORDER BY '))
+  const extreme = (direction: 'DESC' | 'ASC', role: 'high' | 'low'): PlannedQuery => ({
+    ...main,
+    sql: `${unordered} ORDER BY ${main.labels + 1} ${direction} LIMIT 1`,
+    role,
+    title: `${main.title}, ${role === 'high' ? 'highest' : 'lowest'}`,
+  })
+  const queries = [extreme('DESC', 'high'), extreme('ASC', 'low')]
+  const { frame } = resolved
+  if (frame.averagePer) {
+    const [total] = planQueries(
+      {
+        ...resolved,
+        frame: { ...frame, dimensions: [], granularity: undefined, averagePer: undefined, top: undefined },
+      },
+      index,
+      () => `${main.title}, total`,
+    )
+    queries.push({ ...total, role: 'total' })
+  }
+  return queries
 }
 
 /** The query for the latest date of a time dimension (relative ranges count back from it). */

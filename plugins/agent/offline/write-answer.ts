@@ -71,9 +71,12 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
   const title = `**${answerTitle(resolved)}**`
   const analysis = frame.analysis
   const measure = frame.measure
-  if (answers.every(({ result }) => (result.data ?? []).length === 0))
-    return `${title}\n\nNo data matched this question, so there is nothing to report.`
+  // No rows, or only rows without a value ("revenue in 2020" before the data starts is one row of NULL).
+  const noValue = ({ query, result }: Answered) =>
+    (result.data ?? []).every((row) => row.slice(query.labels).every((value) => value === null))
+  if (answers.every(noValue)) return `${title}\n\nNo data matched this question, so there is nothing to report.`
   const main = answers.find(({ query }) => query.role === 'main' || query.role === 'part') ?? answers[0]
+  const extra = (role: 'high' | 'low' | 'total') => answers.find(({ query }) => query.role === role)?.result.data?.[0]
   const grain = !(periods && (analysis.kind === 'compare' || analysis.kind === 'growth'))
   const columns: Column[] = labelColumns(index, frame, grain)
   const rows: string[][] = []
@@ -231,17 +234,23 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
       }
       rows.push(cells)
     })
+    // More rows than were returned: the extremes were asked for on their own (see `queriesBeyondRows`).
+    const [high, low] = [extra('high'), extra('low')]
+    const ranked = high && low ? [high, low] : data
     summary = summaryOfRanking(
       resolved,
-      data.map((row) => labelCells(row, labels, frame, index)),
-      data.map((row) => num(row[labels])),
+      ranked.map((row) => labelCells(row, labels, frame, index)),
+      ranked.map((row) => num(row[labels])),
       measure,
     )
     if (frame.averagePer && labels === 1 && data.length) {
-      const mean = data.reduce((sum, row) => sum + num(row[labels]), 0) / data.length
+      // Over every period: the total over their number when more came than were returned.
+      const total = extra('total')
+      const periods = total ? (main.result.totalRows ?? data.length) : data.length
+      const mean = total ? num(total[0]) / periods : data.reduce((sum, row) => sum + num(row[labels]), 0) / data.length
       const average = show(mean, ratioMember(measure))
       rows.push(['Average', average])
-      summary = `${measure.title} averaged **${average}** per ${frame.averagePer} over ${data.length} ${frame.averagePer}s. ${summary}`
+      summary = `${measure.title} averaged **${average}** per ${frame.averagePer} over ${periods} ${frame.averagePer}s. ${summary}`
     }
     if (analysis.kind === 'why')
       summary = `The data cannot say why, but it shows what makes up ${lower(measure.title)}${analysis.drivers.length ? `: ${analysis.drivers.map((driver) => lower(driver.title)).join(' and ')}` : ''} for each row. ${summary}`
@@ -249,7 +258,7 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
   const total = main.result.totalRows
   const more =
     total !== undefined && total > (main.result.data ?? []).length
-      ? `\n\nShowing ${(main.result.data ?? []).length} of ${total} rows.`
+      ? `\n\nShowing ${(main.result.data ?? []).length} of ${total} rows${extra('high') ? '; the summary covers all of them' : ''}.`
       : ''
   return `${title}\n\n${summary}\n\n${table(columns, rows)}${more}`
 }

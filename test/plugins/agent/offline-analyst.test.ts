@@ -345,6 +345,32 @@ describe('the offline analyst', () => {
     for (const [id, name, total] of rows)
       expect(answer).toContain(`| ${id} | ${name} | ${formatValue(total, member('money'))} |`)
   })
+
+  it('speaks of every row when there are more than a query returns, not of the first hundred', async () => {
+    const daily = data
+      .query(
+        `SELECT date(created_at) AS day, SUM(amount) AS revenue FROM orders WHERE created_at >= '2025-01-01' AND created_at < '2026-01-01' GROUP BY 1 ORDER BY 2 DESC`,
+      )
+      .values() as Array<[string, number]>
+    expect(daily.length).toBeGreaterThan(100)
+    const [high, low] = [daily[0], daily.at(-1)!]
+    const byDay = finalAnswer(mergeLines(await ask('Revenue by day in 2025')))?.content ?? ''
+    expect(byDay).toContain(
+      `**${high[0]}** is highest (**${formatValue(high[1], member('money'))}**), ${low[0]} lowest (${formatValue(low[1], member('money'))}).`,
+    )
+    expect(byDay).toContain(`Showing 100 of ${daily.length} rows; the summary covers all of them.`)
+    const total = daily.reduce((sum, [, revenue]) => sum + revenue, 0)
+    const average = finalAnswer(mergeLines(await ask('Average daily revenue in 2025')))?.content ?? ''
+    expect(average).toContain(
+      `Revenue averaged **${formatValue(total / daily.length, member('avgMoney'))}** per day over ${daily.length} days.`,
+    )
+  })
+
+  it('says there is no data for a period before the data starts, instead of NaN', async () => {
+    const answer = finalAnswer(mergeLines(await ask('Revenue in 2020')))?.content ?? ''
+    expect(answer).toContain('No data matched this question')
+    expect(answer).not.toContain('NaN')
+  })
 })
 
 describe('a decline on a model of its own', () => {
