@@ -6,7 +6,7 @@ import { withKeys } from './question'
 /** One value filter in words: `Region: Europe`, `Segment: not Corporate`, `Order amount > 1,000`. */
 export function filterWords(filter: Frame['values'][number]): string {
   if (filter.op) return `${filter.member.title} ${filter.op} ${Number(filter.values[0]).toLocaleString('en-US')}`
-  return `${filter.member.title}: ${filter.negated ? 'not ' : ''}${filter.values.join(', ')}`
+  return `${filter.member.title}: ${filter.negated ? `not ${filter.values.join(' or ')}` : filter.values.join(', ')}`
 }
 
 /** A filter in words: `Region: Europe`, `Segment: not Corporate`, `VIP: yes`. */

@@ -1,5 +1,6 @@
 import type { Frame } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
+import { ascending, superlative } from './intents'
 import { cubeOf, timeDimensionFor } from './members'
 import type { Parsed } from './question'
 import { previousOf } from './question-phrases'
@@ -77,6 +78,14 @@ export function frameOf(
     if (parsed.analysis.kind !== 'value') frame.analysis = parsed.analysis
     else if (parsed.measure && parsed.measureNamed && frame.analysis.kind === 'ratio')
       frame.analysis = { kind: 'value' }
+    // "and the lowest?", "and the worst?" after a ranking turn it around (it repeated the highest).
+    if (
+      !parsed.top &&
+      superlative(parsed.tokens) &&
+      (frame.dimensions.length || frame.granularity) &&
+      ['value', 'share'].includes(frame.analysis.kind)
+    )
+      frame.top = { n: frame.top?.n ?? 1, direction: ascending(parsed.tokens) ? 'asc' : 'desc' }
     // A growth question after a single-period one compares the new period with the previous.
     if (frame.analysis.kind === 'growth' && !frame.periods && frame.range && !frame.granularity) return undefined
   } else {

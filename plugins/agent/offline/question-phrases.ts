@@ -1,7 +1,7 @@
 import type { ValueHit } from '../meta-search'
 import type { Granularity, ValueFilter } from './frame'
 import { ASC, DESC, negatedAt } from './intents'
-import type { MetaIndex } from './meta-index'
+import type { MetaIndex, MetaMember } from './meta-index'
 import { type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
 import { stem, words } from './words'
@@ -84,7 +84,7 @@ const BOUNDARIES = new Set([
 
 /** Dimension values named in the question, longest first; a value after a negation excludes it. */
 export function valuesOf(tokens: Tokens, index: MetaIndex, hits: ValueHit[]): ValueFilter[] {
-  const filters: ValueFilter[] = []
+  const found: Array<{ member: MetaMember; value: string; at: number; end: number; negated: boolean }> = []
   const sorted = [...hits].sort((a, b) => words(b.value).length - words(a.value).length)
   for (const hit of sorted) {
     const member = index.members.get(hit.member)
@@ -94,9 +94,25 @@ export function valuesOf(tokens: Tokens, index: MetaIndex, hits: ValueHit[]): Va
     if (at < 0) continue
     const negation = negatedAt(tokens, at)
     tokens.use(...phrase.map((_, offset) => at + offset), negation)
-    const existing = filters.find((filter) => filter.member === member && filter.negated === negation >= 0)
-    if (existing) existing.values.push(hit.value)
-    else filters.push({ member, values: [hit.value], negated: negation >= 0 })
+    found.push({ member, value: hit.value, at, end: at + phrase.length, negated: negation >= 0 })
+  }
+  // A negation covers the values listed after it: "excluding cancelled and returned orders" excludes both.
+  const inOrder = [...found].sort((a, b) => a.at - b.at)
+  inOrder.forEach((entry, position) => {
+    const before = inOrder[position - 1]
+    if (
+      !entry.negated &&
+      before?.negated &&
+      before.member === entry.member &&
+      tokens.list.slice(before.end, entry.at).every((word) => ['and', 'or', 'nor'].includes(word))
+    )
+      entry.negated = true
+  })
+  const filters: ValueFilter[] = []
+  for (const { member, value, negated } of found) {
+    const existing = filters.find((filter) => filter.member === member && filter.negated === negated)
+    if (existing) existing.values.push(value)
+    else filters.push({ member, values: [value], negated })
   }
   return filters
 }

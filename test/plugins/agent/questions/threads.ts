@@ -4,6 +4,16 @@ import { LINES, MONTH, ORDERS_CUSTOMERS, YEAR, year, type Question } from './typ
 export const threads: Question[] = [
   {
     kind: 'follow-up',
+    ask: ['Which region had the highest revenue in 2025?', 'and the lowest?'],
+    sql: `SELECT r.name, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE ${year(2025)} GROUP BY 1 ORDER BY 2 ASC LIMIT 1`,
+  },
+  {
+    kind: 'follow-up',
+    ask: ['Revenue by month in 2024', 'which one was the best?', 'and the worst?'],
+    sql: `SELECT ${MONTH()}, SUM(o.amount) FROM orders o WHERE ${year(2024)} GROUP BY 1 ORDER BY 2 ASC LIMIT 1`,
+  },
+  {
+    kind: 'follow-up',
     ask: ['Revenue by region in 2024', 'and in 2023?'],
     sql: `SELECT r.name, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE ${year(2023)} GROUP BY 1`,
   },

@@ -13,6 +13,11 @@ import {
 
 /** Totals and breakdowns in everyday words, filters on values of any dimension, relative periods. */
 export const totals: Question[] = [
+  {
+    kind: 'filter',
+    ask: 'Average order value excluding cancelled and returned orders in 2025',
+    sql: `SELECT AVG(amount) FROM orders o WHERE ${year(2025)} AND status NOT IN ('cancelled', 'returned')`,
+  },
   { kind: 'total', ask: 'How much did we sell in 2024?', sql: `SELECT SUM(amount) FROM orders o WHERE ${year(2024)}` },
   { kind: 'total', ask: 'What were total sales in 2022?', sql: `SELECT SUM(amount) FROM orders o WHERE ${year(2022)}` },
   {
