@@ -199,44 +199,55 @@ const COMPARISONS: Array<[RegExp, '>' | '>=' | '<' | '<=']> = [
  */
 export function numberFilters(tokens: Tokens, index: MetaIndex, question: string) {
   const found: Array<{ member: MetaMember; op: '>' | '>=' | '<' | '<='; value: number; words: string[] }> = []
-  const pattern = /\$?\s?(\d[\d,]*(?:\.\d+)?)\s*(k|thousand|million|m)?\b/gi
+  const amount = '\\$?\\s?(\\d[\\d,]*(?:\\.\\d+)?)\\s*(k|thousand|million|m)?\\b'
+  const valueOf = (digits: string, unit: string | undefined) =>
+    Number(digits.replace(/,/g, '')) *
+    (unit ? ({ k: 1e3, thousand: 1e3, million: 1e6, m: 1e6 } as Record<string, number>)[unit.toLowerCase()] : 1)
   const text = question.toLowerCase()
+  const numbers = index.cubes.flatMap((cube) =>
+    cube.dimensions.filter((dim) => dim.type === 'number' && !dim.primaryKey && !/(^|_)id$/.test(dim.name)),
+  )
+  const said = (word: string) => tokens.list.some((entry) => sameWord(entry, word))
+  const memberOf = () =>
+    numbers.find((dim) => distinctive(dim).some((word) => !sameWord(word, cubeNoun(dim.cube)) && said(word))) ??
+    numbers.find((dim) => /^(amount|price|value|total)$/.test(dim.name) && said(cubeNoun(dim.cube)))
+  const wordsOf = (...parts: string[]) => [
+    ...parts.flatMap((part) => part.split(/[^a-z0-9]+/).filter(Boolean)),
+    'dollars',
+    'usd',
+    'eur',
+    'euros',
+    'bucks',
+  ]
+  // "orders between 100 and 500": both bounds (two years are a span of time, read elsewhere).
+  const range = new RegExp(`\\bbetween\\s+${amount}\\s+and\\s+${amount}`, 'gi')
+  const bounded: Array<[number, number]> = []
+  for (let match = range.exec(text); match; match = range.exec(text)) {
+    const [low, high] = [valueOf(match[1], match[2]), valueOf(match[3], match[4])]
+    if ([match[1], match[3]].every((digits) => /^(19|20)\d\d$/.test(digits)) || !(low <= high)) continue
+    const member = memberOf()
+    if (!member) continue
+    const words = wordsOf(match[0])
+    found.push({ member, op: '>=', value: low, words }, { member, op: '<=', value: high, words })
+    bounded.push([match.index, match.index + match[0].length])
+  }
+  const pattern = new RegExp(amount, 'gi')
   for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    if (bounded.some(([from, to]) => match!.index >= from && match!.index < to)) continue
     const before = text.slice(0, match.index)
     const comparison = COMPARISONS.find(([regex]) => regex.test(before))
     if (!comparison) continue
-    const scale = match[2]
-      ? ({ k: 1e3, thousand: 1e3, million: 1e6, m: 1e6 } as Record<string, number>)[match[2].toLowerCase()]
-      : 1
-    const value = Number(match[1].replace(/,/g, '')) * scale
+    const value = valueOf(match[1], match[2])
     const after = text
       .slice(match.index + match[0].length)
       .split(/[^a-z]+/)
       .filter(Boolean)
       .slice(0, 2)
     if (after.some((word) => index.cubes.some((cube) => sameWord(word, cubeNoun(cube.name))))) continue
-    const numbers = index.cubes.flatMap((cube) =>
-      cube.dimensions.filter((dim) => dim.type === 'number' && !dim.primaryKey && !/(^|_)id$/.test(dim.name)),
-    )
-    const said = (word: string) => tokens.list.some((entry) => sameWord(entry, word))
-    const member =
-      numbers.find((dim) => distinctive(dim).some((word) => !sameWord(word, cubeNoun(dim.cube)) && said(word))) ??
-      numbers.find((dim) => /^(amount|price|value|total)$/.test(dim.name) && said(cubeNoun(dim.cube)))
+    const member = memberOf()
     if (!member) continue
     const lead = comparison[0].exec(before)?.[0] ?? ''
-    const words = [
-      ...lead.split(/[^a-z0-9]+/).filter(Boolean),
-      ...match[0]
-        .toLowerCase()
-        .split(/[^a-z0-9]+/)
-        .filter(Boolean),
-      'dollars',
-      'usd',
-      'eur',
-      'euros',
-      'bucks',
-    ]
-    found.push({ member, op: comparison[1], value, words })
+    found.push({ member, op: comparison[1], value, words: wordsOf(lead, match[0].toLowerCase()) })
   }
   return found
 }

@@ -63,8 +63,11 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
   useCubeNouns(vocabulary.nouns)
   const tokens = new Tokens(question)
   const text = tokens.text
-  // Periods.
-  const mentions = findPeriods(question)
+  // Periods; a number compared with ("orders over 2000") is an amount, not a year.
+  const compared = numberFilters(tokens, index, question)
+  const mentions = findPeriods(question).filter(
+    (mention) => !(mention.used.length === 1 && compared.some((filter) => filter.words.includes(mention.used[0]))),
+  )
   for (const mention of mentions) {
     const at = tokens.find(mention.used)
     if (at >= 0) tokens.use(...mention.used.map((_, offset) => at + offset))
@@ -91,7 +94,7 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
 
   // Values, flags, "per customer".
   const values = lookup ? valuesOf(tokens, index, lookup.values) : []
-  for (const filter of numberFilters(tokens, index, question)) {
+  for (const filter of compared) {
     values.push({ member: filter.member, values: [String(filter.value)], negated: false, op: filter.op })
     for (const word of filter.words) tokens.useWord(word)
   }

@@ -15,6 +15,17 @@ import {
 export const totals: Question[] = [
   {
     kind: 'filter',
+    ask: 'Revenue from orders over 2000 in 2025 by region',
+    sql: `SELECT r.name, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE ${year(2025)} AND o.amount > 2000 GROUP BY 1`,
+  },
+  {
+    kind: 'filter',
+    ask: 'How many orders between 100 and 500 in 2025?',
+    sql: `SELECT COUNT(*) FROM orders o WHERE ${year(2025)} AND amount >= 100 AND amount <= 500`,
+    cells: ['count'],
+  },
+  {
+    kind: 'filter',
     ask: 'Average order value excluding cancelled and returned orders in 2025',
     sql: `SELECT AVG(amount) FROM orders o WHERE ${year(2025)} AND status NOT IN ('cancelled', 'returned')`,
   },
