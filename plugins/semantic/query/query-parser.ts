@@ -336,6 +336,55 @@ function leadingKeyword(sql: string): string | undefined {
   return /^[A-Za-z]+/.exec(rest)?.[0].toUpperCase()
 }
 
+const isLogical = (value: unknown): value is Node =>
+  isNode(value) &&
+  value.type === 'binary_expr' &&
+  typeof value.operator === 'string' &&
+  ['AND', 'OR'].includes(value.operator.toUpperCase())
+
+/**
+ * Gives AND precedence over OR. The parser builds a chain of them left to right, whatever the operators:
+ * `a OR b AND c` came out as `(a OR b) AND c`, a wrong answer without an error. The operands of each chain written
+ * without brackets are read in order and joined again, ANDs first; a bracketed group stays one operand. Works in
+ * place, through the whole statement.
+ */
+function bindAndBeforeOr(node: unknown): unknown {
+  if (Array.isArray(node)) {
+    node.forEach((item, index) => (node[index] = bindAndBeforeOr(item)))
+    return node
+  }
+  if (!isNode(node)) return node
+  if (isLogical(node)) {
+    const operands: unknown[] = []
+    const operators: string[] = []
+    const collect = (entry: unknown, root: boolean) => {
+      if (isLogical(entry) && (root || !entry.parentheses)) {
+        collect(entry.left, false)
+        operators.push(String(entry.operator).toUpperCase())
+        collect(entry.right, false)
+      } else operands.push(bindAndBeforeOr(entry))
+    }
+    collect(node, true)
+    const join = (operator: string, parts: unknown[]): unknown =>
+      parts.reduce((left, right) => ({ type: 'binary_expr', operator, left, right }))
+    const groups: unknown[][] = [[operands[0]]]
+    operators.forEach((operator, index) => {
+      if (operator === 'OR') groups.push([operands[index + 1]])
+      else groups.at(-1)!.push(operands[index + 1])
+    })
+    const rebuilt = join(
+      'OR',
+      groups.map((group) => join('AND', group)),
+    ) as Node
+    if (node.parentheses) rebuilt.parentheses = true
+    return rebuilt
+  }
+  const fields: Node = node
+  for (const [key, value] of Object.entries(fields))
+    if (value !== null && typeof value === 'object') fields[key] = bindAndBeforeOr(value)
+  return fields
+}
+
 /**
  * Parses one Postgres-style SELECT over cubes. Everything else (other statements, several statements, WITH,
  * UNION, subqueries, joins, table functions, window functions, ...) is refused with `InvalidQueryError`.
@@ -359,5 +408,5 @@ export function parseQuery(sql: string): SelectStatement {
   const statement = statements[0]
   if (!isNode(statement) || statement.type !== 'select')
     fail(`Only SELECT is allowed, got ${isNode(statement) ? String(statement.type).toUpperCase() : 'nothing'}`)
-  return select(statement as Node)
+  return select(bindAndBeforeOr(statement) as Node)
 }

@@ -15,6 +15,18 @@ const WEEK = `date(o.created_at, '-' || ((CAST(strftime('%w', o.created_at) AS I
 /** A question in semantic SQL, and the same question written by hand against the demo tables. */
 const cases: Array<{ name: string; semantic: string; raw: string; branch?: string }> = [
   {
+    // The parser chained AND and OR left to right: this ran as (completed OR returned) AND Europe.
+    name: 'binds AND before OR, and keeps bracketed groups whole',
+    semantic: `SELECT MEASURE(orders.count) FROM orders WHERE orders.status = 'completed' OR orders.status = 'returned' AND customers.region = 'Europe' OR (orders.status = 'cancelled' OR orders.status = 'shipped') AND orders.amount > 1000`,
+    raw: `SELECT count(*) FROM orders o JOIN ${REGION} c ON c.id = o.customer_id WHERE o.status = 'completed' OR (o.status = 'returned' AND c.region = 'Europe') OR ((o.status = 'cancelled' OR o.status = 'shipped') AND o.amount > 1000)`,
+  },
+  {
+    name: 'binds AND before OR in HAVING too',
+    semantic:
+      'SELECT customers.region, MEASURE(orders.count) FROM orders GROUP BY 1 HAVING MEASURE(orders.count) > 30000 OR MEASURE(orders.count) > 20000 AND MEASURE(orders.count) < 27000 ORDER BY 1',
+    raw: `SELECT c.region, count(*) FROM orders o JOIN ${REGION} c ON c.id = o.customer_id GROUP BY 1 HAVING count(*) > 30000 OR (count(*) > 20000 AND count(*) < 27000) ORDER BY 1`,
+  },
+  {
     name: 'counts all orders',
     semantic: 'SELECT MEASURE(orders.count) FROM orders',
     raw: 'SELECT count(*) FROM orders',
