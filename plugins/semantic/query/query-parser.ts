@@ -343,7 +343,19 @@ const isLogical = (value: unknown): value is Node =>
   ['AND', 'OR'].includes(value.operator.toUpperCase())
 
 /**
- * Gives AND precedence over OR. The parser builds a chain of them left to right, whatever the operators:
+ * The operand of `NOT (...)`, which the parser reads as a call of a function named NOT (refused as an unknown
+ * function); undefined for anything else.
+ */
+function notCallArgument(node: Node): unknown {
+  if (node.type !== 'function') return undefined
+  const name = (node.name as { name?: Array<{ value?: unknown }> } | undefined)?.name
+  const args = (node.args as { value?: unknown[] } | undefined)?.value
+  if (name?.length !== 1 || String(name[0].value).toUpperCase() !== 'NOT' || args?.length !== 1) return undefined
+  return isNode(args[0]) ? { ...args[0], parentheses: true } : args[0]
+}
+
+/**
+ * Gives AND precedence over OR (and reads `NOT (...)` as a negation). The parser builds a chain of them left to right, whatever the operators:
  * `a OR b AND c` came out as `(a OR b) AND c`, a wrong answer without an error. The operands of each chain written
  * without brackets are read in order and joined again, ANDs first; a bracketed group stays one operand. Works in
  * place, through the whole statement.
@@ -354,6 +366,9 @@ function bindAndBeforeOr(node: unknown): unknown {
     return node
   }
   if (!isNode(node)) return node
+  const bracketedNot = notCallArgument(node)
+  if (bracketedNot !== undefined)
+    return { type: 'unary_expr', operator: 'NOT', expr: bindAndBeforeOr(bracketedNot), parentheses: node.parentheses }
   if (isLogical(node)) {
     const operands: unknown[] = []
     const operators: string[] = []

@@ -21,6 +21,11 @@ const cases: Array<{ name: string; semantic: string; raw: string; branch?: strin
     raw: `SELECT count(*) FROM orders o JOIN ${REGION} c ON c.id = o.customer_id WHERE o.status = 'completed' OR (o.status = 'returned' AND c.region = 'Europe') OR ((o.status = 'cancelled' OR o.status = 'shipped') AND o.amount > 1000)`,
   },
   {
+    name: 'negates a bracketed condition with NOT (...)',
+    semantic: `SELECT MEASURE(orders.count) FROM orders WHERE (customers.region = 'Europe' OR customers.region = 'Asia') AND NOT (orders.status = 'cancelled' OR orders.has_discount) AND NOT(orders.amount > 1000)`,
+    raw: `SELECT count(*) FROM orders o JOIN ${REGION} c ON c.id = o.customer_id WHERE (c.region = 'Europe' OR c.region = 'Asia') AND NOT (o.status = 'cancelled' OR o.discount > 0) AND NOT (o.amount > 1000)`,
+  },
+  {
     name: 'binds AND before OR in HAVING too',
     semantic:
       'SELECT customers.region, MEASURE(orders.count) FROM orders GROUP BY 1 HAVING MEASURE(orders.count) > 30000 OR MEASURE(orders.count) > 20000 AND MEASURE(orders.count) < 27000 ORDER BY 1',
