@@ -319,16 +319,22 @@ class Compiler {
       const column = plan.columns[index]
       return column.type === 'string' ? this.dialect.binaryText(this.expression(column.expression)) : this.column(index)
     }
-    const orderBy =
-      plan.orderBy.length > 0
-        ? plan.orderBy.map((item) => {
-            const target =
-              item.expression.kind === 'column' ? sortKey(item.expression.index) : this.expression(item.expression)
-            return this.dialect.orderBy(target, item.descending, item.nulls ? item.nulls === 'first' : !item.descending)
-          })
-        : plan.columns.flatMap((column, index) =>
-            column.aggregated ? [] : [this.dialect.orderBy(sortKey(index), false, true)],
-          )
+    const orderBy = plan.orderBy.map((item) => {
+      const target =
+        item.expression.kind === 'column' ? sortKey(item.expression.index) : this.expression(item.expression)
+      return this.dialect.orderBy(target, item.descending, item.nulls ? item.nulls === 'first' : !item.descending)
+    })
+    // Rows the query's order leaves tied (or a query without one) come in one order on every source: by the
+    // columns not ordered yet, labels first, then the numbers. A top 18 of a tie at 105 named other customers on
+    // DuckDB and MariaDB than on SQLite and Postgres.
+    const ordered = new Set(
+      plan.orderBy.flatMap((item) => (item.expression.kind === 'column' ? [item.expression.index] : [])),
+    )
+    for (const aggregated of [false, true])
+      plan.columns.forEach((column, index) => {
+        if (column.aggregated === aggregated && !ordered.has(index))
+          orderBy.push(this.dialect.orderBy(sortKey(index), false, true))
+      })
     let sql = `SELECT ${select.join(', ')} FROM ${from.join(' ')}`
     if (conditions.length > 0) sql += ` WHERE ${conditions.join(' AND ')}`
     if (groupBy.length > 0) sql += ` GROUP BY ${groupBy.join(', ')}`

@@ -39,6 +39,11 @@ const QUERIES = [
   "SELECT customers.region, products.category, MEASURE(line_items.count) FROM line_items WHERE customers.region IN ('Europe', 'Asia') GROUP BY 1, 2 ORDER BY 1, 2",
   'SELECT customers.region, customers.segment, MEASURE(orders.total_amount), MEASURE(orders.average_amount) FROM orders GROUP BY 1, 2',
   // HAVING, ORDER BY, LIMIT, OFFSET.
+  // Ties (many customers have 105 orders) and a grouping that is not selected come in one order everywhere.
+  'SELECT customers.city, customers.name, MEASURE(orders.count) c FROM orders GROUP BY 1, 2 ORDER BY c DESC LIMIT 18',
+  'SELECT customers.segment, customers.is_vip FROM customers ORDER BY 2',
+  'SELECT MEASURE(orders.count) FROM orders GROUP BY customers.region',
+  "SELECT MEASURE(orders.count) FROM orders WHERE orders.status = 'completed' OR orders.status = 'returned' AND customers.region = 'Europe'",
   'SELECT customers.city, MEASURE(orders.count) AS n FROM orders GROUP BY 1 HAVING MEASURE(orders.count) > 6000 ORDER BY n DESC',
   'SELECT customers.city, MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 2 DESC LIMIT 3 OFFSET 2',
   'SELECT products.name, products.price FROM products ORDER BY products.price DESC, products.name LIMIT 10',
