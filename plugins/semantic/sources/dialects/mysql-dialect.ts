@@ -16,6 +16,9 @@ const TRUNCATE: Record<Granularity, (value: string) => string> = {
  * are formatted as the `YYYY-MM-DD HH:MM:SS` every source answers), no NULLS FIRST/LAST, and text comparisons
  * that ignore case under the default collations, so a case-sensitive LIKE compares bytes.
  */
+/** Text in lower case, compared by its characters (case and accents count; the lowering already ignored case). */
+const lowerExact = (text: string) => `LOWER(CONVERT(${text} USING utf8mb4)) COLLATE utf8mb4_bin`
+
 export const mysqlDialect: Dialect = {
   name: 'mysql',
   quoteIdentifier: (name) =>
@@ -26,14 +29,15 @@ export const mysqlDialect: Dialect = {
   placeholder: () => '?',
   truncate: (granularity, value) => TRUNCATE[granularity](value),
   // A text dimension arrives as its bytes (`exactText`): LOWER() does nothing to bytes, so ILIKE and contains read it
-  // as text again.
+  // as text again, lower it, then compare it by its characters (the default collation also ignored accents:
+  // 'Bogotá' ILIKE 'bogota' matched).
   like: (value, pattern, caseInsensitive) =>
     caseInsensitive
-      ? `LOWER(CONVERT(${value} USING utf8mb4)) LIKE LOWER(${pattern}) ESCAPE '\\\\'`
+      ? `${lowerExact(value)} LIKE ${lowerExact(pattern)} ESCAPE '\\\\'`
       : // Per character, case and accents counting: `_` is one character of a multi-byte text, not one byte.
         `CONVERT(${value} USING utf8mb4) COLLATE utf8mb4_bin LIKE CONVERT(${pattern} USING utf8mb4) COLLATE utf8mb4_bin ESCAPE '\\\\'`,
   likePattern: (pattern) => pattern,
-  contains: (value, needle) => `INSTR(LOWER(CONVERT(${value} USING utf8mb4)), LOWER(${needle})) > 0`,
+  contains: (value, needle) => `INSTR(${lowerExact(value)}, ${lowerExact(needle)}) > 0`,
   booleanValue: (value) => (value ? 1 : 0),
   // MySQL sorts nulls first ascending and last descending; the other placements sort on `x IS NULL` first (which
   // MariaDB refuses for an alias of an aggregate, so only when needed).

@@ -42,6 +42,9 @@ const QUERIES = [
   'SELECT COUNT(DISTINCT people.name), MIN(people.name), MAX(people.city) FROM people',
   "SELECT people.id FROM people WHERE people.city LIKE 'S_o Paulo' ORDER BY 1",
   "SELECT people.id FROM people WHERE people.name ILIKE 'str%' ORDER BY 1",
+  // Case is ignored, accents are not: 'sao%' is not São Paulo.
+  "SELECT people.id FROM people WHERE people.city ILIKE 'sao%' ORDER BY 1",
+  "SELECT people.id FROM people WHERE people.city ILIKE '%SãO%' OR people.name ILIKE 'emile' ORDER BY 1",
 ]
 
 const answers = (config: Record<string, unknown>) => queryModel(model, config, QUERIES)
