@@ -359,9 +359,28 @@ class Planner {
         return true
       return childrenOf(expression).every(grouped)
     }
-    const where = statement.where ? this.resolve(statement.where, 'WHERE') : undefined
-    const having = statement.having ? this.resolve(statement.having, 'HAVING') : undefined
+    let where = statement.where ? this.resolve(statement.where, 'WHERE') : undefined
+    let having = statement.having ? this.resolve(statement.having, 'HAVING') : undefined
     if (having && !grouped(having)) fail('HAVING can use measures, aggregates and the dimensions the query groups by')
+    if (having) {
+      // A condition of HAVING on grouped dimensions alone (`HAVING customers.region = 'Europe'`) keeps the same
+      // groups as in WHERE, and goes there: MariaDB refuses HAVING on an expression of the grouped text.
+      const rowLevel = (expression: Resolved): boolean =>
+        expression.kind === 'measure' || expression.kind === 'aggregate'
+          ? false
+          : expression.kind === 'column'
+            ? !this.columns[expression.index].aggregated
+            : childrenOf(expression).every(rowLevel)
+      const conjuncts = having.kind === 'logical' && having.operator === 'and' ? having.args : [having]
+      const moved = conjuncts.filter(rowLevel).map((conjunct) => withoutColumns(conjunct, this.columns))
+      const kept = conjuncts.filter((conjunct) => !rowLevel(conjunct))
+      if (moved.length) {
+        const conditions = where ? [where, ...moved] : moved
+        where = conditions.length === 1 ? conditions[0] : { kind: 'logical', operator: 'and', args: conditions }
+        having =
+          kept.length === 0 ? undefined : kept.length === 1 ? kept[0] : { kind: 'logical', operator: 'and', args: kept }
+      }
+    }
     const orderBy = statement.orderBy.map((item) => {
       let expression = this.resolve(item.expression, 'ORDER BY')
       const index = this.columns.findIndex((column) => keyOf(column.expression) === keyOf(expression))
@@ -383,6 +402,29 @@ class Planner {
       offset: statement.offset,
       cubes: this.cubes,
     }
+  }
+}
+
+/** `expression` with its select-item references (aliases, positions) replaced by the items' own expressions. */
+function withoutColumns(expression: Resolved, columns: PlannedColumn[]): Resolved {
+  const map = (entry: Resolved) => withoutColumns(entry, columns)
+  switch (expression.kind) {
+    case 'column':
+      return columns[expression.index].expression
+    case 'compare':
+      return { ...expression, left: map(expression.left), right: map(expression.right) }
+    case 'logical':
+      return { ...expression, args: expression.args.map(map) }
+    case 'not':
+    case 'like':
+    case 'isNull':
+      return { ...expression, arg: map(expression.arg) } as Resolved
+    case 'in':
+      return { ...expression, arg: map(expression.arg), list: expression.list.map(map) }
+    case 'between':
+      return { ...expression, arg: map(expression.arg), low: map(expression.low), high: map(expression.high) }
+    default:
+      return expression
   }
 }
 

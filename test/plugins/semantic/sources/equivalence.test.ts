@@ -43,6 +43,10 @@ const QUERIES = [
   'SELECT customers.city, customers.name, MEASURE(orders.count) c FROM orders GROUP BY 1, 2 ORDER BY c DESC LIMIT 18',
   'SELECT customers.segment, customers.is_vip FROM customers ORDER BY 2',
   'SELECT MEASURE(orders.count) FROM orders GROUP BY customers.region',
+  // HAVING on grouped dimensions (MariaDB refused HAVING on the grouped text's expression).
+  "SELECT customers.region, MEASURE(orders.count) FROM orders GROUP BY 1 HAVING customers.region = 'Europe'",
+  "SELECT customers.region AS r, orders.status, MEASURE(orders.count) n FROM orders GROUP BY 1, 2 HAVING r = 'Asia' AND orders.status NOT LIKE 'c%' AND n > 100 ORDER BY 2",
+  "SELECT DATE_TRUNC('month', orders.created_at) AS m, MEASURE(orders.count) FROM orders GROUP BY m HAVING m >= '2025-11-01' ORDER BY 1",
   "SELECT MEASURE(orders.count) FROM orders WHERE orders.status = 'completed' OR orders.status = 'returned' AND customers.region = 'Europe'",
   'SELECT customers.city, MEASURE(orders.count) AS n FROM orders GROUP BY 1 HAVING MEASURE(orders.count) > 6000 ORDER BY n DESC',
   'SELECT customers.city, MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 2 DESC LIMIT 3 OFFSET 2',
