@@ -25,7 +25,8 @@ export function normalizeTime(value: string): string | undefined {
     Number(month) < 1 ||
     Number(month) > 12 ||
     Number(day) < 1 ||
-    Number(day) > 31 ||
+    // The days the month has: '2024-02-30' was refused by DuckDB and Postgres and read as March 1 elsewhere.
+    Number(day) > new Date(Date.UTC(Number(year), Number(month), 0)).getUTCDate() ||
     Number(hour) > 23 ||
     Number(minute) > 59 ||
     Number(second) > 59
@@ -274,14 +275,22 @@ class Planner {
           negated: expression.negated,
         }
       }
-      case 'like':
+      case 'like': {
+        const arg = scalar(expression.arg)
+        // LIKE matches text: on a number, a time or a flag each database answered something else (or an error).
+        const type = this.typeOf(arg)
+        if (type !== undefined && type !== 'string')
+          fail(
+            `${clause}: ${expression.caseInsensitive ? 'ILIKE' : 'LIKE'} matches text, and ${nameOf(arg, this.columns)} is ${TYPE_WORDS[type]}; compare it with =, <, > or BETWEEN`,
+          )
         return {
           kind: 'like',
-          arg: scalar(expression.arg),
+          arg,
           pattern: expression.pattern,
           caseInsensitive: expression.caseInsensitive,
           negated: expression.negated,
         }
+      }
       case 'isNull':
         return { kind: 'isNull', arg: scalar(expression.arg), negated: expression.negated }
     }
@@ -403,6 +412,13 @@ class Planner {
       cubes: this.cubes,
     }
   }
+}
+
+/** How a message names an expression: its member, or the select item it refers to. */
+function nameOf(expression: Resolved, columns: PlannedColumn[]): string {
+  if (expression.kind === 'column') return columns[expression.index]?.name ?? 'the column'
+  if ('member' in expression && expression.member) return expression.member.path
+  return 'the value'
 }
 
 /** `expression` with its select-item references (aliases, positions) replaced by the items' own expressions. */

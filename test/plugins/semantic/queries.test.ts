@@ -281,6 +281,16 @@ describe('a literal of another type than its column', () => {
       ["SELECT MEASURE(orders.count) FROM orders WHERE orders.has_discount = 'yes'", '"yes" is not true or false'],
       ['SELECT MEASURE(orders.count) FROM orders WHERE customers.city > 5', '5 is not text'],
       ['SELECT MEASURE(orders.count) FROM orders WHERE orders.amount = true', 'true is not a number'],
+      // LIKE on what is not text: an answer on some sources, a database error on others.
+      ["SELECT MEASURE(orders.count) FROM orders WHERE orders.id LIKE '12%'", 'orders.id is a number'],
+      ["SELECT MEASURE(orders.count) FROM orders WHERE orders.created_at ILIKE '2024%'", 'orders.created_at is a date'],
+      ["SELECT MEASURE(orders.count) FROM orders WHERE orders.has_discount LIKE 't%'", 'is true or false'],
+      // A day the month does not have: refused by DuckDB and Postgres, read as March 1 by SQLite and MariaDB.
+      [
+        "SELECT MEASURE(orders.count) FROM orders WHERE orders.created_at >= '2024-02-30'",
+        '"2024-02-30" is not a date',
+      ],
+      ["SELECT MEASURE(orders.count) FROM orders WHERE orders.created_at < '2023-02-29'", '"2023-02-29" is not a date'],
     ])
       expect(await ask(query)).toMatchObject({
         status: 400,
