@@ -171,6 +171,11 @@ class Compiler {
         fail(`COUNT(*) over ${from.name} needs a primary key on ${from.name} here; use MEASURE(${from.name}.count)`)
       return this.tree.multiplied.has(from.name) ? `COUNT(DISTINCT ${key})` : `COUNT(${key})`
     }
+    // The least and greatest of a flag, as 0 and 1: Postgres has no MIN or MAX of a boolean.
+    if ((fn === 'min' || fn === 'max') && member.type === 'boolean' && !expression.distinct) {
+      const value = this.value(member)
+      return `${fn.toUpperCase()}(CASE WHEN ${value} THEN 1 WHEN NOT ${value} THEN 0 END)`
+    }
     return `${fn.toUpperCase()}(${this.aggregateArgument(fn, expression.distinct, member)})`
   }
 
