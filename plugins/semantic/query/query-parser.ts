@@ -76,6 +76,13 @@ function reference(node: unknown, context: string): Reference {
     return fail(`${context} takes a member such as orders.status, not ${describe(node)}`)
   if (node.column === '*') return fail(`${context}: * is not a member; list the members you need (see serviceMeta)`)
   if (!isEmpty(node.collate)) fail('COLLATE is not supported')
+  // `x AT TIME ZONE 'Asia/Tokyo'` was read as `x`, answering in UTC as if converted.
+  if (!isEmpty(node.options))
+    fail(
+      JSON.stringify(node.options).toLowerCase().includes('at time zone')
+        ? 'AT TIME ZONE is not supported: times are answered and compared in UTC'
+        : `Unsupported SQL after ${identifier(node.column)}`,
+    )
   const table = node.table === null || node.table === undefined ? undefined : identifier(node.table)
   if (!isEmpty(node.db) || !isEmpty(node.schema)) fail('Qualify members as cube.member only')
   return { type: 'ref', table, name: identifier(node.column) }
@@ -214,6 +221,13 @@ function binary(node: Node): Expression {
     }
   }
   if (['LIKE', 'NOT LIKE', 'ILIKE', 'NOT ILIKE'].includes(operator)) {
+    // The backslash escapes, as in Postgres; another ESCAPE character was ignored (its escapes matched as text).
+    const escape = isNode(node.right) ? node.right.escape : undefined
+    if (
+      !isEmpty(escape) &&
+      JSON.stringify(escape) !== JSON.stringify({ type: 'ESCAPE', value: { type: 'single_quote_string', value: '\\' } })
+    )
+      fail(`${operator} ... ESCAPE takes only the backslash, which escapes by default ('50\\%')`)
     const pattern = requireLiteral(node.right, operator)
     if (typeof pattern.value !== 'string') fail(`${operator} takes a string pattern`)
     return {
@@ -267,6 +281,10 @@ function select(node: Node): SelectStatement {
             : `Unsupported SQL: ${key.toUpperCase()}`,
       )
   if (isNode(node.into) && !isEmpty(node.into)) fail('SELECT INTO is not supported')
+  if (isNode(node.distinct) && String(node.distinct.type).toUpperCase() === 'DISTINCT ON')
+    fail(
+      'DISTINCT ON is not supported: every query lists distinct rows of its members; use GROUP BY, ORDER BY and LIMIT',
+    )
   const from = Array.isArray(node.from) ? node.from : []
   if (from.length === 0) fail('FROM must name a cube, like FROM orders')
   if (from.length > 1)
@@ -278,6 +296,7 @@ function select(node: Node): SelectStatement {
     fail('FROM must name a cube: subqueries and table functions are not supported')
   const table = source as Node
   if (!isEmpty(table.db) || !isEmpty(table.schema)) fail('FROM must name a cube without a schema, like FROM orders')
+  if (!isEmpty(table.tablesample)) fail('TABLESAMPLE is not supported: a query reads every row it may see')
   if (!isEmpty(table.join) || !isEmpty(table.on) || !isEmpty(table.using))
     fail('JOIN is not supported: members of other cubes are joined automatically')
   const columns = Array.isArray(node.columns) ? node.columns : []

@@ -312,3 +312,24 @@ describe('a literal of another type than its column', () => {
     )
   })
 })
+
+describe('SQL the layer does not support', () => {
+  it('is refused with a 400 saying so, never run as if the clause were not there', async () => {
+    const ask = (query: string) =>
+      semantic.query({ deployment: demoDeployment, access: WHOLE_MODEL }, query).catch((error: Error) => error)
+    for (const [query, message] of [
+      ["SELECT orders.created_at AT TIME ZONE 'Asia/Tokyo' FROM orders WHERE orders.id = 1", 'AT TIME ZONE'],
+      [
+        "SELECT MEASURE(orders.count) FROM orders WHERE orders.created_at AT TIME ZONE 'UTC' >= '2025-01-01'",
+        'AT TIME ZONE',
+      ],
+      ['SELECT DISTINCT ON (customers.region) customers.region, orders.status FROM orders', 'DISTINCT ON'],
+      ["SELECT MEASURE(customers.count) FROM customers WHERE customers.email LIKE 'a!_b%' ESCAPE '!'", 'ESCAPE'],
+      ['SELECT MEASURE(orders.count) FROM orders TABLESAMPLE BERNOULLI (1)', 'TABLESAMPLE'],
+    ])
+      expect({ query, answer: await ask(query) }).toMatchObject({
+        query,
+        answer: { status: 400, code: 'INVALID_QUERY', message: expect.stringContaining(message) },
+      })
+  })
+})
