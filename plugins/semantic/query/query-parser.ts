@@ -111,7 +111,11 @@ function literal(node: unknown): Literal | undefined {
       const inner = literal(node.expr)
       if (inner && typeof inner.value === 'string' && /^(DATE|TIMESTAMP|TIMESTAMPTZ|DATETIME)/.test(target))
         return { type: 'literal', value: inner.value, date: true }
-      return fail(`Only casts of a string to DATE or TIMESTAMP are supported, got ${target || 'an unknown type'}`)
+      return fail(
+        inner
+          ? `Only casts of a string to DATE or TIMESTAMP are supported, got ${target || 'an unknown type'}`
+          : `A member cannot be cast (to ${target || 'another type'}); for the day of a time, use DATE_TRUNC('day', member)`,
+      )
     }
     default:
       if (typeof node.type === 'string' && DATE_LITERAL_TYPES.has(node.type))
@@ -246,7 +250,11 @@ function binary(node: Node): Expression {
       return { type: 'compare', operator: negated ? '<>' : '=', left: expression(node.left), right }
     return fail(`${operator} takes NULL, TRUE or FALSE`)
   }
-  return fail(`Unsupported operator ${operator}`)
+  return fail(
+    ['+', '-', '*', '/', '%', '||'].includes(operator)
+      ? `Arithmetic (${operator}) is not supported in a query: select each measure and compute the result from the rows`
+      : `Unsupported operator ${operator}`,
+  )
 }
 
 function nonNegativeInteger(node: unknown, clause: string): number {
@@ -419,6 +427,24 @@ function bindAndBeforeOr(node: unknown): unknown {
   return fields
 }
 
+/** How deep brackets may nest: far beyond a real query, far below the parser's stack (2,000 levels overflowed it). */
+const MAX_NESTING = 64
+
+/** Whether `sql` nests brackets deeper than `limit`, outside quoted strings and identifiers. */
+function nestedDeeperThan(sql: string, limit: number): boolean {
+  let depth = 0
+  let quote = ''
+  for (const char of sql) {
+    if (quote) {
+      if (char === quote) quote = ''
+    } else if (char === "'" || char === '"') quote = char
+    else if (char === '(') {
+      if (++depth > limit) return true
+    } else if (char === ')') depth--
+  }
+  return false
+}
+
 /**
  * Parses one Postgres-style SELECT over cubes. Everything else (other statements, several statements, WITH,
  * UNION, subqueries, joins, table functions, window functions, ...) is refused with `InvalidQueryError`.
@@ -426,6 +452,7 @@ function bindAndBeforeOr(node: unknown): unknown {
 export function parseQuery(sql: string): SelectStatement {
   if (typeof sql !== 'string' || sql.trim() === '') fail('The query is empty')
   if (sql.length > MAX_QUERY_LENGTH) fail(`The query is longer than ${MAX_QUERY_LENGTH} characters`)
+  if (nestedDeeperThan(sql, MAX_NESTING)) fail(`The query nests brackets deeper than ${MAX_NESTING} levels`)
   let ast: unknown
   try {
     ast = parser.astify(sql, { database: 'postgresql' })

@@ -326,6 +326,16 @@ describe('SQL the layer does not support', () => {
       ['SELECT DISTINCT ON (customers.region) customers.region, orders.status FROM orders', 'DISTINCT ON'],
       ["SELECT MEASURE(customers.count) FROM customers WHERE customers.email LIKE 'a!_b%' ESCAPE '!'", 'ESCAPE'],
       ['SELECT MEASURE(orders.count) FROM orders TABLESAMPLE BERNOULLI (1)', 'TABLESAMPLE'],
+      // Errors that say what to do instead.
+      [
+        'SELECT MEASURE(orders.total_amount) / MEASURE(orders.count) FROM orders',
+        'select each measure and compute the result from the rows',
+      ],
+      ['SELECT CAST(orders.created_at AS DATE) FROM orders', "DATE_TRUNC('day', member)"],
+      [
+        `SELECT MEASURE(orders.count) FROM orders WHERE ${'('.repeat(2000)}orders.id = 1${')'.repeat(2000)}`,
+        'nests brackets deeper than 64',
+      ],
     ])
       expect({ query, answer: await ask(query) }).toMatchObject({
         query,
