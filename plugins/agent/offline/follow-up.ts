@@ -33,6 +33,9 @@ function driversOf(index: MetaIndex, measure: MetaMember): MetaMember[] {
  * The frame of a question: on its own, or, for a follow-up ("and in 2023?", "break it down by segment", "only for
  * VIP customers", "exclude Corporate", "why ..."), the previous question's frame with this question's changes.
  */
+/** A granularity finer than a year: growth reads along it, period by period. */
+const finer = (granularity: Frame['granularity']) => granularity !== undefined && granularity !== 'year'
+
 export function frameOf(
   parsed: Parsed,
   index: MetaIndex,
@@ -102,7 +105,8 @@ export function frameOf(
       booleans: parsed.booleans,
       analysis: parsed.analysis,
     }
-    if (frame.analysis.kind === 'growth' && !frame.periods && frame.range) {
+    // "Monthly revenue growth in 2025" is month over month within 2025; "revenue growth in 2025" is from 2024.
+    if (frame.analysis.kind === 'growth' && !frame.periods && frame.range && !finer(frame.granularity)) {
       const before = previousOf(frame.range)
       if (before) frame = { ...frame, periods: [before, frame.range], range: undefined }
     }

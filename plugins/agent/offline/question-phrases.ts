@@ -28,6 +28,19 @@ export const GRANULARITY: Record<string, Granularity> = {
   annually: 'year',
 }
 const GRAIN_LEADS = ['by', 'per', 'each', 'every', 'and', 'which', 'what', 'a', 'our', 'the', ...DESC, ...ASC]
+/** Verbs after which "by" names who did it: "placed by", "bought by", "made by". */
+const DONE_BY = new Set([
+  'placed',
+  'made',
+  'bought',
+  'purchased',
+  'ordered',
+  'spent',
+  'generated',
+  'booked',
+  'paid',
+  'done',
+])
 const GROUP_MARKERS = [
   ['broken', 'down', 'by'],
   ['split', 'by'],
@@ -135,6 +148,8 @@ export function dimensionPhrases(tokens: Tokens): Phrase[] {
   const phrases: Phrase[] = []
   for (const marker of GROUP_MARKERS)
     for (let at = tokens.find(marker); at >= 0; at = tokens.find(marker, at + 1)) {
+      // "orders placed by Corporate customers" names who placed them (a filter), not a breakdown.
+      if (marker.length === 1 && marker[0] === 'by' && DONE_BY.has(tokens.list[at - 1] ?? '')) continue
       // "by region and segment" names two dimensions.
       let phrase: string[] = []
       for (
@@ -152,10 +167,13 @@ export function dimensionPhrases(tokens: Tokens): Phrase[] {
     if (!which && !['top', 'bottom', ...DESC, ...ASC].includes(word) && !(/^\d+$/.test(word) && !tokens.isUsed(at)))
       continue
     // "the most customers" counts customers; "the 3 biggest customers" ranks them.
+    // ("the most VIP customers" too: words already understood, a flag or a value, may stand between.)
+    let noun = at + 1
+    while (noun < tokens.length && tokens.isUsed(noun)) noun++
     if (
       ['most', 'fewest', 'least'].includes(word) &&
       !/^\d+$/.test(tokens.list[at - 1] ?? '') &&
-      CUBE_NOUNS.has(stem(tokens.list[at + 1] ?? ''))
+      CUBE_NOUNS.has(stem(tokens.list[noun] ?? ''))
     )
       continue
     let cursor = at + 1
@@ -177,7 +195,11 @@ export function granularityOf(tokens: Tokens): Granularity | undefined {
   for (const [at, word] of tokens.list.entries()) {
     const unit = GRANULARITY[word]
     if (!unit || tokens.isUsed(at)) continue
-    if (/ly$|annual/.test(word) || GRAIN_LEADS.includes(tokens.list[at - 1] ?? '')) {
+    // "top 3 months", "the 5 busiest days": periods ranked.
+    const counted =
+      /^\d+$/.test(tokens.list[at - 1] ?? '') &&
+      ['top', 'bottom', 'the', ...DESC, ...ASC].includes(tokens.list[at - 2] ?? '')
+    if (/ly$|annual/.test(word) || GRAIN_LEADS.includes(tokens.list[at - 1] ?? '') || counted) {
       tokens.use(at)
       return unit
     }

@@ -366,6 +366,21 @@ describe('the offline analyst', () => {
     )
   })
 
+  it('answers "monthly growth in 2025" month over month, not as the year against the one before', async () => {
+    const answer = finalAnswer(mergeLines(await ask('Monthly revenue growth in 2025')))?.content ?? ''
+    const months = data
+      .query(
+        `SELECT strftime('%Y-%m', created_at), SUM(amount) FROM orders WHERE created_at >= '2025-01-01' AND created_at < '2026-01-01' GROUP BY 1 ORDER BY 1`,
+      )
+      .values() as Array<[string, number]>
+    const change = months[1][1] - months[0][1]
+    expect(answer).toContain(`| 2025-01 | ${formatValue(months[0][1], member('money'))} | – | – |`)
+    expect(answer).toContain(
+      `| 2025-02 | ${formatValue(months[1][1], member('money'))} | ${change > 0 ? '+' : ''}${formatValue(change, member('money'))} |`,
+    )
+    expect(answer).not.toContain('2024')
+  })
+
   it('says there is no data for a period before the data starts, instead of NaN', async () => {
     const answer = finalAnswer(mergeLines(await ask('Revenue in 2020')))?.content ?? ''
     expect(answer).toContain('No data matched this question')

@@ -4,6 +4,19 @@ import { CUSTOMERS, LINES, MONTH, ORDERS_CUSTOMERS, QUARTER, YEAR, year, type Qu
 export const rankings: Question[] = [
   {
     kind: 'top',
+    ask: 'Top 3 months by orders in 2025',
+    sql: `SELECT ${MONTH()}, COUNT(*) FROM orders o WHERE ${year(2025)} GROUP BY 1 ORDER BY 2 DESC LIMIT 3`,
+    cells: ['text', 'count'],
+  },
+  {
+    kind: 'top',
+    ask: 'Which region has the most VIP customers?',
+    sql: `SELECT r.name, COUNT(*) ${CUSTOMERS} WHERE c.is_vip = 1 GROUP BY 1 ORDER BY 2 DESC LIMIT 1`,
+    cells: ['text', 'count'],
+    first: true,
+  },
+  {
+    kind: 'top',
     ask: 'Top 5 customers by revenue',
     sql: `SELECT c.name, SUM(o.amount) ${ORDERS_CUSTOMERS} GROUP BY c.id ORDER BY 2 DESC LIMIT 5`,
   },

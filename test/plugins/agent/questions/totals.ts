@@ -15,6 +15,12 @@ import {
 export const totals: Question[] = [
   {
     kind: 'filter',
+    ask: 'How many orders were placed by Corporate customers in Asia in Q2 2025?',
+    sql: `SELECT COUNT(*) ${ORDERS_CUSTOMERS} WHERE ${between('2025-04-01', '2025-07-01')} AND c.segment = 'Corporate' AND r.name = 'Asia'`,
+    cells: ['count'],
+  },
+  {
+    kind: 'filter',
     ask: 'Revenue from orders over 2000 in 2025 by region',
     sql: `SELECT r.name, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE ${year(2025)} AND o.amount > 2000 GROUP BY 1`,
   },
