@@ -433,6 +433,7 @@ export type MetaCube = {
     name: string
     relationship: string
   }>
+  rowAccess?: string
 }
 
 export type MetaMember = {

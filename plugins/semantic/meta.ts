@@ -1,4 +1,4 @@
-import type { AccessView } from './semantic-model/access-policy'
+import { describeRows, type AccessView } from './semantic-model/access-policy'
 import type { MetaCube, MetaMember, MetaResult } from './model'
 import type { Cube, Member, SemanticModel } from './semantic-model/semantic-model'
 
@@ -63,6 +63,8 @@ export function buildMeta(model: SemanticModel, view: AccessView, searchQuery?: 
       joins: joinsOf(cube, model, visible),
     }
     if (cube.description) entry.description = cube.description
+    const rows = describeRows(view.cubes.get(cube.name)?.rows ?? null)
+    if (rows) entry.rowAccess = rows
     cubes.push(entry)
   }
   for (const modelView of model.views.values()) {

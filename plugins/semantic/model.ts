@@ -28,6 +28,11 @@ export const MetaCube = t.Object({
   dimensions: t.Array(MetaMember),
   /** Cubes whose members combine with this one's in a query, and how rows relate. */
   joins: t.Array(t.Object({ name: t.String(), relationship: t.String() })),
+  /**
+   * The rows of this cube the caller may see, in words (`Region is Europe`), when an access policy limits them:
+   * every number is over those rows only. Absent when the caller sees every row.
+   */
+  rowAccess: t.Optional(t.String()),
 })
 export type MetaCube = typeof MetaCube.static
 

@@ -22,6 +22,8 @@ export interface MetaCube {
   joins: string[]
   /** Cubes this one reaches without repeating its rows (many-to-one and one-to-one joins). */
   lookups: string[]
+  /** The rows the caller may see, in words, when an access policy limits them (`Region is Europe`). */
+  rowAccess?: string
 }
 
 export interface MetaIndex {
@@ -99,6 +101,7 @@ export function indexMeta(meta: unknown): MetaIndex {
       dimensions,
       joins,
       lookups,
+      rowAccess: text(raw.rowAccess),
     })
   }
   return { cubes, members }

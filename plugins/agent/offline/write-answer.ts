@@ -260,5 +260,8 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
     total !== undefined && total > (main.result.data ?? []).length
       ? `\n\nShowing ${(main.result.data ?? []).length} of ${total} rows${extra('high') ? '; the summary covers all of them' : ''}.`
       : ''
-  return `${title}\n\n${summary}\n\n${table(columns, rows)}${more}`
+  // Numbers over part of the data (an access policy) say so: "our total revenue" is then the caller's part of it.
+  const rowAccess = index.cubes.find((cube) => cube.name === measure.cube)?.rowAccess
+  const scope = rowAccess ? `\n\nThese figures cover only the data you may see: ${rowAccess}.` : ''
+  return `${title}\n\n${summary}${scope}\n\n${table(columns, rows)}${more}`
 }

@@ -83,6 +83,45 @@ function cubeAccess(cube: Cube, access: UserAccess | null): CubeAccess {
   return { members, rows: rules.length === 0 ? NONE : { kind: 'any', of: rules } }
 }
 
+const OPERATOR_WORDS: Record<FilterOperator, string> = {
+  equals: 'is',
+  notEquals: 'is not',
+  in: 'is one of',
+  notIn: 'is none of',
+  gt: 'is over',
+  gte: 'is at least',
+  lt: 'is under',
+  lte: 'is at most',
+  contains: 'contains',
+}
+
+/**
+ * The rows a caller may see of a cube, in words (`Region is Europe`), or undefined when they see every row. The
+ * values are the caller's own (their attributes), so telling them is telling them nothing new; it lets an answer say
+ * that it covers only part of the data.
+ */
+export function describeRows(rule: RowRule | null): string | undefined {
+  if (rule === null) return undefined
+  const words = (entry: RowRule, nested: boolean): string => {
+    switch (entry.kind) {
+      case 'none':
+        return 'no rows'
+      case 'filter': {
+        const single = entry.values.length === 1 && (entry.operator === 'in' || entry.operator === 'notIn')
+        const operator = single ? (entry.operator === 'in' ? 'is' : 'is not') : OPERATOR_WORDS[entry.operator]
+        return `${entry.member.title} ${operator} ${entry.values.map(String).join(', ')}`
+      }
+      case 'all':
+      case 'any': {
+        const parts = entry.of.map((part) => words(part, entry.of.length > 1))
+        const joined = parts.join(entry.kind === 'all' ? ' and ' : ' or ')
+        return nested && parts.length > 1 ? `(${joined})` : joined
+      }
+    }
+  }
+  return words(rule, false)
+}
+
 /**
  * Evaluates the model's access policies for one caller (Cube semantics): a cube without policies is fully
  * visible; a cube with policies is visible only through those matching the caller's groups and conditions; no

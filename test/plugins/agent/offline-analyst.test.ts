@@ -309,7 +309,11 @@ describe('the offline analyst', () => {
         (name) => name !== region,
       )
       for (const other of others) expect(answer).not.toContain(`| ${other} |`)
+      // The answer says it covers only the rows the user may see ("our total" is their part of it).
+      expect(answer).toContain(`These figures cover only the data you may see: Region is ${region}.`)
     }
+    const everything = finalAnswer(mergeLines(await ask('What was the revenue by region?')))?.content ?? ''
+    expect(everything).not.toContain('cover only the data you may see')
   })
 
   it('says a filter on a value the user may not see cannot be applied, instead of dropping it', async () => {
