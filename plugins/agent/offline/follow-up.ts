@@ -1,9 +1,10 @@
 import type { Frame } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
-import { ascending, superlative } from './intents'
+import { ascending, CUES, superlative } from './intents'
 import { cubeOf, timeDimensionFor } from './members'
 import type { Parsed } from './question'
 import { previousOf } from './question-phrases'
+import { inYear, type RangeSpec } from './time-range'
 
 /** Words that open a follow-up: the question changes the previous one instead of standing alone. */
 const FOLLOW_UP =
@@ -44,6 +45,16 @@ export function frameOf(
 ): Frame | undefined {
   let frame: Frame
   if (base && followUp) {
+    // "what about Q2?", "and April?" after a question about 2025 mean Q2 and April of 2025.
+    const baseFrom = [base.range, ...(base.periods ?? [])].find((spec) => spec?.kind === 'absolute' && spec.from)
+    const baseYear = baseFrom?.kind === 'absolute' ? Number(baseFrom.from!.slice(0, 4)) : undefined
+    const dated = (spec: RangeSpec): RangeSpec =>
+      spec.kind === 'partOfYear' && baseYear !== undefined ? inYear(spec, baseYear) : spec
+    parsed = {
+      ...parsed,
+      range: parsed.range && dated(parsed.range),
+      periods: parsed.periods?.map(dated),
+    }
     frame = { ...base, dimensions: [...base.dimensions], values: [...base.values], booleans: [...base.booleans] }
     if (parsed.measure && parsed.measureNamed) frame.measure = parsed.measure
     if (parsed.periods) frame = { ...frame, periods: parsed.periods, range: undefined }
@@ -65,9 +76,15 @@ export function frameOf(
     for (const dim of parsed.dimensions) if (!frame.dimensions.includes(dim)) frame.dimensions.push(dim)
     if (parsed.granularity) frame.granularity = parsed.granularity
     // "Why is North America the highest?" names the member to explain, not a filter.
+    // "compare with Asia" after Europe: both side by side, not Asia instead.
+    const comparing = CUES.compare.test(parsed.tokens.text)
     for (const filter of parsed.analysis.kind === 'why' ? [] : parsed.values) {
+      const before = frame.values.find((entry) => entry.member === filter.member)
       frame.values = frame.values.filter((entry) => entry.member !== filter.member)
-      frame.values.push(filter)
+      if (comparing && before && !before.negated && !filter.negated && !before.op && !filter.op) {
+        frame.values.push({ ...filter, values: [...new Set([...before.values, ...filter.values])] })
+        if (!frame.dimensions.includes(filter.member)) frame.dimensions.push(filter.member)
+      } else frame.values.push(filter)
     }
     for (const flag of parsed.booleans) {
       frame.booleans = frame.booleans.filter((entry) => entry.member !== flag.member)

@@ -11,6 +11,8 @@ export type RangeSpec =
   | { kind: 'absolute'; from?: string; to?: string; label: string; row: string }
   | { kind: 'trailing'; amount: number; unit: Unit; label: string }
   | { kind: 'this' | 'previous'; unit: Unit; label: string }
+  /** A month or quarter without its year ("in April", "Q2"): a follow-up's year, else the latest one in the data. */
+  | { kind: 'partOfYear'; unit: 'month' | 'quarter'; index: number; label: string }
 
 /** A resolved half-open range `[from, to)` of ISO dates, with words for a heading and a short label for a row. */
 export interface DateRange {
@@ -76,6 +78,19 @@ function monthSpec(month: number, year: number): RangeSpec {
     label: `${name} ${year}`,
     row: `${year}-${pad(month)}`,
   }
+}
+
+function daySpec(year: number, month: number, day: number): RangeSpec | undefined {
+  const start = new Date(Date.UTC(year, month - 1, day))
+  // A day the month does not have is no date.
+  if (start.getUTCMonth() !== month - 1) return undefined
+  const from = iso(start)
+  return { kind: 'absolute', from, to: iso(new Date(start.getTime() + 86_400_000)), label: from, row: from }
+}
+
+/** A month or quarter without its year, in `year`. */
+export function inYear(spec: Extract<RangeSpec, { kind: 'partOfYear' }>, year: number): RangeSpec {
+  return spec.unit === 'quarter' ? quarterSpec(spec.index, year) : monthSpec(spec.index, year)
 }
 
 /**
@@ -173,6 +188,11 @@ export function findPeriods(question: string): Mention[] {
     (m) => [m[1], m[2]],
   )
   take(
+    new RegExp(`\\b${YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])\\b`),
+    (m) => daySpec(Number(m[1]), Number(m[2]), Number(m[3])),
+    (m) => [m[1], m[2], m[3]],
+  )
+  take(
     new RegExp(`\\b${YEAR}-(0[1-9]|1[0-2])\\b`),
     (m) => monthSpec(Number(m[2]), Number(m[1])),
     (m) => [m[1], m[2]],
@@ -221,6 +241,27 @@ export function findPeriods(question: string): Mention[] {
     new RegExp(`\\b${YEAR}\\b`),
     (m) => yearSpec(Number(m[1])),
     (m) => [m[1]],
+  )
+  // Without a year (read last, so "Q2 2025" and "April 2024" are taken whole above).
+  take(
+    /\bq([1-4])\b|\b(first|second|third|fourth)\s+quarter\b/,
+    (m) => {
+      const index = m[1] ? Number(m[1]) : ['first', 'second', 'third', 'fourth'].indexOf(m[2]) + 1
+      return { kind: 'partOfYear', unit: 'quarter', index, label: `Q${index}` }
+    },
+    (m) => (m[1] ? [`q${m[1]}`] : [m[2], 'quarter']),
+  )
+  take(
+    // "may" only where it names the month ("in May", "and May"), not as the verb.
+    new RegExp(
+      `\\b(${MONTHS.filter((month) => month !== 'may').join('|')})\\b|\\b(?<=(?:in|for|during|of|and|or|since|vs|to)\\s+)(may)\\b`,
+    ),
+    (m) => {
+      const month = MONTHS.indexOf(m[1] ?? m[2]) + 1
+      const name = MONTHS[month - 1].charAt(0).toUpperCase() + MONTHS[month - 1].slice(1)
+      return { kind: 'partOfYear', unit: 'month', index: month, label: name }
+    },
+    (m) => [m[1] ?? m[2]],
   )
   return found.sort((a, b) => a.at - b.at)
 }
@@ -291,6 +332,12 @@ export function resolveRange(spec: RangeSpec, latest: string | undefined): DateR
   if (!latest) return undefined
   const anchor = new Date(`${latest.slice(0, 10)}T00:00:00Z`)
   if (Number.isNaN(anchor.getTime())) return undefined
+  if (spec.kind === 'partOfYear') {
+    // The latest one that has begun by the latest date in the data.
+    const year = anchor.getUTCFullYear()
+    const begun = inYear(spec, year) as Extract<RangeSpec, { kind: 'absolute' }>
+    return resolveRange(begun.from! <= iso(anchor) ? begun : inYear(spec, year - 1), latest)
+  }
   const unit = spec.unit
   let from: Date
   let to: Date

@@ -4,6 +4,21 @@ import { LINES, MONTH, ORDERS_CUSTOMERS, YEAR, year, type Question } from './typ
 export const threads: Question[] = [
   {
     kind: 'follow-up',
+    ask: ['Revenue in Q1 2025', 'what about Q2?'],
+    sql: `SELECT SUM(amount) FROM orders o WHERE o.created_at >= '2025-04-01' AND o.created_at < '2025-07-01'`,
+  },
+  {
+    kind: 'follow-up',
+    ask: ['Revenue in March 2024', 'and April?'],
+    sql: `SELECT SUM(amount) FROM orders o WHERE o.created_at >= '2024-04-01' AND o.created_at < '2024-05-01'`,
+  },
+  {
+    kind: 'follow-up',
+    ask: ['Revenue in Europe in 2024', 'compare with Asia'],
+    sql: `SELECT r.name, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE ${year(2024)} AND r.name IN ('Europe', 'Asia') GROUP BY 1`,
+  },
+  {
+    kind: 'follow-up',
     ask: ['Which region had the highest revenue in 2025?', 'and the lowest?'],
     sql: `SELECT r.name, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE ${year(2025)} GROUP BY 1 ORDER BY 2 ASC LIMIT 1`,
   },

@@ -14,6 +14,18 @@ import {
 /** Totals and breakdowns in everyday words, filters on values of any dimension, relative periods. */
 export const totals: Question[] = [
   {
+    kind: 'period',
+    ask: 'Revenue on 2025-12-24',
+    sql: `SELECT SUM(amount) FROM orders o WHERE o.created_at >= '2025-12-24' AND o.created_at < '2025-12-25'`,
+  },
+  {
+    // Without a year: the latest March in the data.
+    kind: 'period',
+    ask: 'How many orders in March?',
+    sql: `SELECT COUNT(*) FROM orders o WHERE o.created_at >= '2025-03-01' AND o.created_at < '2025-04-01'`,
+    cells: ['count'],
+  },
+  {
     kind: 'filter',
     ask: 'How many orders were placed by Corporate customers in Asia in Q2 2025?',
     sql: `SELECT COUNT(*) ${ORDERS_CUSTOMERS} WHERE ${between('2025-04-01', '2025-07-01')} AND c.segment = 'Corporate' AND r.name = 'Asia'`,
