@@ -1,7 +1,7 @@
 import type { Frame } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
 import { ascending, CUES, superlative } from './intents'
-import { cubeOf, timeDimensionFor } from './members'
+import { cubeOf, keyOf, timeDimensionFor } from './members'
 import type { Parsed } from './question'
 import { previousOf } from './question-phrases'
 import { inYear, type RangeSpec } from './time-range'
@@ -143,6 +143,12 @@ export function frameOf(
             ? 1
             : 0,
     )
+  // A filter on a name ("How much did Ada Rossi spend?") is one row per thing of that name, by its key: sixteen
+  // customers named Ada Rossi were summed into one number.
+  if (frame.analysis.kind === 'value')
+    for (const filter of frame.values)
+      if (!filter.negated && !filter.op && keyOf(index, filter.member) && !frame.dimensions.includes(filter.member))
+        frame.dimensions = [...frame.dimensions, filter.member]
   const needsTime = frame.granularity || frame.range || frame.periods
   frame.timeDimension = needsTime ? timeDimensionFor(index, parsed.tokens.list, frame.measure.cube) : undefined
   return frame

@@ -12,6 +12,7 @@ import {
 } from './answer'
 import type { Resolved } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
+import { keyOf } from './members'
 import type { PlannedQuery, SqlResult } from './plan-query'
 
 export interface Answered {
@@ -243,6 +244,17 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
       ranked.map((row) => num(row[labels])),
       measure,
     )
+    // Several things of the one name asked for ("How much did Ada Rossi spend?"): said, each on its own row.
+    const named = frame.values.find(
+      (filter) => filter.values.length === 1 && frame.dimensions.includes(filter.member) && keyOf(index, filter.member),
+    )
+    const matching = main.result.totalRows ?? data.length
+    if (named && matching > 1) {
+      const things = (
+        index.cubes.find((cube) => cube.name === named.member.cube)?.title ?? named.member.cube
+      ).toLowerCase()
+      summary = `${matching} ${things} are named ${named.values[0]}, each on its own row. ${summary}`
+    }
     if (frame.averagePer && labels === 1 && data.length) {
       // Over every period: the total over their number when more came than were returned.
       const total = extra('total')

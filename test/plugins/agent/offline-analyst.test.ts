@@ -385,6 +385,19 @@ describe('the offline analyst', () => {
     expect(answer).not.toContain('2024')
   })
 
+  it('answers for each customer of a name asked for, by key, instead of summing namesakes', async () => {
+    const rows = data
+      .query(
+        `SELECT c.id, SUM(o.amount) FROM orders o JOIN customers c ON c.id = o.customer_id WHERE c.name = 'Ada Rossi' GROUP BY 1 ORDER BY 2 DESC`,
+      )
+      .values() as Array<[number, number]>
+    expect(rows.length).toBeGreaterThan(1)
+    const answer = finalAnswer(mergeLines(await ask('How much did Ada Rossi spend?')))?.content ?? ''
+    expect(answer).toContain(`${rows.length} customers are named Ada Rossi, each on its own row.`)
+    for (const [id, total] of rows)
+      expect(answer).toContain(`| ${id} | Ada Rossi | ${formatValue(total, member('money'))} |`)
+  })
+
   it('says there is no data for a period before the data starts, instead of NaN', async () => {
     const answer = finalAnswer(mergeLines(await ask('Revenue in 2020')))?.content ?? ''
     expect(answer).toContain('No data matched this question')
