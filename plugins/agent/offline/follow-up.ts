@@ -84,7 +84,7 @@ export function frameOf(
       if (comparing && before && !before.negated && !filter.negated && !before.op && !filter.op) {
         frame.values.push({ ...filter, values: [...new Set([...before.values, ...filter.values])] })
         if (!frame.dimensions.includes(filter.member)) frame.dimensions.push(filter.member)
-      } else frame.values.push(filter)
+      } else frame.values.push({ ...filter, scope: true })
     }
     for (const flag of parsed.booleans) {
       frame.booleans = frame.booleans.filter((entry) => entry.member !== flag.member)

@@ -9,6 +9,11 @@ export interface ValueFilter {
   negated: boolean
   /** A comparison with the one value, a number ("orders over 1,000": `orders.amount > 1000`). */
   op?: '>' | '>=' | '<' | '<='
+  /**
+   * Added by a follow-up ("for Europe only"): it narrows what the question is about, so a share is taken within it
+   * (the status mix of Europe's orders), not of it (Europe's part of each status).
+   */
+  scope?: boolean
 }
 
 export interface BooleanFilter {

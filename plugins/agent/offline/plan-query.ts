@@ -120,15 +120,17 @@ export function planQueries(
     case 'share': {
       // Filters on other members than the breakdown are a condition: "the share of VIP customers by region" is the
       // VIP share within each region. Without one, each group's share of the whole.
+      // A filter a follow-up added narrows the whole too ("for Europe only": the status mix within Europe).
       const conditions =
-        frame.values.some((filter) => !frame.dimensions.includes(filter.member)) || frame.booleans.length > 0
+        frame.values.some((filter) => !frame.dimensions.includes(filter.member) && !filter.scope) ||
+        frame.booleans.length > 0
       const part = query({ ...base, top: undefined }, 'part')
       const within = dims.length > 0 && conditions
       const whole = within
         ? query(
             {
               ...base,
-              values: frame.values.filter((filter) => frame.dimensions.includes(filter.member)),
+              values: frame.values.filter((filter) => frame.dimensions.includes(filter.member) || filter.scope),
               booleans: [],
               top: undefined,
             },

@@ -59,6 +59,8 @@ function summaryOfRanking(resolved: Resolved, labels: string[][], values: number
     const first = top.direction === 'desc' ? high : low
     return `**${name(first)}** is ${top.direction === 'desc' ? 'highest' : 'lowest'} with **${show(values[first], member)}**.`
   }
+  // No highest where every row has the same value ("Toys is highest (15), Beauty lowest (15)").
+  if (values[high] === values[low]) return `All ${values.length} have **${show(values[high], member)}**.`
   return `**${name(high)}** is highest (**${show(values[high], member)}**), ${name(low)} lowest (${show(values[low], member)}).`
 }
 

@@ -3,6 +3,13 @@ import { LINES, MONTH, ORDERS_CUSTOMERS, YEAR, year, type Question } from './typ
 /** Follow-ups in one thread (the last turn is scored), and questions the analyst must decline. */
 export const threads: Question[] = [
   {
+    // A filter added to a share narrows the whole too: the status mix within Europe.
+    kind: 'follow-up',
+    ask: ['Number of orders by status in 2025', 'as a percentage', 'for Europe only'],
+    sql: `SELECT o.status, COUNT(*), 100.0 * COUNT(*) / (SELECT COUNT(*) ${ORDERS_CUSTOMERS} WHERE ${year(2025)} AND r.name = 'Europe') ${ORDERS_CUSTOMERS} WHERE ${year(2025)} AND r.name = 'Europe' GROUP BY 1`,
+    cells: ['text', 'count', 'pct'],
+  },
+  {
     kind: 'follow-up',
     ask: ['Revenue in Q1 2025', 'what about Q2?'],
     sql: `SELECT SUM(amount) FROM orders o WHERE o.created_at >= '2025-04-01' AND o.created_at < '2025-07-01'`,
