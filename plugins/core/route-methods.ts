@@ -2,6 +2,7 @@
 export interface ListedRoute {
   method: string
   path: string
+  hooks?: { detail?: { hide?: boolean } }
 }
 
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
@@ -28,7 +29,8 @@ export function createRouteMethods(routes: () => readonly ListedRoute[]) {
   const build = () => {
     const byPath = new Map<string, Set<string>>()
     for (const route of routes()) {
-      if (!METHODS.has(route.method)) continue
+      // Hidden routes (removed operations that answer 404, the socket's plain GET) are no method to offer.
+      if (!METHODS.has(route.method) || route.hooks?.detail?.hide) continue
       const methods = byPath.get(route.path) ?? new Set<string>()
       methods.add(route.method)
       // The framework answers HEAD wherever it answers GET.

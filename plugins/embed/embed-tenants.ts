@@ -1,6 +1,7 @@
 import { and, asc, eq, gt } from 'drizzle-orm'
 import { first, type Db, type Storage } from '../../db/client'
 import { BadRequestError, NotFoundError } from '../../lib/errors'
+import { isDecimalInteger } from '../core/number-text'
 import type { EmbedTenantGroupsPage } from './model'
 
 const CURSOR = /^g:([1-9]\d{0,15})$/
@@ -13,7 +14,7 @@ function encodeCursor(id: number): string {
 /** `first` of a list query: an integer from 1 to 100, 20 when omitted (400 as the other lists say it). */
 export function parsePageSize(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 20
-  const value = /^\d{1,3}$/.test(raw) ? Number(raw) : NaN
+  const value = isDecimalInteger(raw) ? Number(raw) : NaN
   if (!(value >= 1 && value <= 100))
     throw new BadRequestError('first: expected an integer from 1 to 100', 'VALIDATION_FAILED')
   return value

@@ -63,7 +63,7 @@ export function buildMeta(model: SemanticModel, view: AccessView, searchQuery?: 
       joins: joinsOf(cube, model, visible),
     }
     if (cube.description) entry.description = cube.description
-    const rows = describeRows(view.cubes.get(cube.name)?.rows ?? null)
+    const rows = describeRows(view.cubes.get(cube.name)?.rows ?? null, view.canSee)
     if (rows) entry.rowAccess = rows
     cubes.push(entry)
   }

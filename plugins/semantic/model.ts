@@ -29,8 +29,9 @@ export const MetaCube = t.Object({
   /** Cubes whose members combine with this one's in a query, and how rows relate. */
   joins: t.Array(t.Object({ name: t.String(), relationship: t.String() })),
   /**
-   * The rows of this cube the caller may see, in words (`Region is Europe`), when an access policy limits them:
-   * every number is over those rows only. Absent when the caller sees every row.
+   * Present when an access policy limits the rows of this cube the caller may see (`limited by an access policy on
+   * Region`): every number is over those rows only. It names the members filtered on that the caller may see, never
+   * the policy's values. Absent when the caller sees every row.
    */
   rowAccess: t.Optional(t.String()),
 })

@@ -5,7 +5,7 @@ import { frameOf, isFollowUp } from './follow-up'
 import type { Frame, Resolved } from './frame'
 import { CUES } from './intents'
 import { indexMeta, type MetaIndex } from './meta-index'
-import { planQueries, queriesBeyondRows, type SqlResult } from './plan-query'
+import { planQueries, queriesBeyondRows, type PlannedQuery, type SqlResult } from './plan-query'
 import { parseQuestion, type Lookup, type Parsed } from './question'
 import { resolveRange } from './time-range'
 import { writeAnswer } from './write-answer'
@@ -211,9 +211,14 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
         input: { sqlQuery: query.sql, queryTitle: query.title, userRequest: question },
       })),
     }
-  const failed = planned.map((query) => resultOf(query.sql)!).find((result) => result.error)
-  if (failed)
-    return { kind: 'answer', reasoning: 'A query failed.', text: `I could not compute ${title}: ${failed.error}` }
+  const failedOf = (queries: PlannedQuery[]): Action | undefined => {
+    const failed = queries.map((query) => resultOf(query.sql)!).find((result) => result.error)
+    return failed
+      ? { kind: 'answer', reasoning: 'A query failed.', text: `I could not compute ${title}: ${failed.error}` }
+      : undefined
+  }
+  const failed = failedOf(planned)
+  if (failed) return failed
   // More rows than a query returns: the highest, the lowest (and a mean's total) are asked for separately, so the
   // summary speaks of every row, not of the first hundred.
   const main = planned.find((query) => query.role === 'main')
@@ -233,9 +238,8 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
         input: { sqlQuery: query.sql, queryTitle: query.title, userRequest: question },
       })),
     }
-  const extraFailed = extra.map((query) => resultOf(query.sql)!).find((result) => result.error)
-  if (extraFailed)
-    return { kind: 'answer', reasoning: 'A query failed.', text: `I could not compute ${title}: ${extraFailed.error}` }
+  const extraFailed = failedOf(extra)
+  if (extraFailed) return extraFailed
   return {
     kind: 'answer',
     reasoning: 'The queries returned; I will summarise them.',

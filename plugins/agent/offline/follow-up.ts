@@ -1,6 +1,6 @@
 import type { Frame } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
-import { ascending, CUES, superlative } from './intents'
+import { ASC, CUES, DESC } from './intents'
 import { cubeOf, keyOf, timeDimensionFor } from './members'
 import type { Parsed } from './question'
 import { previousOf } from './question-phrases'
@@ -99,13 +99,17 @@ export function frameOf(
     else if (parsed.measure && parsed.measureNamed && frame.analysis.kind === 'ratio')
       frame.analysis = { kind: 'value' }
     // "and the lowest?", "and the worst?" after a ranking turn it around (it repeated the highest).
+    // Words another reading took ("at least 1000" is a filter) rank nothing.
+    const ranking = parsed.tokens.list.filter(
+      (word, at) => !parsed.tokens.isUsed(at) && (DESC.includes(word) || ASC.includes(word)),
+    )
     if (
       !parsed.top &&
-      superlative(parsed.tokens) &&
+      ranking.length > 0 &&
       (frame.dimensions.length || frame.granularity) &&
       ['value', 'share'].includes(frame.analysis.kind)
     )
-      frame.top = { n: frame.top?.n ?? 1, direction: ascending(parsed.tokens) ? 'asc' : 'desc' }
+      frame.top = { n: frame.top?.n ?? 1, direction: ranking.some((word) => ASC.includes(word)) ? 'asc' : 'desc' }
     // A growth question after a single-period one compares the new period with the previous.
     if (frame.analysis.kind === 'growth' && !frame.periods && frame.range && !frame.granularity) return undefined
   } else {

@@ -224,7 +224,13 @@ export function numberFilters(tokens: Tokens, index: MetaIndex, question: string
   const bounded: Array<[number, number]> = []
   for (let match = range.exec(text); match; match = range.exec(text)) {
     const [low, high] = [valueOf(match[1], match[2]), valueOf(match[3], match[4])]
-    if ([match[1], match[3]].every((digits) => /^(19|20)\d\d$/.test(digits)) || !(low <= high)) continue
+    // Two bare years are a span of time; "$1900", "2k" are amounts.
+    const years =
+      !match[0].includes('$') &&
+      !match[2] &&
+      !match[4] &&
+      [match[1], match[3]].every((digits) => /^(19|20)\d\d$/.test(digits))
+    if (years || !(low <= high)) continue
     const member = memberOf()
     if (!member) continue
     const words = wordsOf(match[0])

@@ -22,7 +22,7 @@ export interface MetaCube {
   joins: string[]
   /** Cubes this one reaches without repeating its rows (many-to-one and one-to-one joins). */
   lookups: string[]
-  /** The rows the caller may see, in words, when an access policy limits them (`Region is Europe`). */
+  /** Set when an access policy limits the rows the caller may see (`limited by an access policy on Region`). */
   rowAccess?: string
 }
 

@@ -186,7 +186,8 @@ export function queriesBeyondRows(main: PlannedQuery, resolved: Resolved, index:
   })
   const queries = [extreme('DESC', 'high'), extreme('ASC', 'low')]
   const { frame } = resolved
-  if (frame.averagePer) {
+  // The total over the number of periods is their mean only for a measure that adds up (not distinct customers).
+  if (frame.averagePer && ['sum', 'count'].includes(frame.measure.type)) {
     const [total] = planQueries(
       {
         ...resolved,

@@ -263,8 +263,10 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
       const periods = total ? (main.result.totalRows ?? data.length) : data.length
       const mean = total ? num(total[0]) / periods : data.reduce((sum, row) => sum + num(row[labels]), 0) / data.length
       const average = show(mean, ratioMember(measure))
+      // Without a total to divide (a distinct count does not add up), the mean is of the rows shown, and says so.
+      const shown = !total && (main.result.totalRows ?? data.length) > data.length ? ' shown' : ''
       rows.push(['Average', average])
-      summary = `${measure.title} averaged **${average}** per ${frame.averagePer} over ${periods} ${frame.averagePer}s. ${summary}`
+      summary = `${measure.title} averaged **${average}** per ${frame.averagePer} over ${periods} ${frame.averagePer}s${shown}. ${summary}`
     }
     if (analysis.kind === 'why')
       summary = `The data cannot say why, but it shows what makes up ${lower(measure.title)}${analysis.drivers.length ? `: ${analysis.drivers.map((driver) => lower(driver.title)).join(' and ')}` : ''} for each row. ${summary}`
@@ -276,6 +278,6 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
       : ''
   // Numbers over part of the data (an access policy) say so: "our total revenue" is then the caller's part of it.
   const rowAccess = index.cubes.find((cube) => cube.name === measure.cube)?.rowAccess
-  const scope = rowAccess ? `\n\nThese figures cover only the data you may see: ${rowAccess}.` : ''
+  const scope = rowAccess ? `\n\nThese figures cover only the data you may see (${rowAccess}).` : ''
   return `${title}\n\n${summary}${scope}\n\n${table(columns, rows)}${more}`
 }

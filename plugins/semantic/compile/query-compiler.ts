@@ -174,7 +174,8 @@ class Compiler {
     // The least and greatest of a flag, as 0 and 1: Postgres has no MIN or MAX of a boolean.
     if ((fn === 'min' || fn === 'max') && member.type === 'boolean' && !expression.distinct) {
       const value = this.value(member)
-      return `${fn.toUpperCase()}(CASE WHEN ${value} THEN 1 WHEN NOT ${value} THEN 0 END)`
+      // Compared as a flag again (`= 1`), so `HAVING MAX(orders.has_discount) = true` works on Postgres too.
+      return `(${fn.toUpperCase()}(CASE WHEN ${value} THEN 1 WHEN NOT ${value} THEN 0 END) = 1)`
     }
     return `${fn.toUpperCase()}(${this.aggregateArgument(fn, expression.distinct, member)})`
   }

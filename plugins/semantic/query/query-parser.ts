@@ -225,13 +225,9 @@ function binary(node: Node): Expression {
     }
   }
   if (['LIKE', 'NOT LIKE', 'ILIKE', 'NOT ILIKE'].includes(operator)) {
-    // The backslash escapes, as in Postgres; another ESCAPE character was ignored (its escapes matched as text).
-    const escape = isNode(node.right) ? node.right.escape : undefined
-    if (
-      !isEmpty(escape) &&
-      JSON.stringify(escape) !== JSON.stringify({ type: 'ESCAPE', value: { type: 'single_quote_string', value: '\\' } })
-    )
-      fail(`${operator} ... ESCAPE takes only the backslash, which escapes by default ('50\\%')`)
+    // The parser cannot read ESCAPE '\\' and another character was ignored (its escapes matched as text).
+    if (isNode(node.right) && !isEmpty(node.right.escape))
+      fail(`${operator} ... ESCAPE is not supported: the backslash escapes % and _ ('50\\%')`)
     const pattern = requireLiteral(node.right, operator)
     if (typeof pattern.value !== 'string') fail(`${operator} takes a string pattern`)
     return {
@@ -431,7 +427,7 @@ function bindAndBeforeOr(node: unknown): unknown {
 const MAX_NESTING = 64
 
 /** Whether `sql` nests brackets deeper than `limit`, outside quoted strings and identifiers. */
-function nestedDeeperThan(sql: string, limit: number): boolean {
+function bracketsDeeperThan(sql: string, limit: number): boolean {
   let depth = 0
   let quote = ''
   for (const char of sql) {
@@ -452,7 +448,7 @@ function nestedDeeperThan(sql: string, limit: number): boolean {
 export function parseQuery(sql: string): SelectStatement {
   if (typeof sql !== 'string' || sql.trim() === '') fail('The query is empty')
   if (sql.length > MAX_QUERY_LENGTH) fail(`The query is longer than ${MAX_QUERY_LENGTH} characters`)
-  if (nestedDeeperThan(sql, MAX_NESTING)) fail(`The query nests brackets deeper than ${MAX_NESTING} levels`)
+  if (bracketsDeeperThan(sql, MAX_NESTING)) fail(`The query nests brackets deeper than ${MAX_NESTING} levels`)
   let ast: unknown
   try {
     ast = parser.astify(sql, { database: 'postgresql' })

@@ -380,9 +380,17 @@ class Planner {
           : expression.kind === 'column'
             ? !this.columns[expression.index].aggregated
             : childrenOf(expression).every(rowLevel)
+      // Only a condition on a grouped dimension: one of literals alone (`HAVING 1 = 0`) keeps or drops the one row of
+      // an ungrouped query, which WHERE would not.
+      const namesDimension = (expression: Resolved): boolean =>
+        expression.kind === 'dimension' ||
+        expression.kind === 'truncate' ||
+        expression.kind === 'column' ||
+        childrenOf(expression).some(namesDimension)
+      const movable = (expression: Resolved) => rowLevel(expression) && namesDimension(expression)
       const conjuncts = having.kind === 'logical' && having.operator === 'and' ? having.args : [having]
-      const moved = conjuncts.filter(rowLevel).map((conjunct) => withoutColumns(conjunct, this.columns))
-      const kept = conjuncts.filter((conjunct) => !rowLevel(conjunct))
+      const moved = conjuncts.filter(movable).map((conjunct) => withoutColumns(conjunct, this.columns))
+      const kept = conjuncts.filter((conjunct) => !movable(conjunct))
       if (moved.length) {
         const conditions = where ? [where, ...moved] : moved
         where = conditions.length === 1 ? conditions[0] : { kind: 'logical', operator: 'and', args: conditions }

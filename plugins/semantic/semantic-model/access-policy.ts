@@ -83,43 +83,25 @@ function cubeAccess(cube: Cube, access: UserAccess | null): CubeAccess {
   return { members, rows: rules.length === 0 ? NONE : { kind: 'any', of: rules } }
 }
 
-const OPERATOR_WORDS: Record<FilterOperator, string> = {
-  equals: 'is',
-  notEquals: 'is not',
-  in: 'is one of',
-  notIn: 'is none of',
-  gt: 'is over',
-  gte: 'is at least',
-  lt: 'is under',
-  lte: 'is at most',
-  contains: 'contains',
-}
-
 /**
- * The rows a caller may see of a cube, in words (`Region is Europe`), or undefined when they see every row. The
- * values are the caller's own (their attributes), so telling them is telling them nothing new; it lets an answer say
- * that it covers only part of the data.
+ * Whether an access policy limits the rows a caller sees of a cube, in words for them: `limited by an access policy
+ * on Region`, or undefined when they see every row. Only the members the policy filters on are named, and only when
+ * the caller may see them: the policy's values (literals of the model, the host's security context) and members
+ * hidden from the caller are theirs to keep. It lets an answer say that it covers only part of the data.
  */
-export function describeRows(rule: RowRule | null): string | undefined {
+export function describeRows(rule: RowRule | null, canSee: (member: Member) => boolean): string | undefined {
   if (rule === null) return undefined
-  const words = (entry: RowRule, nested: boolean): string => {
-    switch (entry.kind) {
-      case 'none':
-        return 'no rows'
-      case 'filter': {
-        const single = entry.values.length === 1 && (entry.operator === 'in' || entry.operator === 'notIn')
-        const operator = single ? (entry.operator === 'in' ? 'is' : 'is not') : OPERATOR_WORDS[entry.operator]
-        return `${entry.member.title} ${operator} ${entry.values.map(String).join(', ')}`
-      }
-      case 'all':
-      case 'any': {
-        const parts = entry.of.map((part) => words(part, entry.of.length > 1))
-        const joined = parts.join(entry.kind === 'all' ? ' and ' : ' or ')
-        return nested && parts.length > 1 ? `(${joined})` : joined
-      }
-    }
+  if (rule.kind === 'none') return 'no rows are visible'
+  const members = new Map<string, Dimension>()
+  const collect = (entry: RowRule) => {
+    if (entry.kind === 'filter') members.set(entry.member.path, entry.member)
+    else if (entry.kind === 'all' || entry.kind === 'any') entry.of.forEach(collect)
   }
-  return words(rule, false)
+  collect(rule)
+  const named = [...members.values()]
+  return named.length > 0 && named.every(canSee)
+    ? `limited by an access policy on ${named.map((member) => member.title).join(', ')}`
+    : 'limited by an access policy'
 }
 
 /**

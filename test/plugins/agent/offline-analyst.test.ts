@@ -310,7 +310,7 @@ describe('the offline analyst', () => {
       )
       for (const other of others) expect(answer).not.toContain(`| ${other} |`)
       // The answer says it covers only the rows the user may see ("our total" is their part of it).
-      expect(answer).toContain(`These figures cover only the data you may see: Region is ${region}.`)
+      expect(answer).toContain('These figures cover only the data you may see (limited by an access policy on Region).')
     }
     const everything = finalAnswer(mergeLines(await ask('What was the revenue by region?')))?.content ?? ''
     expect(everything).not.toContain('cover only the data you may see')
@@ -396,6 +396,12 @@ describe('the offline analyst', () => {
     expect(answer).toContain(`${rows.length} customers are named Ada Rossi, each on its own row.`)
     for (const [id, total] of rows)
       expect(answer).toContain(`| ${id} | Ada Rossi | ${formatValue(total, member('money'))} |`)
+  })
+
+  it('takes the mean of a distinct count over the rows shown, and says so, when there are more than it got', async () => {
+    const answer =
+      finalAnswer(mergeLines(await ask('Average daily number of ordering customers in 2024')))?.content ?? ''
+    expect(answer).toMatch(/averaged \*\*[\d,.]+\*\* per day over 100 days shown\./)
   })
 
   it('says there is no data for a period before the data starts, instead of NaN', async () => {

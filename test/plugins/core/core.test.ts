@@ -61,6 +61,10 @@ describe('corePlugin', () => {
         code: 'METHOD_NOT_ALLOWED',
       })
     }
+    // A removed operation's address offers no method: it is 404, as its own method answers.
+    const removed = await test.request('POST', '/api/v1/embed-tenants/tenant-one/user-attributes')
+    expect(removed.status).toBe(404)
+    expect(removed.headers.get('allow')).toBeNull()
     // An address no route has is still 404, whatever the method.
     const unknown = await test.request('DELETE', '/api/v1/no-such-thing')
     expect(unknown.status).toBe(404)

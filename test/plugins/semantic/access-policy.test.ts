@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { buildMeta } from '../../../plugins/semantic/meta'
 import { accessView } from '../../../plugins/semantic/semantic-model/access-policy'
 import { loadModel } from '../../../plugins/semantic/semantic-model/model-loader'
 import {
@@ -134,5 +135,54 @@ describe('accessView', () => {
     const auditor = deals({ ...user({}, ['auditors']), securityContext: { audit: 'yes' } })
     expect(auditor?.members.size).toBe(4)
     expect(auditor?.rows).toEqual({ kind: 'none' })
+  })
+})
+
+describe('serviceMeta rowAccess', () => {
+  const SECRET = `cubes:
+  - name: deals
+    sql_table: deals
+    dimensions:
+      - name: region
+        type: string
+      - name: margin
+        title: Internal margin
+        type: number
+    measures:
+      - name: count
+        type: count
+    access_policy:
+      - group: sales
+        row_level:
+          filters:
+            - member: region
+              operator: equals
+              values: ["{ securityContext.tenant_secret }"]
+        member_level:
+          excludes: [margin]
+      - group: partners
+        row_level:
+          filters:
+            - member: region
+              operator: equals
+              values: ["{ userAttributes.region }"]
+            - member: margin
+              operator: lt
+              values: [0.35]
+        member_level:
+          excludes: [margin]
+`
+  const model = loadModel('test', [{ file: 'model.yml', text: SECRET }])
+  const rowAccess = (who: UserAccess) =>
+    buildMeta(model, accessView(model, who)).cubes.find((cube) => cube.name === 'deals')?.rowAccess
+
+  it('names the members filtered on that the caller may see, never the values or a hidden member', () => {
+    const seller = rowAccess({ ...user({}, ['sales']), securityContext: { tenant_secret: 'acct-7f3a9' } })
+    expect(seller).toBe('limited by an access policy on Region')
+    const partner = rowAccess(user({ region: 'Europe' }, ['partners']))
+    expect(partner).toBe('limited by an access policy')
+    for (const text of [seller, partner]) expect(text).not.toMatch(/acct-7f3a9|Europe|0\.35|margin/i)
+    expect(rowAccess(user({}, ['nobody']))).toBeUndefined()
+    expect(buildMeta(model, accessView(model, null)).cubes[0].rowAccess).toBeUndefined()
   })
 })

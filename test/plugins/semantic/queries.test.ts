@@ -313,6 +313,14 @@ describe('a literal of another type than its column', () => {
   })
 })
 
+describe('HAVING', () => {
+  it('keeps a condition of literals alone in HAVING: it decides whether an ungrouped query has its one row', async () => {
+    const ask = (query: string) => semantic.query({ deployment: demoDeployment, access: WHOLE_MODEL }, query)
+    expect((await ask('SELECT MEASURE(orders.count) FROM orders HAVING 1 = 0')).data).toEqual([])
+    expect((await ask('SELECT MEASURE(orders.count) FROM orders HAVING 1 = 1')).data).toHaveLength(1)
+  })
+})
+
 describe('SQL the layer does not support', () => {
   it('is refused with a 400 saying so, never run as if the clause were not there', async () => {
     const ask = (query: string) =>
@@ -326,6 +334,7 @@ describe('SQL the layer does not support', () => {
       ['SELECT DISTINCT ON (customers.region) customers.region, orders.status FROM orders', 'DISTINCT ON'],
       ["SELECT MEASURE(customers.count) FROM customers WHERE customers.email LIKE 'a!_b%' ESCAPE '!'", 'ESCAPE'],
       ['SELECT MEASURE(orders.count) FROM orders TABLESAMPLE BERNOULLI (1)', 'TABLESAMPLE'],
+      ["SELECT MEASURE(customers.count) FROM customers WHERE customers.email LIKE 'a\\_b%' ESCAPE '\\\\'", 'ESCAPE'],
       // Errors that say what to do instead.
       [
         'SELECT MEASURE(orders.total_amount) / MEASURE(orders.count) FROM orders',

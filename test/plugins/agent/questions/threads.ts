@@ -3,6 +3,12 @@ import { LINES, MONTH, ORDERS_CUSTOMERS, YEAR, year, type Question } from './typ
 /** Follow-ups in one thread (the last turn is scored), and questions the analyst must decline. */
 export const threads: Question[] = [
   {
+    // "at least" is a filter, not a ranking: every region stays.
+    kind: 'follow-up',
+    ask: ['Revenue by region in 2024', 'and for orders of at least 1000 dollars?'],
+    sql: `SELECT r.name, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE ${year(2024)} AND o.amount >= 1000 GROUP BY 1`,
+  },
+  {
     // A filter added to a share narrows the whole too: the status mix within Europe.
     kind: 'follow-up',
     ask: ['Number of orders by status in 2025', 'as a percentage', 'for Europe only'],

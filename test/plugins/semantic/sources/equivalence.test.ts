@@ -59,6 +59,7 @@ const QUERIES = [
   'SELECT MEASURE(customers.vip_count) FROM customers',
   'SELECT MIN(orders.has_discount), MAX(customers.is_vip), MAX(orders.has_discount) FROM orders',
   'SELECT customers.segment, MIN(customers.is_vip), MAX(customers.is_vip) FROM customers GROUP BY 1',
+  'SELECT customers.segment, MAX(customers.is_vip) FROM customers GROUP BY 1 HAVING MAX(customers.is_vip) = true',
   // Count distinct, min and max, averages.
   'SELECT MEASURE(orders.customer_count), COUNT(DISTINCT orders.status), COUNT(DISTINCT customers.city) FROM orders',
   'SELECT MEASURE(orders.min_amount), MEASURE(orders.max_amount), MIN(orders.created_at), MAX(orders.created_at) FROM orders',
