@@ -125,6 +125,19 @@ export function createChatService(options: ChatServiceOptions) {
     return undefined
   }
 
+  /**
+   * The run of a message found stored, if it is still running. The registry was asked before the store: a run
+   * another node registered and stored in between (two requests for one new message, on two nodes at once) was
+   * taken for finished, and the request got the thread's state while its answer went on.
+   */
+  async function joinStored(
+    request: ChatRequest,
+    participant: ChatParticipant,
+    threadId: string,
+  ): Promise<TurnSource | undefined> {
+    return joining(request, participant, await registry.forChat(threadId))
+  }
+
   // Requests wait for the start-up work (the recovery of runs a previous process left running) only while it lasts.
   let recovering = options.ready !== undefined
   let draining = false
@@ -342,7 +355,7 @@ export function createChatService(options: ChatServiceOptions) {
             )
             if (joined) return joined
           }
-          return stateOf(stored, devMode)
+          return (await joinStored(request, participant, stored)) ?? stateOf(stored, devMode)
         }
       }
       if (request.input === undefined) return stateOf(thread.id, devMode)
@@ -352,7 +365,7 @@ export function createChatService(options: ChatServiceOptions) {
 
     if (request.messageId !== undefined) {
       const finished = await store.threadOfUserMessage(userId, participant.agent.id, request.messageId)
-      if (finished) return stateOf(finished, devMode)
+      if (finished) return (await joinStored(request, participant, finished)) ?? stateOf(finished, devMode)
     }
     // A messageId with no run and no answer, and nothing else: the request has nothing to do.
     if (request.input === undefined) throw emptyChatRequest()

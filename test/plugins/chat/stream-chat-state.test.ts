@@ -229,6 +229,32 @@ for (const { name, create } of transports) {
       expect((await running.rest()).at(-1)?.id).toBe('__state__')
     })
 
+    it('joins a run registered and stored between its registry lookup and its store lookup, not its stale state', async () => {
+      // Two requests for one new message on two nodes at once: the second asked the registry before the first
+      // registered, then found the message stored. It must follow the run, not report the thread as finished.
+      const hold = gate()
+      script = {
+        steps: [
+          { kind: 'text', chunks: ['partial '] },
+          { kind: 'wait', until: hold.promise },
+          { kind: 'text', chunks: ['rest'] },
+        ],
+      }
+      const body = { sessionSettings: alice, input: 'Same', messageId: messageId(7) }
+      const first = await transport.open(body, admin)
+      expect(((await first.next())!.state as { isStreaming: boolean }).isStreaming).toBe(false)
+      await until(async () => (await storedRuns(test.storage)).length > 0)
+      const registry = test.deps.registry
+      const forMessage = registry.forMessage.bind(registry)
+      registry.forMessage = async () => undefined
+      const second = await transport.open(body, admin)
+      registry.forMessage = forMessage
+      expect(((await second.next())!.state as { isStreaming: boolean }).isStreaming).toBe(true)
+      hold.open()
+      const [fromFirst, fromSecond] = await Promise.all([first.rest(), second.rest()])
+      expect(fromSecond).toEqual(fromFirst)
+    })
+
     it('lets a request with the active messageId rejoin and receive the identical sequence', async () => {
       const hold = gate()
       script = {
