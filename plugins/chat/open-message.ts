@@ -18,7 +18,8 @@ export class OpenMessage {
    * several times an array slot, and a held run keeps its whole answer until it ends.
    */
   private pieces: string[] = []
-  thinking = ''
+  /** The thinking as the model sent it; read through `thinking`, where a surrogate pair split between deltas is whole. */
+  private rawThinking = ''
   status: MessageStatus = 'in_process'
   /** Whether the message has a row yet; once it has, a save appends the content streamed since the last one. */
   saved = false
@@ -26,6 +27,11 @@ export class OpenMessage {
   unsaved: string[] = []
   /** Builds this message's delta lines (made at the first delta). */
   delta?: (content: string) => EncodedLine
+  /**
+   * A high surrogate that ended the last text delta, held until the next one: a character outside the BMP split
+   * between two deltas is one character, not two U+FFFD.
+   */
+  heldSurrogate = ''
 
   constructor(
     readonly threadId: string,
@@ -40,6 +46,14 @@ export class OpenMessage {
   get content(): string {
     if (this.pieces.length > 1) this.pieces = [this.pieces.join('')]
     return this.pieces[0] ?? ''
+  }
+
+  get thinking(): string {
+    return storableText(this.rawThinking)
+  }
+
+  appendThinking(delta: string): void {
+    this.rawThinking += delta
   }
 
   appendText(delta: string): void {
@@ -246,4 +260,14 @@ export class OpenMessages {
     this.retry = setTimeout(() => this.schedule(), RETRY_MS)
     this.retry.unref?.()
   }
+}
+
+/**
+ * A model's text as storage holds it, so clients see what is stored: U+FFFD in place of the NUL character (Postgres
+ * cannot store NUL in text, and a save holding one failed over and over, holding back the lines of every run saved
+ * with it) and of a lone surrogate (UTF-8 has none: storage wrote U+FFFD, while the stream had sent the surrogate).
+ */
+export function storableText(text: string): string {
+  const wellFormed = text.isWellFormed() ? text : text.toWellFormed()
+  return wellFormed.includes('\u0000') ? wellFormed.replaceAll('\u0000', '\uFFFD') : wellFormed
 }

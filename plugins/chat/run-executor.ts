@@ -4,7 +4,7 @@ import { AgentError, type Agent, type AgentEvent, type AgentTurn } from './agent
 import { deltaLines, encodeLine, errorLine, stateLine } from './lines'
 import type { MessageLine, ThreadMessage, ToolCall } from './model'
 import type { LoopBudget } from './loop-budget'
-import { OpenMessage, type MessageStatus, type OpenMessages } from './open-message'
+import { OpenMessage, storableText, type MessageStatus, type OpenMessages } from './open-message'
 import type { Run, RunRegistry } from './run-registry'
 import type { RunOutcome, ThreadStore } from './thread-store'
 
@@ -188,6 +188,12 @@ class Execution {
     this.services.messages.append(this.context.run, message, encodeLine(line))
   }
 
+  private appendText(message: OpenMessage, delta: string): void {
+    message.appendText(delta)
+    message.delta ??= deltaLines(message)
+    this.services.messages.append(this.context.run, message, message.delta(delta))
+  }
+
   private base(message: OpenMessage) {
     return { id: message.id, role: 'assistant' as const, sort: message.sort, graphPath: [...message.graphPath] }
   }
@@ -212,19 +218,27 @@ class Execution {
       }
       case 'text-delta': {
         const message = this.get(event)
-        if (event.delta === '') return
-        const delta = storableText(event.delta)
-        message.appendText(delta)
-        message.delta ??= deltaLines(message)
-        this.services.messages.append(run, message, message.delta(delta))
+        let text = message.heldSurrogate + event.delta
+        message.heldSurrogate = ''
+        if (endsWithHighSurrogate(text)) {
+          message.heldSurrogate = text.slice(-1)
+          text = text.slice(0, -1)
+        }
+        if (text === '') return
+        this.appendText(message, storableText(text))
         return
       }
       case 'thinking-delta': {
-        if (turn.devMode) this.get(event).thinking += storableText(event.delta)
+        if (turn.devMode) this.get(event).appendThinking(event.delta)
         return
       }
       case 'message-end': {
         const message = this.get(event)
+        // A high surrogate no low one followed is a lone one: it goes out as storage keeps it.
+        if (message.heldSurrogate) {
+          message.heldSurrogate = ''
+          this.appendText(message, '\uFFFD')
+        }
         if (event.graphPath) message.graphPath = event.graphPath
         message.delta = undefined
         this.open.delete(event.id)
@@ -261,12 +275,7 @@ class Execution {
   }
 }
 
-/**
- * A model's text as storage holds it, so clients see what is stored: U+FFFD in place of the NUL character (Postgres
- * cannot store NUL in text, and a save holding one failed over and over, holding back the lines of every run saved
- * with it) and of a lone surrogate (UTF-8 has none: storage wrote U+FFFD, while the stream had sent the surrogate).
- */
-function storableText(text: string): string {
-  const wellFormed = text.isWellFormed() ? text : text.toWellFormed()
-  return wellFormed.includes('\u0000') ? wellFormed.replaceAll('\u0000', '\uFFFD') : wellFormed
+function endsWithHighSurrogate(text: string): boolean {
+  const last = text.charCodeAt(text.length - 1)
+  return last >= 0xd800 && last <= 0xdbff
 }

@@ -133,6 +133,19 @@ for (const { name, create } of transports) {
       expect(stored[1].content).toBe(text)
     })
 
+    it('keeps a character outside the BMP whole when a model splits its surrogate pair between two deltas', async () => {
+      // A provider's JSON escapes can cut '📈' (\uD83D\uDCC8) in two; each half alone is a lone surrogate.
+      const chunks = ['Growth ', '\uD83D', '\uDCC8 up', ' and a last \uD83D']
+      const text = 'Growth 📈 up and a last \uFFFD'
+      script = { steps: [{ kind: 'text', chunks }] }
+      const lines = await send({ input: 'Hello', messageId: messageId(1) })
+      const deltas = lines.filter((line) => line.role === 'assistant' && line.isDelta === true)
+      expect(deltas.every((line) => (line.content as string).isWellFormed())).toBe(true)
+      expect(finalAnswer(mergeLines(lines))?.content).toBe(text)
+      const { chatId } = lines[0].state as { chatId: string }
+      expect((await readThread(chatId))[1].content).toBe(text)
+    })
+
     it('echoes a question holding a lone surrogate as it is stored, with U+FFFD in its place', async () => {
       const lines = await send({ input: 'x\uD800y \uDC00', messageId: messageId(1) })
       const echo = lines.find((line) => line.id === messageId(1))!
