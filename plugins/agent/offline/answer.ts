@@ -33,8 +33,11 @@ export function answerTitle(resolved: Resolved): string {
         ? `Share of ${frame.measure.title.toLowerCase()}`
         : `Share of ${frame.measure.title.toLowerCase()} from ${describeFilters(frame).join(', ')}`
   if (analysis.kind === 'growth') what = `${frame.measure.title} growth`
-  if (analysis.kind === 'record')
-    what = `${analysis.direction === 'desc' ? 'Highest' : 'Lowest'} ${analysis.attribute.title.toLowerCase()}, single ${analysis.attribute.cube.replace(/_/g, ' ').replace(/s$/, '')}`
+  if (analysis.kind === 'record') {
+    const thing = analysis.attribute.cube.replace(/_/g, ' ').replace(/s$/, '')
+    const many = (frame.top?.n ?? 1) > 1
+    what = `${analysis.direction === 'desc' ? 'Highest' : 'Lowest'} ${analysis.attribute.title.toLowerCase()}, ${many ? `${frame.top?.n} ${thing}s` : `single ${thing}`}`
+  }
   if (analysis.kind === 'why') what = `${frame.measure.title} and what drives it`
   if (frame.averagePer) what = `Average ${frame.measure.title.toLowerCase()} per ${frame.averagePer}`
   const by = [

@@ -145,9 +145,15 @@ export function denominatorFor(index: MetaIndex, measure: MetaMember, entity: st
  * Single records ranked by one of their numbers: "the most expensive product", "which order had the biggest
  * discount", "the largest single order". Returns the attribute (a number dimension) and what to show beside it.
  */
-export function recordOf(tokens: Tokens, index: MetaIndex) {
+export function recordOf(tokens: Tokens, index: MetaIndex, many = false) {
   if (!superlative(tokens) || tokens.has('average', 'total', 'sum')) return undefined
   const said = (word: string) => tokens.list.some((entry) => sameWord(entry, word))
+  // "the 5 smallest orders": several records, each ranked by its own number, not the one extreme of a measure.
+  const rankedRecords = (cube: string) =>
+    many &&
+    tokens.list.some(
+      (word, at) => (DESC.includes(word) || ASC.includes(word)) && sameWord(tokens.list[at + 1] ?? '', cubeNoun(cube)),
+    )
   const single = tokens.has('single', 'individual')
   const numbers = index.cubes.flatMap((cube) =>
     cube.dimensions.filter((dim) => dim.type === 'number' && !dim.primaryKey && !/(^|_)id$/.test(dim.name)),
@@ -159,11 +165,16 @@ export function recordOf(tokens: Tokens, index: MetaIndex) {
       entityAsked(dim.cube) &&
       (tokens.has('which', 'what') || dim.name.includes('price')),
   )
-  if (!attribute && single) {
-    // "the largest single order": the column behind the cube's max (or min) measure.
+  if (!attribute) {
+    // "the largest single order", "the 3 largest orders": the column behind the cube's max (or min) measure.
     const extreme = index.cubes
       .flatMap((cube) => cube.measures)
-      .find((measure) => (measure.type === 'max' || measure.type === 'min') && entityAsked(measure.cube))
+      .find(
+        (measure) =>
+          (measure.type === 'max' || measure.type === 'min') &&
+          entityAsked(measure.cube) &&
+          (single || rankedRecords(measure.cube)),
+      )
     attribute =
       extreme &&
       cubeOf(index, extreme.cube)?.dimensions.find(

@@ -139,7 +139,7 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
   if (counted) tokens.use(counted.at)
 
   // Single records ranked by a number of theirs ("the most expensive product"), read before the measure.
-  const record = recordOf(tokens, index)
+  const record = recordOf(tokens, index, (counted?.n ?? 1) > 1)
 
   // Dimensions named by phrases (before the measure, so the measure can be one that reaches them).
   const everywhere = new Set(index.cubes.map((cube) => cube.name))

@@ -211,10 +211,16 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
         ...row.slice(0, shown.length).map((value) => value ?? '–'),
         show(row[shown.length], moneyish(analysis.attribute)),
       ])
-    summary = `The single ${analysis.attribute.cube.replace(/_/g, ' ').replace(/s$/, '')} with the ${analysis.direction === 'desc' ? 'highest' : 'lowest'} ${lower(analysis.attribute.title)}: **${rows[0]
+    const thing = analysis.attribute.cube.replace(/_/g, ' ').replace(/s$/, '')
+    const extreme = `${analysis.direction === 'desc' ? 'highest' : 'lowest'} ${lower(analysis.attribute.title)}`
+    const first = `**${rows[0]
       .slice(0, -1)
       .filter((entry) => entry !== '–')
-      .join(', ')}**, ${rows[0].at(-1)}.`
+      .join(', ')}**, ${rows[0].at(-1)}`
+    summary =
+      rows.length > 1
+        ? `The ${rows.length} ${thing}s with the ${extreme}, first ${first}.`
+        : `The single ${thing} with the ${extreme}: ${first}.`
   } else {
     const measures = main.query.measures
     const labels = main.query.labels

@@ -123,6 +123,17 @@ export const rankings: Question[] = [
     first: true,
   },
   {
+    // Several records, not the one extreme of a measure (answered "Largest order: 5,075.94").
+    kind: 'top',
+    ask: 'Which were the 5 biggest orders?',
+    sql: 'SELECT CAST(id AS TEXT), amount FROM orders ORDER BY amount DESC LIMIT 5',
+  },
+  {
+    kind: 'top',
+    ask: 'What were the 3 largest orders in 2025?',
+    sql: `SELECT CAST(id AS TEXT), amount FROM orders o WHERE ${year(2025)} ORDER BY amount DESC LIMIT 3`,
+  },
+  {
     kind: 'extreme',
     ask: 'Which product category has the highest average price?',
     sql: 'SELECT category, AVG(price) FROM products GROUP BY 1 ORDER BY 2 DESC LIMIT 1',
