@@ -4,8 +4,8 @@ import { isNormalizedIdentity, normalizeIdentity } from '../auth/normalize-ident
 export type Identity = { kind: 'external'; externalId: string } | { kind: 'internal'; username: string }
 
 /**
- * Fields refused with `internalId`, in generate-session and in chat `sessionSettings` (which has only the first
- * four): the internal user's stored permissions apply. The first one sent is named in the 400.
+ * Fields generate-session refuses with `internalId`: the internal user's stored profile and permissions apply. The
+ * first one sent is named in the 400.
  */
 export const FORBIDDEN_WITH_INTERNAL_ID = [
   'email',
@@ -20,18 +20,27 @@ export const FORBIDDEN_WITH_INTERNAL_ID = [
 ] as const
 
 /**
+ * The fields chat `sessionSettings` refuses with `internalId` (spec 2.3): `email` is allowed there, and ignored, as
+ * the internal user's stored profile applies.
+ */
+export const CHAT_FORBIDDEN_WITH_INTERNAL_ID = ['groups', 'securityContext', 'userAttributes'] as const
+
+/**
  * The identity rules: exactly one of `externalId` and `internalId` (400 naming them), with `internalId` none of
- * `FORBIDDEN_WITH_INTERNAL_ID` (400 naming the first one sent), and no blank identity. `internalId` names an
+ * the `forbidden` fields (400 naming the first one sent), and no blank identity. `internalId` names an
  * existing user and is matched lowercased and trimmed; `externalId` must already be in that form.
  */
-export function checkIdentity(fields: Record<string, unknown>): Identity {
+export function checkIdentity(
+  fields: Record<string, unknown>,
+  forbidden: readonly string[] = FORBIDDEN_WITH_INTERNAL_ID,
+): Identity {
   const { externalId, internalId } = fields as { externalId?: string; internalId?: string }
   if (externalId !== undefined && internalId !== undefined)
     throw new BadRequestError('Send either externalId or internalId, not both', 'IDENTITY_CONFLICT')
   if (externalId === undefined && internalId === undefined)
     throw new BadRequestError('externalId or internalId is required', 'IDENTITY_REQUIRED')
   if (internalId !== undefined) {
-    const sent = FORBIDDEN_WITH_INTERNAL_ID.find((field) => fields[field] !== undefined)
+    const sent = forbidden.find((field) => fields[field] !== undefined)
     if (sent) throw new BadRequestError(`${sent} is not allowed with internalId`, 'NOT_ALLOWED_WITH_INTERNAL_ID')
     const username = normalizeIdentity(internalId)
     if (username === '') throw new BadRequestError('internalId must not be blank', 'BLANK_IDENTITY')

@@ -5,7 +5,7 @@ import { normalizeIdentity } from '../auth/normalize-identity'
 import type { ResolvedUser, UserAccess, UserProvisioner } from '../auth/user-access'
 import { assertAttributeValue, assertUniqueNames } from './attribute-values'
 import { createCatalogQueries, type CatalogScope } from './catalog'
-import { checkIdentity, checkPictureUrl, type Identity } from './identity'
+import { CHAT_FORBIDDEN_WITH_INTERNAL_ID, checkIdentity, checkPictureUrl, type Identity } from './identity'
 import { createUserQueries } from './user-queries'
 import type { SessionSettings, UserAttributeInput } from '../auth/session-settings'
 
@@ -295,7 +295,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     snapshot,
     accessOf: (userId: number) => accessIn(storage.db, userId),
     async fromSessionSettings(accountId: number, settings: SessionSettings): Promise<ResolvedUser> {
-      const identity = checkIdentity(settings)
+      const identity = checkIdentity(settings, CHAT_FORBIDDEN_WITH_INTERNAL_ID)
       const request: ProvisionRequest = {
         accountId,
         identity,
@@ -315,7 +315,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     async find(accountId: number, settings: { externalId?: string; internalId?: string }): Promise<number | undefined> {
       // The same rules as provisioning: an externalId that is not lowercase and trimmed is 400, never normalized
       // into someone else's (an abort naming `Acme-7` must not stop the runs of `acme-7`).
-      const identity = checkIdentity(settings)
+      const identity = checkIdentity(settings, CHAT_FORBIDDEN_WITH_INTERNAL_ID)
       return identity.kind === 'external'
         ? (await findUser(storage.db, accountId, 'external', identity.externalId))?.id
         : (await findUser(storage.db, accountId, 'internal', identity.username))?.id

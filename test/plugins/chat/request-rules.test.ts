@@ -197,8 +197,9 @@ describe('POST {chat_base_url}/chat/stream-chat-state identities', () => {
     expect(denied).toEqual([{ error: `Chat ${chatId} not found` }])
   })
 
-  it('chats as an existing internal user', async () => {
-    const lines = await readLines(await stream({ input: 'Hi', sessionSettings: { internalId: ' Alice@ACME.com ' } }))
+  it('chats as an existing internal user, with the email spec 2.3 allows beside internalId', async () => {
+    const sessionSettings = { internalId: ' Alice@ACME.com ', email: 'alice@example.com', roles: ['x'] }
+    const lines = await readLines(await stream({ input: 'Hi', sessionSettings }))
     expect(lines.at(-1)?.id).toBe('__state__')
     const [owner] = await threadOwners(test.storage)
     expect(owner).toEqual({ identity: 'alice@acme.com', kind: 'internal' })

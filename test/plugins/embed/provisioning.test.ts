@@ -111,8 +111,8 @@ describe('createUserProvisioner fromSessionSettings', () => {
     test = createTestApp()
     const resolved = await test.deps.users.fromSessionSettings(ACME, { internalId: ' ALICE@acme.com ' })
     expect(resolved.kind).toBe('internal')
-    for (const field of ['groups', 'userAttributes', 'securityContext', 'email'] as const) {
-      const settings = { internalId: 'bob', groups: [], userAttributes: [], securityContext: {}, email: 'x@y.z' }
+    for (const field of ['groups', 'userAttributes', 'securityContext'] as const) {
+      const settings = { internalId: 'bob', groups: [], userAttributes: [], securityContext: {} }
       const only = { internalId: 'bob', [field]: settings[field] }
       expect(await failure(() => test.deps.users.fromSessionSettings(ACME, only))).toEqual({
         status: 400,
@@ -120,6 +120,10 @@ describe('createUserProvisioner fromSessionSettings', () => {
         code: 'NOT_ALLOWED_WITH_INTERNAL_ID',
       })
     }
+    // Spec 2.3 allows `email` with `internalId` (generate-session does not): the stored profile stays as it is.
+    const emailed = await test.deps.users.fromSessionSettings(ACME, { internalId: 'alice@acme.com', email: 'x@y.z' })
+    expect(emailed).toEqual(resolved)
+    expect((await userRow(test, 'alice@acme.com', 'internal'))?.email).not.toBe('x@y.z')
   })
 
   it("never resolves an external user's id given as internalId", async () => {
