@@ -111,7 +111,9 @@ export const keysCreateCommand: CliCommand = {
     const name =
       typeof args.values.name === 'string'
         ? args.values.name.trim()
-        : `cli-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}`
+        : // The time says when; the random tail keeps two keys made in the same second (a script's loop, two
+          // operators) from taking one name.
+          `cli-${new Date().toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}-${randomToken(6).slice(0, 6)}`
     if (name === '' || name.length > 100) throw new UsageError('--name: expected 1 to 100 characters')
     const scope = typeof args.values.deployments === 'string' ? deploymentList(args.values.deployments) : undefined
     const storage = await openNamedStorage(typeof args.values.db === 'string' ? args.values.db : undefined, io.env)

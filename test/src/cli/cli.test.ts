@@ -124,6 +124,14 @@ describe('service keys create', () => {
     }
   })
 
+  it('names keys created without --name apart, also two in the same second', async () => {
+    const { env } = await bootstrappedDatabase()
+    const made = await Promise.all([0, 1, 2].map(() => cli(['keys', 'create', '--account', 'acme'], env)))
+    expect(made.map((result) => [result.code, result.err])).toEqual([0, 1, 2].map(() => [0, '']))
+    const names = made.map((result) => /API key "(cli-\d{8}-\d{6}-[\w-]{6})"/.exec(result.out)?.[1])
+    expect(new Set(names).size).toBe(3)
+  })
+
   it('exits 1 for an unknown account, a taken name or a deployment of another account', async () => {
     const { env } = await bootstrappedDatabase()
     const unknown = await cli(['keys', 'create', '--account', 'nobody'], env)
