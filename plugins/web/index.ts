@@ -212,7 +212,8 @@ export function webPlugin(deps: WebDeps) {
           summary: 'Embedded published dashboard (web page)',
           description:
             'Frame it in your app with the session id from generate-session. The page exchanges the session for an embed ' +
-            "token, shows the widgets with the viewer's access and, per `showDashboardChat`, the AI chat.",
+            "token, shows the widgets with the viewer's access and, per `showDashboardChat`, the AI chat. The page is 200 " +
+            'whatever the session: an unknown, used, expired or revoked one is said in the page.',
           tags: ['Embed pages'],
           security: [],
         },
@@ -229,7 +230,8 @@ export function webPlugin(deps: WebDeps) {
         detail: {
           summary: 'Standalone embedded chat (web page)',
           description:
-            'Frame it in your app with the session id from generate-session. Not affected by `showDashboardChat`.',
+            'Frame it in your app with the session id from generate-session. Not affected by `showDashboardChat`. The page ' +
+            'is 200 whatever the session: an unknown, used, expired or revoked one is said in the page.',
           tags: ['Embed pages'],
           security: [],
         },

@@ -133,6 +133,9 @@ export function finishDocument(
         for (const media of Object.values<Json>(body?.content ?? {}))
           if (media.schema) media.schema = liftNamed(media.schema, named)
     }
+  // The chat ignores fields it does not know (spec 2.1 grows with each release; a newer client must still chat), so
+  // its request shape is documented open, where every other body is strict.
+  for (const name of ['ChatRequest', 'ImageAttachment']) if (named[name]) named[name] = openShape(named[name])
   const tags = [
     ...new Set(
       Object.values(paths).flatMap((item: Json) =>
@@ -261,16 +264,9 @@ function finishOperation(
     response.content[type] = { ...response.content[type], example: example.value }
   }
 
-  const page = (operation.tags ?? []).includes('Embed pages')
   for (const status of errorStatuses(path, operation, notes)) {
     if (responses[status]) continue
-    responses[status] =
-      page && status === 404
-        ? {
-            description: 'Unknown, expired or revoked session: an error page',
-            content: { 'text/html': { schema: { type: 'string' } } },
-          }
-        : { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` }
+    responses[status] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` }
   }
   operation.responses = responses
   return operation
@@ -282,7 +278,10 @@ function errorStatuses(path: string, operation: Json, notes: OperationNotes | un
   const hasBody = operation.requestBody !== undefined
   const hasParameters = (operation.parameters ?? []).some((parameter: Json) => parameter.in !== 'header')
   const statuses = new Set<number>()
-  if ((operation.tags ?? []).includes('Embed pages')) return path.includes('{') || hasParameters ? [404] : []
+  // The pages answer 200 whatever their session (their script exchanges it, and says in the page when it is unknown,
+  // expired or revoked); a path value that breaks its pattern is 400, and the notes add an unknown asset's 404.
+  if ((operation.tags ?? []).includes('Embed pages'))
+    return [...new Set([...(path.includes('{') ? [400] : []), ...(notes?.errors ?? [])])].sort()
   if (hasBody || hasParameters) statuses.add(400)
   // Checking a credential reads the service's database (an API key at its first use, every embed token), which
   // answers 503 STORAGE_UNAVAILABLE while a Postgres state database is out of reach.
@@ -298,4 +297,14 @@ function describeStatus(status: number): string {
     ({ 200: 'OK', 201: 'Created', 204: 'Done; no body', 503: 'Not ready' } as Record<number, string>)[status] ??
     `Status ${status}`
   )
+}
+
+/** A copy of `schema` without `additionalProperties: false` anywhere in it. */
+function openShape(schema: Json): Json {
+  if (Array.isArray(schema)) return schema.map(openShape)
+  if (schema === null || typeof schema !== 'object') return schema
+  const copy: Json = {}
+  for (const [key, value] of Object.entries<Json>(schema))
+    if (!(key === 'additionalProperties' && value === false)) copy[key] = openShape(value)
+  return copy
 }

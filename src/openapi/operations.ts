@@ -264,7 +264,10 @@ export const OPERATIONS: Record<string, OperationNotes> = {
     },
   },
 
-  'GET /embed/dashboard/{publicId}': { id: 'openEmbeddedDashboardPage' },
-  'GET /embed/chat': { id: 'openEmbeddedChatPage' },
-  'GET /embed/assets/{file}': { id: 'getEmbedAsset' },
+  'GET /embed/dashboard/{publicId}': {
+    id: 'openEmbeddedDashboardPage',
+    alsoSucceedsWith: ['text/html; charset=utf-8'],
+  },
+  'GET /embed/chat': { id: 'openEmbeddedChatPage', alsoSucceedsWith: ['text/html; charset=utf-8'] },
+  'GET /embed/assets/{file}': { id: 'getEmbedAsset', errors: [404] },
 }

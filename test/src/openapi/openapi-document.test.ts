@@ -229,6 +229,28 @@ describe('GET /openapi/json', () => {
     expect(content['application/json']).toBeDefined()
   })
 
+  it('documents the embed pages and their assets as they answer', async () => {
+    // The pages are 200 whatever the session (their script says when it is unknown); an unknown asset is JSON 404.
+    for (const id of ['openEmbeddedDashboardPage', 'openEmbeddedChatPage']) {
+      const { responses } = operation(id)!.operation
+      expect(responses['404']).toBeUndefined()
+      expect(responses['200'].content['text/html; charset=utf-8']).toEqual({})
+    }
+    const page = await test.request('GET', '/embed/dashboard/pd_demo_sales_overview?session=es_bogus')
+    expect(page.status).toBe(200)
+    expect(operation('getEmbedAsset')!.operation.responses['404']).toEqual({ $ref: '#/components/responses/NotFound' })
+    const asset = await test.request('GET', '/embed/assets/nope.js')
+    expect([asset.status, ((await asset.json()) as Json).code]).toEqual([404, 'ASSET_NOT_FOUND'])
+  })
+
+  it('documents the chat request open to fields it does not know, as the chat reads it', async () => {
+    const { ChatRequest, ImageAttachment } = document.components.schemas
+    expect(JSON.stringify([ChatRequest, ImageAttachment])).not.toContain('additionalProperties')
+    expect(
+      JSON.stringify(resolved(operation('generateSession')!.operation.requestBody.content['application/json'].schema)),
+    ).toContain('"additionalProperties":false')
+  })
+
   it('carries the request body schema and examples of the main operations', () => {
     const generate = operation('generateSession')!.operation.requestBody.content['application/json']
     expect(resolved(generate.schema).required).toContain('deploymentId')
