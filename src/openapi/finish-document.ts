@@ -135,7 +135,7 @@ export function finishDocument(
     }
   // The chat ignores fields it does not know (spec 2.1 grows with each release; a newer client must still chat), so
   // its request shape is documented open, where every other body is strict.
-  for (const name of ['ChatRequest', 'ImageAttachment']) if (named[name]) named[name] = openShape(named[name])
+  for (const name of ['ChatRequest', 'ImageAttachment']) if (named[name]) named[name] = openShape(named[name]) as Json
   const tags = [
     ...new Set(
       Object.values(paths).flatMap((item: Json) =>
@@ -300,11 +300,11 @@ function describeStatus(status: number): string {
 }
 
 /** A copy of `schema` without `additionalProperties: false` anywhere in it. */
-function openShape(schema: Json): Json {
+function openShape(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(openShape)
   if (schema === null || typeof schema !== 'object') return schema
   const copy: Json = {}
-  for (const [key, value] of Object.entries<Json>(schema))
+  for (const [key, value] of Object.entries(schema))
     if (!(key === 'additionalProperties' && value === false)) copy[key] = openShape(value)
   return copy
 }
