@@ -29,10 +29,12 @@ export function createRouteMethods(routes: () => readonly ListedRoute[]) {
   const build = () => {
     const byPath = new Map<string, Set<string>>()
     for (const route of routes()) {
+      // A WebSocket is opened with a GET (its upgrade).
+      const method = route.method === 'WS' ? 'GET' : route.method
       // Hidden routes (removed operations that answer 404, the socket's plain GET) are no method to offer.
-      if (!METHODS.has(route.method) || route.hooks?.detail?.hide) continue
+      if (!METHODS.has(method) || route.hooks?.detail?.hide) continue
       const methods = byPath.get(route.path) ?? new Set<string>()
-      methods.add(route.method)
+      methods.add(method)
       // The framework answers HEAD wherever it answers GET.
       if (route.method === 'GET') methods.add('HEAD')
       byPath.set(route.path, methods)

@@ -47,6 +47,8 @@ describe('corePlugin', () => {
       ['GET', '/api/v1/embed/generate-session', 'POST'],
       ['OPTIONS', '/api/v1/deployments/1/folders', 'GET, HEAD, POST'],
       ['GET', '/api/v1/public/acme/agents/1/chat/stream-chat-state/', 'POST'],
+      // The WebSocket is opened with a GET.
+      ['POST', '/api/v1/public/acme/agents/1/chat/ws', 'GET'],
     ]
     for (const [method, path, allow] of cases) {
       const response = await test.request(method, path)
