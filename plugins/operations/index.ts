@@ -20,6 +20,15 @@ export const ReadinessBody = t.Object({
   }),
 })
 
+/** 503: the same body, with the `{ error, code }` every error answer carries (contract section 6). */
+export const UnreadyBody = t.Composite([
+  ReadinessBody,
+  t.Object({
+    error: t.String({ description: 'The failing checks, named: "Not ready: redis"' }),
+    code: t.Literal('NOT_READY'),
+  }),
+])
+
 export interface OperationsDeps extends ReadinessDeps {
   metrics: Metrics
   instanceId: string
@@ -41,11 +50,20 @@ export function operationsPlugin(deps: OperationsDeps) {
       '/readyz',
       async ({ set }) => {
         const { ready, checks } = await readiness()
-        if (!ready) set.status = 503
-        return { status: ready ? ('ready' as const) : ('unready' as const), checks }
+        if (ready) return { status: 'ready' as const, checks }
+        set.status = 503
+        const failing = Object.entries(checks)
+          .filter(([, check]) => check.status === 'failing' && check.required !== false)
+          .map(([name]) => name)
+        return {
+          status: 'unready' as const,
+          checks,
+          error: `Not ready: ${failing.join(', ') || 'unknown'}`,
+          code: 'NOT_READY' as const,
+        }
       },
       {
-        response: { 200: ReadinessBody, 503: ReadinessBody },
+        response: { 200: ReadinessBody, 503: UnreadyBody },
         detail: {
           summary: 'Readiness',
           description:

@@ -25,8 +25,12 @@ describe('GET /readyz', () => {
     const body = (await response.json()) as {
       status: string
       checks: Record<string, { status: string; error?: string }>
+      error: string
+      code: string
     }
     expect(body.status).toBe('unready')
+    // The { error, code } of every error answer (contract section 6), naming the check.
+    expect([body.error, body.code]).toEqual(['Not ready: storage', 'NOT_READY'])
     expect(body.checks.storage.status).toBe('failing')
     expect(body.checks.storage.error).toBeString()
     expect((await test.request('GET', '/healthz')).status).toBe(200)
@@ -37,9 +41,9 @@ describe('GET /readyz', () => {
     const stopping = test.deps.lifecycle.shutdown()
     const response = await test.request('GET', '/readyz')
     expect(response.status).toBe(503)
-    expect(((await response.json()) as { checks: Record<string, unknown> }).checks.shutdown).toMatchObject({
-      status: 'failing',
-    })
+    const body = (await response.json()) as { checks: Record<string, unknown>; error: string; code: string }
+    expect(body.checks.shutdown).toMatchObject({ status: 'failing' })
+    expect([body.error, body.code]).toEqual(['Not ready: shutdown', 'NOT_READY'])
     await stopping
   })
 })
