@@ -16,6 +16,8 @@ export interface SortKey<Row> {
   bind?(value: string | number): SQLWrapper
   /** Whether the value may be NULL: NULL sorts as the smallest value, as SQLite orders it (Postgres would not). */
   nullable?: boolean
+  /** Whether the values are text; else they are numbers (times in milliseconds). */
+  text?: true
 }
 
 interface Cursor {
@@ -32,7 +34,7 @@ function encodeCursor(sortBy: string, direction: SortDirection, value: string | 
   return Buffer.from(JSON.stringify([sortBy, direction, value, id])).toString('base64url')
 }
 
-function decodeCursor(after: string, sortBy: string, direction: SortDirection): Cursor {
+function decodeCursor(after: string, sortBy: string, direction: SortDirection, key: SortKey<unknown>): Cursor {
   let parsed: unknown
   try {
     parsed = JSON.parse(Buffer.from(after, 'base64url').toString('utf8'))
@@ -51,6 +53,10 @@ function decodeCursor(after: string, sortBy: string, direction: SortDirection): 
       `after: the cursor belongs to sortBy=${String(parsed[0])}&sortOrder=${String(parsed[1])}; keep the sort of the first page`,
       'INVALID_CURSOR',
     )
+  // A value of another type than the sort's (an edited cursor) would compare as text with numbers, differently on
+  // each database.
+  if (key.text ? typeof parsed[2] !== 'string' : !Number.isFinite(parsed[2]))
+    throw new BadRequestError('after: not a cursor of this list; pass pageInfo.endCursor unchanged', 'INVALID_CURSOR')
   return { value: parsed[2], id: parsed[3] }
 }
 
@@ -80,7 +86,10 @@ export function contentSorts<Row extends { name: string; createdAt: number; upda
   updatedAt: SQLWrapper
 }): Record<'name' | 'createdAt' | 'updatedAt', SortOption<Row>> {
   return {
-    name: { key: { expression: folded(table.name), valueOf: (row) => row.name, bind: folded }, direction: 'asc' },
+    name: {
+      key: { expression: folded(table.name), valueOf: (row) => row.name, bind: folded, text: true },
+      direction: 'asc',
+    },
     ...byCreation<Row>(table.createdAt),
     updatedAt: { key: { expression: table.updatedAt, valueOf: (row) => row.updatedAt }, direction: 'desc' },
   }
@@ -170,7 +179,7 @@ export async function listPage<Table extends ListedTable, SortBy extends string>
       from = { value: key.valueOf(last)!, id: last.id }
     }
   }
-  const start = query.after === undefined ? undefined : decodeCursor(query.after, sortBy, direction)
+  const start = query.after === undefined ? undefined : decodeCursor(query.after, sortBy, direction, key)
   const fetched = keep ? await readKept(start, size + 1) : await read(start, size + 1)
   const rows = fetched.slice(0, size)
   const last = rows.at(-1)

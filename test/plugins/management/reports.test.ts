@@ -197,6 +197,17 @@ describe('GET /api/v1/deployments/:deploymentId/reports', () => {
     const mixed = await app.call('GET', `${D1}/reports?sortBy=createdAt&after=${byName}`)
     expect(mixed.status).toBe(400)
     expect(mixed.body.error).toContain('sortBy=name')
+    // An edited cursor whose value is not of its sort's type (a name for a time, a time for a name).
+    const edited = (value: unknown, sortBy: string, order: string) =>
+      Buffer.from(JSON.stringify([sortBy, order, value, 2])).toString('base64url')
+    for (const [value, sortBy, order] of [
+      ['x', 'createdAt', 'asc'],
+      [5, 'name', 'asc'],
+      [null, 'updatedAt', 'desc'],
+    ] as const) {
+      const refused = await app.call('GET', `${D1}/reports?sortBy=${sortBy}&after=${edited(value, sortBy, order)}`)
+      expect([sortBy, refused.status, refused.body.code]).toEqual([sortBy, 400, 'INVALID_CURSOR'])
+    }
   })
 })
 
