@@ -43,8 +43,12 @@ export async function verifyServiceToken(
   if (claimed !== undefined && Number(claimed) !== deployment.id)
     throw new ForbiddenError('Token was issued for another deployment', 'TOKEN_WRONG_DEPLOYMENT')
   checkLifetime(payload, now, maxTtlSeconds)
-  const claim = typeof payload.externalId === 'string' && payload.externalId.trim() !== '' ? 'externalId' : 'sub'
+  // An externalId claim that is there names the user, or the token is refused: falling back to `sub` past a blank
+  // or mistyped externalId would chat as another user than the one its issuer meant.
+  const claim = payload.externalId !== undefined ? 'externalId' : 'sub'
   const identity = payload[claim]
+  if (claim === 'externalId' && (typeof identity !== 'string' || identity.trim() === ''))
+    throw new UnauthorizedError('Token claim externalId must be a non-blank string', 'INVALID_EXTERNAL_ID')
   if (typeof identity !== 'string' || identity.trim() === '')
     throw new UnauthorizedError('Token has neither an externalId nor a sub claim', 'INVALID_TOKEN')
   // Never normalized: `Acme-7` and `acme-7` may be two people, and merging them would merge their row-level security.
@@ -56,16 +60,18 @@ export async function verifyServiceToken(
   if (!Array.isArray(payload.scope) || !payload.scope.includes('chat'))
     throw new ForbiddenError('Token scope must be an array containing "chat"', 'TOKEN_SCOPE')
   const securityContext = payload.securityContext
+  if (
+    securityContext !== undefined &&
+    (securityContext === null || typeof securityContext !== 'object' || Array.isArray(securityContext))
+  )
+    throw new UnauthorizedError('Token claim securityContext must be an object', 'INVALID_TOKEN')
   return {
     kind: 'serviceToken',
     accountId: deployment.accountId,
     accountName: deployment.accountName,
     deploymentId: deployment.id,
     externalId: identity,
-    securityContext:
-      securityContext && typeof securityContext === 'object' && !Array.isArray(securityContext)
-        ? (securityContext as Record<string, unknown>)
-        : undefined,
+    securityContext: securityContext as Record<string, unknown> | undefined,
   }
 }
 

@@ -153,6 +153,30 @@ describe('authPlugin chat access', () => {
     })
   })
 
+  it('returns 401 for an externalId claim that is blank or not text, and a securityContext that is not an object', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    // Falling back to `sub` would chat as another user than the one the issuer meant.
+    for (const externalId of ['', '  ', 7, null]) {
+      const token = await serviceToken(tokenSecrets.deployment2, { sub: 'subject', externalId, scope: ['chat'] })
+      const response = await get(chat2, { 'x-service-auth-token': token })
+      expect([externalId, response.status, response.body.code]).toEqual([externalId, 401, 'INVALID_EXTERNAL_ID'])
+    }
+    for (const securityContext of ['x', [1], null, 3]) {
+      const token = await serviceToken(tokenSecrets.deployment2, { sub: 'subject', securityContext, scope: ['chat'] })
+      const response = await get(chat2, { 'x-service-auth-token': token })
+      expect([securityContext, response.status, response.body.code]).toEqual([securityContext, 401, 'INVALID_TOKEN'])
+    }
+    const withContext = await serviceToken(tokenSecrets.deployment2, {
+      sub: 'subject',
+      securityContext: { region: 'Europe' },
+      scope: ['chat'],
+    })
+    expect((await get(chat2, { 'x-service-auth-token': withContext })).body.caller).toMatchObject({
+      securityContext: { region: 'Europe' },
+    })
+  })
+
   it('returns 403 when token auth is disabled for the deployment', async () => {
     test = createTestApp()
     const get = probe(test)
