@@ -191,12 +191,37 @@ class Compiler {
     return value
   }
 
+  /**
+   * Set while HAVING compiles on MySQL and MariaDB: a grouped column is named by its alias there. MariaDB refuses
+   * the grouped expression itself in HAVING ("Unknown column 'customers.region' in 'HAVING'") when the condition
+   * also holds a measure, so it cannot go to WHERE.
+   */
+  private havingAliases = false
+
+  /** The alias of the selected, not aggregated column computing `expression`, in a MySQL HAVING; else undefined. */
+  private groupedAlias(expression: Resolved): string | undefined {
+    if (!this.havingAliases) return undefined
+    const index = this.plan.columns.findIndex((column) => {
+      const selected = column.expression
+      if (column.aggregated || selected.kind !== expression.kind) return false
+      if (selected.kind === 'dimension' && expression.kind === 'dimension')
+        return selected.member.path === expression.member.path
+      if (selected.kind === 'truncate' && expression.kind === 'truncate')
+        return selected.member.path === expression.member.path && selected.granularity === expression.granularity
+      return false
+    })
+    return index >= 0 ? this.column(index) : undefined
+  }
+
   expression(expression: Resolved): string {
     switch (expression.kind) {
       case 'dimension':
-        return this.value(expression.member)
+        return this.groupedAlias(expression) ?? this.value(expression.member)
       case 'truncate':
-        return this.dialect.truncate(expression.granularity, this.dimension(expression.member))
+        return (
+          this.groupedAlias(expression) ??
+          this.dialect.truncate(expression.granularity, this.dimension(expression.member))
+        )
       case 'measure':
         return this.measure(expression.member)
       case 'aggregate':
@@ -204,7 +229,9 @@ class Compiler {
       case 'literal':
         return this.param(expression.value)
       case 'column':
-        return this.expression(this.plan.columns[expression.index].expression)
+        return this.havingAliases && !this.plan.columns[expression.index].aggregated
+          ? this.column(expression.index)
+          : this.expression(this.plan.columns[expression.index].expression)
       case 'compare':
         return `(${this.expression(expression.left)} ${expression.operator} ${this.expression(expression.right)})`
       case 'logical':
@@ -319,7 +346,9 @@ class Compiler {
       )
     // Every query is grouped by its dimensions (Cube semantics): a dimensions-only query lists distinct values.
     const groupBy = plan.grouping.map((item) => this.expression(item))
+    this.havingAliases = this.dialect.name === 'mysql'
     const having = plan.having ? this.expression(plan.having) : undefined
+    this.havingAliases = false
     // Nulls sort first ascending and last descending unless the query says otherwise; text sorts by code point.
     const sortKey = (index: number) => {
       const column = plan.columns[index]

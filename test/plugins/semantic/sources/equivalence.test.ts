@@ -47,6 +47,9 @@ const QUERIES = [
   "SELECT customers.region, MEASURE(orders.count) FROM orders GROUP BY 1 HAVING customers.region = 'Europe'",
   "SELECT customers.region AS r, orders.status, MEASURE(orders.count) n FROM orders GROUP BY 1, 2 HAVING r = 'Asia' AND orders.status NOT LIKE 'c%' AND n > 100 ORDER BY 2",
   "SELECT DATE_TRUNC('month', orders.created_at) AS m, MEASURE(orders.count) FROM orders GROUP BY m HAVING m >= '2025-11-01' ORDER BY 1",
+  // A grouped dimension ORed with a measure: it cannot move to WHERE, and MariaDB refused it in HAVING.
+  "SELECT customers.region AS r, MEASURE(orders.count) n FROM orders GROUP BY 1 HAVING r = 'Asia' OR n > 20400 ORDER BY 1",
+  "SELECT customers.region, orders.status, MEASURE(orders.count) FROM orders GROUP BY 1, 2 HAVING customers.region ILIKE 'eu%' OR MEASURE(orders.count) < 900 ORDER BY 1, 2",
   "SELECT MEASURE(orders.count) FROM orders WHERE orders.status = 'completed' OR orders.status = 'returned' AND customers.region = 'Europe'",
   'SELECT customers.city, MEASURE(orders.count) AS n FROM orders GROUP BY 1 HAVING MEASURE(orders.count) > 6000 ORDER BY n DESC',
   'SELECT customers.city, MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 2 DESC LIMIT 3 OFFSET 2',
