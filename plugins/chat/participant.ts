@@ -2,13 +2,16 @@ import { BadRequestError } from '../../lib/errors'
 import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { Caller } from '../auth/model'
 import type { UserProvisioner } from '../auth/user-access'
+import { CHAT_FORBIDDEN_WITH_INTERNAL_ID, checkIdentity } from '../embed/identity'
 import type { SessionSettings } from '../embed/session-settings'
 import type { AbortScope, ChatParticipant } from './chat-service'
 
 /**
  * Who is chatting: with an API key, the user `sessionSettings` names (provisioned like
  * generate-session); with a service token, its `externalId`/`sub` user; with an embed token, the session's user
- * and exactly the access the session granted. `sessionSettings` is ignored for tokens: their identity is fixed.
+ * and exactly the access the session granted. A token's identity is fixed: `sessionSettings` does not change who
+ * chats, but a body that breaks its rules (`groups` with `internalId`, neither id, an `externalId` not lowercase and
+ * trimmed) is 400 under every credential (contract section 4).
  */
 export async function resolveParticipant(
   users: UserProvisioner,
@@ -17,6 +20,7 @@ export async function resolveParticipant(
   deployment: DeploymentInfo,
   sessionSettings: SessionSettings | undefined,
 ): Promise<ChatParticipant> {
+  if (caller.kind !== 'apiKey' && sessionSettings) checkIdentity(sessionSettings, CHAT_FORBIDDEN_WITH_INTERNAL_ID)
   switch (caller.kind) {
     case 'apiKey': {
       if (!sessionSettings)

@@ -197,6 +197,25 @@ describe('POST {chat_base_url}/chat/stream-chat-state identities', () => {
     expect(denied).toEqual([{ error: `Chat ${chatId} not found` }])
   })
 
+  it('holds sessionSettings to its rules under a service token too, though the token names the user', async () => {
+    const token = await serviceToken(tokenSecrets.deployment2, { sub: 'token-user', scope: ['chat'] })
+    const headers = { 'x-service-auth-token': token }
+    for (const sessionSettings of [
+      { internalId: 'alice@acme.com', groups: ['sales'] },
+      { externalId: 'a', internalId: 'b' },
+      { externalId: 'UPPER' },
+      {},
+    ]) {
+      const response = await stream({ input: 'x', sessionSettings }, headers, chatBase('acme', 2))
+      expect([sessionSettings, response.status]).toEqual([sessionSettings, 400])
+    }
+    const lines = await readLines(
+      await stream({ input: 'x', sessionSettings: { externalId: 'someone' } }, headers, chatBase('acme', 2)),
+    )
+    expect(lines.at(-1)?.id).toBe('__state__')
+    expect((await threadOwners(test.storage))[0]).toEqual({ identity: 'token-user', kind: 'external' })
+  })
+
   it('chats as an existing internal user, with the email spec 2.3 allows beside internalId', async () => {
     const sessionSettings = { internalId: ' Alice@ACME.com ', email: 'alice@example.com', roles: ['x'] }
     const lines = await readLines(await stream({ input: 'Hi', sessionSettings }))
