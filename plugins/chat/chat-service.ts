@@ -5,7 +5,7 @@ import { BadRequestError, ForbiddenError, NotFoundError, ShuttingDownError } fro
 import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { UserAccess } from '../auth/user-access'
 import type { AgentFactory } from './agent'
-import { cutoffLine, encodeLine, errorLine, stateLine } from './lines'
+import { cutoffLine, encodeLine, errorLine, stateLine, withoutThinking } from './lines'
 import { isInlineImage } from './images'
 import type { ChatRequest } from './model'
 import { OpenMessages } from './open-message'
@@ -108,11 +108,15 @@ export function createChatService(options: ChatServiceOptions) {
   const stateOf = async (chatId: string, devMode: boolean): Promise<TurnSource> =>
     fixed(cutoffLine(chatId, false), stateLine(await store.messages(chatId, devMode)))
 
-  /** The run `active` when this request rejoins it (same messageId, same user and agent), with its `__cutoff__`. */
+  /**
+   * The run `active` when this request rejoins it (same messageId, same user and agent), with its `__cutoff__`. A
+   * request outside development mode reads the run without `thinking`, whatever branch started it.
+   */
   function joining(
     request: ChatRequest,
     participant: ChatParticipant,
     active: Run | undefined,
+    devMode: boolean,
   ): TurnSource | undefined {
     if (
       active &&
@@ -121,7 +125,11 @@ export function createChatService(options: ChatServiceOptions) {
       active.key.userId === participant.userId &&
       active.key.agentId === participant.agent.id
     )
-      return { head: [encodeLine(cutoffLine(active.key.chatId, true))], run: active }
+      return {
+        head: [encodeLine(cutoffLine(active.key.chatId, true))],
+        run: active,
+        ...(devMode ? {} : { view: withoutThinking }),
+      }
     return undefined
   }
 
@@ -134,8 +142,9 @@ export function createChatService(options: ChatServiceOptions) {
     request: ChatRequest,
     participant: ChatParticipant,
     threadId: string,
+    devMode: boolean,
   ): Promise<TurnSource | undefined> {
-    return joining(request, participant, await registry.forChat(threadId))
+    return joining(request, participant, await registry.forChat(threadId), devMode)
   }
 
   // Requests wait for the start-up work (the recovery of runs a previous process left running) only while it lasts.
@@ -227,7 +236,7 @@ export function createChatService(options: ChatServiceOptions) {
         (isNewThread || request.messageId !== undefined
           ? await registry.forMessage(participant.userId, participant.agent.id, messageId)
           : undefined)
-      return joining(request, participant, active) ?? fixed(errorLine(BUSY))
+      return joining(request, participant, active, devMode) ?? fixed(errorLine(BUSY))
     }
     // The history is read in the turn's own transaction: exactly the messages before this turn's.
     const started = store.startTurn({
@@ -334,7 +343,7 @@ export function createChatService(options: ChatServiceOptions) {
         request.chatId !== undefined
           ? running
           : await registry.forMessage(userId, participant.agent.id, request.messageId)
-      const joined = joining(request, participant, active)
+      const joined = joining(request, participant, active, devMode)
       if (joined) return joined
     }
 
@@ -352,10 +361,11 @@ export function createChatService(options: ChatServiceOptions) {
               request,
               participant,
               await registry.forMessage(userId, participant.agent.id, request.messageId),
+              devMode,
             )
             if (joined) return joined
           }
-          return (await joinStored(request, participant, stored)) ?? stateOf(stored, devMode)
+          return (await joinStored(request, participant, stored, devMode)) ?? stateOf(stored, devMode)
         }
       }
       if (request.input === undefined) return stateOf(thread.id, devMode)
@@ -365,7 +375,7 @@ export function createChatService(options: ChatServiceOptions) {
 
     if (request.messageId !== undefined) {
       const finished = await store.threadOfUserMessage(userId, participant.agent.id, request.messageId)
-      if (finished) return (await joinStored(request, participant, finished)) ?? stateOf(finished, devMode)
+      if (finished) return (await joinStored(request, participant, finished, devMode)) ?? stateOf(finished, devMode)
     }
     // A messageId with no run and no answer, and nothing else: the request has nothing to do.
     if (request.input === undefined) throw emptyChatRequest()

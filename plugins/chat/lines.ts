@@ -42,11 +42,33 @@ export function encodeLines(
   from: number,
   to: number,
   shared = false,
+  view?: LineView,
 ): string | Uint8Array {
+  if (view) {
+    let text = ''
+    for (let index = from; index < to; index++) text += `${view(lines[index]).json}\n`
+    return text
+  }
   if (to - from === 1 && shared) return lines[from].bytes
   let text = ''
   for (let index = from; index < to; index++) text += `${lines[index].json}\n`
   return text
+}
+
+/** How one reader sees a run's lines, when not as they are. */
+export type LineView = (line: EncodedLine) => EncodedLine
+
+/**
+ * A line without `thinking` (on a message, or on the messages of `__state__`): a run of a development branch as a
+ * request outside development mode reads it. Lines without the key are kept as they are.
+ */
+export const withoutThinking: LineView = (line) => {
+  // The key as JSON writes it; in a text value its quotes are escaped, so only a field matches.
+  if (!line.json.includes('"thinking":')) return line
+  const parsed = JSON.parse(line.json) as { thinking?: unknown; state?: { messages?: Array<{ thinking?: unknown }> } }
+  delete parsed.thinking
+  for (const message of parsed.state?.messages ?? []) delete message.thinking
+  return new Encoded(JSON.stringify(parsed))
 }
 
 /**

@@ -1,10 +1,12 @@
-import { encodeLine, encodeLines, errorLine, type EncodedLine } from './lines'
+import { encodeLine, encodeLines, errorLine, type EncodedLine, type LineView } from './lines'
 import type { Run } from './run-registry'
 
 /** What one response sends: its own leading lines (the `__cutoff__`), then a run's log, or fixed lines only. */
 export interface TurnSource {
   head: EncodedLine[]
   run?: Run
+  /** How this response sees the run's lines, when not as they are (a joiner outside development mode). */
+  view?: LineView
 }
 
 export interface ReaderHooks {
@@ -93,7 +95,7 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
       if (this.interruptedBy) return this.endWith(this.interruptedBy)
       const end = run.published
       if (this.cursor < end) {
-        const bytes = encodeLines(run.lines, this.cursor, end, run.readerCount > 1)
+        const bytes = encodeLines(run.lines, this.cursor, end, run.readerCount > 1, this.source.view)
         this.hooks.onLines?.(end - this.cursor)
         this.cursor = end
         const written = controller.write(bytes)
@@ -190,7 +192,7 @@ export function pipeTurnToSocket(
   hooks: ReaderHooks = {},
   options: { coalesce?: boolean } = {},
 ): { done: Promise<void>; stop(): void } {
-  const { run } = source
+  const { run, view } = source
   let cursor = 0
   let stopped = false
   let finish: () => void = () => {}
@@ -219,7 +221,7 @@ export function pipeTurnToSocket(
     }
     const from = cursor
     const to = run.published
-    for (; cursor < to; cursor++) socket.send(run.lines[cursor].json)
+    for (; cursor < to; cursor++) socket.send((view ? view(run.lines[cursor]) : run.lines[cursor]).json)
     if (to > from) hooks.onLines?.(to - from)
     if (run.done) end()
   }

@@ -356,6 +356,39 @@ for (const { name, create } of transports) {
       expect(devState[1].thinking).toBe('Reasoning about it')
     })
 
+    it('sends thinking to a joiner of a development run only if the joiner is in development mode too', async () => {
+      const hold = gate()
+      script = {
+        steps: [
+          { kind: 'text', chunks: ['First'], thinking: 'Reasoning about it' },
+          { kind: 'wait', until: hold.promise },
+          { kind: 'text', chunks: ['Second'], thinking: 'More reasoning' },
+        ],
+      }
+      const body = { sessionSettings: alice, input: 'Q', messageId: messageId(5) }
+      const dev = await transport.open({ ...body, activeBranchName: 'dev' }, admin)
+      const head = [(await dev.next())!, (await dev.next())!]
+      const onMain = await transport.open(body, admin)
+      const onDev = await transport.open({ ...body, activeBranchName: 'dev' }, admin)
+      const [mainCutoff, devCutoff] = [(await onMain.next())!, (await onDev.next())!]
+      hold.open()
+      const [original, main, alsoDev] = [[...head, ...(await dev.rest())], await onMain.rest(), await onDev.rest()]
+      expect(mainCutoff.state).toMatchObject({ isStreaming: true })
+      expect(JSON.stringify(original)).toContain('More reasoning')
+      expect(alsoDev).toEqual(original.slice(1))
+      // The same lines, without thinking (in __state__ too).
+      expect(JSON.stringify(main)).not.toContain('reasoning')
+      expect(JSON.stringify(main)).not.toContain('thinking')
+      const strip = (line: Line): unknown => {
+        const { thinking: _, ...rest } = line
+        if (line.id !== '__state__') return rest
+        const state = line.state as { messages: Line[] }
+        return { ...rest, state: { ...state, messages: state.messages.map(({ thinking: __, ...m }) => m) } }
+      }
+      expect(main as unknown[]).toEqual(original.slice(1).map(strip))
+      expect(devCutoff.state).toEqual(mainCutoff.state)
+    })
+
     it('stores and returns image attachments with the user message', async () => {
       const images = [{ mimeType: 'image/png', data: 'iVBORw0KGgo=', name: 'chart.png' }]
       const lines = await send({ input: 'See image', images })
