@@ -33,7 +33,9 @@ export function createApp(deps: AppDeps) {
   // Bodies are validated as sent, then stripped of unknown fields by TypeBox. Elysia's default normaliser ("exact
   // mirror") rebuilt a value into its schema's shape before validation: a string where an object belongs passed as
   // that string's characters (`securityContext: "str"` was stored as `{"0":"s","1":"t","2":"r"}`), a number as `{}`.
-  const app = new Elysia({ normalize: 'typebox' })
+  // A WebSocket message is a chat request body: over MAX_BODY_BYTES, the socket closes with 1009 (Message Too Big),
+  // as an HTTP body that large is 413. Bun's own default (16 MiB) let a 12 MB message start a turn.
+  const app = new Elysia({ normalize: 'typebox', websocket: { maxPayloadLength: deps.config.maxBodyBytes } })
     // First, so even a refused request (413, 429, 404) carries the CORS headers a browser needs to read it.
     .use(corsPlugin(deps))
     .use(corePlugin({ ...deps, routes: (): readonly ListedRoute[] => app.routes }))

@@ -108,6 +108,22 @@ describe('GET {chat_base_url}/chat/ws', () => {
     client.socket.close()
   })
 
+  it('closes with 1009 for a message over the body limit, as HTTP answers 413', async () => {
+    const limit = test.deps.config.maxBodyBytes
+    const client = await connect()
+    const closed = new Promise<number>((resolve) => (client.socket.onclose = (event) => resolve(event.code)))
+    client.send({ input: 'x'.repeat(limit), sessionSettings: { externalId: 'a' } })
+    expect(await closed).toBe(1009)
+    expect(client.lines).toEqual([])
+    // At the limit itself, a message is read (and this one refused for its input's length, on an open socket).
+    const next = await connect()
+    const body = JSON.stringify({ input: '', sessionSettings: { externalId: 'a' } })
+    next.send(body.replace('""', `"${'x'.repeat(limit - body.length)}"`))
+    await next.waitFor((line) => 'error' in line)
+    expect(next.socket.readyState).toBe(WebSocket.OPEN)
+    next.socket.close()
+  })
+
   it('aborts the current run when the client asks', async () => {
     const { client } = await heldTurn('Partial', ' never')
     client.send({ type: 'abort' })
