@@ -165,7 +165,10 @@ export function dimensionPhrases(tokens: Tokens): Phrase[] {
       if (phrase.length) phrases.push({ words: phrase, origin: 'by' })
     }
   for (const [at, word] of tokens.list.entries()) {
-    const which = ['which', 'what', 'who'].includes(word)
+    // "list the product categories", "show all order statuses": the things named are listed, as after "which".
+    const which =
+      ['which', 'what', 'who', 'list'].includes(word) ||
+      (word === 'all' && ['show', 'list', 'see', 'give'].includes(tokens.list[at - 1] ?? ''))
     if (!which && !['top', 'bottom', ...DESC, ...ASC].includes(word) && !(/^\d+$/.test(word) && !tokens.isUsed(at)))
       continue
     // "the most customers" counts customers; "the 3 biggest customers" ranks them.
@@ -182,7 +185,9 @@ export function dimensionPhrases(tokens: Tokens): Phrase[] {
     while (
       cursor < tokens.length &&
       (/^\d+$/.test(tokens.list[cursor]) ||
-        ['sold', 'of', 'our', 'the', 'single', ...DESC, ...ASC].includes(tokens.list[cursor]))
+        ['sold', 'of', 'our', 'the', 'all', 'single', 'different', 'distinct', ...DESC, ...ASC].includes(
+          tokens.list[cursor],
+        ))
     )
       cursor++
     const phrase: string[] = []

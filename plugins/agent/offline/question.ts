@@ -215,6 +215,15 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     )
     measure = cube?.measures.find((entry) => entry.type === 'count')
   }
+  // "List all regions" (read above as the region filter dropped): the regions listed, nothing else being asked.
+  if (!measure && !pending.length && dropped.length === 1 && ['list', 'show'].includes(tokens.list[0] ?? ''))
+    pending.push({ member: dropped.pop()!, words: [], origin: 'which' })
+  if (!measure && pending.length && pending.every((entry) => entry.origin === 'which')) {
+    // "What regions are there?": the values listed with the count of the things they describe.
+    const cube = cubeOf(index, pending[0].member.cube)
+    const count = cube?.measures.find((entry) => entry.type === 'count')
+    if (count && fits(count, pendingMembers)) measure = count
+  }
   if (measure) for (const word of distinctive(measure)) tokens.useWord(word)
 
   for (const entry of pending) {

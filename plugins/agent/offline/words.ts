@@ -74,6 +74,8 @@ function stemOf(word: string): string {
   if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`
   if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3)
   if (word.length > 4 && word.endsWith('ed')) return word.slice(0, -2)
+  // "statuses", "addresses", "boxes", "branches": the plural adds "es".
+  if (word.length > 5 && /(?:us|ss|x|ch|sh)es$/.test(word)) return word.slice(0, -2)
   if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us')) return word.slice(0, -1)
   return word
 }

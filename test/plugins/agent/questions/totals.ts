@@ -101,6 +101,31 @@ export const totals: Question[] = [
     cells: ['count'],
   },
   { kind: 'breakdown', ask: 'Sales by product category', sql: `SELECT p.category, SUM(li.amount) ${LINES} GROUP BY 1` },
+  // Listings: the values, with the count of the things they describe (were declined, or a bare count).
+  {
+    kind: 'breakdown',
+    ask: 'What regions are there?',
+    sql: `SELECT r.name, COUNT(*) ${CUSTOMERS} GROUP BY 1`,
+    cells: ['text', 'count'],
+  },
+  {
+    kind: 'breakdown',
+    ask: 'List all regions',
+    sql: `SELECT r.name, COUNT(*) ${CUSTOMERS} GROUP BY 1`,
+    cells: ['text', 'count'],
+  },
+  {
+    kind: 'breakdown',
+    ask: 'List the product categories',
+    sql: 'SELECT category, COUNT(*) FROM products GROUP BY 1',
+    cells: ['text', 'count'],
+  },
+  {
+    kind: 'breakdown',
+    ask: 'Show all order statuses',
+    sql: 'SELECT status, COUNT(*) FROM orders GROUP BY 1',
+    cells: ['text', 'count'],
+  },
   {
     kind: 'breakdown',
     ask: 'Revenue per region in 2023',
