@@ -222,18 +222,18 @@ export function findPeriods(question: string): Mention[] {
     (m) => [m[1] ?? m[2]],
   )
   take(
-    /\b(?:last|previous|prior)\s+(day|week|month|quarter|year)\b|\bthe\s+(day|week|month|quarter|year)\s+before\b/,
+    /\b(?:last|previous|prior)\s+(day|week|month|quarter|year)\b|\bthe\s+(day|week|month|quarter|year)\s+before\b|\byesterday\b/,
     (m) => {
-      const unit = UNIT(m[1] ?? m[2])
-      return { kind: 'previous', unit, label: `last ${unit}` }
+      const unit = UNIT(m[1] ?? m[2] ?? 'day')
+      return { kind: 'previous', unit, label: m[0] === 'yesterday' ? 'yesterday' : `last ${unit}` }
     },
-    (m) => [m[1] ?? m[2]],
+    (m) => [m[1] ?? m[2] ?? 'yesterday'],
   )
   take(
     /\b(?:this|current|the\s+latest|latest)\s+(day|week|month|quarter|year)\b|\btoday\b/,
     (m) => {
       const unit = UNIT(m[1] ?? 'day')
-      return { kind: 'this', unit, label: `this ${unit}` }
+      return { kind: 'this', unit, label: m[0] === 'today' ? 'today' : `this ${unit}` }
     },
     (m) => [m[1] ?? 'today'],
   )

@@ -261,6 +261,12 @@ export const totals: Question[] = [
 
   // The data ends on 2025-12-31: "this year" is 2025, "last year" 2024, "the last 6 months" July to December 2025.
   {
+    // The data's last day is "today" (was declined: "yesterday" was not a time).
+    kind: 'relative',
+    ask: 'How much revenue did we make yesterday?',
+    sql: `SELECT SUM(amount) FROM orders o WHERE ${between('2025-12-30', '2025-12-31')}`,
+  },
+  {
     kind: 'relative',
     ask: 'Revenue this quarter',
     sql: `SELECT SUM(amount) FROM orders o WHERE ${between('2025-10-01', '2026-01-01')}`,
