@@ -6,6 +6,7 @@ export interface StorageTarget {
   /** `postgres://...`: the service's state lives in Postgres instead. */
   databaseUrl?: string
   databasePoolSize?: number
+  databaseTimeoutMs?: number
 }
 
 /** Opens and migrates the configured storage: Postgres when a database URL is set, else the SQLite file. */
@@ -13,7 +14,10 @@ export async function openConfiguredStorage(target: StorageTarget): Promise<Stor
   if (target.databaseUrl) {
     // Loaded only here: a node on SQLite never evaluates the Postgres schema and query builder (start-up time).
     const { openPostgresStorage } = await import('./postgres-storage')
-    return openPostgresStorage(target.databaseUrl, { poolSize: target.databasePoolSize })
+    return openPostgresStorage(target.databaseUrl, {
+      poolSize: target.databasePoolSize,
+      timeoutMs: target.databaseTimeoutMs,
+    })
   }
   return openStorage(target.dbPath)
 }

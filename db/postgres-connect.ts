@@ -50,6 +50,8 @@ const UNREACHABLE_STATES = /^(08|57P0[123]$|53300$)/
 export function asStorageUnavailable(error: unknown): StorageUnavailableError | undefined {
   if (error instanceof StorageUnavailableError) return error
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    // A statement past its deadline (`postgres-deadline.ts`), wrapped by the query builder.
+    if (current instanceof StorageUnavailableError) return current
     const { code, errno, message, cause } = current as DriverError
     const reason = () => `${String(message)} (${errno ? `${code} ${String(errno)}` : code})`
     if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return new StorageUnavailableError(reason())

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sql'
 import type { Db, Storage, Tables, TransactionOptions } from './client'
 import { migratePostgres } from './migrate-postgres'
+import { withDeadline } from './postgres-deadline'
 import { connectPostgres, withoutPassword } from './postgres-connect'
 import * as schema from './schema-pg'
 
@@ -11,7 +12,12 @@ export { connectPostgres, DatabaseUnreachableError, withoutPassword } from './po
 export interface PostgresStorageOptions {
   /** Connections in the pool (`DATABASE_POOL_SIZE`). */
   poolSize?: number
+  /** How long a statement or transaction may go unanswered before it fails as 503 (`DATABASE_TIMEOUT_MS`). */
+  timeoutMs?: number
 }
+
+/** A statement or transaction of the service's own state unanswered this long: the server is taken as gone. */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 5000
 
 /**
  * Opens a pool on the Postgres database at `url` and migrates it (under an advisory lock, so nodes starting
@@ -25,7 +31,7 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     await client.close()
     throw error
   }
-  return postgresStorage(client, url)
+  return postgresStorage(withDeadline(client, options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS), url)
 }
 
 /** The advisory lock of exclusive transactions (a constant of its own, apart from the migrations' one). */

@@ -29,6 +29,7 @@ export interface Config {
   databaseUrl: string | undefined
   /** Connections in the Postgres pool of this node. */
   databasePoolSize: number
+  databaseTimeoutMs: number
   bootstrapFile: string | undefined
   llm: LlmConfig | undefined
   analystDelayMs: number
@@ -150,6 +151,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
   if (databaseUrl !== undefined && !isPostgresUrl(databaseUrl))
     problems.push('DATABASE_URL: expected a postgres:// or postgresql:// URL')
   const databasePoolSize = integer(environment, 'DATABASE_POOL_SIZE', 10, 1, 1000, problems)
+  const databaseTimeoutMs = integer(environment, 'DATABASE_TIMEOUT_MS', 5000, 100, 600_000, problems)
   const bootstrapFile = text(environment, 'BOOTSTRAP_FILE')
   const analystDelayMs = integer(environment, 'ANALYST_DELAY_MS', 15, 0, 10_000, problems)
   const maxBodyBytes = integer(environment, 'MAX_BODY_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024, problems)
@@ -227,6 +229,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     redisUrl,
     databaseUrl,
     databasePoolSize,
+    databaseTimeoutMs,
     bootstrapFile,
     llm,
     analystDelayMs,

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,6 +20,12 @@ export interface DatabaseServer {
    */
   stop(mode?: 'fast' | 'immediate'): Promise<void>
   start(): Promise<void>
+  /**
+   * Postgres only: stops its processes without closing a connection (SIGSTOP), as a hung server or a network that
+   * drops packets silently looks to its clients; `thaw()` lets them go on.
+   */
+  freeze?(): void
+  thaw?(): void
 }
 
 export const PG_BIN = '/usr/lib/postgresql/15/bin'
@@ -99,7 +105,18 @@ async function startPostgres(): Promise<DatabaseServer> {
       : asPostgres('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop'])
   pgCtl('start')
   let up = true
+  let frozen: number[] = []
+  const signal = (pids: number[], name: 'SIGSTOP' | 'SIGCONT') => {
+    for (const pid of pids)
+      try {
+        process.kill(pid, name)
+      } catch {
+        // Gone already.
+      }
+  }
   running.push(() => {
+    // A stopped server cannot be shut down: it is let go first.
+    signal(frozen, 'SIGCONT')
     if (up)
       spawnSync('runuser', [
         '-u',
@@ -131,6 +148,16 @@ async function startPostgres(): Promise<DatabaseServer> {
       pgCtl('start')
       up = true
       await waitFor(() => canConnect(admin), 'Postgres')
+    },
+    freeze() {
+      const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
+      const children = spawnSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).stdout
+      frozen = [postmaster, ...children.split('\n').filter(Boolean).map(Number)]
+      signal(frozen, 'SIGSTOP')
+    },
+    thaw() {
+      signal(frozen, 'SIGCONT')
+      frozen = []
     },
   }
 }

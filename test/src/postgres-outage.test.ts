@@ -11,8 +11,10 @@ if (!postgresAvailable) warnSkipped('the Postgres outage tests')
 
 const dir = mkdtempSync(join(tmpdir(), 'postgres-outage-'))
 let server: ServerProcess | undefined
+let hungServer: ServerProcess | undefined
 afterAll(async () => {
   await server?.stop('SIGKILL')
+  await hungServer?.stop('SIGKILL')
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -124,4 +126,71 @@ describe.skipIf(!postgresAvailable)('a node whose Postgres stops', () => {
     const errors = log.split('\n').filter((line) => line.includes('"level":"error"'))
     expect(errors).toEqual([])
   }, 180_000)
+})
+
+describe.skipIf(!postgresAvailable)('a node whose Postgres hangs', () => {
+  it('answers 503 STORAGE_UNAVAILABLE within DATABASE_TIMEOUT_MS, not once the server answers again', async () => {
+    // Frozen, not stopped: its connections stay open and nothing answers on them (a hung host, a silent network).
+    const postgres: DatabaseServer = await ownPostgresServer()
+    hungServer = await startServerProcess({
+      DATABASE_URL: postgres.url,
+      DATABASE_TIMEOUT_MS: '1000',
+      DB_PATH: join(dir, 'unused-hung.db'),
+      DEMO_DATA_PATH: TEST_DEMO_DATA,
+    })
+    const demoKey = /Demo admin API key[^:]*: (ak_\S+)/.exec(hungServer.output())?.[1]
+    if (!demoKey) throw new Error(`no demo key in the server's output:\n${hungServer.output()}`)
+    const headers = { authorization: `Api-Key ${demoKey}`, 'content-type': 'application/json' }
+    const call = async (method: string, path: string, body?: unknown) => {
+      const started = Date.now()
+      const response = await fetch(`${hungServer!.url}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        // The client gives up long after the node should have: a hang fails the test instead of stalling it.
+        signal: AbortSignal.timeout(15_000),
+      })
+      // A chat stream is many JSON lines; an error one object.
+      const text = await response.text()
+      const answer: unknown = response.status === 200 ? text : JSON.parse(text)
+      return { status: response.status, body: answer, ms: Date.now() - started }
+    }
+    const requests: Record<string, () => ReturnType<typeof call>> = {
+      'generate-session': () => call('POST', '/api/v1/embed/generate-session', { deploymentId: 1, externalId: 'hung' }),
+      folders: () => call('GET', '/api/v1/deployments/1/folders'),
+      'stream-chat-state': () =>
+        call('POST', `${chatBase('demo')}/stream-chat-state`, {
+          sessionSettings: { externalId: 'hung-user' },
+          input: 'How many orders are there?',
+        }),
+    }
+    // Each route once while the server answers (the key, the user and the pool are warm).
+    for (const request of Object.values(requests)) expect((await request()).status).toBe(200)
+    postgres.freeze!()
+    try {
+      const outcomes = await Promise.all(
+        Object.entries(requests).map(async ([name, request]) => ({ name, ...(await request()) })),
+      )
+      for (const { name, status, body, ms } of outcomes) {
+        expect({ name, status, body }).toEqual({ name, status: 503, body: UNAVAILABLE })
+        expect(ms).toBeLessThan(10_000)
+      }
+    } finally {
+      postgres.thaw!()
+    }
+    // Back to normal once it answers.
+    const folders = await eventually(
+      async () => {
+        const outcome = await requests.folders()
+        return { status: outcome.status, retryAfter: null, body: outcome.body }
+      },
+      (outcome) => outcome.status === 200,
+    )
+    expect(folders.status).toBe(200)
+    const errors = hungServer
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"level":"error"'))
+    expect(errors).toEqual([])
+  }, 90_000)
 })
