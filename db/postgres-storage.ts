@@ -31,15 +31,21 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
     await client.close()
     throw error
   }
-  return postgresStorage(withDeadline(client, options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS), url)
+  return postgresStorage(client, url, options.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS)
 }
 
 /** The advisory lock of exclusive transactions (a constant of its own, apart from the migrations' one). */
 const EXCLUSIVE_LOCK_KEY = 7_301_946_125_114
 
-/** A Storage over an open (and migrated) pool; `url` names it in logs and `/readyz`. */
-export function postgresStorage(client: SQL, url: string): Storage {
+/**
+ * A Storage over an open (and migrated) pool; `url` names it in logs and `/readyz`. With `timeoutMs`, statements and
+ * transactions unanswered that long fail as 503 (`withDeadline`), but for exclusive transactions: they wait on purpose
+ * (nodes starting together apply the bootstrap one after the other).
+ */
+export function postgresStorage(pool: SQL, url: string, timeoutMs?: number): Storage {
+  const client = timeoutMs === undefined ? pool : withDeadline(pool, timeoutMs)
   const db = drizzle({ client, schema })
+  const patient = timeoutMs === undefined ? db : drizzle({ client: pool, schema })
   let closing: Promise<void> | undefined
   const storage = {
     dialect: 'postgres' as const,
@@ -56,14 +62,14 @@ export function postgresStorage(client: SQL, url: string): Storage {
       },
     },
     transaction<T>(work: (tx: Db) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-      return db.transaction(async (tx) => {
+      return (options.exclusive ? patient : db).transaction(async (tx) => {
         // Held until this transaction ends; every exclusive transaction of every node waits for the same key.
         if (options.exclusive) await tx.execute(sql`SELECT pg_advisory_xact_lock(${EXCLUSIVE_LOCK_KEY})`)
         return work(tx as unknown as Db)
       })
     },
     close(): Promise<void> {
-      closing ??= client.close()
+      closing ??= pool.close()
       return closing
     },
   }
