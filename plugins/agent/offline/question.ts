@@ -65,9 +65,19 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
   const text = tokens.text
   // Periods; a number compared with ("orders over 2000") is an amount, not a year.
   const compared = numberFilters(tokens, index, question)
-  const mentions = findPeriods(question).filter(
-    (mention) => !(mention.used.length === 1 && compared.some((filter) => filter.words.includes(mention.used[0]))),
-  )
+  // A period named twice in two ways ("yesterday vs the day before": both read as the previous day) is not one the
+  // question means twice: the second one's words stay unknown, and the question is declined rather than answered
+  // as that day against itself.
+  const seenPeriods = new Set<string>()
+  const mentions = findPeriods(question).filter((mention) => {
+    if (mention.used.length === 1 && compared.some((filter) => filter.words.includes(mention.used[0]))) return false
+    const { label: _, ...period } = mention.spec as RangeSpec & { row?: string }
+    delete period.row
+    const key = JSON.stringify(period)
+    if (seenPeriods.has(key)) return false
+    seenPeriods.add(key)
+    return true
+  })
   for (const mention of mentions) {
     const at = tokens.find(mention.used)
     if (at >= 0) tokens.use(...mention.used.map((_, offset) => at + offset))

@@ -56,7 +56,12 @@ export function questionWords(text: string): string[] {
 
 /** `orders` ~ `order`, `categories` ~ `category`, `status` ~ `status`: good enough for matching member names. */
 export function sameWord(left: string, right: string): boolean {
-  return left === right || stem(left) === stem(right)
+  return left === right || stem(left) === stem(right) || esPlural(left, right) || esPlural(right, left)
+}
+
+/** "statuses" and "status", "boxes" and "box": a plural that adds "es" (where "houses" only adds "s" to "house"). */
+function esPlural(plural: string, singular: string): boolean {
+  return plural.length === singular.length + 2 && plural.endsWith('es') && plural.startsWith(singular)
 }
 
 // Questions use few distinct words and compare them often: each word is stemmed once.
@@ -74,8 +79,6 @@ function stemOf(word: string): string {
   if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`
   if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3)
   if (word.length > 4 && word.endsWith('ed')) return word.slice(0, -2)
-  // "statuses", "addresses", "boxes", "branches": the plural adds "es".
-  if (word.length > 5 && /(?:us|ss|x|ch|sh)es$/.test(word)) return word.slice(0, -2)
   if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss') && !word.endsWith('us')) return word.slice(0, -1)
   return word
 }

@@ -46,7 +46,13 @@ function joinRows(answers: Answered[]): { keys: string[]; labels: Map<string, Ro
   return { keys, labels, values }
 }
 
-function summaryOfRanking(resolved: Resolved, labels: string[][], values: number[], member: MetaMember): string {
+function summaryOfRanking(
+  resolved: Resolved,
+  labels: string[][],
+  values: number[],
+  member: MetaMember,
+  rowCount = values.length,
+): string {
   if (values.length === 0) return ''
   // A row is named by all of its labels ("completed, 2024-12"): by its last one alone, a breakdown by two dimensions
   // named a month whose other rows were nowhere near the value.
@@ -60,7 +66,13 @@ function summaryOfRanking(resolved: Resolved, labels: string[][], values: number
     return `**${name(first)}** is ${top.direction === 'desc' ? 'highest' : 'lowest'} with **${show(values[first], member)}**.`
   }
   // No highest where every row has the same value ("Toys is highest (15), Beauty lowest (15)").
-  if (values[high] === values[low]) return `All ${values.length} have **${show(values[high], member)}**.`
+  if (values[high] === values[low]) {
+    // The things themselves listed ("List products"): each row counts one of them.
+    const { dimensions } = resolved.frame
+    if (member.type === 'count' && values[high] === 1 && dimensions.every((dim) => dim.cube === member.cube))
+      return `**${rowCount}** in all, one a row.`
+    return `All ${rowCount} have **${show(values[high], member)}**.`
+  }
   return `**${name(high)}** is highest (**${show(values[high], member)}**), ${name(low)} lowest (${show(values[low], member)}).`
 }
 
@@ -251,6 +263,7 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
       ranked.map((row) => labelCells(row, labels, frame, index)),
       ranked.map((row) => num(row[labels])),
       measure,
+      high && low ? (main.result.totalRows ?? data.length) : data.length,
     )
     // Several things of the one name asked for ("How much did Ada Rossi spend?"): said, each on its own row.
     const named = frame.values.find(

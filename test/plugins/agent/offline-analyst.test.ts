@@ -255,6 +255,14 @@ describe('the offline analyst', () => {
     expect(total).toMatch(/^Revenue: \*\*[\d,.]+\*\*\.$/m)
   })
 
+  it('sums up a listing of more rows than it shows by all of them ("All 2 have 1" was of the two extremes)', async () => {
+    const products = finalAnswer(mergeLines(await ask('List products')))?.content ?? ''
+    expect(products).toContain('**120** in all, one a row.')
+    expect(products).toContain('Showing 100 of 120 rows')
+    const days = finalAnswer(mergeLines(await ask('Number of orders by day in 2025')))?.content ?? ''
+    expect(days).toMatch(/\*\*2025-\d\d-\d\d\*\* is highest/)
+  })
+
   it('answers "by month in 2024 and 2025" with the months of both years, and "2024 vs 2025" side by side', async () => {
     const months = finalAnswer(mergeLines(await ask('Revenue by month in 2024 and 2025')))?.content ?? ''
     expect(months).toContain('| 2024-01 |')

@@ -136,6 +136,9 @@ export const threads: Question[] = [
   { kind: 'decline', ask: 'Revenue by sales rep' },
   { kind: 'decline', ask: 'What will revenue be next year?' },
   { kind: 'decline', ask: 'Website traffic by month' },
+  // Two ways of naming one period: answered as that day against itself ("2025-12-30 vs 2025-12-30: 0.0%").
+  { kind: 'decline', ask: 'Revenue yesterday vs the day before' },
+  { kind: 'decline', ask: 'Revenue last year vs the year before' },
   { kind: 'decline', ask: 'How many employees do we have?' },
   { kind: 'decline', ask: 'Customer satisfaction score by region' },
   { kind: 'decline', ask: 'Average delivery time per order' },

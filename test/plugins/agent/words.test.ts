@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'bun:test'
+import { sameWord } from '../../../plugins/agent/offline/words'
+
+describe('sameWord', () => {
+  it('matches a plural with its singular, "s", "es" and "ies" alike', () => {
+    const pairs = [
+      ['regions', 'region'],
+      ['categories', 'category'],
+      ['statuses', 'status'],
+      ['boxes', 'box'],
+      ['taxes', 'tax'],
+      ['branches', 'branch'],
+      // Plurals that only add "s" to a word ending in "e" stay matched.
+      ['houses', 'house'],
+      ['warehouses', 'warehouse'],
+      ['caches', 'cache'],
+    ]
+    for (const [plural, singular] of pairs)
+      expect([plural, sameWord(plural, singular), sameWord(singular, plural)]).toEqual([plural, true, true])
+  })
+
+  it('does not match words that only share a beginning', () => {
+    for (const [left, right] of [
+      ['status', 'stat'],
+      ['house', 'hous'],
+      ['orders', 'order date'],
+    ])
+      expect([left, right, sameWord(left, right)]).toEqual([left, right, false])
+  })
+})
