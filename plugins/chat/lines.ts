@@ -44,25 +44,32 @@ export function encodeLines(
   shared = false,
   view?: LineView,
 ): string | Uint8Array {
-  if (view) {
-    let text = ''
-    for (let index = from; index < to; index++) text += `${view(lines[index]).json}\n`
-    return text
-  }
-  if (to - from === 1 && shared) return lines[from].bytes
+  if (to - from === 1 && shared) return (view ? view(lines[from]) : lines[from]).bytes
   let text = ''
-  for (let index = from; index < to; index++) text += `${lines[index].json}\n`
+  if (view) for (let index = from; index < to; index++) text += `${view(lines[index]).json}\n`
+  else for (let index = from; index < to; index++) text += `${lines[index].json}\n`
   return text
 }
 
 /** How one reader sees a run's lines, when not as they are. */
 export type LineView = (line: EncodedLine) => EncodedLine
 
+/** Each line as a reader outside development mode reads it, made once. */
+const strippedLines = new WeakMap<EncodedLine, EncodedLine>()
+
 /**
  * A line without `thinking` (on a message, or on the messages of `__state__`): a run of a development branch as a
  * request outside development mode reads it. Lines without the key are kept as they are.
  */
 export const withoutThinking: LineView = (line) => {
+  // Made once a line, shared by every reader of the run that reads it this way (a thousand joiners); kept beside
+  // the line rather than in it, so the lines nobody reads this way cost nothing more.
+  let stripped = strippedLines.get(line)
+  if (!stripped) strippedLines.set(line, (stripped = strippedOfThinking(line)))
+  return stripped
+}
+
+function strippedOfThinking(line: EncodedLine): EncodedLine {
   // The key as JSON writes it; in a text value its quotes are escaped, so only a field matches.
   if (!line.json.includes('"thinking":')) return line
   const parsed = JSON.parse(line.json) as { thinking?: unknown; state?: { messages?: Array<{ thinking?: unknown }> } }
