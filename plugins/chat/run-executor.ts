@@ -218,8 +218,12 @@ class Execution {
       }
       case 'text-delta': {
         const message = this.get(event)
-        let text = message.heldSurrogate + event.delta
-        message.heldSurrogate = ''
+        // The delta itself, not a copy joined to an empty string: a held run keeps every delta it streamed.
+        let text = event.delta
+        if (message.heldSurrogate) {
+          text = message.heldSurrogate + text
+          message.heldSurrogate = ''
+        }
         if (endsWithHighSurrogate(text)) {
           message.heldSurrogate = text.slice(-1)
           text = text.slice(0, -1)
