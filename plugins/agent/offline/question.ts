@@ -276,6 +276,18 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
       if (!reach(index, measure.cube).has(named.cube))
         measure = score(unused).find((entry) => fits(entry.candidate, [named]))?.candidate ?? measure
     }
+  } else if (
+    measure &&
+    measure.type === 'sum' &&
+    !granularity &&
+    !periods &&
+    !record &&
+    !counted &&
+    tokens.raw.some((word) => ['average', 'avg', 'mean', 'typical'].includes(word))
+  ) {
+    // "The average discount": a sum has no average of its own; it is the mean of the rows it adds up, per order.
+    const denominator = denominatorFor(index, measure, measure.cube)
+    if (denominator) analysis = { kind: 'ratio', denominator, per: stem(cubeNoun(measure.cube)) }
   } else if (CUES.why.test(text)) analysis = { kind: 'why', drivers: [] }
   else if (CUES.share.test(text) && !(growth && periods)) analysis = { kind: 'share' }
   else if (growth) {
@@ -303,7 +315,11 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
       const plural = pending.some(
         (entry) =>
           entry.origin === 'rank' &&
-          entry.words.some((word) => stem(word) !== word && !tokens.has('which', 'what', 'who')),
+          entry.words.some(
+            (word) =>
+              stem(word) !== word &&
+              (!tokens.has('which', 'what', 'who') || tokens.raw.some((said) => ['are', 'were'].includes(said))),
+          ),
       )
       top = { n: plural ? 5 : 1, direction: ascending(tokens) ? 'asc' : 'desc' }
     } else if (tokens.has('top', 'bottom') && dimensions.length)

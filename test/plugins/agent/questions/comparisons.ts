@@ -254,6 +254,17 @@ export const comparisons: Question[] = [
     sql: `SELECT SUM(discount) / COUNT(*) FROM orders o WHERE ${year(2025)}`,
   },
   {
+    // A sum has no average of its own: the mean over the orders it adds up (answered the total discount).
+    kind: 'ratio',
+    ask: 'What is the average discount?',
+    sql: 'SELECT SUM(discount) / COUNT(*) FROM orders o',
+  },
+  {
+    kind: 'ratio',
+    ask: 'Average discount by region in 2024',
+    sql: `SELECT r.name, SUM(o.discount) / COUNT(*) ${ORDERS_CUSTOMERS} WHERE ${year(2024)} GROUP BY 1`,
+  },
+  {
     kind: 'ratio',
     ask: 'Average spend per customer in Europe',
     sql: `SELECT SUM(o.amount) / COUNT(DISTINCT o.customer_id) ${ORDERS_CUSTOMERS} WHERE r.name = 'Europe'`,

@@ -38,6 +38,18 @@ export const rankings: Question[] = [
     cells: ['text', 'count'],
   },
   {
+    // "Who are" asks for several (answered the one first customer).
+    kind: 'top',
+    ask: 'Who are our top customers?',
+    sql: `SELECT c.name, SUM(o.amount) ${ORDERS_CUSTOMERS} GROUP BY c.id ORDER BY 2 DESC LIMIT 5`,
+  },
+  {
+    kind: 'top',
+    ask: 'Which were the best-selling products in 2024?',
+    sql: `SELECT p.name, SUM(li.quantity) ${LINES} WHERE ${year(2024)} GROUP BY p.id ORDER BY 2 DESC LIMIT 5`,
+    cells: ['text', 'count'],
+  },
+  {
     kind: 'top',
     ask: 'The 5 worst selling products',
     sql: `SELECT p.name, SUM(li.quantity) ${LINES} GROUP BY p.id ORDER BY 2 ASC LIMIT 5`,
