@@ -1,6 +1,6 @@
 import type { DateSpan, ValueHit } from '../meta-search'
 import { answerTitle } from './answer'
-import { phrases, writeDecline, type Decline } from './decline'
+import { isGreeting, phrases, writeDecline, type Decline } from './decline'
 import { frameOf, isFollowUp } from './follow-up'
 import type { Frame, Resolved } from './frame'
 import { CUES } from './intents'
@@ -130,6 +130,11 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
     text: writeDecline(reason, index),
   })
   if (question.trim() === '') return decline({ kind: 'empty' }, 'The question is empty.')
+  if (isGreeting(question))
+    return decline(
+      { kind: 'greeting', thanks: /\bthank/i.test(question) },
+      'A greeting, not a question about the data: I say what I can answer.',
+    )
   const future = CUES.future.exec(question.toLowerCase())
   if (future) return decline({ kind: 'future', phrase: future[0] }, 'The question asks for a forecast.')
 

@@ -5,6 +5,8 @@ import { words } from './words'
 /** Why a question (or part of it) cannot be answered from the data. */
 export type Decline =
   | { kind: 'empty' }
+  /** A greeting or a question about the analyst itself ("hello", "what can you do?"): not about the data. */
+  | { kind: 'greeting'; thanks: boolean }
   | { kind: 'future'; phrase: string }
   | { kind: 'unknown'; parts: string[]; values: ValueHit[]; nearest?: string }
   | { kind: 'no-measure'; parts: string[] }
@@ -47,6 +49,20 @@ function aboutPart(part: string, index: MetaIndex, values: ValueHit[]): string {
   return `I don't know what "${part}" is in this data: it is not a measure, a dimension or a value you may see.`
 }
 
+/** Clauses a greeting or a question about the analyst is made of; anything else is a question about the data. */
+const GREETING =
+  /^(hi|hello|hey|hiya|howdy|good (morning|afternoon|evening|day)|thanks|thank you|help|help me|what can you do|what do you do|who are you|what are you|what can i ask( you)?|how does this work|how do i use this|how can you help( me)?)( there| again)?$/
+
+/** Whether `question` only greets or asks what the analyst can do ("Hi! What can you do?"). */
+export function isGreeting(question: string): boolean {
+  const clauses = question
+    .toLowerCase()
+    .split(/[.,!?;:]+/)
+    .map((clause) => clause.replace(/\s+/g, ' ').trim())
+    .filter(Boolean)
+  return clauses.length > 0 && clauses.every((clause) => GREETING.test(clause))
+}
+
 const list = (members: MetaMember[]) => members.map((member) => `${member.title} (\`${member.path}\`)`).join(', ')
 
 /**
@@ -59,6 +75,9 @@ export function writeDecline(decline: Decline, index: MetaIndex): string {
   switch (decline.kind) {
     case 'empty':
       reason = 'the question is empty.'
+      break
+    case 'greeting':
+      reason = ''
       break
     case 'future':
       reason = `it asks about the future ("${decline.phrase}"), and the data only holds what has happened. I can show past figures by month or year instead.`
@@ -84,7 +103,9 @@ export function writeDecline(decline: Decline, index: MetaIndex): string {
     .slice(0, 12)
   if (measures.length === 0) return `I could not answer that: ${reason} There is no data I may show you in this model.`
   return [
-    `I could not map that question to the data: ${reason}`,
+    decline.kind === 'greeting'
+      ? `${decline.thanks ? "You're welcome." : 'Hello!'} I answer questions about the data you may see, with figures from queries I run on it.`
+      : `I could not map that question to the data: ${reason}`,
     ...details,
     '',
     `I can answer questions about these measures: ${list(measures)}.`,

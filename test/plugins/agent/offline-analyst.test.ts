@@ -244,6 +244,22 @@ describe('the offline analyst', () => {
     }
   })
 
+  it('answers a greeting with what it can do, and reads a question after a greeting as the question', async () => {
+    for (const [greeting, opening] of [
+      ['Hello', 'Hello!'],
+      ['Hi! What can you do?', 'Hello!'],
+      ['Thanks!', "You're welcome."],
+    ]) {
+      const answer = finalAnswer(mergeLines(await ask(greeting)))?.content ?? ''
+      expect({ greeting, opening: answer.split(' I answer')[0] }).toEqual({ greeting, opening })
+      expect(answer).toContain('Revenue (`orders.total_amount`)')
+      expect(answer).not.toContain('could not')
+    }
+    const answer = finalAnswer(mergeLines(await ask('Hi, how many orders were placed in 2024?')))?.content ?? ''
+    const [[count]] = data.query(`SELECT COUNT(*) FROM orders WHERE created_at LIKE '2024%'`).values() as number[][]
+    expect(answer).toContain(`| ${count.toLocaleString('en-US')} |`)
+  })
+
   it('names a row of a two-dimension breakdown by both its labels, and a total by its measure', async () => {
     const twoWay = finalAnswer(mergeLines(await ask('Orders by month and status in 2024')))?.content ?? ''
     const summary = twoWay.split('\n').find((line) => line.includes('is highest'))!
