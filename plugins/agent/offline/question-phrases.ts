@@ -211,7 +211,10 @@ export function granularityOf(tokens: Tokens): Granularity | undefined {
       return unit
     }
   }
-  if (tokens.has('trend') || tokens.find(['over', 'time']) >= 0) return 'month'
+  // "Orders over time": by month, "time" being no member of its own.
+  const overTime = tokens.find(['over', 'time'])
+  if (overTime >= 0) tokens.use(overTime, overTime + 1)
+  if (tokens.has('trend') || overTime >= 0) return 'month'
   const yoy = /\b(year over year|year-over-year|yoy)\b/.test(tokens.text)
     ? 'year'
     : /\b(month over month|mom)\b/.test(tokens.text)

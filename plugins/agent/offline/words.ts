@@ -108,7 +108,7 @@ export const STOPWORDS =
   across along place places put bring brought make makes generate generates say see shown per cent tally people thing
   things items item new break it its please want wanted need needed ok okay filter filters s t d ll re ve m given give gave giving granted paid pay pays paying buy buys earn earns
   receive receives get gets getting generating bringing bring in out our ours overall currently current actually
-  exactly roughly approximately about around total overall named called whose hi hello hey thanks thank`)
+  exactly roughly approximately about around total overall named called whose hi hello hey thanks thank still yet`)
 
 /** Words that say what kind of analysis is asked; understood, never a member or a value. */
 export const INTENT_WORDS = set(`growth grow grew grown growing change changes changed changing increase increased

@@ -144,6 +144,20 @@ export const totals: Question[] = [
   },
   { kind: 'breakdown', ask: 'Revenue by year', sql: `SELECT ${YEAR()}, SUM(o.amount) FROM orders o GROUP BY 1` },
   {
+    // "over time" is by month ("time" was an unknown word).
+    kind: 'breakdown',
+    ask: 'Show the trend of orders over time in 2024',
+    sql: `SELECT ${MONTH()}, COUNT(*) FROM orders o WHERE ${year(2024)} GROUP BY 1`,
+    cells: ['text', 'count'],
+  },
+  {
+    // "still" is no filter ("I could not map still").
+    kind: 'filter',
+    ask: 'How many orders are still processing?',
+    sql: "SELECT COUNT(*) FROM orders o WHERE status = 'processing'",
+    cells: ['count'],
+  },
+  {
     kind: 'breakdown',
     ask: 'Orders per month in 2025',
     sql: `SELECT ${MONTH()}, COUNT(*) FROM orders o WHERE ${year(2025)} GROUP BY 1`,
