@@ -45,6 +45,8 @@ export interface Vocabulary {
   described: Set<string>
   measureWords: Set<string>
   nouns: Set<string>
+  /** Every word (and its stem) of the model's cube and member names and titles: the model's own words. */
+  own: Set<string>
 }
 const vocabularies = new WeakMap<MetaIndex, Vocabulary>()
 export function vocabularyOf(index: MetaIndex): Vocabulary {
@@ -58,6 +60,16 @@ export function vocabularyOf(index: MetaIndex): Vocabulary {
         ),
       ),
       nouns: new Set(index.cubes.map((cube) => stem(cubeNoun(cube.name)))),
+      own: new Set(
+        index.cubes
+          .flatMap((cube) => [
+            cube.name,
+            cube.title ?? '',
+            ...[...cube.measures, ...cube.dimensions].flatMap((member) => [member.name, member.title]),
+          ])
+          .flatMap((text) => words(text))
+          .flatMap((word) => [word, stem(word)]),
+      ),
     }
     vocabularies.set(index, vocabulary)
   }

@@ -61,7 +61,7 @@ export interface Parsed {
 export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup | undefined): Parsed {
   const vocabulary = vocabularyOf(index)
   useCubeNouns(vocabulary.nouns)
-  const tokens = new Tokens(question)
+  const tokens = new Tokens(question, vocabulary.own)
   const text = tokens.text
   // Periods; a number compared with ("orders over 2000") is an amount, not a year.
   const compared = numberFilters(tokens, index, question)

@@ -10,10 +10,10 @@ export class Tokens {
   readonly text: string
   private readonly used: boolean[]
 
-  constructor(question: string) {
+  constructor(question: string, own?: ReadonlySet<string>) {
     this.text = question.toLowerCase()
     this.raw = words(question)
-    this.list = questionWords(question)
+    this.list = questionWords(question, own)
     this.used = this.list.map(() => false)
     this.mapSelling()
   }

@@ -20,6 +20,7 @@ const SYNONYMS: Record<string, string> = {
   buyers: 'customers',
   buyer: 'customer',
   shoppers: 'customers',
+  active: 'ordering',
   typical: 'average',
   mean: 'average',
   avg: 'average',
@@ -49,9 +50,12 @@ export function words(text: string): string[] {
     .filter(Boolean)
 }
 
-/** The words of a question, with everyday synonyms mapped to the usual model vocabulary. */
-export function questionWords(text: string): string[] {
-  return words(text).map((word) => SYNONYMS[word] ?? word)
+/**
+ * The words of a question, with everyday synonyms mapped to the usual model vocabulary, except words the model uses
+ * itself (`own`): in a model with an "Active" flag, "active customers" are those, not the customers who ordered.
+ */
+export function questionWords(text: string, own?: ReadonlySet<string>): string[] {
+  return words(text).map((word) => (own?.has(word) || own?.has(stem(word)) ? word : (SYNONYMS[word] ?? word)))
 }
 
 /** `orders` ~ `order`, `categories` ~ `category`, `status` ~ `status`: good enough for matching member names. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { sameWord } from '../../../plugins/agent/offline/words'
+import { questionWords, sameWord } from '../../../plugins/agent/offline/words'
 
 describe('sameWord', () => {
   it('matches a plural with its singular, "s", "es" and "ies" alike', () => {
@@ -26,5 +26,13 @@ describe('sameWord', () => {
       ['orders', 'order date'],
     ])
       expect([left, right, sameWord(left, right)]).toEqual([left, right, false])
+  })
+})
+
+describe('questionWords', () => {
+  it("maps everyday words to the model's usual ones, unless the model uses the word itself", () => {
+    expect(questionWords('active clients')).toEqual(['ordering', 'customers'])
+    // A model with an "Active" flag and a "clients" cube means those.
+    expect(questionWords('active clients', new Set(['active', 'client', 'clients']))).toEqual(['active', 'clients'])
   })
 })

@@ -151,6 +151,13 @@ export const totals: Question[] = [
     cells: ['text', 'count'],
   },
   {
+    // "active customers" are those who ordered (was declined: "I could not map active").
+    kind: 'breakdown',
+    ask: 'Monthly active customers in 2025',
+    sql: `SELECT ${MONTH()}, COUNT(DISTINCT customer_id) FROM orders o WHERE ${year(2025)} GROUP BY 1`,
+    cells: ['text', 'count'],
+  },
+  {
     // "still" is no filter ("I could not map still").
     kind: 'filter',
     ask: 'How many orders are still processing?',
