@@ -113,8 +113,17 @@ class Execution {
       this.outcome = aborted ? 'aborted' : 'failed'
       let message: string
       if (aborted) message = run.abortReason ?? 'Run aborted'
-      else if (error instanceof AgentError || error instanceof UnsavedAnswer) message = error.message
-      else if (unavailable) {
+      else if (error instanceof UnsavedAnswer) message = error.message
+      else if (error instanceof AgentError) {
+        message = error.message
+        // The model provider failed, or the turn ran out of time: worth an operator's look, but no bug of ours. The
+        // message is the one the user got, without the provider's URL, key or body.
+        this.services.logger.warn('chat run ended with an agent error', {
+          runId,
+          chatId: run.key.chatId,
+          reason: message,
+        })
+      } else if (unavailable) {
         // The database went away while the answer was stored: an outage, not a bug, and the answer is not saved.
         message = UNSAVED_ANSWER
         this.services.logger.warn('chat run could not be saved: the database does not answer', {

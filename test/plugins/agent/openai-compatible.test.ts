@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { createLogger, type Logger } from '../../../lib/logger'
 import { createAgentFactory } from '../../../plugins/agent/agent-factory'
 import type { AnalystTools } from '../../../plugins/agent/analyst-tools'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
@@ -22,9 +23,10 @@ afterEach(async () => {
   fake?.stop()
 })
 
-function appWith(turns: FakeTurn[]) {
+function appWith(turns: FakeTurn[], logger?: Logger) {
   fake = startFakeOpenAI(turns)
   test = createTestApp({
+    logger,
     agents: createAgentFactory({
       llm: { baseUrl: fake.url, apiKey: 'sk-test', model: 'fake-model' },
       analystDelayMs: 0,
@@ -134,10 +136,22 @@ describe('the analyst on an OpenAI-compatible model', () => {
   })
 
   it('ends the stream with an error line when the provider fails, without leaking details', async () => {
-    const app = appWith([{ status: 500, body: '{"error":{"message":"internal secret detail"}}' }])
+    const logged: string[] = []
+    const logger = createLogger('info', {}, (line) => void logged.push(line))
+    const app = appWith([{ status: 500, body: '{"error":{"message":"internal secret detail"}}' }], logger)
     const lines = await readLines(await ask(app, 'How many orders?'))
     expect(lines.at(-1)).toEqual({ error: 'The model provider failed (HTTP 500)' })
     expect(JSON.stringify(lines)).not.toContain('secret')
+    // The operator is told too, as a warning with what the user was told: no key, no provider body.
+    const warnings = logged.map((line) => JSON.parse(line)).filter((entry) => entry.level === 'warn')
+    expect(warnings).toContainEqual(
+      expect.objectContaining({
+        msg: 'chat run ended with an agent error',
+        reason: 'The model provider failed (HTTP 500)',
+      }),
+    )
+    expect(logged.join('\n')).not.toContain('secret')
+    expect(logged.join('\n')).not.toContain('sk-test')
   })
 
   it('stops a model that keeps calling tools at the step limit and still gives a final word', async () => {
