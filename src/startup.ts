@@ -2,7 +2,8 @@ import type { Storage } from '../db/client'
 import { applyBootstrap, applyBootstrapIn, isEmptyDatabase } from '../db/bootstrap/apply'
 import { demoBootstrap } from '../db/bootstrap/demo'
 import { resolveDataSources } from '../db/bootstrap/data-sources'
-import { loadBootstrapFile } from '../db/bootstrap/load'
+import { BootstrapError, loadBootstrapFile } from '../db/bootstrap/load'
+import { bootstrapModelProblems } from '../plugins/semantic/semantic-model/check-folder'
 import { openConfiguredStorage } from '../db/open-storage'
 import { withNamedFile } from './server-errors'
 import type { DataSourceConfig } from '../plugins/semantic/sources/data-source'
@@ -32,6 +33,8 @@ export async function prepareStorage(config: Config, logger: Logger): Promise<Pr
     if (config.bootstrapFile) {
       const file = loadBootstrapFile(config.bootstrapFile)
       const dataSources = resolveDataSources(file, process.env, config.bootstrapFile)
+      const modelProblems = bootstrapModelProblems(file)
+      if (modelProblems.length) throw new BootstrapError(config.bootstrapFile, modelProblems)
       const summary = await applyBootstrap(storage, file, config.bootstrapFile)
       logger.info('bootstrap applied', { file: config.bootstrapFile, ...summary })
       return { storage, demoApiKey: undefined, dataSources }

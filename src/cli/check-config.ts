@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs'
 import { resolveDataSources } from '../../db/bootstrap/data-sources'
 import { BootstrapError, loadBootstrapFile, parseBootstrapText } from '../../db/bootstrap/load'
 import type { BootstrapFile } from '../../db/bootstrap/model'
-import { readFolderModel } from '../../plugins/semantic/semantic-model/folder-model'
-import { loadModel } from '../../plugins/semantic/semantic-model/model-loader'
+import { checkModelFolder } from '../../plugins/semantic/semantic-model/check-folder'
 import { ModelError } from '../../plugins/semantic/errors'
 import { ConfigError, loadConfig } from '../../lib/config'
 import { withoutPassword } from '../../db/postgres-connect'
@@ -118,14 +117,4 @@ function modelFoldersOf(document: unknown): Array<{ folder: string; branches: st
       folders.push({ folder: model, branches: names })
     }
   return folders
-}
-
-/** Loads a folder model on each branch, as the start would; the branches, or the first problem's `ModelError`. */
-function checkModelFolder(folder: string, branches: string[]): string[] {
-  branches.forEach((branch, index) => {
-    const overlay = index === 0 ? undefined : branch
-    const files = readFolderModel(folder, overlay)
-    loadModel(`${folder}${overlay ? ` (branch ${overlay})` : ''}`, files.base, files.branch)
-  })
-  return branches
 }
