@@ -51,6 +51,8 @@ export async function verifyServiceToken(
     throw new UnauthorizedError('Token claim externalId must be a non-blank string', 'INVALID_EXTERNAL_ID')
   if (typeof identity !== 'string' || identity.trim() === '')
     throw new UnauthorizedError('Token has neither an externalId nor a sub claim', 'INVALID_TOKEN')
+  if (!identity.isWellFormed())
+    throw new UnauthorizedError(`Token claim ${claim} must be well-formed Unicode text`, 'INVALID_EXTERNAL_ID')
   // Never normalized: `Acme-7` and `acme-7` may be two people, and merging them would merge their row-level security.
   if (!isNormalizedIdentity(identity))
     throw new UnauthorizedError(

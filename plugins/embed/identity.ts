@@ -42,6 +42,7 @@ export function checkIdentity(
   if (internalId !== undefined) {
     const sent = forbidden.find((field) => fields[field] !== undefined)
     if (sent) throw new BadRequestError(`${sent} is not allowed with internalId`, 'NOT_ALLOWED_WITH_INTERNAL_ID')
+    if (!internalId.isWellFormed()) throw new BadRequestError(UNPAIRED('internalId'), 'INVALID_INTERNAL_ID')
     const username = normalizeIdentity(internalId)
     if (username === '') throw new BadRequestError('internalId must not be blank', 'BLANK_IDENTITY')
     return { kind: 'internal', username }
@@ -49,12 +50,17 @@ export function checkIdentity(
   return { kind: 'external', externalId: checkExternalId(externalId!) }
 }
 
+/** The message for an identity that is not well-formed Unicode. */
+export const UNPAIRED = (field: string) => `${field} must be well-formed Unicode text (it has an unpaired surrogate)`
+
 /**
  * 400 unless `externalId` is already lowercase and trimmed. It is never normalized: `Acme-7` and `acme-7` may be
  * two people in the caller's system, and merging them would merge their row-level security.
  */
 export function checkExternalId(externalId: string): string {
   if (externalId.trim() === '') throw new BadRequestError('externalId must not be blank', 'BLANK_IDENTITY')
+  // Stored as UTF-8, every unpaired surrogate reads back as U+FFFD: `a\uD800` and `a\uDBFF` would be one user.
+  if (!externalId.isWellFormed()) throw new BadRequestError(UNPAIRED('externalId'), 'INVALID_EXTERNAL_ID')
   if (!isNormalizedIdentity(externalId))
     throw new BadRequestError('externalId must be lowercase and trimmed', 'INVALID_EXTERNAL_ID')
   return externalId

@@ -94,3 +94,53 @@ describe('externalId is never normalized', () => {
     expect(await externalUsers()).toEqual([{ identity: 'acme-7' }])
   })
 })
+
+describe('an identity with an unpaired surrogate', () => {
+  it('is 400 on generate-session and the chat, and 401 in a service token, instead of sharing one stored user', async () => {
+    test = createTestApp({ agents: () => createScriptedAgent(() => ({ steps: [{ kind: 'text', chunks: ['ok'] }] })) })
+    // Stored as UTF-8, both would read back as "sur\uFFFD": the second caller would get the first one's attributes.
+    for (const externalId of ['sur\uD800', 'sur\uDBFF', '\uDC00x']) {
+      const minted = await test.request('POST', '/api/v1/embed/generate-session', {
+        headers: apiKey(keys.admin),
+        body: { deploymentId: 1, externalId, userAttributes: [{ name: 'region', value: 'Asia' }] },
+      })
+      expect({ externalId, status: minted.status, body: await minted.json() }).toEqual({
+        externalId,
+        status: 400,
+        body: {
+          error: 'externalId must be well-formed Unicode text (it has an unpaired surrogate)',
+          code: 'INVALID_EXTERNAL_ID',
+        },
+      })
+      const chat = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+        headers: apiKey(keys.admin),
+        body: { input: 'Hi', sessionSettings: { externalId } },
+      })
+      expect({ externalId, status: chat.status }).toEqual({ externalId, status: 400 })
+    }
+    const internal = await test.request('POST', '/api/v1/embed/generate-session', {
+      headers: apiKey(keys.admin),
+      body: { deploymentId: 1, internalId: 'alice\uD800' },
+    })
+    expect({ status: internal.status, body: await internal.json() }).toMatchObject({
+      status: 400,
+      body: { code: 'INVALID_INTERNAL_ID' },
+    })
+    const token = await serviceToken(tokenSecrets.deployment2, { scope: ['chat'], externalId: 'sur\uD800' })
+    const claimed = await test.request('POST', `${chatBase('acme', 2)}/stream-chat-state`, {
+      headers: { 'x-service-auth-token': token },
+      body: { input: 'Hi', messageId: messageId(1) },
+    })
+    expect({ status: claimed.status, body: await claimed.json() }).toEqual({
+      status: 401,
+      body: { error: 'Token claim externalId must be well-formed Unicode text', code: 'INVALID_EXTERNAL_ID' },
+    })
+    // A well-formed id with U+FFFD of its own is a user like any other.
+    const replacement = await test.request('POST', '/api/v1/embed/generate-session', {
+      headers: apiKey(keys.admin),
+      body: { deploymentId: 1, externalId: 'sur\uFFFD' },
+    })
+    expect(replacement.status).toBe(200)
+    expect(await externalUsers()).toEqual([{ identity: 'sur\uFFFD' }])
+  })
+})
