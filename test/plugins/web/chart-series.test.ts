@@ -83,6 +83,65 @@ describe('chartable', () => {
   })
 })
 
+describe('seriesOf with several label columns', () => {
+  it('labels each bar with every dimension, so a result by region and status does not draw bars that read alike', () => {
+    const byTwo = result(
+      [
+        ['customers.region', 'string'],
+        ['orders.status', 'string'],
+        ['total_amount', 'number'],
+      ],
+      [
+        ['Europe', 'completed', '10'],
+        ['Europe', 'returned', '2'],
+      ],
+    )
+    expect(chartable(byTwo)).toMatchObject({
+      kind: 'bar',
+      labelName: 'Region · Status',
+      labels: ['Europe · completed', 'Europe · returned'],
+      values: [10, 2],
+    })
+  })
+
+  it('draws the measure, not the key of the rows it lists (the top customers were drawn by their ids)', () => {
+    const top = result(
+      [
+        ['id', 'number'],
+        ['name', 'string'],
+        ['total_amount', 'number'],
+      ],
+      [
+        ['1867', 'Ada Rossi', '152844.2'],
+        ['166', 'Rosa Umar', '116533.66'],
+      ],
+    )
+    expect(chartable(top)).toMatchObject({
+      labelName: 'Id · Name',
+      valueName: 'Total amount',
+      labels: ['1867 · Ada Rossi', '166 · Rosa Umar'],
+      values: [152844.2, 116533.66],
+    })
+  })
+
+  it('leaves months of several regions to the table: one line through them all would mean nothing', () => {
+    const monthly = result(
+      [
+        ['month', 'time'],
+        ['customers.region', 'string'],
+        ['revenue', 'number'],
+      ],
+      [
+        ['2024-01-01 00:00:00', 'Asia', '1'],
+        ['2024-01-01 00:00:00', 'Europe', '2'],
+      ],
+    )
+    expect(chartable(monthly)).toBeUndefined()
+    // A widget that asks for a line anyway gets its points told apart.
+    expect(seriesOf(monthly, 'line')?.labels).toEqual(['2024-01 · Asia', '2024-01 · Europe'])
+  })
+})
+
 describe('formatKpi', () => {
   it('shortens large numbers to fit a card and keeps small ones exact', () => {
     expect(formatKpi(59_758_728.89)).toBe(
