@@ -2,6 +2,7 @@ import { BadRequestError } from '../../lib/errors'
 import type { DashboardFilter, DashboardTimeGrain } from '../management/model'
 import type { Expression, Literal, Reference, SelectStatement } from '../semantic/query/query-ast'
 import { parseQuery } from '../semantic/query/query-parser'
+import { normalizeTime } from '../semantic/query/query-planner'
 import { printQuery } from '../semantic/query-printer'
 
 /** What a viewer chose on the dashboard: new values for its filters, other grains for its time grains (by member). */
@@ -17,12 +18,34 @@ export function effectiveControls(
   chosen: ViewerControls,
 ) {
   return {
-    filters: filters.map((filter) => ({ ...filter, values: chosen.filters?.[filter.member] ?? filter.values })),
+    filters: filters.map((filter) => {
+      const values = chosen.filters?.[filter.member]
+      if (values && filter.operator === 'inDateRange') checkDateRange(filter.member, values)
+      return { ...filter, values: values ?? filter.values }
+    }),
     timeGrains: timeGrains.map((grain) => ({
       ...grain,
       granularity: chosen.timeGrains?.[grain.member] ?? grain.granularity,
     })),
   }
+}
+
+/**
+ * A viewer's date range: two dates (from, to), or none to show every date. One date, or text that is no date, was
+ * dropped and the widgets showed every date while the control still showed what the viewer typed.
+ */
+function checkDateRange(member: string, values: string[]): void {
+  if (values.length !== 0 && values.length !== 2)
+    throw new BadRequestError(
+      `filters.${member}: a date range is two dates, from and to (["2024-01-01", "2024-12-31"]), or none; got ${values.length}`,
+      'INVALID_CONTROLS',
+    )
+  const wrong = values.find((value) => normalizeTime(value) === undefined)
+  if (wrong !== undefined)
+    throw new BadRequestError(
+      `filters.${member}: ${JSON.stringify(wrong)} is not a date; write dates like 2024-01-31`,
+      'INVALID_CONTROLS',
+    )
 }
 
 /** Text as the parser holds it (as written in SQL: backslashes and quotes doubled), so the printed query reads back to it. */

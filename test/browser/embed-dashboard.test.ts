@@ -219,6 +219,41 @@ describe('GET /embed/dashboard/:publicId in a browser', () => {
     })
   }
 
+  it('says what is wrong with a date range it cannot apply, and keeps the figures of the range in force', async () => {
+    const board = await publishDashboard(server, {
+      widgets: [demoWidgets[0]],
+      filters: [{ member: 'orders.created_at', operator: 'inDateRange', values: ['2024-01-01', '2024-12-31'] }],
+    })
+    const { page, log } = await openDashboard({ externalId: 'date-range' }, { publicId: board.publicId })
+    await widgetsDrawn(page)
+    const year = await kpi(page)
+    const field = page.getByLabel('Order date between')
+    expect(await field.inputValue()).toBe('2024-01-01 to 2024-12-31')
+    for (const [typed, problem] of [
+      ['garbage', 'Write two dates: 2024-01-01 to 2024-12-31'],
+      ['2024-02-30 to 2024-03-01', 'Write two dates: 2024-01-01 to 2024-12-31'],
+      ['2024-12-31 to 2024-01-01', 'The first date comes after the second'],
+    ]) {
+      await field.fill(typed)
+      await field.press('Enter')
+      expect(await page.getByRole('alert').textContent()).toBe(problem)
+      expect(await field.getAttribute('aria-invalid')).toBe('true')
+      // Nothing was sent: the KPI still shows the range the widgets apply.
+      expect(await kpi(page)).toBe(year)
+    }
+    await screenshot(page, 'dashboard-date-range-problem')
+    await field.fill('2024-01-01 to 2024-06-30')
+    await field.press('Enter')
+    await page.waitForFunction(
+      (before) => document.querySelector('[data-widget="orders"] .kpi-value')?.getAttribute('data-value') !== before,
+      year,
+    )
+    expect(Number(await kpi(page))).toBeLessThan(Number(year))
+    expect(await page.getByRole('alert').count()).toBe(0)
+    expect(await field.getAttribute('aria-invalid')).toBeNull()
+    expect(log.unexpected()).toEqual([])
+  })
+
   it('shows a plain "This chart could not be loaded" with the request id when a widget query fails, never the query error', async () => {
     // Saving refuses such a widget now; one saved before that check (or broken by a model change) is still shown plainly.
     const broken = await publishDashboard(server, { widgets: [demoWidgets[0], demoWidgets[1]] })

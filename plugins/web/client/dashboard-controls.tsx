@@ -57,6 +57,22 @@ function FilterControl({
   )
 }
 
+/** Whether `day` is a day of the calendar written `YYYY-MM-DD` (`2024-02-30` is not). */
+function isDay(day: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day)
+  if (!match) return false
+  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])))
+  return date.toISOString().slice(0, 10) === day
+}
+
+/** What is wrong with a typed date range (two days, the first not after the second), or undefined. */
+export function rangeProblem(parts: string[]): string | undefined {
+  if (parts.length === 0) return undefined
+  if (parts.length !== 2 || !parts.every(isDay)) return 'Write two dates: 2024-01-01 to 2024-12-31'
+  if (parts[0] > parts[1]) return 'The first date comes after the second'
+  return undefined
+}
+
 /** Free values: applied on Enter or when the field is left, not on every key. */
 function TextFilter({
   id,
@@ -72,26 +88,40 @@ function TextFilter({
   range: boolean
 }) {
   const [text, setText] = useState(values.join(range ? ' to ' : ', '))
+  const [problem, setProblem] = useState<string | undefined>(undefined)
   const apply = () => {
     const parts = text
       .split(range ? /\s+to\s+/ : ',')
       .map((part) => part.trim())
       .filter(Boolean)
+    // A range the widgets cannot apply is said here, not sent: they would show figures the field does not describe.
+    const wrong = range ? rangeProblem(parts) : undefined
+    setProblem(wrong)
+    if (wrong) return
     if (parts.join('\u0000') !== values.join('\u0000')) onChange(parts)
   }
+  const problemId = `${id}-problem`
   return (
     <label class="control" for={id}>
       <span>{label}</span>
       <input
         id={id}
+        class={range ? 'control-range' : undefined}
         value={text}
         placeholder={range ? '2024-01-01 to 2024-12-31' : 'Any'}
+        aria-invalid={problem ? 'true' : undefined}
+        aria-describedby={problem ? problemId : undefined}
         onInput={(event) => setText(event.currentTarget.value)}
         onBlur={apply}
         onKeyDown={(event) => {
           if (event.key === 'Enter') apply()
         }}
       />
+      {problem && (
+        <span id={problemId} class="control-problem" role="alert">
+          {problem}
+        </span>
+      )}
     </label>
   )
 }

@@ -167,6 +167,35 @@ describe('dashboard filters and time grains for embed viewers', () => {
   })
 })
 
+describe('a date range chosen by the viewer', () => {
+  it('is 400 INVALID_CONTROLS unless it is two dates or none, instead of showing every date', async () => {
+    const ranged = await publishDashboard(test, {
+      widgets: [demoWidgets[0]],
+      filters: [{ member: 'orders.created_at', operator: 'inDateRange', values: ['2024-01-01', '2024-12-31'] }],
+    })
+    const kpi = (controls?: unknown) =>
+      test.request(
+        'GET',
+        `/api/v1/embed/dashboards/${ranged.publicId}/widgets/orders/data${controls === undefined ? '' : `?controls=${encodeURIComponent(JSON.stringify(controls))}`}`,
+        { headers: embed(europe) },
+      )
+    const range = (values: string[]) => ({ filters: { 'orders.created_at': values } })
+    const [year, all, half] = await Promise.all([kpi(), kpi(range([])), kpi(range(['2024-01-01', '2024-06-30']))])
+    const count = async (response: Response) => Number((await json(response)).data[0][0])
+    const counts = [await count(year), await count(all), await count(half)]
+    expect(counts[1]).toBeGreaterThan(counts[0])
+    expect(counts[2]).toBeLessThan(counts[0])
+    for (const values of [['2024-13-45 to 2024-99-99'], ['2024-01-01'], ['garbage', '2024-12-31'], ['a', 'b', 'c']]) {
+      const response = await kpi(range(values))
+      expect({ values, status: response.status, code: (await json(response)).code }).toEqual({
+        values,
+        status: 400,
+        code: 'INVALID_CONTROLS',
+      })
+    }
+  })
+})
+
 describe('a widget that cannot be loaded', () => {
   it('logs the reason under the request id the viewer is shown, for the people who run the service', async () => {
     const warnings: Array<{ message: string; fields?: Record<string, unknown> }> = []
