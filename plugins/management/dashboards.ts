@@ -35,8 +35,14 @@ interface DashboardContent {
   useBoardDashboards: boolean
 }
 
-export function dashboardChecksum(content: DashboardContent): string {
+/**
+ * The checksum of `content` written over a row whose checksum was `previous` (none for a new row). Chained, so every
+ * change stamps a checksum the row never had: of content alone, changing a name from A to B and back gave the first
+ * checksum again, and an update carrying it was taken as fresh although two changes had come between.
+ */
+export function dashboardChecksum(content: DashboardContent, previous = ''): string {
   const canonical = JSON.stringify([
+    previous,
     content.name,
     content.published,
     content.widgets,
@@ -263,7 +269,7 @@ async function writeContent(
     .set({
       ...content,
       publicId: row.publicId ?? (content.published ? `pd_${randomToken(12)}` : null),
-      checksum: dashboardChecksum(content),
+      checksum: dashboardChecksum(content, row.checksum),
       updatedAt: context.now,
     })
     .where(and(eq(dashboards.id, row.id), eq(dashboards.checksum, row.checksum)))

@@ -120,6 +120,20 @@ describe('PATCH /api/v1/deployments/:deploymentId/dashboards/:dashboardId', () =
     expect((await app.call('GET', `${D1}/dashboards/${dashboard.id}`)).body.name).toBe('Renamed')
   })
 
+  it('stamps a checksum the dashboard never had, also when a change brings back earlier content', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const path = `${D1}/dashboards/${dashboard.id}`
+    const first = (await app.call('PATCH', path, { name: 'A' })).body.checksum
+    await app.call('PATCH', path, { name: 'B' })
+    const back = await app.call('PATCH', path, { name: 'A' })
+    expect(back.body.checksum).not.toBe(first)
+    // A client that read the first "A" has missed two changes: its update is stale.
+    const stale = await app.call('PATCH', path, { name: 'C', checksum: first })
+    expect(stale).toMatchObject({ status: 409, body: { code: 'STALE_CHECKSUM' } })
+    expect((await app.call('GET', path)).body.name).toBe('A')
+  })
+
   it('needs ContentManage to publish: an editor-less viewer key gets 403', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
