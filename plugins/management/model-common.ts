@@ -23,7 +23,7 @@ export type PageInfo = typeof PageInfo.static
 export const PageQuery = {
   first: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: 'Page size, default 20' })),
   after: t.Optional(
-    t.String({ minLength: 1, maxLength: 500, description: '`pageInfo.endCursor` of the previous page' }),
+    t.String({ minLength: 1, maxLength: 4096, description: '`pageInfo.endCursor` of the previous page' }),
   ),
 }
 export const SortOrder = t.Optional(t.Union([t.Literal('asc'), t.Literal('desc')]))

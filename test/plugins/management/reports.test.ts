@@ -188,6 +188,27 @@ describe('GET /api/v1/deployments/:deploymentId/reports', () => {
     expect(refused.body.error).toContain('Cursor pagination is unavailable when sorting by lastViewedAt')
   })
 
+  it('walks names of the longest kind by name, with the cursors it issues (they were refused past 500 characters)', async () => {
+    app = managementApp()
+    // 200 characters each: three UTF-8 bytes a character, two JSON characters a backslash, six a control character.
+    const names = ['日'.repeat(200), '\\'.repeat(200), '\u0001'.repeat(200), 'a']
+    await seedReports(names)
+    for (const sortOrder of ['asc', 'desc']) {
+      const seen: string[] = []
+      let after: string | null = null
+      do {
+        const page: { status: number; body: any } = await app.call(
+          'GET',
+          `${D1}/reports?sortBy=name&sortOrder=${sortOrder}&first=1${after ? `&after=${after}` : ''}`,
+        )
+        expect(page.status).toBe(200)
+        seen.push(...page.body.items.map((item: { name: string }) => item.name))
+        after = page.body.pageInfo.hasNextPage ? page.body.pageInfo.endCursor : null
+      } while (after)
+      expect([...seen].sort()).toEqual([...names].sort())
+    }
+  })
+
   it('refuses a malformed cursor and a cursor of another sort with 400', async () => {
     app = managementApp()
     await seedReports(['a', 'b'])
