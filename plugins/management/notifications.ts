@@ -3,6 +3,7 @@ import { first } from '../../db/client'
 import type { notifications } from '../../db/schema'
 import { BadRequestError, NotFoundError } from '../../lib/errors'
 import { normalizeIdentity } from '../auth/normalize-identity'
+import { checkExternalId } from '../embed/identity'
 import { requireAction } from './access-control'
 import { isoTime, writing, type ManagementContext } from './context'
 import type {
@@ -144,7 +145,14 @@ async function checkRecipients(
         `${at}.embedTenantName: embed tenant "${recipient.embedTenantName}" does not exist`,
         'UNKNOWN_EMBED_TENANT',
       )
-    return { ...recipient, externalId: normalizeIdentity(recipient.externalId) }
+    // Never normalized, as everywhere an externalId names a user: `Acme-7` and `acme-7` may be two people.
+    try {
+      checkExternalId(recipient.externalId)
+    } catch (error) {
+      if (error instanceof BadRequestError) throw new BadRequestError(`${at}.${error.message}`, error.code)
+      throw error
+    }
+    return recipient
   }
 }
 
@@ -196,7 +204,7 @@ export async function listNotifications(
     wanted.push({
       kind: 'embedUser',
       embedTenantName: query.recipientEmbedTenantName,
-      externalId: normalizeIdentity(query.recipientExternalId),
+      externalId: query.recipientExternalId,
     })
   const page = await listPage(context.db, {
     table: notifications,

@@ -55,7 +55,7 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
       dashboardPublicId: dashboard.publicId,
       name: 'Daily',
       schedule: { frequency: 'daily' },
-      recipients: [{ kind: 'embedUser', embedTenantName: 'tenant-one', externalId: ' Customer-7 ' }],
+      recipients: [{ kind: 'embedUser', embedTenantName: 'tenant-one', externalId: 'customer-7' }],
     })
     expect(created.status).toBe(201)
     expect(created.body).toMatchObject({
@@ -66,6 +66,30 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
       filters: [],
       timeGrains: [],
     })
+  })
+
+  it("returns 400 for an embed recipient's externalId that is not lowercase and trimmed, never normalizing it", async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app, { published: true })
+    // `Customer-7` and `customer-7` may be two people: storing the one as the other would notify the wrong user.
+    for (const externalId of [' customer-7', 'Customer-7', 'customer\uD800']) {
+      const created = await app.call('POST', `${D1}/notifications`, {
+        dashboardId: dashboard.id,
+        name: 'Daily',
+        schedule: { frequency: 'daily' },
+        recipients: [
+          { kind: 'user', email: 'a@b.co' },
+          { kind: 'embedUser', embedTenantName: 'tenant-one', externalId },
+        ],
+      })
+      expect({ externalId, status: created.status, code: created.body.code }).toEqual({
+        externalId,
+        status: 400,
+        code: 'INVALID_EXTERNAL_ID',
+      })
+      expect(created.body.error).toStartWith('recipients[1].externalId must be')
+    }
+    expect((await app.call('GET', `${D1}/notifications`)).body.items).toEqual([])
   })
 
   it('returns 400 unless exactly one of dashboardId and dashboardPublicId is sent, and stores nothing', async () => {
@@ -161,7 +185,9 @@ describe('GET /api/v1/deployments/:deploymentId/notifications', () => {
   it('filters by embed recipient with tenant and external id together, and refuses one without the other', async () => {
     app = managementApp()
     await seed()
-    expect(await names('recipientEmbedTenantName=tenant-two&recipientExternalId=CUST-2')).toEqual(['to-embed'])
+    expect(await names('recipientEmbedTenantName=tenant-two&recipientExternalId=cust-2')).toEqual(['to-embed'])
+    // Matched as written, as the externalId is stored: `CUST-2` is another user.
+    expect(await names('recipientEmbedTenantName=tenant-two&recipientExternalId=CUST-2')).toEqual([])
     expect(await names('recipientEmbedTenantName=tenant-one&recipientExternalId=cust-2')).toEqual([])
     const alone = await app.call('GET', `${D1}/notifications?recipientEmbedTenantName=tenant-two`)
     expect(alone).toMatchObject({ status: 400, body: { code: 'EMBED_RECIPIENT_FILTER' } })
