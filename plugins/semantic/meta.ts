@@ -84,6 +84,15 @@ export function buildMeta(model: SemanticModel, view: AccessView, searchQuery?: 
       joins: [],
     }
     if (modelView.description) entry.description = modelView.description
+    // A view reads its cubes' rows, and so only the rows their policies let the caller see.
+    const limits = [
+      ...new Set(
+        [...new Set(members.map((item) => item.member.cube))].flatMap(
+          (cube) => describeRows(view.cubes.get(cube)?.rows ?? null, view.canSee) ?? [],
+        ),
+      ),
+    ]
+    if (limits.length) entry.rowAccess = limits.join('; ')
     cubes.push(entry)
   }
   const phrase = searchQuery?.trim().toLowerCase() ?? ''

@@ -185,4 +185,23 @@ describe('serviceMeta rowAccess', () => {
     expect(rowAccess(user({}, ['nobody']))).toBeUndefined()
     expect(buildMeta(model, accessView(model, null)).cubes[0].rowAccess).toBeUndefined()
   })
+
+  it('says so of a view over a cube whose rows are limited, as of the cube', () => {
+    const viewed = loadModel('test', [
+      {
+        file: 'model.yml',
+        text: `${SECRET}views:
+  - name: deal_overview
+    cubes:
+      - join_path: deals
+        includes: [region, count]
+`,
+      },
+    ])
+    const meta = (who: UserAccess | null) =>
+      buildMeta(viewed, accessView(viewed, who)).cubes.find((cube) => cube.name === 'deal_overview')
+    const seller = meta({ ...user({}, ['sales']), securityContext: { tenant_secret: 'acct-7f3a9' } })
+    expect(seller?.rowAccess).toBe('limited by an access policy on Region')
+    expect(meta(null)?.rowAccess).toBeUndefined()
+  })
 })
