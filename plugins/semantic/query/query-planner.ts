@@ -14,13 +14,17 @@ const fail = (message: string): never => {
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
-/** `YYYY-MM-DD[ HH:MM[:SS]]` (also with `T` and `Z`) as the stored `YYYY-MM-DD HH:MM:SS`. */
+/**
+ * `YYYY-MM-DD[ HH:MM[:SS[.fff]]]` (also with `T` and `Z`) as the stored `YYYY-MM-DD HH:MM:SS`, with the fraction of a
+ * second when it has one (to the microsecond, trailing zeros dropped): cutting it off made `>= '... 00:19:04.5'` take
+ * the row at 00:19:04. Compared as text, as SQLite does, `'... 00:19:04'` sorts before `'... 00:19:04.5'`, as it should.
+ */
 export function normalizeTime(value: string): string | undefined {
-  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?(?:Z|[+-]00:?00)?$/.exec(
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?(?:Z|[+-]00:?00)?$/.exec(
     value.trim(),
   )
   if (!match) return undefined
-  const [, year, month, day, hour = '00', minute = '00', second = '00'] = match
+  const [, year, month, day, hour = '00', minute = '00', second = '00', fraction = ''] = match
   if (
     Number(month) < 1 ||
     Number(month) > 12 ||
@@ -32,7 +36,8 @@ export function normalizeTime(value: string): string | undefined {
     Number(second) > 59
   )
     return undefined
-  return `${year}-${month}-${day} ${hour}:${minute}:${second}`
+  const part = fraction.slice(0, 6).replace(/0+$/, '')
+  return `${year}-${month}-${day} ${hour}:${minute}:${second}${part ? `.${part}` : ''}`
 }
 
 /** Which literal values a column of each type can be compared with (after the conversions of `literal`). */

@@ -32,6 +32,17 @@ const cases: Array<{ name: string; semantic: string; raw: string; branch?: strin
     raw: `SELECT c.region, count(*) FROM orders o JOIN ${REGION} c ON c.id = o.customer_id GROUP BY 1 HAVING count(*) > 30000 OR (count(*) > 20000 AND count(*) < 27000) ORDER BY 1`,
   },
   {
+    // The fraction of a second was cut off: '>= 00:19:04.5' took the order placed at 00:19:04.
+    name: 'compares times to the fraction of a second',
+    semantic: `SELECT MEASURE(orders.count) FROM orders WHERE orders.created_at >= '2021-01-01 00:19:04.5'`,
+    raw: `SELECT count(*) FROM orders o WHERE o.created_at >= '2021-01-01 00:19:04.5'`,
+  },
+  {
+    name: 'takes a time with a fraction of zeros as the whole second',
+    semantic: `SELECT MEASURE(orders.count) FROM orders WHERE orders.created_at BETWEEN '2021-01-01 00:19:04.001' AND '2021-01-01 01:12:53.000'`,
+    raw: `SELECT count(*) FROM orders o WHERE o.created_at BETWEEN '2021-01-01 00:19:04.001' AND '2021-01-01 01:12:53'`,
+  },
+  {
     name: 'counts all orders',
     semantic: 'SELECT MEASURE(orders.count) FROM orders',
     raw: 'SELECT count(*) FROM orders',

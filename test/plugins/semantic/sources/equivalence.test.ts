@@ -26,6 +26,9 @@ const QUERIES = [
   "SELECT orders.status, MEASURE(orders.count) FROM orders WHERE orders.status NOT IN ('shipped', 'returned') GROUP BY 1",
   "SELECT MEASURE(orders.count) FROM orders WHERE orders.created_at BETWEEN DATE '2023-01-01' AND TIMESTAMP '2023-03-31 23:59:59'",
   "SELECT MEASURE(orders.count) FROM orders WHERE orders.created_at NOT BETWEEN '2022-01-01' AND '2025-06-30'",
+  // Fractions of a second, each side of an order's time.
+  "SELECT MEASURE(orders.count) FROM orders WHERE orders.created_at >= '2021-01-01 00:19:04.5' AND orders.created_at < '2021-01-02 00:00:00.25'",
+  "SELECT MEASURE(orders.count) FROM orders WHERE orders.created_at > '2021-01-01 00:19:03.999999' AND orders.created_at <= '2021-01-01 00:19:04.000'",
   "SELECT customers.city, MEASURE(customers.count) FROM customers WHERE customers.city LIKE 'S%' GROUP BY 1",
   "SELECT customers.city, MEASURE(customers.count) FROM customers WHERE customers.city LIKE 's%' GROUP BY 1",
   "SELECT customers.city, MEASURE(customers.count) FROM customers WHERE customers.city ILIKE 's%' GROUP BY 1",
