@@ -8,6 +8,7 @@
 import { Database } from 'bun:sqlite'
 import { dlopen } from 'bun:ffi'
 import type { WorkerReply, WorkerRequest } from './query-pool'
+import { UNICODE_LOWER } from './dialects/sqlite-dialect'
 
 const connections = new Map<string, Database>()
 
@@ -17,6 +18,10 @@ function connection(path: string): Database {
     database = new Database(path, { readonly: true })
     // Belt and braces on top of the read-only open: this connection can never write, attach or load anything.
     database.run('PRAGMA query_only = ON')
+    // SQLite's lower() lowers ASCII only: 'ZÜRICH' ILIKE 'zü%' was false here and true on every other source.
+    database.function(UNICODE_LOWER, { deterministic: true }, (value: string | number | bigint | Uint8Array | null) =>
+      typeof value === 'string' ? value.toLowerCase() : value,
+    )
     connections.set(path, database)
   }
   return database

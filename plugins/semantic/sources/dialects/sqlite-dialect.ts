@@ -28,6 +28,12 @@ export function likeToGlob(pattern: string): string {
   return out
 }
 
+/**
+ * The function the query connections define to lower text the way the other sources do, every letter (SQLite's own
+ * `lower()` knows only ASCII's).
+ */
+export const UNICODE_LOWER = 'unicode_lower'
+
 /** SQLite: times are `YYYY-MM-DD HH:MM:SS` text, booleans 0/1, and LIKE ignores ASCII case (so GLOB tests case). */
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
@@ -35,9 +41,11 @@ export const sqliteDialect: Dialect = {
   placeholder: (index) => `?${index}`,
   truncate: (granularity, value) => TRUNCATE[granularity](value),
   like: (value, pattern, caseInsensitive) =>
-    caseInsensitive ? `lower(${value}) LIKE lower(${pattern}) ESCAPE '\\'` : `${value} GLOB ${pattern}`,
+    caseInsensitive
+      ? `${UNICODE_LOWER}(${value}) LIKE ${UNICODE_LOWER}(${pattern}) ESCAPE '\\'`
+      : `${value} GLOB ${pattern}`,
   likePattern: (pattern, caseInsensitive) => (caseInsensitive ? pattern : likeToGlob(pattern)),
-  contains: (value, needle) => `instr(lower(${value}), lower(${needle})) > 0`,
+  contains: (value, needle) => `instr(${UNICODE_LOWER}(${value}), ${UNICODE_LOWER}(${needle})) > 0`,
   booleanValue: (value) => (value ? 1 : 0),
   orderBy: standardOrderBy,
   binaryText: (value) => value,
