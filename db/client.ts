@@ -53,6 +53,12 @@ export interface Storage {
 }
 
 /**
+ * The function every SQLite connection of the service defines to lower text as Postgres does, every letter (SQLite's
+ * own `lower()` knows only ASCII's).
+ */
+export const UNICODE_LOWER = 'unicode_lower'
+
+/**
  * Opens (creating the folder if needed) and migrates the SQLite database: WAL, foreign keys on, a busy timeout so a
  * second connection waits instead of failing.
  */
@@ -67,6 +73,9 @@ export function openStorage(path: string): Storage {
  */
 export function sqliteStorage(sqlite: Database, path: string): Storage {
   sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
+  sqlite.function(UNICODE_LOWER, { deterministic: true }, (value: string | number | bigint | Uint8Array | null) =>
+    typeof value === 'string' ? value.toLowerCase() : value,
+  )
   if (path !== ':memory:') sqlite.run('PRAGMA journal_mode = WAL')
   sqlite.run('PRAGMA synchronous = NORMAL')
   sqlite.run('PRAGMA foreign_keys = ON')

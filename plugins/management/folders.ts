@@ -61,7 +61,7 @@ export async function listFolders(context: ManagementContext, query: FoldersList
     table: folders,
     where: [
       eq(folders.deploymentId, context.deploymentId),
-      query.search ? nameContains(folders.name, query.search) : undefined,
+      query.search ? nameContains(context.storage.dialect, folders.name, query.search) : undefined,
       query.parentId !== undefined ? eq(folders.parentId, query.parentId) : undefined,
     ],
     sorts: contentSorts<FolderRow>(folders),

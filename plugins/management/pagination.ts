@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, lt, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
-import { first, type Db } from '../../db/client'
+import { first, UNICODE_LOWER, type Db, type Dialect } from '../../db/client'
 import { BadRequestError } from '../../lib/errors'
 import type { PageInfo } from './model'
 
@@ -97,11 +97,13 @@ export function contentSorts<Row extends { name: string; createdAt: number; upda
 
 /**
  * The `search` filter: `column` contains `text`, ignoring case, with its wildcards taken literally. Both sides are
- * lowered: `LIKE` ignores case on SQLite but not on Postgres.
+ * lowered (`LIKE` ignores case on SQLite but not on Postgres), on SQLite by the connection's `unicode_lower`: its own
+ * `lower()` knows only ASCII letters, and 'épsilon' did not find 'Épsilon'.
  */
-export function nameContains(column: SQLWrapper, text: string): SQL {
+export function nameContains(dialect: Dialect, column: SQLWrapper, text: string): SQL {
   const pattern = `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`
-  return sql`${folded(column)} LIKE ${folded(pattern)} ESCAPE '\\'`
+  const lower = sql.raw(dialect === 'sqlite' ? UNICODE_LOWER : 'lower')
+  return sql`${lower}(cast(${column} as text)) LIKE ${lower}(${pattern}) ESCAPE '\\'`
 }
 
 type ListedTable = SQLiteTable & { id: SQLiteColumn; $inferSelect: { id: number } }

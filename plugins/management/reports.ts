@@ -121,7 +121,7 @@ export async function listReports(context: ManagementContext, query: ReportsList
     table: reports,
     where: [
       eq(reports.deploymentId, context.deploymentId),
-      query.search ? nameContains(reports.name, query.search) : undefined,
+      query.search ? nameContains(context.storage.dialect, reports.name, query.search) : undefined,
       query.folderId !== undefined ? eq(reports.folderId, query.folderId) : undefined,
       query.externalWorkbookId !== undefined
         ? inArray(

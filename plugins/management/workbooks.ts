@@ -114,7 +114,7 @@ export async function listWorkbooks(
     table: workbooks,
     where: [
       eq(workbooks.deploymentId, context.deploymentId),
-      query.search ? nameContains(workbooks.name, query.search) : undefined,
+      query.search ? nameContains(context.storage.dialect, workbooks.name, query.search) : undefined,
       query.shared !== undefined ? eq(workbooks.shared, query.shared) : undefined,
     ],
     sorts: contentSorts<WorkbookRow>(workbooks),

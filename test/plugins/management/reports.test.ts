@@ -136,7 +136,7 @@ describe('GET /api/v1/deployments/:deploymentId/reports', () => {
   it('filters by search (case-insensitive, wildcards literal), folderId and externalWorkbookId', async () => {
     app = managementApp()
     const folder = await app.call('POST', `${D1}/folders`, { name: 'Finance' })
-    const [revenue, , margin] = await seedReports(['Revenue 2026', 'Churn', 'Gross margin 100%'])
+    const [revenue, , margin] = await seedReports(['Revenue 2026', 'Churn', 'Gross margin 100%', 'Épsilon Ärger'])
     await app.call('PATCH', `${D1}/reports/${revenue}`, { folderId: folder.body.id })
     await app.call('PUT', `${D1}/reports/${margin}/connect-workbook`, {
       externalWorkbookId: 'sheet-9',
@@ -147,10 +147,13 @@ describe('GET /api/v1/deployments/:deploymentId/reports', () => {
     expect(await names('search=REVENUE')).toEqual(['Revenue 2026'])
     expect(await names('search=%25')).toEqual(['Gross margin 100%'])
     expect(await names('search=_')).toEqual([])
+    // Case is ignored beyond ASCII too (SQLite's lower() knows only ASCII letters).
+    expect(await names(`search=${encodeURIComponent('épsilon ärger')}`)).toEqual(['Épsilon Ärger'])
+    expect(await names(`search=${encodeURIComponent('ÉPSILON')}`)).toEqual(['Épsilon Ärger'])
     expect(await names(`folderId=${folder.body.id}`)).toEqual(['Revenue 2026'])
     expect(await names('externalWorkbookId=sheet-9')).toEqual(['Gross margin 100%'])
     expect(await names('externalWorkbookId=sheet-9&search=revenue')).toEqual([])
-    expect((await app.call('GET', `${D1}/reports?search=r`)).body.count).toBe(3)
+    expect((await app.call('GET', `${D1}/reports?search=r`)).body.count).toBe(4)
   })
 
   it('sorts by name, createdAt, updatedAt and lastViewedAt', async () => {
