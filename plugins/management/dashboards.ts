@@ -20,6 +20,7 @@ import type {
   UpdatePublishedAiWidgetThreadInput,
 } from './model'
 import { byCreation, listPage } from './pagination'
+import { normalizeTime } from '../semantic/query/query-planner'
 
 export type DashboardRow = typeof dashboards.$inferSelect
 
@@ -96,6 +97,51 @@ function checkWidgetQueries(widgets: DashboardWidget[], check: WidgetQueryCheck 
       )
     }
   })
+}
+
+/**
+ * Refuses filters and time grains the dashboard could never apply, naming them, as its widgets are: a member the
+ * model does not have (or a measure: filters go into WHERE), a time grain on what is not a time, a date range that
+ * is not two dates. Such controls were saved and then silently left out of every widget.
+ */
+function checkControls(
+  filters: DashboardFilter[],
+  timeGrains: DashboardTimeGrain[],
+  check: WidgetQueryCheck | undefined,
+): void {
+  const planned = (at: string, query: string) => {
+    if (!check) return
+    try {
+      check(query)
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error)
+      throw new BadRequestError(`${at}: ${reason}`, 'INVALID_DASHBOARD_CONTROL')
+    }
+  }
+  const cubeOf = (member: string) => member.slice(0, member.indexOf('.'))
+  filters.forEach((filter, index) => {
+    const at = `filters[${index}]`
+    if (filter.operator === 'inDateRange') {
+      if (filter.values.length !== 0 && filter.values.length !== 2)
+        throw new BadRequestError(
+          `${at}.values: a date range is two dates, from and to (["2024-01-01", "2024-12-31"]), or none`,
+          'INVALID_DASHBOARD_CONTROL',
+        )
+      const wrong = filter.values.find((value) => normalizeTime(value) === undefined)
+      if (wrong !== undefined)
+        throw new BadRequestError(
+          `${at}.values: ${JSON.stringify(wrong)} is not a date; write dates like 2024-01-31`,
+          'INVALID_DASHBOARD_CONTROL',
+        )
+    }
+    planned(`${at}.member`, `SELECT ${filter.member} FROM ${cubeOf(filter.member)} WHERE ${filter.member} IS NULL`)
+  })
+  timeGrains.forEach((grain, index) =>
+    planned(
+      `timeGrains[${index}].member`,
+      `SELECT DATE_TRUNC('${grain.granularity}', ${grain.member}) FROM ${cubeOf(grain.member)}`,
+    ),
+  )
 }
 
 /** Gives widgets without an id one, and refuses two widgets with the same id. */
@@ -230,6 +276,7 @@ export async function createDashboard(
     if (existing)
       throw new ConflictError(`Workbook ${input.workbookId} already has dashboard ${existing.id}`, 'DASHBOARD_EXISTS')
     checkWidgetQueries(widgets, checkQuery)
+    checkControls(input.filters ?? [], input.timeGrains ?? [], checkQuery)
     const content: DashboardContent = {
       name: input.name,
       published: input.published ?? false,
@@ -336,6 +383,7 @@ export async function updateDashboard(
         const widgets = input.widgets ? normalizeWidgets(input.widgets) : current.widgets
         // Only new widgets are checked: an unrelated edit (a rename) still saves when the model changed under a widget.
         if (input.widgets) checkWidgetQueries(widgets, checkQuery)
+        checkControls(input.filters ?? [], input.timeGrains ?? [], checkQuery)
         const widgetIds = new Set(widgets.map((widget) => widget.id))
         return {
           name: input.name ?? current.name,

@@ -169,7 +169,8 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
           'Dashboards',
           "Create a workbook's dashboard",
           '`widgets` is optional (v0.2.1). `published: true` assigns a `publicId`. Each widget query is planned against the ' +
-            "deployment's model (nothing runs): one that cannot run is 400 `INVALID_WIDGET_QUERY`, naming the widget.",
+            "deployment's model (nothing runs): one that cannot run is 400 `INVALID_WIDGET_QUERY`, naming the widget. " +
+            'A filter or time grain the model cannot apply is 400 `INVALID_DASHBOARD_CONTROL`.',
         ),
       },
     )

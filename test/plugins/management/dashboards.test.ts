@@ -226,6 +226,63 @@ describe('POST /api/v1/deployments/:deploymentId/workbooks/:workbookId/dashboard
   })
 })
 
+describe('filters and time grains checked when a dashboard is saved', () => {
+  it('returns 400 INVALID_DASHBOARD_CONTROL naming a control the dashboard could never apply, and saves nothing', async () => {
+    app = managementApp()
+    const workbook = await app.call('POST', `${D1}/workbooks`, { name: 'Controls' })
+    const board = (controls: Record<string, unknown>) =>
+      app.call('POST', `${D1}/dashboards`, {
+        workbookId: workbook.body.id,
+        name: 'Board',
+        widgets: [widget],
+        ...controls,
+      })
+    for (const [controls, named] of [
+      [
+        { filters: [{ member: 'orders.nope', operator: 'equals', values: ['x'] }] },
+        'filters[0].member: Unknown member orders.nope',
+      ],
+      [{ filters: [{ member: 'orders.count', operator: 'gt', values: ['1'] }] }, 'filters[0].member:'],
+      [
+        { filters: [{ member: 'orders.created_at', operator: 'inDateRange', values: ['garbage'] }] },
+        'filters[0].values: a date range is two dates',
+      ],
+      [
+        { filters: [{ member: 'orders.created_at', operator: 'inDateRange', values: ['2024-01-01', '2024-02-30'] }] },
+        'filters[0].values: "2024-02-30" is not a date',
+      ],
+      [
+        { timeGrains: [{ member: 'orders.status', granularity: 'month' }] },
+        'timeGrains[0].member: DATE_TRUNC takes a time dimension',
+      ],
+    ] as const) {
+      const created = await board(controls)
+      expect({ named, status: created.status, code: created.body.code }).toEqual({
+        named,
+        status: 400,
+        code: 'INVALID_DASHBOARD_CONTROL',
+      })
+      expect(created.body.error).toStartWith(named)
+    }
+    expect((await app.call('GET', `${D1}/workbooks/${workbook.body.id}`)).body.dashboardId ?? null).toBeNull()
+    const fine = await board({
+      filters: [
+        { member: 'orders.created_at', operator: 'inDateRange', values: ['2024-01-01', '2024-12-31'] },
+        { member: 'customers.region', operator: 'equals', values: [] },
+      ],
+      timeGrains: [{ member: 'orders.created_at', granularity: 'week' }],
+    })
+    expect(fine.status).toBe(201)
+    const patched = await app.call('PATCH', `${D1}/dashboards/${fine.body.id}`, {
+      timeGrains: [{ member: 'customers.region', granularity: 'year' }],
+    })
+    expect(patched).toMatchObject({ status: 400, body: { code: 'INVALID_DASHBOARD_CONTROL' } })
+    expect((await app.call('GET', `${D1}/dashboards/${fine.body.id}`)).body.timeGrains).toEqual([
+      { member: 'orders.created_at', granularity: 'week' },
+    ])
+  })
+})
+
 describe('widget queries checked when a dashboard is saved', () => {
   it('returns 400 INVALID_WIDGET_QUERY naming the widget when a created widget query cannot run, and saves nothing', async () => {
     app = managementApp()
