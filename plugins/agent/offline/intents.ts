@@ -86,8 +86,14 @@ export function booleansOf(tokens: Tokens, index: MetaIndex, measureWords: Set<s
       for (let at = tokens.find([own[0]]); at >= 0; at = tokens.find([own[0]], at + 1)) {
         const negation = negatedAt(tokens, at)
         const withWord = WITH.includes(tokens.list[at - 1] ?? '') || WITH.includes(tokens.list[at - 2] ?? '')
+        // "discounted orders", "orders that were discounted": the flag said of the things it marks (named too; "how
+        // much was discounted" asks for the amount).
+        const participle =
+          tokens.list[at].endsWith('ed') &&
+          !own[0].endsWith('ed') &&
+          tokens.list.some((word) => sameWord(word, cubeNoun(cube.name)))
         // "discount" alone asks for the discount measure; "with a discount" for the flag.
-        if (negation < 0 && !withWord && measureWords.has(own[0])) continue
+        if (negation < 0 && !withWord && !participle && measureWords.has(own[0])) continue
         found.push({ member, value: negation < 0, at: negation >= 0 ? [negation, at] : [at] })
       }
     }

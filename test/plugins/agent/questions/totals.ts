@@ -158,6 +158,24 @@ export const totals: Question[] = [
     cells: ['text', 'count'],
   },
   {
+    // "discounted" is the flag said of the orders (declined; an earlier version dropped it and summed every order).
+    kind: 'filter',
+    ask: 'Revenue from discounted orders in 2024',
+    sql: `SELECT SUM(amount) FROM orders o WHERE discount > 0 AND ${year(2024)}`,
+  },
+  {
+    kind: 'filter',
+    ask: 'How many discounted orders were there in 2023?',
+    sql: `SELECT COUNT(*) FROM orders o WHERE discount > 0 AND ${year(2023)}`,
+    cells: ['count'],
+  },
+  {
+    // Without the orders named, it is the amount discounted.
+    kind: 'total',
+    ask: 'How much was discounted in 2024?',
+    sql: `SELECT SUM(discount) FROM orders o WHERE ${year(2024)}`,
+  },
+  {
     // "still" is no filter ("I could not map still").
     kind: 'filter',
     ask: 'How many orders are still processing?',
