@@ -10,11 +10,14 @@ export function filterWords(filter: Frame['values'][number]): string {
 }
 
 /** A filter in words: `Region: Europe`, `Segment: not Corporate`, `VIP: yes`. */
-export function describeFilters(frame: Frame, conditions = true): string[] {
+export function describeFilters(frame: Frame, conditions = true, which: 'all' | 'part' | 'whole' = 'all'): string[] {
   const parts: string[] = []
+  const kept = (filter: { scope?: boolean }) =>
+    which === 'all' || (which === 'whole' ? filter.scope === true : filter.scope !== true)
   if (conditions) {
-    for (const filter of frame.values) parts.push(filterWords(filter))
-    for (const filter of frame.booleans) parts.push(`${filter.member.title}: ${filter.value ? 'yes' : 'no'}`)
+    for (const filter of frame.values.filter(kept)) parts.push(filterWords(filter))
+    for (const filter of frame.booleans.filter(kept))
+      parts.push(`${filter.member.title}: ${filter.value ? 'yes' : 'no'}`)
   }
   return parts
 }
@@ -29,9 +32,9 @@ export function answerTitle(resolved: Resolved): string {
   if (analysis.kind === 'ratio') what = `${frame.measure.title} per ${analysis.per.replace(/s$/, '')}`
   if (analysis.kind === 'share')
     what =
-      frame.dimensions.length || !describeFilters(frame).length
+      frame.dimensions.length || !describeFilters(frame, true, 'part').length
         ? `Share of ${frame.measure.title.toLowerCase()}`
-        : `Share of ${frame.measure.title.toLowerCase()} from ${describeFilters(frame).join(', ')}`
+        : `Share of ${frame.measure.title.toLowerCase()} from ${describeFilters(frame, true, 'part').join(', ')}`
   if (analysis.kind === 'growth') what = `${frame.measure.title} growth`
   if (analysis.kind === 'record') {
     const thing = analysis.attribute.cube.replace(/_/g, ' ').replace(/s$/, '')
@@ -55,7 +58,11 @@ export function answerTitle(resolved: Resolved): string {
     : range
       ? range.label
       : 'all time'
-  const filters = analysis.kind === 'share' && !frame.dimensions.length ? [] : describeFilters(frame)
+  // A share's part is in its name; what it is a share of (the whole's own filters) follows, as other filters do.
+  const filters =
+    analysis.kind === 'share' && !frame.dimensions.length
+      ? describeFilters(frame, true, 'whole')
+      : describeFilters(frame)
   return `${what}${by.length ? ` by ${by.join(' and ')}` : ''}${top}, ${when}${filters.length ? ` (${filters.join('; ')})` : ''}`
 }
 

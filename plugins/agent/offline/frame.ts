@@ -10,15 +10,21 @@ export interface ValueFilter {
   /** A comparison with the one value, a number ("orders over 1,000": `orders.amount > 1000`). */
   op?: '>' | '>=' | '<' | '<='
   /**
-   * Added by a follow-up ("for Europe only"): it narrows what the question is about, so a share is taken within it
-   * (the status mix of Europe's orders), not of it (Europe's part of each status).
+   * It narrows what the question is about, so a share is taken within it, not of it: added by a follow-up ("for
+   * Europe only": the status mix of Europe's orders), or named as the whole ("what share of Asia's orders were
+   * cancelled": of Asia's orders).
    */
   scope?: boolean
+  /** Where the question names it (the index of its first word), to tell a share's part from its whole. */
+  at?: number
 }
 
 export interface BooleanFilter {
   member: MetaMember
   value: boolean
+  /** As a value filter's. */
+  scope?: boolean
+  at?: number
 }
 
 /** What kind of calculation the question asks for, beyond one measure. */

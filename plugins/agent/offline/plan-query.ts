@@ -121,9 +121,10 @@ export function planQueries(
       // Filters on other members than the breakdown are a condition: "the share of VIP customers by region" is the
       // VIP share within each region. Without one, each group's share of the whole.
       // A filter a follow-up added narrows the whole too ("for Europe only": the status mix within Europe).
+      // A filter the question names as the whole ("of Asia's orders") narrows the whole too.
       const conditions =
         frame.values.some((filter) => !frame.dimensions.includes(filter.member) && !filter.scope) ||
-        frame.booleans.length > 0
+        frame.booleans.some((filter) => !filter.scope)
       const part = query({ ...base, top: undefined }, 'part')
       const within = dims.length > 0 && conditions
       const whole = within
@@ -131,7 +132,7 @@ export function planQueries(
             {
               ...base,
               values: frame.values.filter((filter) => frame.dimensions.includes(filter.member) || filter.scope),
-              booleans: [],
+              booleans: frame.booleans.filter((filter) => filter.scope),
               top: undefined,
             },
             'whole',
@@ -141,8 +142,8 @@ export function planQueries(
               ...base,
               dimensions: dims.length ? [] : dims,
               granularity: undefined,
-              values: dims.length ? frame.values : [],
-              booleans: dims.length ? frame.booleans : [],
+              values: dims.length ? frame.values : frame.values.filter((filter) => filter.scope),
+              booleans: dims.length ? frame.booleans : frame.booleans.filter((filter) => filter.scope),
               top: undefined,
             },
             'whole',

@@ -122,10 +122,12 @@ export function valuesOf(tokens: Tokens, index: MetaIndex, hits: ValueHit[]): Va
       entry.negated = true
   })
   const filters: ValueFilter[] = []
-  for (const { member, value, negated } of found) {
+  for (const { member, value, negated, at } of found) {
     const existing = filters.find((filter) => filter.member === member && filter.negated === negated)
-    if (existing) existing.values.push(value)
-    else filters.push({ member, values: [value], negated })
+    if (existing) {
+      existing.values.push(value)
+      existing.at = Math.min(existing.at ?? at, at)
+    } else filters.push({ member, values: [value], negated, at })
   }
   return filters
 }

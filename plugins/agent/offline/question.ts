@@ -28,7 +28,7 @@ import {
 } from './members'
 import { findPeriods, spanOf, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
-import { INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
+import { findPhrase, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
 import { GRANULARITY, valuesOf, type Phrase, dimensionPhrases, granularityOf, useCubeNouns } from './question-phrases'
 /** What the lookup (`serviceMeta` with a search) found: dimension values and date spans the caller may see. */
 export interface Lookup {
@@ -56,6 +56,36 @@ export interface Parsed {
   analysis: Analysis
   /** Words that may be values of a dimension, to look up. */
   unknown: string[]
+}
+
+/** Words after which a share's question names its part: "what share of Asia's orders WERE cancelled". */
+const SHARE_SPLIT = new Set(['are', 'were', 'is', 'was', 'come', 'comes', 'came', 'from', 'had', 'has', 'have'])
+const AS_SHARE_OF = ['share', 'percentage', 'percent', 'proportion', 'fraction', 'part'].flatMap((noun) => [
+  ['as', 'a', noun, 'of'],
+  ['as', noun, 'of'],
+])
+
+/**
+ * Marks the filters that name a share's whole (`scope`), so the share is taken within them: "what share of VIP
+ * customers are in Europe" is Europe's part of the VIP customers (127 of 409), not of all customers (127 of 8,000).
+ * The whole is named first, then a verb or "from" and the part; "Electronics as a share of Europe's revenue" names
+ * the part first. Without such a split, or when every filter falls on one side, the share is of everything.
+ */
+function scopeShare(tokens: Tokens, filters: Array<ValueFilter | BooleanFilter>): void {
+  const placed = filters.filter((filter) => filter.at !== undefined)
+  if (placed.length < 2 || placed.length !== filters.length) return
+  const asShare = AS_SHARE_OF.map((phrase) => findPhrase(tokens.list, phrase, 0)).find((at) => at >= 0)
+  let whole: (filter: ValueFilter | BooleanFilter) => boolean
+  if (asShare !== undefined) whole = (filter) => filter.at! > asShare
+  else {
+    const first = Math.min(...placed.map((filter) => filter.at!))
+    const split = tokens.list.findIndex((word, at) => at > first && SHARE_SPLIT.has(word))
+    if (split < 0) return
+    whole = (filter) => filter.at! < split
+  }
+  const scoped = placed.filter(whole)
+  if (scoped.length === 0 || scoped.length === placed.length) return
+  for (const filter of scoped) filter.scope = true
 }
 
 export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup | undefined): Parsed {
@@ -115,7 +145,7 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     tokens.use(...flag.at)
     const both = flags.some((other) => other.member === flag.member && other.value !== flag.value)
     if (both) dimensions.includes(flag.member) || dimensions.push(flag.member)
-    else booleans.push({ member: flag.member, value: flag.value })
+    else booleans.push({ member: flag.member, value: flag.value, at: Math.min(...flag.at) })
   }
   // Two members of one dimension are compared side by side.
   for (const filter of values) if (filter.values.length > 1 && !filter.negated) dimensions.push(filter.member)
@@ -325,6 +355,9 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     } else if (tokens.has('top', 'bottom') && dimensions.length)
       top = { n: 5, direction: tokens.has('bottom') ? 'asc' : 'desc' }
   }
+
+  if (analysis.kind === 'share')
+    scopeShare(tokens, [...values.filter((filter) => !dimensions.includes(filter.member)), ...booleans])
 
   // "Average monthly revenue": the mean of the measure over the periods, not an average-type measure.
   const averagePer =

@@ -142,20 +142,27 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
     const conditions = describeFilters(frame)
     if (columns.length === 0) {
       const part = num(data[0]?.[0])
+      // What the share is of: every row, or those the question named as the whole ("of Asia's orders").
+      const of = describeFilters(frame, true, 'whole')
+      const within = of.length ? ` (${of.join('; ')})` : ''
       columns.push(
         { header: 'Matching', numeric: false },
         { header: measure.title, numeric: true },
-        { header: `All ${lower(measure.title)}`, numeric: true },
+        { header: `All ${lower(measure.title)}${within}`, numeric: true },
         { header: 'Share', numeric: true },
       )
       const label = [
-        ...frame.values.map((filter) =>
-          filter.op ? filterWords(filter) : `${filter.negated ? 'not ' : ''}${filter.values.join(', ')}`,
-        ),
-        ...frame.booleans.map((flag) => `${flag.member.title}: ${flag.value ? 'yes' : 'no'}`),
+        ...frame.values
+          .filter((filter) => !filter.scope)
+          .map((filter) =>
+            filter.op ? filterWords(filter) : `${filter.negated ? 'not ' : ''}${filter.values.join(', ')}`,
+          ),
+        ...frame.booleans
+          .filter((flag) => !flag.scope)
+          .map((flag) => `${flag.member.title}: ${flag.value ? 'yes' : 'no'}`),
       ].join('; ')
       rows.push([label, show(part, measure), show(whole, measure), percent((100 * part) / whole)])
-      summary = `${conditions.join(', ')} accounts for **${percent((100 * part) / whole)}** of ${lower(measure.title)} (${show(part, measure)} of ${show(whole, measure)}).`
+      summary = `${describeFilters(frame, true, 'part').join(', ')} accounts for **${percent((100 * part) / whole)}** of ${lower(measure.title)}${of.length ? ` where ${of.join(', ')}` : ''} (${show(part, measure)} of ${show(whole, measure)}).`
     } else if (answers.find(({ query }) => query.role === 'whole')!.query.labels > 0) {
       // The share of the rows matching the filters within each group.
       const joined = joinRows(answers)

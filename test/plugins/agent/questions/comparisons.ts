@@ -1,4 +1,15 @@
-import { CUSTOMERS, LINES, ORDERS_CUSTOMERS, QUARTER, YEAR, between, pct, year, type Question } from './types'
+import {
+  CUSTOMERS,
+  LINES,
+  LINES_CUSTOMERS,
+  ORDERS_CUSTOMERS,
+  QUARTER,
+  YEAR,
+  between,
+  pct,
+  year,
+  type Question,
+} from './types'
 
 /** `SELECT label, a, b, b - a, percent change` of a sum over two periods per group (or one row without a group). */
 function growth(expression: string, from: string, to: string, source: string, group?: string, where = '1 = 1'): string {
@@ -177,6 +188,32 @@ export const comparisons: Question[] = [
     ask: 'What share of revenue comes from each region?',
     sql: `SELECT r.name, ${pct('SUM(o.amount)', '(SELECT SUM(amount) FROM orders)')} ${ORDERS_CUSTOMERS} GROUP BY 1`,
     cells: ['text', 'pct'],
+  },
+  {
+    // A share of part of the data: of the VIP customers, not of all customers (gave 127 of 8,000).
+    kind: 'share',
+    ask: 'What share of VIP customers are in Europe?',
+    sql: `SELECT ${pct("SUM(r.name = 'Europe')", 'COUNT(*)')} ${CUSTOMERS} WHERE c.is_vip = 1`,
+    cells: ['pct'],
+  },
+  {
+    kind: 'share',
+    ask: "What share of Asia's orders were cancelled in 2025?",
+    sql: `SELECT ${pct("SUM(o.status = 'cancelled')", 'COUNT(*)')} ${ORDERS_CUSTOMERS} WHERE r.name = 'Asia' AND ${year(2025)}`,
+    cells: ['pct'],
+  },
+  {
+    kind: 'share',
+    ask: 'What percentage of Electronics revenue came from Europe?',
+    sql: `SELECT ${pct("SUM(CASE WHEN r.name = 'Europe' THEN li.amount END)", 'SUM(li.amount)')} ${LINES_CUSTOMERS} WHERE p.category = 'Electronics'`,
+    cells: ['pct'],
+  },
+  {
+    // The part named first: "as a share of" names the whole after it.
+    kind: 'share',
+    ask: "Revenue from Electronics as a share of Europe's product revenue in 2025",
+    sql: `SELECT ${pct("SUM(CASE WHEN p.category = 'Electronics' THEN li.amount END)", 'SUM(li.amount)')} ${LINES_CUSTOMERS} WHERE r.name = 'Europe' AND ${year(2025)}`,
+    cells: ['pct'],
   },
   {
     kind: 'share',
