@@ -15,6 +15,19 @@ export const CUES = {
   span: /\b(?:from|between)\b[^?]*\b(?:to|and|through|until)\b/,
 }
 
+/** Nouns of cubes whose rows are people: "who" asks for one of them. */
+const PEOPLE = new Set(
+  'customer customers client clients user users people person persons member members employee employees buyer buyers account accounts patient patients student students seller sellers agent agents rep reps contact contacts subscriber subscribers shopper shoppers guest guests owner owners author authors'.split(
+    ' ',
+  ),
+)
+
+/** The cube of people that "who" asks about, among `cubes` (those a measure reaches). */
+export function peopleCube(tokens: Tokens, cubes: Iterable<string>): string | undefined {
+  if (!tokens.raw.includes('who') && !tokens.raw.includes('whom')) return undefined
+  return [...cubes].find((cube) => PEOPLE.has(cubeNoun(cube)))
+}
+
 export const DESC = [
   'top',
   'best',
@@ -160,11 +173,16 @@ export function recordOf(tokens: Tokens, index: MetaIndex, many = false) {
     tokens.list.some(
       (word, at) => (DESC.includes(word) || ASC.includes(word)) && sameWord(tokens.list[at + 1] ?? '', cubeNoun(cube)),
     )
-  const single = tokens.has('single', 'individual')
+  // "Who had the biggest order": one order, shown with who placed it.
+  const who = (cube: string) => peopleCube(tokens, [cube]) !== undefined
+  // ("Who placed the most orders" counts each one's orders: no single order.)
+  const single =
+    tokens.has('single', 'individual') || (tokens.raw.includes('who') && !tokens.has('most', 'least', 'fewest'))
   const numbers = index.cubes.flatMap((cube) =>
     cube.dimensions.filter((dim) => dim.type === 'number' && !dim.primaryKey && !/(^|_)id$/.test(dim.name)),
   )
   const entityAsked = (cube: string) => said(cubeNoun(cube))
+  const shown = (cube: string) => entityAsked(cube) || who(cube)
   let attribute = numbers.find(
     (dim) =>
       distinctive(dim).some((word) => !sameWord(word, cubeNoun(dim.cube)) && said(word)) &&
@@ -194,7 +212,7 @@ export function recordOf(tokens: Tokens, index: MetaIndex, many = false) {
   if (key) show.push(key)
   if (own && /^(name|title)$/.test(own.name)) show.push(own)
   for (const cube of reach(index, attribute.cube)) {
-    if (cube === attribute.cube || !entityAsked(cube)) continue
+    if (cube === attribute.cube || !shown(cube)) continue
     const label = labelDimension(index, cube)
     if (label && /^(name|title)$/.test(label.name)) show.push(label)
   }

@@ -2,7 +2,7 @@ import type { MetaCube, MetaIndex, MetaMember } from './meta-index'
 import { findPhrase, sameWord, stem, words } from './words'
 
 /** One noun in singular or plural (`order`, `orders`), stricter than `sameWord` (`ordering` is no order). */
-const sameNoun = (word: string, noun: string) =>
+export const sameNoun = (word: string, noun: string) =>
   word === noun || `${word}s` === noun || word === `${noun}s` || word.replace(/ies$/, 'y') === noun.replace(/ies$/, 'y')
 const GENERIC = new Set([
   'count',

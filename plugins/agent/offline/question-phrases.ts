@@ -201,6 +201,9 @@ export function dimensionPhrases(tokens: Tokens): Phrase[] {
 }
 
 export function granularityOf(tokens: Tokens): Granularity | undefined {
+  // "Which day of the week": weekdays are no period of the data; left unknown, the question is declined rather
+  // than answered with the busiest date.
+  if (/\b(days? of (the )?week|weekdays?|day-of-week)\b/.test(tokens.text)) return undefined
   for (const [at, word] of tokens.list.entries()) {
     const unit = GRANULARITY[word]
     if (!unit || tokens.isUsed(at)) continue

@@ -8,6 +8,7 @@ import {
   booleansOf,
   denominatorFor,
   numberFilters,
+  peopleCube,
   perEntity,
   rankedCount,
   recordOf,
@@ -22,6 +23,7 @@ import {
   labelDimension,
   matchDimension,
   reach,
+  sameNoun,
   scoreMeasure,
   timeDimensionFor,
   vocabularyOf,
@@ -56,6 +58,40 @@ export interface Parsed {
   analysis: Analysis
   /** Words that may be values of a dimension, to look up. */
   unknown: string[]
+}
+
+/** Verbs of ordering: "how many customers ordered (bought, purchased, spent)" counts the customers who did. */
+const ORDERING = new Set([
+  'ordered',
+  'order',
+  'ordering',
+  'bought',
+  'buy',
+  'buying',
+  'purchased',
+  'purchase',
+  'purchasing',
+  'placed',
+  'shopped',
+  'spent',
+  'spend',
+  'paid',
+])
+
+/** The cube of the things counted: the first cube noun right after "how many" or "number of" (two words at most between). */
+function countedThings(tokens: Tokens, index: MetaIndex): string | undefined {
+  const starts = [tokens.find(['many']), tokens.find(['number', 'of'])]
+    .filter((at) => at >= 0)
+    .map((at) => (tokens.list[at] === 'many' ? at + 1 : at + 2))
+  for (const start of starts)
+    for (let at = start; at < Math.min(tokens.length, start + 3); at++) {
+      const cube = index.cubes.find(
+        // A noun's forms only: "number of ordering customers" counts customers, not orders.
+        (entry) => entry.measures.length > 0 && sameNoun(tokens.list[at], cubeNoun(entry.name)),
+      )
+      if (cube) return cube.name
+    }
+  return undefined
 }
 
 /** Words after which a share's question names its part: "what share of Asia's orders WERE cancelled". */
@@ -264,6 +300,25 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     const count = cube?.measures.find((entry) => entry.type === 'count')
     if (count && fits(count, pendingMembers)) measure = count
   }
+  // "How many orders ... by VIP customers": the things counted are the ones named after "how many", whatever else
+  // the question names; "how many customers ordered" counts the customers who ordered, not those who signed up.
+  const countedCube = countedThings(tokens, index)
+  if (countedCube && measure && ['count', 'count_distinct'].includes(measure.type) && !per) {
+    const noun = cubeNoun(countedCube)
+    const ordering = tokens.raw.some((word) => ORDERING.has(word))
+    const distinct = ordering
+      ? index.cubes
+          .filter((cube) => cube.name !== countedCube && reach(index, cube.name).has(countedCube))
+          .flatMap((cube) => cube.measures)
+          .find((entry) => entry.type === 'count_distinct' && distinctive(entry).some((word) => sameWord(word, noun)))
+      : undefined
+    const own = cubeOf(index, countedCube)?.measures.find((entry) => entry.type === 'count')
+    const counted = distinct ?? own
+    if (counted && counted !== measure && fits(counted, pendingMembers)) {
+      measure = counted
+      measureNamed = true
+    }
+  }
   if (measure) for (const word of distinctive(measure)) tokens.useWord(word)
 
   for (const entry of pending) {
@@ -277,6 +332,12 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     if (!dimensions.includes(entry.member) && dimensions.length < 3) dimensions.push(entry.member)
     for (const word of entry.words) tokens.useWord(word)
     tokens.useWord(cubeNoun(entry.member.cube))
+  }
+  // "Who spent the most in Europe?": the people behind the measure, ranked; not the measure's total.
+  if (measure && !record && dimensions.length === 0 && (superlative(tokens) || tokens.has('most', 'least'))) {
+    const people = peopleCube(tokens, reach(index, measure.cube))
+    const label = people ? labelDimension(index, people) : undefined
+    if (label) dimensions.push(label)
   }
   for (const filter of [...values, ...booleans]) tokens.useWord(cubeNoun(filter.member.cube))
   if (measure) for (const cube of reach(index, measure.cube)) tokens.useWord(cubeNoun(cube))
@@ -383,6 +444,9 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     .unused()
     .filter(({ word }) => !STOPWORDS.has(word) && !INTENT_WORDS.has(word) && !GRANULARITY[word] && !explained.has(word))
     .map(({ word }) => word)
+  // Weekdays are no period of the data (granularityOf passes them over): said plainly, not read as days or weeks.
+  const weekday = /\b(days? of (the )?week|weekdays?|day-of-week)\b/.exec(text)
+  if (weekday) for (const word of words(weekday[0])) if (!unknown.includes(word)) unknown.push(word)
   // Words a dimension's description mentions ("completed, shipped, ...") may be values even when a measure uses them.
   if (!lookup)
     for (const word of tokens.list)

@@ -38,6 +38,27 @@ export const rankings: Question[] = [
     cells: ['text', 'count'],
   },
   {
+    // "Who": the person behind the measure, not the measure's total (answered Asia's revenue in 2024).
+    kind: 'top',
+    ask: 'Who bought the most in Asia last year?',
+    sql: `SELECT c.name, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE r.name = 'Asia' AND ${year(2024)} GROUP BY c.id ORDER BY 2 DESC LIMIT 1`,
+    first: true,
+  },
+  {
+    kind: 'top',
+    ask: 'Who placed the most orders last year?',
+    sql: `SELECT c.name, COUNT(*) ${ORDERS_CUSTOMERS} WHERE ${year(2024)} GROUP BY c.id ORDER BY 2 DESC, c.id LIMIT 1`,
+    cells: ['text', 'count'],
+    first: true,
+  },
+  {
+    // One order, shown with who placed it (answered the largest amount alone).
+    kind: 'extreme',
+    ask: 'Who had the biggest order in 2025?',
+    sql: `SELECT c.name, o.amount ${ORDERS_CUSTOMERS} WHERE ${year(2025)} ORDER BY o.amount DESC LIMIT 1`,
+    first: true,
+  },
+  {
     // "Who are" asks for several (answered the one first customer).
     kind: 'top',
     ask: 'Who are our top customers?',

@@ -129,6 +129,8 @@ export const threads: Question[] = [
   },
 
   { kind: 'decline', ask: 'What is the profit margin by region?' },
+  // Weekdays are no period of the data (answered the busiest date).
+  { kind: 'decline', ask: 'Which day of the week has the most orders?' },
   { kind: 'decline', ask: 'Revenue in Antarctica' },
   { kind: 'decline', ask: 'How many orders came from Mars in 2024?' },
   { kind: 'decline', ask: 'What was the revenue from customer John Smith?' },

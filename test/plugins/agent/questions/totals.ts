@@ -176,6 +176,26 @@ export const totals: Question[] = [
     sql: `SELECT SUM(discount) FROM orders o WHERE ${year(2024)}`,
   },
   {
+    // The customers who ordered, not the orders (8,329) nor the customers who signed up then.
+    kind: 'filter',
+    ask: 'How many distinct customers ordered in Europe in 2024?',
+    sql: `SELECT COUNT(DISTINCT o.customer_id) ${ORDERS_CUSTOMERS} WHERE r.name = 'Europe' AND ${year(2024)}`,
+    cells: ['count'],
+  },
+  {
+    kind: 'filter',
+    ask: 'How many customers bought in Asia in 2025?',
+    sql: `SELECT COUNT(DISTINCT o.customer_id) ${ORDERS_CUSTOMERS} WHERE r.name = 'Asia' AND ${year(2025)}`,
+    cells: ['count'],
+  },
+  {
+    // The orders counted, though customers are named (answered the ordering customers, 147).
+    kind: 'filter',
+    ask: 'How many orders above 1000 dollars were placed by VIP customers in 2024?',
+    sql: `SELECT COUNT(*) ${ORDERS_CUSTOMERS} WHERE o.amount > 1000 AND c.is_vip = 1 AND ${year(2024)}`,
+    cells: ['count'],
+  },
+  {
     // "still" is no filter ("I could not map still").
     kind: 'filter',
     ask: 'How many orders are still processing?',
