@@ -11,9 +11,17 @@ const FOLLOW_UP =
   /^\s*(and|but|what about|how about|now|only|just|also|same|then|instead|break|split|exclude|excluding|without|remove|drop|compare (?:it |that |this )?(?:with|to)|versus|vs|why|in|for|by|what if|ok|okay|so|limit|show only)\b/i
 const PRONOUN = /\b(it|that|this|those|these|them|same)\b/i
 
+/** "How many of those were cancelled?": a part of what the previous answer counted. */
+const OF_THOSE = /\b(of|among|from) (those|these|them)\b/i
+
+/** "the year before", "the previous quarter": the period before the one the thread is about, not before today. */
+const BEFORE_THAT =
+  /\b(?:the\s+(day|week|month|quarter|year)\s+before|(?:previous|prior|preceding)\s+(day|week|month|quarter|year))\b/
+
 export function isFollowUp(question: string, parsed: Parsed): boolean {
   return (
     FOLLOW_UP.test(question) ||
+    OF_THOSE.test(question) ||
     !parsed.measureNamed ||
     (PRONOUN.test(question) && parsed.unknown.length === 0 && !parsed.dimensions.length && !parsed.values.length)
   )
@@ -50,9 +58,22 @@ export function frameOf(
     const baseYear = baseFrom?.kind === 'absolute' ? Number(baseFrom.from!.slice(0, 4)) : undefined
     const dated = (spec: RangeSpec): RangeSpec =>
       spec.kind === 'partOfYear' && baseYear !== undefined ? inYear(spec, baseYear) : spec
+    // "Revenue in 2023" → "and the year before?" is 2022: counted back from the thread's period, when it is one
+    // period of that unit (from the latest date in the data, it was 2024).
+    const single = base.range?.kind === 'absolute' && !base.periods ? base.range : undefined
+    const before = BEFORE_THAT.exec(parsed.tokens.text)
+    const unit = before?.[1] ?? before?.[2]
+    const earlier = single && parsed.range?.kind === 'previous' && unit ? previousOf(single) : undefined
+    const months = (spec: RangeSpec | undefined) =>
+      spec?.kind === 'absolute' && spec.from && spec.to
+        ? (Number(spec.to.slice(0, 4)) - Number(spec.from.slice(0, 4))) * 12 +
+          Number(spec.to.slice(5, 7)) -
+          Number(spec.from.slice(5, 7))
+        : undefined
+    const sameUnit = months(single) === ({ month: 1, quarter: 3, year: 12 } as Record<string, number>)[unit ?? '']
     parsed = {
       ...parsed,
-      range: parsed.range && dated(parsed.range),
+      range: earlier && sameUnit ? earlier : parsed.range && dated(parsed.range),
       periods: parsed.periods?.map(dated),
     }
     frame = { ...base, dimensions: [...base.dimensions], values: [...base.values], booleans: [...base.booleans] }

@@ -16,6 +16,30 @@ export const threads: Question[] = [
     cells: ['text', 'count', 'pct'],
   },
   {
+    // "the year before" counts back from the thread's year (answered 2024, the year before the data's end).
+    kind: 'follow-up',
+    ask: ['Revenue in 2023', 'what about the year before?'],
+    sql: `SELECT SUM(amount) FROM orders o WHERE ${year(2022)}`,
+  },
+  {
+    kind: 'follow-up',
+    ask: ['Revenue in Q3 2025', 'and the previous quarter?'],
+    sql: `SELECT SUM(amount) FROM orders o WHERE o.created_at >= '2025-04-01' AND o.created_at < '2025-07-01'`,
+  },
+  {
+    kind: 'follow-up',
+    ask: ['Orders in March 2025', 'and the month before?'],
+    sql: `SELECT COUNT(*) FROM orders o WHERE o.created_at >= '2025-02-01' AND o.created_at < '2025-03-01'`,
+    cells: ['count'],
+  },
+  {
+    // "of those" keeps the thread's period (counted every year's cancelled orders).
+    kind: 'follow-up',
+    ask: ['How many orders in 2025?', 'how many of those were cancelled?'],
+    sql: `SELECT COUNT(*) FROM orders o WHERE status = 'cancelled' AND ${year(2025)}`,
+    cells: ['count'],
+  },
+  {
     kind: 'follow-up',
     ask: ['Revenue in Q1 2025', 'what about Q2?'],
     sql: `SELECT SUM(amount) FROM orders o WHERE o.created_at >= '2025-04-01' AND o.created_at < '2025-07-01'`,
