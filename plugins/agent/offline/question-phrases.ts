@@ -220,12 +220,13 @@ export function granularityOf(tokens: Tokens): Granularity | undefined {
   const overTime = tokens.find(['over', 'time'])
   if (overTime >= 0) tokens.use(overTime, overTime + 1)
   if (tokens.has('trend') || overTime >= 0) return 'month'
-  const yoy = /\b(year over year|year-over-year|yoy)\b/.test(tokens.text)
-    ? 'year'
-    : /\b(month over month|mom)\b/.test(tokens.text)
-      ? 'month'
-      : undefined
-  return yoy
+  const over =
+    /\b(year|quarter|month|week|day)[ -]over[ -](?:the[ -])?(?:previous[ -]|prior[ -])?\1\b|\b(yoy|qoq|mom|wow|dod)\b/.exec(
+      tokens.text,
+    )
+  if (!over) return undefined
+  const short = { yoy: 'year', qoq: 'quarter', mom: 'month', wow: 'week', dod: 'day' } as const
+  return over[1] ? (over[1] as Granularity) : short[over[2] as keyof typeof short]
 }
 
 /** The previous period of the same length as an absolute year, quarter or month ("growth in 2025" is from 2024). */

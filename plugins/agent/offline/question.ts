@@ -165,8 +165,12 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     periods.sort((a, b) =>
       a.kind === 'absolute' && b.kind === 'absolute' ? (a.from ?? '').localeCompare(b.from ?? '') : 0,
     )
-  if (periods && periods.every((spec) => spec.kind !== 'absolute'))
-    periods.sort((a, b) => (a.kind === 'previous' ? -1 : b.kind === 'previous' ? 1 : 0))
+  // Relative periods in time order too: a year back before last, last before this.
+  const age = (spec: RangeSpec) =>
+    spec.kind === 'this' || spec.kind === 'previous'
+      ? (spec.yearsBack ?? 0) * 100 + (spec.kind === 'previous' ? 1 : 0)
+      : 0
+  if (periods && periods.every((spec) => spec.kind !== 'absolute')) periods.sort((a, b) => age(b) - age(a))
 
   // Values, flags, "per customer".
   const values = lookup ? valuesOf(tokens, index, lookup.values) : []

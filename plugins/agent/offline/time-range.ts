@@ -10,7 +10,8 @@ export type Unit = 'day' | 'week' | 'month' | 'quarter' | 'year'
 export type RangeSpec =
   | { kind: 'absolute'; from?: string; to?: string; label: string; row: string }
   | { kind: 'trailing'; amount: number; unit: Unit; label: string }
-  | { kind: 'this' | 'previous'; unit: Unit; label: string }
+  /** `yearsBack`: the same period that many years earlier ("the same month last year"). */
+  | { kind: 'this' | 'previous'; unit: Unit; label: string; yearsBack?: number }
   /** A month or quarter without its year ("in April", "Q2"): a follow-up's year, else the latest one in the data. */
   | { kind: 'partOfYear'; unit: 'month' | 'quarter'; index: number; label: string }
 
@@ -128,6 +129,30 @@ export function findPeriods(question: string): Mention[] {
     },
     (m) => [m[1] ?? m[3]],
   )
+  // "since March 2025", "after June 2025" (from July), "until June 2025" (June included), "before June 2025".
+  // Not the first end of a span ("from March 2025 to June 2025"), read below as two months.
+  take(
+    new RegExp(
+      `\\b(since|after|from|until|till|through|before)\\s+(${months})\\s+(?:of\\s+)?${YEAR}(?:\\s+(?:onwards?|on))?\\b(?!\\s+(?:to|through|until|till|and|-)\\b)`,
+    ),
+    (m) => {
+      const month = monthSpec(MONTHS.indexOf(m[2]) + 1, Number(m[3]))
+      if (month.kind !== 'absolute') return undefined
+      const name = `${m[2][0].toUpperCase()}${m[2].slice(1)} ${m[3]}`
+      const [from, to] = [month.from!, month.to!]
+      const spec = (label: string, range: { from?: string; to?: string }): RangeSpec => ({
+        kind: 'absolute',
+        ...range,
+        label,
+        row: label,
+      })
+      if (m[1] === 'since' || m[1] === 'from') return spec(`since ${name}`, { from })
+      if (m[1] === 'after') return spec(`after ${name}`, { from: to })
+      if (m[1] === 'before') return spec(`before ${name}`, { to: from })
+      return spec(`until ${name}`, { to })
+    },
+    (m) => [m[1], m[2], m[3]],
+  )
   take(
     new RegExp(`\\bbefore\\s+${YEAR}\\b`),
     (m) => ({ kind: 'absolute', to: `${m[1]}-01-01`, label: `before ${m[1]}`, row: `before ${m[1]}` }),
@@ -196,6 +221,14 @@ export function findPeriods(question: string): Mention[] {
     new RegExp(`\\b${YEAR}-(0[1-9]|1[0-2])\\b`),
     (m) => monthSpec(Number(m[2]), Number(m[1])),
     (m) => [m[1], m[2]],
+  )
+  take(
+    /\b(?:the\s+)?same\s+(day|week|month|quarter)\s+(?:of\s+|in\s+)?(?:last|the\s+previous|previous|the\s+prior|prior)\s+year\b|\b(day|week|month|quarter)\s+a\s+year\s+(?:ago|earlier|before)\b/,
+    (m) => {
+      const unit = UNIT(m[1] ?? m[2])
+      return { kind: 'this', unit, yearsBack: 1, label: `the same ${unit} last year` }
+    },
+    (m) => [m[1] ?? m[2], 'same', 'year'],
   )
   take(
     /\b(?:year to date|ytd|so far this year)\b/,
@@ -348,6 +381,12 @@ export function resolveRange(spec: RangeSpec, latest: string | undefined): DateR
     from = days ? shift(to, 'day', -days) : shift(startOf(anchor, unit), unit, -(spec.amount - 1))
   } else {
     from = shift(startOf(anchor, unit), unit, spec.kind === 'previous' ? -1 : 0)
+    // A week a year back is the week 52 weeks earlier (the same weekdays); the rest keep their calendar dates.
+    if (spec.yearsBack)
+      from =
+        unit === 'week'
+          ? shift(from, 'week', -52 * spec.yearsBack)
+          : new Date(Date.UTC(from.getUTCFullYear() - spec.yearsBack, from.getUTCMonth(), from.getUTCDate()))
     to = shift(from, unit, 1)
     if (spec.label === 'year to date') to = shift(startOf(anchor, 'day'), 'day', 1)
   }

@@ -117,7 +117,7 @@ export const STOPWORDS =
 /** Words that say what kind of analysis is asked; understood, never a member or a value. */
 export const INTENT_WORDS = set(`growth grow grew grown growing change changes changed changing increase increased
   increasing decrease decreased decreasing rise rose risen fall fell fallen drop dropped dropping decline declined
-  declining difference delta yoy mom share shares percentage percent proportion fraction portion ratio rate compare
+  declining difference delta yoy qoq mom wow dod share shares percentage percent proportion fraction portion ratio rate compare
   compared comparing comparison versus vs against side relative why reason reasons explain cause caused driver drivers
   top bottom best worst highest lowest most least largest smallest biggest greatest leading max min maximum minimum
   fastest slowest strongest weakest busiest quietest peak record best-selling average fewest go goes going went up

@@ -196,6 +196,36 @@ export const totals: Question[] = [
     cells: ['count'],
   },
   {
+    // "after June 2025" is from July on (answered June alone); "since", "until" and "before" a month likewise.
+    kind: 'period',
+    ask: 'Revenue after June 2025',
+    sql: "SELECT SUM(amount) FROM orders o WHERE o.created_at >= '2025-07-01'",
+  },
+  {
+    kind: 'period',
+    ask: 'How many orders since March 2025?',
+    sql: "SELECT COUNT(*) FROM orders o WHERE o.created_at >= '2025-03-01'",
+    cells: ['count'],
+  },
+  {
+    kind: 'period',
+    ask: 'Revenue until June 2021',
+    sql: "SELECT SUM(amount) FROM orders o WHERE o.created_at < '2021-07-01'",
+  },
+  {
+    // The latest month a year back (answered the whole of last year).
+    kind: 'relative',
+    ask: 'Revenue in the same month last year',
+    sql: "SELECT SUM(amount) FROM orders o WHERE o.created_at >= '2024-12-01' AND o.created_at < '2025-01-01'",
+  },
+  {
+    // Quarter over quarter within 2024 (answered 2023 to 2024).
+    kind: 'growth',
+    ask: 'Quarter over quarter growth in orders in 2024',
+    sql: `SELECT ${QUARTER()}, COUNT(*) FROM orders o WHERE ${year(2024)} GROUP BY 1`,
+    cells: ['text', 'count'],
+  },
+  {
     // "still" is no filter ("I could not map still").
     kind: 'filter',
     ask: 'How many orders are still processing?',
