@@ -157,6 +157,11 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
   }
 
   const { parsed, frame } = thread
+  if (parsed.unsupported)
+    return decline(
+      { kind: 'incomplete', reason: parsed.unsupported },
+      'The question asks for more than one query gives.',
+    )
   if (parsed.unknown.length) {
     const nearest =
       frame && !thread.followUp ? `${answerTitle({ frame, range: undefined, periods: undefined })}` : undefined

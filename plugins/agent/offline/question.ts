@@ -58,6 +58,8 @@ export interface Parsed {
   analysis: Analysis
   /** Words that may be values of a dimension, to look up. */
   unknown: string[]
+  /** A question the analyst understood but cannot answer in one query: why, to say instead of a wrong answer. */
+  unsupported?: string
 }
 
 /** Verbs of ordering: "how many customers ordered (bought, purchased, spent)" counts the customers who did. */
@@ -385,6 +387,8 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     if (denominator) analysis = { kind: 'ratio', denominator, per: stem(cubeNoun(measure.cube)) }
   } else if (CUES.why.test(text)) analysis = { kind: 'why', drivers: [] }
   else if (CUES.share.test(text) && !(growth && periods)) analysis = { kind: 'share' }
+  // "The difference between Oceania and Africa revenue in 2025" is between the two, side by side, not over time.
+  else if (growth && /\bdifference\b/.test(text) && !periods && dimensions.length > 0) analysis = { kind: 'value' }
   else if (growth) {
     const fastest = /\b(fastest|percent|percentage|relative)\b/.test(text)
     const falling = /\b(fell|fall|fallen|drop|dropped|decline[sd]?|decrease[sd]?|worst|least|lowest|shrank)\b/.test(
@@ -456,7 +460,20 @@ export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup
     for (const word of tokens.list)
       if (vocabulary.described.has(word) && !STOPWORDS.has(word) && !unknown.includes(word) && !INTENT_WORDS.has(word))
         unknown.push(word)
+  // "The top product in each category": the first of every group, which one ranked query does not give (it gave
+  // the one first pair of all).
+  const eachGroup = /\b(?:in|for|within|of|across)\s+(?:each|every)\b|\bper\b|\beach\b/.test(text)
+  const groups = [...dimensions.map((dim) => dim.title.toLowerCase()), ...(granularity ? [granularity] : [])]
+  // The group is the dimension the "each" names, else the first; the ranked things are another one.
+  const group = groups.find((name) => new RegExp(`\\b(?:each|every|per)\\s+${name}`).test(text)) ?? groups[0]
+  const rankedThings = groups.find((name) => name !== group)
+  const end = top?.direction === 'desc' ? 'top' : 'bottom'
+  const unsupported =
+    top && groups.length >= 2 && eachGroup && rankedThings
+      ? `the ${end} ${top.n === 1 ? 'one' : top.n} within each ${group} takes one question a ${group}: ask for one at a time (for example "${end} ${rankedThings} in <a ${group}>"), or for the whole breakdown by ${groups.join(' and ')}.`
+      : undefined
   return {
+    unsupported,
     tokens,
     measure,
     measureNamed,

@@ -190,6 +190,12 @@ export const comparisons: Question[] = [
     cells: ['text', 'pct'],
   },
   {
+    // Between the two regions, side by side (answered each region's change from 2024 to 2025).
+    kind: 'compare',
+    ask: 'Difference between Oceania and Africa revenue in 2025',
+    sql: `SELECT r.name, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE r.name IN ('Oceania', 'Africa') AND ${year(2025)} GROUP BY 1`,
+  },
+  {
     // A share of part of the data: of the VIP customers, not of all customers (gave 127 of 8,000).
     kind: 'share',
     ask: 'What share of VIP customers are in Europe?',

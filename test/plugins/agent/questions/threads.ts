@@ -153,6 +153,9 @@ export const threads: Question[] = [
   },
 
   { kind: 'decline', ask: 'What is the profit margin by region?' },
+  // The first of every group is not one ranked query (answered the one first pair of all).
+  { kind: 'decline', ask: 'Top product in each category by revenue' },
+  { kind: 'decline', ask: 'Best-selling product per region in 2025' },
   // Weekdays are no period of the data (answered the busiest date).
   { kind: 'decline', ask: 'Which day of the week has the most orders?' },
   { kind: 'decline', ask: 'Revenue in Antarctica' },
