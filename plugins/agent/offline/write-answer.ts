@@ -277,7 +277,8 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
       (filter) => filter.values.length === 1 && frame.dimensions.includes(filter.member) && keyOf(index, filter.member),
     )
     const matching = main.result.totalRows ?? data.length
-    if (named && matching > 1) {
+    // Rows are things only when nothing else splits them ("Deluxe Headphones by year" is one product, five rows).
+    if (named && matching > 1 && frame.dimensions.length === 1 && !frame.granularity) {
       const things = (
         index.cubes.find((cube) => cube.name === named.member.cube)?.title ?? named.member.cube
       ).toLowerCase()
