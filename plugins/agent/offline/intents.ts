@@ -57,7 +57,29 @@ export const ASC = [
   'cheapest',
   'cheap',
 ]
-const NEGATIONS = ['non', 'not', 'without', 'no', 'excluding', 'except', 'exclude', 'minus']
+const NEGATIONS = [
+  'non',
+  'not',
+  'without',
+  'no',
+  'excluding',
+  'except',
+  'exclude',
+  'minus',
+  'outside',
+  'never',
+  // "didn't", "wasn't" (read as "didn", "t").
+  'didn',
+  'doesn',
+  'don',
+  'wasn',
+  'weren',
+  'isn',
+  'aren',
+  'hasn',
+  'haven',
+  'hadn',
+]
 const WITH = ['with', 'has', 'have', 'had', 'having', 'got', 'get']
 
 export const superlative = (tokens: Tokens) => tokens.raw.some((word) => DESC.includes(word) || ASC.includes(word))
@@ -67,10 +89,30 @@ export const ascending = (tokens: Tokens) =>
 
 /** A negation right before position `at` ("non-VIP", "without a discount", "excluding Corporate"). */
 export function negatedAt(tokens: Tokens, at: number): number {
-  for (let back = 1; back <= 3 && at - back >= 0; back++) {
+  for (let back = 1; back <= 4 && at - back >= 0; back++) {
     const word = tokens.list[at - back]
     if (NEGATIONS.includes(word)) return at - back
-    if (!['a', 'an', 'the', 'any', 'customers', 'orders', 'from', 'for'].includes(word)) return -1
+    // "regions other than North America"
+    if (word === 'than' && tokens.list[at - back - 1] === 'other') return at - back - 1
+    if (
+      ![
+        'a',
+        'an',
+        'the',
+        'any',
+        'customers',
+        'orders',
+        'from',
+        'for',
+        't',
+        'have',
+        'has',
+        'had',
+        'get',
+        'got',
+      ].includes(word)
+    )
+      return -1
   }
   return -1
 }

@@ -30,7 +30,7 @@ import {
 } from './members'
 import { findPeriods, spanOf, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
-import { findPhrase, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
+import { expandMonthAbbreviations, findPhrase, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
 import { GRANULARITY, valuesOf, type Phrase, dimensionPhrases, granularityOf, useCubeNouns } from './question-phrases'
 /** What the lookup (`serviceMeta` with a search) found: dimension values and date spans the caller may see. */
 export interface Lookup {
@@ -126,7 +126,8 @@ function scopeShare(tokens: Tokens, filters: Array<ValueFilter | BooleanFilter>)
   for (const filter of scoped) filter.scope = true
 }
 
-export function parseQuestion(question: string, index: MetaIndex, lookup: Lookup | undefined): Parsed {
+export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | undefined): Parsed {
+  const question = expandMonthAbbreviations(asked)
   const vocabulary = vocabularyOf(index)
   useCubeNouns(vocabulary.nouns)
   const tokens = new Tokens(question, vocabulary.own)

@@ -1,5 +1,8 @@
 /** Everyday words for what models usually call otherwise. */
 const SYNONYMS: Record<string, string> = {
+  earn: 'revenue',
+  earned: 'revenue',
+  earning: 'revenue',
   sells: 'sold',
   sell: 'sold',
   selling: 'sold',
@@ -112,7 +115,8 @@ export const STOPWORDS =
   across along place places put bring brought make makes generate generates say see shown per cent tally people thing
   things items item new break it its please want wanted need needed ok okay filter filters s t d ll re ve m given give gave giving granted paid pay pays paying buy buys earn earns
   receive receives get gets getting generating bringing bring in out our ours overall currently current actually
-  exactly roughly approximately about around total overall named called whose hi hello hey thanks thank still yet`)
+  exactly roughly approximately about around total overall named called whose hi hello hey thanks thank still yet
+  everything anything`)
 
 /** Words that say what kind of analysis is asked; understood, never a member or a value. */
 export const INTENT_WORDS = set(`growth grow grew grown growing change changes changed changing increase increased
@@ -122,6 +126,29 @@ export const INTENT_WORDS = set(`growth grow grew grown growing change changes c
   top bottom best worst highest lowest most least largest smallest biggest greatest leading max min maximum minimum
   fastest slowest strongest weakest busiest quietest peak record best-selling average fewest go goes going went up
   down better worse improve improved how much many`)
+
+const MONTH_ABBREVIATIONS: Record<string, string> = {
+  jan: 'january',
+  feb: 'february',
+  mar: 'march',
+  apr: 'april',
+  jun: 'june',
+  jul: 'july',
+  aug: 'august',
+  sep: 'september',
+  sept: 'september',
+  oct: 'october',
+  nov: 'november',
+  dec: 'december',
+}
+
+/** "Sept 2025", "Jan." as the months' names, so every reader of the question sees one word for a month. */
+export function expandMonthAbbreviations(question: string): string {
+  return question.replace(
+    /\b(jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?(?=\s*(?:'?\d{2,4}\b|$|[\s?!,;]))/gi,
+    (abbreviation) => MONTH_ABBREVIATIONS[abbreviation.replace('.', '').toLowerCase()] ?? abbreviation,
+  )
+}
 
 export const MONTHS = [
   'january',

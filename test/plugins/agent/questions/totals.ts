@@ -226,6 +226,29 @@ export const totals: Question[] = [
     cells: ['text', 'count'],
   },
   {
+    // Negations said in other words: "outside", "other than", "except", "didn't".
+    kind: 'filter',
+    ask: 'Revenue outside Europe in 2025',
+    sql: `SELECT SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE r.name <> 'Europe' AND ${year(2025)}`,
+  },
+  {
+    kind: 'filter',
+    ask: 'Revenue from regions other than North America in 2024',
+    sql: `SELECT SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE r.name <> 'North America' AND ${year(2024)}`,
+  },
+  {
+    kind: 'filter',
+    ask: "How many orders didn't have a discount in 2024?",
+    sql: `SELECT COUNT(*) FROM orders o WHERE discount = 0 AND ${year(2024)}`,
+    cells: ['count'],
+  },
+  {
+    // Months written short, and "earn" for revenue.
+    kind: 'period',
+    ask: 'What did we earn in Sept 2025?',
+    sql: "SELECT SUM(amount) FROM orders o WHERE o.created_at >= '2025-09-01' AND o.created_at < '2025-10-01'",
+  },
+  {
     // "still" is no filter ("I could not map still").
     kind: 'filter',
     ask: 'How many orders are still processing?',
