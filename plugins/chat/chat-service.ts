@@ -273,6 +273,9 @@ export function createChatService(options: ChatServiceOptions) {
     return turn
   }
 
+  /** What the client of a run that crashed is told (never the error itself: it is logged). */
+  const CRASHED = 'The agent failed to answer; please try again'
+
   /**
    * A started turn from its stored user message to its end. One async function rather than a chain of callbacks:
    * ten thousand held runs each keep one suspended frame, not four closures and their promises.
@@ -323,7 +326,19 @@ export function createChatService(options: ChatServiceOptions) {
         userMessage,
       })
     } catch (error) {
+      // A bug, or an agent that could not even be built (its module failed to load): the run still ends, with an
+      // error line and its thread free, instead of leaving its readers waiting and the thread busy until a restart.
       logger.error('chat run crashed', { runId, error })
+      if (!run.done) {
+        await store.endRun(runId, 'failed', CRASHED).catch((failure: unknown) => {
+          const down = asStorageUnavailable(failure)
+          if (down) logger.warn('chat run end could not be stored', { runId, reason: down.reason })
+          else logger.error('chat run end could not be stored', { runId, error: failure })
+        })
+        run.append(encodeLine(errorLine(CRASHED)))
+        registry.end(run)
+        runsTotal.inc({ outcome: 'failed' })
+      }
     } finally {
       ticket?.release()
     }

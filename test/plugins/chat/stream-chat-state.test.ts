@@ -18,6 +18,8 @@ const bob = { externalId: 'bob' }
 let script: Script
 /** When set, the next turn fails in the middle of its answer. */
 let failing = false
+/** When set, the next turn's agent cannot even be built (its module failed to load). */
+let unbuildable = false
 const failingAgent: Agent = {
   async *run() {
     failing = false
@@ -45,7 +47,13 @@ async function refuseAssistantMessages(storage: Storage): Promise<void> {
   }
 }
 
-const agents: AgentFactory = () => (failing ? failingAgent : createScriptedAgent(() => script))
+const agents: AgentFactory = () => {
+  if (unbuildable) {
+    unbuildable = false
+    throw new Error('Cannot find module "./analyst-agent"')
+  }
+  return failing ? failingAgent : createScriptedAgent(() => script)
+}
 const simple: Script = { steps: [{ kind: 'text', chunks: ['The answer', ' is ', '42.'] }] }
 
 for (const { name, create } of transports) {
@@ -68,6 +76,7 @@ for (const { name, create } of transports) {
     beforeEach(() => {
       script = simple
       failing = false
+      unbuildable = false
       test = createTestApp({ agents })
       transport = create(test.app)
     })
@@ -394,6 +403,22 @@ for (const { name, create } of transports) {
       const lines = await send({ input: 'See image', images })
       expect(lines[1].images).toEqual(images)
       expect((lines.at(-1)!.state as { messages: Line[] }).messages[0].images).toEqual(images)
+    })
+
+    it('ends the stream with an error line when the agent cannot be built, and frees the thread', async () => {
+      unbuildable = true
+      const lines = await send({ input: 'Q', messageId: messageId(1) })
+      // It hung after the echo, the thread busy until a restart.
+      expect(lines.map((line) => line.id ?? line.error)).toEqual([
+        '__cutoff__',
+        lines[1].id,
+        'The agent failed to answer; please try again',
+      ])
+      expect(JSON.stringify(lines)).not.toContain('Cannot find module')
+      const chatId = (lines[0].state as { chatId: string }).chatId
+      expect((await storedRuns(test.storage)).map((run) => run.status)).toEqual(['failed'])
+      const again = await send({ chatId, input: 'Again', messageId: messageId(2) })
+      expect(again.at(-1)?.id).toBe('__state__')
     })
 
     it('ends the stream with an error line when the agent fails, keeping the partial answer', async () => {
