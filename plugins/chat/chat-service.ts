@@ -57,6 +57,8 @@ export interface ChatServiceOptions {
 }
 
 const BUSY = 'Streaming for thread is in progress'
+/** How long an abort waits for its run to let the thread go before it answers anyway. */
+const ABORT_SETTLE_MS = 5_000
 
 /** 400 for a request with nothing to do: no input, no thread to read, no run or answer of its `messageId`. */
 export function emptyChatRequest(): BadRequestError {
@@ -273,6 +275,19 @@ export function createChatService(options: ChatServiceOptions) {
     return turn
   }
 
+  /**
+   * Resolves once the thread has no active run (on any node), or after a bounded wait: an aborted run still stores
+   * its partial answer before it lets the thread go, and a client told 204 sends its next message at once (it was
+   * 'Streaming for thread is in progress' for about 20 ms).
+   */
+  async function runEnded(chatId: string): Promise<void> {
+    const deadline = Date.now() + ABORT_SETTLE_MS
+    for (let run = await registry.forChat(chatId); run && !run.done; run = await registry.forChat(chatId)) {
+      if (Date.now() >= deadline) return
+      await Bun.sleep(5)
+    }
+  }
+
   /** What the client of a run that crashed is told (never the error itself: it is logged). */
   const CRASHED = 'The agent failed to answer; please try again'
 
@@ -437,7 +452,9 @@ export function createChatService(options: ChatServiceOptions) {
         throw new NotFoundError(`Chat ${chatId} not found`, 'CHAT_NOT_FOUND')
       if (scope.userId !== null && thread.userId !== scope.userId)
         throw new ForbiddenError('This chat belongs to another user', 'CHAT_NOT_OWNED')
-      return registry.abort(chatId, 'Run aborted')
+      const stopped = await registry.abort(chatId, 'Run aborted')
+      if (stopped) await runEnded(chatId)
+      return stopped
     },
 
     drain,

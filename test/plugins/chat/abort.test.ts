@@ -91,6 +91,23 @@ describe('POST {chat_base_url}/chat/abort', () => {
     expect((lines.at(-1)!.state as { messages: Line[] }).messages.map((message) => message.sort)).toEqual([1, 2, 3, 4])
   })
 
+  it('lets the thread take a new message as soon as the abort has answered 204', async () => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const { reader, chatId } = await startSlowTurn({ externalId: `prompt-${attempt}` })
+      const aborted = await test.request('POST', `${chatBase()}/abort`, { headers: admin, body: { chatId } })
+      expect(aborted.status).toBe(204)
+      // No waiting for the aborted stream's end: the client sends its next message at once.
+      script = { steps: [{ kind: 'text', chunks: ['Fresh answer'] }] }
+      const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+        headers: admin,
+        body: { chatId, input: 'Again', sessionSettings: { externalId: `prompt-${attempt}` } },
+      })
+      const lines = await lineReader(response).rest()
+      expect({ attempt, last: lines.at(-1) }).toMatchObject({ attempt, last: { id: '__state__' } })
+      await reader.rest()
+    }
+  })
+
   it('answers 204 when no run is active', async () => {
     const { reader, chatId, hold } = await startSlowTurn()
     hold.open()
