@@ -140,6 +140,7 @@ export function frameOf(
       dimensions: parsed.dimensions,
       granularity: parsed.granularity,
       averagePer: parsed.averagePer,
+      countsValues: parsed.countsValues,
       range: parsed.range,
       periods: parsed.periods,
       top: parsed.top,

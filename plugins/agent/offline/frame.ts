@@ -50,6 +50,8 @@ export interface Frame {
   granularity?: Granularity
   /** "Average monthly revenue": the mean over the periods of the granularity. */
   averagePer?: Granularity
+  /** "How many cities": the values of the one dimension are counted (the noun as asked), and listed. */
+  countsValues?: string
   timeDimension?: MetaMember
   range?: RangeSpec
   /** Two or more periods to compare or to measure growth between, in time order. */

@@ -48,6 +48,7 @@ export interface Parsed {
   granularity?: Granularity
   /** "Average monthly revenue": the mean over the periods of the granularity. */
   averagePer?: Granularity
+  countsValues?: string
   range?: RangeSpec
   periods?: RangeSpec[]
   top?: Frame['top']
@@ -91,6 +92,14 @@ function countedThings(tokens: Tokens, index: MetaIndex): string | undefined {
         // A noun's forms only: "number of ordering customers" counts customers, not orders.
         (entry) => entry.measures.length > 0 && sameNoun(tokens.list[at], cubeNoun(entry.name)),
       )
+      // "How many product categories": the noun qualifies a dimension of its cube, whose values are counted.
+      const next = tokens.list[at + 1]
+      if (
+        cube &&
+        next &&
+        cube.dimensions.some((dim) => dim.type === 'string' && !dim.primaryKey && mentionsMember(dim, next))
+      )
+        return undefined
       if (cube) return cube.name
     }
   return undefined
@@ -234,6 +243,22 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     if (!member || pending.some((entry) => entry.member === member)) continue
     if (record && (record.show.includes(member) || record.words.some((word) => mentionsMember(member, word)))) continue
     pending.push({ member, words: free.filter((word) => mentionsMember(member, word)), origin: phrase.origin })
+  }
+
+  // "How many regions are there?": a dimension's values counted, which its listing gives ("6 in all"); not when the
+  // words after "how many" name things a cube counts ("how many customers").
+  const manyAt = tokens.find(['many'])
+  let countsValues: string | undefined
+  if (manyAt >= 0 && !pending.length && !countedThings(tokens, index)) {
+    const after = tokens.list.slice(manyAt + 1, manyAt + 3).filter((word) => !STOPWORDS.has(word))
+    // "how many cities", "how many product categories" (the last word the dimension's own).
+    const phrase = after.length > 1 && matchDimension(index, after, everywhere) ? after : after.slice(0, 1)
+    const member = phrase.length ? matchDimension(index, phrase, everywhere) : undefined
+    const noun = phrase.at(-1)
+    if (member && noun && member.type !== 'time' && mentionsMember(member, noun)) {
+      pending.push({ member, words: phrase, origin: 'which' })
+      countsValues = phrase.join(' ')
+    }
   }
 
   // "the Toys category", "region Europe": a filtered dimension's own name is understood with its value.
@@ -479,6 +504,7 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     measure,
     measureNamed,
     averagePer,
+    countsValues,
     dimensions,
     granularity,
     range,

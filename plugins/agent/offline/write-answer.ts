@@ -272,6 +272,9 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
       measure,
       high && low ? (main.result.totalRows ?? data.length) : data.length,
     )
+    // "How many cities": the number of values first, then what the listing says of them.
+    if (frame.countsValues && frame.dimensions.length === 1 && !frame.granularity)
+      summary = `There are **${(main.result.totalRows ?? data.length).toLocaleString('en-US')}** ${frame.countsValues}. ${summary}`
     // Several things of the one name asked for ("How much did Ada Rossi spend?"): said, each on its own row.
     const named = frame.values.find(
       (filter) => filter.values.length === 1 && frame.dimensions.includes(filter.member) && keyOf(index, filter.member),

@@ -244,6 +244,20 @@ describe('the offline analyst', () => {
     }
   })
 
+  it('counts the values of a dimension for "how many cities", not the things of a cube', async () => {
+    for (const [question, sql, noun] of [
+      ['How many cities do we have customers in?', 'SELECT COUNT(DISTINCT city) FROM customers', 'cities'],
+      ['How many product categories are there?', 'SELECT COUNT(DISTINCT category) FROM products', 'product categories'],
+    ]) {
+      const answer = finalAnswer(mergeLines(await ask(question)))?.content ?? ''
+      const [[count]] = data.query(sql).values() as number[][]
+      expect({ question, said: answer.split('\n')[2] }).toMatchObject({
+        question,
+        said: expect.stringContaining(`There are **${count}** ${noun}.`),
+      })
+    }
+  })
+
   it('answers a greeting with what it can do, and reads a question after a greeting as the question', async () => {
     for (const [greeting, opening] of [
       ['Hello', 'Hello!'],
