@@ -63,6 +63,9 @@ export interface Parsed {
   unsupported?: string
 }
 
+/** Nouns made of a value ("cancellations" of cancelled orders): they count the things the value marks. */
+const ORIGINAL_SYNONYM = /^cancellations?$/
+
 /** Verbs of ordering: "how many customers ordered (bought, purchased, spent)" counts the customers who did. */
 const ORDERING = new Set([
   'ordered',
@@ -323,6 +326,17 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     )
     measure = cube?.measures.find((entry) => entry.type === 'count')
   }
+  // "Cancellations by month", "the cancellation rate": the things a status value marks, counted (and their rate is
+  // their share; a model with a rate measure of its own has it matched above).
+  let valueCounted = false
+  if (!measure && values.length === 1 && !values[0].negated && !values[0].op && values[0].member.type === 'string') {
+    const cube = cubeOf(index, values[0].member.cube)
+    const count = cube?.measures.find((entry) => entry.type === 'count')
+    if (count && fits(count, pendingMembers) && tokens.raw.some((word) => ORIGINAL_SYNONYM.test(word))) {
+      measure = count
+      valueCounted = true
+    }
+  }
   // "List all regions" (read above as the region filter dropped): the regions listed, nothing else being asked.
   if (!measure && !pending.length && dropped.length === 1 && ['list', 'show'].includes(tokens.list[0] ?? ''))
     pending.push({ member: dropped.pop()!, words: [], origin: 'which' })
@@ -412,7 +426,8 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     const denominator = denominatorFor(index, measure, measure.cube)
     if (denominator) analysis = { kind: 'ratio', denominator, per: stem(cubeNoun(measure.cube)) }
   } else if (CUES.why.test(text)) analysis = { kind: 'why', drivers: [] }
-  else if (CUES.share.test(text) && !(growth && periods)) analysis = { kind: 'share' }
+  else if ((CUES.share.test(text) || (valueCounted && /\brate\b/.test(text))) && !(growth && periods))
+    analysis = { kind: 'share' }
   // "The difference between Oceania and Africa revenue in 2025" is between the two, side by side, not over time.
   else if (growth && /\bdifference\b/.test(text) && !periods && dimensions.length > 0) analysis = { kind: 'value' }
   else if (growth) {

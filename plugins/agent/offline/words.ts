@@ -1,5 +1,7 @@
 /** Everyday words for what models usually call otherwise. */
 const SYNONYMS: Record<string, string> = {
+  cancellation: 'cancelled',
+  cancellations: 'cancelled',
   earn: 'revenue',
   earned: 'revenue',
   earning: 'revenue',

@@ -222,6 +222,13 @@ export const comparisons: Question[] = [
     cells: ['pct'],
   },
   {
+    // A rate of a value is its share (declined over "cancellation").
+    kind: 'share',
+    ask: 'What is the cancellation rate in 2024?',
+    sql: `SELECT ${pct("SUM(status = 'cancelled')", 'COUNT(*)')} FROM orders o WHERE ${year(2024)}`,
+    cells: ['pct'],
+  },
+  {
     kind: 'share',
     ask: 'Percentage of customers who are VIP',
     sql: `SELECT ${pct('SUM(is_vip)', 'COUNT(*)')} FROM customers`,

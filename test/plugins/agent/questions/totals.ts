@@ -249,6 +249,12 @@ export const totals: Question[] = [
     sql: "SELECT SUM(amount) FROM orders o WHERE o.created_at >= '2025-09-01' AND o.created_at < '2025-10-01'",
   },
   {
+    kind: 'breakdown',
+    ask: 'Cancellations by month in 2025',
+    sql: `SELECT ${MONTH()}, COUNT(*) FROM orders o WHERE status = 'cancelled' AND ${year(2025)} GROUP BY 1`,
+    cells: ['text', 'count'],
+  },
+  {
     // "still" is no filter ("I could not map still").
     kind: 'filter',
     ask: 'How many orders are still processing?',
