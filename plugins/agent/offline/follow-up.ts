@@ -4,7 +4,7 @@ import { ASC, CUES, DESC } from './intents'
 import { cubeOf, keyOf, timeDimensionFor } from './members'
 import type { Parsed } from './question'
 import { previousOf } from './question-phrases'
-import { inYear, type RangeSpec } from './time-range'
+import { inYear, yearEarlier, type RangeSpec } from './time-range'
 
 /** Words that open a follow-up: the question changes the previous one instead of standing alone. */
 const FOLLOW_UP =
@@ -71,9 +71,14 @@ export function frameOf(
           Number(spec.from.slice(5, 7))
         : undefined
     const sameUnit = months(single) === ({ month: 1, quarter: 3, year: 12 } as Record<string, number>)[unit ?? '']
+    // "and the same month last year?" after March 2025 is March 2024.
+    const sameLastYear =
+      single && (parsed.range?.kind === 'this' || parsed.range?.kind === 'previous') && parsed.range.yearsBack
+        ? yearEarlier(single)
+        : undefined
     parsed = {
       ...parsed,
-      range: earlier && sameUnit ? earlier : parsed.range && dated(parsed.range),
+      range: sameLastYear ?? (earlier && sameUnit ? earlier : parsed.range && dated(parsed.range)),
       periods: parsed.periods?.map(dated),
     }
     frame = { ...base, dimensions: [...base.dimensions], values: [...base.values], booleans: [...base.booleans] }

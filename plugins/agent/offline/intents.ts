@@ -57,6 +57,13 @@ export const ASC = [
   'cheapest',
   'cheap',
 ]
+/**
+ * "didn't", "wasn't" (read as "didn", "t"): said of the things that have the value, they negate it ("orders that
+ * didn't have a discount"); said of others ("customers who didn't get a discount": none of their orders had one),
+ * they are not a filter on those things, and the question is declined.
+ */
+const VERB_NEGATIONS = ['didn', 'doesn', 'don', 'wasn', 'weren', 'isn', 'aren', 'hasn', 'haven', 'hadn']
+
 const NEGATIONS = [
   'non',
   'not',
@@ -67,18 +74,7 @@ const NEGATIONS = [
   'exclude',
   'minus',
   'outside',
-  'never',
-  // "didn't", "wasn't" (read as "didn", "t").
-  'didn',
-  'doesn',
-  'don',
-  'wasn',
-  'weren',
-  'isn',
-  'aren',
-  'hasn',
-  'haven',
-  'hadn',
+  ...VERB_NEGATIONS,
 ]
 const WITH = ['with', 'has', 'have', 'had', 'having', 'got', 'get']
 
@@ -88,9 +84,11 @@ export const ascending = (tokens: Tokens) =>
   !tokens.raw.some((word) => ['top', 'best', 'highest', 'most'].includes(word))
 
 /** A negation right before position `at` ("non-VIP", "without a discount", "excluding Corporate"). */
-export function negatedAt(tokens: Tokens, at: number): number {
+export function negatedAt(tokens: Tokens, at: number, ofCube?: string): number {
   for (let back = 1; back <= 4 && at - back >= 0; back++) {
     const word = tokens.list[at - back]
+    if (VERB_NEGATIONS.includes(word))
+      return ofCube === undefined || tokens.list.some((said) => sameWord(said, cubeNoun(ofCube))) ? at - back : -1
     if (NEGATIONS.includes(word)) return at - back
     // "regions other than North America"
     if (word === 'than' && tokens.list[at - back - 1] === 'other') return at - back - 1
@@ -139,7 +137,7 @@ export function booleansOf(tokens: Tokens, index: MetaIndex, measureWords: Set<s
       const own = distinctive(member)
       if (own.length === 0) continue
       for (let at = tokens.find([own[0]]); at >= 0; at = tokens.find([own[0]], at + 1)) {
-        const negation = negatedAt(tokens, at)
+        const negation = negatedAt(tokens, at, cube.name)
         const withWord = WITH.includes(tokens.list[at - 1] ?? '') || WITH.includes(tokens.list[at - 2] ?? '')
         // "discounted orders", "orders that were discounted": the flag said of the things it marks (named too; "how
         // much was discounted" asks for the amount).

@@ -105,7 +105,7 @@ export function valuesOf(tokens: Tokens, index: MetaIndex, hits: ValueHit[]): Va
     if (!member || phrase.length === 0) continue
     const at = tokens.find(phrase)
     if (at < 0) continue
-    const negation = negatedAt(tokens, at)
+    const negation = negatedAt(tokens, at, member.cube)
     tokens.use(...phrase.map((_, offset) => at + offset), negation)
     found.push({ member, value: hit.value, at, end: at + phrase.length, negated: negation >= 0 })
   }
@@ -201,8 +201,8 @@ export function dimensionPhrases(tokens: Tokens): Phrase[] {
 }
 
 export function granularityOf(tokens: Tokens): Granularity | undefined {
-  // "Which day of the week": weekdays are no period of the data; left unknown, the question is declined rather
-  // than answered with the busiest date.
+  // "Which day of the week": weekdays are no period of the data (a weekday dimension is matched as a dimension);
+  // left unknown, the question is declined rather than answered with the busiest date.
   if (/\b(days? of (the )?week|weekdays?|day-of-week)\b/.test(tokens.text)) return undefined
   for (const [at, word] of tokens.list.entries()) {
     const unit = GRANULARITY[word]

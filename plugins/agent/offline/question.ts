@@ -28,7 +28,7 @@ import {
   timeDimensionFor,
   vocabularyOf,
 } from './members'
-import { findPeriods, spanOf, type RangeSpec } from './time-range'
+import { findPeriods, spanOf, yearEarlier, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
 import { expandMonthAbbreviations, findPhrase, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
 import { GRANULARITY, valuesOf, type Phrase, dimensionPhrases, granularityOf, useCubeNouns } from './question-phrases'
@@ -61,6 +61,16 @@ export interface Parsed {
   unknown: string[]
   /** A question the analyst understood but cannot answer in one query: why, to say instead of a wrong answer. */
   unsupported?: string
+}
+
+/** Whether the model has a weekday of its own (a dimension named so): then "by weekday" is that dimension. */
+export function hasWeekday(index: MetaIndex): boolean {
+  return index.cubes.some((cube) =>
+    cube.dimensions.some((dim) => {
+      const said = words(`${dim.name} ${dim.title}`)
+      return said.some((word) => word.startsWith('weekday')) || (said.includes('day') && said.includes('week'))
+    }),
+  )
 }
 
 /** Nouns made of a value ("cancellations" of cancelled orders): they count the things the value marks. */
@@ -139,8 +149,8 @@ function scopeShare(tokens: Tokens, filters: Array<ValueFilter | BooleanFilter>)
 }
 
 export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | undefined): Parsed {
-  const question = expandMonthAbbreviations(asked)
   const vocabulary = vocabularyOf(index)
+  const question = expandMonthAbbreviations(asked, vocabulary.own)
   useCubeNouns(vocabulary.nouns)
   const tokens = new Tokens(question, vocabulary.own)
   const text = tokens.text
@@ -159,6 +169,11 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     seenPeriods.add(key)
     return true
   })
+  // "March 2025 vs the same month last year": March 2024, not the latest month a year back.
+  const named = mentions.find((mention) => mention.spec.kind === 'absolute')?.spec
+  for (const mention of mentions)
+    if (named && (mention.spec.kind === 'this' || mention.spec.kind === 'previous') && mention.spec.yearsBack)
+      mention.spec = yearEarlier(named) ?? mention.spec
   for (const mention of mentions) {
     const at = tokens.find(mention.used)
     if (at >= 0) tokens.use(...mention.used.map((_, offset) => at + offset))
@@ -351,7 +366,7 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   const countedCube = countedThings(tokens, index)
   if (countedCube && measure && ['count', 'count_distinct'].includes(measure.type) && !per) {
     const noun = cubeNoun(countedCube)
-    const ordering = tokens.raw.some((word) => ORDERING.has(word))
+    const ordering = [...tokens.raw, ...tokens.list].some((word) => ORDERING.has(word))
     const distinct = ordering
       ? index.cubes
           .filter((cube) => cube.name !== countedCube && reach(index, cube.name).has(countedCube))
@@ -495,7 +510,8 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     .map(({ word }) => word)
   // Weekdays are no period of the data (granularityOf passes them over): said plainly, not read as days or weeks.
   const weekday = /\b(days? of (the )?week|weekdays?|day-of-week)\b/.exec(text)
-  if (weekday) for (const word of words(weekday[0])) if (!unknown.includes(word)) unknown.push(word)
+  if (weekday && !hasWeekday(index))
+    for (const word of words(weekday[0])) if (!unknown.includes(word)) unknown.push(word)
   // Words a dimension's description mentions ("completed, shipped, ...") may be values even when a measure uses them.
   if (!lookup)
     for (const word of tokens.list)
@@ -506,7 +522,10 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   const eachGroup = /\b(?:in|for|within|of|across)\s+(?:each|every)\b|\bper\b|\beach\b/.test(text)
   const groups = [...dimensions.map((dim) => dim.title.toLowerCase()), ...(granularity ? [granularity] : [])]
   // The group is the dimension the "each" names, else the first; the ranked things are another one.
-  const group = groups.find((name) => new RegExp(`\\b(?:each|every|per)\\s+${name}`).test(text)) ?? groups[0]
+  const group =
+    groups.find((name) =>
+      new RegExp(`\\b(?:each|every|per)\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).test(text),
+    ) ?? groups[0]
   const rankedThings = groups.find((name) => name !== group)
   const end = top?.direction === 'desc' ? 'top' : 'bottom'
   const unsupported =

@@ -133,7 +133,8 @@ export function findPeriods(question: string): Mention[] {
   // Not the first end of a span ("from March 2025 to June 2025"), read below as two months.
   take(
     new RegExp(
-      `\\b(since|after|from|until|till|through|before)\\s+(${months})\\s+(?:of\\s+)?${YEAR}(?:\\s+(?:onwards?|on))?\\b(?!\\s+(?:to|through|until|till|and|-)\\b)`,
+      // "from March 2025" alone is that month (as "customers from March 2025"); "from March 2025 on(wards)" is since.
+      `\\b(since|after|until|till|through|before|from(?=\\s+(?:${months})\\s+(?:of\\s+)?\\d{4}\\s+(?:onwards?|on)\\b))\\s+(${months})\\s+(?:of\\s+)?${YEAR}(?:\\s+(?:onwards?|on))?\\b(?!\\s+(?:to|through|until|till|and|-)\\b)`,
     ),
     (m) => {
       const month = monthSpec(MONTHS.indexOf(m[2]) + 1, Number(m[3]))
@@ -353,6 +354,21 @@ function unitRow(start: Date, unit: Unit): string {
   if (unit === 'quarter') return `${day.slice(0, 4)} Q${Math.floor(start.getUTCMonth() / 3) + 1}`
   if (unit === 'month') return day.slice(0, 7)
   return unit === 'week' ? `week of ${day}` : day
+}
+
+/** The same absolute period a year earlier ("March 2025" → "March 2024"), for "the same month last year". */
+export function yearEarlier(spec: RangeSpec): RangeSpec | undefined {
+  if (spec.kind !== 'absolute' || !spec.from || !spec.to) return undefined
+  const back = (date: string) => `${Number(date.slice(0, 4)) - 1}${date.slice(4)}`
+  const year = spec.from.slice(0, 4)
+  const earlier = String(Number(year) - 1)
+  return {
+    kind: 'absolute',
+    from: back(spec.from),
+    to: back(spec.to),
+    label: spec.label.replaceAll(year, earlier),
+    row: spec.row.replaceAll(year, earlier),
+  }
 }
 
 /**

@@ -25,7 +25,6 @@ const SYNONYMS: Record<string, string> = {
   buyers: 'customers',
   buyer: 'customer',
   shoppers: 'customers',
-  active: 'ordering',
   typical: 'average',
   mean: 'average',
   avg: 'average',
@@ -60,7 +59,19 @@ export function words(text: string): string[] {
  * itself (`own`): in a model with an "Active" flag, "active customers" are those, not the customers who ordered.
  */
 export function questionWords(text: string, own?: ReadonlySet<string>): string[] {
-  return words(text).map((word) => (own?.has(word) || own?.has(stem(word)) ? word : (SYNONYMS[word] ?? word)))
+  return words(text).map((word) => {
+    if (own?.has(word) || own?.has(stem(word))) return word
+    // Read as the model's word only when the model has that word: on a model whose status has the value "active",
+    // "active subscriptions" are those, not ordering ones.
+    const known = KNOWN_SYNONYMS[word]
+    if (known && own?.has(known)) return known
+    return SYNONYMS[word] ?? word
+  })
+}
+
+/** Synonyms that hold only for a model that names the word they map to. */
+const KNOWN_SYNONYMS: Record<string, string> = {
+  active: 'ordering',
 }
 
 /** `orders` ~ `order`, `categories` ~ `category`, `status` ~ `status`: good enough for matching member names. */
@@ -144,11 +155,18 @@ const MONTH_ABBREVIATIONS: Record<string, string> = {
   dec: 'december',
 }
 
-/** "Sept 2025", "Jan." as the months' names, so every reader of the question sees one word for a month. */
-export function expandMonthAbbreviations(question: string): string {
+/**
+ * "Sept 2025", "in Jan" as the months' names, so every reader of the question sees one word for a month: only before
+ * a year or after a word that leads a date, and never a word the model uses itself (an "APR" measure, an account
+ * named Jan is matched by its value later, and "from Jan" stays the account).
+ */
+export function expandMonthAbbreviations(question: string, own?: ReadonlySet<string>): string {
   return question.replace(
-    /\b(jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?(?=\s*(?:'?\d{2,4}\b|$|[\s?!,;]))/gi,
-    (abbreviation) => MONTH_ABBREVIATIONS[abbreviation.replace('.', '').toLowerCase()] ?? abbreviation,
+    /(?<=\b(?:in|of|during|since|until|till|before|after|through|between|and|to|vs)\s+)(jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?|\b(jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b\.?(?=\s*'?\d{2}(?:\d{2})?\b)/gi,
+    (abbreviation) => {
+      const word = abbreviation.replace('.', '').toLowerCase()
+      return own?.has(word) ? abbreviation : (MONTH_ABBREVIATIONS[word] ?? abbreviation)
+    },
   )
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { questionWords, sameWord } from '../../../plugins/agent/offline/words'
+import { expandMonthAbbreviations, questionWords, sameWord } from '../../../plugins/agent/offline/words'
 
 describe('sameWord', () => {
   it('matches a plural with its singular, "s", "es" and "ies" alike', () => {
@@ -31,8 +31,26 @@ describe('sameWord', () => {
 
 describe('questionWords', () => {
   it("maps everyday words to the model's usual ones, unless the model uses the word itself", () => {
-    expect(questionWords('active clients')).toEqual(['ordering', 'customers'])
+    // "active" is "ordering" only for a model that speaks of ordering (the demo's "Ordering customers").
+    expect(questionWords('active clients', new Set(['ordering']))).toEqual(['ordering', 'customers'])
+    expect(questionWords('active clients')).toEqual(['active', 'customers'])
     // A model with an "Active" flag and a "clients" cube means those.
-    expect(questionWords('active clients', new Set(['active', 'client', 'clients']))).toEqual(['active', 'clients'])
+    expect(questionWords('active clients', new Set(['active', 'client', 'clients', 'ordering']))).toEqual([
+      'active',
+      'clients',
+    ])
+  })
+})
+
+describe('expandMonthAbbreviations', () => {
+  it('writes a month out before a year or after a word that leads a date, and leaves the model its own words', () => {
+    expect(expandMonthAbbreviations('Revenue in Sept 2025')).toBe('Revenue in september 2025')
+    expect(expandMonthAbbreviations('Orders in Dec. vs Nov')).toBe('Orders in december vs november')
+    expect(expandMonthAbbreviations("Revenue Jan '25")).toBe("Revenue january '25")
+    // An account named Jan, an APR measure: not months.
+    expect(expandMonthAbbreviations('MRR from Jan')).toBe('MRR from Jan')
+    expect(expandMonthAbbreviations('Average APR by plan')).toBe('Average APR by plan')
+    expect(expandMonthAbbreviations('What is the APR in 2025?', new Set(['apr']))).toBe('What is the APR in 2025?')
+    expect(expandMonthAbbreviations('Average APR in Mar 2025', new Set(['apr']))).toBe('Average APR in march 2025')
   })
 })

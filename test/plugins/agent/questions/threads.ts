@@ -33,6 +33,12 @@ export const threads: Question[] = [
     cells: ['count'],
   },
   {
+    // The same month a year before the thread's month, not before the data's last one.
+    kind: 'follow-up',
+    ask: ['Revenue in March 2025', 'and the same month last year?'],
+    sql: "SELECT SUM(amount) FROM orders o WHERE o.created_at >= '2024-03-01' AND o.created_at < '2024-04-01'",
+  },
+  {
     // "of those" keeps the thread's period (counted every year's cancelled orders).
     kind: 'follow-up',
     ask: ['How many orders in 2025?', 'how many of those were cancelled?'],
@@ -156,6 +162,10 @@ export const threads: Question[] = [
   // The first of every group is not one ranked query (answered the one first pair of all).
   { kind: 'decline', ask: 'Top product in each category by revenue' },
   { kind: 'decline', ask: 'Best-selling product per region in 2025' },
+  // Said of customers, a negated order flag is no filter on them ("didn't get a discount": none of their orders had
+  // one), and "never" neither: declined, not the customers with some undiscounted order (8,000).
+  { kind: 'decline', ask: "How many customers didn't get a discount?" },
+  { kind: 'decline', ask: 'Revenue from customers who never had a discount' },
   // Weekdays are no period of the data (answered the busiest date).
   { kind: 'decline', ask: 'Which day of the week has the most orders?' },
   { kind: 'decline', ask: 'Revenue in Antarctica' },

@@ -255,6 +255,19 @@ export const totals: Question[] = [
     cells: ['text', 'count'],
   },
   {
+    // "from March 2025" alone is that month (read as since March, to the end of the data).
+    kind: 'period',
+    ask: 'How many orders did we get from March 2025?',
+    sql: "SELECT COUNT(*) FROM orders o WHERE o.created_at >= '2025-03-01' AND o.created_at < '2025-04-01'",
+    cells: ['count'],
+  },
+  {
+    kind: 'filter',
+    ask: 'How many active customers were there in 2024?',
+    sql: `SELECT COUNT(DISTINCT customer_id) FROM orders o WHERE ${year(2024)}`,
+    cells: ['count'],
+  },
+  {
     // "still" is no filter ("I could not map still").
     kind: 'filter',
     ask: 'How many orders are still processing?',
