@@ -2,6 +2,7 @@ import { Database } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import { UNICODE_LOWER, UNICODE_LOWER_OPTIONS, unicodeLower } from '../lib/unicode-lower'
 import { migrate } from './migrate'
 import * as schema from './schema'
 import { BUSY_TIMEOUT_MS } from './sqlite-begin'
@@ -53,12 +54,6 @@ export interface Storage {
 }
 
 /**
- * The function every SQLite connection of the service defines to lower text as Postgres does, every letter (SQLite's
- * own `lower()` knows only ASCII's).
- */
-export const UNICODE_LOWER = 'unicode_lower'
-
-/**
  * Opens (creating the folder if needed) and migrates the SQLite database: WAL, foreign keys on, a busy timeout so a
  * second connection waits instead of failing.
  */
@@ -73,9 +68,7 @@ export function openStorage(path: string): Storage {
  */
 export function sqliteStorage(sqlite: Database, path: string): Storage {
   sqlite.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
-  sqlite.function(UNICODE_LOWER, { deterministic: true }, (value: string | number | bigint | Uint8Array | null) =>
-    typeof value === 'string' ? value.toLowerCase() : value,
-  )
+  sqlite.function(UNICODE_LOWER, UNICODE_LOWER_OPTIONS, unicodeLower)
   if (path !== ':memory:') sqlite.run('PRAGMA journal_mode = WAL')
   sqlite.run('PRAGMA synchronous = NORMAL')
   sqlite.run('PRAGMA foreign_keys = ON')

@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, gt, lt, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
-import { first, UNICODE_LOWER, type Db, type Dialect } from '../../db/client'
+import { first, type Db, type Dialect } from '../../db/client'
+import { UNICODE_LOWER } from '../../lib/unicode-lower'
 import { BadRequestError } from '../../lib/errors'
 import type { PageInfo } from './model'
 

@@ -8,7 +8,7 @@
 import { Database } from 'bun:sqlite'
 import { dlopen } from 'bun:ffi'
 import type { WorkerReply, WorkerRequest } from './query-pool'
-import { UNICODE_LOWER } from './dialects/sqlite-dialect'
+import { UNICODE_LOWER, UNICODE_LOWER_OPTIONS, unicodeLower } from '../../../lib/unicode-lower'
 
 const connections = new Map<string, Database>()
 
@@ -19,9 +19,7 @@ function connection(path: string): Database {
     // Belt and braces on top of the read-only open: this connection can never write, attach or load anything.
     database.run('PRAGMA query_only = ON')
     // SQLite's lower() lowers ASCII only: 'ZÜRICH' ILIKE 'zü%' was false here and true on every other source.
-    database.function(UNICODE_LOWER, { deterministic: true }, (value: string | number | bigint | Uint8Array | null) =>
-      typeof value === 'string' ? value.toLowerCase() : value,
-    )
+    database.function(UNICODE_LOWER, UNICODE_LOWER_OPTIONS, unicodeLower)
     connections.set(path, database)
   }
   return database

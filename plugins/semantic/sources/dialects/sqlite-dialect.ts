@@ -1,4 +1,5 @@
 import type { Granularity } from '../../query/query-ast'
+import { UNICODE_LOWER } from '../../../../lib/unicode-lower'
 import { doubleQuoted, standardOrderBy, type Dialect } from './dialect'
 
 const TRUNCATE: Record<Granularity, (value: string) => string> = {
@@ -27,12 +28,6 @@ export function likeToGlob(pattern: string): string {
   }
   return out
 }
-
-/**
- * The function the query connections define to lower text the way the other sources do, every letter (SQLite's own
- * `lower()` knows only ASCII's).
- */
-export const UNICODE_LOWER = 'unicode_lower'
 
 /** SQLite: times are `YYYY-MM-DD HH:MM:SS` text, booleans 0/1, and LIKE ignores ASCII case (so GLOB tests case). */
 export const sqliteDialect: Dialect = {
