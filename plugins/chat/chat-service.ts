@@ -59,6 +59,8 @@ export interface ChatServiceOptions {
 const BUSY = 'Streaming for thread is in progress'
 /** How long an abort waits for its run to let the thread go before it answers anyway. */
 const ABORT_SETTLE_MS = 5_000
+/** How often it looks (each look of a run on another node asks Redis). */
+const ABORT_POLL_MS = 10
 
 /** 400 for a request with nothing to do: no input, no thread to read, no run or answer of its `messageId`. */
 export function emptyChatRequest(): BadRequestError {
@@ -280,11 +282,18 @@ export function createChatService(options: ChatServiceOptions) {
    * its partial answer before it lets the thread go, and a client told 204 sends its next message at once (it was
    * 'Streaming for thread is in progress' for about 20 ms).
    */
-  async function runEnded(chatId: string): Promise<void> {
+  async function runEnded(chatId: string, aborted: Run | undefined): Promise<void> {
+    if (!aborted) return
     const deadline = Date.now() + ABORT_SETTLE_MS
-    for (let run = await registry.forChat(chatId); run && !run.done; run = await registry.forChat(chatId)) {
+    // Only the aborted run is waited for: one another request started on the thread meanwhile is not.
+    const same = (run: Run | undefined) => run?.key.messageId === aborted.key.messageId
+    for (
+      let run = await registry.forChat(chatId);
+      run && !run.done && same(run);
+      run = await registry.forChat(chatId)
+    ) {
       if (Date.now() >= deadline) return
-      await Bun.sleep(5)
+      await Bun.sleep(ABORT_POLL_MS)
     }
   }
 
@@ -452,8 +461,9 @@ export function createChatService(options: ChatServiceOptions) {
         throw new NotFoundError(`Chat ${chatId} not found`, 'CHAT_NOT_FOUND')
       if (scope.userId !== null && thread.userId !== scope.userId)
         throw new ForbiddenError('This chat belongs to another user', 'CHAT_NOT_OWNED')
+      const running = await registry.forChat(chatId)
       const stopped = await registry.abort(chatId, 'Run aborted')
-      if (stopped) await runEnded(chatId)
+      if (stopped) await runEnded(chatId, running)
       return stopped
     },
 

@@ -118,7 +118,11 @@ function checkControls(
       throw new BadRequestError(`${at}: ${reason}`, 'INVALID_DASHBOARD_CONTROL')
     }
   }
-  const cubeOf = (member: string) => member.slice(0, member.indexOf('.'))
+  // Quoted: a cube may be named by a reserved word ("order", "group"), which the parser takes quoted only.
+  const quoted = (member: string) => {
+    const dot = member.indexOf('.')
+    return { cube: `"${member.slice(0, dot)}"`, ref: `"${member.slice(0, dot)}"."${member.slice(dot + 1)}"` }
+  }
   filters.forEach((filter, index) => {
     const at = `filters[${index}]`
     if (filter.operator === 'inDateRange') {
@@ -134,14 +138,13 @@ function checkControls(
           'INVALID_DASHBOARD_CONTROL',
         )
     }
-    planned(`${at}.member`, `SELECT ${filter.member} FROM ${cubeOf(filter.member)} WHERE ${filter.member} IS NULL`)
+    const { cube, ref } = quoted(filter.member)
+    planned(`${at}.member`, `SELECT ${ref} FROM ${cube} WHERE ${ref} IS NULL`)
   })
-  timeGrains.forEach((grain, index) =>
-    planned(
-      `timeGrains[${index}].member`,
-      `SELECT DATE_TRUNC('${grain.granularity}', ${grain.member}) FROM ${cubeOf(grain.member)}`,
-    ),
-  )
+  timeGrains.forEach((grain, index) => {
+    const { cube, ref } = quoted(grain.member)
+    planned(`timeGrains[${index}].member`, `SELECT DATE_TRUNC('${grain.granularity}', ${ref}) FROM ${cube}`)
+  })
 }
 
 /** Gives widgets without an id one, and refuses two widgets with the same id. */

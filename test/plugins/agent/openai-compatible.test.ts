@@ -26,7 +26,7 @@ afterEach(async () => {
 function appWith(turns: FakeTurn[], logger?: Logger) {
   fake = startFakeOpenAI(turns)
   test = createTestApp({
-    logger,
+    ...(logger ? { logger } : {}),
     agents: createAgentFactory({
       llm: { baseUrl: fake.url, apiKey: 'sk-test', model: 'fake-model' },
       analystDelayMs: 0,
