@@ -244,6 +244,15 @@ describe('the offline analyst', () => {
     }
   })
 
+  it('says several things share a name only when each row is one of them (one product by year is one product)', async () => {
+    const byYear = finalAnswer(mergeLines(await ask('Revenue of Deluxe Headphones by year')))?.content ?? ''
+    expect(byYear).toContain('| 2025 |')
+    expect(byYear).not.toContain('are named')
+    const people = finalAnswer(mergeLines(await ask('How much did Ada Rossi spend?')))?.content ?? ''
+    const [[namesakes]] = data.query("SELECT COUNT(*) FROM customers WHERE name = 'Ada Rossi'").values() as number[][]
+    expect(people).toContain(`${namesakes} customers are named Ada Rossi, each on its own row.`)
+  })
+
   it('counts the values of a dimension for "how many cities", not the things of a cube', async () => {
     for (const [question, sql, noun] of [
       ['How many cities do we have customers in?', 'SELECT COUNT(DISTINCT city) FROM customers', 'cities'],
