@@ -23,14 +23,22 @@ import {
   labelDimension,
   matchDimension,
   reach,
-  sameNoun,
   scoreMeasure,
   timeDimensionFor,
   vocabularyOf,
 } from './members'
 import { findPeriods, spanOf, yearEarlier, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
-import { expandMonthAbbreviations, findPhrase, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
+import {
+  countedThings,
+  hasWeekday,
+  mentionsMember,
+  ORDERING,
+  ORIGINAL_SYNONYM,
+  scopeShare,
+  topOfEachGroup,
+} from './question-cues'
+import { expandMonthAbbreviations, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
 import { GRANULARITY, valuesOf, type Phrase, dimensionPhrases, granularityOf, useCubeNouns } from './question-phrases'
 /** What the lookup (`serviceMeta` with a search) found: dimension values and date spans the caller may see. */
 export interface Lookup {
@@ -61,91 +69,6 @@ export interface Parsed {
   unknown: string[]
   /** A question the analyst understood but cannot answer in one query: why, to say instead of a wrong answer. */
   unsupported?: string
-}
-
-/** Whether the model has a weekday of its own (a dimension named so): then "by weekday" is that dimension. */
-export function hasWeekday(index: MetaIndex): boolean {
-  return index.cubes.some((cube) =>
-    cube.dimensions.some((dim) => {
-      const said = words(`${dim.name} ${dim.title}`)
-      return said.some((word) => word.startsWith('weekday')) || (said.includes('day') && said.includes('week'))
-    }),
-  )
-}
-
-/** Nouns made of a value ("cancellations" of cancelled orders): they count the things the value marks. */
-const ORIGINAL_SYNONYM = /^cancellations?$/
-
-/** Verbs of ordering: "how many customers ordered (bought, purchased, spent)" counts the customers who did. */
-const ORDERING = new Set([
-  'ordered',
-  'order',
-  'ordering',
-  'bought',
-  'buy',
-  'buying',
-  'purchased',
-  'purchase',
-  'purchasing',
-  'placed',
-  'shopped',
-  'spent',
-  'spend',
-  'paid',
-])
-
-/** The cube of the things counted: the first cube noun right after "how many" or "number of" (two words at most between). */
-function countedThings(tokens: Tokens, index: MetaIndex): string | undefined {
-  const starts = [tokens.find(['many']), tokens.find(['number', 'of'])]
-    .filter((at) => at >= 0)
-    .map((at) => (tokens.list[at] === 'many' ? at + 1 : at + 2))
-  for (const start of starts)
-    for (let at = start; at < Math.min(tokens.length, start + 3); at++) {
-      const cube = index.cubes.find(
-        // A noun's forms only: "number of ordering customers" counts customers, not orders.
-        (entry) => entry.measures.length > 0 && sameNoun(tokens.list[at], cubeNoun(entry.name)),
-      )
-      // "How many product categories": the noun qualifies a dimension of its cube, whose values are counted.
-      const next = tokens.list[at + 1]
-      if (
-        cube &&
-        next &&
-        cube.dimensions.some((dim) => dim.type === 'string' && !dim.primaryKey && mentionsMember(dim, next))
-      )
-        return undefined
-      if (cube) return cube.name
-    }
-  return undefined
-}
-
-/** Words after which a share's question names its part: "what share of Asia's orders WERE cancelled". */
-const SHARE_SPLIT = new Set(['are', 'were', 'is', 'was', 'come', 'comes', 'came', 'from', 'had', 'has', 'have'])
-const AS_SHARE_OF = ['share', 'percentage', 'percent', 'proportion', 'fraction', 'part'].flatMap((noun) => [
-  ['as', 'a', noun, 'of'],
-  ['as', noun, 'of'],
-])
-
-/**
- * Marks the filters that name a share's whole (`scope`), so the share is taken within them: "what share of VIP
- * customers are in Europe" is Europe's part of the VIP customers (127 of 409), not of all customers (127 of 8,000).
- * The whole is named first, then a verb or "from" and the part; "Electronics as a share of Europe's revenue" names
- * the part first. Without such a split, or when every filter falls on one side, the share is of everything.
- */
-function scopeShare(tokens: Tokens, filters: Array<ValueFilter | BooleanFilter>): void {
-  const placed = filters.filter((filter) => filter.at !== undefined)
-  if (placed.length < 2 || placed.length !== filters.length) return
-  const asShare = AS_SHARE_OF.map((phrase) => findPhrase(tokens.list, phrase, 0)).find((at) => at >= 0)
-  let whole: (filter: ValueFilter | BooleanFilter) => boolean
-  if (asShare !== undefined) whole = (filter) => filter.at! > asShare
-  else {
-    const first = Math.min(...placed.map((filter) => filter.at!))
-    const split = tokens.list.findIndex((word, at) => at > first && SHARE_SPLIT.has(word))
-    if (split < 0) return
-    whole = (filter) => filter.at! < split
-  }
-  const scoped = placed.filter(whole)
-  if (scoped.length === 0 || scoped.length === placed.length) return
-  for (const filter of scoped) filter.scope = true
 }
 
 export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | undefined): Parsed {
@@ -517,21 +440,12 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     for (const word of tokens.list)
       if (vocabulary.described.has(word) && !STOPWORDS.has(word) && !unknown.includes(word) && !INTENT_WORDS.has(word))
         unknown.push(word)
-  // "The top product in each category": the first of every group, which one ranked query does not give (it gave
-  // the one first pair of all).
-  const eachGroup = /\b(?:in|for|within|of|across)\s+(?:each|every)\b|\bper\b|\beach\b/.test(text)
-  const groups = [...dimensions.map((dim) => dim.title.toLowerCase()), ...(granularity ? [granularity] : [])]
-  // The group is the dimension the "each" names, else the first; the ranked things are another one.
-  const group =
-    groups.find((name) =>
-      new RegExp(`\\b(?:each|every|per)\\s+${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`).test(text),
-    ) ?? groups[0]
-  const rankedThings = groups.find((name) => name !== group)
-  const end = top?.direction === 'desc' ? 'top' : 'bottom'
-  const unsupported =
-    top && groups.length >= 2 && eachGroup && rankedThings
-      ? `the ${end} ${top.n === 1 ? 'one' : top.n} within each ${group} takes one question a ${group}: ask for one at a time (for example "${end} ${rankedThings} in <a ${group}>"), or for the whole breakdown by ${groups.join(' and ')}.`
-      : undefined
+  const unsupported = top
+    ? topOfEachGroup(text, top, [
+        ...dimensions.map((dim) => dim.title.toLowerCase()),
+        ...(granularity ? [granularity] : []),
+      ])
+    : undefined
   return {
     unsupported,
     tokens,
@@ -551,9 +465,6 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     unknown,
   }
 }
-
-const mentionsMember = (member: MetaMember, word: string) =>
-  distinctive(member).some((own) => sameWord(own, word)) || sameWord(word, cubeNoun(member.cube))
 
 /** Adds the key beside a label dimension: `customers.name` is grouped by `customers.id` too. */
 export function withKeys(index: MetaIndex, dimensions: MetaMember[]): MetaMember[] {
