@@ -160,4 +160,17 @@ describe('RateLimiter', () => {
     now += 1000
     expect(limiter.take('key')).toBe(0)
   })
+
+  it('remembers the 100,000 most recently used keys and forgets the least recent one beyond them', async () => {
+    const { RateLimiter } = await import('../../../src/rate-limiter')
+    const limiter = new RateLimiter({ perSecond: 1, burst: 1 }, () => 1_000_000)
+    // Each key's one token is taken: a remembered key is refused, a forgotten one starts with a full bucket.
+    for (let key = 0; key < 100_000; key++) expect(limiter.take(key)).toBe(0)
+    expect(limiter.take(0)).toBe(1)
+    // Key 0 was just used again: key 1 is now the least recent, and the 100,001st key pushes it out.
+    expect(limiter.take(100_000)).toBe(0)
+    expect(limiter.take(1)).toBe(0)
+    expect(limiter.take(0)).toBe(1)
+    expect(limiter.take(99_999)).toBe(1)
+  })
 })
