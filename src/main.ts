@@ -2,8 +2,9 @@ import { QUERY_WORKER_COMMAND } from '../plugins/semantic/sources/query-worker-c
 import { applyRuntimeTuning } from './runtime-tuning'
 
 // The entry point. Runtime options first (this may re-execute the process, so nothing else is loaded before it),
-// then the command line: `serve` by default, or another subcommand. (No top-level await: the binary's bytecode is
-// CommonJS.)
+// then the command line: `serve` by default, or another subcommand. The binary is built as ES modules with code
+// splitting, so what these dynamic imports load is a chunk of its own: the process that only re-executes itself
+// loads this file and the tuning, not the whole server.
 if (process.argv[2] === QUERY_WORKER_COMMAND) {
   // A SQLite query process the server started (the compiled binary's way to run it): nothing else to load.
   import('../plugins/semantic/sources/query-worker')

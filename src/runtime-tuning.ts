@@ -6,7 +6,7 @@
  * Halving the allowed growth keeps peak memory about a fifth lower at a throughput cost within the noise.
  *
  * JSC reads its options from the environment when the process starts, so `main.ts` re-executes the process (same
- * pid, same arguments, before anything else is loaded: about 10 ms) with the option set, unless it is set already:
+ * pid, same arguments, before anything else is loaded: 10 to 50 ms) with the option set, unless it is set already:
  * an operator's own value always wins (`BUN_JSC_heapGrowthMaxIncrease=2` restores JSC's default).
  */
 export const HEAP_GROWTH_OPTION = 'BUN_JSC_heapGrowthMaxIncrease'
