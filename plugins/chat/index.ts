@@ -11,7 +11,7 @@ import type { AgentFactory } from './agent'
 import { jsonBody } from '../core/strict-json'
 import type { Caller } from '../auth/model'
 import { createChatService, emptyChatRequest, type ChatService } from './chat-service'
-import { AbortRequest, ChatParams, ChatRequest, StreamLine } from './model'
+import { AbortRequest, CHAT_FREE_TEXT, ChatParams, ChatRequest, StreamLine } from './model'
 import { abortingUser, abortScope, resolveParticipant } from './participant'
 import { RunAdmission } from './run-admission'
 import { createRunDeadlines } from './run-deadlines'
@@ -170,8 +170,9 @@ export function chatPlugin(deps: ChatDeps) {
       {
         chatAccess: true,
         params: ChatParams,
-        // Unknown fields are dropped, not refused: this is the hot path, and a refusal costs a second parse.
-        ...jsonBody(ChatRequest, { optional: true, unknownFields: 'drop' }),
+        // Unknown fields are dropped, not refused: this is the hot path, and a refusal costs a second parse. The
+        // question is free text: an unpaired surrogate in it is stored, and echoed, as U+FFFD (see `startRun`).
+        ...jsonBody(ChatRequest, { optional: true, unknownFields: 'drop', freeText: CHAT_FREE_TEXT }),
         response: { 200: t.Array(StreamLine, { description: 'Newline-delimited JSON: one StreamLine per line' }) },
         detail: {
           operationId: 'streamChatState',

@@ -29,6 +29,13 @@ export const ChatRequest = t.Object(
 )
 export type ChatRequest = typeof ChatRequest.static
 
+/**
+ * The chat request's free text: an unpaired surrogate in it is stored, and echoed, as U+FFFD. Anywhere else in the
+ * request (an `externalId`, a group name, a security context value) it is refused, since stored it would be the same
+ * as every other one.
+ */
+export const CHAT_FREE_TEXT = ['input'] as const
+
 /** Spec 2.5. `input` and `result` are JSON-encoded strings. */
 export const ToolCall = t.Object({
   name: t.String(),

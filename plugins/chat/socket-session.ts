@@ -2,13 +2,13 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { asStorageUnavailable } from '../../db/postgres-connect'
 import { AppError } from '../../lib/errors'
 import type { Logger } from '../../lib/logger'
-import { containsNul, NUL_TEXT_MESSAGE } from '../../lib/nul-text'
+import { NUL_TEXT_MESSAGE, textProblem, unpairedSurrogateMessage } from '../../lib/storable-text'
 import { dropUnknownFields, MAX_DEPTH, TOO_DEEP_MESSAGE, valueNestedDeeperThan } from '../core/strict-json'
 import { schemaErrors } from '../../lib/schema-errors'
 import { encodeLine, errorLine } from './lines'
 import { t } from 'elysia'
 import { SessionSettings } from '../embed/session-settings'
-import { AbortRequest, ChatRequest } from './model'
+import { AbortRequest, CHAT_FREE_TEXT, ChatRequest } from './model'
 import type { LineSocket, TurnSource } from './run-readers'
 
 /** Every WebSocket message is checked: compiled once rather than interpreted per message. */
@@ -91,7 +91,11 @@ export class SocketSession<Access> {
     // As over HTTP, before anything walks the message: validation recurses, and 100,000 levels ran it out of stack.
     if (valueNestedDeeperThan(request, MAX_DEPTH)) return this.enqueue({ error: TOO_DEEP_MESSAGE })
     // Also in fields the schema drops, as over HTTP, where the whole body is checked.
-    if (containsNul(request)) return this.enqueue({ error: NUL_TEXT_MESSAGE })
+    const problem = textProblem(request, CHAT_FREE_TEXT)
+    if (problem)
+      return this.enqueue({
+        error: problem.kind === 'nul' ? NUL_TEXT_MESSAGE : unpairedSurrogateMessage(problem.path),
+      })
     if (isAbortMessage(request)) {
       dropUnknownFields(AbortMessage, request)
       if (!abortMessageCheck.Check(request))

@@ -3,7 +3,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Value, ValueErrorType } from '@sinclair/typebox/value'
 import { t } from 'elysia'
 import { BadRequestError } from '../../lib/errors'
-import { containsNul, NUL_TEXT_MESSAGE } from '../../lib/nul-text'
+import { NUL_TEXT_MESSAGE, textProblem, unpairedSurrogateMessage } from '../../lib/storable-text'
 import { readablePath } from '../../lib/schema-errors'
 import { MALFORMED_JSON_MESSAGE } from './error-handler'
 
@@ -127,6 +127,9 @@ export function nestedDeeperThan(text: string, limit: number): boolean {
   return false
 }
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+const NOT_UTF8_MESSAGE = 'Malformed request body: expected JSON in UTF-8'
+
 /** Requests whose body a `jsonBody` route read: their NUL check waits for authentication too (see `jsonBody`). */
 const parsedHere = new WeakSet<Request>()
 
@@ -157,7 +160,10 @@ export function checkBodyAfterAuthentication(request: Request): void {
  * - It must be an object: `[]`, `5` or `null` is 400 even where every field is optional.
  * - A field the schema does not know is 400 `UNKNOWN_FIELD` (the framework would drop it silently, so a misspelt or
  *   read-only field looked like it was saved).
- * - A NUL character in any string is 400 `NUL_CHARACTER` (as in paths and queries, which the core plugin checks).
+ * - A body that is not UTF-8 is 400 `MALFORMED_JSON`.
+ * - A NUL character in any string is 400 `NUL_CHARACTER` (as in paths and queries, which the core plugin checks), and
+ *   an unpaired surrogate (`"\ud800"`) 400 `UNPAIRED_SURROGATE` but in the route's `freeText` fields: stored as
+ *   UTF-8 it would read back as U+FFFD, the same as every other one.
  * - Arrays and objects nest at most 64 deep (400 `BODY_TOO_DEEP`): validation walks a body recursively, and a body
  *   of 50,000 brackets ran it out of stack, a 500.
  * - With `contentTypeRequired` (an operation whose specification requires the header), a body not sent as
@@ -190,14 +196,22 @@ export function jsonBody<S extends TSchema>(schema: S, options: JsonBodyOptions 
   }
   return {
     parse: async ({ request }: { request: Request }): Promise<unknown> => {
-      const text = await request.text()
+      const bytes = await request.arrayBuffer()
       parsedHere.add(request)
-      if (options.optional && text.trim() === '') return undefined
       const contentType = request.headers.get('content-type') ?? ''
       const checkType = () => {
         if (typeRequired && !JSON_TYPE.test(contentType))
           throw new BadRequestError('Content-Type must be application/json', 'UNSUPPORTED_CONTENT_TYPE')
       }
+      // Decoded strictly: `request.text()` puts U+FFFD in place of bytes that are not UTF-8, so two different byte
+      // strings became one `externalId` (one user, one row-level security) or one group name.
+      let text: string
+      try {
+        text = UTF8.decode(bytes)
+      } catch {
+        return refuseLater(request, new BadRequestError(NOT_UTF8_MESSAGE, 'MALFORMED_JSON'), checkType)
+      }
+      if (options.optional && text.trim() === '') return undefined
       let body: unknown
       try {
         body = JSON.parse(text)
@@ -206,8 +220,15 @@ export function jsonBody<S extends TSchema>(schema: S, options: JsonBodyOptions 
       }
       if (nestedDeeperThan(text, MAX_DEPTH))
         return refuseLater(request, new BadRequestError(TOO_DEEP_MESSAGE, 'BODY_TOO_DEEP'), checkType)
-      if (containsNul(body))
+      const problem = textProblem(body, options.freeText)
+      if (problem?.kind === 'nul')
         return refuseLater(request, new BadRequestError(NUL_TEXT_MESSAGE, 'NUL_CHARACTER'), checkType)
+      if (problem)
+        return refuseLater(
+          request,
+          new BadRequestError(unpairedSurrogateMessage(problem.path), 'UNPAIRED_SURROGATE'),
+          checkType,
+        )
       if (!isObject(body))
         return refuseLater(
           request,
@@ -249,6 +270,8 @@ interface JsonBodyOptions {
   removedFields?: Record<string, string>
   /** The route takes no credentials: the checks run at once, in its `transform`. */
   public?: boolean
+  /** Top-level fields of free text the route makes well-formed itself (see `textProblem`). */
+  freeText?: readonly string[]
 }
 
 interface StrictBodyOptions<S extends TSchema> {

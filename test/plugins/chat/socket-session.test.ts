@@ -136,6 +136,21 @@ describe('chat socket session', () => {
     expect(piped).toEqual([])
   })
 
+  it('answers an unpaired surrogate outside the question with an error line naming it, and takes one in the question', () => {
+    // Stored as UTF-8 it would read back as U+FFFD: one user, one security context value for every such text.
+    const { session, sent, piped } = pendingSession()
+    session.receive(
+      JSON.stringify({ input: 'Hi', sessionSettings: { externalId: 'a', securityContext: { k: '\uD800' } } }),
+    )
+    expect(sent.map((json) => JSON.parse(json))).toEqual([
+      { error: 'Text must be well-formed Unicode: sessionSettings.securityContext.k has an unpaired surrogate' },
+    ])
+    expect(piped).toEqual([])
+    // The question is free text: stored, and echoed, with U+FFFD in its place.
+    session.receive(JSON.stringify({ input: 'Hi \uD800', sessionSettings: { externalId: 'a' } }))
+    expect(sent).toHaveLength(1)
+  })
+
   it('follows a turn that finished opening while the client stayed', async () => {
     const { session, piped, asked, open } = pendingSession()
     session.receive(JSON.stringify({ input: 'Hello' }))

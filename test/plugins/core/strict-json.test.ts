@@ -209,3 +209,67 @@ describe('JSON request bodies', () => {
     expect(JSON.parse((await named.text()).trim().split('\n').at(-1)!).id).toBe('__state__')
   })
 })
+
+describe('text a request cannot be stored as', () => {
+  const bytes = (...parts: Array<string | number[]>) =>
+    new Uint8Array(parts.flatMap((part) => (typeof part === 'string' ? [...new TextEncoder().encode(part)] : part)))
+  const send = (path: string, body: Uint8Array<ArrayBuffer>) =>
+    test.app.handle(new Request(`http://localhost${path}`, { method: 'POST', headers: { ...admin, ...json }, body }))
+
+  it('refuses a body that is not UTF-8 instead of reading its bytes as U+FFFD, where two ids would be one user', async () => {
+    test = createTestApp()
+    await test.ready
+    for (const invalid of [[0xff, 0xfe], [0xfe, 0xff], [0xc3]]) {
+      const minted = await send(
+        '/api/v1/embed/generate-session',
+        bytes('{"deploymentId":1,"externalId":"', invalid, '"}'),
+      )
+      expect(await answer(minted)).toEqual({
+        status: 400,
+        body: { error: 'Malformed request body: expected JSON in UTF-8', code: 'MALFORMED_JSON' },
+      })
+      const chat = await send(
+        `${CHAT}/stream-chat-state`,
+        bytes('{"input":"Hi","sessionSettings":{"externalId":"', invalid, '"}}'),
+      )
+      expect(chat.status).toBe(400)
+    }
+    // The same text well-formed (U+FFFD itself, sent as UTF-8) is an id like any other.
+    const replaced = await send('/api/v1/embed/generate-session', bytes('{"deploymentId":1,"externalId":"\uFFFD"}'))
+    expect(replaced.status).toBe(200)
+  })
+
+  it('refuses an unpaired surrogate in any field, naming where, and stores nothing', async () => {
+    test = createTestApp()
+    const folder = await test.request('POST', '/api/v1/deployments/1/folders', {
+      headers: admin,
+      body: { name: 'Team \uD800' },
+    })
+    expect(await answer(folder)).toEqual({
+      status: 400,
+      body: { error: 'Text must be well-formed Unicode: name has an unpaired surrogate', code: 'UNPAIRED_SURROGATE' },
+    })
+    const minted = await test.request('POST', '/api/v1/embed/generate-session', {
+      headers: admin,
+      body: { deploymentId: 1, externalId: 'ok-user', groups: ['sales', 'team\uDBFF'] },
+    })
+    expect((await answer(minted)).body.error).toBe(
+      'Text must be well-formed Unicode: groups[1] has an unpaired surrogate',
+    )
+    const key = await test.request('POST', '/api/v1/deployments/1/folders', {
+      headers: { ...admin, ...json },
+      body: '{"name":"F","\\udc00":1}',
+    })
+    expect(await answer(key)).toMatchObject({ status: 400, body: { code: 'UNPAIRED_SURROGATE' } })
+    const folders = await test.request('GET', '/api/v1/deployments/1/folders', { headers: admin })
+    expect((await folders.json()).items).toEqual([])
+    // The chat's question is free text: it is stored, and echoed, with U+FFFD in its place.
+    const chat = await test.request('POST', `${CHAT}/stream-chat-state`, {
+      headers: admin,
+      body: { input: 'Hi \uD800', sessionSettings: { externalId: 'ok-user', securityContext: { team: 'a\uD800' } } },
+    })
+    expect((await answer(chat)).body.error).toBe(
+      'Text must be well-formed Unicode: sessionSettings.securityContext.team has an unpaired surrogate',
+    )
+  })
+})

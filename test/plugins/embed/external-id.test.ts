@@ -108,8 +108,8 @@ describe('an identity with an unpaired surrogate', () => {
         externalId,
         status: 400,
         body: {
-          error: 'externalId must be well-formed Unicode text (it has an unpaired surrogate)',
-          code: 'INVALID_EXTERNAL_ID',
+          error: 'Text must be well-formed Unicode: externalId has an unpaired surrogate',
+          code: 'UNPAIRED_SURROGATE',
         },
       })
       const chat = await test.request('POST', `${chatBase()}/stream-chat-state`, {
@@ -124,7 +124,7 @@ describe('an identity with an unpaired surrogate', () => {
     })
     expect({ status: internal.status, body: await internal.json() }).toMatchObject({
       status: 400,
-      body: { code: 'INVALID_INTERNAL_ID' },
+      body: { error: 'Text must be well-formed Unicode: internalId has an unpaired surrogate' },
     })
     const token = await serviceToken(tokenSecrets.deployment2, { scope: ['chat'], externalId: 'sur\uD800' })
     const claimed = await test.request('POST', `${chatBase('acme', 2)}/stream-chat-state`, {

@@ -72,7 +72,12 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app, { published: true })
     // `Customer-7` and `customer-7` may be two people: storing the one as the other would notify the wrong user.
-    for (const externalId of [' customer-7', 'Customer-7', 'customer\uD800']) {
+    // Stored as UTF-8, an unpaired surrogate reads back as U+FFFD: one recipient for every such id.
+    for (const [externalId, code, error] of [
+      [' customer-7', 'INVALID_EXTERNAL_ID', 'recipients[1].externalId must be'],
+      ['Customer-7', 'INVALID_EXTERNAL_ID', 'recipients[1].externalId must be'],
+      ['customer\uD800', 'UNPAIRED_SURROGATE', 'Text must be well-formed Unicode: recipients[1].externalId has'],
+    ]) {
       const created = await app.call('POST', `${D1}/notifications`, {
         dashboardId: dashboard.id,
         name: 'Daily',
@@ -82,12 +87,8 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
           { kind: 'embedUser', embedTenantName: 'tenant-one', externalId },
         ],
       })
-      expect({ externalId, status: created.status, code: created.body.code }).toEqual({
-        externalId,
-        status: 400,
-        code: 'INVALID_EXTERNAL_ID',
-      })
-      expect(created.body.error).toStartWith('recipients[1].externalId must be')
+      expect({ externalId, status: created.status, code: created.body.code }).toEqual({ externalId, status: 400, code })
+      expect(created.body.error).toStartWith(error)
     }
     expect((await app.call('GET', `${D1}/notifications`)).body.items).toEqual([])
   })
