@@ -54,6 +54,11 @@ export interface ChatServiceOptions {
   deadlines?: RunDeadlines
   /** Settles once the store is ready for new runs (see `recoverInterruptedRuns`); requests wait for it. */
   ready?: Promise<unknown>
+  /**
+   * Throws when `participant` may not read thread `threadId` (the deployment's thread policies). Asked for a thread
+   * a request reaches by its `messageId` rather than names: the route checked the `chatId` it named itself.
+   */
+  mayRead?: (participant: ChatParticipant, threadId: string) => Promise<void>
 }
 
 const BUSY = 'Streaming for thread is in progress'
@@ -240,7 +245,10 @@ export function createChatService(options: ChatServiceOptions) {
         (isNewThread || request.messageId !== undefined
           ? await registry.forMessage(participant.userId, participant.agent.id, messageId)
           : undefined)
-      return joining(request, participant, active, devMode) ?? fixed(errorLine(BUSY))
+      const joined = joining(request, participant, active, devMode)
+      // Joined in a thread the request did not name: read under the same policies as a named one.
+      if (joined && active!.key.chatId !== chatId) await options.mayRead?.(participant, active!.key.chatId)
+      return joined ?? fixed(errorLine(BUSY))
     }
     // The history is read in the turn's own transaction: exactly the messages before this turn's.
     const started = store.startTurn({
@@ -376,6 +384,11 @@ export function createChatService(options: ChatServiceOptions) {
     if (!deployment.branches.includes(branch))
       return fixed(errorLine(`Branch ${branch} not found in deployment ${deployment.id}`))
     const devMode = branch !== deployment.defaultBranch
+    // A thread the request reaches by its messageId is read under the same policies as one it names.
+    const reached = async <T extends TurnSource | undefined>(threadId: string, source: T): Promise<T> => {
+      if (source && threadId !== request.chatId) await options.mayRead?.(participant, threadId)
+      return source
+    }
 
     if (request.messageId !== undefined) {
       const active =
@@ -383,7 +396,7 @@ export function createChatService(options: ChatServiceOptions) {
           ? running
           : await registry.forMessage(userId, participant.agent.id, request.messageId)
       const joined = joining(request, participant, active, devMode)
-      if (joined) return joined
+      if (joined) return reached(active!.key.chatId, joined)
     }
 
     if (request.chatId !== undefined) {
@@ -402,9 +415,12 @@ export function createChatService(options: ChatServiceOptions) {
               await registry.forMessage(userId, participant.agent.id, request.messageId),
               devMode,
             )
-            if (joined) return joined
+            if (joined) return reached(stored, joined)
           }
-          return (await joinStored(request, participant, stored, devMode)) ?? stateOf(stored, devMode)
+          return reached(
+            stored,
+            (await joinStored(request, participant, stored, devMode)) ?? (await stateOf(stored, devMode)),
+          )
         }
       }
       if (request.input === undefined) return stateOf(thread.id, devMode)
@@ -414,7 +430,11 @@ export function createChatService(options: ChatServiceOptions) {
 
     if (request.messageId !== undefined) {
       const finished = await store.threadOfUserMessage(userId, participant.agent.id, request.messageId)
-      if (finished) return (await joinStored(request, participant, finished, devMode)) ?? stateOf(finished, devMode)
+      if (finished)
+        return reached(
+          finished,
+          (await joinStored(request, participant, finished, devMode)) ?? (await stateOf(finished, devMode)),
+        )
     }
     // A messageId with no run and no answer, and nothing else: the request has nothing to do.
     if (request.input === undefined) throw emptyChatRequest()

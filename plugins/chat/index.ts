@@ -84,6 +84,7 @@ export function chatPlugin(deps: ChatDeps) {
     waitingChanged: (waiting) => deps.metrics.admissionQueued.set(waiting),
     refused: (limit) => deps.metrics.admissionRefused.inc({ limit }),
   })
+  const policies = createThreadPolicyGuard(deps.storage)
   const chat: ChatService = createChatService({
     store,
     registry: deps.registry,
@@ -94,6 +95,7 @@ export function chatPlugin(deps: ChatDeps) {
     admission,
     deadlines: createRunDeadlines(limits),
     ready,
+    mayRead: ({ deployment, agent }, threadId) => policies.read(deployment.id, agent.id, threadId),
   })
   deps.lifecycle.onShutdown(() => chat.shutdown(deps.config.shutdownGraceMs))
   // Every open chat socket, so a shutdown can close them: the server waits for open sockets before it stops.
@@ -112,7 +114,6 @@ export function chatPlugin(deps: ChatDeps) {
     return hooks
   }
 
-  const policies = createThreadPolicyGuard(deps.storage)
   const openTurn = async (caller: Caller, agent: AgentInfo, deployment: DeploymentInfo, request: ChatRequest) => {
     // Before anything is provisioned or stored: a load balancer sends the request to another node.
     if (deps.lifecycle.isShuttingDown) throw new ShuttingDownError()

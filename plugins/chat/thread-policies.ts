@@ -9,8 +9,10 @@ import type { ChatRequest } from './model'
 /**
  * Applies the deployment's `chatThreadPolicies` (AI engineer settings) to a chat request: starting a thread or
  * posting is `ChatThreadCreate` on the agent; reading a thread (state, rejoin, a finished messageId) is
- * `ChatThreadRead` on the thread and the agent; stopping a run is `ChatThreadAbort` on the thread. A denial is a
- * 403 before any stream starts. Policies are read per request, so a change applies to the next one.
+ * `ChatThreadRead` on the thread and the agent, whether the request names the thread (`chat`) or reaches it by its
+ * `messageId` (`read`, asked by the chat service once it knows the thread); stopping a run is `ChatThreadAbort` on
+ * the thread. A denial is a 403 before any stream starts. Policies are read per request, so a change applies to the
+ * next one.
  */
 export function createThreadPolicyGuard(storage: Storage) {
   const storedPolicies = policiesReader(storage)
@@ -37,6 +39,13 @@ export function createThreadPolicyGuard(storage: Storage) {
           { action: 'ChatThreadRead', resourceType: 'agent', resourceId: agent },
         )
       return check(deploymentId, requests)
+    },
+    /** Reading a thread the request reached by its `messageId` (a rejoin, a finished message): `ChatThreadRead`. */
+    read(deploymentId: number, agentId: number, chatId: string): Promise<void> {
+      return check(deploymentId, [
+        { action: 'ChatThreadRead', resourceType: 'thread', resourceId: chatId },
+        { action: 'ChatThreadRead', resourceType: 'agent', resourceId: String(agentId) },
+      ])
     },
     abort(deploymentId: number, chatId: string): Promise<void> {
       return check(deploymentId, [{ action: 'ChatThreadAbort', resourceType: 'thread', resourceId: chatId }])

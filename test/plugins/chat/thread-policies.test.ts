@@ -1,12 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
+import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
-import { chatBase, readLines } from '../../helpers/chat'
+import { chatBase, lineReader, messageId, readLines } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'
+import { gate } from '../../helpers/gates'
 
 let test: TestApp
+let script: Script
 beforeEach(() => {
-  test = createTestApp({ agents: () => createScriptedAgent({ steps: [{ kind: 'text', chunks: ['ok'] }] }) })
+  script = { steps: [{ kind: 'text', chunks: ['ok'] }] }
+  test = createTestApp({ agents: () => createScriptedAgent(() => script) })
 })
 afterEach(() => test.close())
 
@@ -49,6 +52,48 @@ describe('chatThreadPolicies on the chat', () => {
     await setPolicies([{ actions: ['ChatThreadRead'], effect: 'deny', resourceType: 'thread', resources: [denied] }])
     expect((await chat({ chatId: denied })).status).toBe(403)
     expect((await chat({ chatId: other })).status).toBe(200)
+  })
+
+  it('refuses to read a denied thread reached by its messageId, finished or running, as when it is named', async () => {
+    const finished = await readLines(await chat({ input: 'Hello', messageId: messageId(1) }))
+    const denied = finished[0].state!.chatId!
+    const other = await newThread()
+    const hold = gate()
+    script = { steps: [{ kind: 'text', chunks: ['Partial', ' rest'], hold: { after: 1, until: hold.promise } }] }
+    const running = lineReader(await chat({ input: 'Slow', messageId: messageId(2) }))
+    const held = (await running.next())!.state!.chatId!
+    await setPolicies([
+      { actions: ['ChatThreadRead'], effect: 'deny', resourceType: 'thread', resources: [denied, held] },
+    ])
+    const refusals = [
+      { messageId: messageId(1) },
+      { messageId: messageId(1), input: 'Hello' },
+      { messageId: messageId(1), chatId: other },
+      { messageId: messageId(1), chatId: other, input: 'Hello' },
+      { messageId: messageId(2) },
+      { messageId: messageId(2), input: 'Slow' },
+    ]
+    for (const body of refusals) {
+      const response = await chat(body)
+      expect({ body, status: response.status, answer: await response.json() }).toEqual({
+        body,
+        status: 403,
+        answer: {
+          error: `Chat thread policy denies ChatThreadRead on thread ${body.messageId === messageId(1) ? denied : held}`,
+          code: 'CHAT_POLICY_DENIED',
+        },
+      })
+    }
+    // Denied on the agent: no thread of it is read by messageId either.
+    await setPolicies([{ actions: ['ChatThreadRead'], effect: 'deny', resourceType: 'agent', resources: ['1'] }])
+    expect((await chat({ messageId: messageId(1) })).status).toBe(403)
+    await setPolicies([])
+    expect((await readLines(await chat({ messageId: messageId(1) }))).map((line) => line.id)).toEqual([
+      '__cutoff__',
+      '__state__',
+    ])
+    hold.open()
+    expect((await running.rest()).at(-1)!.id).toBe('__state__')
   })
 
   it('applies an allow-list: only the agents it names may start threads', async () => {
