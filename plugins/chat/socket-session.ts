@@ -56,14 +56,19 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /**
  * One chat WebSocket: each client message is a chat request, run one after another (the next starts when the
- * previous turn's last line is sent), or an abort message, which acts at once. An invalid message's error line
- * waits its turn like a request, so it never lands among the lines of a turn in progress. The credential the socket
+ * previous turn's last line is sent), or an abort message, which acts at once (on a turn still being opened, as soon
+ * as it is open). An error line that answers a message (an invalid one, a failed abort) waits its turn like a
+ * request, so it never lands among the lines of a turn in progress. The credential the socket
  * was opened with is checked again before every turn and abort: once it is revoked or expired, that turn gets one
  * error line and the socket is closed (1008).
  */
 export class SocketSession<Access> {
   private readonly queue: Queued[] = []
   private current: { chatId: string | undefined; stop(): void } | undefined
+  /** A turn is being opened: its thread is not known yet. */
+  private opening = false
+  /** An abort of the current run that came while its turn was being opened: applied once it is open. */
+  private abortOnOpen: AbortMessage | undefined
   private pumping = false
   private closed = false
   /** Set by `closeWhenDone`: how to close once the queue is done. */
@@ -99,7 +104,7 @@ export class SocketSession<Access> {
     if (isAbortMessage(request)) {
       dropUnknownFields(AbortMessage, request)
       if (!abortMessageCheck.Check(request))
-        return this.sendError(schemaErrors(AbortMessage, request)[0] ?? 'Invalid abort message')
+        return this.enqueue({ error: schemaErrors(AbortMessage, request)[0] ?? 'Invalid abort message' })
       return void this.abort(request)
     }
     // Unknown fields are ignored, as over HTTP.
@@ -182,16 +187,25 @@ export class SocketSession<Access> {
     }
   }
 
+  /**
+   * Stops the run of `chatId`, or the current one. Sent right after a request, the abort finds that turn still being
+   * opened (its thread unknown yet): it is applied as soon as the turn is open. What goes wrong is told by an error line
+   * that waits its turn like a refused request's: sent during a turn, it would read as that turn's end.
+   */
   private async abort(request: AbortMessage): Promise<void> {
+    if (request.chatId === undefined && this.opening) {
+      this.abortOnOpen = request
+      return
+    }
     const chatId = request.chatId ?? this.current?.chatId
-    if (!chatId) return this.sendError('Nothing to abort')
+    if (!chatId) return this.enqueue({ error: 'Nothing to abort' })
     const access = await this.access()
     if (!access) return
     try {
       await this.handlers.abort(access, chatId, this.userId, request.sessionSettings)
     } catch (error) {
       const failure = asStorageUnavailable(error) ?? error
-      this.sendError(failure instanceof AppError ? failure.message : 'Abort failed')
+      this.enqueue({ error: failure instanceof AppError ? failure.message : 'Abort failed' })
     }
   }
 
@@ -205,6 +219,8 @@ export class SocketSession<Access> {
           continue
         }
         const { request } = next
+        // From here until its run is known, an abort of "the current run" means this turn's.
+        this.opening = true
         const access = await this.access()
         if (!access) return
         let source: TurnSource
@@ -213,6 +229,8 @@ export class SocketSession<Access> {
           source = opened.source
           this.userId = opened.userId
         } catch (error) {
+          this.opening = false
+          this.abortOnOpen = undefined
           const down = asStorageUnavailable(error)
           if (down) this.handlers.logger.warn('chat websocket turn failed', { reason: down.reason })
           else if (!(error instanceof AppError)) this.handlers.logger.error('chat websocket turn failed', { error })
@@ -220,15 +238,22 @@ export class SocketSession<Access> {
           this.sendError(failure instanceof AppError ? failure.message : 'Internal server error')
           continue
         }
+        this.opening = false
         // The client left while the turn was opened: the run goes on without this reader.
         if (this.closed) return
         const piping = this.handlers.pipe(source)
         this.current = { chatId: source.run?.key.chatId, stop: piping.stop }
+        const abort = this.abortOnOpen
+        this.abortOnOpen = undefined
+        // A turn without a run (a thread read, an error line) has nothing to stop, as an abort over HTTP would find.
+        if (abort && source.run) void this.abort(abort)
         await piping.done
         this.current = undefined
       }
     } finally {
       this.pumping = false
+      this.opening = false
+      this.abortOnOpen = undefined
       if (this.closing && !this.closed) this.closeNow()
     }
   }

@@ -135,6 +135,36 @@ describe('GET {chat_base_url}/chat/ws', () => {
     client.socket.close()
   })
 
+  it('aborts a run asked for in the same breath as its request, before its turn has opened', async () => {
+    const hold = gate()
+    script = { steps: [{ kind: 'text', chunks: ['Partial', ' never'], hold: { after: 1, until: hold.promise } }] }
+    const client = await connect()
+    client.send({ input: 'Slow', sessionSettings: { externalId: 'a' } })
+    client.send({ type: 'abort' })
+    await client.waitFor(ended)
+    expect(client.lines.at(-1)).toEqual({ error: 'Run aborted' })
+    expect(client.lines.filter((line) => 'error' in line)).toHaveLength(1)
+    expect(await storedRuns(test.storage)).toEqual([{ status: 'aborted', error: 'Run aborted' }])
+    client.socket.close()
+  })
+
+  it('tells a failed abort after the turn in progress ends, never among its lines', async () => {
+    const { hold, client } = await heldTurn('Partial', ' done')
+    client.send({ type: 'abort', chatId: 'no-such-chat' })
+    client.send({ type: 'abort', chatId: 5 })
+    await Bun.sleep(50)
+    expect(client.lines.some((line) => 'error' in line)).toBe(false)
+    hold.open()
+    await client.waitFor((line) => 'error' in line, 2)
+    const ids = client.lines.map((line) => line.id ?? line.error)
+    expect(ids.slice(ids.indexOf('__state__'))).toEqual([
+      '__state__',
+      'Chat no-such-chat not found',
+      expect.stringMatching(/^chatId/),
+    ])
+    client.socket.close()
+  })
+
   it('aborts as the user the abort message names: another user’s run is refused and goes on', async () => {
     const { hold, client: owner } = await heldTurn('Partial', ' done')
     const chatId = (owner.lines[0].state as { chatId: string }).chatId
