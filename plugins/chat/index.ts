@@ -43,6 +43,31 @@ const NDJSON_HEADERS = {
 const MAX_LAG_LINES = 10_000
 const MAX_WS_BUFFERED_BYTES = 8 * 1024 * 1024
 
+/** A `Sec-WebSocket-Key`: 16 bytes in base64 (RFC 6455, 4.1). */
+const WEBSOCKET_KEY = /^[A-Za-z0-9+/]{22}==$/
+
+/**
+ * Refuses an upgrade the server could not complete, with the JSON error body every route answers: Bun and the
+ * framework answer a bad handshake with a plain-text 400, or a 426 without a body.
+ */
+function checkHandshake(request: Request, headers: Record<string, unknown>): void {
+  const version = request.headers.get('sec-websocket-version')
+  if (version !== '13') {
+    headers['sec-websocket-version'] = '13'
+    throw new AppError(
+      426,
+      'UNSUPPORTED_WEBSOCKET_VERSION',
+      'This WebSocket speaks version 13 (Sec-WebSocket-Version: 13)',
+    )
+  }
+  if (!WEBSOCKET_KEY.test(request.headers.get('sec-websocket-key') ?? ''))
+    throw new AppError(
+      400,
+      'INVALID_WEBSOCKET_HANDSHAKE',
+      'Sec-WebSocket-Key must be 16 bytes in base64, as a WebSocket client sends it',
+    )
+}
+
 /** What the chat routes authenticate: the caller, and the agent and deployment it talks to. */
 interface ChatAccess {
   caller: Caller
@@ -220,6 +245,7 @@ export function chatPlugin(deps: ChatDeps) {
     .ws(`${CHAT_BASE}/ws`, {
       chatAccess: true,
       params: ChatParams,
+      beforeHandle: ({ request, set }) => checkHandshake(request, set.headers),
       open(ws) {
         const { caller } = ws.data
         const raw = ws.raw as unknown as ServerWebSocket

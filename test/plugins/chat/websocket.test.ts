@@ -135,6 +135,29 @@ describe('GET {chat_base_url}/chat/ws', () => {
     client.socket.close()
   })
 
+  it('answers an upgrade it cannot complete with the JSON error body: 426 for another version, 400 for a bad key', async () => {
+    const upgrade = (headers: Record<string, string>) =>
+      fetch(`${origin.replace('ws:', 'http:')}${chatBase()}/ws`, {
+        headers: { ...apiKey(keys.admin), connection: 'Upgrade', upgrade: 'websocket', ...headers },
+      })
+    const key = 'dGhlIHNhbXBsZSBub25jZQ=='
+    const old = await upgrade({ 'sec-websocket-version': '8', 'sec-websocket-key': key })
+    expect(old.status).toBe(426)
+    expect(old.headers.get('sec-websocket-version')).toBe('13')
+    expect(await old.json()).toMatchObject({ code: 'UNSUPPORTED_WEBSOCKET_VERSION' })
+    for (const headers of [
+      { 'sec-websocket-version': '13' },
+      { 'sec-websocket-version': '13', 'sec-websocket-key': 'x' },
+    ]) {
+      const refused = await upgrade(headers)
+      expect({ status: refused.status, type: refused.headers.get('content-type') }).toEqual({
+        status: 400,
+        type: 'application/json; charset=utf-8',
+      })
+      expect(await refused.json()).toMatchObject({ code: 'INVALID_WEBSOCKET_HANDSHAKE' })
+    }
+  })
+
   it('aborts a run asked for in the same breath as its request, before its turn has opened', async () => {
     const hold = gate()
     script = { steps: [{ kind: 'text', chunks: ['Partial', ' never'], hold: { after: 1, until: hold.promise } }] }
