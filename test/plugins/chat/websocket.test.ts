@@ -145,10 +145,11 @@ describe('GET {chat_base_url}/chat/ws', () => {
     expect(old.status).toBe(426)
     expect(old.headers.get('sec-websocket-version')).toBe('13')
     expect(await old.json()).toMatchObject({ code: 'UNSUPPORTED_WEBSOCKET_VERSION' })
-    for (const headers of [
+    const badKeys: Array<Record<string, string>> = [
       { 'sec-websocket-version': '13' },
       { 'sec-websocket-version': '13', 'sec-websocket-key': 'x' },
-    ]) {
+    ]
+    for (const headers of badKeys) {
       const refused = await upgrade(headers)
       expect({ status: refused.status, type: refused.headers.get('content-type') }).toEqual({
         status: 400,
