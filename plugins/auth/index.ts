@@ -6,7 +6,7 @@ import { assertAdmin, assertDeploymentInScope, authorizeDeployment, deploymentId
 import { readCredential } from './credentials'
 import type { AgentInfo, DeploymentInfo, Directory } from './directory'
 import type { ApiKeyAuthenticator, ApiKeyCaller, Caller, EmbedCaller, EmbedTokenVerifier } from './model'
-import { verifyServiceToken } from './service-token'
+import { isGenuineForAccount, verifyServiceToken } from './service-token'
 import { checkBodyAfterAuthentication } from '../core/strict-json'
 
 type Headers = Record<string, string | undefined>
@@ -80,10 +80,15 @@ export function authPlugin(deps: AuthDeps) {
     if (credential.scheme === 'apiKey') caller = await authenticateApiKey(credential.value)
     else if (credential.scheme === 'embedToken') caller = await embedTokens.verify(credential.value)
     else {
-      if (!agent || agent.deployment.accountName !== params.accountName)
-        throw new NotFoundError(
-          accountExists ? `Agent ${params.agentId} not found` : `Account ${params.accountName} not found`,
-        )
+      if (!agent || agent.deployment.accountName !== params.accountName) {
+        // No deployment to verify the token with: it is refused as any token that is not genuine, unless a
+        // deployment of the account the address names signed it (then only the agent is missing). A token that
+        // proves nothing learns nothing of which accounts and agents exist.
+        const account = await directory.accountByName(params.accountName ?? '')
+        if (account && (await isGenuineForAccount(credential.value, account.id, directory, clock)))
+          throw new NotFoundError(`Agent ${params.agentId} not found`, 'AGENT_NOT_FOUND')
+        throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN')
+      }
       caller = await verifyServiceToken(
         credential.value,
         agent.deployment,

@@ -116,29 +116,46 @@ async function isGenuineForOtherDeployment(
   } catch {
     return false
   }
-  const signedBy = async (secret: string) => {
-    try {
-      await verify(token, secret, now)
-      return true
-    } catch (error) {
-      // Genuine but expired or not yet valid: still made for that deployment.
-      return error instanceof joseErrors.JWTExpired || error instanceof joseErrors.JWTClaimValidationFailed
-    }
-  }
   if (claimed !== undefined) {
     const otherId = Number(claimed)
     if (!Number.isInteger(otherId) || otherId === deployment.id) return false
     const other = await directory.deployment(otherId)
-    return other?.tokenAuthSecret ? signedBy(other.tokenAuthSecret) : false
+    return other?.tokenAuthSecret ? signedBy(token, other.tokenAuthSecret, now) : false
   }
-  // The other deployments of the same account (the one the address names), at most a few: a token anyone may send
-  // must not cost a check per deployment of the server, nor tell whether it was made for another account's.
+  return isGenuineForAccount(token, deployment.accountId, directory, now, deployment)
+}
+
+/**
+ * Whether `token` is signed by a deployment of account `accountId` that takes service tokens (other than `except`).
+ * At most a few are tried: a token anyone may send must not cost a check per deployment of the server, nor tell
+ * whether it was made for another account's.
+ */
+export async function isGenuineForAccount(
+  token: string,
+  accountId: number,
+  directory: Directory,
+  now: () => number,
+  except?: DeploymentInfo,
+): Promise<boolean> {
+  try {
+    decodeJwt(token)
+  } catch {
+    return false
+  }
   const candidates = (await directory.tokenSecrets()).filter(
-    (other) =>
-      other.accountId === deployment.accountId &&
-      other.id !== deployment.id &&
-      other.secret !== deployment.tokenAuthSecret,
+    (other) => other.accountId === accountId && other.id !== except?.id && other.secret !== except?.tokenAuthSecret,
   )
-  for (const other of candidates.slice(0, MAX_OTHER_SECRETS)) if (await signedBy(other.secret)) return true
+  for (const other of candidates.slice(0, MAX_OTHER_SECRETS)) if (await signedBy(token, other.secret, now)) return true
   return false
+}
+
+/** Whether `secret` signed `token`, expired or not yet valid as it may be. */
+async function signedBy(token: string, secret: string, now: () => number): Promise<boolean> {
+  try {
+    await verify(token, secret, now)
+    return true
+  } catch (error) {
+    // Genuine but expired or not yet valid: still made for that deployment.
+    return error instanceof joseErrors.JWTExpired || error instanceof joseErrors.JWTClaimValidationFailed
+  }
 }

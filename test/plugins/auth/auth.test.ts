@@ -256,4 +256,27 @@ describe('authPlugin chat access', () => {
     expect((await get('/probe/chat/acme/1', apiKey(keys.otherAdmin))).status).toBe(403)
     expect((await get('/probe/chat/acme/1', apiKey(keys.scoped))).status).toBe(403)
   })
+
+  it('tells a service token that proves nothing nothing of which accounts and agents exist', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    const garbage = { 'x-service-auth-token': 'garbage' }
+    const foreign = {
+      'x-service-auth-token': await serviceToken(tokenSecrets.deployment3, { sub: 'u1', scope: ['chat'] }),
+    }
+    for (const path of ['/probe/chat/nobody/1', '/probe/chat/acme/99', '/probe/chat/acme/3', '/probe/chat/acme/2'])
+      expect({ path, ...(await get(path, garbage)) }).toEqual({
+        path,
+        status: 401,
+        body: { error: 'Invalid token', code: 'INVALID_TOKEN' },
+      })
+    for (const path of ['/probe/chat/nobody/1', '/probe/chat/acme/99'])
+      expect({ path, status: (await get(path, foreign)).status }).toEqual({ path, status: 401 })
+    // A genuine token of the account the address names: only the agent is missing.
+    const genuine = await serviceToken(tokenSecrets.deployment2, { sub: 'u1', scope: ['chat'] })
+    expect(await get('/probe/chat/acme/99', { 'x-service-auth-token': genuine })).toEqual({
+      status: 404,
+      body: { error: 'Agent 99 not found', code: 'AGENT_NOT_FOUND' },
+    })
+  })
 })
