@@ -79,7 +79,8 @@ export function createEmbedTenantAdmin(storage: Storage) {
     },
 
     async deleteGroup(accountId: number, tenantName: string, rawId: string): Promise<void> {
-      const id = /^[1-9]\d{0,15}$/.test(rawId) ? Number(rawId) : 0
+      // Read as every id in a path is: decimal digits, so `0030` is group 30; anything else names no group (404).
+      const id = isDecimalInteger(rawId) ? Number(rawId) : 0
       const deleted = await storage.transaction(async (tx) => {
         const tenant = await tenantId(tx, accountId, tenantName)
         return tx

@@ -136,7 +136,8 @@ describe('DELETE /api/v1/embed-tenants/:embedTenantName/groups/:id', () => {
       groups: ['editors', 'viewers'],
     })
     const editors = (await page()).items[0]
-    const response = await send(test, 'DELETE', `${GROUPS}/${editors.id}`)
+    // Written with leading zeros it is the same id, as a folder's or a report's is.
+    const response = await send(test, 'DELETE', `${GROUPS}/000${editors.id}`)
     expect(response).toEqual({ status: 204, body: {} })
     expect(await groupCatalog(test)).not.toContain('tenant-one/editors:editors group')
     expect(await groupsOf(test, (await userRow(test, 'u1'))!.id)).toEqual(['tenant-one/viewers'])
