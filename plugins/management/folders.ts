@@ -64,7 +64,7 @@ export async function listFolders(context: ManagementContext, query: FoldersList
       query.search ? nameContains(context.storage.dialect, folders.name, query.search) : undefined,
       query.parentId !== undefined ? eq(folders.parentId, query.parentId) : undefined,
     ],
-    sorts: contentSorts<FolderRow>(folders),
+    sorts: contentSorts<FolderRow>(context.storage.dialect, folders),
     sortBy: query.sortBy ?? 'createdAt',
     query,
   })

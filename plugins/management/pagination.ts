@@ -73,22 +73,24 @@ export function byCreation<Row extends { createdAt: number }>(createdAt: SQLWrap
 }
 
 /**
- * Text as `name` orders and compares it, ignoring case. `lower` rather than a collation (`NOCASE` is SQLite's own);
- * the value is cast so Postgres takes a bound parameter as text.
+ * Text as `name` orders and compares it, ignoring case. A lowering function rather than a collation (`NOCASE` is
+ * SQLite's own), on SQLite the connection's `unicode_lower` (its own `lower()` knows only ASCII letters: 'Éb' sorted
+ * after 'ed'); the value is cast so Postgres takes a bound parameter as text.
  */
-function folded(value: SQLWrapper | string | number): SQL {
-  return sql`lower(cast(${value} as text))`
+function folded(dialect: Dialect): (value: SQLWrapper | string | number) => SQL {
+  const lower = sql.raw(dialect === 'sqlite' ? UNICODE_LOWER : 'lower')
+  return (value) => sql`${lower}(cast(${value} as text))`
 }
 
 /** The orders of content lists: `name` A to Z ignoring case, `createdAt` oldest first, `updatedAt` newest first. */
-export function contentSorts<Row extends { name: string; createdAt: number; updatedAt: number }>(table: {
-  name: SQLWrapper
-  createdAt: SQLWrapper
-  updatedAt: SQLWrapper
-}): Record<'name' | 'createdAt' | 'updatedAt', SortOption<Row>> {
+export function contentSorts<Row extends { name: string; createdAt: number; updatedAt: number }>(
+  dialect: Dialect,
+  table: { name: SQLWrapper; createdAt: SQLWrapper; updatedAt: SQLWrapper },
+): Record<'name' | 'createdAt' | 'updatedAt', SortOption<Row>> {
+  const fold = folded(dialect)
   return {
     name: {
-      key: { expression: folded(table.name), valueOf: (row) => row.name, bind: folded, text: true },
+      key: { expression: fold(table.name), valueOf: (row) => row.name, bind: fold, text: true },
       direction: 'asc',
     },
     ...byCreation<Row>(table.createdAt),

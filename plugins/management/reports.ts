@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
-import { first } from '../../db/client'
+import { first, type Dialect } from '../../db/client'
 import type { reportPlacements, reports } from '../../db/schema'
 import { BadRequestError, NotFoundError } from '../../lib/errors'
 import { requireAction, type Actor } from './access-control'
@@ -93,9 +93,9 @@ export async function getReport(context: ManagementContext, id: number): Promise
   })
 }
 
-function reportSorts(reports: ReportsTable): Record<ReportSortBy, SortOption<ReportRow>> {
+function reportSorts(dialect: Dialect, reports: ReportsTable): Record<ReportSortBy, SortOption<ReportRow>> {
   return {
-    ...contentSorts<ReportRow>(reports),
+    ...contentSorts<ReportRow>(dialect, reports),
     lastViewedAt: {
       key: { expression: reports.lastViewedAt, valueOf: (row) => row.lastViewedAt, nullable: true },
       direction: 'desc',
@@ -133,7 +133,7 @@ export async function listReports(context: ManagementContext, query: ReportsList
           )
         : undefined,
     ],
-    sorts: reportSorts(reports),
+    sorts: reportSorts(context.storage.dialect, reports),
     sortBy,
     query,
     cursors: sortBy !== 'lastViewedAt',

@@ -117,7 +117,7 @@ export async function listWorkbooks(
       query.search ? nameContains(context.storage.dialect, workbooks.name, query.search) : undefined,
       query.shared !== undefined ? eq(workbooks.shared, query.shared) : undefined,
     ],
-    sorts: contentSorts<WorkbookRow>(workbooks),
+    sorts: contentSorts<WorkbookRow>(context.storage.dialect, workbooks),
     sortBy: query.sortBy ?? 'createdAt',
     query,
   })

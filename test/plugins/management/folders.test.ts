@@ -49,6 +49,20 @@ describe('GET /api/v1/deployments/:deploymentId/folders', () => {
     expect(children.body.items.map((folder: { name: string }) => folder.name)).toEqual(['Alpha', 'beta', 'Gamma'])
     expect((await app.call('GET', `${D1}/folders?search=gam`)).body.count).toBe(1)
   })
+
+  it('sorts by name ignoring case beyond ASCII too, page after page', async () => {
+    app = managementApp()
+    for (const name of ['Éb', 'ed', 'éa', 'Ec']) await app.call('POST', `${D1}/folders`, { name })
+    const first = await app.call('GET', `${D1}/folders?first=3&sortBy=name`)
+    const rest = await app.call('GET', `${D1}/folders?first=3&sortBy=name&after=${first.body.pageInfo.endCursor}`)
+    // Lowered, 'éa' comes before 'éb' whatever the case it was written in (by code point, after every 'e').
+    expect([...first.body.items, ...rest.body.items].map((folder: { name: string }) => folder.name)).toEqual([
+      'Ec',
+      'ed',
+      'éa',
+      'Éb',
+    ])
+  })
 })
 
 describe('PATCH/DELETE /api/v1/deployments/:deploymentId/folders/:folderId', () => {
