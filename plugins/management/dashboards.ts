@@ -20,7 +20,8 @@ import type {
   UpdatePublishedAiWidgetThreadInput,
 } from './model'
 import { byCreation, listPage } from './pagination'
-import { normalizeTime } from '../semantic/query/query-planner'
+import { checkDashboardControls } from './dashboard-controls'
+import type { WidgetQueryCheck } from './query-check'
 
 export type DashboardRow = typeof dashboards.$inferSelect
 
@@ -77,9 +78,6 @@ export function toDashboard(row: DashboardRow): Dashboard {
   }
 }
 
-/** Throws when a widget's query cannot run on the deployment's model (plans it, runs nothing). */
-export type WidgetQueryCheck = (query: string) => void
-
 /**
  * Refuses widgets whose query cannot run, naming the widget, so a broken chart is caught by whoever saves the
  * dashboard instead of being shown to its viewers.
@@ -96,54 +94,6 @@ function checkWidgetQueries(widgets: DashboardWidget[], check: WidgetQueryCheck 
         'INVALID_WIDGET_QUERY',
       )
     }
-  })
-}
-
-/**
- * Refuses filters and time grains the dashboard could never apply, naming them, as its widgets are: a member the
- * model does not have (or a measure: filters go into WHERE), a time grain on what is not a time, a date range that
- * is not two dates. Such controls were saved and then silently left out of every widget.
- */
-function checkControls(
-  filters: DashboardFilter[],
-  timeGrains: DashboardTimeGrain[],
-  check: WidgetQueryCheck | undefined,
-): void {
-  const planned = (at: string, query: string) => {
-    if (!check) return
-    try {
-      check(query)
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error)
-      throw new BadRequestError(`${at}: ${reason}`, 'INVALID_DASHBOARD_CONTROL')
-    }
-  }
-  // Quoted: a cube may be named by a reserved word ("order", "group"), which the parser takes quoted only.
-  const quoted = (member: string) => {
-    const dot = member.indexOf('.')
-    return { cube: `"${member.slice(0, dot)}"`, ref: `"${member.slice(0, dot)}"."${member.slice(dot + 1)}"` }
-  }
-  filters.forEach((filter, index) => {
-    const at = `filters[${index}]`
-    if (filter.operator === 'inDateRange') {
-      if (filter.values.length !== 0 && filter.values.length !== 2)
-        throw new BadRequestError(
-          `${at}.values: a date range is two dates, from and to (["2024-01-01", "2024-12-31"]), or none`,
-          'INVALID_DASHBOARD_CONTROL',
-        )
-      const wrong = filter.values.find((value) => normalizeTime(value) === undefined)
-      if (wrong !== undefined)
-        throw new BadRequestError(
-          `${at}.values: ${JSON.stringify(wrong)} is not a date; write dates like 2024-01-31`,
-          'INVALID_DASHBOARD_CONTROL',
-        )
-    }
-    const { cube, ref } = quoted(filter.member)
-    planned(`${at}.member`, `SELECT ${ref} FROM ${cube} WHERE ${ref} IS NULL`)
-  })
-  timeGrains.forEach((grain, index) => {
-    const { cube, ref } = quoted(grain.member)
-    planned(`timeGrains[${index}].member`, `SELECT DATE_TRUNC('${grain.granularity}', ${ref}) FROM ${cube}`)
   })
 }
 
@@ -279,7 +229,7 @@ export async function createDashboard(
     if (existing)
       throw new ConflictError(`Workbook ${input.workbookId} already has dashboard ${existing.id}`, 'DASHBOARD_EXISTS')
     checkWidgetQueries(widgets, checkQuery)
-    checkControls(input.filters ?? [], input.timeGrains ?? [], checkQuery)
+    checkDashboardControls(input.filters ?? [], input.timeGrains ?? [], checkQuery)
     const content: DashboardContent = {
       name: input.name,
       published: input.published ?? false,
@@ -386,7 +336,7 @@ export async function updateDashboard(
         const widgets = input.widgets ? normalizeWidgets(input.widgets) : current.widgets
         // Only new widgets are checked: an unrelated edit (a rename) still saves when the model changed under a widget.
         if (input.widgets) checkWidgetQueries(widgets, checkQuery)
-        checkControls(input.filters ?? [], input.timeGrains ?? [], checkQuery)
+        checkDashboardControls(input.filters ?? [], input.timeGrains ?? [], checkQuery)
         const widgetIds = new Set(widgets.map((widget) => widget.id))
         return {
           name: input.name ?? current.name,

@@ -16,6 +16,8 @@ import type {
   NotificationsListResponse,
   UpdateNotificationInput,
 } from './model'
+import { checkDashboardControls } from './dashboard-controls'
+import type { WidgetQueryCheck } from './query-check'
 import { byCreation, listPage } from './pagination'
 
 type NotificationRow = typeof notifications.$inferSelect
@@ -223,8 +225,10 @@ export async function listNotifications(
 export async function createNotification(
   context: ManagementContext,
   input: CreateNotificationInput,
+  checkQuery?: WidgetQueryCheck,
 ): Promise<Notification> {
   requireAction(context.actor, 'NotificationsManage')
+  checkDashboardControls(input.filters ?? [], input.timeGrains ?? [], checkQuery)
   const { notifications } = context.storage.tables
   return writing(context, async (context) => {
     const dashboardId = await resolveDashboard(context, input)
@@ -254,8 +258,10 @@ export async function updateNotification(
   context: ManagementContext,
   id: number,
   input: UpdateNotificationInput,
+  checkQuery?: WidgetQueryCheck,
 ): Promise<Notification> {
   requireAction(context.actor, 'NotificationsManage')
+  checkDashboardControls(input.filters ?? [], input.timeGrains ?? [], checkQuery)
   const { notifications } = context.storage.tables
   return writing(context, async (context) => {
     await requireNotification(context, id)

@@ -35,14 +35,23 @@ import {
   updateNotification,
 } from './notifications'
 import { getAIEngineerSettings, getAppConfig, updateAIEngineerSettings, updateAppConfig } from './settings'
+import { modelQueryCheck } from './query-check'
+import type { SemanticService } from '../semantic/semantic-service'
 
 const NotificationParams = t.Object({ deploymentId: Id, notificationId: Id })
 const SyncJobParams = t.Object({ deploymentId: Id, syncJobId: t.String({ minLength: 1, maxLength: 100 }) })
 const KeyParams = t.Object({ keyId: Id })
 
+/** What the settings routes need: the management macro's dependencies, and the semantic layer to check filters. */
+export interface SettingsRoutesDeps extends ManagementAccessDeps {
+  semantic: SemanticService
+}
+
 /** Notifications, dbt syncs, app configuration, AI engineer settings and key policies: HTTP glue. */
-export function settingsRoutes(deps: ManagementAccessDeps) {
+export function settingsRoutes(deps: SettingsRoutesDeps) {
   const { storage, clock } = deps
+  // A notification's filters and time grains are the dashboard's, checked against the model as a dashboard's are.
+  const controlsCheck = modelQueryCheck(deps)
   return new Elysia({ name: 'management-settings', seed: deps.instanceId })
     .use(managementAccess(deps))
     .get(`${DEPLOYMENT}/notifications`, ({ context, query }) => listNotifications(context, query), {
@@ -58,7 +67,8 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
     })
     .post(
       `${DEPLOYMENT}/notifications`,
-      async ({ context, body, status }) => status(201, await createNotification(context, body)),
+      async ({ context, body, status }) =>
+        status(201, await createNotification(context, body, await controlsCheck(context.deploymentId))),
       {
         management: true,
         params: DeploymentParams,
@@ -83,7 +93,8 @@ export function settingsRoutes(deps: ManagementAccessDeps) {
     )
     .patch(
       `${DEPLOYMENT}/notifications/:notificationId`,
-      ({ context, params, body }) => updateNotification(context, params.notificationId, body),
+      async ({ context, params, body }) =>
+        updateNotification(context, params.notificationId, body, await controlsCheck(context.deploymentId)),
       {
         management: true,
         params: NotificationParams,

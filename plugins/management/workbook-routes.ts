@@ -1,7 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { jsonBody, noBody } from '../core/strict-json'
-import { NotFoundError } from '../../lib/errors'
-import { WHOLE_MODEL, type SemanticService } from '../semantic/semantic-service'
+import type { SemanticService } from '../semantic/semantic-service'
 import {
   attachAiWidgetThread,
   createDashboard,
@@ -9,7 +8,6 @@ import {
   getDashboard,
   listDashboards,
   updateDashboard,
-  type WidgetQueryCheck,
 } from './dashboards'
 import {
   DEPLOYMENT,
@@ -35,6 +33,7 @@ import {
   WorkbooksListQuery,
   WorkbooksListResponse,
 } from './model'
+import { modelQueryCheck } from './query-check'
 import { downloadWidgetData, toCsv, type WidgetQueryRunner } from './widget-data'
 import { duplicateWorkbook } from './workbook-duplicate'
 import { createWorkbook, deleteWorkbook, getWorkbook, listWorkbooks, updateWorkbook } from './workbooks'
@@ -54,14 +53,7 @@ export interface WorkbookRoutesDeps extends ManagementAccessDeps {
 
 /** Workbooks, their dashboards, AI widget threads and widget data downloads: HTTP glue over the domain modules. */
 export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQueryRunner) {
-  /** Plans a widget query on the deployment's model over all its data (no user's policies), running nothing. */
-  const widgetCheck = async (deploymentId: number): Promise<WidgetQueryCheck> => {
-    const deployment = await deps.directory.deployment(deploymentId)
-    if (!deployment) throw new NotFoundError(`Deployment ${deploymentId} not found`, 'DEPLOYMENT_NOT_FOUND')
-    return (query) => {
-      deps.semantic.describe({ deployment, access: WHOLE_MODEL }, query)
-    }
-  }
+  const widgetCheck = modelQueryCheck(deps)
 
   return new Elysia({ name: 'management-workbooks', seed: deps.instanceId })
     .use(managementAccess(deps))

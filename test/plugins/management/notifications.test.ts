@@ -300,3 +300,46 @@ describe('PATCH/GET/DELETE /api/v1/deployments/:deploymentId/notifications/:noti
     expect((await app.call('GET', `${D1}/notifications/${created.body.id}`)).status).toBe(404)
   })
 })
+
+describe('filters and time grains of a notification', () => {
+  it('are checked against the model as a dashboard’s are: 400 INVALID_DASHBOARD_CONTROL naming them, nothing saved', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const recipients = [{ kind: 'user', email: 'a@b.co' }]
+    const create = (controls: Record<string, unknown>) =>
+      app.call('POST', `${D1}/notifications`, {
+        dashboardId: dashboard.id,
+        name: 'N',
+        schedule,
+        recipients,
+        ...controls,
+      })
+    for (const [controls, named] of [
+      [
+        { filters: [{ member: 'orders.nope', operator: 'equals', values: ['x'] }] },
+        'filters[0].member: Unknown member orders.nope',
+      ],
+      [{ timeGrains: [{ member: 'orders.status', granularity: 'week' }] }, 'timeGrains[0].member:'],
+      [
+        { filters: [{ member: 'orders.created_at', operator: 'inDateRange', values: ['2024-01-01'] }] },
+        'filters[0].values: a date range is two dates',
+      ],
+    ] as const) {
+      const refused = await create(controls)
+      expect({ named, status: refused.status, code: refused.body.code }).toEqual({
+        named,
+        status: 400,
+        code: 'INVALID_DASHBOARD_CONTROL',
+      })
+      expect(refused.body.error).toStartWith(named)
+    }
+    expect((await app.call('GET', `${D1}/notifications`)).body.items).toEqual([])
+    const fine = await create({ timeGrains: [{ member: 'orders.created_at', granularity: 'month' }] })
+    expect(fine.status).toBe(201)
+    const patched = await app.call('PATCH', `${D1}/notifications/${fine.body.id}`, {
+      filters: [{ member: 'orders.count', operator: 'gt', values: ['1'] }],
+    })
+    expect(patched).toMatchObject({ status: 400, body: { code: 'INVALID_DASHBOARD_CONTROL' } })
+    expect((await app.call('GET', `${D1}/notifications/${fine.body.id}`)).body.filters).toEqual([])
+  })
+})
