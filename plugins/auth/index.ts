@@ -29,7 +29,7 @@ export interface AuthDeps {
  * - `deploymentAccess`: an API key in scope for `params.deploymentId`, or an embed token for that deployment.
  * - `managementAccess`: an API key in scope for `params.deploymentId`.
  * - `chatAccess`: any of the three schemes on `params.accountName` / `params.agentId` (embed tokens also as
- *   `?embedToken=`, for browser WebSockets).
+ *   `?embedToken=` on a WebSocket upgrade, for browsers).
  * Missing credentials are 401, malformed ones 400, genuine ones without the right 403.
  */
 export function authPlugin(deps: AuthDeps) {
@@ -67,10 +67,12 @@ export function authPlugin(deps: AuthDeps) {
     params: Record<string, string>,
     query: Record<string, string | undefined>,
   ): Promise<{ caller: Caller; agent: AgentInfo; deployment: DeploymentInfo }> {
-    // Browsers cannot set headers on a WebSocket, so the chat routes also take an embed token as `?embedToken=`.
+    // Browsers cannot set headers on a WebSocket, so its upgrade also takes an embed token as `?embedToken=`. Only
+    // there: anywhere else a bearer token in the address ends up in proxies' logs and browser history for nothing.
+    const upgrade = headers.upgrade?.toLowerCase() === 'websocket'
     const credential =
       readCredential(headers) ??
-      (query.embedToken ? { scheme: 'embedToken' as const, value: query.embedToken } : undefined)
+      (upgrade && query.embedToken ? { scheme: 'embedToken' as const, value: query.embedToken } : undefined)
     // Written in decimal digits: `1e0` or `0x1` names no agent (Number() would read either as agent 1).
     const agentId = isDecimalInteger(params.agentId) ? Number(params.agentId) : 0
     const agent = agentId > 0 ? await directory.agent(agentId) : undefined

@@ -33,6 +33,25 @@ async function embedSession(externalId: string) {
 }
 
 describe('GET {chat_base_url}/chat/ws credential checks', () => {
+  it('takes ?embedToken= on the upgrade only: the HTTP chat routes want it as a header', async () => {
+    const { token } = await embedSession('viewer-0')
+    for (const path of ['stream-chat-state', 'abort']) {
+      const inAddress = await test.request('POST', `${chatBase()}/${path}?embedToken=${token}`, {
+        body: { input: 'Hi', chatId: 'x' },
+      })
+      expect({ path, status: inAddress.status, code: (await inAddress.json()).code }).toEqual({
+        path,
+        status: 401,
+        code: 'MISSING_CREDENTIALS',
+      })
+    }
+    const client = await connectChatSocket(`${origin}${chatBase()}/ws?embedToken=${token}`)
+    client.send({ input: 'Hi', messageId: messageId(1) })
+    await client.waitFor(turnEnded)
+    expect(client.lines.at(-1)?.id).toBe('__state__')
+    client.close()
+  })
+
   it('ends the next turn with an error line and closes the socket once the embed session is revoked', async () => {
     const { sessionId, token } = await embedSession('viewer-1')
     const client = await connectChatSocket(`${origin}${chatBase()}/ws?embedToken=${token}`)
