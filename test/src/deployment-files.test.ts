@@ -108,11 +108,11 @@ describe('Dockerfile', () => {
     expect(runStage.some((line) => line.startsWith('HEALTHCHECK ') && line.includes('"healthcheck"'))).toBe(true)
   })
 
-  it('sets the heap option the server would otherwise re-execute itself for, with the value the server uses', async () => {
-    const { HEAP_GROWTH_OPTION, HEAP_GROWTH_VALUE } = await import('../../src/runtime-tuning')
+  it('sets the runtime settings the server would otherwise re-execute itself for, with the values it uses', async () => {
+    const { RUNTIME_SETTINGS } = await import('../../src/runtime-tuning')
     const lines = readFileSync(join(root, 'Dockerfile'), 'utf8').split('\n')
     const runStage = lines.slice(lines.findLastIndex((line) => line.startsWith('FROM ')))
     const env = runStage.filter((line) => line.startsWith('ENV ')).join(' ')
-    expect(env).toContain(` ${HEAP_GROWTH_OPTION}=${HEAP_GROWTH_VALUE}`)
+    for (const [name, value] of Object.entries(RUNTIME_SETTINGS)) expect(env).toContain(` ${name}=${value}`)
   })
 })

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { HEAP_GROWTH_OPTION, HEAP_GROWTH_VALUE } from '../../src/runtime-tuning'
+import { HEAP_GROWTH_OPTION, PURGE_DELAY_OPTION, RUNTIME_SETTINGS } from '../../src/runtime-tuning'
 import { serverDatabase, type ServerDatabase } from '../helpers/server-database'
 import { startServerProcess, type ServerProcess } from '../helpers/server-process'
 import { TEST_DEMO_DATA } from '../helpers/demo-data'
@@ -39,11 +39,13 @@ const start = async (extra: Record<string, string> = {}) => {
 
 describe('the entry point', () => {
   it.skipIf(process.platform !== 'linux')(
-    're-executes the server in place with the heap option set',
+    're-executes the server in place with the heap and allocator settings',
     async () => {
       const server = await start()
-      // Same process (the pid the parent spawned), now started with the option in its environment.
-      expect(environmentOf(server.process.pid)[HEAP_GROWTH_OPTION]).toBe(HEAP_GROWTH_VALUE)
+      // Same process (the pid the parent spawned), now started with the settings in its environment.
+      const environment = environmentOf(server.process.pid)
+      for (const [name, value] of Object.entries(RUNTIME_SETTINGS))
+        expect({ name, value: environment[name] }).toEqual({ name, value })
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
       expect(await server.stop()).toBe(0)
     },
@@ -55,6 +57,8 @@ describe('the entry point', () => {
     async () => {
       const server = await start({ [HEAP_GROWTH_OPTION]: '2' })
       expect(environmentOf(server.process.pid)[HEAP_GROWTH_OPTION]).toBe('2')
+      // The setting it did not have is added all the same.
+      expect(environmentOf(server.process.pid)[PURGE_DELAY_OPTION]).toBe(RUNTIME_SETTINGS[PURGE_DELAY_OPTION])
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
     },
     60_000,
