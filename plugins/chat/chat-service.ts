@@ -384,10 +384,13 @@ export function createChatService(options: ChatServiceOptions) {
     if (!deployment.branches.includes(branch))
       return fixed(errorLine(`Branch ${branch} not found in deployment ${deployment.id}`))
     const devMode = branch !== deployment.defaultBranch
-    // A thread the request reaches by its messageId is read under the same policies as one it names.
-    const reached = async <T extends TurnSource | undefined>(threadId: string, source: T): Promise<T> => {
-      if (source && threadId !== request.chatId) await options.mayRead?.(participant, threadId)
-      return source
+    // A thread the request reaches by its messageId is read under the same policies as one it names, before it is.
+    const readable = async (threadId: string) => {
+      if (threadId !== request.chatId) await options.mayRead?.(participant, threadId)
+    }
+    const answerOf = async (threadId: string) => {
+      await readable(threadId)
+      return (await joinStored(request, participant, threadId, devMode)) ?? stateOf(threadId, devMode)
     }
 
     if (request.messageId !== undefined) {
@@ -396,7 +399,7 @@ export function createChatService(options: ChatServiceOptions) {
           ? running
           : await registry.forMessage(userId, participant.agent.id, request.messageId)
       const joined = joining(request, participant, active, devMode)
-      if (joined) return reached(active!.key.chatId, joined)
+      if (joined) return readable(active!.key.chatId).then(() => joined)
     }
 
     if (request.chatId !== undefined) {
@@ -415,12 +418,9 @@ export function createChatService(options: ChatServiceOptions) {
               await registry.forMessage(userId, participant.agent.id, request.messageId),
               devMode,
             )
-            if (joined) return reached(stored, joined)
+            if (joined) return readable(stored).then(() => joined)
           }
-          return reached(
-            stored,
-            (await joinStored(request, participant, stored, devMode)) ?? (await stateOf(stored, devMode)),
-          )
+          return answerOf(stored)
         }
       }
       if (request.input === undefined) return stateOf(thread.id, devMode)
@@ -430,11 +430,7 @@ export function createChatService(options: ChatServiceOptions) {
 
     if (request.messageId !== undefined) {
       const finished = await store.threadOfUserMessage(userId, participant.agent.id, request.messageId)
-      if (finished)
-        return reached(
-          finished,
-          (await joinStored(request, participant, finished, devMode)) ?? (await stateOf(finished, devMode)),
-        )
+      if (finished) return answerOf(finished)
     }
     // A messageId with no run and no answer, and nothing else: the request has nothing to do.
     if (request.input === undefined) throw emptyChatRequest()
