@@ -12,21 +12,7 @@ export const unpairedSurrogateMessage = (path: string) =>
  * nested JSON cannot overflow the call stack.
  */
 export function containsNul(value: unknown): boolean {
-  const pending: unknown[] = [value]
-  while (pending.length > 0) {
-    const item = pending.pop()
-    if (typeof item === 'string') {
-      if (item.includes('\u0000')) return true
-    } else if (typeof item === 'object' && item !== null) {
-      // Bytes and files are not text (and a large upload would be walked byte by byte).
-      if (ArrayBuffer.isView(item) || item instanceof ArrayBuffer || item instanceof Blob) continue
-      for (const [key, child] of Object.entries(item)) {
-        if (key.includes('\u0000')) return true
-        if (typeof child === 'string' || (typeof child === 'object' && child !== null)) pending.push(child)
-      }
-    }
-  }
-  return false
+  return textProblem(value, { surrogates: false }) !== undefined
 }
 
 /** A string of a request value that cannot be stored as it was sent. */
@@ -38,9 +24,14 @@ export type TextProblem = { kind: 'nul' } | { kind: 'unpaired-surrogate'; path: 
  * back as U+FFFD, so `"team\ud800"` and `"team\udbff"` become one name: one group, one workbook, one attribute,
  * one user's row-level security value, and a request naming one would act on the other. `freeText` names top-level
  * fields whose text the route makes well-formed itself (a chat question, which is stored with U+FFFD in place, as it
- * is echoed); NUL is refused there too. Deeper paths are named as `a.b[2].c`.
+ * is echoed); NUL is refused there too. Deeper paths are named as `a.b[2].c`. With `surrogates: false` only NUL is
+ * looked for.
  */
-export function textProblem(value: unknown, freeText: readonly string[] = []): TextProblem | undefined {
+export function textProblem(
+  value: unknown,
+  options: { freeText?: readonly string[]; surrogates?: boolean } = {},
+): TextProblem | undefined {
+  const { freeText = [], surrogates = true } = options
   // Each pending value with the way to it, so a path is only spelt out for the string that fails.
   interface Step {
     item: unknown
@@ -60,14 +51,14 @@ export function textProblem(value: unknown, freeText: readonly string[] = []): T
     const { item } = step
     if (typeof item === 'string') {
       if (item.includes('\u0000')) return { kind: 'nul' }
-      if (!step.free && !item.isWellFormed()) return { kind: 'unpaired-surrogate', path: pathOf(step) }
+      if (surrogates && !step.free && !item.isWellFormed()) return { kind: 'unpaired-surrogate', path: pathOf(step) }
     } else if (typeof item === 'object' && item !== null) {
       // Bytes and files are not text (and a large upload would be walked byte by byte).
       if (ArrayBuffer.isView(item) || item instanceof ArrayBuffer || item instanceof Blob) continue
       const array = Array.isArray(item)
       for (const [key, child] of Object.entries(item)) {
         if (key.includes('\u0000')) return { kind: 'nul' }
-        if (!key.isWellFormed()) return { kind: 'unpaired-surrogate', path: pathOf(step, { key, array }) }
+        if (surrogates && !key.isWellFormed()) return { kind: 'unpaired-surrogate', path: pathOf(step, { key, array }) }
         if (typeof child === 'string' || (typeof child === 'object' && child !== null)) {
           const free = step.free || (step.parent === undefined && !array && freeText.includes(key))
           pending.push({ item: child, key, array, parent: step, free })

@@ -76,7 +76,7 @@ export function authPlugin(deps: AuthDeps) {
     // Written in decimal digits: `1e0` or `0x1` names no agent (Number() would read either as agent 1).
     const agentId = isDecimalInteger(params.agentId) ? Number(params.agentId) : 0
     const agent = agentId > 0 ? await directory.agent(agentId) : undefined
-    const accountExists = (await directory.accountByName(params.accountName ?? '')) !== undefined
+    const account = await directory.accountByName(params.accountName ?? '')
     if (!credential) throw new UnauthorizedError('Missing credentials', 'MISSING_CREDENTIALS')
     let caller: Caller
     if (credential.scheme === 'apiKey') caller = await authenticateApiKey(credential.value)
@@ -86,7 +86,6 @@ export function authPlugin(deps: AuthDeps) {
         // No deployment to verify the token with: it is refused as any token that is not genuine, unless a
         // deployment of the account the address names signed it (then only the agent is missing). A token that
         // proves nothing learns nothing of which accounts and agents exist.
-        const account = await directory.accountByName(params.accountName ?? '')
         if (account && (await isGenuineForAccount(credential.value, account.id, directory, clock)))
           throw new NotFoundError(`Agent ${params.agentId} not found`, 'AGENT_NOT_FOUND')
         throw new UnauthorizedError('Invalid token', 'INVALID_TOKEN')
@@ -99,7 +98,7 @@ export function authPlugin(deps: AuthDeps) {
         deps.config.serviceTokenMaxTtlS,
       )
     }
-    if (!accountExists) throw new NotFoundError(`Account ${params.accountName} not found`, 'ACCOUNT_NOT_FOUND')
+    if (!account) throw new NotFoundError(`Account ${params.accountName} not found`, 'ACCOUNT_NOT_FOUND')
     if (!agent || agent.deployment.accountName !== params.accountName)
       throw new NotFoundError(`Agent ${params.agentId} not found`, 'AGENT_NOT_FOUND')
     if (caller.accountName !== params.accountName)

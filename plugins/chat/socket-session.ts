@@ -96,7 +96,7 @@ export class SocketSession<Access> {
     // As over HTTP, before anything walks the message: validation recurses, and 100,000 levels ran it out of stack.
     if (valueNestedDeeperThan(request, MAX_DEPTH)) return this.enqueue({ error: TOO_DEEP_MESSAGE })
     // Also in fields the schema drops, as over HTTP, where the whole body is checked.
-    const problem = textProblem(request, CHAT_FREE_TEXT)
+    const problem = textProblem(request, { freeText: CHAT_FREE_TEXT })
     if (problem)
       return this.enqueue({
         error: problem.kind === 'nul' ? NUL_TEXT_MESSAGE : unpairedSurrogateMessage(problem.path),

@@ -220,7 +220,7 @@ export function jsonBody<S extends TSchema>(schema: S, options: JsonBodyOptions 
       }
       if (nestedDeeperThan(text, MAX_DEPTH))
         return refuseLater(request, new BadRequestError(TOO_DEEP_MESSAGE, 'BODY_TOO_DEEP'), checkType)
-      const problem = textProblem(body, options.freeText)
+      const problem = textProblem(body, { freeText: options.freeText })
       if (problem?.kind === 'nul')
         return refuseLater(request, new BadRequestError(NUL_TEXT_MESSAGE, 'NUL_CHARACTER'), checkType)
       if (problem)
