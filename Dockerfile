@@ -13,7 +13,7 @@ COPY --from=build /app/dist/service /usr/local/bin/service
 USER service
 WORKDIR /srv
 # The server's own runtime settings (src/runtime-tuning.ts), set here so the process need not re-execute itself.
-ENV HOST=0.0.0.0 PORT=4000 DB_PATH=/srv/data/service.db BUN_JSC_heapGrowthMaxIncrease=1 MIMALLOC_PURGE_DELAY=1000
+ENV HOST=0.0.0.0 PORT=4000 DB_PATH=/srv/data/service.db BUN_JSC_heapGrowthMaxIncrease=0.75 BUN_JSC_smallHeapGrowthFactor=1.75 MIMALLOC_PURGE_DELAY=1000
 VOLUME ["/srv/data"]
 EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s CMD ["/usr/local/bin/service", "healthcheck"]
