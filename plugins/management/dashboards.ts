@@ -364,6 +364,21 @@ export async function deleteDashboard(context: ManagementContext, id: number): P
 }
 
 /**
+ * A chat thread of this deployment, or 404: a widget names only a thread its dashboard's viewers can be shown (one of
+ * another deployment or account, or none at all, was stored as it came).
+ */
+async function requireThreadOfDeployment(context: ManagementContext, threadId: string): Promise<void> {
+  const { chatThreads } = context.storage.tables
+  const thread = await first(
+    context.db
+      .select({ id: chatThreads.id })
+      .from(chatThreads)
+      .where(and(eq(chatThreads.id, threadId), eq(chatThreads.deploymentId, context.deploymentId))),
+  )
+  if (!thread) throw new NotFoundError(`Chat thread ${threadId} not found`, 'CHAT_NOT_FOUND')
+}
+
+/**
  * Attaches a chat thread to a widget of a workbook's published dashboard (replacing the widget's previous
  * thread). A `checksum` other than the current one is 409: the dashboard changed since the caller read it.
  */
@@ -376,7 +391,11 @@ export async function attachAiWidgetThread(
   return writing(context, async (context) => {
     const written = await editDashboard(
       context,
-      () => requireDashboardOfWorkbook(context, workbookId),
+      async () => {
+        const row = await requireDashboardOfWorkbook(context, workbookId)
+        await requireThreadOfDeployment(context, input.threadId)
+        return row
+      },
       (row) => {
         if (!row.published)
           throw new ConflictError(

@@ -137,7 +137,7 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
         detail: doc(
           'Dashboards',
           'Attach an AI widget thread',
-          "Attaches a chat thread to a widget of the workbook's published dashboard. A `checksum` other than the dashboard's current one is 409.",
+          "Attaches a chat thread of this deployment to a widget of the workbook's published dashboard (another thread is 404). A `checksum` other than the dashboard's current one is 409.",
         ),
       },
     )

@@ -67,12 +67,19 @@ describe('createPlatformClient against a listening server', () => {
       published: true,
       widgets: [{ id: 'w1', kind: 'table', title: 'Orders', query: 'SELECT orders.status FROM orders' }],
     })
+    // A thread of the deployment, started by a chat turn: a widget names only a thread that exists.
+    const turn = await fetch(`${baseUrl}/api/v1/public/acme/agents/1/chat/stream-chat-state`, {
+      method: 'POST',
+      headers: { authorization: `Api-Key ${keys.admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'Hello', sessionSettings: { externalId: 'client-user' } }),
+    })
+    const threadId = (JSON.parse((await turn.text()).split('\n')[0]) as { state: { chatId: string } }).state.chatId
     const withThread = await deployment.workbooks.attachAiWidgetThread(workbook.id, {
-      threadId: 'chat-9',
+      threadId,
       widgetId: 'w1',
       checksum: dashboard.checksum,
     })
-    expect(withThread.aiWidgetThreads.map((thread) => thread.threadId)).toEqual(['chat-9'])
+    expect(withThread.aiWidgetThreads.map((thread) => thread.threadId)).toEqual([threadId])
     const notification = await deployment.notifications.create({
       dashboardPublicId: dashboard.publicId!,
       name: 'Weekly',

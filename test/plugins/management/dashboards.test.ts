@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { keys } from '../../helpers/fixtures'
 import { findPublishedDashboard } from '../../../plugins/management'
-import { D1, D2, managementApp, workbookWithDashboard, type ManagementApp, apiKeyId } from './helpers'
+import { D1, D2, managementApp, workbookWithDashboard, type ManagementApp, apiKeyId, chatThread } from './helpers'
 
 let app: ManagementApp
 afterEach(() => app?.close())
@@ -163,41 +163,44 @@ describe('POST /api/v1/deployments/:deploymentId/workbooks/:workbookId/dashboard
   it('attaches a thread to a widget of the published dashboard and returns the updated dashboard', async () => {
     app = managementApp()
     const { workbook, dashboard } = await workbookWithDashboard(app, { published: true, widgets: 2 })
+    const [one, two] = [await chatThread(app), await chatThread(app)]
     const path = `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`
-    const attached = await app.call('POST', path, { threadId: 'chat-1', widgetId: 'w2', checksum: dashboard.checksum })
+    const attached = await app.call('POST', path, { threadId: one, widgetId: 'w2', checksum: dashboard.checksum })
     expect(attached.status).toBe(200)
     expect(attached.body.aiWidgetThreads).toEqual([
-      { widgetId: 'w2', threadId: 'chat-1', attachedAt: '2026-07-20T12:00:00.000Z' },
+      { widgetId: 'w2', threadId: one, attachedAt: '2026-07-20T12:00:00.000Z' },
     ])
     expect(attached.body.checksum).not.toBe(dashboard.checksum)
-    const replaced = await app.call('POST', path, { threadId: 'chat-2', widgetId: 'w2' })
+    const replaced = await app.call('POST', path, { threadId: two, widgetId: 'w2' })
     expect(replaced.body.aiWidgetThreads).toEqual([
-      { widgetId: 'w2', threadId: 'chat-2', attachedAt: '2026-07-20T12:00:00.000Z' },
+      { widgetId: 'w2', threadId: two, attachedAt: '2026-07-20T12:00:00.000Z' },
     ])
   })
 
   it('refuses a stale checksum with 409 instead of overwriting', async () => {
     app = managementApp()
     const { workbook, dashboard } = await workbookWithDashboard(app, { published: true, widgets: 2 })
+    const [one, two] = [await chatThread(app), await chatThread(app)]
     const path = `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`
-    expect(
-      (await app.call('POST', path, { threadId: 'chat-1', widgetId: 'w1', checksum: dashboard.checksum })).status,
-    ).toBe(200)
-    const stale = await app.call('POST', path, { threadId: 'chat-2', widgetId: 'w2', checksum: dashboard.checksum })
+    expect((await app.call('POST', path, { threadId: one, widgetId: 'w1', checksum: dashboard.checksum })).status).toBe(
+      200,
+    )
+    const stale = await app.call('POST', path, { threadId: two, widgetId: 'w2', checksum: dashboard.checksum })
     expect(stale.status).toBe(409)
     expect(stale.body.code).toBe('STALE_CHECKSUM')
     expect(stale.body.error).toContain(dashboard.checksum)
     const stored = await app.call('GET', `${D1}/dashboards/${dashboard.id}`)
-    expect(stored.body.aiWidgetThreads.map((thread: { threadId: string }) => thread.threadId)).toEqual(['chat-1'])
+    expect(stored.body.aiWidgetThreads.map((thread: { threadId: string }) => thread.threadId)).toEqual([one])
   })
 
   it('answers 409 for an unpublished dashboard, 400 for an unknown widget and 404 for a workbook without dashboard', async () => {
     app = managementApp()
     const { workbook, dashboard } = await workbookWithDashboard(app, { published: false })
+    const t = await chatThread(app)
     const path = `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`
-    expect((await app.call('POST', path, { threadId: 't', widgetId: 'w1' })).body.code).toBe('DASHBOARD_NOT_PUBLISHED')
+    expect((await app.call('POST', path, { threadId: t, widgetId: 'w1' })).body.code).toBe('DASHBOARD_NOT_PUBLISHED')
     await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { published: true })
-    expect(await app.call('POST', path, { threadId: 't', widgetId: 'nope' })).toMatchObject({
+    expect(await app.call('POST', path, { threadId: t, widgetId: 'nope' })).toMatchObject({
       status: 400,
       body: { code: 'UNKNOWN_WIDGET' },
     })
@@ -214,13 +217,31 @@ describe('POST /api/v1/deployments/:deploymentId/workbooks/:workbookId/dashboard
     expect((await app.call('POST', path, { widgetId: 'w1' })).status).toBe(400)
   })
 
+  it('answers 404 for a thread that does not exist or belongs to another deployment or account, storing nothing', async () => {
+    app = managementApp()
+    const { workbook, dashboard } = await workbookWithDashboard(app, { published: true })
+    const path = `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`
+    const otherDeployment = await chatThread(app, 2)
+    const otherAccount = await chatThread(app, 3, 'other', keys.otherAdmin)
+    for (const threadId of ['chat-1', otherDeployment, otherAccount])
+      expect(await app.call('POST', path, { threadId, widgetId: 'w1' })).toMatchObject({
+        status: 404,
+        body: { code: 'CHAT_NOT_FOUND', error: `Chat thread ${threadId} not found` },
+      })
+    const stored = await app.call('GET', `${D1}/dashboards/${dashboard.id}`)
+    expect(stored.body).toMatchObject({ aiWidgetThreads: [], checksum: dashboard.checksum })
+    // The same thread is attached from its own deployment.
+    expect((await app.call('POST', path, { threadId: await chatThread(app), widgetId: 'w1' })).status).toBe(200)
+  })
+
   it('drops the threads of widgets that a later update removes', async () => {
     app = managementApp()
     const { workbook, dashboard } = await workbookWithDashboard(app, { published: true, widgets: 2 })
-    await app.call('POST', `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`, {
-      threadId: 'chat-1',
+    const attached = await app.call('POST', `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`, {
+      threadId: await chatThread(app),
       widgetId: 'w2',
     })
+    expect(attached.body.aiWidgetThreads).toHaveLength(1)
     const updated = await app.call('PATCH', `${D1}/dashboards/${dashboard.id}`, { widgets: [dashboard.widgets[0]] })
     expect(updated.body.aiWidgetThreads).toEqual([])
   })

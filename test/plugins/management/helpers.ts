@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import { first } from '../../../db/client'
 import { createTestApp, testClock, type TestAppOptions } from '../../helpers/app'
+import { chatBase, messageId, readLines } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'
 
 /** Parsed JSON answers; tests read them freely, the assertions check the shapes. */
@@ -65,4 +66,23 @@ export async function apiKeyId(app: ManagementApp, name: string): Promise<number
   )
   if (!key) throw new Error(`No API key named ${name} in account 1`)
   return key.id
+}
+
+let threadSequence = 0
+
+/** A chat thread of the agent's deployment (agent 1: deployment 1), started by a real turn; resolves with its id. */
+export async function chatThread(
+  app: ManagementApp,
+  agentId = 1,
+  account = 'acme',
+  key: string = keys.admin,
+): Promise<string> {
+  const response = await app.request('POST', `${chatBase(account, agentId)}/stream-chat-state`, {
+    headers: { authorization: `Api-Key ${key}` },
+    body: { input: 'Hello', messageId: messageId(threadSequence++), sessionSettings: { externalId: 'widget-user' } },
+  })
+  const lines = await readLines(response)
+  const chatId = (lines[0] as { state?: { chatId?: string } }).state?.chatId
+  if (response.status !== 200 || !chatId) throw new Error(`no thread started: ${response.status}`)
+  return chatId
 }

@@ -8,7 +8,7 @@ import { createFolder } from '../../../plugins/management/folders'
 import { createNotification } from '../../../plugins/management/notifications'
 import { deleteReport } from '../../../plugins/management/reports'
 import { updateAIEngineerSettings } from '../../../plugins/management/settings'
-import { D1, managementApp, workbookWithDashboard, type ManagementApp } from './helpers'
+import { chatThread, D1, managementApp, workbookWithDashboard, type ManagementApp } from './helpers'
 
 let app: ManagementApp
 afterEach(() => app?.close())
@@ -120,14 +120,15 @@ describe('dashboard edits racing another writer', () => {
   it("makes an edit without checksum again on the newer dashboard, keeping the other writer's change", async () => {
     app = managementApp()
     const { workbook, dashboard } = await workbookWithDashboard(app, { published: true })
+    const threadId = await chatThread(app)
     changeBeforeFirstUpdate(app, app.storage.tables.dashboards, renameElsewhere(app, dashboard.id))
     const path = `${D1}/workbooks/${workbook.id}/dashboard/ai-widget-thread`
-    const attached = await app.call('POST', path, { threadId: 'chat-1', widgetId: 'w1' })
+    const attached = await app.call('POST', path, { threadId, widgetId: 'w1' })
     expect(attached.status).toBe(200)
-    expect(attached.body).toMatchObject({ name: 'Theirs', aiWidgetThreads: [{ widgetId: 'w1', threadId: 'chat-1' }] })
+    expect(attached.body).toMatchObject({ name: 'Theirs', aiWidgetThreads: [{ widgetId: 'w1', threadId }] })
     expect((await app.call('GET', `${D1}/dashboards/${dashboard.id}`)).body).toMatchObject({
       name: 'Theirs',
-      aiWidgetThreads: [{ widgetId: 'w1', threadId: 'chat-1' }],
+      aiWidgetThreads: [{ widgetId: 'w1', threadId }],
     })
   })
 })
