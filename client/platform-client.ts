@@ -83,7 +83,10 @@ function deploymentClient(transport: Transport, deploymentId: number) {
       delete: (workbookId: number) => send<void>('DELETE', `/workbooks/${id(workbookId)}`),
       duplicate: (workbookId: number, input: M.DuplicateWorkbookInput = {}) =>
         send<M.Workbook>('POST', `/workbooks/${id(workbookId)}/duplicate`, input),
-      /** Attaches a chat thread of this deployment to a widget of the workbook's published dashboard (another is a 404); a stale `checksum` is a 409. */
+      /**
+       * Attaches a chat thread of this deployment to a widget of the workbook's published dashboard (another is a
+       * 404); a stale `checksum` is a 409.
+       */
       attachAiWidgetThread: (workbookId: number, input: M.UpdatePublishedAiWidgetThreadInput) =>
         send<M.Dashboard>('POST', `/workbooks/${id(workbookId)}/dashboard/ai-widget-thread`, input),
     },
