@@ -19,14 +19,16 @@ import type {
   UpdateDashboardInput,
   UpdatePublishedAiWidgetThreadInput,
 } from './model'
+import { widgetFromAnswer } from './answer-widgets'
 import { byCreation, listPage } from './pagination'
+import { hasPeriodRange } from './relative-period'
 import { checkDashboardControls } from './dashboard-controls'
 import type { WidgetQueryCheck } from './query-check'
 
 export type DashboardRow = typeof dashboards.$inferSelect
 
 /** The parts of a dashboard its checksum covers: everything a user edits, nothing the server stamps. */
-interface DashboardContent {
+export interface DashboardContent {
   name: string
   published: boolean
   widgets: DashboardWidget[]
@@ -97,15 +99,64 @@ function checkWidgetQueries(widgets: DashboardWidget[], check: WidgetQueryCheck 
   })
 }
 
+/** A new widget id. */
+export const newWidgetId = () => `w_${randomToken(6)}`
+
+/**
+ * Each widget input as a widget without its id: as given (`kind`, `title`, `query`), or made from the chat answer
+ * its `source` names (a thread of this deployment; `kind` and `title` override the answer's). A `period` given with
+ * a query must name a time member the query bounds on both sides.
+ */
+async function resolveWidgetInputs(
+  context: ManagementContext,
+  inputs: DashboardWidgetInput[],
+): Promise<Array<DashboardWidgetInput & Omit<DashboardWidget, 'id'>>> {
+  const resolved = []
+  for (const [index, input] of inputs.entries()) {
+    if (input.query !== undefined) {
+      if (input.kind === undefined || input.title === undefined)
+        throw new BadRequestError(`widgets[${index}]: a widget with a query needs its kind and title`, 'INVALID_WIDGET')
+      if (input.period && !hasPeriodRange(input.query, input.period.member))
+        throw new BadRequestError(
+          `widgets[${index}].period: the query bounds no date range on ${input.period.member} to keep relative`,
+          'INVALID_WIDGET',
+        )
+      resolved.push({ ...input, kind: input.kind, title: input.title, query: input.query })
+      continue
+    }
+    if (!input.source)
+      throw new BadRequestError(
+        `widgets[${index}]: give a widget its kind, title and query, or the chat answer it is made from (source)`,
+        'INVALID_WIDGET',
+      )
+    if (input.period)
+      throw new BadRequestError(
+        `widgets[${index}].period: a widget made from an answer takes the answer's period`,
+        'INVALID_WIDGET',
+      )
+    const answer = await widgetFromAnswer(context.db, context.storage.tables, context, input.source)
+    resolved.push({ ...input, ...answer, kind: input.kind ?? answer.kind, title: input.title ?? answer.title })
+  }
+  return resolved
+}
+
 /** Gives widgets without an id one, and refuses two widgets with the same id. */
-function normalizeWidgets(inputs: DashboardWidgetInput[]): DashboardWidget[] {
+function normalizeWidgets(inputs: Array<DashboardWidgetInput & Omit<DashboardWidget, 'id'>>): DashboardWidget[] {
   const seen = new Set<string>()
   return inputs.map((input, index) => {
-    const id = input.id ?? `w_${randomToken(6)}`
+    const id = input.id ?? newWidgetId()
     if (seen.has(id))
       throw new BadRequestError(`widgets[${index}].id: duplicate widget id "${id}"`, 'DUPLICATE_WIDGET_ID')
     seen.add(id)
-    return { id, kind: input.kind, title: input.title, query: input.query }
+    return {
+      id,
+      kind: input.kind,
+      title: input.title,
+      query: input.query,
+      ...(input.size && { size: input.size }),
+      ...(input.source && { source: input.source }),
+      ...(input.period && { period: input.period }),
+    }
   })
 }
 
@@ -209,7 +260,7 @@ export async function createDashboard(
 ): Promise<Dashboard> {
   requireAction(context.actor, 'ContentEdit')
   requireManageFor(context, input)
-  const widgets = normalizeWidgets(input.widgets ?? [])
+  const widgets = normalizeWidgets(await resolveWidgetInputs(context, input.widgets ?? []))
   const { dashboards, workbooks } = context.storage.tables
   return writing(context, async (context) => {
     const workbook = await first(
@@ -284,7 +335,7 @@ const EDIT_ATTEMPTS = 3
  * Applies `edit` to the dashboard `load` reads and writes the result. When another writer changed the row in
  * between, the edit is made again on the new row (where an edit carrying the caller's checksum refuses it: 409).
  */
-async function editDashboard(
+export async function editDashboard(
   context: WriteContext,
   load: () => Promise<DashboardRow>,
   edit: (row: DashboardRow) => DashboardContent,
@@ -300,7 +351,7 @@ async function editDashboard(
   )
 }
 
-function contentOf(row: DashboardRow): DashboardContent {
+export function contentOf(row: DashboardRow): DashboardContent {
   const dashboard = toDashboard(row)
   return {
     name: dashboard.name,
@@ -325,6 +376,7 @@ export async function updateDashboard(
   checkQuery?: WidgetQueryCheck,
 ): Promise<Dashboard> {
   requireAction(context.actor, 'ContentEdit')
+  const inputs = input.widgets && (await resolveWidgetInputs(context, input.widgets))
   return writing(context, async (context) => {
     const written = await editDashboard(
       context,
@@ -333,7 +385,7 @@ export async function updateDashboard(
         requireManageFor(context, input, row)
         assertFreshChecksum(row, input.checksum)
         const current = contentOf(row)
-        const widgets = input.widgets ? normalizeWidgets(input.widgets) : current.widgets
+        const widgets = inputs ? normalizeWidgets(inputs) : current.widgets
         // Only new widgets are checked: an unrelated edit (a rename) still saves when the model changed under a widget.
         if (input.widgets) checkWidgetQueries(widgets, checkQuery)
         checkDashboardControls(input.filters ?? [], input.timeGrains ?? [], checkQuery)
