@@ -16,7 +16,7 @@ export function toEmbedWidget(widget: DashboardWidget, position: number, editabl
     chart: chartOfKind(widget.kind),
     title: widget.title,
     position,
-    size: widget.size ?? 'narrow',
+    ...(widget.size && { size: widget.size }),
     ...(widget.period && { period: { label: widget.period.label, member: widget.period.member } }),
     ...(editable && widget.source && { source: widget.source }),
   }

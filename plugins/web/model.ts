@@ -32,6 +32,9 @@ export const EmbedContext = t.Object({
     showDashboardChat: t.Boolean({ description: "The session's value when it set one, else the account-wide setting" }),
   }),
   expiresAt: t.String({ format: 'date-time', description: 'When the embed token stops working' }),
+  creator: t.Boolean({
+    description: "Whether the session may build its embed tenant's dashboards from chat answers (creator mode)",
+  }),
   starterQuestions: t.Array(t.String(), {
     description: "Questions an empty chat offers, built from the members of the deployment's model this user may see",
   }),
@@ -49,7 +52,8 @@ export const EmbedWidget = t.Object({
   title: t.String(),
   /** Its place on the dashboard, from 0. */
   position: t.Integer({ minimum: 0 }),
-  size: WidgetSize,
+  /** Set on widgets built from answers; other widgets take the room their kind needs. */
+  size: t.Optional(WidgetSize),
   period: t.Optional(
     t.Object(
       { label: t.String(), member: t.String() },

@@ -53,6 +53,7 @@ describe('GET /api/v1/embed/session/context', () => {
       user: { displayName: 'Pia Picture', picture: 'https://pictures.example.com/pia.png' },
       settings: { showDashboardChat: true },
       expiresAt: new Date(Math.floor((clock() + 24 * 3600_000) / 1000) * 1000).toISOString(),
+      creator: false,
       starterQuestions: [
         'Revenue by month',
         'Revenue by status',
@@ -121,10 +122,10 @@ describe('GET /api/v1/embed/dashboards/:publicId', () => {
       editable: false,
       restrictDataDownload: false,
       widgets: [
-        { id: 'orders', kind: 'number', chart: 'kpi', title: 'Orders', position: 0, size: 'narrow' },
-        { id: 'status', kind: 'bar', chart: 'bar', title: 'Revenue by status', position: 1, size: 'narrow' },
-        { id: 'monthly', kind: 'line', chart: 'line', title: 'Revenue by month', position: 2, size: 'narrow' },
-        { id: 'regions', kind: 'table', chart: 'table', title: 'Orders by region', position: 3, size: 'narrow' },
+        { id: 'orders', kind: 'number', chart: 'kpi', title: 'Orders', position: 0 },
+        { id: 'status', kind: 'bar', chart: 'bar', title: 'Revenue by status', position: 1 },
+        { id: 'monthly', kind: 'line', chart: 'line', title: 'Revenue by month', position: 2 },
+        { id: 'regions', kind: 'table', chart: 'table', title: 'Orders by region', position: 3 },
       ],
       filters: [],
       timeGrains: [],

@@ -95,6 +95,13 @@ describe('POST /api/v1/embed/dashboards', () => {
     expect(list.items.map((item: Json) => item.publicId)).toContain(created.publicId)
   })
 
+  it('tells the pages which sessions may build dashboards', async () => {
+    const context = async (token: string) =>
+      json(await test.request('GET', '/api/v1/embed/session/context', { headers: embed(token) }))
+    expect((await context(cara)).creator).toBe(true)
+    expect((await context(europe)).creator).toBe(false)
+  })
+
   it('answers 403 DASHBOARD_READ_ONLY to a session without creator mode', async () => {
     const response = await createDashboard(europe, { title: 'Not mine to make' })
     expect(response.status).toBe(403)
