@@ -155,14 +155,39 @@ for (const width of [1280, 375]) {
       await context.close()
     })
 
+    it("pins an answer from the dashboard's own chat panel, and the widget appears on the dashboard", async () => {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-US' })
+      const page = await context.newPage()
+      const log = watch(page)
+      const sessionId = await server.mintSession(creatorSession(`cara-${width}`, 'Europe'))
+      await page.goto(`${server.url}/embed/dashboard/${publicId}?session=${sessionId}`)
+      await widgetsDrawn(page, 2)
+      await page.getByRole('button', { name: 'Ask Analyst' }).click()
+      await ask(page, 'revenue by month', 1)
+      const answer = page.locator('.agent-panel li.msg-final').last()
+      await answer.getByRole('button', { name: 'Add to dashboard' }).click()
+      await answer.getByRole('button', { name: new RegExp(`^Board ${width}`) }).click()
+      await answer.locator('.pin-done').waitFor()
+      await page.keyboard.press('Escape')
+      await widgetsDrawn(page, 3)
+      expect((await titles(page))[2]).toBe('Revenue by month, all time')
+      expect(await page.locator('.widget').nth(2).getAttribute('data-kind')).toBe('line')
+      expect(log.unexpected()).toEqual([])
+      await context.close()
+    })
+
     it("shows a viewer of another region the dashboard read-only, with that region's numbers", async () => {
       const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-US' })
       const page = await context.newPage()
       const log = watch(page)
       const sessionId = await server.mintSession(viewerSession(`ann-${width}`, 'Asia'))
       await page.goto(`${server.url}/embed/dashboard/${publicId}?session=${sessionId}`)
-      await widgetsDrawn(page, 2)
-      expect(await titles(page)).toEqual(['Orders (renamed by Carl)', 'Revenue by status'])
+      await widgetsDrawn(page, 3)
+      expect(await titles(page)).toEqual([
+        'Orders (renamed by Carl)',
+        'Revenue by status',
+        'Revenue by month, all time',
+      ])
       expect(await page.locator('.widget-tools, .dashboard-edit-bar, .widget[tabindex]').count()).toBe(0)
       expect(await page.getByRole('button', { name: /Rename|Remove|Undo/ }).count()).toBe(0)
       const asia = await page.locator('.kpi-value').getAttribute('data-value')

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import { eq } from 'drizzle-orm'
 import { apiKey, createTestApp } from '../../helpers/app'
 import { chatBase, finalAnswer, readLines } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'
@@ -395,5 +396,26 @@ describe('management dashboards with an answer reference', () => {
     const empty = await create([{ kind: 'bar', title: 'Nothing' }])
     expect(empty.status).toBe(400)
     expect((await json(empty)).code).toBe('INVALID_WIDGET')
+  })
+})
+
+describe('DELETE /api/v1/embed-tenants/:embedTenantName', () => {
+  it("deletes the tenant's dashboards with their workbooks", async () => {
+    const tia = await creator('tia', 'Europe', 'tenant-three')
+    const hers = await json(await createDashboard(tia, { title: 'Tia board' }))
+    const { dashboards, workbooks } = test.storage.tables
+    const count = async () =>
+      (
+        await test.storage.db
+          .select({ id: dashboards.id })
+          .from(dashboards)
+          .innerJoin(workbooks, eq(workbooks.id, dashboards.workbookId))
+          .where(eq(dashboards.publicId, hers.publicId))
+      ).length
+    expect(await count()).toBe(1)
+    const response = await test.request('DELETE', '/api/v1/embed-tenants/tenant-three', { headers: apiKey(keys.admin) })
+    expect(response.status).toBe(204)
+    expect(await count()).toBe(0)
+    expect(await test.storage.db.select().from(workbooks).where(eq(workbooks.name, 'Tia board'))).toEqual([])
   })
 })
