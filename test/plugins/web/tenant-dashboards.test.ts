@@ -363,7 +363,8 @@ describe('management dashboards with an answer reference', () => {
       },
     })
     expect(response.status).toBe(201)
-    const [fromAnswer, plain] = (await json(response)).widgets
+    const dashboard = await json(response)
+    const [fromAnswer, plain] = dashboard.widgets
     const sql = revenue.messages.filter((message) => message.toolCall?.name === 'serviceSqlApi').at(-1)!
     expect(fromAnswer).toMatchObject({
       kind: 'line',
@@ -378,6 +379,13 @@ describe('management dashboards with an answer reference', () => {
       title: 'Orders',
       query: 'SELECT MEASURE(orders.count) FROM orders',
     })
+    // Read and sent back as they came, the widgets stay the same.
+    const again = await test.request('PATCH', `/api/v1/deployments/1/dashboards/${dashboard.id}`, {
+      headers,
+      body: { checksum: dashboard.checksum, widgets: dashboard.widgets },
+    })
+    expect(again.status).toBe(200)
+    expect((await json(again)).widgets).toEqual(dashboard.widgets)
   })
 
   it('answers 404 for an unknown chat and 400 for a widget with neither query nor source', async () => {
