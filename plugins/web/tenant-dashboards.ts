@@ -174,8 +174,9 @@ export function createTenantDashboards(options: TenantDashboardsOptions) {
       const size = query.first ?? DEFAULT_PAGE
       let afterId = 0
       if (query.after !== undefined) {
-        const decoded = Number(Buffer.from(query.after, 'base64url').toString('utf8'))
-        if (!Number.isSafeInteger(decoded) || decoded < 0)
+        const text = Buffer.from(query.after, 'base64url').toString('utf8')
+        const decoded = Number(text)
+        if (!/^\d{1,15}$/.test(text) || !Number.isSafeInteger(decoded))
           throw new BadRequestError(
             'after: not a cursor of this list; pass pageInfo.endCursor unchanged',
             'INVALID_CURSOR',

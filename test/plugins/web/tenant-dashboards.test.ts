@@ -118,6 +118,28 @@ describe('POST /api/v1/embed/dashboards', () => {
   })
 })
 
+describe('GET /api/v1/embed/dashboards', () => {
+  it("pages through the tenant's dashboards, oldest first", async () => {
+    const list = (query: string) =>
+      test.request('GET', `/api/v1/embed/dashboards${query}`, { headers: embed(cara) }).then(json)
+    const all = await list('?first=100')
+    expect(all.items.length).toBeGreaterThanOrEqual(2)
+    expect(all.items[0]).toEqual({
+      publicId: board.publicId,
+      title: 'Cara sales',
+      widgetCount: expect.any(Number),
+      updatedAt: expect.any(String),
+    })
+    const first = await list('?first=1')
+    expect(first.items).toEqual([all.items[0]])
+    expect(first.pageInfo.hasNextPage).toBe(true)
+    const second = await list(`?first=1&after=${first.pageInfo.endCursor}`)
+    expect(second.items).toEqual([all.items[1]])
+    for (const query of ['?first=0', '?first=101', '?after=%%%', '?after=bm9wZQ'])
+      expect((await test.request('GET', `/api/v1/embed/dashboards${query}`, { headers: embed(cara) })).status).toBe(400)
+  })
+})
+
 describe('GET /api/v1/embed/dashboards/:publicId of an embed tenant', () => {
   it("answers 404 to another tenant's sessions and to sessions without a tenant", async () => {
     const others = [
