@@ -8,12 +8,12 @@ import {
   contentOf,
   editDashboard,
   insertDashboard,
-  newWidgetId,
   type DashboardContent,
   type DashboardRow,
 } from '../management/dashboards'
 import type { DashboardWidget } from '../management/model'
 import { findDashboardRowByPublicId } from '../management/published-dashboards'
+import { newWidgetId } from '../management/widget-inputs'
 import type { WidgetQueryCheck } from '../management/query-check'
 import { kindOfChart, toEmbedWidget } from './embed-widgets'
 import type {
