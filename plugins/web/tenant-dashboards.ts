@@ -3,7 +3,7 @@ import { first, type Storage } from '../../db/client'
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors'
 import type { EmbedCaller } from '../auth/model'
 import { widgetFromAnswer } from '../management/answer-widgets'
-import { writing, type ManagementContext, type WriteContext } from '../management/context'
+import { writing, type ManagementContext } from '../management/context'
 import {
   contentOf,
   editDashboard,
@@ -123,18 +123,15 @@ export function createTenantDashboards(options: TenantDashboardsOptions) {
     return index
   }
 
+  /** Writes `edit` of the dashboard, made again on the newer row when another writer got there first. */
   async function change(
     viewer: EmbedCaller,
     publicId: string,
-    edit: (row: DashboardRow, context: WriteContext) => DashboardContent,
+    edit: (row: DashboardRow) => DashboardContent,
   ): Promise<DashboardRow> {
     const tenant = await requireCreator(viewer)
     return writing(contextOf(viewer), (context) =>
-      editDashboard(
-        context,
-        () => editableRow(context, viewer, tenant, publicId),
-        (row) => edit(row, context),
-      ),
+      editDashboard(context, () => editableRow(context, viewer, tenant, publicId), edit),
     )
   }
 
