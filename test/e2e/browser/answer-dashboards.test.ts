@@ -122,6 +122,14 @@ for (const width of [1280, 375]) {
         'Number of orders, all time',
       )
 
+      // Dragged onto another widget, a widget takes its place (and back again).
+      await page.locator('.widget').nth(0).dragTo(page.locator('.widget').nth(1))
+      await page.getByText('Moved “Number of orders, all time” to place 2 of 2.').waitFor()
+      expect(await titles(page)).toEqual(['Revenue by status', 'Number of orders, all time'])
+      await page.locator('.widget').nth(1).dragTo(page.locator('.widget').nth(0))
+      await page.getByText('Moved “Number of orders, all time” to place 1 of 2.').waitFor()
+      expect(await titles(page)).toEqual(['Number of orders, all time', 'Revenue by status'])
+
       const bars = page.locator('.widget').nth(1)
       await bars.getByRole('button', { name: 'Wide' }).click()
       await page.getByText('Made “Revenue by status” wide.').waitFor()
