@@ -102,10 +102,13 @@ export function DashboardEditor(props: {
     checksum.current = props.dashboard.checksum
   }, [props.dashboard])
 
-  // A moved widget keeps the focus, so the arrow keys go on moving it.
+  // A moved widget keeps the focus once saved, so the arrow keys go on moving it (and only then: a later change
+  // elsewhere must not take the focus back to it).
   useEffect(() => {
-    if (focusId) document.querySelector<HTMLElement>(`[data-widget="${CSS.escape(focusId)}"]`)?.focus()
-  }, [focusId, widgets])
+    if (!focusId || busy) return
+    document.querySelector<HTMLElement>(`[data-widget="${CSS.escape(focusId)}"]`)?.focus()
+    setFocusId(undefined)
+  }, [focusId, widgets, busy])
 
   const reload = async () => {
     const fresh = await dashboardApi.read(token, publicId)
