@@ -123,6 +123,23 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   // The session's deployment or account no longer exists while its token is still valid.
   'GET /api/v1/embed/session/context': { id: 'getEmbedSessionContext', errors: [404] },
   'GET /api/v1/embed/dashboards/{publicId}': { id: 'getEmbeddedDashboard' },
+  // Dashboards built from chat answers. DASHBOARD_CHANGED: a stale checksum.
+  'GET /api/v1/embed/dashboards': { id: 'listEmbedDashboards' },
+  'POST /api/v1/embed/dashboards': { id: 'createEmbedDashboard', examples: { request: { title: 'My sales' } } },
+  'POST /api/v1/embed/dashboards/{publicId}/widgets': {
+    id: 'pinAnswerWidget',
+    examples: { request: { chatId: 'c_9f2d', messageId: '1752998400000-message', chart: 'line' } },
+  },
+  'PATCH /api/v1/embed/dashboards/{publicId}/widgets/{widgetId}': {
+    id: 'updateEmbedWidget',
+    errors: [409],
+    examples: { request: { checksum: '5d41402abc4b2a76b9719d911017c592', size: 'wide', position: 0 } },
+  },
+  'DELETE /api/v1/embed/dashboards/{publicId}/widgets/{widgetId}': {
+    id: 'removeEmbedWidget',
+    noContent: true,
+    errors: [409],
+  },
   // The widget's query runs on the deployment's data source, as `runSemanticSql` does.
   'GET /api/v1/embed/dashboards/{publicId}/widgets/{widgetId}/data': {
     id: 'getEmbeddedWidgetData',

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import type { ChatMessage } from '../../../client/chat-stream'
 import type { SqlResult } from '../../semantic/model'
@@ -75,10 +76,13 @@ export function AnswerItem({
   answer,
   steps,
   isLatest,
+  actions,
 }: {
   answer: ChatMessage
   steps: ChatMessage[]
   isLatest: boolean
+  /** What may be done with a finished answer ("Add to dashboard"). */
+  actions?: ComponentChildren
 }) {
   const main = queriesOf(steps)
     .filter((query) => query.result && !query.error)
@@ -102,6 +106,7 @@ export function AnswerItem({
       )}
       {figure?.result && <AnswerFigure result={figure.result} title={figure.title} />}
       {answer.interrupted && <p class="msg-flag">This answer was interrupted.</p>}
+      {!answer.isInProcess && actions}
     </li>
   )
 }
