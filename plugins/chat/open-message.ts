@@ -36,6 +36,8 @@ export class OpenMessage {
   constructor(
     readonly threadId: string,
     readonly runId: string,
+    /** The run's lease epoch, which every save of the message carries. */
+    readonly epoch: number,
     readonly id: string,
     readonly sort: number,
     public graphPath: readonly string[],
@@ -80,6 +82,7 @@ export class OpenMessage {
       runId: this.runId,
       createdAt: this.createdAt,
       updatedAt: now,
+      epoch: this.epoch,
     }
   }
 
@@ -110,7 +113,7 @@ export interface MessageStorage {
    * Writes, in the next group commit, the messages `take` returns when that commit runs (each inserted the first
    * time, its new content appended after); settles once that is committed.
    */
-  saveMessages(take: () => MessageSave[]): Promise<void>
+  saveMessages(take: () => MessageSave[]): Promise<unknown>
 }
 
 /** One group commit's share of the messages: what it saved, and how far each run's log may then be sent. */

@@ -30,6 +30,8 @@ export interface RunContext {
   firstSort: number
   /** The user message of this turn, as stored: `__state__` is the history, this message and the run's messages. */
   userMessage: ThreadMessage
+  /** The lease epoch the turn's start got: every write of the run carries it (see `StartedTurn.epoch`). */
+  epoch: number
 }
 
 class ProtocolError extends Error {}
@@ -162,6 +164,7 @@ class Execution {
     const message = new OpenMessage(
       run.key.threadId,
       runId,
+      this.context.epoch,
       id,
       this.sort++,
       graphPath,
@@ -177,7 +180,11 @@ class Execution {
    * Marks every unfinished message `status` and saves them with the end of the run, in one group commit. A run cut
    * short between messages still has an unfinished answer: its last message is marked interrupted too.
    */
-  private close(status: Exclude<MessageStatus, 'in_process'>, outcome: RunOutcome, error?: string): Promise<void> {
+  private async close(
+    status: Exclude<MessageStatus, 'in_process'>,
+    outcome: RunOutcome,
+    error?: string,
+  ): Promise<void> {
     const { messages, store } = this.services
     for (const message of this.open.values()) {
       message.status = status
@@ -189,7 +196,7 @@ class Execution {
       last.status = 'interrupted'
       messages.touch(last)
     }
-    return store.endRun(this.context.runId, outcome, error)
+    await store.endRun(this.context.runId, this.context.epoch, outcome, error)
   }
 
   /** Appends the line showing `message` as it now stands; it goes out once that is saved. */

@@ -12,7 +12,7 @@ function manualStorage() {
   let unreachable = false
   const storage: MessageStorage = {
     saveMessages: (take) =>
-      new Promise<void>((resolve, reject) => {
+      new Promise<unknown>((resolve, reject) => {
         const work = () => {
           // A database that cannot be reached fails the commit before its writes are taken.
           if (unreachable) throw new Error('connection refused')
@@ -50,7 +50,7 @@ function manualStorage() {
 const newRun = () => new Run({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
 const line = (content: string) =>
   encodeLine({ id: 'a', role: 'assistant', content, isDelta: true, isInProcess: true, sort: 2 })
-const newMessage = () => new OpenMessage('c', 'r', 'a', 2, ['final'], undefined, 0)
+const newMessage = () => new OpenMessage('c', 'r', 1, 'a', 2, ['final'], undefined, 0)
 
 describe('OpenMessages', () => {
   it('tells a run waiting for its save that it failed when the database cannot be reached at all', async () => {
