@@ -109,7 +109,7 @@ export function createChatService(options: ChatServiceOptions) {
     logger,
     budget: createLoopBudget(options.loopBudgetMs ?? 4),
     clock,
-    onEnd: (outcome: RunOutcome) => runsTotal.inc({ outcome }),
+    onEnd: (outcome) => runsTotal.inc({ outcome }),
   }
 
   const fixed = (...lines: Parameters<typeof encodeLine>[0][]): TurnSource => ({ head: lines.map(encodeLine) })
@@ -365,14 +365,16 @@ export function createChatService(options: ChatServiceOptions) {
       // A bug, or an agent that could not even be built (its module failed to load): the run still ends, with an
       // error line and its thread free, instead of leaving its readers waiting and the thread busy until a restart.
       logger.error('chat run crashed', { runId, error })
+      // A fenced run writes nothing more, its end included (its thread is another node's now).
+      if (!run.done && epoch !== undefined && run.fenced === undefined) {
+        await store.endRun(runId, epoch, 'failed', CRASHED).catch((failure: unknown) => {
+          const down = asStorageUnavailable(failure)
+          if (down) logger.warn('chat run end could not be stored', { runId, reason: down.reason })
+          else logger.error('chat run end could not be stored', { runId, error: failure })
+        })
+      }
       if (!run.done) {
-        if (epoch !== undefined)
-          await store.endRun(runId, epoch, 'failed', CRASHED).catch((failure: unknown) => {
-            const down = asStorageUnavailable(failure)
-            if (down) logger.warn('chat run end could not be stored', { runId, reason: down.reason })
-            else logger.error('chat run end could not be stored', { runId, error: failure })
-          })
-        run.append(encodeLine(errorLine(CRASHED)))
+        run.append(encodeLine(errorLine(run.fenced ?? CRASHED)))
         registry.end(run)
         runsTotal.inc({ outcome: 'failed' })
       }

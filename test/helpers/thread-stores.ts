@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import { first, openStorage, type Storage } from '../../db/client'
 import { openPostgresStorage } from '../../db/postgres-storage'
 import { createThreadStore } from '../../plugins/chat/create-thread-store'
-import { markRunInterrupted } from '../../plugins/chat/interrupted-runs'
+import { markRunInterrupted, runningRuns } from '../../plugins/chat/interrupted-runs'
 import type { ThreadRow, ThreadStore } from '../../plugins/chat/thread-store'
 import { throwawayPostgresDatabase } from './postgres-databases'
 
@@ -15,6 +15,8 @@ export interface ThreadStoreHarness {
   run(runId: string): Promise<{ status: string; error: string | null; endedAt: number | null } | undefined>
   /** What a node does to a run whose owner stopped renewing its lease (see `markRunInterrupted`). */
   interrupt(runId: string, now: number): Promise<boolean>
+  /** The id of the thread's run storage holds as running, if any. */
+  runningRunOf(threadId: string): Promise<string | undefined>
   close(): Promise<void>
 }
 
@@ -76,7 +78,7 @@ export async function postgresThreadStores(): Promise<ThreadStoreHarness> {
 }
 
 /** What both dialects' harnesses read and do through the storage's dialect-free API. */
-function harnessOf(storage: Storage): Pick<ThreadStoreHarness, 'store' | 'run' | 'interrupt'> {
+function harnessOf(storage: Storage): Pick<ThreadStoreHarness, 'store' | 'run' | 'interrupt' | 'runningRunOf'> {
   const { chatRuns } = storage.tables
   return {
     store: (clock = Date.now) => createThreadStore(storage, clock),
@@ -88,5 +90,6 @@ function harnessOf(storage: Storage): Pick<ThreadStoreHarness, 'store' | 'run' |
           .where(eq(chatRuns.id, runId)),
       ),
     interrupt: (runId, now) => markRunInterrupted(storage, runId, now),
+    runningRunOf: async (threadId) => (await runningRuns(storage)).find((run) => run.threadId === threadId)?.id,
   }
 }
