@@ -161,7 +161,8 @@ class Execution {
   /**
    * The end of a run another node took over: it writes nothing more (the thread is as that node leaves it, the run
    * stored as it marked it), sends no line its joiners elsewhere did not get, and tells its own readers with one
-   * error line.
+   * error line: why it was aborted, when a client aborted it first (the other node then ended it as aborted, with
+   * that reason), else that its node lost its hold on it.
    */
   private stopFenced(): void {
     const { run, runId } = this.context
@@ -172,7 +173,7 @@ class Execution {
       chatId: run.key.chatId,
       reason: run.fenced,
     })
-    run.append(encodeLine(errorLine(run.fenced ?? LEASE_LOST_MESSAGE)))
+    run.append(encodeLine(errorLine(run.abortReason ?? LEASE_LOST_MESSAGE)))
   }
 
   private step(iterator: AsyncIterator<AgentEvent>): Promise<IteratorResult<AgentEvent>> {

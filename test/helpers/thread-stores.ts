@@ -14,7 +14,7 @@ export interface ThreadStoreHarness {
   otherUserId: number
   run(runId: string): Promise<{ status: string; error: string | null; endedAt: number | null } | undefined>
   /** What a node does to a run whose owner stopped renewing its lease (see `markRunInterrupted`). */
-  interrupt(runId: string, now: number): Promise<boolean>
+  interrupt(runId: string, now: number, end?: Parameters<typeof markRunInterrupted>[3]): Promise<boolean>
   /** The id of the thread's run storage holds as running, if any. */
   runningRunOf(threadId: string): Promise<string | undefined>
   close(): Promise<void>
@@ -89,7 +89,7 @@ function harnessOf(storage: Storage): Pick<ThreadStoreHarness, 'store' | 'run' |
           .from(chatRuns)
           .where(eq(chatRuns.id, runId)),
       ),
-    interrupt: (runId, now) => markRunInterrupted(storage, runId, now),
+    interrupt: (runId, now, end) => markRunInterrupted(storage, runId, now, end),
     runningRunOf: async (threadId) => (await runningRuns(storage)).find((run) => run.threadId === threadId)?.id,
   }
 }

@@ -257,6 +257,42 @@ function chatTurnStorage(name: string, open: () => Promise<ThreadStoreHarness>) 
       }
     })
 
+    it('tells the client of a run it aborted why, when another node ended that run in its place', async () => {
+      const held = gate()
+      const node = createChatService({
+        store: harness.store(),
+        registry: new MemoryRunRegistry(),
+        agents: () =>
+          createScriptedAgent(() => ({
+            steps: [{ kind: 'text', chunks: ['Half ', 'and the rest'], hold: { after: 1, until: held.promise } }],
+          })),
+        logger: createLogger('silent'),
+        metrics: new Metrics(),
+        clock: Date.now,
+      })
+      try {
+        const source = await node.open({ input: 'Stop this one', messageId: messageId(51) }, participant)
+        const reader = lineReader(new Response(ndjsonStream(source, 10_000)))
+        let chatId = ''
+        for (let line = await reader.next(); line; line = await reader.next()) {
+          chatId ||= line.state?.chatId ?? ''
+          if (line.isDelta && line.content === 'Half ') break
+        }
+        const runId = (await harness.runningRunOf(chatId))!
+        // The node did not answer the abort in time: another node ended the run as aborted in its place.
+        expect(await harness.interrupt(runId, Date.now(), { error: 'Run aborted', status: 'aborted' })).toBe(true)
+        const leftBy = await store.messages(chatId, false)
+        source.run!.abort('Run aborted')
+        expect(await reader.rest()).toEqual([{ error: 'Run aborted' }])
+        await store.flushWrites()
+        expect(await store.messages(chatId, false)).toEqual(leftBy)
+        expect(await harness.run(runId)).toMatchObject({ status: 'aborted', error: 'Run aborted' })
+      } finally {
+        held.open()
+        await node.shutdown(5000)
+      }
+    })
+
     it('answers a finished messageId from the database with the stored thread', async () => {
       const reader = await read({ input: 'Once more', messageId: messageId(2) })
       const lines = await reader.rest()
