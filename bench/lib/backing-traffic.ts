@@ -30,8 +30,13 @@ const zero = (): SocketTraffic => ({ bytesSent: 0, bytesReceived: 0, writes: 0, 
  */
 function socketCounters(port: number, pids: Set<number>): Map<string, SocketTraffic> {
   const { stdout } = spawnSync('ss', ['-tinpH', 'state', 'established', `( dport = :${port} )`], { encoding: 'utf8' })
+  return parseSocketCounters(stdout, pids)
+}
+
+/** The counters in `ss -tinpH` output of the sockets `pids` hold, by local address. */
+export function parseSocketCounters(output: string, pids: Set<number>): Map<string, SocketTraffic> {
   const sockets = new Map<string, SocketTraffic>()
-  const lines = stdout.split('\n')
+  const lines = output.split('\n')
   for (let index = 0; index + 1 < lines.length; index++) {
     const head = lines[index]
     if (head.startsWith('\t') || head.trim() === '') continue
