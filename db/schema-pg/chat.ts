@@ -24,7 +24,7 @@ export const chatThreads = pgTable(
     /**
      * The fencing token of the thread's writer: raised by each run's start and by a node that interrupts a run in its
      * owner's place; a run's writes carry the value its start got and are refused once it has moved on (migration
-     * 0006).
+     * 0002_lease_epoch).
      */
     leaseEpoch: integer('lease_epoch').notNull().default(0),
     createdAt: ms('created_at').notNull(),
