@@ -55,6 +55,7 @@ export type SourceFailure =
   | 'database not found'
   | 'not accepting connections'
   | 'database file not found'
+  | 'invalid configuration'
 
 /**
  * The deployment's database cannot be reached right now. The message names the deployment and never the

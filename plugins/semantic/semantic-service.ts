@@ -363,12 +363,18 @@ export function createSemanticService(options: SemanticServiceOptions) {
           const { source } = sourceOf(deployment, load(deployment))
           source.connect().then(
             () => logger.info('data source connected', { deploymentId: deployment.id, source: source.type }),
-            (error: Error & { reason?: string }) =>
-              logger.warn('data source unavailable at start; retried at the next query', {
-                deploymentId: deployment.id,
-                source: source.type,
-                error: redact(error.reason ?? error.message),
-              }),
+            (error: Error & { reason?: string; category?: string }) =>
+              error.category === 'invalid configuration'
+                ? logger.error('data source cannot be configured: its deployment answers 503 until it is mended', {
+                    deploymentId: deployment.id,
+                    source: source.type,
+                    error: redact(error.reason ?? error.message),
+                  })
+                : logger.warn('data source unavailable at start; retried at the next query', {
+                    deploymentId: deployment.id,
+                    source: source.type,
+                    error: redact(error.reason ?? error.message),
+                  }),
           )
         }
       }
