@@ -168,7 +168,10 @@ export function createSemanticService(options: SemanticServiceOptions) {
         sql: compiled.sql,
         error: message,
       })
-      throw new InvalidQueryError(`The database could not run the query: ${message}`)
+      // The database's own words stay in the log: they differ by source, and may name its tables, users or files.
+      throw new InvalidQueryError(
+        'The database could not run the query (its reason is in the server log); try a simpler form of it',
+      )
     })
     // Average columns are their sum over their count (selected after the visible columns), divided exactly.
     const averages = new Map(compiled.averages.map((average) => [average.index, average]))
