@@ -30,6 +30,7 @@ import {
   type SourceHealth,
 } from './sources/data-source'
 import { createSqliteSource } from './sources/sqlite-source'
+import { withCircuitBreaker, type CircuitBreakerOptions } from './sources/circuit-breaker'
 import type { SemanticModel } from './semantic-model/semantic-model'
 
 /** What the semantic layer needs to know of a deployment (a `DeploymentInfo` fits). */
@@ -66,6 +67,8 @@ export interface SemanticServiceOptions {
   metrics?: Pick<Metrics, 'semanticQueries' | 'semanticQueryDuration'>
   /** The data source of each deployment that names one (the bootstrap file's `dataSource`, resolved). */
   dataSources?: ReadonlyMap<number, DataSourceConfig>
+  /** Each source's circuit breaker (defaults: 3 failures in a row, 30 s cool-down) and health check limit (0.8 s). */
+  breaker?: Partial<Pick<CircuitBreakerOptions, 'failures' | 'coolDownMs' | 'healthTimeoutMs' | 'clock'>>
 }
 
 /** How a query was answered: from a cache, by joining the same query running for another caller, or by running it. */
@@ -85,6 +88,8 @@ interface LoadedModel {
 interface QueryRows {
   data: SqlResult['data']
   totalRows: number
+  /** When the database computed them (epoch ms). */
+  computedAt: number
 }
 
 /**
@@ -100,7 +105,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
   const pool = new QueryPool({ size: options.workers ?? 2, timeoutMs })
   const models = new Map<string, LoadedModel>()
   const entries = { max: options.cacheEntries ?? 500, ttl: 10 * 60_000 }
-  const answers = new LRUCache<string, SqlResult>(entries)
+  const answers = new LRUCache<string, { result: SqlResult; computedAt: number }>(entries)
   const rowCache = new LRUCache<string, QueryRows>(entries)
   const inflight = new Map<string, Promise<QueryRows>>()
   const counted = (result: SqlResult, cacheUse: CacheUse, startedAt: number): SqlResult => {
@@ -114,6 +119,15 @@ export function createSemanticService(options: SemanticServiceOptions) {
   }
 
   const sources = new Map<string, DataSource>()
+  const guarded = (source: DataSource, deploymentId?: number): DataSource =>
+    withCircuitBreaker(source, {
+      failures: options.breaker?.failures ?? 3,
+      coolDownMs: options.breaker?.coolDownMs ?? 30_000,
+      healthTimeoutMs: options.breaker?.healthTimeoutMs ?? 800,
+      clock: options.breaker?.clock,
+      logger,
+      deploymentId,
+    })
   /** The SQLite file each deployment without a configured source reads on its default branch (known from `prepare`). */
   const fileSources = new Map<number, string>()
 
@@ -127,7 +141,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
     const key = `deployment:${deployment.id}`
     let source = sources.get(key)
     if (!source) {
-      source = createDataSource(config, { pool, deploymentId: deployment.id })
+      source = guarded(createDataSource(config, { pool, deploymentId: deployment.id }), deployment.id)
       sources.set(key, source)
     }
     return { source, dataVersion: key }
@@ -137,7 +151,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
   function fileSource(path: string): DataSource {
     let source = sources.get(`sqlite:${path}`)
     if (!source) {
-      source = createSqliteSource({ path, pool, queryTimeoutMs: timeoutMs })
+      source = guarded(createSqliteSource({ path, pool, queryTimeoutMs: timeoutMs }))
       sources.set(`sqlite:${path}`, source)
     }
     return source
@@ -183,6 +197,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
         }),
       ),
       totalRows: output.totalRows,
+      computedAt: Date.now(),
     }
   }
   const demoPath = demoDataPath(options.config)
@@ -286,6 +301,12 @@ export function createSemanticService(options: SemanticServiceOptions) {
     return execution
   }
 
+  /** An answer from the cache says so, with when the database computed it: the data may have changed since. */
+  const fromCache = (result: SqlResult, computedAt: number): SqlResult => ({
+    ...result,
+    cached: { computedAt: new Date(computedAt).toISOString() },
+  })
+
   const viewOf = (model: SemanticModel, access: UserAccess) => accessView(model, access.userId === null ? null : access)
   /** Everything of the access that the model's policies read (the user id only as "names a user or not"). */
   const accessKey = (access: UserAccess) =>
@@ -311,7 +332,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
       // model and data, for a caller whose access is the same gets the same answer.
       const asked = cacheKey([context.deployment.id, loaded.key, dataVersion, sql, maxRows, accessKey(context.access)])
       const answered = answers.get(asked)
-      if (answered) return counted(answered, 'hit', startedAt)
+      if (answered) return counted(fromCache(answered.result, answered.computedAt), 'hit', startedAt)
       const view = viewOf(loaded.model, context.access)
       let compiled: ReturnType<typeof compileQuery>
       try {
@@ -329,8 +350,8 @@ export function createSemanticService(options: SemanticServiceOptions) {
         return failed(error, use.cache)
       }
       const result: SqlResult = { schema, data: rows.data, totalRows: rows.totalRows }
-      answers.set(asked, result)
-      return counted(result, use.cache, startedAt)
+      answers.set(asked, { result, computedAt: rows.computedAt })
+      return counted(use.cache === 'hit' ? fromCache(result, rows.computedAt) : result, use.cache, startedAt)
     },
 
     /**
@@ -388,22 +409,24 @@ export function createSemanticService(options: SemanticServiceOptions) {
      * Whether each deployment's data source answers now, for readiness reports (never throws): the configured ones,
      * then the SQLite files of the others (the model folder's `data.db` or the demo data).
      */
-    async sourceHealth(): Promise<Array<{ deploymentId: number; type: string } & SourceHealth>> {
+    async sourceHealth(): Promise<Array<{ deploymentId: number; type: string; ms: number } & SourceHealth>> {
+      // Side by side, each within the breaker's health limit: a hung source never delays the others' report.
+      const timed = async (deploymentId: number, type: string, check: () => Promise<SourceHealth>) => {
+        const startedAt = performance.now()
+        const health = await check()
+        return { deploymentId, type, ms: Math.round((performance.now() - startedAt) * 100) / 100, ...health }
+      }
       const configured = [...(options.dataSources ?? new Map<number, DataSourceConfig>()).entries()].map(
-        async ([deploymentId, config]) => {
+        ([deploymentId, config]) => {
           const source = sources.get(`deployment:${deploymentId}`)
-          return {
-            deploymentId,
-            type: config.type,
-            ...(source ? await source.health() : ({ ok: false, error: 'not connected yet' } as const)),
-          }
+          return timed(deploymentId, config.type, async () =>
+            source ? source.health() : { ok: false, error: 'not connected yet' },
+          )
         },
       )
-      const files = [...fileSources.entries()].map(async ([deploymentId, path]) => ({
-        deploymentId,
-        type: 'sqlite',
-        ...(await fileSource(path).health()),
-      }))
+      const files = [...fileSources.entries()].map(([deploymentId, path]) =>
+        timed(deploymentId, 'sqlite', () => fileSource(path).health()),
+      )
       // A driver's message may name the connection URL: never shown.
       return (await Promise.all([...configured, ...files])).map((health) =>
         health.ok ? health : { ...health, error: redact(health.error) },

@@ -82,6 +82,7 @@ export function createMysqlSource(config: DataSourceConfig, deploymentId?: numbe
         session.unsafe(sql, params).values() as Promise<unknown[][]>,
         config.queryTimeoutMs,
         () => (broken = true),
+        deploymentId,
       )) as unknown[][]
     } catch (error) {
       const classified = classifyServerError(error, deploymentId, config.queryTimeoutMs)

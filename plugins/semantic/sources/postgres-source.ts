@@ -21,6 +21,7 @@ export function createPostgresSource(config: DataSourceConfig, deploymentId?: nu
         client.unsafe(sql, params).values() as Promise<unknown[][]>,
         config.queryTimeoutMs,
         () => {},
+        deploymentId,
       )
     } catch (error) {
       throw classifyServerError(error, deploymentId, config.queryTimeoutMs)
