@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { LRUCache } from 'lru-cache'
 import type { Metrics } from '../../lib/metrics'
 import type { Config } from '../../lib/config'
@@ -23,6 +24,7 @@ import { QueryPool } from './sources/query-pool'
 import { formatAverage, formatValue } from './compile/result-format'
 import { createDataSource } from './sources/create-data-source'
 import {
+  DEFAULT_MAX_CONNECTIONS,
   QueryExecutionError,
   redact,
   type DataSource,
@@ -30,12 +32,15 @@ import {
   type SourceHealth,
 } from './sources/data-source'
 import { createSqliteSource } from './sources/sqlite-source'
+import { FairScheduler } from './sources/fair-scheduler'
 import { withCircuitBreaker, type CircuitBreakerOptions } from './sources/circuit-breaker'
 import type { SemanticModel } from './semantic-model/semantic-model'
 
 /** What the semantic layer needs to know of a deployment (a `DeploymentInfo` fits). */
 export interface DeploymentRef {
   id: number
+  /** Whose deployment: sources serve accounts in turn (a `DeploymentInfo` has it; without it, the deployment's own turn). */
+  accountId?: number
   model: string
   branches: string[]
   defaultBranch: string
@@ -61,7 +66,10 @@ export interface SemanticServiceOptions {
   logger: Logger
   /** Longest a query may run before its worker is stopped. */
   queryTimeoutMs?: number
+  /** SQLite query processes (default: the machine's cores). */
   workers?: number
+  /** How each source shares its places among accounts (`QUERIES_PER_ACCOUNT`, `QUERY_QUEUE_PER_ACCOUNT`). */
+  fairShare?: { perAccount?: number; queuePerAccount?: number }
   cacheEntries?: number
   /** Where queries are counted and timed, by how the caches answered them. */
   metrics?: Pick<Metrics, 'semanticQueries' | 'semanticQueryDuration'>
@@ -102,7 +110,23 @@ interface QueryRows {
 export function createSemanticService(options: SemanticServiceOptions) {
   const { logger } = options
   const timeoutMs = options.queryTimeoutMs ?? 15_000
-  const pool = new QueryPool({ size: options.workers ?? 2, timeoutMs })
+  const workers = options.workers ?? availableParallelism()
+  const pool = new QueryPool({ size: workers, timeoutMs })
+  const scheduler = (capacity: number) =>
+    new FairScheduler({
+      capacity,
+      perAccount: options.fairShare?.perAccount,
+      queuePerAccount: options.fairShare?.queuePerAccount ?? 50,
+    })
+  // Every SQLite source shares the query processes, so one scheduler serves them all; a server source has its own.
+  const sqliteTurns = scheduler(workers)
+  const turns = new Map<DataSource, FairScheduler>()
+  const turnsOf = (source: DataSource, config?: DataSourceConfig): FairScheduler => {
+    if (source.type === 'sqlite') return sqliteTurns
+    let found = turns.get(source)
+    if (!found) turns.set(source, (found = scheduler(config?.maxConnections ?? DEFAULT_MAX_CONNECTIONS)))
+    return found
+  }
   const models = new Map<string, LoadedModel>()
   const entries = { max: options.cacheEntries ?? 500, ttl: 10 * 60_000 }
   const answers = new LRUCache<string, { result: SqlResult; computedAt: number }>(entries)
@@ -164,7 +188,13 @@ export function createSemanticService(options: SemanticServiceOptions) {
     compiled: ReturnType<typeof compileQuery>,
     maxRows: number,
   ): Promise<QueryRows> => {
-    const output = await source.query(compiled.sql, compiled.params, maxRows).catch((error: unknown) => {
+    // The account's turn on the source: a burst of one account's queries waits behind its own, not others'.
+    const account = context.deployment.accountId ?? `deployment:${context.deployment.id}`
+    const config = options.dataSources?.get(context.deployment.id)
+    const running = turnsOf(source, config).run(String(account), () =>
+      source.query(compiled.sql, compiled.params, maxRows),
+    )
+    const output = await running.catch((error: unknown) => {
       if (!(error instanceof QueryExecutionError)) {
         if (error instanceof Error && 'code' in error)
           logger.warn('semantic query not answered', {
@@ -431,6 +461,13 @@ export function createSemanticService(options: SemanticServiceOptions) {
       return (await Promise.all([...configured, ...files])).map((health) =>
         health.ok ? health : { ...health, error: redact(health.error) },
       )
+    },
+
+    /** Queries waiting for their account's turn on a source, over every source. */
+    queriesWaiting(): number {
+      let count = sqliteTurns.waiting
+      for (const found of turns.values()) count += found.waiting
+      return count
     },
 
     /** The demo data file, generated on first use. */
