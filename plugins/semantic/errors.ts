@@ -81,10 +81,13 @@ export class DataSourceUnavailableError extends AppError {
     readonly category: SourceFailure = 'unreachable',
     retryAfterSeconds?: number,
   ) {
+    const of = deploymentId === undefined ? '' : ` of deployment ${deploymentId}`
     super(
       503,
       'DATA_SOURCE_UNAVAILABLE',
-      `The data source${deploymentId === undefined ? '' : ` of deployment ${deploymentId}`} is unavailable right now; try again shortly`,
+      category === 'no answer'
+        ? `The database${of} did not answer the connection: it is not responding, so the query is not the problem; try again later`
+        : `The data source${of} is unavailable right now; try again shortly`,
     )
     this.retryAfterSeconds = retryAfterSeconds
   }

@@ -3,6 +3,7 @@ import { DataSourceUnavailableError, QueryTimeoutError } from '../../../../plugi
 import { withCircuitBreaker } from '../../../../plugins/semantic/sources/circuit-breaker'
 import type { DataSource, QueryOutput, SourceHealth } from '../../../../plugins/semantic/sources/data-source'
 import { postgresDialect } from '../../../../plugins/semantic/sources/dialects/postgres-dialect'
+import { classifyServerError } from '../../../../plugins/semantic/sources/server-errors'
 
 /** A source whose next answers the test decides, counting the queries and health checks that reached it. */
 function scriptedSource() {
@@ -126,5 +127,18 @@ describe('QueryTimeoutError', () => {
     expect(silent.message).toContain('database of deployment 3 did not answer within 30000 ms')
     expect(silent.message).not.toContain('narrow it down')
     expect(silent).toMatchObject({ status: 504, code: 'QUERY_TIMEOUT' })
+  })
+  it('tells a connection whose handshake got no reply as a database that did not answer, on Postgres and MySQL', () => {
+    for (const code of ['ERR_POSTGRES_CONNECTION_TIMEOUT', 'ERR_MYSQL_CONNECTION_TIMEOUT']) {
+      const error = Object.assign(
+        new Error('Connection timeout after 5s (sent startup message, but never received response)'),
+        { code },
+      )
+      const classified = classifyServerError(error, 4, 30_000)
+      expect(classified).toBeInstanceOf(DataSourceUnavailableError)
+      expect(classified).toMatchObject({ status: 503, category: 'no answer' })
+      expect(classified.message).toContain('database of deployment 4 did not answer')
+      expect(classified.message).not.toContain('narrow it down')
+    }
   })
 })
