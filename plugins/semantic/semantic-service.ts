@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs'
-import { availableParallelism } from 'node:os'
 import { LRUCache } from 'lru-cache'
 import type { Metrics } from '../../lib/metrics'
 import type { Config } from '../../lib/config'
@@ -20,20 +19,16 @@ import { ROW_CAP, type MetaResult, type SqlResult } from './model'
 import { compileQuery } from './compile/query-compiler'
 import { parseQuery } from './query/query-parser'
 import { planQuery } from './query/query-planner'
-import { QueryPool } from './sources/query-pool'
 import { formatAverage, formatValue } from './compile/result-format'
-import { createDataSource } from './sources/create-data-source'
 import {
-  DEFAULT_MAX_CONNECTIONS,
   QueryExecutionError,
   redact,
   type DataSource,
   type DataSourceConfig,
   type SourceHealth,
 } from './sources/data-source'
-import { createSqliteSource } from './sources/sqlite-source'
-import { FairScheduler } from './sources/fair-scheduler'
-import { withCircuitBreaker, type CircuitBreakerOptions } from './sources/circuit-breaker'
+import type { CircuitBreakerOptions } from './sources/circuit-breaker'
+import { createSourceSet } from './sources/source-set'
 import type { SemanticModel } from './semantic-model/semantic-model'
 
 /** What the semantic layer needs to know of a deployment (a `DeploymentInfo` fits). */
@@ -110,23 +105,13 @@ interface QueryRows {
 export function createSemanticService(options: SemanticServiceOptions) {
   const { logger } = options
   const timeoutMs = options.queryTimeoutMs ?? 15_000
-  const workers = options.workers ?? availableParallelism()
-  const pool = new QueryPool({ size: workers, timeoutMs })
-  const scheduler = (capacity: number) =>
-    new FairScheduler({
-      capacity,
-      perAccount: options.fairShare?.perAccount,
-      queuePerAccount: options.fairShare?.queuePerAccount ?? 50,
-    })
-  // Every SQLite source shares the query processes, so one scheduler serves them all; a server source has its own.
-  const sqliteTurns = scheduler(workers)
-  const turns = new Map<DataSource, FairScheduler>()
-  const turnsOf = (source: DataSource, config?: DataSourceConfig): FairScheduler => {
-    if (source.type === 'sqlite') return sqliteTurns
-    let found = turns.get(source)
-    if (!found) turns.set(source, (found = scheduler(config?.maxConnections ?? DEFAULT_MAX_CONNECTIONS)))
-    return found
-  }
+  const set = createSourceSet({
+    logger,
+    queryTimeoutMs: timeoutMs,
+    workers: options.workers,
+    fairShare: options.fairShare,
+    breaker: options.breaker,
+  })
   const models = new Map<string, LoadedModel>()
   const entries = { max: options.cacheEntries ?? 500, ttl: 10 * 60_000 }
   const answers = new LRUCache<string, { result: SqlResult; computedAt: number }>(entries)
@@ -142,16 +127,6 @@ export function createSemanticService(options: SemanticServiceOptions) {
     throw error
   }
 
-  const sources = new Map<string, DataSource>()
-  const guarded = (source: DataSource, deploymentId?: number): DataSource =>
-    withCircuitBreaker(source, {
-      failures: options.breaker?.failures ?? 3,
-      coolDownMs: options.breaker?.coolDownMs ?? 30_000,
-      healthTimeoutMs: options.breaker?.healthTimeoutMs ?? 800,
-      clock: options.breaker?.clock,
-      logger,
-      deploymentId,
-    })
   /** The SQLite file each deployment without a configured source reads on its default branch (known from `prepare`). */
   const fileSources = new Map<number, string>()
 
@@ -161,24 +136,8 @@ export function createSemanticService(options: SemanticServiceOptions) {
    */
   function sourceOf(deployment: DeploymentRef, loaded: LoadedModel): { source: DataSource; dataVersion: string } {
     const config = options.dataSources?.get(deployment.id)
-    if (!config) return { source: fileSource(loaded.dataPath), dataVersion: loaded.dataVersion }
-    const key = `deployment:${deployment.id}`
-    let source = sources.get(key)
-    if (!source) {
-      source = guarded(createDataSource(config, { pool, deploymentId: deployment.id }), deployment.id)
-      sources.set(key, source)
-    }
-    return { source, dataVersion: key }
-  }
-
-  /** The source over a SQLite file, one per file. */
-  function fileSource(path: string): DataSource {
-    let source = sources.get(`sqlite:${path}`)
-    if (!source) {
-      source = guarded(createSqliteSource({ path, pool, queryTimeoutMs: timeoutMs }))
-      sources.set(`sqlite:${path}`, source)
-    }
-    return source
+    if (!config) return { source: set.file(loaded.dataPath), dataVersion: loaded.dataVersion }
+    return { source: set.configured(deployment.id, config), dataVersion: `deployment:${deployment.id}` }
   }
 
   /** Runs a compiled query on the source and formats its rows; database errors become `InvalidQueryError`. */
@@ -189,11 +148,8 @@ export function createSemanticService(options: SemanticServiceOptions) {
     maxRows: number,
   ): Promise<QueryRows> => {
     // The account's turn on the source: a burst of one account's queries waits behind its own, not others'.
-    const account = context.deployment.accountId ?? `deployment:${context.deployment.id}`
-    const config = options.dataSources?.get(context.deployment.id)
-    const running = turnsOf(source, config).run(String(account), () =>
-      source.query(compiled.sql, compiled.params, maxRows),
-    )
+    const account = String(context.deployment.accountId ?? `deployment:${context.deployment.id}`)
+    const running = set.query(source, account, compiled.sql, compiled.params, maxRows)
     const output = await running.catch((error: unknown) => {
       if (!(error instanceof QueryExecutionError)) {
         if (error instanceof Error && 'code' in error)
@@ -448,14 +404,14 @@ export function createSemanticService(options: SemanticServiceOptions) {
       }
       const configured = [...(options.dataSources ?? new Map<number, DataSourceConfig>()).entries()].map(
         ([deploymentId, config]) => {
-          const source = sources.get(`deployment:${deploymentId}`)
+          const source = set.madeFor(deploymentId)
           return timed(deploymentId, config.type, async () =>
             source ? source.health() : { ok: false, error: 'not connected yet' },
           )
         },
       )
       const files = [...fileSources.entries()].map(([deploymentId, path]) =>
-        timed(deploymentId, 'sqlite', () => fileSource(path).health()),
+        timed(deploymentId, 'sqlite', () => set.file(path).health()),
       )
       // A driver's message may name the connection URL: never shown.
       return (await Promise.all([...configured, ...files])).map((health) =>
@@ -465,20 +421,16 @@ export function createSemanticService(options: SemanticServiceOptions) {
 
     /** Queries waiting for their account's turn on a source, over every source. */
     queriesWaiting(): number {
-      let count = sqliteTurns.waiting
-      for (const found of turns.values()) count += found.waiting
-      return count
+      return set.waiting()
     },
 
     /** The demo data file, generated on first use. */
     demoData,
 
     close(): void {
-      pool.close()
+      set.close()
       answers.clear()
       rowCache.clear()
-      for (const source of sources.values()) void source.close().catch(() => {})
-      sources.clear()
     },
   }
 }
