@@ -143,7 +143,7 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   // The widget's query runs on the deployment's data source, as `runSemanticSql` does.
   'GET /api/v1/embed/dashboards/{publicId}/widgets/{widgetId}/data': {
     id: 'getEmbeddedWidgetData',
-    errors: [503, 504],
+    errors: [429, 503, 504],
   },
 
   'GET /api/v1/embed-tenants/{embedTenantName}/groups': { id: 'listEmbedTenantGroups' },
@@ -212,7 +212,7 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   // The widget's query runs on the deployment's data source, as `runSemanticSql` does.
   [`GET ${DEPLOYMENT}/dashboards/{dashboardId}/widgets/{widgetId}/data`]: {
     id: 'getDashboardWidgetData',
-    errors: [503, 504],
+    errors: [429, 503, 504],
   },
 
   [`GET ${DEPLOYMENT}/notifications`]: { id: 'listNotifications' },
@@ -259,8 +259,9 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   },
   [`POST ${DEPLOYMENT}/sql`]: {
     id: 'runSemanticSql',
-    // The deployment's data source does not answer; the query ran past the statement limit.
-    errors: [503, 504],
+    // Too many of the account's queries wait for the source; the deployment's data source does not answer (or its
+    // circuit is open); the query ran past the statement limit, or the database did not answer within it.
+    errors: [429, 503, 504],
     examples: {
       request: { query: 'SELECT customers.region, MEASURE(orders.count) FROM orders GROUP BY 1 ORDER BY 2 DESC' },
       responses: {

@@ -30,6 +30,7 @@ describe('runBench', () => {
         'analyst turn',
         'concurrency',
         'generate-session',
+        'noisy neighbour',
         'overload',
         'protocol turn',
         'rejoin fan-out',
