@@ -52,7 +52,8 @@ export async function creatorTenantOf(storage: Storage, viewer: EmbedCaller): Pr
   return tenant?.useCreatorMode ? viewer.embedTenantId : undefined
 }
 
-const readOnly = () =>
+/** 403 `DASHBOARD_READ_ONLY`: the session may read the tenant's dashboards, not change them. */
+export const readOnly = () =>
   new ForbiddenError(
     'This session reads dashboards only: building them takes a creator-mode session of an embed tenant with creator mode on',
     'DASHBOARD_READ_ONLY',
