@@ -495,4 +495,12 @@ describe('the order of the checks on the answer dashboard routes', () => {
       expect((await json(response)).code).toBe(code)
     }
   })
+
+  it('answers 400 for a position sent as a string, and moves nothing', async () => {
+    const before = await read(cara, board.publicId)
+    const widget = before.widgets[0]
+    for (const position of ['0', '1', '1e0'])
+      expect((await patch(cara, board.publicId, widget.id, { checksum: before.checksum, position })).status).toBe(400)
+    expect(await read(cara, board.publicId)).toEqual(before)
+  })
 })
