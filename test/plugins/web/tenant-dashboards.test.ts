@@ -504,3 +504,22 @@ describe('the order of the checks on the answer dashboard routes', () => {
     expect(await read(cara, board.publicId)).toEqual(before)
   })
 })
+
+describe('titles of answer dashboards and their widgets', () => {
+  it('answers 400 for a title of spaces only, which would show as no name at all', async () => {
+    const before = await read(cara, board.publicId)
+    const widget = before.widgets[0]
+    const responses = [
+      await createDashboard(cara, { title: '   ' }),
+      await pin(cara, board.publicId, { chatId: revenue.chatId, messageId: revenue.answer.id, title: ' \t\n' }),
+      await patch(cara, board.publicId, widget.id, { checksum: before.checksum, title: '\u00a0 ' }),
+    ]
+    for (const response of responses) {
+      expect(response.status).toBe(400)
+      expect(await json(response)).toEqual({ error: 'title: must hold more than spaces', code: 'VALIDATION_FAILED' })
+    }
+    expect(await read(cara, board.publicId)).toEqual(before)
+    // Spaces around a name are kept as sent.
+    expect((await json(await createDashboard(cara, { title: ' Padded ' }))).title).toBe(' Padded ')
+  })
+})
