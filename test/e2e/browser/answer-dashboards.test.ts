@@ -207,3 +207,64 @@ for (const width of [1280, 375]) {
     })
   })
 }
+
+describe('names a creator typed, with markup and long words', () => {
+  const markup = '<img src=x onerror="document.title=`pwned`">'
+  const dashboardTitle = `${markup}Quarterly_revenue_by_region_and_status_for_the_board`
+  const widgetTitle = `${markup}Revenue_by_month_for_the_last_six_months_${'x'.repeat(60)}`
+  let publicId: string
+
+  beforeAll(async () => {
+    const token = await tokenOf(creatorSession('nina', 'Europe'))
+    const headers = { authorization: `Embed-Token ${token}` }
+    const stream = await server.request('POST', '/api/v1/public/acme/agents/1/chat/stream-chat-state', {
+      headers,
+      body: { input: 'revenue by month' },
+    })
+    const lines = (await stream.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Json)
+    const messages = lines.at(-1)!.state.messages as Json[]
+    const created = await server.request('POST', '/api/v1/embed/dashboards', {
+      headers,
+      body: { title: dashboardTitle },
+    })
+    publicId = ((await created.json()) as Json).publicId
+    const pinned = await server.request('POST', `/api/v1/embed/dashboards/${publicId}/widgets`, {
+      headers,
+      body: { chatId: lines[0].state.chatId, messageId: messages.at(-1)!.id, title: widgetTitle },
+    })
+    expect(pinned.status).toBe(201)
+  })
+
+  for (const width of [1280, 375])
+    for (const [who, session] of [
+      ['creator', creatorSession('nina', 'Europe')],
+      ['viewer', viewerSession(`vic-${width}`, 'Asia')],
+    ] as const)
+      it(`shows them as text and keeps them inside the page for a ${who} at ${width} px`, async () => {
+        const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-US' })
+        const page = await context.newPage()
+        const log = watch(page)
+        await page.goto(`${server.url}/embed/dashboard/${publicId}?session=${await server.mintSession(session)}`)
+        await widgetsDrawn(page, 1)
+        expect(await page.locator('h1').textContent()).toBe(dashboardTitle)
+        expect(await titles(page)).toEqual([widgetTitle])
+        expect(await page.locator('img[src="x"]').count()).toBe(0)
+        expect(await page.title()).not.toBe('pwned')
+        // Nothing sticks out to the right: no sideways scrolling, the header's buttons and the widget's inside.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0)
+        for (const selector of ['.launcher', '.user-chip', '.widget h2', '.widget-header button'])
+          for (const box of await page
+            .locator(selector)
+            .evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().right)))
+            expect(box).toBeLessThanOrEqual(width)
+        const card = await page.locator('.widget').boundingBox()
+        const heading = await page.locator('.widget h2').boundingBox()
+        expect(heading!.x + heading!.width).toBeLessThanOrEqual(card!.x + card!.width)
+        await screenshot(page, `answer-dashboards-long-names-${who}-${width}`)
+        expect(log.unexpected()).toEqual([])
+        await context.close()
+      })
+})
