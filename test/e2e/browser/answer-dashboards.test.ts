@@ -268,3 +268,68 @@ describe('names a creator typed, with markup and long words', () => {
         await context.close()
       })
 })
+
+describe('a removal on the embedded dashboard', () => {
+  it('shows a change someone else saved while the removal was being read back', async () => {
+    const token = await tokenOf(creatorSession('rosa', 'Europe'))
+    const headers = { authorization: `Embed-Token ${token}` }
+    const stream = await server.request('POST', '/api/v1/public/acme/agents/1/chat/stream-chat-state', {
+      headers,
+      body: { input: 'how many orders' },
+    })
+    const lines = (await stream.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Json)
+    const source = { chatId: lines[0].state.chatId, messageId: lines.at(-1)!.state.messages.at(-1).id }
+    const created = await server.request('POST', '/api/v1/embed/dashboards', { headers, body: { title: 'Rosa' } })
+    const publicId = ((await created.json()) as Json).publicId
+    for (const title of ['One', 'Two'])
+      await server.request('POST', `/api/v1/embed/dashboards/${publicId}/widgets`, {
+        headers,
+        body: { ...source, title },
+      })
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' })
+    const page = await context.newPage()
+    const log = watch(page)
+    await page.goto(
+      `${server.url}/embed/dashboard/${publicId}?session=${await server.mintSession(creatorSession('rosa', 'Europe'))}`,
+    )
+    await widgetsDrawn(page, 2)
+
+    // The page's next read of the dashboard (the one after the removal) waits until Otto has saved.
+    let held: () => void = () => undefined
+    const reached = new Promise<void>((resolve) => {
+      let first = true
+      void page.route(`${server.url}/api/v1/embed/dashboards/${publicId}`, async (route) => {
+        if (!first || route.request().method() !== 'GET') return route.continue()
+        first = false
+        resolve()
+        await new Promise<void>((release) => (held = release))
+        await route.continue()
+      })
+    })
+    await page.getByRole('button', { name: 'Remove One' }).click()
+    await reached
+    const otto = { authorization: `Embed-Token ${await tokenOf(creatorSession('otto', 'Asia'))}` }
+    const current = (await (
+      await server.request('GET', `/api/v1/embed/dashboards/${publicId}`, { headers: otto })
+    ).json()) as Json
+    const renamed = await server.request(
+      'PATCH',
+      `/api/v1/embed/dashboards/${publicId}/widgets/${current.widgets[0].id}`,
+      {
+        headers: otto,
+        body: { checksum: current.checksum, title: 'Two (renamed by Otto)' },
+      },
+    )
+    expect(renamed.status).toBe(200)
+    held()
+    await page.getByText('Removed “One”.').waitFor()
+    await widgetsDrawn(page, 1)
+    expect(await titles(page)).toEqual(['Two (renamed by Otto)'])
+    expect(log.unexpected()).toEqual([])
+    await context.close()
+  })
+})
