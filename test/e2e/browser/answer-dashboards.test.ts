@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bu
 import type { Browser, Page } from 'playwright-core'
 import { launchBrowser, screenshot, watch } from '../../browser/helpers/browser'
 import { startEmbedServer, type EmbedServer } from '../../browser/helpers/embed-server'
+import { keys } from '../../helpers/fixtures'
 import type { Json } from '../../plugins/web/helpers'
 
 setDefaultTimeout(90_000)
@@ -329,6 +330,46 @@ describe('a removal on the embedded dashboard', () => {
     await page.getByText('Removed “One”.').waitFor()
     await widgetsDrawn(page, 1)
     expect(await titles(page)).toEqual(['Two (renamed by Otto)'])
+    expect(log.unexpected()).toEqual([])
+    await context.close()
+  })
+})
+
+describe("the front door's embed preview", () => {
+  it('opens the dashboard a creator just made in the preview, then shows it to a viewer of another region', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1400 }, locale: 'en-US' })
+    const page = await context.newPage()
+    const log = watch(page)
+    await page.goto(`${server.url}/`)
+    await page.getByLabel(/Admin API key/).fill(keys.admin)
+    await page.getByRole('button', { name: 'Show deployments' }).click()
+    await page.getByLabel('User id (externalId)').fill('paula')
+    await page.getByLabel(/Attributes/).fill('region=Europe')
+    await page.getByLabel(/Embed tenant/).fill('tenant-one')
+    await page.getByLabel(/Creator mode/).check()
+    await page.getByRole('button', { name: 'Open as this user' }).click()
+
+    const chat = page.frameLocator('iframe.preview-frame')
+    await chat.getByLabel('Ask a question about your data').fill('how many orders')
+    await chat.getByRole('button', { name: 'Send' }).click()
+    const answer = chat.locator('li.msg-final').first()
+    await answer.getByRole('button', { name: 'Add to dashboard' }).click()
+    await answer.getByLabel('New dashboard').fill('Paula board')
+    await answer.getByRole('button', { name: 'Create and add' }).click()
+    await answer.locator('.pin-done').waitFor()
+
+    // Choosing "Dashboard" reads the list again: the dashboard made in the frame is there without another opening.
+    await page.getByRole('radio', { name: 'Dashboard' }).check()
+    await page.getByRole('combobox', { name: 'Dashboard' }).selectOption({ label: 'Paula board' }, { timeout: 5_000 })
+    await page.getByLabel(/Creator mode/).uncheck()
+    await page.getByLabel('User id (externalId)').fill('pete')
+    await page.getByLabel(/Attributes/).fill('region=Asia')
+    await page.getByRole('button', { name: 'Open as this user' }).click()
+    const board = page.frameLocator('iframe.preview-frame')
+    await board.locator('h1', { hasText: 'Paula board' }).waitFor()
+    await board.locator('.kpi-value').waitFor()
+    expect(await board.locator('.widget h2').allTextContents()).toEqual(['Number of orders, all time'])
+    expect(await board.getByRole('button', { name: /Rename|Remove|Undo/ }).count()).toBe(0)
     expect(log.unexpected()).toEqual([])
     await context.close()
   })
