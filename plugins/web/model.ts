@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import {
   AnswerSource,
@@ -190,7 +191,8 @@ export const WidgetChange = t.Object(
     checksum: Checksum,
     title: t.Optional(WidgetTitle),
     chart: t.Optional(WidgetChart),
-    position: t.Optional(t.Integer({ minimum: 0, maximum: 99, description: 'Its new place, from 0' })),
+    // TypeBox's integer, not Elysia's: that one also takes strings that read as numbers ("1", "1e0").
+    position: t.Optional(Type.Integer({ minimum: 0, maximum: 99, description: 'Its new place, from 0' })),
     size: t.Optional(WidgetSize),
   },
   { additionalProperties: false },

@@ -5,7 +5,7 @@ import type { Directory } from '../auth/directory'
 import type { SemanticService } from '../semantic/semantic-service'
 import type { Storage } from '../../db/client'
 import type { EmbedDashboards } from './embed-dashboards'
-import { embedViewerPlugin, type EmbedViewerDeps } from './embed-viewer'
+import { embedViewerOf, embedViewerPlugin, viewerMacro, type EmbedViewerDeps } from './embed-viewer'
 import {
   EmbedDashboard,
   EmbedDashboardsList,
@@ -18,7 +18,7 @@ import {
   WidgetChange,
   WidgetRemoveQuery,
 } from './model'
-import { createTenantDashboards } from './tenant-dashboards'
+import { createTenantDashboards, creatorTenantOf, readOnly } from './tenant-dashboards'
 
 const EMBED_TOKEN = [{ EmbedToken: [] }]
 const READ_ONLY =
@@ -43,8 +43,19 @@ export function tenantDashboardRoutes(deps: TenantDashboardRoutesDeps, dashboard
     clock: deps.clock,
     queryCheck: modelQueryCheck(deps),
   })
+  const embedViewer = embedViewerOf(deps)
+  // The writes' macro: a session that may only read is 403 before its body is looked at, as a caller without
+  // credentials is 401 (it could never succeed, whatever it sends).
+  const creators = new Elysia({ name: 'embed-creator', seed: deps.instanceId }).macro({
+    embedCreator: viewerMacro(async (headers) => {
+      const viewer = await embedViewer(headers)
+      if ((await creatorTenantOf(deps.storage, viewer)) === undefined) throw readOnly()
+      return viewer
+    }),
+  })
   return new Elysia({ name: 'tenant-dashboards', seed: deps.instanceId })
     .use(embedViewerPlugin(deps))
+    .use(creators)
     .get('/api/v1/embed/dashboards', ({ viewer, query }) => tenantDashboards.list(viewer, query), {
       embedViewer: true,
       query: EmbedDashboardsListQuery,
@@ -65,7 +76,7 @@ export function tenantDashboardRoutes(deps: TenantDashboardRoutesDeps, dashboard
         return status(201, await dashboards.dashboard(viewer, publicId))
       },
       {
-        embedViewer: true,
+        embedCreator: true,
         ...jsonBody(NewEmbedDashboard),
         response: { 201: EmbedDashboard },
         detail: {
@@ -84,7 +95,7 @@ export function tenantDashboardRoutes(deps: TenantDashboardRoutesDeps, dashboard
       async ({ viewer, params, body, status }) =>
         status(201, await tenantDashboards.pin(viewer, params.publicId, body)),
       {
-        embedViewer: true,
+        embedCreator: true,
         params: PublicIdParams,
         ...jsonBody(NewEmbedWidget),
         response: { 201: SavedEmbedWidget },
@@ -106,7 +117,7 @@ export function tenantDashboardRoutes(deps: TenantDashboardRoutesDeps, dashboard
       '/api/v1/embed/dashboards/:publicId/widgets/:widgetId',
       ({ viewer, params, body }) => tenantDashboards.edit(viewer, params.publicId, params.widgetId, body),
       {
-        embedViewer: true,
+        embedCreator: true,
         params: EmbedWidgetParams,
         ...jsonBody(WidgetChange),
         response: { 200: SavedEmbedWidget },
@@ -129,7 +140,7 @@ export function tenantDashboardRoutes(deps: TenantDashboardRoutesDeps, dashboard
         return status(204, undefined)
       },
       {
-        embedViewer: true,
+        embedCreator: true,
         ...noBody,
         params: EmbedWidgetParams,
         query: WidgetRemoveQuery,

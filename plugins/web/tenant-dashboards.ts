@@ -52,7 +52,15 @@ export async function creatorTenantOf(storage: Storage, viewer: EmbedCaller): Pr
   return tenant?.useCreatorMode ? viewer.embedTenantId : undefined
 }
 
-const readOnly = () =>
+/** A title as sent, refused when it holds nothing but spaces: the pages would show it as no name at all. */
+function titled<T extends string | undefined>(title: T): T {
+  if (title !== undefined && title.trim() === '')
+    throw new BadRequestError('title: must hold more than spaces', 'VALIDATION_FAILED')
+  return title
+}
+
+/** 403 `DASHBOARD_READ_ONLY`: the session may read the tenant's dashboards, not change them. */
+export const readOnly = () =>
   new ForbiddenError(
     'This session reads dashboards only: building them takes a creator-mode session of an embed tenant with creator mode on',
     'DASHBOARD_READ_ONLY',
@@ -139,6 +147,7 @@ export function createTenantDashboards(options: TenantDashboardsOptions) {
     /** A new, empty dashboard of the session's tenant, published at once so it opens on the embedded page. */
     async create(viewer: EmbedCaller, input: NewEmbedDashboard): Promise<string> {
       const tenant = await requireCreator(viewer)
+      titled(input.title)
       const { workbooks } = storage.tables
       const row = await writing(contextOf(viewer), async (context) => {
         const [workbook] = await context.tx
@@ -218,6 +227,7 @@ export function createTenantDashboards(options: TenantDashboardsOptions) {
      */
     async pin(viewer: EmbedCaller, publicId: string, input: NewEmbedWidget): Promise<SavedEmbedWidget> {
       const tenant = await requireCreator(viewer)
+      titled(input.title)
       await editableRow(contextOf(viewer), viewer, tenant, publicId)
       const answer = await widgetFromAnswer(
         storage.db,
@@ -259,6 +269,7 @@ export function createTenantDashboards(options: TenantDashboardsOptions) {
       widgetId: string,
       input: WidgetChange,
     ): Promise<SavedEmbedWidget> {
+      titled(input.title)
       const row = await change(viewer, publicId, (row) => {
         if (row.checksum !== input.checksum) throw changed(input.checksum)
         const current = contentOf(row)

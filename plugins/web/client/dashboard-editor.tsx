@@ -156,8 +156,9 @@ export function DashboardEditor(props: {
     save(`Removed “${widget.title}”`, async () => {
       await dashboardApi.remove(token, publicId, widget.id, checksum.current)
       setWidgets((current) => current.filter((candidate) => candidate.id !== widget.id))
-      // A removal answers with no body: the new checksum is read back.
-      checksum.current = (await dashboardApi.read(token, publicId)).checksum
+      // A removal answers with no body: the dashboard is read back, widgets and checksum together, so a change saved
+      // by someone else between the removal and this read is shown, not taken in unseen under its checksum.
+      await reload()
       return widget.source ? { kind: 'remove', label: `Removed “${widget.title}”`, widget } : undefined
     })
 

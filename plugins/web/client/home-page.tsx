@@ -83,8 +83,7 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
   // The list is read again at each opening: a creator in the frame may have made a dashboard meanwhile.
   const [listed, setListed] = useState(0)
 
-  useEffect(() => {
-    setDashboards([])
+  const readDashboards = () =>
     withKey<{ items: PublishedDashboard[] }>(
       apiKey,
       `/api/v1/deployments/${deploymentId}/dashboards?published=true`,
@@ -98,6 +97,10 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
       },
       () => setDashboards([]),
     )
+
+  useEffect(() => {
+    setDashboards([])
+    void readDashboards()
   }, [apiKey, deploymentId, listed])
 
   const userAttributes = parseAttributes(attributes)
@@ -200,12 +203,18 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
               type="radio"
               name="view"
               checked={view === 'dashboard'}
-              onChange={() => setView('dashboard')}
-              disabled={dashboards.length === 0}
+              onChange={() => {
+                setView('dashboard')
+                // Read again, keeping the list meanwhile: a creator in the frame may have just made the one to open.
+                void readDashboards()
+              }}
             />{' '}
             Dashboard
           </label>
-          {view === 'dashboard' && (
+          {view === 'dashboard' && dashboards.length === 0 && (
+            <span class="preview-none">No published dashboard on this deployment yet</span>
+          )}
+          {view === 'dashboard' && dashboards.length > 0 && (
             <select
               aria-label="Dashboard"
               value={dashboardId}
@@ -225,7 +234,7 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
             <option value="dark">Dark</option>
           </select>
         </label>
-        <button type="submit" class="button-primary">
+        <button type="submit" class="button-primary" disabled={view === 'dashboard' && dashboardId === ''}>
           Open as this user
         </button>
       </form>

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bu
 import type { Browser, Page } from 'playwright-core'
 import { launchBrowser, screenshot, watch } from '../../browser/helpers/browser'
 import { startEmbedServer, type EmbedServer } from '../../browser/helpers/embed-server'
+import { keys } from '../../helpers/fixtures'
 import type { Json } from '../../plugins/web/helpers'
 
 setDefaultTimeout(90_000)
@@ -207,3 +208,169 @@ for (const width of [1280, 375]) {
     })
   })
 }
+
+describe('names a creator typed, with markup and long words', () => {
+  const markup = '<img src=x onerror="document.title=`pwned`">'
+  const dashboardTitle = `${markup}Quarterly_revenue_by_region_and_status_for_the_board`
+  const widgetTitle = `${markup}Revenue_by_month_for_the_last_six_months_${'x'.repeat(60)}`
+  let publicId: string
+
+  beforeAll(async () => {
+    const token = await tokenOf(creatorSession('nina', 'Europe'))
+    const headers = { authorization: `Embed-Token ${token}` }
+    const stream = await server.request('POST', '/api/v1/public/acme/agents/1/chat/stream-chat-state', {
+      headers,
+      body: { input: 'revenue by month' },
+    })
+    const lines = (await stream.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Json)
+    const messages = lines.at(-1)!.state.messages as Json[]
+    const created = await server.request('POST', '/api/v1/embed/dashboards', {
+      headers,
+      body: { title: dashboardTitle },
+    })
+    publicId = ((await created.json()) as Json).publicId
+    const pinned = await server.request('POST', `/api/v1/embed/dashboards/${publicId}/widgets`, {
+      headers,
+      body: { chatId: lines[0].state.chatId, messageId: messages.at(-1)!.id, title: widgetTitle },
+    })
+    expect(pinned.status).toBe(201)
+  })
+
+  for (const width of [1280, 375])
+    for (const [who, session] of [
+      ['creator', creatorSession('nina', 'Europe')],
+      ['viewer', viewerSession(`vic-${width}`, 'Asia')],
+    ] as const)
+      it(`shows them as text and keeps them inside the page for a ${who} at ${width} px`, async () => {
+        const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-US' })
+        const page = await context.newPage()
+        const log = watch(page)
+        await page.goto(`${server.url}/embed/dashboard/${publicId}?session=${await server.mintSession(session)}`)
+        await widgetsDrawn(page, 1)
+        expect(await page.locator('h1').textContent()).toBe(dashboardTitle)
+        expect(await titles(page)).toEqual([widgetTitle])
+        expect(await page.locator('img[src="x"]').count()).toBe(0)
+        expect(await page.title()).not.toBe('pwned')
+        // Nothing sticks out to the right: no sideways scrolling, the header's buttons and the widget's inside.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0)
+        for (const selector of ['.launcher', '.user-chip', '.widget h2', '.widget-header button'])
+          for (const box of await page
+            .locator(selector)
+            .evaluateAll((nodes) => nodes.map((node) => node.getBoundingClientRect().right)))
+            expect(box).toBeLessThanOrEqual(width)
+        const card = await page.locator('.widget').boundingBox()
+        const heading = await page.locator('.widget h2').boundingBox()
+        expect(heading!.x + heading!.width).toBeLessThanOrEqual(card!.x + card!.width)
+        await screenshot(page, `answer-dashboards-long-names-${who}-${width}`)
+        expect(log.unexpected()).toEqual([])
+        await context.close()
+      })
+})
+
+describe('a removal on the embedded dashboard', () => {
+  it('shows a change someone else saved while the removal was being read back', async () => {
+    const token = await tokenOf(creatorSession('rosa', 'Europe'))
+    const headers = { authorization: `Embed-Token ${token}` }
+    const stream = await server.request('POST', '/api/v1/public/acme/agents/1/chat/stream-chat-state', {
+      headers,
+      body: { input: 'how many orders' },
+    })
+    const lines = (await stream.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Json)
+    const source = { chatId: lines[0].state.chatId, messageId: lines.at(-1)!.state.messages.at(-1).id }
+    const created = await server.request('POST', '/api/v1/embed/dashboards', { headers, body: { title: 'Rosa' } })
+    const publicId = ((await created.json()) as Json).publicId
+    for (const title of ['One', 'Two'])
+      await server.request('POST', `/api/v1/embed/dashboards/${publicId}/widgets`, {
+        headers,
+        body: { ...source, title },
+      })
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' })
+    const page = await context.newPage()
+    const log = watch(page)
+    await page.goto(
+      `${server.url}/embed/dashboard/${publicId}?session=${await server.mintSession(creatorSession('rosa', 'Europe'))}`,
+    )
+    await widgetsDrawn(page, 2)
+
+    // The page's next read of the dashboard (the one after the removal) waits until Otto has saved.
+    let held: () => void = () => undefined
+    const reached = new Promise<void>((resolve) => {
+      let first = true
+      void page.route(`${server.url}/api/v1/embed/dashboards/${publicId}`, async (route) => {
+        if (!first || route.request().method() !== 'GET') return route.continue()
+        first = false
+        resolve()
+        await new Promise<void>((release) => (held = release))
+        await route.continue()
+      })
+    })
+    await page.getByRole('button', { name: 'Remove One' }).click()
+    await reached
+    const otto = { authorization: `Embed-Token ${await tokenOf(creatorSession('otto', 'Asia'))}` }
+    const current = (await (
+      await server.request('GET', `/api/v1/embed/dashboards/${publicId}`, { headers: otto })
+    ).json()) as Json
+    const renamed = await server.request(
+      'PATCH',
+      `/api/v1/embed/dashboards/${publicId}/widgets/${current.widgets[0].id}`,
+      {
+        headers: otto,
+        body: { checksum: current.checksum, title: 'Two (renamed by Otto)' },
+      },
+    )
+    expect(renamed.status).toBe(200)
+    held()
+    await page.getByText('Removed “One”.').waitFor()
+    await widgetsDrawn(page, 1)
+    expect(await titles(page)).toEqual(['Two (renamed by Otto)'])
+    expect(log.unexpected()).toEqual([])
+    await context.close()
+  })
+})
+
+describe("the front door's embed preview", () => {
+  it('opens the dashboard a creator just made in the preview, then shows it to a viewer of another region', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1400 }, locale: 'en-US' })
+    const page = await context.newPage()
+    const log = watch(page)
+    await page.goto(`${server.url}/`)
+    await page.getByLabel(/Admin API key/).fill(keys.admin)
+    await page.getByRole('button', { name: 'Show deployments' }).click()
+    await page.getByLabel('User id (externalId)').fill('paula')
+    await page.getByLabel(/Attributes/).fill('region=Europe')
+    await page.getByLabel(/Embed tenant/).fill('tenant-one')
+    await page.getByLabel(/Creator mode/).check()
+    await page.getByRole('button', { name: 'Open as this user' }).click()
+
+    const chat = page.frameLocator('iframe.preview-frame')
+    await chat.getByLabel('Ask a question about your data').fill('how many orders')
+    await chat.getByRole('button', { name: 'Send' }).click()
+    const answer = chat.locator('li.msg-final').first()
+    await answer.getByRole('button', { name: 'Add to dashboard' }).click()
+    await answer.getByLabel('New dashboard').fill('Paula board')
+    await answer.getByRole('button', { name: 'Create and add' }).click()
+    await answer.locator('.pin-done').waitFor()
+
+    // Choosing "Dashboard" reads the list again: the dashboard made in the frame is there without another opening.
+    await page.getByRole('radio', { name: 'Dashboard' }).check()
+    await page.getByRole('combobox', { name: 'Dashboard' }).selectOption({ label: 'Paula board' }, { timeout: 5_000 })
+    await page.getByLabel(/Creator mode/).uncheck()
+    await page.getByLabel('User id (externalId)').fill('pete')
+    await page.getByLabel(/Attributes/).fill('region=Asia')
+    await page.getByRole('button', { name: 'Open as this user' }).click()
+    const board = page.frameLocator('iframe.preview-frame')
+    await board.locator('h1', { hasText: 'Paula board' }).waitFor()
+    await board.locator('.kpi-value').waitFor()
+    expect(await board.locator('.widget h2').allTextContents()).toEqual(['Number of orders, all time'])
+    expect(await board.getByRole('button', { name: /Rename|Remove|Undo/ }).count()).toBe(0)
+    expect(log.unexpected()).toEqual([])
+    await context.close()
+  })
+})

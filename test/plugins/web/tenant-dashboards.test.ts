@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm'
 import { apiKey, createTestApp } from '../../helpers/app'
 import { chatBase, finalAnswer, readLines } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'
-import { embed, embedToken, json, publishDashboard, webBootstrap, type Json } from './helpers'
+import { embed, embedToken, json, mintSession, publishDashboard, webBootstrap, type Json } from './helpers'
 
 // The first widget query generates the demo data file: seconds on a busy machine.
 setDefaultTimeout(30_000)
@@ -447,5 +447,79 @@ describe('DELETE /api/v1/embed-tenants/:embedTenantName', () => {
     expect(response.status).toBe(204)
     expect(await count()).toBe(0)
     expect(await test.storage.db.select().from(workbooks).where(eq(workbooks.name, 'Tia board'))).toEqual([])
+  })
+})
+
+describe('the order of the checks on the answer dashboard routes', () => {
+  const routes = () =>
+    [
+      ['GET', '/api/v1/embed/dashboards?first=0', undefined],
+      ['POST', '/api/v1/embed/dashboards', {}],
+      ['POST', `/api/v1/embed/dashboards/${board.publicId}/widgets`, {}],
+      ['PATCH', `/api/v1/embed/dashboards/${board.publicId}/widgets/w_any`, {}],
+      ['DELETE', `/api/v1/embed/dashboards/${board.publicId}/widgets/${'w'.repeat(65)}`, undefined],
+    ] as const
+
+  it('answers 401 to a request without credentials or with a revoked session, whatever its body', async () => {
+    const sessionId = await mintSession(test, { externalId: 'rita', creatorMode: true, embedTenantName: 'tenant-one' })
+    const { token } = await json(await test.request('POST', '/api/v1/embed/session/token', { body: { sessionId } }))
+    const revoked = await test.request('POST', '/api/v1/embed/session/revoke', {
+      headers: apiKey(keys.admin),
+      body: { sessionId },
+    })
+    expect(revoked.status).toBe(204)
+    for (const headers of [{}, embed(token), embed('not.a.token')])
+      for (const [method, path, body] of routes()) {
+        const response = await test.request(method, path, { headers, body })
+        expect([method, path, response.status]).toEqual([method, path, 401])
+      }
+  })
+
+  it('answers 403 DASHBOARD_READ_ONLY to a session without creator mode, whatever its body', async () => {
+    for (const [method, path, body] of routes().slice(1, 4)) {
+      const response = await test.request(method, path, { headers: embed(europe), body })
+      expect([method, path, response.status]).toEqual([method, path, 403])
+      expect((await json(response)).code).toBe('DASHBOARD_READ_ONLY')
+    }
+  })
+
+  it('tells a creator what is wrong with a body that is not JSON, holds a NUL or an unpaired surrogate', async () => {
+    const cases: Array<[string, string]> = [
+      ['{"title":', 'MALFORMED_JSON'],
+      ['{"title":"a\\u0000b"}', 'NUL_CHARACTER'],
+      ['{"title":"a\\ud800"}', 'UNPAIRED_SURROGATE'],
+    ]
+    for (const [body, code] of cases) {
+      const response = await createDashboard(cara, body)
+      expect(response.status).toBe(400)
+      expect((await json(response)).code).toBe(code)
+    }
+  })
+
+  it('answers 400 for a position sent as a string, and moves nothing', async () => {
+    const before = await read(cara, board.publicId)
+    const widget = before.widgets[0]
+    for (const position of ['0', '1', '1e0'])
+      expect((await patch(cara, board.publicId, widget.id, { checksum: before.checksum, position })).status).toBe(400)
+    expect(await read(cara, board.publicId)).toEqual(before)
+  })
+})
+
+describe('titles of answer dashboards and their widgets', () => {
+  it('answers 400 for a title of spaces only, which would show as no name at all', async () => {
+    const before = await read(cara, board.publicId)
+    const widget = before.widgets[0]
+    const responses = [
+      await createDashboard(cara, { title: '   ' }),
+      await pin(cara, board.publicId, { chatId: revenue.chatId, messageId: revenue.answer.id, title: ' \t\n' }),
+      await patch(cara, board.publicId, widget.id, { checksum: before.checksum, title: '\u00a0 ' }),
+    ]
+    for (const response of responses) {
+      expect(response.status).toBe(400)
+      expect(await json(response)).toEqual({ error: 'title: must hold more than spaces', code: 'VALIDATION_FAILED' })
+    }
+    expect(await read(cara, board.publicId)).toEqual(before)
+    // Spaces around a name are kept as sent.
+    expect((await json(await createDashboard(cara, { title: ' Padded ' }))).title).toBe(' Padded ')
   })
 })
