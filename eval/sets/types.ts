@@ -26,6 +26,7 @@ export function fullName(kind: SourceKind, first: string, last: string): string 
 export function month(kind: SourceKind, column: string): string {
   if (kind === 'sqlite') return `strftime('%Y-%m', ${column})`
   if (kind === 'mariadb') return `DATE_FORMAT(${column}, '%Y-%m')`
+  if (kind === 'duckdb') return `strftime(${column}, '%Y-%m')`
   return `to_char(${column}, 'YYYY-MM')`
 }
 
@@ -33,5 +34,6 @@ export function month(kind: SourceKind, column: string): string {
 export function year(kind: SourceKind, column: string): string {
   if (kind === 'sqlite') return `strftime('%Y', ${column})`
   if (kind === 'mariadb') return `DATE_FORMAT(${column}, '%Y')`
+  if (kind === 'duckdb') return `strftime(${column}, '%Y')`
   return `to_char(${column}, 'YYYY')`
 }
