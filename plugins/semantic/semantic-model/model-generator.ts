@@ -351,6 +351,13 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
       inferred.push(`${table.name}: label ${labelColumn.name}`)
     } else if (plan.columns.some((column) => column.type === 'string' && !keyColumns.has(column.name)))
       check.push(`${table.name}: no column names a row (no name or title); rows are shown by their key`)
+    // "By category", "which customer": the label is what the cube's own name means in a question.
+    const labelDimension = dimensions.find((dimension) => dimension.name === label)
+    if (labelDimension) {
+      const words = [plan.singular.join(' '), plan.plural.join(' ')]
+      const own = (labelDimension.synonyms as string[] | undefined) ?? []
+      labelDimension.synonyms = [...new Set([...words, ...own])]
+    }
 
     // Measures by what each column is.
     const measures: Array<Record<string, unknown>> = []
@@ -565,7 +572,7 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
       title: String(dimension.title).startsWith(sourceTitle)
         ? `${titleWords(words)}${String(dimension.title).slice(sourceTitle.length)}`
         : `${titleWords(words)} ${String(dimension.title).charAt(0).toLowerCase()}${String(dimension.title).slice(1)}`,
-      ...(dimension.synonyms ? { synonyms: [words.join(' '), ...(dimension.synonyms as string[])] } : {}),
+      synonyms: dimension.name === source.label ? [words.join(' '), pluralWords(words.join('_')).join(' ')] : undefined,
     }))
     files.set(`${role.name as string}.yml`, cube)
   }

@@ -161,6 +161,16 @@ describe('labels', () => {
     expect(model.get('Customer')?.label).toBe('full_name')
   })
 
+  it("gives the label the cube's own name as synonyms, and a role cube's label its role", () => {
+    const model = cubes(STORE)
+    expect(dimension(model.get('Track'), 'Name')).toMatchObject({ synonyms: ['track', 'tracks'] } as never)
+    expect(dimension(model.get('Employee'), 'full_name')).toMatchObject({
+      synonyms: ['employee', 'employees', 'name', 'full name'],
+    } as never)
+    expect(dimension(model.get('manager'), 'full_name')).toMatchObject({ synonyms: ['manager', 'managers'] } as never)
+    expect(dimension(model.get('manager'), 'Title')).not.toHaveProperty('synonyms')
+  })
+
   it('joins first and last name with CONCAT on MySQL', () => {
     const { files } = generateModel(STORE, { quoting: 'backquote' })
     expect(files.get('Employee.yml')).toContain("CONCAT({CUBE}.`FirstName`, ' ', {CUBE}.`LastName`)")
