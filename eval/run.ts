@@ -24,7 +24,15 @@ import { expectedRows, score, writeCell, type Outcome } from '../test/plugins/ag
 import { threads } from '../test/plugins/agent/questions/threads'
 import { totals } from '../test/plugins/agent/questions/totals'
 import type { Question } from '../test/plugins/agent/questions/types'
-import { loadDuckdb, loadServer, loadSqlite, readSample, type SampleTable, type SourceKind } from './samples'
+import {
+  loadDuckdb,
+  loadParquetViews,
+  loadServer,
+  loadSqlite,
+  readSample,
+  type SampleTable,
+  type SourceKind,
+} from './samples'
 import { northwind } from './sets/northwind'
 import { pagila } from './sets/pagila'
 import type { EvalQuestion } from './sets/types'
@@ -45,7 +53,11 @@ const { values: options } = parseArgs({
   },
 })
 const wantedSets = new Set((options.sets ?? 'demo,northwind,pagila').split(','))
-const wantedSources = new Set((options.sources ?? 'sqlite,duckdb,postgres,mariadb').split(','))
+const wantedSources = new Set((options.sources ?? 'sqlite,duckdb,parquet,postgres,mariadb').split(','))
+
+/** Where the eval loads a sample: a source kind, or DuckDB views over Parquet files (`parquet`, no keys declared). */
+type Target = SourceKind | 'parquet'
+const dialectOf = (target: Target): SourceKind => (target === 'parquet' ? 'duckdb' : target)
 
 interface Tally {
   set: string
@@ -107,7 +119,8 @@ async function demoSet(): Promise<void> {
 }
 
 /** Runs truth SQL on the source itself. */
-async function truthRunner(kind: SourceKind, config: DataSourceConfig) {
+async function truthRunner(target: Target, config: DataSourceConfig) {
+  const kind = dialectOf(target)
   if (kind === 'sqlite') {
     const database = new Database(config.path as string, { readonly: true })
     return {
@@ -135,8 +148,13 @@ async function truthRunner(kind: SourceKind, config: DataSourceConfig) {
 }
 
 /** A sample loaded into one source kind: its data source config. */
-async function loadInto(name: string, tables: SampleTable[], kind: SourceKind): Promise<DataSourceConfig> {
+async function loadInto(name: string, tables: SampleTable[], kind: Target): Promise<DataSourceConfig> {
   const base = { maxConnections: 4, queryTimeoutMs: 30_000 }
+  if (kind === 'parquet') {
+    const path = join(folder, `${name}-views.duckdb`)
+    await loadParquetViews(tables, path, folder)
+    return { type: 'duckdb', path, ...base } as DataSourceConfig
+  }
   if (kind === 'sqlite') {
     const path = join(folder, `${name}.db`)
     loadSqlite(tables, path)
@@ -163,7 +181,7 @@ async function loadInto(name: string, tables: SampleTable[], kind: SourceKind): 
 }
 
 /** One sample set on one source kind: load, `model generate` with no edits, ask, score. */
-async function sampleSet(name: string, questions: EvalQuestion[], tables: SampleTable[], kind: SourceKind) {
+async function sampleSet(name: string, questions: EvalQuestion[], tables: SampleTable[], kind: Target) {
   const tally: Tally = { set: name, source: kind, right: 0, declined: 0, wrong: 0, misses: [] }
   const config = await loadInto(name, tables, kind)
   const model = join(folder, `model-${name}-${kind}`)
@@ -183,7 +201,7 @@ async function sampleSet(name: string, questions: EvalQuestion[], tables: Sample
         expected.push(undefined)
         continue
       }
-      const sql = typeof question.sql === 'function' ? question.sql(kind) : question.sql
+      const sql = typeof question.sql === 'function' ? question.sql(dialectOf(kind)) : question.sql
       const rows = await truth.run(sql)
       expected.push(
         rows.map((row) => {
@@ -244,7 +262,7 @@ function printTable(): void {
 
 async function main(): Promise<number> {
   const started = performance.now()
-  const kinds = (['sqlite', 'duckdb', 'postgres', 'mariadb'] as SourceKind[]).filter((kind) => {
+  const kinds = (['sqlite', 'duckdb', 'parquet', 'postgres', 'mariadb'] as Target[]).filter((kind) => {
     if (!wantedSources.has(kind)) return false
     if (kind === 'postgres' && !postgresAvailable) console.error('eval: Postgres is not installed here; skipped')
     else if (kind === 'mariadb' && !mariadbAvailable) console.error('eval: MariaDB is not installed here; skipped')

@@ -180,6 +180,31 @@ export async function loadDuckdb(tables: SampleTable[], path: string): Promise<v
   }
 }
 
+/**
+ * The sample as Parquet files (one per table, in `folder`) and a DuckDB file of views over them, as a data lake is
+ * often queried: no declared keys at all, so a model of it has only the keys and joins names suggest.
+ */
+export async function loadParquetViews(tables: SampleTable[], path: string, folder: string): Promise<void> {
+  const staging = `${path}.staging.duckdb`
+  await loadDuckdb(tables, staging)
+  const { DuckDBInstance } = (await import('../plugins/semantic/sources/duckdb-module')).duckdb()
+  const instance = await DuckDBInstance.create(path)
+  const connection = await instance.connect()
+  const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
+  try {
+    await connection.run(`ATTACH ${literal(staging)} AS staging (READ_ONLY)`)
+    for (const table of tables) {
+      const file = join(folder, `${table.name}.parquet`)
+      await connection.run(`COPY staging.main."${table.name}" TO ${literal(file)} (FORMAT PARQUET)`)
+      await connection.run(`CREATE VIEW "${table.name}" AS SELECT * FROM read_parquet(${literal(file)})`)
+    }
+    await connection.run('DETACH staging')
+  } finally {
+    connection.closeSync()
+    instance.closeSync()
+  }
+}
+
 /** Writes the sample into a Postgres or MariaDB database (the URL's), in batches of rows. */
 export async function loadServer(tables: SampleTable[], url: string, kind: 'postgres' | 'mariadb'): Promise<void> {
   const client = new Bun.SQL(url, { max: 1 })
