@@ -254,6 +254,9 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
   const files = new Map<string, Record<string, unknown>>()
   /** Cubes whose lines carry a revenue: their orders (a joined table with a date) are the sales counted. */
   const salesHeaders = new Set<string>()
+  /** Each cube's revenue measure, and the cubes a line cube's revenue rolls up into. */
+  const revenues = new Map<string, Record<string, unknown>>()
+  const lineHeaders = new Map<string, string[]>()
   const roleCubes: Array<Record<string, unknown>> = []
   for (const plan of plans) {
     const { table, name } = plan
@@ -466,6 +469,12 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
         if ((planOf.get(join.target) as Plan).columns.some((column) => column.type === 'time'))
           salesHeaders.add(safeName(join.target))
     } else if (revenue) salesHeaders.add(name)
+    if (revenue) revenues.set(name, revenue)
+    if (revenue && isLine)
+      lineHeaders.set(
+        name,
+        plan.joins.map((join) => safeName(join.target)),
+      )
 
     // Distinct counts of the entities the table references.
     const distinctTargets = new Set<string>()
@@ -539,6 +548,21 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
     cube.dimensions = dimensions
     cube.measures = measures
     files.set(`${name}.yml`, cube)
+  }
+  // Where orders carry their own revenue (after an order's discount, with shipping), a line's revenue is the part
+  // of it by product: "revenue" alone is the orders'.
+  for (const [line, headers] of lineHeaders) {
+    const header = headers.find((name) => revenues.has(name))
+    const measure = revenues.get(line)
+    if (!header || !measure) continue
+    const lineTitle = String((files.get(`${line}.yml`) as Record<string, unknown>).title).toLowerCase()
+    const headerTitle = String((files.get(`${header}.yml`) as Record<string, unknown>).title).toLowerCase()
+    measure.title = `Revenue of ${lineTitle}`
+    measure.description = `The ${lineTitle}' revenue, by what they name (products); the ${headerTitle}' own revenue is the total.`
+    measure.synonyms = ['product revenue', 'line revenue', 'revenue by product', 'sales by product']
+    check.push(
+      `${line}: its revenue and ${header}'s are both kept; "revenue" is ${header}'s, "revenue of ${lineTitle}" the lines' (check which one your business means)`,
+    )
   }
   // The sales counted: the cube's words and its count's are orders, invoices, purchases (payments, when it is one).
   for (const header of salesHeaders) {

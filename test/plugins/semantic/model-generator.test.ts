@@ -191,7 +191,11 @@ describe('measures by what a column is', () => {
 
   it("makes a line's revenue of its unit price and quantity, and never sums a price, key or id", () => {
     const line = model.get('InvoiceLine')
-    expect(measure(line, 'revenue')).toMatchObject({ type: 'sum', sql: '{CUBE}."UnitPrice" * {CUBE}."Quantity"' })
+    expect(measure(line, 'revenue')).toMatchObject({
+      type: 'sum',
+      sql: '{CUBE}."UnitPrice" * {CUBE}."Quantity"',
+      title: 'Revenue of invoice lines',
+    })
     expect(measure(line, 'total_Quantity')?.synonyms).toContain('items sold')
     const sums = [...model.values()].flatMap((cube) =>
       (cube.measures ?? []).filter((entry) => entry.type === 'sum').map((entry) => `${cube.name}.${entry.sql}`),
