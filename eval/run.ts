@@ -17,6 +17,14 @@ import {
   stopDatabaseServers,
 } from '../test/helpers/database-servers'
 import { TEST_DEMO_DATA } from '../test/helpers/demo-data'
+import {
+  duckdbDemoSource,
+  mariadbDemoSource,
+  postgresDemoSource,
+  removeDemoSourceFiles,
+  sqliteDemoSource,
+  type DemoSource,
+} from '../test/helpers/demo-sources'
 import { keys, testBootstrap } from '../test/helpers/fixtures'
 import { comparisons } from '../test/plugins/agent/questions/comparisons'
 import { rankings } from '../test/plugins/agent/questions/rankings'
@@ -99,12 +107,12 @@ function record(tally: Tally, outcome: Outcome, ask: string | string[], why: str
     )
 }
 
-/** The demo set, on the built-in demo model and data. */
-async function demoSet(): Promise<void> {
-  const questions: Question[] = [...totals, ...comparisons, ...rankings, ...threads]
-  const app = createTestApp()
+const DEMO_QUESTIONS: Question[] = [...totals, ...comparisons, ...rankings, ...threads]
+
+/** Asks the demo set of an app; the truth is its SQL on the demo data (the same rows in every source). */
+async function askDemo(app: TestApp, source: string, questions: Question[]): Promise<void> {
   const data = new Database(app.deps.semantic.demoData().path, { readonly: true })
-  const tally: Tally = { set: 'demo', source: 'built-in', right: 0, declined: 0, wrong: 0, misses: [] }
+  const tally: Tally = { set: 'demo', source, right: 0, declined: 0, wrong: 0, misses: [] }
   try {
     for (const [index, question] of questions.entries()) {
       const answer = await answerOf(app, question.ask, `demo-${index}`, question.region)
@@ -116,6 +124,60 @@ async function demoSet(): Promise<void> {
     await app.close()
   }
   tallies.push(tally)
+}
+
+/**
+ * The demo set on the built-in demo model, then on a model `model generate` wrote of the demo tables in each source
+ * (`demo-data --into`), with no edits. Questions asked as a user bound to a region need the built-in model's access
+ * policies, so they are asked of the built-in model only.
+ */
+async function demoSets(targets: Target[]): Promise<void> {
+  await askDemo(createTestApp(), 'built-in', DEMO_QUESTIONS)
+  const sources = new Map<Target, () => Promise<DemoSource>>([
+    ['sqlite', sqliteDemoSource],
+    ['duckdb', duckdbDemoSource],
+    ['postgres', postgresDemoSource],
+    ['mariadb', mariadbDemoSource],
+  ])
+  for (const target of targets) {
+    const make = sources.get(target)
+    if (!make) continue
+    const { config } = await make()
+    const model = join(folder, `model-demo-${target}`)
+    await generate(config, model, `demo (${target})`)
+    await askDemo(
+      appOn(model, config),
+      target,
+      DEMO_QUESTIONS.filter((question) => !question.region),
+    )
+  }
+  removeDemoSourceFiles()
+}
+
+/** `model generate` of a source into `model`, as a user runs it. */
+async function generate(config: DataSourceConfig, model: string, what: string): Promise<void> {
+  const errors: string[] = []
+  const code = await runCli(['model', 'generate', '--from', config.url ?? (config.path as string), '--out', model], {
+    out: () => {},
+    err: (text) => void errors.push(text),
+    env: process.env,
+  })
+  if (code !== 0) throw new Error(`model generate failed on ${what}: ${errors.join('')}`)
+}
+
+/** A test app whose deployment 1 reads `model` over `config`. */
+function appOn(model: string, config: DataSourceConfig): TestApp {
+  const bootstrap = testBootstrap()
+  const deployment = bootstrap.accounts[0].deployments?.[0]
+  if (deployment) deployment.model = model
+  return createTestApp({
+    bootstrap,
+    semantic: createSemanticService({
+      config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA },
+      logger: createLogger('silent'),
+      dataSources: new Map([[1, config]]),
+    }),
+  })
 }
 
 /** Runs truth SQL on the source itself. */
@@ -185,13 +247,7 @@ async function sampleSet(name: string, questions: EvalQuestion[], tables: Sample
   const tally: Tally = { set: name, source: kind, right: 0, declined: 0, wrong: 0, misses: [] }
   const config = await loadInto(name, tables, kind)
   const model = join(folder, `model-${name}-${kind}`)
-  const errors: string[] = []
-  const code = await runCli(['model', 'generate', '--from', config.url ?? (config.path as string), '--out', model], {
-    out: () => {},
-    err: (text) => void errors.push(text),
-    env: process.env,
-  })
-  if (code !== 0) throw new Error(`model generate failed on ${name} (${kind}): ${errors.join('')}`)
+  await generate(config, model, `${name} (${kind})`)
   // The truth first: DuckDB's file is opened by one instance at a time.
   const truth = await truthRunner(kind, config)
   const expected: Array<string[][] | undefined> = []
@@ -217,17 +273,7 @@ async function sampleSet(name: string, questions: EvalQuestion[], tables: Sample
   } finally {
     await truth.close()
   }
-  const bootstrap = testBootstrap()
-  const deployment = bootstrap.accounts[0].deployments?.[0]
-  if (deployment) deployment.model = model
-  const app = createTestApp({
-    bootstrap,
-    semantic: createSemanticService({
-      config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA },
-      logger: createLogger('silent'),
-      dataSources: new Map([[1, config]]),
-    }),
-  })
+  const app = appOn(model, config)
   try {
     for (const [index, question] of questions.entries()) {
       const answer = await answerOf(app, question.ask, `${name}-${index}`)
@@ -269,7 +315,7 @@ async function main(): Promise<number> {
     else return true
     return false
   })
-  if (wantedSets.has('demo')) await demoSet()
+  if (wantedSets.has('demo')) await demoSets(kinds)
   const samples: Array<[string, EvalQuestion[]]> = [
     ['northwind', northwind],
     ['pagila', pagila],
@@ -300,5 +346,6 @@ try {
 } finally {
   stopDatabaseServers()
   rmSync(folder, { recursive: true, force: true })
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${TEST_DEMO_DATA}${suffix}`, { force: true })
 }
 process.exit(exitCode)
