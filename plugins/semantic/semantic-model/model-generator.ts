@@ -127,6 +127,20 @@ const BARE_WORDS = new Set([
 const PERSON_FIRST = /^(first|given|fore)$/
 const PERSON_LAST = /^(last|family|sur)$/
 
+/** Everyday words for the rows of common tables, by the singular of the table's last word. */
+const ENTITY_SYNONYMS: Record<string, string[]> = {
+  product: ['catalogue', 'catalog', 'items', 'goods', 'articles'],
+  customer: ['clients', 'buyers', 'accounts', 'shoppers'],
+  client: ['customers', 'buyers', 'accounts'],
+  employee: ['staff', 'people', 'workers', 'reps', 'sales reps'],
+  staff: ['employees', 'people', 'workers', 'reps'],
+  supplier: ['vendors', 'suppliers'],
+  vendor: ['suppliers'],
+  category: ['categories', 'product categories', 'types'],
+}
+/** Words of a time column that say when a person's row was made: their sign-up. */
+const SIGNUP_WORDS = new Set(['created', 'create', 'signup', 'registered', 'registration', 'joined', 'since'])
+const PEOPLE = new Set(['customer', 'user', 'member', 'client', 'subscriber', 'account', 'patient', 'student'])
 const REVENUE_SYNONYMS = ['revenue', 'sales', 'turnover', 'income', 'takings']
 const ORDER_COUNT_SYNONYMS = ['orders', 'invoices', 'purchases', 'transactions', 'sales count']
 const ITEMS_SOLD_SYNONYMS = ['items sold', 'units sold', 'quantity sold']
@@ -200,6 +214,9 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
         words.length > 1
       )
         type = 'time'
+      // `is_vip`, `has_discount` kept as integers (SQLite, MySQL) are yes/no, not numbers to add up.
+      if (type === 'number' && /^(is|has)$/.test(words[0] ?? '') && words.length > 1 && /int|bit/i.test(column.type))
+        type = 'boolean'
       return { name: column.name, member: '', type, words, comment: column.comment }
     })
     let primaryKey = table.primaryKey
@@ -291,6 +308,12 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
       if (column.member !== column.name || q(column.name) !== column.name) dimension.sql = sqlOf(column.name)
       dimension.title = columnTitle(column)
       if (column.comment) dimension.description = column.comment
+      if (
+        column.type === 'time' &&
+        PEOPLE.has(plan.singular.at(-1) ?? '') &&
+        column.words.some((word) => SIGNUP_WORDS.has(word))
+      )
+        dimension.synonyms = ['signup date', 'sign-up date', 'joined', 'registration date', 'signed up']
       if (plan.primaryKey.length === 1 && plan.primaryKey[0] === column.name) dimension.primary_key = true
       return dimension
     })
@@ -438,14 +461,25 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
         average.format = 'currency'
         if (!revenue && has(REVENUE_WORDS) && (isLine || hasTime)) {
           markRevenue(total)
-          average.title = `Average ${lowerTitle}`
-          average.synonyms = [`average ${ownName} value`, 'average order value', 'average sale', 'aov']
+          if (!isLine) {
+            // A sale's own value: its average, largest and smallest are what people ask of orders.
+            average.title = `Average ${ownName} value`
+            average.synonyms = [...new Set([`average ${lowerTitle}`, 'average order value', 'average sale', 'aov'])]
+            const largest = aggregate('max', 'largest')
+            largest.title = `Largest ${ownName}`
+            largest.synonyms = [`biggest ${ownName}`, `highest ${lowerTitle}`]
+            largest.format = 'currency'
+            const smallest = aggregate('min', 'smallest')
+            smallest.title = `Smallest ${ownName}`
+            smallest.synonyms = [`lowest ${lowerTitle}`]
+            smallest.format = 'currency'
+          }
         }
       } else if (column === quantity) {
         const total = sum()
         if (isLine) {
-          total.title = `${titleOfName(column.name)} sold`
-          total.synonyms = ITEMS_SOLD_SYNONYMS
+          total.title = 'Units sold'
+          total.synonyms = [...ITEMS_SOLD_SYNONYMS, `${titleOfName(column.name).toLowerCase()} sold`]
         }
       } else sum()
     }
@@ -543,6 +577,8 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
 
     const cube: Record<string, unknown> = { name, sql_table: table.name, title: titleWords(plan.plural) }
     if (table.comment) cube.description = table.comment
+    const everyday = ENTITY_SYNONYMS[plan.singular.at(-1) ?? '']
+    if (everyday) cube.synonyms = everyday.filter((word) => !plan.plural.includes(word))
     if (label) cube.label = label
     if (joins.length > 0) cube.joins = joins
     cube.dimensions = dimensions

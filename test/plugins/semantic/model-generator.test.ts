@@ -184,7 +184,10 @@ describe('measures by what a column is', () => {
     const invoice = model.get('Invoice')
     expect(measure(invoice, 'total_Total')).toMatchObject({ type: 'sum', title: 'Revenue' })
     expect(measure(invoice, 'total_Total')?.synonyms).toEqual(expect.arrayContaining(['revenue', 'sales', 'turnover']))
-    expect(measure(invoice, 'average_Total')).toMatchObject({ type: 'avg', title: 'Average invoice total' })
+    expect(measure(invoice, 'average_Total')).toMatchObject({ type: 'avg', title: 'Average invoice value' })
+    expect(measure(invoice, 'average_Total')?.synonyms).toContain('average order value')
+    expect(measure(invoice, 'largest_Total')).toMatchObject({ type: 'max', title: 'Largest invoice' })
+    expect(measure(invoice, 'smallest_Total')).toMatchObject({ type: 'min', title: 'Smallest invoice' })
     expect(measure(invoice, 'count')?.synonyms).toEqual(expect.arrayContaining(['orders']))
     expect(invoice?.synonyms).toEqual(expect.arrayContaining(['orders']))
   })
@@ -196,6 +199,7 @@ describe('measures by what a column is', () => {
       sql: '{CUBE}."UnitPrice" * {CUBE}."Quantity"',
       title: 'Revenue of invoice lines',
     })
+    expect(measure(line, 'total_Quantity')).toMatchObject({ title: 'Units sold' })
     expect(measure(line, 'total_Quantity')?.synonyms).toContain('items sold')
     const sums = [...model.values()].flatMap((cube) =>
       (cube.measures ?? []).filter((entry) => entry.type === 'sum').map((entry) => `${cube.name}.${entry.sql}`),
@@ -273,6 +277,29 @@ describe('keys and joins', () => {
     )
     expect(model.cubes.get('Employee')?.label).toBe('full_name')
     expect(model.cubes.get('manager')?.roleOf).toBe('Employee')
+  })
+
+  it('reads is_ and has_ integers as yes or no, and gives customers and their sign-up everyday words', () => {
+    const model = cubes([
+      table(
+        'customers',
+        [
+          ['id', 'INTEGER'],
+          ['name', 'TEXT'],
+          ['is_vip', 'INTEGER'],
+          ['created_at', 'DATETIME'],
+          ['visits', 'INTEGER'],
+        ],
+        ['id'],
+      ),
+    ])
+    const customers = model.get('customers')
+    expect(dimension(customers, 'is_vip')).toMatchObject({ type: 'boolean' } as never)
+    expect(customers?.measures?.map((entry) => entry.name)).toEqual(['count', 'total_visits'])
+    expect(customers?.synonyms).toContain('clients')
+    expect(dimension(customers, 'created_at')).toMatchObject({
+      synonyms: expect.arrayContaining(['signup date']),
+    } as never)
   })
 
   it('reads text dates as time on SQLite, by their names', () => {
