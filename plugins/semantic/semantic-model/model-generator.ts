@@ -673,11 +673,6 @@ function roleWords(column: string, target: string): string[] | undefined {
   return stem
 }
 
-/** Back-compatible: only the files. */
-export function generateModelFiles(tables: TableInfo[], quoting: IdentifierQuoting = 'double'): Map<string, string> {
-  return generateModel(tables, { quoting }).files
-}
-
 /** A column name as SQL: bare when it is a plain identifier, else quoted as the source quotes identifiers. */
 function quoteIdentifierIfNeeded(name: string, quoting: IdentifierQuoting): string {
   if (/^[a-z_][a-z0-9_]*$/.test(name)) return name
