@@ -514,6 +514,9 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
     const distinctTargets = new Set<string>()
     for (const join of plan.joins) {
       if (join.target === table.name) continue
+      // A line's own order is no entity to count from its lines: the orders' count says it, without the trap.
+      const header = (planOf.get(join.target) as Plan).columns.some((column) => column.type === 'time')
+      if (isLine && header) continue
       const role = roleWords(join.column, join.target)
       const words = role ?? singularWords(join.target)
       const key = words.join(' ')
@@ -525,8 +528,9 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
         name: unique(`distinct_${safeName(words.join('_'))}`, `distinct_${safeName(column.name)}`),
         type: 'count_distinct',
         sql: q(column.name) === column.name ? column.name : sqlOf(column.name),
-        title: `Distinct ${pluralTitle.toLowerCase()}`,
+        title: `${pluralTitle} with ${titleWords(plan.plural).toLowerCase()}`,
         description: `How many different ${pluralTitle.toLowerCase()} these ${titleWords(plan.plural).toLowerCase()} name.`,
+        synonyms: [`distinct ${pluralTitle.toLowerCase()}`, `unique ${pluralTitle.toLowerCase()}`],
       })
     }
 
