@@ -306,6 +306,9 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
       column.member = unique(safeName(column.name))
       const dimension: Record<string, unknown> = { name: column.member, type: column.type }
       if (column.member !== column.name || q(column.name) !== column.name) dimension.sql = sqlOf(column.name)
+      // SQLite compares times as text `YYYY-MM-DD HH:MM:SS`: a date kept as `1998-01-01` would sort before midnight
+      // of its own day (and fall inside "before 1998"), so every SQLite time is read through datetime().
+      if (column.type === 'time' && options.sqlite) dimension.sql = `datetime(${sqlOf(column.name)})`
       dimension.title = columnTitle(column)
       if (column.comment) dimension.description = column.comment
       if (
@@ -528,7 +531,8 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
         name: unique(`distinct_${safeName(words.join('_'))}`, `distinct_${safeName(column.name)}`),
         type: 'count_distinct',
         sql: q(column.name) === column.name ? column.name : sqlOf(column.name),
-        title: `${pluralTitle} with ${titleWords(plan.plural).toLowerCase()}`,
+        // The cube's own words stay out of the title: "orders in 1997" is no question about products.
+        title: `Number of different ${pluralTitle.toLowerCase()}`,
         description: `How many different ${pluralTitle.toLowerCase()} these ${titleWords(plan.plural).toLowerCase()} name.`,
         synonyms: [`distinct ${pluralTitle.toLowerCase()}`, `unique ${pluralTitle.toLowerCase()}`],
       })
