@@ -277,6 +277,9 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
           ? targetPlan.primaryKey[0]
           : target.columns.find((entry) => entry.name === column.name)?.name
       if (targetColumn === undefined) continue
+      // A text code never joins a number (Postgres refuses `integer = varchar`): names alone are not enough.
+      const targetType = targetPlan.columns.find((entry) => entry.name === targetColumn)?.type
+      if (targetType !== column.type) continue
       plan.joins.push({ column: column.name, target: target.name, targetColumn, inferred: true })
       inferred.push(
         `${table.name}.${column.name} → ${target.name}.${targetColumn}: a join guessed from the name${declaredKeys ? '' : ' (the database declares no foreign keys)'}`,

@@ -266,6 +266,15 @@ describe('keys and joins', () => {
     ] as never)
     expect(model.get('InvoiceLine')?.joins?.map((join) => join.name)).toEqual(['Invoice', 'Track'])
     expect(dimension(model.get('Track'), 'TrackId')?.primary_key).toBe(true)
+    // A text column named like a key is not joined to a number.
+    const mixed = cubes([
+      table('customer', [['customer_id', 'INTEGER']]),
+      table('visit', [
+        ['id', 'INTEGER'],
+        ['customer_id', 'VARCHAR(10)'],
+      ]),
+    ])
+    expect(mixed.get('visit')?.joins).toBeUndefined()
     expect(inferred.some((line) => line.includes('InvoiceLine.TrackId → Track.TrackId'))).toBe(true)
     expect(check.some((line) => line.includes('inferred: true'))).toBe(true)
     // The model loads as written.
