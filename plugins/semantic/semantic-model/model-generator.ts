@@ -138,22 +138,8 @@ const ENTITY_SYNONYMS: Record<string, string[]> = {
   vendor: ['suppliers'],
   category: ['categories', 'product categories', 'types'],
 }
-/** Words of a time column that say when a row was kept or changed, or a person's dates: no event of the business. */
-const BOOKKEEPING_TIME = new Set([
-  'created',
-  'create',
-  'updated',
-  'update',
-  'modified',
-  'last',
-  'deleted',
-  'birth',
-  'hire',
-  'signup',
-  'registered',
-  'registration',
-  'joined',
-])
+/** Words of a time column that say when a row was changed: no event of the business. */
+const BOOKKEEPING_TIME = new Set(['updated', 'update', 'modified', 'last', 'deleted'])
 /** Words of a time column that say when a person's row was made: their sign-up. */
 const SIGNUP_WORDS = new Set(['created', 'create', 'signup', 'registered', 'registration', 'joined', 'since'])
 const PEOPLE = new Set(['customer', 'user', 'member', 'client', 'subscriber', 'account', 'patient', 'student'])
@@ -533,10 +519,15 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
       )
 
     // Distinct counts of the entities the table references, where its rows are events (an order, a payment, a sale's
-    // line): "how many customers bought". A customer's address or store counted is only noise.
+    // line: no name of their own, a date): "how many customers bought". A customer's address or store counted is
+    // only noise.
     const events =
       isLine ||
-      plan.columns.some((column) => column.type === 'time' && !column.words.some((word) => BOOKKEEPING_TIME.has(word)))
+      revenue !== undefined ||
+      (label === undefined &&
+        plan.columns.some(
+          (column) => column.type === 'time' && !column.words.some((word) => BOOKKEEPING_TIME.has(word)),
+        ))
     const distinctTargets = new Set<string>()
     for (const join of events ? plan.joins : []) {
       if (join.target === table.name) continue

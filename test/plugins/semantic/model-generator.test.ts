@@ -221,7 +221,38 @@ describe('measures by what a column is', () => {
       title: 'Number of different customers',
       synonyms: ['distinct customers', 'unique customers'],
     })
-    // A customer is no event: the support reps of customers are not counted.
+    // A customer (a row with a name) is no event: the support reps of customers are not counted.
+    const orders = cubes([
+      table(
+        'customers',
+        [
+          ['id', 'INTEGER'],
+          ['name', 'TEXT'],
+          ['created_at', 'DATETIME'],
+          ['region_id', 'INTEGER'],
+        ],
+        ['id'],
+      ),
+      table(
+        'orders',
+        [
+          ['id', 'INTEGER'],
+          ['customer_id', 'INTEGER'],
+          ['created_at', 'DATETIME'],
+        ],
+        ['id'],
+      ),
+      table(
+        'regions',
+        [
+          ['id', 'INTEGER'],
+          ['name', 'TEXT'],
+        ],
+        ['id'],
+      ),
+    ])
+    expect(measure(orders.get('orders'), 'distinct_customer')?.type).toBe('count_distinct')
+    expect(orders.get('customers')?.measures?.map((entry) => entry.type)).toEqual(['count'])
     expect(model.get('Customer')?.measures?.some((entry) => entry.type === 'count_distinct')).toBe(false)
     // A line's own invoice is counted by the invoices, not from the lines; the tracks it names are.
     expect(
