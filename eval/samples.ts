@@ -135,7 +135,6 @@ function value(raw: string | null, column: Column, kind: SourceKind): unknown {
 export function loadSqlite(tables: SampleTable[], path: string): void {
   const database = new Database(path, { create: true })
   try {
-    database.run('PRAGMA journal_mode = WAL')
     for (const table of tables) {
       database.run(createStatement(table, 'sqlite'))
       const insert = database.prepare(`INSERT INTO "${table.name}" VALUES (${table.columns.map(() => '?').join(', ')})`)
