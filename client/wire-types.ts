@@ -466,11 +466,16 @@ export type MetaCube = {
   title: string
   description?: string
   type: "cube" | "view"
+  synonyms?: Array<string>
+  label?: string
+  roleOf?: string
   measures: Array<MetaMember>
   dimensions: Array<MetaMember>
   joins: Array<{
     name: string
     relationship: string
+    role?: string
+    inferred?: boolean
   }>
   rowAccess?: string
 }
@@ -482,6 +487,7 @@ export type MetaMember = {
   type: string
   format?: string
   primaryKey?: boolean
+  synonyms?: Array<string>
 }
 
 export type MetaQuery = {

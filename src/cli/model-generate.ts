@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { generateModelFiles } from '../../plugins/semantic/semantic-model/model-generator'
+import { generateModel, type GeneratedModel } from '../../plugins/semantic/semantic-model/model-generator'
 import { redact } from '../../plugins/semantic/sources/data-source'
 import { introspect } from '../../plugins/semantic/sources/introspect'
 import { DEMO_MARKER_TABLE } from '../../plugins/semantic/demo/demo-data-export'
@@ -12,10 +12,13 @@ export const modelGenerateCommand: CliCommand = {
   summary: "Write Cube-style model files from a database's tables, columns and keys.",
   usage:
     'service model generate --from <postgres://... | mysql://... | file.duckdb | file.db> [--schema NAME] --out <folder> [--force]',
-  details: `One cube per table, a count measure, sums of numeric columns that are not keys, a dimension per column (time
-for dates and timestamps, the primary key marked) and many_to_one joins from foreign keys. The folder loads as a
-deployment's model without edits; refine titles, descriptions and access policies afterwards. --force overwrites
-model files of the same names.`,
+  details: `One cube per table with titles in words, a label (the column that names a row, or first and last name
+joined), measures by what each column is (a count; distinct counts of what the table references; money summed and
+averaged; a line's revenue from unit price and quantity; durations and sizes averaged and maxed), a dimension per
+column, joins from foreign keys (a self-reference as a cube in its role, such as manager) or, for tables without
+declared keys, from column names (marked inferred), synonyms for sales words and comments as descriptions. Ends with
+what it inferred and what to check. The folder loads as a deployment's model without edits. --force overwrites model
+files of the same names.`,
   options: {
     from: { type: 'string' },
     schema: { type: 'string' },
@@ -27,24 +30,32 @@ model files of the same names.`,
     const out = requiredString(args, 'out')
     const schema = typeof args.values.schema === 'string' ? args.values.schema : undefined
     if (!/^[a-z]+:\/\//i.test(from) && !existsSync(from)) throw new UsageError(`--from: no database file at ${from}`)
-    let files: Map<string, string>
+    let generated: GeneratedModel
     try {
       // `demo-data`'s own bookkeeping table is no data to ask about.
       const tables = (await introspect(from, schema)).filter((table) => table.name !== DEMO_MARKER_TABLE)
       if (tables.length === 0)
         throw new UsageError(`--from: the database${schema ? ` (schema ${schema})` : ''} has no tables`)
-      files = generateModelFiles(tables, /^(mysql|mariadb):\/\//i.test(from) ? 'backquote' : 'double')
+      generated = generateModel(tables, {
+        quoting: /^(mysql|mariadb):\/\//i.test(from) ? 'backquote' : 'double',
+        sqlite: !/^[a-z]+:\/\//i.test(from) && !/\.duckdb$/i.test(from),
+      })
     } catch (error) {
       if (error instanceof UsageError) throw error
       io.err(`model generate failed: ${redact((error as Error).message)}\n`)
       return 1
     }
+    const files = generated.files
     mkdirSync(out, { recursive: true })
     const clashes = readdirSync(out).filter((name) => files.has(name))
     if (clashes.length > 0 && args.values.force !== true)
       throw new UsageError(`--out: ${clashes.join(', ')} already exist in ${out}; pass --force to overwrite`)
     for (const [name, text] of files) writeFileSync(join(out, name), text)
     io.out(`Wrote ${files.size} model files to ${out} (${[...files.keys()].join(', ')})\n`)
+    if (generated.inferred.length > 0)
+      io.out(`\nInferred:\n${generated.inferred.map((line) => `  - ${line}`).join('\n')}\n`)
+    if (generated.check.length > 0)
+      io.out(`\nPlease check:\n${generated.check.map((line) => `  - ${line}`).join('\n')}\n`)
     return 0
   },
 }

@@ -4,7 +4,9 @@ import { redact } from './data-source'
 /** One table as the database describes it. */
 export interface TableInfo {
   name: string
-  columns: Array<{ name: string; type: string }>
+  /** The table's comment, when the database keeps one. */
+  comment?: string
+  columns: Array<{ name: string; type: string; comment?: string }>
   primaryKey: string[]
   foreignKeys: Array<{ column: string; table: string; column2: string }>
 }
@@ -25,16 +27,23 @@ async function postgresTables(url: string, schema: string | undefined): Promise<
     const name = schema ?? current
     const tables = new Map<string, TableInfo>()
     const columns = (await client.unsafe(
-      `SELECT c.table_name, c.column_name, c.data_type FROM information_schema.columns c
+      `SELECT c.table_name, c.column_name, c.data_type,
+         col_description(format('%I.%I', c.table_schema, c.table_name)::regclass, c.ordinal_position::int) AS column_comment,
+         obj_description(format('%I.%I', c.table_schema, c.table_name)::regclass, 'pg_class') AS table_comment
+       FROM information_schema.columns c
        JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type IN ('BASE TABLE', 'VIEW')
        WHERE c.table_schema = $1 ORDER BY c.table_name, c.ordinal_position`,
       [name],
     )) as Row[]
-    for (const column of columns)
-      group(tables, String(column.table_name)).columns.push({
+    for (const column of columns) {
+      const table = group(tables, String(column.table_name))
+      if (column.table_comment) table.comment = String(column.table_comment)
+      table.columns.push({
         name: String(column.column_name),
         type: String(column.data_type),
+        ...(column.column_comment ? { comment: String(column.column_comment) } : {}),
       })
+    }
     const keys = (await client.unsafe(
       `SELECT con.contype AS kind, cl.relname AS table_name, a.attname AS column_name, rcl.relname AS ref_table, ra.attname AS ref_column
        FROM pg_constraint con
@@ -72,14 +81,23 @@ async function mysqlTables(url: string, schema: string | undefined): Promise<Tab
     const name = schema ?? current
     const tables = new Map<string, TableInfo>()
     const columns = (await client.unsafe(
-      'SELECT TABLE_NAME AS table_name, COLUMN_NAME AS column_name, COLUMN_TYPE AS data_type FROM information_schema.columns WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, ORDINAL_POSITION',
+      'SELECT TABLE_NAME AS table_name, COLUMN_NAME AS column_name, COLUMN_TYPE AS data_type, COLUMN_COMMENT AS column_comment FROM information_schema.columns WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, ORDINAL_POSITION',
       [name],
     )) as Row[]
     for (const column of columns)
       group(tables, String(column.table_name)).columns.push({
         name: String(column.column_name),
         type: String(column.data_type),
+        ...(column.column_comment ? { comment: String(column.column_comment) } : {}),
       })
+    const comments = (await client.unsafe(
+      "SELECT TABLE_NAME AS table_name, TABLE_COMMENT AS table_comment FROM information_schema.tables WHERE TABLE_SCHEMA = ? AND TABLE_COMMENT <> '' AND TABLE_COMMENT <> 'VIEW'",
+      [name],
+    )) as Row[]
+    for (const row of comments) {
+      const table = tables.get(String(row.table_name))
+      if (table) table.comment = String(row.table_comment)
+    }
     const keys = (await client.unsafe(
       'SELECT TABLE_NAME AS table_name, COLUMN_NAME AS column_name, CONSTRAINT_NAME AS constraint_name, REFERENCED_TABLE_NAME AS ref_table, REFERENCED_COLUMN_NAME AS ref_column FROM information_schema.key_column_usage WHERE TABLE_SCHEMA = ?',
       [name],
@@ -141,11 +159,22 @@ async function duckdbTables(path: string, schema: string | undefined): Promise<T
     const tables = new Map<string, TableInfo>()
     const columns = (
       await connection.runAndReadAll(
-        'SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $1 ORDER BY table_name, ordinal_position',
+        'SELECT table_name, column_name, data_type, column_comment FROM information_schema.columns WHERE table_schema = $1 ORDER BY table_name, ordinal_position',
+        [name],
+      )
+    ).getRowsJson() as Array<[string, string, string, string | null]>
+    for (const [table, column, type, comment] of columns)
+      group(tables, table).columns.push({ name: column, type, ...(comment ? { comment } : {}) })
+    const comments = (
+      await connection.runAndReadAll(
+        'SELECT table_name, comment FROM duckdb_tables() WHERE schema_name = $1 AND comment IS NOT NULL UNION ALL SELECT view_name, comment FROM duckdb_views() WHERE schema_name = $1 AND comment IS NOT NULL',
         [name],
       )
     ).getRowsJson() as string[][]
-    for (const [table, column, type] of columns) group(tables, table).columns.push({ name: column, type })
+    for (const [tableName, comment] of comments) {
+      const table = tables.get(tableName)
+      if (table) table.comment = comment
+    }
     const constraints = (
       await connection.runAndReadAll(
         "SELECT table_name, constraint_type, constraint_column_names, referenced_table, referenced_column_names FROM duckdb_constraints() WHERE schema_name = $1 AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')",
