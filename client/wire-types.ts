@@ -705,6 +705,10 @@ export type SqlResult = {
   }>
   data: Array<Array<string | null>>
   totalRows: number
+  cached?: {
+    /** When the database computed this answer */
+    computedAt: string
+  }
 }
 
 export type StartDbtSyncInput = {
@@ -855,6 +859,10 @@ export type WidgetData = {
   }>
   data: Array<Array<string | null>>
   totalRows: number
+  cached?: {
+    /** When the database computed this answer */
+    computedAt: string
+  }
 }
 
 export type WidgetDataQuery = {
