@@ -1,0 +1,85 @@
+import { drawable, type Series } from './chart-series'
+import { firstTable, type MarkdownTable } from './markdown-table'
+
+/** A cell as plain text: bold marks and backslash escapes gone (`**Europe**` → `Europe`, `A\_B` → `A_B`). */
+export function plainCell(cell: string): string {
+  return cell.replace(/\*\*/g, '').replace(/\\([!-/:-@[-`{-~])/g, '$1')
+}
+
+/** A number as an answer writes it (`4,413,169.28`, `+18.7%`, `-312`), or null for a dash or anything else. */
+export function cellNumber(cell: string): number | null {
+  const text = plainCell(cell)
+    .trim()
+    .replace(/\u2212/g, '-')
+  if (!/^[+-]?(\d{1,3}(,\d{3})+|\d+)?(\.\d+)?%?$/.test(text) || !/\d/.test(text)) return null
+  return Number(text.replace(/[,%+]/g, ''))
+}
+
+const isDash = (cell: string) => /^\s*(–|-|—)?\s*$/.test(plainCell(cell))
+const isPercent = (cells: string[]) =>
+  cells.some((cell) => /%\s*$/.test(cell)) && cells.every((cell) => isDash(cell) || /%\s*$/.test(cell))
+const isChange = (header: string) => /^change\b/i.test(plainCell(header))
+/** Time buckets as answers write them: `2024`, `2024-03`, `2024-03-04`, `2024 Q1`, `week of 2024-03-04`. */
+const isTime = (cell: string) => /^(week of )?\d{4}(-\d{2}(-\d{2})?| Q[1-4]| H[12])?$/.test(plainCell(cell).trim())
+/** Rows an answer adds under its own (`Average`, `Total`): a summary, not a point of the series. */
+const isSummaryRow = (row: string[]) => /^(average|total)$/i.test(plainCell(row[0] ?? '').trim())
+
+/**
+ * Which columns of an answer's table hold numbers: those it right-aligns when it aligns any, else those whose every
+ * cell is a number or a dash (the first column always labels the rows).
+ */
+function valueColumns(table: MarkdownTable): boolean[] {
+  if (table.align.some((align) => align !== undefined)) return table.align.map((align) => align === 'right')
+  return table.headers.map(
+    (_, column) =>
+      column > 0 &&
+      table.rows.some((row) => cellNumber(row[column]) !== null) &&
+      table.rows.every((row) => cellNumber(row[column]) !== null || isDash(row[column])),
+  )
+}
+
+/**
+ * Which of the numbers are drawn, so the chart shows what the text says: a share or percentage (the only column of
+ * percentages that is not a change) alone; a comparison (several numbers and their change) every one of its periods
+ * and the change; a ratio (`Revenue per customer`) the ratio; else the first number.
+ */
+function drawnColumns(table: MarkdownTable, values: number[]): number[] {
+  const cells = (column: number) => table.rows.map((row) => row[column])
+  const main = values.filter((column) => !isChange(table.headers[column]))
+  const percents = main.filter((column) => isPercent(cells(column)))
+  if (percents.length) return [percents[percents.length - 1]]
+  const change = values.find((column) => isChange(table.headers[column]) && !isPercent(cells(column)))
+  if (main.length >= 2 && change !== undefined) return [...main, change]
+  const ratio = main.find((column) => /\bper\b/i.test(table.headers[column]))
+  if (ratio !== undefined) return [ratio]
+  return main.length ? [main[0]] : []
+}
+
+/**
+ * The chart of an answer, drawn from the table the answer itself writes (the numbers its text speaks of), so the
+ * chart, its table and the text agree: every period compared, shares where it speaks of shares. Labels are the
+ * table's text columns; a single column of time buckets makes a line, anything else bars (up to 12).
+ */
+export function answerFigure(text: string): { series: Series; table: MarkdownTable } | undefined {
+  const table = firstTable(text)
+  if (!table || table.rows.length < 2) return undefined
+  const rows = table.rows.filter((row) => !isSummaryRow(row))
+  const numeric = valueColumns(table)
+  const values = numeric.flatMap((isValue, column) => (isValue ? [column] : []))
+  const labelColumns = numeric.flatMap((isValue, column) => (isValue ? [] : [column]))
+  const drawn = drawnColumns(table, values)
+  if (drawn.length === 0 || labelColumns.length === 0) return undefined
+  const line = labelColumns.length === 1 && rows.every((row) => isTime(row[labelColumns[0]]))
+  const series = drawable({
+    kind: line ? 'line' : 'bar',
+    labelName: labelColumns.map((column) => plainCell(table.headers[column])).join(' · '),
+    labels: rows.map((row) => labelColumns.map((column) => plainCell(row[column])).join(' · ')),
+    columns: drawn.map((column) => ({
+      name: plainCell(table.headers[column]),
+      values: rows.map((row) => cellNumber(row[column])),
+      texts: rows.map((row) => plainCell(row[column])),
+    })),
+    details: rows.map((row) => values.map((column) => [plainCell(table.headers[column]), plainCell(row[column])])),
+  })
+  return series && { series, table }
+}
