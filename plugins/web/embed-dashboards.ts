@@ -107,7 +107,8 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
     const access = await callerAccess(viewer, undefined, users)
     const query = controlledQuery(deployment, access, dashboard, widget, chosen)
     const data = await semantic.query({ deployment, access }, query, download ? MAX_ROUTE_LIMIT : WIDGET_VIEW_ROWS)
-    return { widget, data, titles: semantic.describe({ deployment, access }, query).map((column) => column.title) }
+    const columns = semantic.describe({ deployment, access }, query)
+    return { widget, data, columns, titles: columns.map((column) => column.title) }
   }
 
   return {
@@ -182,9 +183,9 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
       publicId: string,
       widgetId: string,
       chosen: ViewerControls = {},
-    ): Promise<{ widget: DashboardWidget; data: SqlResult }> {
-      const { widget, data } = await run(viewer, publicId, widgetId, chosen, true)
-      return { widget, data }
+    ): Promise<{ widget: DashboardWidget; data: SqlResult; columns: Array<{ title: string; granularity?: string }> }> {
+      const { widget, data, columns } = await run(viewer, publicId, widgetId, chosen, true)
+      return { widget, data, columns }
     },
   }
 }

@@ -176,8 +176,18 @@ describe('GET /api/v1/embed/dashboards/:publicId/widgets/:widgetId/data', () => 
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8')
     expect(response.headers.get('content-disposition')).toBe('attachment; filename="Orders_by_region.csv"')
     const lines = (await response.text()).trim().split('\r\n')
-    expect(lines[0]).toBe('customers.region,orders,revenue')
+    expect(lines[0]).toBe('Region,Number of orders,Revenue')
     expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(['Europe'])
+  })
+
+  it('writes the CSV as the widget shows it: titles for headers, months as 2021-01, never member ids', async () => {
+    const response = await widgetData(dashboard.publicId, 'monthly', europe, 'csv')
+    const lines = (await response.text()).trim().split('\r\n')
+    expect(lines[0]).toBe('Order date (month),Revenue')
+    const months = lines.slice(1).map((line) => line.split(',')[0])
+    expect(months.length).toBeGreaterThan(12)
+    for (const month of months) expect(month).toMatch(/^\d{4}-\d{2}$/)
+    expect(new Set(months).size).toBe(months.length)
   })
 
   it('refuses the download with 403 when the dashboard restricts it, but still serves the data to draw', async () => {
