@@ -21,6 +21,8 @@ const isPercent = (cells: string[]) =>
 const isChange = (header: string) => /^change\b/i.test(plainCell(header))
 /** Time buckets as answers write them: `2024`, `2024-03`, `2024-03-04`, `2024 Q1`, `week of 2024-03-04`. */
 const isTime = (cell: string) => /^(week of )?\d{4}(-\d{2}(-\d{2})?| Q[1-4]| H[12])?$/.test(plainCell(cell).trim())
+/** A key column (`Customer id`, `ID`): it tells namesakes apart, the name beside it says who. */
+const isKeyHeader = (header: string) => /(^|\s)id$/i.test(plainCell(header).trim())
 /** Rows an answer adds under its own (`Average`, `Total`): a summary, not a point of the series. */
 const isSummaryRow = (row: string[]) => /^(average|total)$/i.test(plainCell(row[0] ?? '').trim())
 
@@ -69,11 +71,18 @@ export function answerFigure(text: string): { series: Series; table: MarkdownTab
   const labelColumns = numeric.flatMap((isValue, column) => (isValue ? [] : [column]))
   const drawn = drawnColumns(table, values)
   if (drawn.length === 0 || labelColumns.length === 0) return undefined
+  // A row's name comes first and its key after it (`Ada Rossi (1867)`): a shortened label still says who it is.
+  const keys = labelColumns.filter((column) => isKeyHeader(table.headers[column]))
+  const names = labelColumns.filter((column) => !isKeyHeader(table.headers[column]))
   const line = labelColumns.length === 1 && rows.every((row) => isTime(row[labelColumns[0]]))
   const series = drawable({
     kind: line ? 'line' : 'bar',
-    labelName: labelColumns.map((column) => plainCell(table.headers[column])).join(' · '),
-    labels: rows.map((row) => labelColumns.map((column) => plainCell(row[column])).join(' · ')),
+    labelName: names.map((column) => plainCell(table.headers[column])).join(' · '),
+    labels: rows.map((row) => {
+      const name = names.map((column) => plainCell(row[column])).join(' · ')
+      const key = keys.map((column) => plainCell(row[column])).join(' · ')
+      return key && name ? `${name} (${key})` : name || key
+    }),
     columns: drawn.map((column) => ({
       name: plainCell(table.headers[column]),
       values: rows.map((row) => cellNumber(row[column])),

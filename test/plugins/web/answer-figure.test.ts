@@ -86,6 +86,15 @@ describe('answerFigure', () => {
   })
 })
 
+describe('answerFigure labels', () => {
+  it("puts a row's name before its key, so a shortened bar label still says who it is", () => {
+    const text = `| Customer id | Customer | Revenue |\n|---|---|---:|\n| 1867 | Ada Rossi | 37,450.94 |\n| 166 | Rosa Umar | 28,000.00 |`
+    const { series } = answerFigure(text)!
+    expect(series.labels).toEqual(['Ada Rossi (1867)', 'Rosa Umar (166)'])
+    expect(series.labelName).toBe('Customer')
+  })
+})
+
 describe('cellNumber', () => {
   it('reads numbers as answers write them, and nothing else', () => {
     expect(cellNumber('4,413,169.28')).toBe(4413169.28)
