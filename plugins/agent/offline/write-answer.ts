@@ -10,6 +10,7 @@ import {
   table,
   type Column,
 } from './answer'
+import { escapeMarkdown } from './format'
 import type { Resolved } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
 import { keyOf } from './members'
@@ -155,7 +156,9 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
         ...frame.values
           .filter((filter) => !filter.scope)
           .map((filter) =>
-            filter.op ? filterWords(filter) : `${filter.negated ? 'not ' : ''}${filter.values.join(', ')}`,
+            filter.op
+              ? filterWords(filter)
+              : `${filter.negated ? 'not ' : ''}${filter.values.map(escapeMarkdown).join(', ')}`,
           ),
         ...frame.booleans
           .filter((flag) => !flag.scope)
@@ -227,7 +230,7 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
     })
     for (const row of main.result.data ?? [])
       rows.push([
-        ...row.slice(0, shown.length).map((value) => value ?? '–'),
+        ...row.slice(0, shown.length).map((value) => (value === null ? '–' : escapeMarkdown(value))),
         show(row[shown.length], moneyish(analysis.attribute)),
       ])
     const thing = analysis.attribute.cube.replace(/_/g, ' ').replace(/s$/, '')
@@ -285,7 +288,7 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
       const things = (
         index.cubes.find((cube) => cube.name === named.member.cube)?.title ?? named.member.cube
       ).toLowerCase()
-      summary = `${matching} ${things} are named ${named.values[0]}, each on its own row. ${summary}`
+      summary = `${matching} ${things} are named ${escapeMarkdown(named.values[0])}, each on its own row. ${summary}`
     }
     if (frame.averagePer && labels === 1 && data.length) {
       // Over every period: the total over their number when more came than were returned.
