@@ -401,6 +401,36 @@ describe('the offline analyst', () => {
       expect(answer).toContain(`| ${id} | ${name} | ${formatValue(total, member('money'))} |`)
   })
 
+  it('shows the attributes a listing asks for beside it, and keeps its period', async () => {
+    const rows = data
+      .query(
+        `SELECT c.id, c.name, c.city, c.email, c.segment, SUM(o.amount) ${REGION} WHERE o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01' GROUP BY c.id ORDER BY 6 DESC LIMIT 10`,
+      )
+      .values() as Array<[number, string, string, string, string, number]>
+    const city =
+      finalAnswer(mergeLines(await ask('Top 10 customers by revenue in 2025 with their city')))?.content ?? ''
+    expect(city).toStartWith('**Revenue by Customer and City, top 10, 2025**')
+    expect(city).toContain('| Customer id | Customer | City | Revenue |')
+    for (const [id, name, town, , , total] of rows)
+      expect(city).toContain(`| ${id} | ${name} | ${town} | ${formatValue(total, member('money'))} |`)
+    // The email is the sales team's: shown to them, beside the city.
+    const email =
+      finalAnswer(
+        mergeLines(
+          await ask('Top 10 customers by revenue in 2025 with their city and their email', {
+            externalId: 'sales-person',
+            groups: ['sales'],
+          }),
+        ),
+      )?.content ?? ''
+    for (const [id, name, town, mail, , total] of rows)
+      expect(email).toContain(`| ${id} | ${name} | ${town} | ${mail} | ${formatValue(total, member('money'))} |`)
+    const segment =
+      finalAnswer(mergeLines(await ask('Top 10 customers by revenue in 2025 including segment')))?.content ?? ''
+    for (const [id, name, , , kind, total] of rows)
+      expect(segment).toContain(`| ${id} | ${name} | ${kind} | ${formatValue(total, member('money'))} |`)
+  })
+
   it('speaks of every row when there are more than a query returns, not of the first hundred', async () => {
     const daily = data
       .query(
