@@ -431,6 +431,14 @@ describe('the offline analyst', () => {
       expect(segment).toContain(`| ${id} | ${name} | ${kind} | ${formatValue(total, member('money'))} |`)
   })
 
+  it('keeps the period of a question it declines in the nearest answer it offers', async () => {
+    const answer =
+      finalAnswer(mergeLines(await ask('Top 10 customers by revenue in 2025 with their favourite colour')))?.content ??
+      ''
+    expect(answer).toContain('"favourite colour"')
+    expect(answer).toContain('The nearest I can answer without it: Revenue by Customer, top 10, 2025.')
+  })
+
   it('speaks of every row when there are more than a query returns, not of the first hundred', async () => {
     const daily = data
       .query(
