@@ -5,9 +5,10 @@ import type { DeploymentInfo, Directory } from '../auth/directory'
 import type { EmbedCaller } from '../auth/model'
 import type { UserProvisioner } from '../auth/user-access'
 import { callerAccess } from '../semantic/caller-access'
+import type { MetaResult } from '../semantic/model'
 import type { SemanticService } from '../semantic/semantic-service'
 import type { EmbedContext } from './model'
-import { starterQuestions } from './starter-questions'
+import { starterPlan, starterQuestions } from './starter-questions'
 
 /**
  * Spec 2.12: `showDashboardChat` is tri-state. A session that set it wins (`false` hides, `true` shows); a session
@@ -29,6 +30,31 @@ function safePicture(picture: string | null): string | null {
   }
 }
 
+/** How many of the starters' breakdowns are checked for a user whose rows an access policy limits. */
+const CHECKED_BREAKDOWNS = 4
+
+/**
+ * The starters' breakdowns that the caller's row-level security pins to one value: a user locked to Europe is not
+ * offered "orders by region", which would draw one bar. Checked by querying them as the caller (only when a cube
+ * says an access policy limits its rows), so any policy counts, whatever it filters on.
+ */
+async function pinnedDimensions(
+  semantic: SemanticService,
+  context: Parameters<SemanticService['meta']>[0],
+  meta: MetaResult,
+): Promise<Set<string>> {
+  const pinned = new Set<string>()
+  const plan = starterPlan(meta)
+  if (!plan || !meta.cubes.some((cube) => cube.rowAccess)) return pinned
+  const measure = plan.measures[0]
+  for (const dimension of plan.dimensions.slice(0, CHECKED_BREAKDOWNS)) {
+    const sql = `SELECT ${dimension.name}, MEASURE(${measure.name}) FROM ${plan.cube.name} GROUP BY 1`
+    const result = await semantic.query(context, sql, 2).catch(() => undefined)
+    if (result && result.data.length < 2) pinned.add(dimension.name)
+  }
+  return pinned
+}
+
 /**
  * Reads what an embed page needs about its session: the account (chat URLs carry its name), the deployment, the
  * agent that answers (the deployment's first, by id), the user's profile and the effective settings.
@@ -45,7 +71,8 @@ export function createEmbedContextReader(
   const starters = async (viewer: EmbedCaller, deployment: DeploymentInfo): Promise<string[]> => {
     try {
       const access = await callerAccess(viewer, undefined, userAccess)
-      return starterQuestions(semantic.meta({ deployment, access }))
+      const meta = semantic.meta({ deployment, access })
+      return starterQuestions(meta, await pinnedDimensions(semantic, { deployment, access }, meta))
     } catch {
       return []
     }

@@ -62,6 +62,18 @@ describe('GET /api/v1/embed/session/context', () => {
     })
   })
 
+  it("leaves out starter questions that the user's row-level security makes one bar", async () => {
+    // Eva sees Europe only: "Number of orders by region" would draw one bar; the next breakdown stands in for it.
+    const body = await json(await get('/api/v1/embed/session/context', embed(europe)))
+    expect(body.starterQuestions).not.toContain('Number of orders by region')
+    expect(body.starterQuestions).toEqual([
+      'Revenue by month',
+      'Revenue by status',
+      'Number of orders by city',
+      'Number of orders by month',
+    ])
+  })
+
   it('gives null profile fields to a user without a profile', async () => {
     const body = await json(await get('/api/v1/embed/session/context', embed(asia)))
     expect(body.user).toEqual({ displayName: null, picture: null })
