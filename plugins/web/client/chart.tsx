@@ -48,9 +48,13 @@ function tooltipPlugin(series: Series): uPlot.Plugin {
         const x = plot.valToPos(index, 'x')
         const top = Math.max(...series.columns.map((column) => column.values[index] ?? 0))
         const y = plot.valToPos(top, 'y')
-        const flip = x > plot.over.clientWidth / 2
-        tip.style.transform = `translate(${flip ? 'calc(-100% - 10px)' : '10px'}, ${Math.max(0, y - 28)}px)`
-        tip.style.left = `${x}px`
+        // Beside the point, on the side with room for it; never past the figure's edges (a phone's narrow card).
+        const width = tip.offsetWidth
+        const room = plot.over.clientWidth
+        const right = x + 10
+        const left = right + width <= room || x < room / 2 ? Math.min(right, room - width) : x - 10 - width
+        tip.style.transform = `translate(0, ${Math.max(0, y - 28)}px)`
+        tip.style.left = `${Math.max(-plot.over.offsetLeft, left)}px`
       },
     },
   }
