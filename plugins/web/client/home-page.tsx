@@ -223,7 +223,7 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
         </div>
         <div class="snippet">
           <h3>The frame your page shows</h3>
-          <pre class="curl" aria-label="iframe to paste">
+          <pre class="curl-like" aria-label="iframe to paste">
             <code>{iframe}</code>
           </pre>
           <p class="snippet-note">
