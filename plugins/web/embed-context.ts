@@ -30,13 +30,20 @@ function safePicture(picture: string | null): string | null {
   }
 }
 
-/** How many of the starters' breakdowns are checked for a user whose rows an access policy limits. */
-const CHECKED_BREAKDOWNS = 4
+/** The titles of the members an access policy filters a cube's rows on, as the meta names them. */
+function policyTitles(meta: MetaResult): Set<string> {
+  const titles = new Set<string>()
+  for (const cube of meta.cubes) {
+    const named = /\bon (.+)$/.exec(cube.rowAccess ?? '')?.[1]
+    for (const title of named?.split(', ') ?? []) titles.add(title)
+  }
+  return titles
+}
 
 /**
  * The starters' breakdowns that the caller's row-level security pins to one value: a user locked to Europe is not
- * offered "orders by region", which would draw one bar. Checked by querying them as the caller (only when a cube
- * says an access policy limits its rows), so any policy counts, whatever it filters on.
+ * offered "orders by region", which would draw one bar. Only members an access policy filters on are checked, by
+ * querying them as the caller, so a policy that leaves several values (a user of two regions) keeps its breakdown.
  */
 async function pinnedDimensions(
   semantic: SemanticService,
@@ -45,9 +52,10 @@ async function pinnedDimensions(
 ): Promise<Set<string>> {
   const pinned = new Set<string>()
   const plan = starterPlan(meta)
-  if (!plan || !meta.cubes.some((cube) => cube.rowAccess)) return pinned
+  const filtered = policyTitles(meta)
+  if (!plan || filtered.size === 0) return pinned
   const measure = plan.measures[0]
-  for (const dimension of plan.dimensions.slice(0, CHECKED_BREAKDOWNS)) {
+  for (const dimension of plan.dimensions.filter((candidate) => filtered.has(candidate.title))) {
     const sql = `SELECT ${dimension.name}, MEASURE(${measure.name}) FROM ${plan.cube.name} GROUP BY 1`
     const result = await semantic.query(context, sql, 2).catch(() => undefined)
     if (result && result.data.length < 2) pinned.add(dimension.name)
