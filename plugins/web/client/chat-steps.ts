@@ -1,5 +1,7 @@
 import type { ChatMessage } from '../../../client/chat-stream'
 import type { SqlResult } from '../../semantic/model'
+import { plainCell } from './answer-figure'
+import { firstTable } from './markdown-table'
 
 /** One question and what answered it: the steps (tool calls, notes) and the final answer. */
 export interface Turn {
@@ -109,13 +111,5 @@ export function stepsSummary(queries: QueryStep[], steps: ChatMessage[], elapsed
  * columns of its result, better than the result's column names (`orders.total_amount`) for its chart and table.
  */
 export function answerTableHeadings(text: string): string[] | undefined {
-  const lines = text.split('\n')
-  for (let index = 0; index + 1 < lines.length; index++)
-    if (lines[index].trimStart().startsWith('|') && /^\s*\|?\s*:?-{3,}/.test(lines[index + 1]))
-      return lines[index]
-        .trim()
-        .replace(/^\||\|$/g, '')
-        .split('|')
-        .map((cell) => cell.trim().replace(/\*\*/g, ''))
-  return undefined
+  return firstTable(text)?.headers.map(plainCell)
 }

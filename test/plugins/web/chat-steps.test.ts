@@ -65,5 +65,7 @@ describe('answerTableHeadings', () => {
       answerTableHeadings('**Revenue by Status**\n\n| Status | **Revenue** |\n|---|---:|\n| completed | 1 |'),
     ).toEqual(['Status', 'Revenue'])
     expect(answerTableHeadings('Revenue was 5.\n| not a table')).toBeUndefined()
+    // Escaped as the analyst writes titles: read as written.
+    expect(answerTableHeadings('| Unit\\_price | A \\| B |\n|---|---:|\n| 1 | 2 |')).toEqual(['Unit_price', 'A | B'])
   })
 })
