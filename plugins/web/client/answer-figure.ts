@@ -40,17 +40,32 @@ function valueColumns(table: MarkdownTable): boolean[] {
   )
 }
 
+/** Whether the rows are in the order of these numbers (three or more, not all alike): what an answer ranks by. */
+function isRanked(values: Array<number | null>): boolean {
+  const numbers = values.filter((value): value is number => value !== null)
+  if (numbers.length < 3 || numbers.length < values.length || new Set(numbers).size < 2) return false
+  const steps = numbers.slice(1).map((value, index) => value - numbers[index])
+  return steps.every((step) => step <= 0) || steps.every((step) => step >= 0)
+}
+
 /**
  * Which of the numbers are drawn, so the chart shows what the text says: a share or percentage (the only column of
  * percentages that is not a change) alone; a comparison (several numbers and their change) every one of its periods
  * and the change; a ratio (`Revenue per customer`) the ratio; else the first number.
  */
-function drawnColumns(table: MarkdownTable, values: number[]): number[] {
+function drawnColumns(table: MarkdownTable, values: number[], comparison: boolean): number[] {
   const cells = (column: number) => table.rows.map((row) => row[column])
   const main = values.filter((column) => !isChange(table.headers[column]))
   const percents = main.filter((column) => isPercent(cells(column)))
   if (percents.length) return [percents[percents.length - 1]]
   const change = values.find((column) => isChange(table.headers[column]) && !isPercent(cells(column)))
+  const changePercent = values.find((column) => isChange(table.headers[column]) && isPercent(cells(column)))
+  // Ranked by growth in percent ("which category grew fastest"): the percent is what the text calls most, so it is
+  // the bar drawn; the amounts stay in the tooltip and the table.
+  const ranked = (column: number | undefined) =>
+    column !== undefined && isRanked(table.rows.map((row) => cellNumber(row[column])))
+  if (!comparison && main.length >= 2 && changePercent !== undefined && ranked(changePercent) && !ranked(change))
+    return [changePercent]
   if (main.length >= 2 && change !== undefined) return [...main, change]
   const ratio = main.find((column) => /\bper\b/i.test(table.headers[column]))
   if (ratio !== undefined) return [ratio]
@@ -69,7 +84,9 @@ export function answerFigure(text: string): { series: Series; table: MarkdownTab
   const numeric = valueColumns(table)
   const values = numeric.flatMap((isValue, column) => (isValue ? [column] : []))
   const labelColumns = numeric.flatMap((isValue, column) => (isValue ? [] : [column]))
-  const drawn = drawnColumns(table, values)
+  // "2023 vs 2024" in the answer's title: periods side by side, whatever order the rows are in.
+  const comparison = / vs /.test(/^\s*\*\*(.+?)\*\*/.exec(text)?.[1] ?? '')
+  const drawn = drawnColumns(table, values, comparison)
   if (drawn.length === 0 || labelColumns.length === 0) return undefined
   // A row's name comes first and its key after it (`Ada Rossi (1867)`): a shortened label still says who it is.
   const keys = labelColumns.filter((column) => isKeyHeader(table.headers[column]))

@@ -50,6 +50,32 @@ describe('answerFigure', () => {
     expect(series.labels[tallest]).toBe('Beauty')
   })
 
+  it('draws the growth in percent when the answer ranks by it, so the one it says grew most is the tallest bar', () => {
+    const text = `**Product revenue growth by Category, 2024 to 2025**
+
+**Garden** grew most: +421,769.24 (+21.4%) from 2024 to 2025.
+
+| Category | Product revenue 2024 | Product revenue 2025 | Change | Change % |
+|---|---:|---:|---:|---:|
+| Garden | 1,970,385.89 | 2,392,155.13 | +421,769.24 | +21.4% |
+| Sports | 2,775,002.94 | 3,329,979.61 | +554,976.67 | +20.0% |
+| Books | 358,227.43 | 419,650.22 | +61,422.79 | +17.1% |`
+    const { series } = answerFigure(text)!
+    expect(series.columns.map((column) => column.name)).toEqual(['Change %'])
+    expect(series.columns[0].values).toEqual([21.4, 20, 17.1])
+    // Ranked by both (the largest change is also the fastest): the periods and the change, as a comparison.
+    const both = text.replace('+554,976.67', '+54,976.67').replace('+61,422.79', '+1,422.79')
+    const periods = ['Product revenue 2024', 'Product revenue 2025', 'Change']
+    // A comparison ("2024 vs 2025") draws its periods whatever order its rows are in.
+    const compared = text.replace('growth by Category, 2024 to 2025', 'by Category, 2024 vs 2025')
+    expect(answerFigure(compared)!.series.columns.map((column) => column.name)).toEqual(periods)
+    expect(answerFigure(both)!.series.columns.map((column) => column.name)).toEqual([
+      'Product revenue 2024',
+      'Product revenue 2025',
+      'Change',
+    ])
+  })
+
   it('plots the ratio of a ratio answer, not its numerator', () => {
     const text = `**Revenue per customer by Region, all time**
 
