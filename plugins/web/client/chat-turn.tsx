@@ -5,7 +5,7 @@ import { answerTableHeadings, queriesOf, stepsSummary } from './chat-steps'
 import type { EmbedContext } from '../model'
 import { Avatar } from './avatar'
 import { Chart } from './chart'
-import { answerFigure } from './answer-figure'
+import { answerFigure, plainCell } from './answer-figure'
 import { chartable, type Series } from './chart-series'
 import { DataTable } from './charts'
 import { formatNumber } from './format'
@@ -76,7 +76,8 @@ function AnswerFigure({ series, table, title }: { series: Series; table: Compone
  * query's result, headed by the model's titles where the answer names the columns.
  */
 function figureOf(answer: ChatMessage, steps: ChatMessage[]) {
-  const title = /^\*\*(.+?)\*\*/.exec(answer.content.trim())?.[1]
+  const heading = /^\*\*(.+?)\*\*/.exec(answer.content.trim())?.[1]
+  const title = heading === undefined ? undefined : plainCell(heading)
   const own = answerFigure(answer.content)
   if (own)
     return { title: title ?? 'Answer', series: own.series, table: <TableView table={own.table} caption={title} /> }
