@@ -1,7 +1,5 @@
 import type { ChatMessage } from '../../../client/chat-stream'
 import type { SqlResult } from '../../semantic/model'
-import { plainCell } from './answer-figure'
-import { firstTable } from './markdown-table'
 
 /** One question and what answered it: the steps (tool calls, notes) and the final answer. */
 export interface Turn {
@@ -104,12 +102,4 @@ export function stepsSummary(queries: QueryStep[], steps: ChatMessage[], elapsed
   if (elapsedMs !== undefined)
     parts.push(elapsedMs < 100 ? `${Math.max(1, Math.round(elapsedMs))} ms` : `${(elapsedMs / 1000).toFixed(1)} s`)
   return parts.join(', ')
-}
-
-/**
- * The headings of the first markdown table of an answer (`| Status | Revenue |`): the agent's own names for the
- * columns of its result, better than the result's column names (`orders.total_amount`) for its chart and table.
- */
-export function answerTableHeadings(text: string): string[] | undefined {
-  return firstTable(text)?.headers.map(plainCell)
 }

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import type { ChatMessage } from '../../../client/chat-stream'
-import { answerTableHeadings, queriesOf, stepsSummary } from './chat-steps'
+import { queriesOf, stepsSummary } from './chat-steps'
 import type { EmbedContext } from '../model'
 import { Avatar } from './avatar'
 import { Chart } from './chart'
@@ -10,6 +10,7 @@ import { chartable, type Series } from './chart-series'
 import { DataTable } from './charts'
 import { formatNumber } from './format'
 import { Markdown, TableView } from './markdown'
+import { firstTable } from './markdown-table'
 
 /** A turn's steps as one line ("2 queries, 0.3 s") that opens to show each query's SQL. */
 export function StepsSummary({ steps, elapsedMs }: { steps: ChatMessage[]; elapsedMs: number | undefined }) {
@@ -72,8 +73,8 @@ function AnswerFigure({ series, table, title }: { series: Series; table: Compone
 
 /**
  * What an answer shows beside its text: the table the answer writes, drawn (every period it compares, the shares it
- * speaks of), titled by the answer's bold first line. An answer without a table of its own falls back to its last
- * query's result, headed by the model's titles where the answer names the columns.
+ * speaks of), titled by the answer's bold first line. An answer without a table of its own (a model that wrote none)
+ * falls back to its last query's result.
  */
 function figureOf(answer: ChatMessage, steps: ChatMessage[]) {
   const heading = /^\*\*(.+?)\*\*/.exec(answer.content.trim())?.[1]
@@ -81,14 +82,17 @@ function figureOf(answer: ChatMessage, steps: ChatMessage[]) {
   const own = answerFigure(answer.content)
   if (own)
     return { title: title ?? 'Answer', series: own.series, table: <TableView table={own.table} caption={title} /> }
+  // A table of its own that is no chart (one row, a long list) stays the answer's table: a query's rows drawn
+  // instead could say something else.
+  if (firstTable(answer.content)) return undefined
   const main = queriesOf(steps)
     .filter((query) => query.result && !query.error)
     .pop()
   if (!main?.result) return undefined
-  const headings = answerTableHeadings(answer.content)
-  const result = headings?.length === main.result.schema.length ? { ...main.result, titles: headings } : main.result
-  const series = chartable(result)
-  return series && { title: title ?? main.title, series, table: <DataTable result={result} caption={main.title} /> }
+  const series = chartable(main.result)
+  return (
+    series && { title: title ?? main.title, series, table: <DataTable result={main.result} caption={main.title} /> }
+  )
 }
 
 /** The answer: its text, and a chart of what it reports when that is a series over time or a few categories. */
