@@ -115,6 +115,8 @@ export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answe
       periods.forEach((period, number) =>
         rows.push([period.row, show(joined.values[number].get(keys[0])?.[0] ?? null, measure)]),
       )
+      // The change the summary states, in the table too: every number the text uses is in it.
+      rows.push(['Change', `${signed(change(keys[0]), measure)} (${percent(pct(keys[0]), true)})`])
       summary = `${measure.title} went from ${show(num(joined.values[first].get(keys[0])?.[0]), measure)} in ${periods[first].row} to ${show(num(joined.values[last].get(keys[0])?.[0]), measure)} in ${periods[last].row} (${signed(change(keys[0]), measure)}, ${percent(pct(keys[0]), true)}).`
     } else {
       columns.push(

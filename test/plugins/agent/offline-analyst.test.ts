@@ -431,6 +431,20 @@ describe('the offline analyst', () => {
       expect(segment).toContain(`| ${id} | ${name} | ${kind} | ${formatValue(total, member('money'))} |`)
   })
 
+  it('puts the change a comparison of two periods states in its table too', async () => {
+    const [[before, after]] = data
+      .query(
+        "SELECT SUM(CASE WHEN created_at LIKE '2023%' THEN amount END), SUM(CASE WHEN created_at LIKE '2024%' THEN amount END) FROM orders",
+      )
+      .values() as Array<[number, number]>
+    const answer = finalAnswer(mergeLines(await ask('Revenue 2023 vs 2024')))?.content ?? ''
+    expect(answer).toContain(`| 2023 | ${formatValue(before, member('money'))} |`)
+    expect(answer).toContain(`| 2024 | ${formatValue(after, member('money'))} |`)
+    expect(answer).toContain(
+      `| Change | +${formatValue(after - before, member('money'))} (+${((100 * (after - before)) / before).toFixed(1)}%) |`,
+    )
+  })
+
   it('keeps the period of a question it declines in the nearest answer it offers', async () => {
     const answer =
       finalAnswer(mergeLines(await ask('Top 10 customers by revenue in 2025 with their favourite colour')))?.content ??
