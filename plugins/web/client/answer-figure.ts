@@ -6,11 +6,15 @@ export function plainCell(cell: string): string {
   return cell.replace(/\*\*/g, '').replace(/\\([!-/:-@[-`{-~])/g, '$1')
 }
 
-/** A number as an answer writes it (`4,413,169.28`, `+18.7%`, `-312`), or null for a dash or anything else. */
+/**
+ * A number as an answer writes it (`4,413,169.28`, `+18.7%`, `-312`, a change with its percent after it:
+ * `+2,181,226.41 (+18.1%)`), or null for a dash or anything else.
+ */
 export function cellNumber(cell: string): number | null {
   const text = plainCell(cell)
     .trim()
     .replace(/\u2212/g, '-')
+    .replace(/\s*\([+-]?[\d.,]+%\)$/, '')
   if (!/^[+-]?(\d{1,3}(,\d{3})+|\d+)?(\.\d+)?%?$/.test(text) || !/\d/.test(text)) return null
   return Number(text.replace(/[,%+]/g, ''))
 }
@@ -91,7 +95,8 @@ export function answerFigure(text: string): { series: Series; table: MarkdownTab
   // A row's name comes first and its key after it (`Ada Rossi (1867)`): a shortened label still says who it is.
   const keys = labelColumns.filter((column) => isKeyHeader(table.headers[column]))
   const names = labelColumns.filter((column) => !isKeyHeader(table.headers[column]))
-  const line = labelColumns.length === 1 && rows.every((row) => isTime(row[labelColumns[0]]))
+  // Periods compared are bars side by side; a series over time is a line.
+  const line = !comparison && labelColumns.length === 1 && rows.every((row) => isTime(row[labelColumns[0]]))
   const series = drawable({
     kind: line ? 'line' : 'bar',
     labelName: names.map((column) => plainCell(table.headers[column])).join(' · '),

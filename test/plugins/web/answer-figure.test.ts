@@ -76,6 +76,24 @@ describe('answerFigure', () => {
     ])
   })
 
+  it('draws two periods compared as bars beside their change, its percent in the tooltip and the table', () => {
+    const text = `**Revenue, 2023 vs 2024**
+
+Revenue went from 12,047,175.72 in 2023 to 14,228,402.13 in 2024 (+2,181,226.41, +18.1%).
+
+| Period | Revenue |
+|---|---:|
+| 2023 | 12,047,175.72 |
+| 2024 | 14,228,402.13 |
+| Change | +2,181,226.41 (+18.1%) |`
+    const { series, table } = answerFigure(text)!
+    expect(series.kind).toBe('bar')
+    expect(series.labels).toEqual(['2023', '2024', 'Change'])
+    expect(series.columns[0].values).toEqual([12047175.72, 14228402.13, 2181226.41])
+    expect(table.rows).toHaveLength(3)
+    expect(series.details[2]).toEqual([['Revenue', '+2,181,226.41 (+18.1%)']])
+  })
+
   it('plots the ratio of a ratio answer, not its numerator', () => {
     const text = `**Revenue per customer by Region, all time**
 
@@ -130,5 +148,7 @@ describe('cellNumber', () => {
     expect(cellNumber('–')).toBeNull()
     expect(cellNumber('2024 Q1')).toBeNull()
     expect(cellNumber('1,23')).toBeNull()
+    expect(cellNumber('+2,181,226.41 (+18.1%)')).toBe(2181226.41)
+    expect(cellNumber('(+18.1%)')).toBeNull()
   })
 })
