@@ -64,7 +64,9 @@ export function answerTitle(resolved: Resolved): string {
     analysis.kind === 'share' && !frame.dimensions.length
       ? describeFilters(frame, true, 'whole')
       : describeFilters(frame)
-  return `${what}${by.length ? ` by ${by.join(' and ')}` : ''}${top}, ${when}${filters.length ? ` (${filters.join('; ')})` : ''}`
+  // "by Customer, City and Email": a list as it is said, not "Customer and City and Email".
+  const byWords = by.length > 1 ? `${by.slice(0, -1).join(', ')} and ${by.at(-1)}` : (by[0] ?? '')
+  return `${what}${by.length ? ` by ${byWords}` : ''}${top}, ${when}${filters.length ? ` (${filters.join('; ')})` : ''}`
 }
 
 export interface Column {

@@ -423,6 +423,7 @@ describe('the offline analyst', () => {
           }),
         ),
       )?.content ?? ''
+    expect(email).toStartWith('**Revenue by Customer, City and Email, top 10, 2025**')
     for (const [id, name, town, mail, , total] of rows)
       expect(email).toContain(`| ${id} | ${name} | ${town} | ${mail} | ${formatValue(total, member('money'))} |`)
     const segment =
