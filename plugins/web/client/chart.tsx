@@ -89,6 +89,8 @@ function options(series: Series, width: number, height: number): uPlot.Options {
   const maxLabel = Math.max(3, Math.floor(plotWidth / Math.max(1, count) / 7))
   const font = '12px system-ui, sans-serif'
   const bars = series.kind === 'bar'
+  // Shares and changes in percent: the axis says so (20%, not 20).
+  const percent = series.columns.every((column) => column.texts.every((text) => /%$|^[–-]?$/.test(text)))
   return {
     width,
     height,
@@ -114,7 +116,7 @@ function options(series: Series, width: number, height: number): uPlot.Options {
         size: 56,
         grid: { stroke: line, width: 1 },
         ticks: { show: false },
-        values: (_plot, splits) => splits.map(formatCompact),
+        values: (_plot, splits) => splits.map((value) => `${formatCompact(value)}${percent ? '%' : ''}`),
       },
     ],
     series: [
