@@ -32,6 +32,7 @@ import { protocolBody, protocolScenario } from './scenarios/protocol'
 import { rejoinScenario } from './scenarios/rejoin'
 import { scaleOutScenario } from './scenarios/scale-out'
 import { workersScenario } from './scenarios/workers'
+import { noisyNeighbourScenario } from './scenarios/noisy-neighbour'
 import { parseDuration, soakScenario } from './scenarios/soak'
 import { startupScenario } from './scenarios/startup'
 import { sweepScenario } from './scenarios/sweep'
@@ -49,6 +50,7 @@ export const SCENARIOS = [
   'concurrency',
   'overload',
   'startup',
+  'noisy',
 ] as const
 export type ScenarioName = (typeof SCENARIOS)[number]
 
@@ -197,6 +199,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     if (selected('sweep')) rows.push(...(await sweepScenario(ctx)))
     if (selected('sessions')) rows.push(...(await generateSessionScenario(ctx)))
     if (selected('concurrency')) rows.push(...(await concurrencyScenario(ctx)))
+    if (selected('noisy')) rows.push(...(await noisyNeighbourScenario(ctx)))
     // Restarts the server with the default run limits: it runs after every scenario that needs them lifted.
     if (selected('overload')) rows.push(...(await overloadScenario(ctx)))
     if (selected('startup')) rows.push(...(await startupScenario(ctx, binary)))

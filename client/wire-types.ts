@@ -31,6 +31,11 @@ export type AiWidgetThread = {
   attachedAt: Timestamp
 }
 
+export type AnswerSource = {
+  chatId: string
+  messageId: string
+}
+
 export type AppConfigResponse = {
   appTheme: AppTheme
   applyThemeGlobally: boolean
@@ -206,15 +211,49 @@ export type DashboardWidget = {
   kind: DashboardWidgetKind
   title: string
   query: string
+  size?: "narrow" | "wide"
+  source?: {
+    chatId: string
+    messageId: string
+  }
+  period?: {
+    /** `cube.member` */
+    member: string
+    kind: "trailing" | "this" | "previous"
+    unit: "day" | "week" | "month" | "quarter" | "year"
+    /** For `trailing`: how many units */
+    amount?: number
+    /** The same period that many years back */
+    yearsBack?: number
+    /** As the question said it: `the last 6 months` */
+    label: string
+  }
 }
 
-/** A widget; `id` is generated when omitted */
+/** A widget: `kind`, `title` and `query`, or `source` (a chat answer of this deployment), whose query, period, chart and title the widget takes (`kind` and `title` override them). `id` is generated when omitted. */
 export type DashboardWidgetInput = {
   id?: string
-  kind: DashboardWidgetKind
-  title: Name
+  kind?: "number" | "bar" | "line" | "table"
+  title?: string
   /** Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders` */
-  query: SemanticSql
+  query?: string
+  size?: "narrow" | "wide"
+  source?: {
+    chatId: string
+    messageId: string
+  }
+  period?: {
+    /** `cube.member` */
+    member: string
+    kind: "trailing" | "this" | "previous"
+    unit: "day" | "week" | "month" | "quarter" | "year"
+    /** For `trailing`: how many units */
+    amount?: number
+    /** The same period that many years back */
+    yearsBack?: number
+    /** As the question said it: `the last 6 months` */
+    label: string
+  }
 }
 
 export type DashboardWidgetKind = "number" | "bar" | "line" | "table"
@@ -519,6 +558,19 @@ export type PageInfo = {
 
 export type PolicyAction = "ContentRead" | "ContentEdit" | "ContentManage" | "NotificationsManage" | "DbtSync" | "SettingsManage" | "SecretsManage" | "DownloadData"
 
+export type RelativePeriod = {
+  /** `cube.member` */
+  member: string
+  kind: "trailing" | "this" | "previous"
+  unit: "day" | "week" | "month" | "quarter" | "year"
+  /** For `trailing`: how many units */
+  amount?: number
+  /** The same period that many years back */
+  yearsBack?: number
+  /** As the question said it: `the last 6 months` */
+  label: string
+}
+
 export type Report = {
   id: Id
   deploymentId: Id
@@ -802,6 +854,8 @@ export type WidgetData = {
 export type WidgetDataQuery = {
   format?: "json" | "csv"
 }
+
+export type WidgetSize = "narrow" | "wide"
 
 export type Workbook = {
   id: Id

@@ -2,6 +2,8 @@
  * Configuration from environment variables, checked once at start. Every problem is
  * collected and reported together, each naming its variable, so a bad deployment fails with one clear message.
  */
+import { availableParallelism } from 'node:os'
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error'
 
 /** `pretty`: one readable line per entry (for a terminal); `json`: one JSON object per line (for collectors). */
@@ -55,6 +57,7 @@ export interface Config {
   /** Longest lifetime a service JWT may claim (`exp - iat`, or `exp - now` without `iat`), in seconds. */
   serviceTokenMaxTtlS: number
   chatLimits: ChatLimits
+  queryLimits: QueryLimits
   /** Server processes sharing the port (1: this process serves alone); more need the shared run registry. */
   workers: number
 }
@@ -73,6 +76,16 @@ export interface ChatLimits {
   firstTokenTimeoutMs: number
   /** A turn ends with an error line once it has run this long. */
   turnTimeoutMs: number
+}
+
+/** How the data sources are shared among accounts (see `plugins/semantic/sources/fair-scheduler.ts`). */
+export interface QueryLimits {
+  /** Processes running SQLite queries (the demo data, model `data.db` files, SQLite sources); default: the cores. */
+  sqliteWorkers: number
+  /** Queries one account may run at once on one source; unset: all of its places but one. */
+  perAccount: number | undefined
+  /** Queries one account may have waiting on one source; more are 429 `TOO_MANY_QUERIES`. */
+  queuePerAccount: number
 }
 
 export class ConfigError extends Error {
@@ -166,6 +179,13 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     turnTimeoutMs: integer(environment, 'CHAT_TURN_TIMEOUT_MS', 120_000, 10, 24 * 3_600_000, problems),
   }
 
+  const perAccount = integer(environment, 'QUERIES_PER_ACCOUNT', 0, 0, 10_000, problems)
+  const queryLimits: QueryLimits = {
+    sqliteWorkers: integer(environment, 'SQLITE_QUERY_WORKERS', availableParallelism(), 1, 256, problems),
+    perAccount: perAccount === 0 ? undefined : perAccount,
+    queuePerAccount: integer(environment, 'QUERY_QUEUE_PER_ACCOUNT', 50, 1, 100_000, problems),
+  }
+
   const rawLevel = (text(environment, 'LOG_LEVEL') ?? 'info').toLowerCase()
   let logLevel: LogLevel = 'info'
   if ((LOG_LEVELS as readonly string[]).includes(rawLevel)) logLevel = rawLevel as LogLevel
@@ -245,6 +265,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     demoDataPath: text(environment, 'DEMO_DATA_PATH'),
     serviceTokenMaxTtlS,
     chatLimits,
+    queryLimits,
     workers,
   }
 }

@@ -91,7 +91,15 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
   // close.
   lifecycle.onShutdown(() => registry.close())
   const semantic =
-    overrides.semantic ?? createSemanticService({ config, logger, metrics, dataSources: overrides.dataSources })
+    overrides.semantic ??
+    createSemanticService({
+      config,
+      logger,
+      metrics,
+      dataSources: overrides.dataSources,
+      workers: config.queryLimits?.sqliteWorkers,
+      fairShare: config.queryLimits,
+    })
   return {
     config,
     storage,

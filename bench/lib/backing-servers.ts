@@ -41,7 +41,10 @@ function run(command: string, args: string[]): void {
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr || result.stdout}`)
 }
 
-/** A Postgres cluster in a new `<dir>/postgres-*` folder, with an empty `service` database. */
+/**
+ * A Postgres cluster in a new `<dir>/postgres-*` folder, with an empty `service` database. It loads
+ * pg_stat_statements (created in `service`), so a scenario can count the statements the nodes make.
+ */
 export async function startPostgres(dir: string): Promise<BackingServer> {
   const folder = mkdtempSync(join(dir, 'postgres-'))
   // The cluster runs as `postgres`, which must reach its folder inside the bench's.
@@ -59,7 +62,7 @@ export async function startPostgres(dir: string): Promise<BackingServer> {
     join(folder, 'log'),
     '-w',
     '-o',
-    `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c max_connections=200`,
+    `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_preload_libraries=pg_stat_statements`,
     'start',
   ])
   const stop = async () => {
@@ -79,6 +82,9 @@ export async function startPostgres(dir: string): Promise<BackingServer> {
     const client = new Bun.SQL(admin, { max: 1 })
     await client.unsafe('CREATE DATABASE service')
     await client.close()
+    const service = new Bun.SQL(`postgres://postgres@127.0.0.1:${port}/service`, { max: 1 })
+    await service.unsafe('CREATE EXTENSION pg_stat_statements')
+    await service.close()
     // The postmaster's pid heads its pid file: the CPU of every backend is counted under it.
     const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
     return { url: `postgres://postgres@127.0.0.1:${port}/service`, pid, stop }

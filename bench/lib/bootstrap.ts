@@ -2,6 +2,9 @@ import type { BenchConfig } from './config'
 
 export const BENCH_ACCOUNT = 'bench'
 export const BENCH_KEY = 'ak_bench_0123456789abcdef'
+/** The noisy neighbour: another account, with a deployment of its own over the same demo data. */
+export const NEIGHBOUR_KEY = 'ak_bench_neighbour_0123456789'
+export const NEIGHBOUR_DEPLOYMENT = 90
 
 /** Agent ids of the bench bootstrap, one per scenario that needs its own script. */
 export const AGENTS = { analyst: 1, protocol: 2, rejoin: 3, concurrency: 4 } as const
@@ -57,6 +60,12 @@ export function benchBootstrap(config: BenchConfig) {
             ],
           },
         ],
+      },
+      {
+        name: 'neighbour',
+        plan: 'enterprise',
+        apiKeys: [{ name: 'neighbour', key: NEIGHBOUR_KEY, admin: true }],
+        deployments: [{ id: NEIGHBOUR_DEPLOYMENT, name: 'Neighbour', model: 'demo' }],
       },
     ],
   }

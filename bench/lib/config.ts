@@ -14,6 +14,8 @@ export interface BenchConfig {
   overload: { turns: number; users: number; workers: number }
   /** How cost grows: protocol turns at each concurrency, then memory at each number of open runs. */
   sweep: { concurrency: number[]; roundMs: number; openRuns: number[] }
+  /** A bystander's trivial queries, `samples` idle and as many while another account runs `heavy` at once. */
+  noisy: { samples: number; heavy: number }
 }
 
 const full: BenchConfig = {
@@ -30,6 +32,7 @@ const full: BenchConfig = {
   startup: { samples: 7 },
   overload: { turns: 2000, users: 20, workers: 2 },
   sweep: { concurrency: [1, 8, 32, 128, 512], roundMs: 3000, openRuns: [1000, 5000, 10_000] },
+  noisy: { samples: 40, heavy: 8 },
 }
 
 export function benchConfig(mode: BenchConfig['mode']): BenchConfig {
@@ -46,6 +49,7 @@ export function benchConfig(mode: BenchConfig['mode']): BenchConfig {
       sessions: { ...full.sessions, rounds: 2 },
       startup: { samples: 3 },
       sweep: { ...full.sweep, roundMs: 1500 },
+      noisy: { samples: 15, heavy: 8 },
     }
   // The harness's own test: every scenario, seconds in all.
   return {
@@ -61,5 +65,6 @@ export function benchConfig(mode: BenchConfig['mode']): BenchConfig {
     startup: { samples: 1 },
     overload: { turns: 30, users: 3, workers: 1 },
     sweep: { concurrency: [1, 2], roundMs: 200, openRuns: [6] },
+    noisy: { samples: 3, heavy: 2 },
   }
 }

@@ -6,6 +6,7 @@ import {
   startPostgres,
   startRedis,
 } from '../lib/backing-servers'
+import { backingTraffic, perTurnNote, sum } from '../lib/backing-traffic'
 import { AGENTS, serverEnv, type BenchContext } from '../lib/context'
 import { BENCH_ACCOUNT } from '../lib/bootstrap'
 import { alternate, closedLoop, medianOf, withServerCpu, type LoadResult } from '../lib/load'
@@ -57,6 +58,31 @@ export const failureNote = (rounds: LoadResult[]) => {
   return failures > 0
     ? `${failures} failed turns: ${[...new Set(rounds.flatMap((round) => round.failureSamples))].join('; ')}`
     : undefined
+}
+
+/** Where the two nodes' turns go in Postgres and Redis, per turn (see `backingTraffic`). */
+function trafficRows(label: string, traffic: ReturnType<typeof backingTraffic>['total'], turns: number): Row[] {
+  const row = (figure: string, value: number, unit: string, note?: string): Row => ({
+    scenario: label,
+    figure: `${figure} per turn, two nodes`,
+    value: value / turns,
+    unit,
+    note,
+  })
+  const { postgres, redis, statements, commands } = traffic
+  const commits = statements.get('COMMIT') ?? 0
+  return [
+    row('Postgres statements', sum(statements), '', perTurnNote(statements, turns, 10)),
+    row('Postgres transactions (COMMIT)', commits, ''),
+    row('Postgres round trips (the nodes’ writes to it)', postgres.writes, ''),
+    row('bytes to Postgres', postgres.bytesSent, 'B'),
+    row('bytes from Postgres', postgres.bytesReceived, 'B'),
+    row('Redis commands (those scripts run included)', sum(commands), '', perTurnNote(commands, turns, 10)),
+    row('Redis scripts (EVAL)', (commands.get('eval') ?? 0) + (commands.get('evalsha') ?? 0), ''),
+    row('Redis round trips (the nodes’ writes to it)', redis.writes, ''),
+    row('bytes to Redis', redis.bytesSent, 'B'),
+    row('bytes from Redis', redis.bytesReceived, 'B'),
+  ]
 }
 
 /**
@@ -121,7 +147,10 @@ export async function scaleOutScenario(context: BenchContext): Promise<Row[]> {
     // Warm both up (JIT, connection pools, the database's pages) before the measured rounds.
     await twoNodes()
     await oneNode()
-    const result = await alternate(config.rounds, oneNode, twoNodes)
+    // What the two nodes' rounds cost Postgres and Redis: statements, commands, bytes and writes each way.
+    const traffic = backingTraffic({ postgresUrl: postgres.url, redisUrl: redis.url, pids: nodes.map((n) => n.pid) })
+    stops.push(traffic.close)
+    const result = await alternate(config.rounds, oneNode, () => traffic.during(twoNodes))
     const one = medianOf(result.a, (round) => round.perSecond)
     const two = medianOf(result.b, (round) => round.perSecond)
     context.log(`  several nodes: one node ${one.toFixed(0)} turns/s, two nodes ${two.toFixed(0)} turns/s`)
@@ -165,6 +194,11 @@ export async function scaleOutScenario(context: BenchContext): Promise<Row[]> {
         value: medianOf(result.b, (round) => round.backingCpuMsPerTurn),
         unit: 'ms',
       },
+      ...trafficRows(
+        label,
+        traffic.total,
+        result.b.reduce((turns, round) => turns + round.turns, 0),
+      ),
       {
         // The load generator shares the machine: two nodes that keep every core busy are bound by the machine.
         scenario: label,

@@ -21,6 +21,12 @@ export const chatThreads = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     title: text('title'),
+    /**
+     * The fencing token of the thread's writer: raised by each run's start and by a node that interrupts a run in its
+     * owner's place; a run's writes carry the value its start got and are refused once it has moved on (migration
+     * 0003_lease_epoch).
+     */
+    leaseEpoch: integer('lease_epoch').notNull().default(0),
     createdAt: ms('created_at').notNull(),
     updatedAt: ms('updated_at').notNull(),
   },

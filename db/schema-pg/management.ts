@@ -12,7 +12,7 @@ import {
 } from 'drizzle-orm/pg-core'
 import { jsonText, ms } from './columns'
 import type { FillMissingRowsValue } from '../schema/management'
-import { accounts, apiKeys, deployments } from './foundation'
+import { accounts, apiKeys, deployments, embedTenants } from './foundation'
 
 /** The management API's resources (the SQLite `management` tables). */
 export const folders = pgTable(
@@ -99,12 +99,18 @@ export const workbooks = pgTable(
     slug: text('slug'),
     shared: boolean('shared').notNull().default(false),
     ownerKeyId: integer('owner_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    /**
+     * The embed tenant whose creator-mode sessions made the workbook (its dashboard built from chat answers), or none
+     * for the account's own content. Deleting the tenant deletes its workbooks with their dashboards.
+     */
+    embedTenantId: integer('embed_tenant_id').references(() => embedTenants.id, { onDelete: 'cascade' }),
     createdAt: ms('created_at').notNull(),
     updatedAt: ms('updated_at').notNull(),
   },
   (table) => [
     uniqueIndex('workbooks_deployment_slug').on(table.deploymentId, table.slug),
     index('workbooks_deployment').on(table.deploymentId, table.createdAt, table.id),
+    index('workbooks_embed_tenant').on(table.embedTenantId),
   ],
 )
 

@@ -20,6 +20,12 @@ export const chatThreads = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     title: text('title'),
+    /**
+     * The fencing token of the thread's writer: raised by each run's start and by a node that interrupts a run in its
+     * owner's place; a run's writes carry the value its start got and are refused once it has moved on (migration
+     * 0007).
+     */
+    leaseEpoch: integer('lease_epoch').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

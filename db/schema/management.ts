@@ -7,7 +7,7 @@ import {
   uniqueIndex,
   type AnySQLiteColumn,
 } from 'drizzle-orm/sqlite-core'
-import { accounts, apiKeys, deployments } from './foundation'
+import { accounts, apiKeys, deployments, embedTenants } from './foundation'
 
 /**
  * The management API's resources (migration 0004). Times are Unix milliseconds. Lists, nested configuration and
@@ -102,12 +102,18 @@ export const workbooks = sqliteTable(
     slug: text('slug'),
     shared: integer('shared', { mode: 'boolean' }).notNull().default(false),
     ownerKeyId: integer('owner_key_id').references(() => apiKeys.id, { onDelete: 'set null' }),
+    /**
+     * The embed tenant whose creator-mode sessions made the workbook (its dashboard built from chat answers), or none
+     * for the account's own content. Deleting the tenant deletes its workbooks with their dashboards.
+     */
+    embedTenantId: integer('embed_tenant_id').references(() => embedTenants.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
   (table) => [
     uniqueIndex('workbooks_deployment_slug').on(table.deploymentId, table.slug),
     index('workbooks_deployment').on(table.deploymentId, table.createdAt, table.id),
+    index('workbooks_embed_tenant').on(table.embedTenantId),
   ],
 )
 

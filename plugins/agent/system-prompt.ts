@@ -45,5 +45,6 @@ export const TOOL_DESCRIPTIONS = {
     'time dimension, the anchor of relative periods).',
   serviceSqlApi:
     'Runs one semantic SQL SELECT over cubes and returns { schema, data, totalRows } (at most 100 rows) or { error }. ' +
-    'Measures only as MEASURE(cube.measure); group by every selected dimension, by primary key for people and things.',
+    'Measures only as MEASURE(cube.measure); group by every selected dimension, by primary key for people and things. ' +
+    'A result with "cached": { computedAt } came from the cache: say so in the answer, with that time.',
 }

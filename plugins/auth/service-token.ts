@@ -14,8 +14,9 @@ export const DEFAULT_SERVICE_TOKEN_MAX_TTL_S = 86_400
  * deployment enables token auth. `exp` is required and `nbf` honoured; a token whose lifetime (`exp - iat`, or
  * `exp - now` without `iat`) is over `maxTtlSeconds` is refused, so a leaked token cannot work forever. The user is
  * the `externalId` claim, else `sub`, and must be lowercase and trimmed like every external user id; the `scope`
- * claim must be an array holding `chat`. A token that is genuine but made for another deployment (signed with its
- * secret) is 403; anything not genuine is 401.
+ * claim must be an array holding `chat`; a `deploymentId` claim, when there, is a JSON number. A token that is genuine
+ * but made for another deployment of the same account (signed with its secret) is 403; anything else, another
+ * account's genuine token included, is 401: an account's agents tell nothing about another account's tokens.
  */
 export async function verifyServiceToken(
   token: string,
@@ -40,7 +41,9 @@ export async function verifyServiceToken(
   }
 
   const claimed = payload.deploymentId
-  if (claimed !== undefined && Number(claimed) !== deployment.id)
+  if (claimed !== undefined && !isDeploymentIdClaim(claimed))
+    throw new UnauthorizedError('Token claim deploymentId must be a positive integer', 'INVALID_TOKEN')
+  if (claimed !== undefined && claimed !== deployment.id)
     throw new ForbiddenError('Token was issued for another deployment', 'TOKEN_WRONG_DEPLOYMENT')
   checkLifetime(payload, now, maxTtlSeconds)
   // An externalId claim that is there names the user, or the token is refused: falling back to `sub` past a blank
@@ -75,6 +78,11 @@ export async function verifyServiceToken(
     externalId: identity,
     securityContext: securityContext as Record<string, unknown> | undefined,
   }
+}
+
+/** A `deploymentId` claim names a deployment as a JSON number: `"3"` is not 3, as `Number()` would make it. */
+function isDeploymentIdClaim(claimed: unknown): claimed is number {
+  return typeof claimed === 'number' && Number.isSafeInteger(claimed) && claimed > 0
 }
 
 /** 401 for a token without `exp`, or whose lifetime is over `maxTtlSeconds`. */
@@ -117,10 +125,10 @@ async function isGenuineForOtherDeployment(
     return false
   }
   if (claimed !== undefined) {
-    const otherId = Number(claimed)
-    if (!Number.isInteger(otherId) || otherId === deployment.id) return false
-    const other = await directory.deployment(otherId)
-    return other?.tokenAuthSecret ? signedBy(token, other.tokenAuthSecret, now) : false
+    if (!isDeploymentIdClaim(claimed) || claimed === deployment.id) return false
+    const other = await directory.deployment(claimed)
+    if (!other?.tokenAuthSecret || other.accountId !== deployment.accountId) return false
+    return signedBy(token, other.tokenAuthSecret, now)
   }
   return isGenuineForAccount(token, deployment.accountId, directory, now, deployment)
 }

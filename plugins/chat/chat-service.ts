@@ -109,7 +109,7 @@ export function createChatService(options: ChatServiceOptions) {
     logger,
     budget: createLoopBudget(options.loopBudgetMs ?? 4),
     clock,
-    onEnd: (outcome: RunOutcome) => runsTotal.inc({ outcome }),
+    onEnd: (outcome) => runsTotal.inc({ outcome }),
   }
 
   const fixed = (...lines: Parameters<typeof encodeLine>[0][]): TurnSource => ({ head: lines.map(encodeLine) })
@@ -325,6 +325,8 @@ export function createChatService(options: ChatServiceOptions) {
     },
   ): Promise<void> {
     const { request, participant, runId } = turn
+    /** The lease epoch the turn's start got, once it is stored. */
+    let epoch: number | undefined
     try {
       let stored: Awaited<typeof started>
       try {
@@ -339,6 +341,7 @@ export function createChatService(options: ChatServiceOptions) {
         return
       }
       const { history, userMessage, nextSort } = stored
+      epoch = stored.epoch
       run.append(encodeLine(userMessage))
       await executeRun(services, {
         run,
@@ -356,18 +359,22 @@ export function createChatService(options: ChatServiceOptions) {
         },
         firstSort: nextSort,
         userMessage,
+        epoch,
       })
     } catch (error) {
       // A bug, or an agent that could not even be built (its module failed to load): the run still ends, with an
       // error line and its thread free, instead of leaving its readers waiting and the thread busy until a restart.
       logger.error('chat run crashed', { runId, error })
-      if (!run.done) {
-        await store.endRun(runId, 'failed', CRASHED).catch((failure: unknown) => {
+      // A fenced run writes nothing more, its end included (its thread is another node's now).
+      if (!run.done && epoch !== undefined && run.fenced === undefined) {
+        await store.endRun(runId, epoch, 'failed', CRASHED).catch((failure: unknown) => {
           const down = asStorageUnavailable(failure)
           if (down) logger.warn('chat run end could not be stored', { runId, reason: down.reason })
           else logger.error('chat run end could not be stored', { runId, error: failure })
         })
-        run.append(encodeLine(errorLine(CRASHED)))
+      }
+      if (!run.done) {
+        run.append(encodeLine(errorLine(run.fenced ?? CRASHED)))
         registry.end(run)
         runsTotal.inc({ outcome: 'failed' })
       }

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import { toThreadMessage, type MessageRow } from './thread-store'
 import { first, type Storage } from '../../db/client'
 
@@ -9,6 +9,10 @@ export const NODE_LOST_MESSAGE = 'The server running this answer stopped; the an
  * Marks one run that its node left unfinished as interrupted, with its unfinished messages and its last answer, so
  * its thread stays readable and takes new messages: what the start-up recovery does for a single process, done by
  * another node for one run. A run that has already ended is left alone. Returns whether the run was marked.
+ *
+ * The thread's lease epoch is raised first: the run's own node, should it wake, finds every write it still makes
+ * refused (fencing), and on Postgres one of its writes under way holds the thread's row until it commits, so the
+ * marking comes after it, never between its statements.
  */
 export async function markRunInterrupted(
   storage: Storage,
@@ -16,8 +20,20 @@ export async function markRunInterrupted(
   now: number,
   end: { error: string; status: 'interrupted' | 'aborted' } = { error: NODE_LOST_MESSAGE, status: 'interrupted' },
 ): Promise<boolean> {
-  const { chatRuns, chatMessages } = storage.tables
+  const { chatRuns, chatMessages, chatThreads } = storage.tables
   return storage.transaction(async (tx) => {
+    await tx
+      .update(chatThreads)
+      .set({ leaseEpoch: sql`${chatThreads.leaseEpoch} + 1` })
+      .where(
+        inArray(
+          chatThreads.id,
+          tx
+            .select({ id: chatRuns.threadId })
+            .from(chatRuns)
+            .where(and(eq(chatRuns.id, runId), eq(chatRuns.status, 'running'))),
+        ),
+      )
     const ended = await tx
       .update(chatRuns)
       .set({ status: end.status, endedAt: now, error: end.error })

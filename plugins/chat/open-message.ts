@@ -3,7 +3,7 @@ import type { chatMessages } from '../../db/schema'
 import type { Logger } from '../../lib/logger'
 import type { EncodedLine } from './lines'
 import type { ThreadMessage, ToolCall } from './model'
-import type { Run } from './run-registry'
+import { LEASE_LOST_MESSAGE, type Run } from './run-registry'
 import type { MessageSave } from './thread-store'
 
 export type MessageStatus = (typeof chatMessages.$inferSelect)['status']
@@ -34,14 +34,21 @@ export class OpenMessage {
   heldSurrogate = ''
 
   constructor(
-    readonly threadId: string,
+    /** The run writing it: once that is fenced, nothing of the message is written any more. */
+    readonly run: Run,
     readonly runId: string,
+    /** The run's lease epoch, which every save of the message carries. */
+    readonly epoch: number,
     readonly id: string,
     readonly sort: number,
     public graphPath: readonly string[],
     public toolCall: ToolCall | undefined,
     readonly createdAt: number,
   ) {}
+
+  get threadId(): string {
+    return this.run.key.threadId
+  }
 
   get content(): string {
     if (this.pieces.length > 1) this.pieces = [this.pieces.join('')]
@@ -80,6 +87,7 @@ export class OpenMessage {
       runId: this.runId,
       createdAt: this.createdAt,
       updatedAt: now,
+      epoch: this.epoch,
     }
   }
 
@@ -108,9 +116,10 @@ export class OpenMessage {
 export interface MessageStorage {
   /**
    * Writes, in the next group commit, the messages `take` returns when that commit runs (each inserted the first
-   * time, its new content appended after); settles once that is committed.
+   * time, its new content appended after); settles once that is committed, with the threads whose messages storage
+   * refused (their run's lease epoch is stale: another node took the thread over).
    */
-  saveMessages(take: () => MessageSave[]): Promise<void>
+  saveMessages(take: () => MessageSave[]): Promise<ReadonlySet<string>>
 }
 
 /** One group commit's share of the messages: what it saved, and how far each run's log may then be sent. */
@@ -171,7 +180,7 @@ export class OpenMessages {
     this.storage
       .saveMessages(() => this.write(save))
       .then(
-        () => this.saved(save),
+        (refused) => this.saved(save, refused),
         (error: unknown) => this.failed(save, error),
       )
   }
@@ -181,6 +190,7 @@ export class OpenMessages {
    * save that fails while it waits (the retry goes on, but a run ending now must not send what is not stored).
    */
   whenSaved(run: Run): Promise<boolean> {
+    if (run.fenced !== undefined) return Promise.resolve(false)
     if (run.published >= run.lines.length) return Promise.resolve(true)
     if (this.failing.has(run)) return Promise.resolve(false)
     return new Promise((resolve) => {
@@ -214,6 +224,8 @@ export class OpenMessages {
     const now = this.clock()
     const rows: MessageSave[] = []
     for (const message of this.changed) {
+      // A fenced run writes nothing more: what it still had to save is dropped with its unsent lines.
+      if (message.run.fenced !== undefined) continue
       rows.push(message.toSave(now))
       save.messages.push(message)
       save.before.push({ saved: message.saved, unsaved: message.unsaved })
@@ -221,6 +233,11 @@ export class OpenMessages {
       message.unsaved = []
     }
     for (const run of this.waiting) {
+      // Its staged lines were dropped, and a run waiting for them is told now: no save covers them any more.
+      if (run.fenced !== undefined) {
+        this.tell(run, false)
+        continue
+      }
       save.runs.push(run)
       save.lengths.push(run.lines.length)
     }
@@ -229,12 +246,22 @@ export class OpenMessages {
     return rows
   }
 
-  private saved(save: Save): void {
+  private saved(save: Save, refused: ReadonlySet<string>): void {
     for (let index = 0; index < save.runs.length; index++) {
-      save.runs[index].publish(save.lengths[index])
-      this.failing.delete(save.runs[index])
-      this.tell(save.runs[index], true)
+      const run = save.runs[index]
+      this.failing.delete(run)
+      // Refused: another node holds the thread. The run stops, and its lines of the refused save are never sent.
+      if (refused.has(run.key.threadId)) run.fence(LEASE_LOST_MESSAGE)
+      if (run.fenced !== undefined) {
+        this.tell(run, false)
+        continue
+      }
+      run.publish(save.lengths[index])
+      this.tell(run, true)
     }
+    // A run whose refused messages came without lines (its close, say) is stopped all the same.
+    if (refused.size > 0)
+      for (const message of save.messages) if (refused.has(message.threadId)) message.run.fence(LEASE_LOST_MESSAGE)
   }
 
   /** Nothing of the save is stored: its messages stay changed, its lines unsent, and it is tried again. */

@@ -54,8 +54,13 @@ export class OwnedRun implements RunSink {
     this.ship(this.run.done)
   }
 
-  /** Sends the published lines not sent yet (and, at the end, the release) to Redis, once the run is wanted. */
+  /**
+   * Sends the published lines not sent yet (and, at the end, the release) to Redis, once the run is wanted. A fenced
+   * run sends nothing: the node that took its lease over has ended its log and freed its thread, and the run's own
+   * error line is for its own readers only.
+   */
   ship(end: boolean): void {
+    if (this.run.fenced !== undefined) return
     if (!this.wanted) {
       if (end) this.releaseUnread()
       return

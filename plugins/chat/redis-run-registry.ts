@@ -9,7 +9,15 @@ import { AbandonedClaims } from './redis-abandoned-claims'
 import { COMMAND_DEADLINE_MS, RedisLink, RunRegistryUnavailableError } from './redis-link'
 import { CLAIM, TAKE_OVER, CLAIM_EXPIRED, CLAIM_ONE, FIND_BY_MESSAGE, FIND_BY_THREAD, RENEW } from './redis-scripts'
 import { StreamFollower } from './redis-stream-follower'
-import { Run, whenIdle, type ClusterEvent, type RunRegistry, type RunStart, RunLimitReached } from './run-registry'
+import {
+  LEASE_LOST_MESSAGE,
+  Run,
+  whenIdle,
+  type ClusterEvent,
+  type RunRegistry,
+  type RunStart,
+  RunLimitReached,
+} from './run-registry'
 
 export interface RedisRunRegistryOptions {
   /** `redis://` or `rediss://` URL. */
@@ -27,7 +35,6 @@ export interface RedisRunRegistryOptions {
 
 type Event = ClusterEvent | { type: 'abort'; runId: string; reason: string } | { type: 'ship'; runId: string }
 
-const LOST_LEASE_MESSAGE = 'The server lost its hold on this answer; it was interrupted'
 /** How much longer than the time between renewals an abort waits for a sign of life from the run's node. */
 const ABORT_MARGIN_MS = 500
 
@@ -358,7 +365,7 @@ export class RedisRunRegistry implements RunRegistry {
       // Taken again only while storage still holds it as running: one another node ended (its log since expired,
       // or its ending never reached Redis) stops here, as a lost lease does.
       if (await runHasEnded(this.options.storage, owned.runId).catch(() => false)) {
-        owned.run.abort(LOST_LEASE_MESSAGE)
+        owned.run.fence(LEASE_LOST_MESSAGE)
         continue
       }
       this.options.logger.warn('Redis had lost the lease of a running run; taken again', { runId: owned.runId })
@@ -371,8 +378,9 @@ export class RedisRunRegistry implements RunRegistry {
     for (const position of wanted) runs[position - 1].want()
     for (const position of lost) {
       const owned = runs[position - 1]
+      // Fenced, not only aborted: it writes nothing more (not even its end), the node that took the lease marks it.
       this.options.logger.warn('a run lost its lease to another node; it stops', { runId: owned.runId })
-      owned.run.abort(LOST_LEASE_MESSAGE)
+      owned.run.fence(LEASE_LOST_MESSAGE)
     }
   }
 

@@ -5,7 +5,7 @@ import { deltaLines, encodeLine, errorLine, stateLine } from './lines'
 import type { MessageLine, ThreadMessage, ToolCall } from './model'
 import type { LoopBudget } from './loop-budget'
 import { OpenMessage, storableText, type MessageStatus, type OpenMessages } from './open-message'
-import type { Run, RunRegistry } from './run-registry'
+import { LEASE_LOST_MESSAGE, type Run, type RunRegistry } from './run-registry'
 import type { RunOutcome, ThreadStore } from './thread-store'
 
 /** What every run of the service shares. */
@@ -18,7 +18,8 @@ export interface RunServices {
   /** Between events a run waits when runs have held the event loop long enough. */
   budget: LoopBudget
   clock(): number
-  onEnd(outcome: RunOutcome): void
+  /** Told how the run ended: `interrupted` when it was fenced (another node took its thread over). */
+  onEnd(outcome: RunOutcome | 'interrupted'): void
 }
 
 /** One turn to run. */
@@ -30,6 +31,8 @@ export interface RunContext {
   firstSort: number
   /** The user message of this turn, as stored: `__state__` is the history, this message and the run's messages. */
   userMessage: ThreadMessage
+  /** The lease epoch the turn's start got: every write of the run carries it (see `StartedTurn.epoch`). */
+  epoch: number
 }
 
 class ProtocolError extends Error {}
@@ -49,6 +52,9 @@ class UnsavedAnswer extends Error {
   }
 }
 
+/** Storage refused the run's end: another node took the thread over (see `Run.fence`). */
+class EndRefused extends Error {}
+
 export function executeRun(services: RunServices, context: RunContext): Promise<void> {
   return new Execution(services, context).execute()
 }
@@ -63,6 +69,8 @@ class Execution {
   private readonly messages: OpenMessage[] = []
   private sort: number
   private outcome: RunOutcome = 'completed'
+  /** Whether the run ended fenced (see `stopFenced`). */
+  private fencedEnd = false
   /** Rejects the step in progress (set while a step is awaited). */
   private failStep: ((reason: unknown) => void) | undefined
   private readonly onAbort = () => this.failStep?.(this.context.run.signal.reason)
@@ -97,9 +105,9 @@ class Execution {
         if (run.signal.aborted) void iterator.return?.()?.catch(() => {})
       }
       // An agent that forgets to close a message still leaves a complete thread.
-      await this.close('complete', 'completed')
+      if (!(await this.close('complete', 'completed'))) throw new EndRefused()
       // The end is stored; the answer's last lines must be too before `__state__` sends them.
-      if (!(await this.services.messages.whenSaved(run))) throw new UnsavedAnswer()
+      if (!(await this.services.messages.whenSaved(run))) throw run.fenced ? new EndRefused() : new UnsavedAnswer()
       // The thread as it now stands in the database, without reading it back: this run is its only writer.
       const thread = [
         ...turn.history,
@@ -108,6 +116,7 @@ class Execution {
       ]
       run.append(encodeLine(stateLine(thread)))
     } catch (error) {
+      if (run.fenced !== undefined || error instanceof EndRefused) return this.stopFenced()
       const aborted = run.signal.aborted
       const unavailable = asStorageUnavailable(error)
       this.outcome = aborted ? 'aborted' : 'failed'
@@ -134,18 +143,37 @@ class Execution {
         message = 'The agent failed to answer; please try again'
         this.services.logger.error('chat run failed', { runId, chatId: run.key.chatId, error })
       }
-      await this.close('interrupted', this.outcome, message).catch((failure: unknown) => {
+      const closed = await this.close('interrupted', this.outcome, message).catch((failure: unknown) => {
         const down = asStorageUnavailable(failure)
         if (down) this.services.logger.warn('chat run end could not be stored', { runId, reason: down.reason })
         else this.services.logger.error('chat run end could not be stored', { runId, error: failure })
       })
+      if (closed === false || run.fenced !== undefined) return this.stopFenced()
       // Lines whose messages could not be saved are not sent: the client sees what storage holds, then the error.
       if (!(await this.services.messages.whenSaved(run))) run.discardUnpublished()
       run.append(encodeLine(errorLine(message)))
     } finally {
       this.services.registry.end(run)
-      this.services.onEnd(this.outcome)
+      this.services.onEnd(this.fencedEnd ? 'interrupted' : this.outcome)
     }
+  }
+
+  /**
+   * The end of a run another node took over: it writes nothing more (the thread is as that node leaves it, the run
+   * stored as it marked it), sends no line its joiners elsewhere did not get, and tells its own readers with one
+   * error line: why it was aborted, when a client aborted it first (the other node then ended it as aborted, with
+   * that reason), else that its node lost its hold on it.
+   */
+  private stopFenced(): void {
+    const { run, runId } = this.context
+    run.fence(LEASE_LOST_MESSAGE)
+    this.fencedEnd = true
+    this.services.logger.warn('chat run stopped: another node took its thread over', {
+      runId,
+      chatId: run.key.chatId,
+      reason: run.fenced,
+    })
+    run.append(encodeLine(errorLine(run.abortReason ?? LEASE_LOST_MESSAGE)))
   }
 
   private step(iterator: AsyncIterator<AgentEvent>): Promise<IteratorResult<AgentEvent>> {
@@ -160,8 +188,9 @@ class Execution {
   private begin(id: string, graphPath: readonly string[], toolCall?: ToolCall): OpenMessage {
     const { run, runId } = this.context
     const message = new OpenMessage(
-      run.key.threadId,
+      run,
       runId,
+      this.context.epoch,
       id,
       this.sort++,
       graphPath,
@@ -175,9 +204,14 @@ class Execution {
 
   /**
    * Marks every unfinished message `status` and saves them with the end of the run, in one group commit. A run cut
-   * short between messages still has an unfinished answer: its last message is marked interrupted too.
+   * short between messages still has an unfinished answer: its last message is marked interrupted too. Resolves
+   * false when storage refused the end: the run is fenced.
    */
-  private close(status: Exclude<MessageStatus, 'in_process'>, outcome: RunOutcome, error?: string): Promise<void> {
+  private async close(
+    status: Exclude<MessageStatus, 'in_process'>,
+    outcome: RunOutcome,
+    error?: string,
+  ): Promise<boolean> {
     const { messages, store } = this.services
     for (const message of this.open.values()) {
       message.status = status
@@ -189,7 +223,9 @@ class Execution {
       last.status = 'interrupted'
       messages.touch(last)
     }
-    return store.endRun(this.context.runId, outcome, error)
+    const ended = await store.endRun(this.context.runId, this.context.epoch, outcome, error)
+    if (!ended) this.context.run.fence(LEASE_LOST_MESSAGE)
+    return ended
   }
 
   /** Appends the line showing `message` as it now stands; it goes out once that is saved. */

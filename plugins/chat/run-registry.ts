@@ -12,6 +12,9 @@ export interface RunKey {
 
 type Listener = () => void
 
+/** The error line of a run whose node lost its hold on the thread (another node took the thread over). */
+export const LEASE_LOST_MESSAGE = 'The server lost its hold on this answer; it was interrupted'
+
 /** Told when a run publishes lines or finishes (the shared registry copies the log out to other nodes). */
 export interface RunSink {
   published(run: Run): void
@@ -33,6 +36,11 @@ export class Run {
   private finished = false
   /** Why the run was aborted, when it was. */
   abortReason: string | undefined
+  /**
+   * Why the run may no longer write (see `fence`): set once its node lost its lease on the thread, or storage
+   * refused one of its writes because another node took the thread over.
+   */
+  fenced: string | undefined
   /** Set by a registry that shares the log beyond this process. */
   sink: RunSink | undefined
   /** What the agent has sent so far, lines or not: the run deadlines take a change for a sign of life. */
@@ -62,7 +70,7 @@ export class Run {
   /** Adds a line and publishes it with every line staged before it. */
   append(line: EncodedLine): void {
     this.stage(line)
-    this.publish(this.lines.length)
+    this.release(this.lines.length)
   }
 
   /** Adds a line that readers do not get until `publish` covers it. */
@@ -71,8 +79,12 @@ export class Run {
     this.lines.push(line)
   }
 
-  /** Lets readers send the first `count` lines. */
+  /** Lets readers send the first `count` lines (none more once the run is fenced: their writes were refused). */
   publish(count: number): void {
+    if (this.fenced === undefined) this.release(count)
+  }
+
+  private release(count: number): void {
     if (this.finished || count <= this.sendable) return
     this.sendable = Math.min(count, this.lines.length)
     this.sink?.published(this)
@@ -93,6 +105,18 @@ export class Run {
     this.sink?.finished(this)
     for (const listener of this.listeners) listener()
     this.listeners.clear()
+  }
+
+  /**
+   * Stops the run's writes for good: another node holds the thread now, and the thread is as that node leaves it.
+   * The lines staged and not sent are dropped (what they show was never stored, or was refused), none staged later
+   * is published except by `append` (the run's error line, for its own readers), and the run is aborted.
+   */
+  fence(reason: string): void {
+    if (this.fenced !== undefined || this.finished) return
+    this.fenced = reason
+    this.discardUnpublished()
+    this.abort(reason)
   }
 
   abort(reason: string): void {

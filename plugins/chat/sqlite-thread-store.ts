@@ -27,9 +27,12 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
     'SELECT id, account_id AS accountId, deployment_id AS deploymentId, agent_id AS agentId, user_id AS userId FROM chat_threads WHERE id = ?',
   )
   const insertThread = sqlite.query<never, [string, number, number, number, number, string | null, number, number]>(
-    'INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at, lease_epoch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)',
   )
-  const touchThread = sqlite.query<never, [number, string]>('UPDATE chat_threads SET updated_at = ? WHERE id = ?')
+  // A turn's start raises the thread's lease epoch: the writes of any run before it are refused from now on.
+  const touchThread = sqlite.query<{ epoch: number }, [number, string]>(
+    'UPDATE chat_threads SET updated_at = ?, lease_epoch = lease_epoch + 1 WHERE id = ? RETURNING lease_epoch AS epoch',
+  )
   const messagesOf = sqlite.query<MessageRow, [string]>(
     `SELECT id, sort, role, content, graph_path AS graphPath, thinking, tool_call AS toolCall, attachments, status
        FROM chat_messages WHERE thread_id = ? ORDER BY sort`,
@@ -50,12 +53,14 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
     `INSERT INTO chat_messages (thread_id, id, sort, role, content, attachments, status, run_id, created_at, updated_at)
      VALUES (?, ?, ?, 'user', ?, ?, 'complete', ?, ?, ?)`,
   )
+  // Written only while the thread's lease epoch is still the run's (fencing): nothing changes otherwise.
   const saveMessage = sqlite.query<
     never,
-    [string, string, number, string, string | null, string, string | null, string, string, number, number]
+    [string, string, number, string, string | null, string, string | null, string, string, number, number, number]
   >(
     `INSERT INTO chat_messages (thread_id, id, sort, role, content, thinking, graph_path, tool_call, status, run_id, created_at, updated_at)
-     VALUES (?, ?, ?, 'assistant', ?, ?, ?, ?, ?, ?, ?, ?)
+     SELECT ?1, ?2, ?3, 'assistant', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
+      WHERE (SELECT lease_epoch FROM chat_threads WHERE id = ?1) = ?12
      ON CONFLICT (thread_id, id) DO UPDATE SET
        content = chat_messages.content || excluded.content, thinking = excluded.thinking, graph_path = excluded.graph_path,
        tool_call = excluded.tool_call, status = excluded.status, updated_at = excluded.updated_at`,
@@ -63,8 +68,9 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
   const insertRun = sqlite.query<never, [string, string, string, string, number]>(
     "INSERT INTO chat_runs (id, thread_id, message_id, branch, status, started_at) VALUES (?, ?, ?, ?, 'running', ?)",
   )
-  const endRun = sqlite.query<never, [string, string | null, number, string]>(
-    'UPDATE chat_runs SET status = ?, error = ?, ended_at = ? WHERE id = ?',
+  const endRun = sqlite.query<never, [string, string | null, number, string, number]>(
+    `UPDATE chat_runs SET status = ?, error = ?, ended_at = ?
+      WHERE id = ? AND (SELECT lease_epoch FROM chat_threads WHERE id = chat_runs.thread_id) = ?`,
   )
 
   const messages = (threadId: string, devMode: boolean) =>
@@ -75,6 +81,7 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
   const startTurnWrites = (turn: NewTurn, now: number): StartedTurn => {
     const { thread } = turn
     const history = turn.isNewThread ? [] : messages(thread.id, turn.devMode)
+    let epoch = 1
     if (turn.isNewThread)
       insertThread.run(
         thread.id,
@@ -86,16 +93,17 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
         now,
         now,
       )
-    else touchThread.run(now, thread.id)
+    else epoch = touchThread.get(now, thread.id)?.epoch ?? 0
     const sort = (history.at(-1)?.sort ?? 0) + 1
     insertRun.run(turn.runId, thread.id, turn.messageId, turn.branch, now)
     const attachments = turn.images?.length ? JSON.stringify(turn.images) : null
     insertUserMessage.run(thread.id, turn.messageId, sort, turn.input, attachments, turn.runId, now, now)
-    return { history, userMessage: userMessageOf(turn, sort), nextSort: sort + 1 }
+    return { history, userMessage: userMessageOf(turn, sort), nextSort: sort + 1, epoch }
   }
-  const saveWrites = (take: () => MessageSave[]) => {
-    for (const message of take())
-      saveMessage.run(
+  const saveWrites = (take: () => MessageSave[]): ReadonlySet<string> => {
+    const refused = new Set<string>()
+    for (const message of take()) {
+      const { changes } = saveMessage.run(
         message.threadId,
         message.id,
         message.sort,
@@ -107,7 +115,11 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
         message.runId,
         message.createdAt,
         message.updatedAt,
+        message.epoch,
       )
+      if (changes === 0) refused.add(message.threadId)
+    }
+    return refused
   }
 
   return {
@@ -121,12 +133,16 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
       return userMessage.get(messageId, userId, agentId)?.threadId
     },
     startTurn: (turn) => batch.run(() => startTurnWrites(turn, clock())),
-    endRun: (runId, status, error) => batch.run(() => void endRun.run(status, error ?? null, clock(), runId)),
+    endRun: (runId, epoch, status, error) =>
+      batch.run(() => endRun.run(status, error ?? null, clock(), runId, epoch).changes === 1),
     saveMessages: (take) => batch.run(() => saveWrites(take)),
     flushWrites: () => batch.flush(),
     async recoverInterruptedRuns() {
       const now = clock()
       const recover = sqlite.transaction(() => {
+        sqlite.run(
+          "UPDATE chat_threads SET lease_epoch = lease_epoch + 1 WHERE id IN (SELECT thread_id FROM chat_runs WHERE status = 'running')",
+        )
         sqlite.run("UPDATE chat_messages SET status = 'interrupted', updated_at = ? WHERE status = 'in_process'", [now])
         // From the few running runs to each one's last answer through the (thread_id, sort) index: filtering all
         // messages by run would read the whole table, and this runs at every start.

@@ -37,6 +37,11 @@ export interface StartedTurn {
   userMessage: ThreadMessage
   /** The `sort` of the turn's first assistant message. */
   nextSort: number
+  /**
+   * The thread's lease epoch this turn's start raised it to: every later write of the run carries it, and storage
+   * refuses the write once the epoch has moved on (another node interrupted the run in its owner's place).
+   */
+  epoch: number
 }
 
 /**
@@ -59,6 +64,8 @@ export interface MessageSave {
   runId: string
   createdAt: number
   updatedAt: number
+  /** The run's lease epoch (see `StartedTurn.epoch`): the save is refused when the thread's has moved on. */
+  epoch: number
 }
 
 /**
@@ -78,18 +85,23 @@ export interface ThreadStore {
    * commit), with the thread's history as it stood before.
    */
   startTurn(turn: NewTurn): Promise<StartedTurn>
-  /** Ends a run: its status, in the next group commit (its messages' last changes are saved in the same one). */
-  endRun(runId: string, status: RunOutcome, error: string | undefined): Promise<void>
+  /**
+   * Ends a run: its status, in the next group commit (its messages' last changes are saved in the same one).
+   * Resolves false, writing nothing, when the thread's lease epoch is no longer `epoch`: the run was taken over.
+   */
+  endRun(runId: string, epoch: number, status: RunOutcome, error: string | undefined): Promise<boolean>
   /**
    * Saves assistant messages in the next group commit: `take` is called when that commit runs and returns the
-   * messages as they stand then. Settles once they are committed.
+   * messages as they stand then. Settles once they are committed, with the threads whose messages were refused
+   * (their lease epoch had moved on: nothing of those was written; the others were).
    */
-  saveMessages(take: () => MessageSave[]): Promise<void>
+  saveMessages(take: () => MessageSave[]): Promise<ReadonlySet<string>>
   /** Commits what is queued now; settles once everything queued before the call is committed (or failed). */
   flushWrites(): Promise<void>
   /**
    * Marks the runs left `running` by a process that died as interrupted, and their unfinished messages too, so
-   * their threads stay readable and accept new messages. Resolves with how many runs were recovered.
+   * their threads stay readable and accept new messages; their threads' lease epochs are raised, so a writer that
+   * was still alive is refused. Resolves with how many runs were recovered.
    */
   recoverInterruptedRuns(): Promise<number>
 }

@@ -120,6 +120,16 @@ export function corePlugin(deps: CoreDeps) {
           // Why, where the error knows (a data source's driver message, without URLs or passwords).
           reason: (failure as { reason?: unknown })?.reason,
         })
+      // A 504 is a query stopped at its time limit: the caller's query or a database that does not answer, told to
+      // the caller already. Any caller can make one, so it is a warning without a stack, never an error to page on.
+      else if (status === 504)
+        logger.warn('request stopped at its time limit', {
+          requestId,
+          method: request.method,
+          path,
+          code: (body as { code?: string }).code,
+          message: (body as { error?: string }).error,
+        })
       else if (status >= 500) logger.error('request failed', { requestId, method: request.method, path, error })
       return body
     })

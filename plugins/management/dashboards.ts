@@ -15,18 +15,18 @@ import type {
   DashboardsListResponse,
   DashboardTimeGrain,
   DashboardWidget,
-  DashboardWidgetInput,
   UpdateDashboardInput,
   UpdatePublishedAiWidgetThreadInput,
 } from './model'
 import { byCreation, listPage } from './pagination'
+import { checkWidgetQueries, normalizeWidgets, resolveWidgetInputs } from './widget-inputs'
 import { checkDashboardControls } from './dashboard-controls'
 import type { WidgetQueryCheck } from './query-check'
 
 export type DashboardRow = typeof dashboards.$inferSelect
 
 /** The parts of a dashboard its checksum covers: everything a user edits, nothing the server stamps. */
-interface DashboardContent {
+export interface DashboardContent {
   name: string
   published: boolean
   widgets: DashboardWidget[]
@@ -76,37 +76,6 @@ export function toDashboard(row: DashboardRow): Dashboard {
     createdAt: isoTime(row.createdAt),
     updatedAt: isoTime(row.updatedAt),
   }
-}
-
-/**
- * Refuses widgets whose query cannot run, naming the widget, so a broken chart is caught by whoever saves the
- * dashboard instead of being shown to its viewers.
- */
-function checkWidgetQueries(widgets: DashboardWidget[], check: WidgetQueryCheck | undefined): void {
-  if (!check) return
-  widgets.forEach((widget, index) => {
-    try {
-      check(widget.query)
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error)
-      throw new BadRequestError(
-        `widgets[${index}] "${widget.title}" (id ${widget.id}): its query cannot run: ${reason}`,
-        'INVALID_WIDGET_QUERY',
-      )
-    }
-  })
-}
-
-/** Gives widgets without an id one, and refuses two widgets with the same id. */
-function normalizeWidgets(inputs: DashboardWidgetInput[]): DashboardWidget[] {
-  const seen = new Set<string>()
-  return inputs.map((input, index) => {
-    const id = input.id ?? `w_${randomToken(6)}`
-    if (seen.has(id))
-      throw new BadRequestError(`widgets[${index}].id: duplicate widget id "${id}"`, 'DUPLICATE_WIDGET_ID')
-    seen.add(id)
-    return { id, kind: input.kind, title: input.title, query: input.query }
-  })
 }
 
 /** A dashboard of the context's deployment, or 404. */
@@ -209,7 +178,7 @@ export async function createDashboard(
 ): Promise<Dashboard> {
   requireAction(context.actor, 'ContentEdit')
   requireManageFor(context, input)
-  const widgets = normalizeWidgets(input.widgets ?? [])
+  const widgets = normalizeWidgets(await resolveWidgetInputs(context, input.widgets ?? []))
   const { dashboards, workbooks } = context.storage.tables
   return writing(context, async (context) => {
     const workbook = await first(
@@ -284,7 +253,7 @@ const EDIT_ATTEMPTS = 3
  * Applies `edit` to the dashboard `load` reads and writes the result. When another writer changed the row in
  * between, the edit is made again on the new row (where an edit carrying the caller's checksum refuses it: 409).
  */
-async function editDashboard(
+export async function editDashboard(
   context: WriteContext,
   load: () => Promise<DashboardRow>,
   edit: (row: DashboardRow) => DashboardContent,
@@ -300,7 +269,7 @@ async function editDashboard(
   )
 }
 
-function contentOf(row: DashboardRow): DashboardContent {
+export function contentOf(row: DashboardRow): DashboardContent {
   const dashboard = toDashboard(row)
   return {
     name: dashboard.name,
@@ -325,6 +294,7 @@ export async function updateDashboard(
   checkQuery?: WidgetQueryCheck,
 ): Promise<Dashboard> {
   requireAction(context.actor, 'ContentEdit')
+  const inputs = input.widgets && (await resolveWidgetInputs(context, input.widgets))
   return writing(context, async (context) => {
     const written = await editDashboard(
       context,
@@ -333,7 +303,7 @@ export async function updateDashboard(
         requireManageFor(context, input, row)
         assertFreshChecksum(row, input.checksum)
         const current = contentOf(row)
-        const widgets = input.widgets ? normalizeWidgets(input.widgets) : current.widgets
+        const widgets = inputs ? normalizeWidgets(inputs) : current.widgets
         // Only new widgets are checked: an unrelated edit (a rename) still saves when the model changed under a widget.
         if (input.widgets) checkWidgetQueries(widgets, checkQuery)
         checkDashboardControls(input.filters ?? [], input.timeGrains ?? [], checkQuery)

@@ -22,22 +22,64 @@ export const DashboardWidgetKind = t.Union([
 ])
 export type DashboardWidgetKind = typeof DashboardWidgetKind.static
 
+/** How much of the dashboard's width a widget takes: one column (`narrow`, the default) or the whole row. */
+export const WidgetSize = t.Union([t.Literal('narrow'), t.Literal('wide')])
+export type WidgetSize = typeof WidgetSize.static
+
+/** The chat answer a widget was made from: a thread (`chatId`) and a message of the answer (or its question). */
+export const AnswerSource = t.Object(
+  {
+    chatId: t.String({ minLength: 1, maxLength: 200 }),
+    messageId: t.String({ minLength: 1, maxLength: 200 }),
+  },
+  { additionalProperties: false },
+)
+export type AnswerSource = typeof AnswerSource.static
+
+/**
+ * A period relative to the data that a widget keeps ("the last 6 months"): each time the widget is read, the date
+ * range on `member` in its query is moved to end with the latest date the reader may see.
+ */
+export const RelativePeriod = t.Object(
+  {
+    member: Member,
+    kind: t.Union([t.Literal('trailing'), t.Literal('this'), t.Literal('previous')]),
+    unit: t.Union([t.Literal('day'), t.Literal('week'), t.Literal('month'), t.Literal('quarter'), t.Literal('year')]),
+    amount: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: 'For `trailing`: how many units' })),
+    yearsBack: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: 'The same period that many years back' })),
+    label: t.String({ minLength: 1, maxLength: 100, description: 'As the question said it: `the last 6 months`' }),
+  },
+  { additionalProperties: false },
+)
+export type RelativePeriod = typeof RelativePeriod.static
+
 export const DashboardWidget = t.Object({
   id: t.String(),
   kind: DashboardWidgetKind,
   title: t.String(),
   query: t.String(),
+  size: t.Optional(WidgetSize),
+  source: t.Optional(AnswerSource),
+  period: t.Optional(RelativePeriod),
 })
 export type DashboardWidget = typeof DashboardWidget.static
 
 export const DashboardWidgetInput = t.Object(
   {
     id: t.Optional(WidgetId),
-    kind: DashboardWidgetKind,
-    title: Name,
-    query: SemanticSql,
+    kind: t.Optional(DashboardWidgetKind),
+    title: t.Optional(Name),
+    query: t.Optional(SemanticSql),
+    size: t.Optional(WidgetSize),
+    source: t.Optional(AnswerSource),
+    period: t.Optional(RelativePeriod),
   },
-  { additionalProperties: false, description: 'A widget; `id` is generated when omitted' },
+  {
+    additionalProperties: false,
+    description:
+      'A widget: `kind`, `title` and `query`, or `source` (a chat answer of this deployment), whose query, period, ' +
+      'chart and title the widget takes (`kind` and `title` override them). `id` is generated when omitted.',
+  },
 )
 export type DashboardWidgetInput = typeof DashboardWidgetInput.static
 

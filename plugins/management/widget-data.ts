@@ -3,6 +3,7 @@ import { requireAction } from './access-control'
 import type { ManagementContext } from './context'
 import { requireDashboard } from './dashboards'
 import type { DashboardWidget, WidgetData } from './model'
+import { currentWidgetQuery } from './relative-period'
 
 /** Runs a widget's semantic SQL on a deployment with the whole model readable (an API-key caller names no user). */
 export type WidgetQueryRunner = (deploymentId: number, query: string) => Promise<WidgetData>
@@ -24,7 +25,12 @@ export async function downloadWidgetData(
   if (row.restrictDataDownload)
     throw new ForbiddenError(`Data download is restricted on dashboard ${dashboardId}`, 'DATA_DOWNLOAD_RESTRICTED')
   requireAction(context.actor, 'DownloadData')
-  return { widget, data: await runQuery(context.deploymentId, widget.query) }
+  // A relative period ends with the latest date in the data, as the analyst counts it.
+  const current = await currentWidgetQuery(widget, async (member, cube) => {
+    const latest = await runQuery(context.deploymentId, `SELECT MAX(${member}) FROM ${cube}`)
+    return latest.data[0]?.[0] ?? undefined
+  })
+  return { widget, data: await runQuery(context.deploymentId, current.query) }
 }
 
 /** RFC 4180 CSV: a header row of column names, then the rows; null cells are empty. */

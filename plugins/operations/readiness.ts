@@ -29,7 +29,7 @@ export interface ReadinessDeps {
   registry: { shared: boolean; check(): Promise<void> }
   /** The deployments' data sources, listed with their state as `dataSource:<deploymentId>`. */
   semantic?: {
-    sourceHealth(): Promise<Array<{ deploymentId: number; type: string; ok: boolean; error?: string }>>
+    sourceHealth(): Promise<Array<{ deploymentId: number; type: string; ok: boolean; error?: string; ms?: number }>>
   }
 }
 
@@ -97,7 +97,7 @@ async function dataSourceResults(
     results[`dataSource:${source.deploymentId}`] = {
       status: source.ok ? 'ok' : 'failing',
       ...(source.ok ? {} : { error: source.error }),
-      ms,
+      ms: source.ms ?? ms,
       required: false,
       deploymentId: source.deploymentId,
       type: source.type,

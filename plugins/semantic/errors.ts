@@ -37,13 +37,23 @@ export class InvalidQueryError extends BadRequestError {
   }
 }
 
-/** A query that ran past the time limit and was stopped (in the database, where it runs there). */
+/**
+ * A query past its time limit. `slow`: the database ran it and stopped it at the limit (or its process was stopped),
+ * so narrowing the query helps. `no answer`: the database did not answer at all (no reply to the statement, or to
+ * the connection's handshake), so no query would help: the database is hung or out of reach.
+ */
 export class QueryTimeoutError extends AppError {
-  constructor(limitMs: number) {
+  constructor(
+    limitMs: number,
+    readonly kind: 'slow' | 'no answer' = 'slow',
+    deploymentId?: number,
+  ) {
     super(
       504,
       'QUERY_TIMEOUT',
-      `Query stopped after the ${limitMs} ms time limit: narrow it down (filters, fewer dimensions, a LIMIT)`,
+      kind === 'slow'
+        ? `Query stopped after the ${limitMs} ms time limit: narrow it down (filters, fewer dimensions, a LIMIT)`
+        : `The database${deploymentId === undefined ? '' : ` of deployment ${deploymentId}`} did not answer within ${limitMs} ms: it is not responding, so the query is not the problem; try again later`,
     )
   }
 }
@@ -55,6 +65,8 @@ export type SourceFailure =
   | 'database not found'
   | 'not accepting connections'
   | 'database file not found'
+  | 'invalid configuration'
+  | 'no answer'
 
 /**
  * The deployment's database cannot be reached right now. The message names the deployment and never the
@@ -67,11 +79,16 @@ export class DataSourceUnavailableError extends AppError {
     readonly reason?: string,
     /** What kind of failure, naming nothing of the source: what `/readyz`, which anyone may read, shows. */
     readonly category: SourceFailure = 'unreachable',
+    retryAfterSeconds?: number,
   ) {
+    const of = deploymentId === undefined ? '' : ` of deployment ${deploymentId}`
     super(
       503,
       'DATA_SOURCE_UNAVAILABLE',
-      `The data source${deploymentId === undefined ? '' : ` of deployment ${deploymentId}`} is unavailable right now; try again shortly`,
+      category === 'no answer'
+        ? `The database${of} did not answer the connection: it is not responding, so the query is not the problem; try again later`
+        : `The data source${of} is unavailable right now; try again shortly`,
     )
+    this.retryAfterSeconds = retryAfterSeconds
   }
 }

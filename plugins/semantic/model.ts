@@ -46,6 +46,11 @@ export const SqlResult = t.Object({
   data: t.Array(t.Array(t.Union([t.String(), t.Null()]))),
   /** Rows the query produced before the row cap. */
   totalRows: t.Integer(),
+  /**
+   * Present when the answer came from the cache rather than the database: when it was computed (ISO 8601, UTC).
+   * Answers are cached for up to 10 minutes, so the data may have changed since.
+   */
+  cached: t.Optional(t.Object({ computedAt: t.String({ description: 'When the database computed this answer' }) })),
 })
 export type SqlResult = typeof SqlResult.static
 

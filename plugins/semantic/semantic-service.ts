@@ -19,9 +19,7 @@ import { ROW_CAP, type MetaResult, type SqlResult } from './model'
 import { compileQuery } from './compile/query-compiler'
 import { parseQuery } from './query/query-parser'
 import { planQuery } from './query/query-planner'
-import { QueryPool } from './sources/query-pool'
 import { formatAverage, formatValue } from './compile/result-format'
-import { createDataSource } from './sources/create-data-source'
 import {
   QueryExecutionError,
   redact,
@@ -29,12 +27,15 @@ import {
   type DataSourceConfig,
   type SourceHealth,
 } from './sources/data-source'
-import { createSqliteSource } from './sources/sqlite-source'
+import type { CircuitBreakerOptions } from './sources/circuit-breaker'
+import { createSourceSet } from './sources/source-set'
 import type { SemanticModel } from './semantic-model/semantic-model'
 
 /** What the semantic layer needs to know of a deployment (a `DeploymentInfo` fits). */
 export interface DeploymentRef {
   id: number
+  /** Whose deployment: sources serve accounts in turn (a `DeploymentInfo` has it; without it, the deployment's own turn). */
+  accountId?: number
   model: string
   branches: string[]
   defaultBranch: string
@@ -60,12 +61,17 @@ export interface SemanticServiceOptions {
   logger: Logger
   /** Longest a query may run before its worker is stopped. */
   queryTimeoutMs?: number
+  /** SQLite query processes (default: the machine's cores). */
   workers?: number
+  /** How each source shares its places among accounts (`QUERIES_PER_ACCOUNT`, `QUERY_QUEUE_PER_ACCOUNT`). */
+  fairShare?: { perAccount?: number; queuePerAccount?: number }
   cacheEntries?: number
   /** Where queries are counted and timed, by how the caches answered them. */
   metrics?: Pick<Metrics, 'semanticQueries' | 'semanticQueryDuration'>
   /** The data source of each deployment that names one (the bootstrap file's `dataSource`, resolved). */
   dataSources?: ReadonlyMap<number, DataSourceConfig>
+  /** Each source's circuit breaker (defaults: 3 failures in a row, 30 s cool-down) and health check limit (0.8 s). */
+  breaker?: Partial<Pick<CircuitBreakerOptions, 'failures' | 'coolDownMs' | 'healthTimeoutMs' | 'clock'>>
 }
 
 /** How a query was answered: from a cache, by joining the same query running for another caller, or by running it. */
@@ -85,6 +91,8 @@ interface LoadedModel {
 interface QueryRows {
   data: SqlResult['data']
   totalRows: number
+  /** When the database computed them (epoch ms). */
+  computedAt: number
 }
 
 /**
@@ -97,10 +105,16 @@ interface QueryRows {
 export function createSemanticService(options: SemanticServiceOptions) {
   const { logger } = options
   const timeoutMs = options.queryTimeoutMs ?? 15_000
-  const pool = new QueryPool({ size: options.workers ?? 2, timeoutMs })
+  const set = createSourceSet({
+    logger,
+    queryTimeoutMs: timeoutMs,
+    workers: options.workers,
+    fairShare: options.fairShare,
+    breaker: options.breaker,
+  })
   const models = new Map<string, LoadedModel>()
   const entries = { max: options.cacheEntries ?? 500, ttl: 10 * 60_000 }
-  const answers = new LRUCache<string, SqlResult>(entries)
+  const answers = new LRUCache<string, { result: SqlResult; computedAt: number }>(entries)
   const rowCache = new LRUCache<string, QueryRows>(entries)
   const inflight = new Map<string, Promise<QueryRows>>()
   const counted = (result: SqlResult, cacheUse: CacheUse, startedAt: number): SqlResult => {
@@ -113,7 +127,6 @@ export function createSemanticService(options: SemanticServiceOptions) {
     throw error
   }
 
-  const sources = new Map<string, DataSource>()
   /** The SQLite file each deployment without a configured source reads on its default branch (known from `prepare`). */
   const fileSources = new Map<number, string>()
 
@@ -123,24 +136,8 @@ export function createSemanticService(options: SemanticServiceOptions) {
    */
   function sourceOf(deployment: DeploymentRef, loaded: LoadedModel): { source: DataSource; dataVersion: string } {
     const config = options.dataSources?.get(deployment.id)
-    if (!config) return { source: fileSource(loaded.dataPath), dataVersion: loaded.dataVersion }
-    const key = `deployment:${deployment.id}`
-    let source = sources.get(key)
-    if (!source) {
-      source = createDataSource(config, { pool, deploymentId: deployment.id })
-      sources.set(key, source)
-    }
-    return { source, dataVersion: key }
-  }
-
-  /** The source over a SQLite file, one per file. */
-  function fileSource(path: string): DataSource {
-    let source = sources.get(`sqlite:${path}`)
-    if (!source) {
-      source = createSqliteSource({ path, pool, queryTimeoutMs: timeoutMs })
-      sources.set(`sqlite:${path}`, source)
-    }
-    return source
+    if (!config) return { source: set.file(loaded.dataPath), dataVersion: loaded.dataVersion }
+    return { source: set.configured(deployment.id, config), dataVersion: `deployment:${deployment.id}` }
   }
 
   /** Runs a compiled query on the source and formats its rows; database errors become `InvalidQueryError`. */
@@ -150,7 +147,10 @@ export function createSemanticService(options: SemanticServiceOptions) {
     compiled: ReturnType<typeof compileQuery>,
     maxRows: number,
   ): Promise<QueryRows> => {
-    const output = await source.query(compiled.sql, compiled.params, maxRows).catch((error: unknown) => {
+    // The account's turn on the source: a burst of one account's queries waits behind its own, not others'.
+    const account = String(context.deployment.accountId ?? `deployment:${context.deployment.id}`)
+    const running = set.query(source, account, compiled.sql, compiled.params, maxRows)
+    const output = await running.catch((error: unknown) => {
       if (!(error instanceof QueryExecutionError)) {
         if (error instanceof Error && 'code' in error)
           logger.warn('semantic query not answered', {
@@ -168,7 +168,10 @@ export function createSemanticService(options: SemanticServiceOptions) {
         sql: compiled.sql,
         error: message,
       })
-      throw new InvalidQueryError(`The database could not run the query: ${message}`)
+      // The database's own words stay in the log: they differ by source, and may name its tables, users or files.
+      throw new InvalidQueryError(
+        'The database could not run the query (its reason is in the server log); try a simpler form of it',
+      )
     })
     // Average columns are their sum over their count (selected after the visible columns), divided exactly.
     const averages = new Map(compiled.averages.map((average) => [average.index, average]))
@@ -180,6 +183,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
         }),
       ),
       totalRows: output.totalRows,
+      computedAt: Date.now(),
     }
   }
   const demoPath = demoDataPath(options.config)
@@ -283,6 +287,12 @@ export function createSemanticService(options: SemanticServiceOptions) {
     return execution
   }
 
+  /** An answer from the cache says so, with when the database computed it: the data may have changed since. */
+  const fromCache = (result: SqlResult, computedAt: number): SqlResult => ({
+    ...result,
+    cached: { computedAt: new Date(computedAt).toISOString() },
+  })
+
   const viewOf = (model: SemanticModel, access: UserAccess) => accessView(model, access.userId === null ? null : access)
   /** Everything of the access that the model's policies read (the user id only as "names a user or not"). */
   const accessKey = (access: UserAccess) =>
@@ -308,7 +318,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
       // model and data, for a caller whose access is the same gets the same answer.
       const asked = cacheKey([context.deployment.id, loaded.key, dataVersion, sql, maxRows, accessKey(context.access)])
       const answered = answers.get(asked)
-      if (answered) return counted(answered, 'hit', startedAt)
+      if (answered) return counted(fromCache(answered.result, answered.computedAt), 'hit', startedAt)
       const view = viewOf(loaded.model, context.access)
       let compiled: ReturnType<typeof compileQuery>
       try {
@@ -326,8 +336,8 @@ export function createSemanticService(options: SemanticServiceOptions) {
         return failed(error, use.cache)
       }
       const result: SqlResult = { schema, data: rows.data, totalRows: rows.totalRows }
-      answers.set(asked, result)
-      return counted(result, use.cache, startedAt)
+      answers.set(asked, { result, computedAt: rows.computedAt })
+      return counted(use.cache === 'hit' ? fromCache(result, rows.computedAt) : result, use.cache, startedAt)
     },
 
     /**
@@ -372,12 +382,18 @@ export function createSemanticService(options: SemanticServiceOptions) {
           const { source } = sourceOf(deployment, load(deployment))
           source.connect().then(
             () => logger.info('data source connected', { deploymentId: deployment.id, source: source.type }),
-            (error: Error & { reason?: string }) =>
-              logger.warn('data source unavailable at start; retried at the next query', {
-                deploymentId: deployment.id,
-                source: source.type,
-                error: redact(error.reason ?? error.message),
-              }),
+            (error: Error & { reason?: string; category?: string }) =>
+              error.category === 'invalid configuration'
+                ? logger.error('data source cannot be configured: its deployment answers 503 until it is mended', {
+                    deploymentId: deployment.id,
+                    source: source.type,
+                    error: redact(error.reason ?? error.message),
+                  })
+                : logger.warn('data source unavailable at start; retried at the next query', {
+                    deploymentId: deployment.id,
+                    source: source.type,
+                    error: redact(error.reason ?? error.message),
+                  }),
           )
         }
       }
@@ -388,37 +404,42 @@ export function createSemanticService(options: SemanticServiceOptions) {
      * Whether each deployment's data source answers now, for readiness reports (never throws): the configured ones,
      * then the SQLite files of the others (the model folder's `data.db` or the demo data).
      */
-    async sourceHealth(): Promise<Array<{ deploymentId: number; type: string } & SourceHealth>> {
+    async sourceHealth(): Promise<Array<{ deploymentId: number; type: string; ms: number } & SourceHealth>> {
+      // Side by side, each within the breaker's health limit: a hung source never delays the others' report.
+      const timed = async (deploymentId: number, type: string, check: () => Promise<SourceHealth>) => {
+        const startedAt = performance.now()
+        const health = await check()
+        return { deploymentId, type, ms: Math.round((performance.now() - startedAt) * 100) / 100, ...health }
+      }
       const configured = [...(options.dataSources ?? new Map<number, DataSourceConfig>()).entries()].map(
-        async ([deploymentId, config]) => {
-          const source = sources.get(`deployment:${deploymentId}`)
-          return {
-            deploymentId,
-            type: config.type,
-            ...(source ? await source.health() : ({ ok: false, error: 'not connected yet' } as const)),
-          }
+        ([deploymentId, config]) => {
+          const source = set.madeFor(deploymentId)
+          return timed(deploymentId, config.type, async () =>
+            source ? source.health() : { ok: false, error: 'not connected yet' },
+          )
         },
       )
-      const files = [...fileSources.entries()].map(async ([deploymentId, path]) => ({
-        deploymentId,
-        type: 'sqlite',
-        ...(await fileSource(path).health()),
-      }))
+      const files = [...fileSources.entries()].map(([deploymentId, path]) =>
+        timed(deploymentId, 'sqlite', () => set.file(path).health()),
+      )
       // A driver's message may name the connection URL: never shown.
       return (await Promise.all([...configured, ...files])).map((health) =>
         health.ok ? health : { ...health, error: redact(health.error) },
       )
     },
 
+    /** Queries waiting for their account's turn on a source, over every source. */
+    queriesWaiting(): number {
+      return set.waiting()
+    },
+
     /** The demo data file, generated on first use. */
     demoData,
 
     close(): void {
-      pool.close()
+      set.close()
       answers.clear()
       rowCache.clear()
-      for (const source of sources.values()) void source.close().catch(() => {})
-      sources.clear()
     },
   }
 }

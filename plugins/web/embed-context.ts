@@ -9,6 +9,7 @@ import type { MetaResult } from '../semantic/model'
 import type { SemanticService } from '../semantic/semantic-service'
 import type { EmbedContext } from './model'
 import { starterPlan, starterQuestions } from './starter-questions'
+import { creatorTenantOf } from './tenant-dashboards'
 
 /**
  * Spec 2.12: `showDashboardChat` is tri-state. A session that set it wins (`false` hides, `true` shows); a session
@@ -117,6 +118,7 @@ export function createEmbedContextReader(
       user: { displayName: profile?.displayName ?? null, picture: safePicture(profile?.picture ?? null) },
       settings: { showDashboardChat: effectiveShowDashboardChat(viewer.settings, account.showDashboardChat) },
       expiresAt: new Date(viewer.expiresAt * 1000).toISOString(),
+      creator: (await creatorTenantOf(storage, viewer)) !== undefined,
       starterQuestions: await starters(viewer, deployment),
     }
   }

@@ -10,7 +10,10 @@ import { MAX_ROUTE_LIMIT, type SqlResult } from '../semantic/model'
 import { titleOf } from '../semantic/semantic-model/semantic-model'
 import type { SemanticService } from '../semantic/semantic-service'
 import { applyControls, effectiveControls, type ViewerControls } from './dashboard-controls'
-import type { EmbedDashboard } from './model'
+import { currentWidgetQuery } from '../management/relative-period'
+import { toEmbedWidget } from './embed-widgets'
+import type { EmbedDashboard, EmbedWidgetData } from './model'
+import { creatorTenantOf } from './tenant-dashboards'
 
 /** Rows a widget draws at most; a download gets the semantic layer's route limit. */
 export const WIDGET_VIEW_ROWS = 1000
@@ -43,7 +46,9 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
       !dashboard ||
       !deployment ||
       dashboard.accountId !== viewer.accountId ||
-      dashboard.deploymentId !== viewer.deploymentId
+      dashboard.deploymentId !== viewer.deploymentId ||
+      // An embed tenant's dashboard is its sessions' only.
+      (dashboard.embedTenantId !== null && dashboard.embedTenantId !== viewer.embedTenantId)
     )
       throw new NotFoundError(`Dashboard ${publicId} not found`, 'DASHBOARD_NOT_FOUND')
     return { dashboard, deployment }
@@ -105,10 +110,15 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
     if (download && dashboard.restrictDataDownload)
       throw new ForbiddenError(`Data download is restricted on dashboard ${publicId}`, 'DATA_DOWNLOAD_RESTRICTED')
     const access = await callerAccess(viewer, undefined, users)
-    const query = controlledQuery(deployment, access, dashboard, widget, chosen)
+    // A relative period ends with the latest date this viewer may see, as the analyst counts it.
+    const current = await currentWidgetQuery(widget, async (member, cube) => {
+      const latest = await semantic.query({ deployment, access }, `SELECT MAX(${member}) FROM ${cube}`, 1)
+      return latest.data[0]?.[0] ?? undefined
+    })
+    const query = controlledQuery(deployment, access, dashboard, { ...widget, query: current.query }, chosen)
     const data = await semantic.query({ deployment, access }, query, download ? MAX_ROUTE_LIMIT : WIDGET_VIEW_ROWS)
     const columns = semantic.describe({ deployment, access }, query)
-    return { widget, data, columns, titles: columns.map((column) => column.title) }
+    return { widget, data, columns, titles: columns.map((column) => column.title), period: current.period }
   }
 
   return {
@@ -145,11 +155,16 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
           }
         }),
       )
+      const editable =
+        dashboard.embedTenantId !== null && (await creatorTenantOf(storage, viewer)) === dashboard.embedTenantId
       return {
         publicId,
         name: dashboard.name,
+        title: dashboard.name,
+        checksum: dashboard.checksum,
+        editable,
         restrictDataDownload: dashboard.restrictDataDownload,
-        widgets: dashboard.widgets.map((widget) => ({ id: widget.id, kind: widget.kind, title: widget.title })),
+        widgets: dashboard.widgets.map((widget, position) => toEmbedWidget(widget, position, editable)),
         filters,
         timeGrains: dashboard.timeGrains.map((grain) => ({
           member: grain.member,
@@ -172,9 +187,9 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
       publicId: string,
       widgetId: string,
       chosen: ViewerControls = {},
-    ): Promise<SqlResult & { titles: string[] }> {
-      const { data, titles } = await run(viewer, publicId, widgetId, chosen, false)
-      return { ...data, titles }
+    ): Promise<EmbedWidgetData> {
+      const { data, titles, period } = await run(viewer, publicId, widgetId, chosen, false)
+      return { ...data, titles, ...(period && { period }) }
     },
 
     /** A widget's whole result for download; 403 when the dashboard restricts data download (before any query). */

@@ -2,9 +2,8 @@ import { Elysia, t } from 'elysia'
 import type { Storage } from '../../db/client'
 import type { Logger } from '../../lib/logger'
 import { Value } from '@sinclair/typebox/value'
-import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../lib/errors'
+import { BadRequestError, NotFoundError, UnauthorizedError } from '../../lib/errors'
 import type { ViewerControls } from './dashboard-controls'
-import { readCredential } from '../auth/credentials'
 import type { Directory } from '../auth/directory'
 import type { ApiKeyAuthenticator, EmbedCaller, EmbedTokenVerifier } from '../auth/model'
 import type { UserProvisioner } from '../auth/user-access'
@@ -14,6 +13,8 @@ import { readableColumns } from './readable-columns'
 import { webAssets } from './assets'
 import { createEmbedContextReader } from './embed-context'
 import { createEmbedDashboards } from './embed-dashboards'
+import { embedViewerPlugin } from './embed-viewer'
+import { tenantDashboardRoutes } from './tenant-dashboard-routes'
 import {
   AssetParams,
   ChatPageQuery,
@@ -89,10 +90,11 @@ export interface WebDeps {
   users: UserProvisioner
   logger: Logger
   instanceId: string
+  clock: () => number
 }
 
 export function webPlugin(deps: WebDeps) {
-  const { storage, directory, embedTokens, authenticateApiKey } = deps
+  const { storage, directory } = deps
   const contextOf = createEmbedContextReader(storage, directory, deps.semantic, deps.users)
   const dashboards = createEmbedDashboards({ storage, directory, semantic: deps.semantic, users: deps.users })
   const pages = {
@@ -102,22 +104,6 @@ export function webPlugin(deps: WebDeps) {
     readme: renderPage('readme', webAssets),
   }
   const assets = serveableAssets()
-
-  /** Only an embed token names a viewer; a genuine API key is 403 here, a wrong one 401. */
-  async function embedViewer(headers: Record<string, string | undefined>): Promise<EmbedCaller> {
-    const credential = readCredential(headers)
-    if (!credential)
-      throw new UnauthorizedError(
-        'Missing credentials: send "Authorization: Embed-Token <token>"',
-        'MISSING_CREDENTIALS',
-      )
-    if (credential.scheme === 'embedToken') return embedTokens.verify(credential.value)
-    if (credential.scheme === 'apiKey') await authenticateApiKey(credential.value)
-    throw new ForbiddenError(
-      'This route takes an embed token (Authorization: Embed-Token <token>)',
-      'EMBED_TOKEN_REQUIRED',
-    )
-  }
 
   /** A widget's rows as JSON, or its whole result as a CSV download. */
   async function widgetResponse(
@@ -144,13 +130,8 @@ export function webPlugin(deps: WebDeps) {
   }
 
   return new Elysia({ name: 'web', seed: deps.instanceId })
-    .macro({
-      embedViewer: {
-        async resolve({ headers }) {
-          return { viewer: await embedViewer(headers) }
-        },
-      },
-    })
+    .use(embedViewerPlugin(deps))
+    .use(tenantDashboardRoutes(deps, dashboards))
     .get(
       '/',
       ({ set }) => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { resolveDataSources } from '../../db/bootstrap/data-sources'
 import { BootstrapError, loadBootstrapFile, parseBootstrapText } from '../../db/bootstrap/load'
 import type { BootstrapFile } from '../../db/bootstrap/model'
+import { configurationProblem } from '../../plugins/semantic/sources/create-data-source'
 import { checkModelFolder } from '../../plugins/semantic/semantic-model/check-folder'
 import { ModelError } from '../../plugins/semantic/errors'
 import { ConfigError, loadConfig } from '../../lib/config'
@@ -58,8 +59,12 @@ export const checkConfigCommand: CliCommand = {
         lines.push(
           `bootstrap file ${bootstrapFile}: ok (${file.accounts.length} account(s), ${deployments} deployment(s))`,
         )
-      for (const [id, source] of dataSources ?? [])
-        lines.push(`data source of deployment ${id}: ok (${source.type}, not connected)`)
+      for (const [id, source] of dataSources ?? []) {
+        // The driver's own checks of the URL, as the server meets them when it builds the source.
+        const problem = await configurationProblem(source)
+        if (problem) problems.push(`${dataSourcePath(file, id)}: ${problem}`)
+        else lines.push(`data source of deployment ${id}: ok (${source.type}, not connected)`)
+      }
     } else if (bootstrapFile) {
       // The file broke its schema: the data sources and model folders it names are checked all the same, as far as
       // it can be read (an unset `${NAME}` is named in this run, not after the schema error is mended).
@@ -87,6 +92,14 @@ export const checkConfigCommand: CliCommand = {
 
 /** The errors whose message names the problem (a variable, a path in the file, a model file and member). */
 const CHECK_ERRORS = [ConfigError, BootstrapError, ModelError]
+
+/** Where deployment `id`'s data source is in the file: `accounts[0].deployments[1].dataSource.url`. */
+function dataSourcePath(file: BootstrapFile, id: number): string {
+  for (const [accountIndex, account] of file.accounts.entries())
+    for (const [index, deployment] of (account.deployments ?? []).entries())
+      if (deployment.id === id) return `accounts[${accountIndex}].deployments[${index}].dataSource.url`
+  return `data source of deployment ${id}`
+}
 
 /** A bootstrap file's document without its schema check; undefined when it cannot be read or parsed. */
 function readLoosely(path: string): unknown {

@@ -55,7 +55,8 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; examp
     },
     504: {
       name: 'GatewayTimeout',
-      description: 'The query ran past the data source’s statement limit and was stopped.',
+      description:
+        'The query ran past the data source’s statement limit and was stopped, or the database did not answer within it (the message says which).',
       example: {
         error: 'Query stopped after the 30000 ms time limit: narrow it down (filters, fewer dimensions, a LIMIT)',
         code: 'QUERY_TIMEOUT',

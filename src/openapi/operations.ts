@@ -123,10 +123,27 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   // The session's deployment or account no longer exists while its token is still valid.
   'GET /api/v1/embed/session/context': { id: 'getEmbedSessionContext', errors: [404] },
   'GET /api/v1/embed/dashboards/{publicId}': { id: 'getEmbeddedDashboard' },
+  // Dashboards built from chat answers. DASHBOARD_CHANGED: a stale checksum.
+  'GET /api/v1/embed/dashboards': { id: 'listEmbedDashboards' },
+  'POST /api/v1/embed/dashboards': { id: 'createEmbedDashboard', examples: { request: { title: 'My sales' } } },
+  'POST /api/v1/embed/dashboards/{publicId}/widgets': {
+    id: 'pinAnswerWidget',
+    examples: { request: { chatId: 'c_9f2d', messageId: '1752998400000-message', chart: 'line' } },
+  },
+  'PATCH /api/v1/embed/dashboards/{publicId}/widgets/{widgetId}': {
+    id: 'updateEmbedWidget',
+    errors: [409],
+    examples: { request: { checksum: '5d41402abc4b2a76b9719d911017c592', size: 'wide', position: 0 } },
+  },
+  'DELETE /api/v1/embed/dashboards/{publicId}/widgets/{widgetId}': {
+    id: 'removeEmbedWidget',
+    noContent: true,
+    errors: [409],
+  },
   // The widget's query runs on the deployment's data source, as `runSemanticSql` does.
   'GET /api/v1/embed/dashboards/{publicId}/widgets/{widgetId}/data': {
     id: 'getEmbeddedWidgetData',
-    errors: [503, 504],
+    errors: [429, 503, 504],
   },
 
   'GET /api/v1/embed-tenants/{embedTenantName}/groups': { id: 'listEmbedTenantGroups' },
@@ -195,7 +212,7 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   // The widget's query runs on the deployment's data source, as `runSemanticSql` does.
   [`GET ${DEPLOYMENT}/dashboards/{dashboardId}/widgets/{widgetId}/data`]: {
     id: 'getDashboardWidgetData',
-    errors: [503, 504],
+    errors: [429, 503, 504],
   },
 
   [`GET ${DEPLOYMENT}/notifications`]: { id: 'listNotifications' },
@@ -242,8 +259,9 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   },
   [`POST ${DEPLOYMENT}/sql`]: {
     id: 'runSemanticSql',
-    // The deployment's data source does not answer; the query ran past the statement limit.
-    errors: [503, 504],
+    // Too many of the account's queries wait for the source; the deployment's data source does not answer (or its
+    // circuit is open); the query ran past the statement limit, or the database did not answer within it.
+    errors: [429, 503, 504],
     examples: {
       request: { query: 'SELECT customers.region, MEASURE(orders.count) FROM orders GROUP BY 1 ORDER BY 2 DESC' },
       responses: {

@@ -30,6 +30,7 @@ describe('runBench', () => {
         'analyst turn',
         'concurrency',
         'generate-session',
+        'noisy neighbour',
         'overload',
         'protocol turn',
         'rejoin fan-out',
@@ -64,6 +65,14 @@ describe('runBench', () => {
     for (const level of [1, 2])
       expect(byFigure(`server CPU per turn at concurrency ${level}`)?.note).not.toContain('failed')
     expect(byFigure('KB per open run at 6 runs')?.note).toStartWith('peak RSS')
+    // Where a turn on two nodes goes: it writes to Postgres (the answer's bytes) and runs Redis commands.
+    const perTurn = (figure: string) => byFigure(`${figure} per turn, two nodes`)?.value
+    if (!backingServersMissing() && postgresStorage) {
+      expect(perTurn('Postgres statements')).toBeGreaterThan(1)
+      expect(perTurn('bytes to Postgres')).toBeGreaterThan(0)
+      expect(perTurn('Redis commands (those scripts run included)')).toBeGreaterThan(0)
+      expect(byFigure('Postgres statements per turn, two nodes')?.note).toContain('INSERT INTO chat_messages')
+    }
     // Every overload turn was either admitted and completed or refused with 429, nothing else.
     const admitted = byFigure('turns admitted (200)')?.value
     const refused = byFigure('turns refused (429 TOO_MANY_RUNS)')?.value

@@ -8,6 +8,8 @@ export interface SqlResult {
   schema?: Array<{ name: string; column_type?: string }>
   data?: Array<Array<string | null>>
   totalRows?: number
+  /** Present when the answer came from the cache: when the database computed it. */
+  cached?: { computedAt: string }
   error?: string
 }
 

@@ -83,6 +83,21 @@ function summaryOfRanking(
  * query results and shown beside them.
  */
 export function writeAnswer(resolved: Resolved, index: MetaIndex, answers: Answered[]): string {
+  return `${answerText(resolved, index, answers)}${cacheNote(answers)}`
+}
+
+/**
+ * A line saying the numbers came from the cache, with when the oldest of them was computed (UTC): a question asked
+ * again within minutes is answered from there, also while the database is down, and the data may have moved since.
+ */
+function cacheNote(answers: Answered[]): string {
+  const times = answers.flatMap(({ result }) => (result.cached ? [Date.parse(result.cached.computedAt)] : []))
+  if (times.length === 0) return ''
+  const oldest = new Date(Math.min(...times)).toISOString().slice(0, 19).replace('T', ' ')
+  return `\n\n_Answered from the cache: computed at ${oldest} UTC._`
+}
+
+function answerText(resolved: Resolved, index: MetaIndex, answers: Answered[]): string {
   const { frame, periods } = resolved
   const title = `**${answerTitle(resolved)}**`
   const analysis = frame.analysis

@@ -4,6 +4,7 @@ import { planJoins, type JoinTree } from '../semantic-model/join-graph'
 import type { AggregateFunction } from '../query/query-ast'
 import { type ColumnType, type QueryPlan, type Resolved } from '../query/query-plan'
 import { normalizeTime } from '../query/query-planner'
+import { ruleValueFor } from '../query/value-range'
 import type { Cube, Dimension, Edge, Measure, SemanticModel } from '../semantic-model/semantic-model'
 import { renderTemplate } from '../semantic-model/templates'
 import type { Dialect, Parameter } from '../sources/dialects/dialect'
@@ -253,11 +254,18 @@ class Compiler {
     }
   }
 
+  /**
+   * A row-level security value as its member's type takes it. One that does not fit (a number from a security
+   * context where the member holds text) is refused here in our words, never left to each database to answer its own
+   * way. The member is not named: the caller may not see it.
+   */
   private ruleValue(member: Dimension, value: string | number | boolean): string {
-    if (member.type === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
-      return this.param(Number(value))
-    if (member.type === 'time' && typeof value === 'string') return this.param(normalizeTime(value) ?? value)
-    return this.param(value)
+    const fitted = ruleValueFor(member.type, value, normalizeTime)
+    if ('problem' in fitted)
+      fail(
+        `An access policy cannot compare a member with a value of the caller's access (userAttributes or securityContext): ${fitted.problem}`,
+      )
+    return this.param((fitted as { value: string | number | boolean }).value)
   }
 
   rowRule(rule: RowRule): string {

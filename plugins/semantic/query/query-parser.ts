@@ -93,7 +93,9 @@ const DATE_LITERAL_TYPES = new Set(['date', 'timestamp', 'datetime'])
 function literal(node: unknown): Literal | undefined {
   if (!isNode(node)) return undefined
   switch (node.type) {
-    case 'number': {
+    // The parser calls a number with many digits or an exponent (`1e308`, `99999999999999999999`) a bigint.
+    case 'number':
+    case 'bigint': {
       const value = Number(node.value)
       if (!Number.isFinite(value)) fail(`Number out of range: ${String(node.value)}`)
       return { type: 'literal', value, date: false }

@@ -4,6 +4,7 @@ import type { Expression, Literal, Reference, SelectStatement } from './query-as
 import { childrenOf, keyOf, type ColumnType, type PlannedColumn, type QueryPlan, type Resolved } from './query-plan'
 import { memberOf, type Cube, type Member, type SemanticModel, type View } from '../semantic-model/semantic-model'
 import { closest } from './suggest'
+import { DATE_RANGE, NUMBER_RANGE, numberInRange } from './value-range'
 
 type Clause = 'SELECT' | 'WHERE' | 'GROUP BY' | 'HAVING' | 'ORDER BY'
 type Source = { kind: 'cube'; cube: Cube } | { kind: 'view'; view: View }
@@ -26,6 +27,8 @@ export function normalizeTime(value: string): string | undefined {
   if (!match) return undefined
   const [, year, month, day, hour = '00', minute = '00', second = '00', fraction = ''] = match
   if (
+    // Year 0 (1 BC): Postgres refused it, the other sources compared it.
+    Number(year) < 1 ||
     Number(month) < 1 ||
     Number(month) > 12 ||
     Number(day) < 1 ||
@@ -155,21 +158,24 @@ class Planner {
       const time = normalizeTime(value)
       if (time === undefined)
         fail(
-          `${clause}: ${JSON.stringify(value)} is not a date; write dates like '2024-01-31' or '2024-01-31 12:00:00'`,
+          `${clause}: ${JSON.stringify(value)} is not a date (${DATE_RANGE}); write dates like '2024-01-31' or '2024-01-31 12:00:00'`,
         )
       return { kind: 'literal', value: time as string }
     }
     if (literal.date && typeof value === 'string') {
       const time = normalizeTime(value)
       return time === undefined
-        ? fail(`${clause}: ${JSON.stringify(value)} is not a date`)
+        ? fail(`${clause}: ${JSON.stringify(value)} is not a date (${DATE_RANGE})`)
         : { kind: 'literal', value: time }
     }
     if (against === 'number' && typeof value === 'string') {
       const number = Number(value)
       if (value.trim() === '' || !Number.isFinite(number)) fail(`${clause}: ${JSON.stringify(value)} is not a number`)
+      if (!numberInRange(number)) fail(`${clause}: ${JSON.stringify(value)} is out of range: ${NUMBER_RANGE}`)
       return { kind: 'literal', value: number }
     }
+    // Whatever it is compared with: a whole number past what every source binds alike answers differently on each.
+    if (typeof value === 'number' && !numberInRange(value)) fail(`${clause}: ${value} is out of range: ${NUMBER_RANGE}`)
     if (against === 'boolean' && typeof value === 'string' && /^(true|false)$/i.test(value))
       return { kind: 'literal', value: value.toLowerCase() === 'true' }
     if (against === 'boolean' && (value === 0 || value === 1)) return { kind: 'literal', value: value === 1 }

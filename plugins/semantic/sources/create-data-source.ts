@@ -1,6 +1,6 @@
-import type { DataSource, DataSourceConfig } from './data-source'
-import { createMysqlSource } from './mysql-source'
-import { createPostgresSource } from './postgres-source'
+import { redact, type DataSource, type DataSourceConfig } from './data-source'
+import { createMysqlSource, openMysqlClient } from './mysql-source'
+import { createPostgresSource, openPostgresClient } from './postgres-source'
 import type { QueryPool } from './query-pool'
 import { createSqliteSource } from './sqlite-source'
 
@@ -29,4 +29,22 @@ export function createDataSource(
       return createDuckdbSource(config, options.deploymentId)
     }
   }
+}
+
+/**
+ * What the driver refuses in a configuration (`sslmode=bogus`, say), found by building its client as the server
+ * builds it, without connecting; undefined when it takes it. Without URLs or passwords. Such a source does not stop
+ * the start (its deployment reports it unavailable), so `check-config` is where an operator hears of it first.
+ */
+export async function configurationProblem(config: DataSourceConfig): Promise<string | undefined> {
+  const open = config.type === 'postgres' ? openPostgresClient : config.type === 'mysql' ? openMysqlClient : undefined
+  if (!open) return undefined
+  let client: Bun.SQL
+  try {
+    client = open(config)
+  } catch (error) {
+    return redact((error as Error)?.message ?? String(error))
+  }
+  await client.close({ timeout: 0 }).catch(() => {})
+  return undefined
 }

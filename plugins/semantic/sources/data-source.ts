@@ -51,7 +51,11 @@ export class QueryExecutionError extends Error {}
 
 /** Removes anything shaped like a connection URL or a password setting from a driver's message. */
 export function redact(message: string): string {
-  return message
-    .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/gi, '<url>')
-    .replace(/(password|passwd|pwd)\s*[=:]\s*\S+/gi, '$1=<hidden>')
+  return (
+    message
+      .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s'"]+/gi, '<url>')
+      // A value ends at a space, a quote or a closing bracket. MySQL's "(using password: YES)" tells no secret and
+      // stays whole: cutting it left "(using password=" without its bracket.
+      .replace(/(password|passwd|pwd)\s*[=:]\s*(?!(?:YES|NO)\))[^\s'")\]},;]+/gi, '$1=<hidden>')
+  )
 }

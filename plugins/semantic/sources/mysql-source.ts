@@ -1,6 +1,7 @@
 import type { DataSource, DataSourceConfig } from './data-source'
 import { mysqlDialect } from './dialects/mysql-dialect'
 import { classifyServerError, serverSourceMethods, withDeadline } from './server-errors'
+import { unconfiguredSource } from './unconfigured-source'
 
 type Session = Awaited<ReturnType<Bun.SQL['reserve']>>
 
@@ -11,10 +12,12 @@ type Session = Awaited<ReturnType<Bun.SQL['reserve']>>
  * division with 30 digits, so `1.0 * a / b` rounds like the other sources.
  */
 export function createMysqlSource(config: DataSourceConfig, deploymentId?: number): DataSource {
-  const client = new Bun.SQL(
-    config.url as string,
-    { max: config.maxConnections, connectionTimeout: 5, idleTimeout: 60 } as Bun.SQL.Options,
-  )
+  let client: Bun.SQL
+  try {
+    client = openMysqlClient(config)
+  } catch (error) {
+    return unconfiguredSource('mysql', mysqlDialect, deploymentId, error)
+  }
   const idle: Session[] = []
   const waiting: Array<(session: Session) => void> = []
   let open = 0
@@ -79,6 +82,7 @@ export function createMysqlSource(config: DataSourceConfig, deploymentId?: numbe
         session.unsafe(sql, params).values() as Promise<unknown[][]>,
         config.queryTimeoutMs,
         () => (broken = true),
+        deploymentId,
       )) as unknown[][]
     } catch (error) {
       const classified = classifyServerError(error, deploymentId, config.queryTimeoutMs)
@@ -102,4 +106,12 @@ export function createMysqlSource(config: DataSourceConfig, deploymentId?: numbe
       await client.close({ timeout: 1 })
     },
   }
+}
+
+/** The client of a MySQL source, not connected yet; throws for a URL or setting the driver refuses, as Postgres's. */
+export function openMysqlClient(config: DataSourceConfig): Bun.SQL {
+  return new Bun.SQL(
+    config.url as string,
+    { max: config.maxConnections, connectionTimeout: 5, idleTimeout: 60 } as Bun.SQL.Options,
+  )
 }

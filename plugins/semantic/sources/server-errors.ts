@@ -44,17 +44,26 @@ export function classifyServerError(error: unknown, deploymentId: number | undef
     return new QueryExecutionError(redact(message))
   }
   if (/SYNTAX|INVALID_.*(PARAM|ARG)/i.test(code)) return new QueryExecutionError(redact(message))
+  // The connection's handshake got no reply in time: a server that accepts connections but does not answer.
+  if (/CONNECTION_TIMEOUT/i.test(code))
+    return new DataSourceUnavailableError(deploymentId, redact(message), 'no answer')
   // Connection refused, closed, timed out, TLS or authentication problems: all "cannot reach the source".
   return new DataSourceUnavailableError(deploymentId, redact(message))
 }
 
 /** Rejects with a timeout when the database itself has not stopped the statement shortly after its limit. */
-export function withDeadline<T>(work: Promise<T>, timeoutMs: number, onLate: () => void): Promise<T> {
+export function withDeadline<T>(
+  work: Promise<T>,
+  timeoutMs: number,
+  onLate: () => void,
+  deploymentId?: number,
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       onLate()
-      reject(new QueryTimeoutError(timeoutMs))
+      // The database's own limit would have stopped a slow statement by now and said so: it is not answering.
+      reject(new QueryTimeoutError(timeoutMs, 'no answer', deploymentId))
     }, timeoutMs + 2_000)
   })
   return Promise.race([work, late]).finally(() => clearTimeout(timer))

@@ -4,7 +4,7 @@ import { seriesOf, type ChartKind } from './chart-series'
 import { columnDecimals, columnTitle, formatCell, formatKpi, formatNumber, isNumericType } from './format'
 
 /** Widget data: a query result, with column titles from the model when the server resolved them. */
-export type TitledResult = SqlResult & { titles?: string[] }
+export type TitledResult = SqlResult & { titles?: string[]; period?: { label: string; from: string; to: string } }
 
 function NoData() {
   return <p class="widget-empty">No data to show.</p>

@@ -78,6 +78,11 @@ export class ChatController {
     this.transport = createTransport({ baseUrl: window.location.origin, embedToken: options.token, fetch: pageFetch })
   }
 
+  /** The thread's `chatId`, once the service gave one. */
+  get thread(): string | undefined {
+    return this.chatId
+  }
+
   onChange(listener: () => void): void {
     this.listener = listener
   }

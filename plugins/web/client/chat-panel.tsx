@@ -5,6 +5,7 @@ import { ChatController, type ChatNotice } from './chat-controller'
 import { queriesOf, turnsOf } from './chat-steps'
 import { AnswerItem, QuestionItem, StepsSummary } from './chat-turn'
 import type { EmbedSession, ReadySession } from './embed-session'
+import { PinAnswer } from './pin-answer'
 
 /**
  * The chat: the thread as a live log (deltas as they arrive, tool calls with their SQL and results, the final
@@ -105,15 +106,29 @@ export function ChatPanel({
         />,
       )
     }
-    if (turn.answer)
+    if (turn.answer) {
+      // A creator may keep an answer that drew from a query as a dashboard widget.
+      const pinnable =
+        context.creator && controller.thread && queriesOf(turn.steps).some((query) => query.result && !query.error)
       items.push(
         <AnswerItem
           key={turn.answer.id}
           answer={turn.answer}
           steps={turn.steps}
           isLatest={turn.answer === latestAnswer}
+          actions={
+            pinnable && (
+              <PinAnswer
+                token={token}
+                chatId={controller.thread!}
+                messageId={turn.answer.id}
+                onSessionError={(error) => session.report(error)}
+              />
+            )
+          }
         />,
       )
+    }
   }
   for (const rest of notices) items.push(notice(rest))
   const answering = view.streaming && !view.restoring

@@ -100,10 +100,13 @@ export function AnswerItem({
   answer,
   steps,
   isLatest,
+  actions,
 }: {
   answer: ChatMessage
   steps: ChatMessage[]
   isLatest: boolean
+  /** What may be done with a finished answer ("Add to dashboard"). */
+  actions?: ComponentChildren
 }) {
   const figure = answer.isInProcess ? undefined : figureOf(answer, steps)
   return (
@@ -121,6 +124,7 @@ export function AnswerItem({
       )}
       {figure && <AnswerFigure series={figure.series} table={figure.table} title={figure.title} />}
       {answer.interrupted && <p class="msg-flag">This answer was interrupted.</p>}
+      {!answer.isInProcess && actions}
     </li>
   )
 }

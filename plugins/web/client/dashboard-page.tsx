@@ -2,8 +2,10 @@ import { useEffect, useState } from 'preact/hooks'
 import type { EmbedDashboard } from '../model'
 import { describeError, PlatformApiError, requestJson } from './api'
 import type { ViewerControls } from '../dashboard-controls'
+import { DASHBOARD_CHANGED_EVENT } from './dashboard-api'
 import { DashboardChat } from './dashboard-chat'
 import { DashboardControls } from './dashboard-controls'
+import { DashboardEditor } from './dashboard-editor'
 import type { EmbedSession, ReadySession } from './embed-session'
 import { Loading, ProblemView } from './problem-view'
 import { useSessionState } from './use-session'
@@ -25,6 +27,15 @@ function Dashboard({ session, ready }: { session: EmbedSession; ready: ReadySess
   const [loaded, setLoaded] = useState<Loaded>({ status: 'loading' })
   const [controls, setControls] = useState<ViewerControls>({})
   const hasControls = Object.keys(controls).length > 0
+  // Read again when an answer is pinned to this dashboard from its chat panel.
+  const [version, setVersion] = useState(0)
+  useEffect(() => {
+    const onChanged = (event: Event) => {
+      if ((event as CustomEvent<{ publicId: string }>).detail?.publicId === publicId) setVersion((value) => value + 1)
+    }
+    window.addEventListener(DASHBOARD_CHANGED_EVENT, onChanged)
+    return () => window.removeEventListener(DASHBOARD_CHANGED_EVENT, onChanged)
+  }, [publicId])
 
   useEffect(() => {
     let live = true
@@ -47,7 +58,7 @@ function Dashboard({ session, ready }: { session: EmbedSession; ready: ReadySess
     return () => {
       live = false
     }
-  }, [publicId, ready.token])
+  }, [publicId, ready.token, version])
 
   if (loaded.status === 'loading') return <Loading label="Loading dashboard…" />
   if (loaded.status === 'failed')
@@ -64,20 +75,30 @@ function Dashboard({ session, ready }: { session: EmbedSession; ready: ReadySess
         </div>
       </header>
       <DashboardControls dashboard={dashboard} controls={controls} onChange={setControls} />
-      <main class="widget-grid">
-        {dashboard.widgets.length === 0 && <p class="widget-empty">This dashboard has no widgets yet.</p>}
-        {dashboard.widgets.map((widget) => (
-          <WidgetCard
-            key={widget.id}
-            widget={widget}
-            publicId={publicId}
-            token={ready.token}
-            session={session}
-            allowDownload={!dashboard.restrictDataDownload}
-            controls={hasControls ? JSON.stringify(controls) : ''}
-          />
-        ))}
-      </main>
+      {dashboard.editable ? (
+        <DashboardEditor
+          dashboard={dashboard}
+          publicId={publicId}
+          token={ready.token}
+          session={session}
+          controls={hasControls ? JSON.stringify(controls) : ''}
+        />
+      ) : (
+        <main class="widget-grid">
+          {dashboard.widgets.length === 0 && <p class="widget-empty">This dashboard has no widgets yet.</p>}
+          {dashboard.widgets.map((widget) => (
+            <WidgetCard
+              key={widget.id}
+              widget={widget}
+              publicId={publicId}
+              token={ready.token}
+              session={session}
+              allowDownload={!dashboard.restrictDataDownload}
+              controls={hasControls ? JSON.stringify(controls) : ''}
+            />
+          ))}
+        </main>
+      )}
     </div>
   )
 }

@@ -82,6 +82,10 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
   const [dashboardId, setDashboardId] = useState('')
   const [frame, setFrame] = useState<string>()
   const [error, setError] = useState<string>()
+  const [tenant, setTenant] = useState('')
+  const [creator, setCreator] = useState(false)
+  // The list is read again at each opening: a creator in the frame may have made a dashboard meanwhile.
+  const [listed, setListed] = useState(0)
 
   useEffect(() => {
     setDashboards([])
@@ -92,13 +96,27 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
       (page) => {
         const published = page.items.filter((item) => item.publicId)
         setDashboards(published)
-        setDashboardId(published[0]?.publicId ?? '')
+        setDashboardId((current) =>
+          published.some((item) => item.publicId === current) ? current : (published[0]?.publicId ?? ''),
+        )
       },
       () => setDashboards([]),
     )
-  }, [apiKey, deploymentId])
+  }, [apiKey, deploymentId, listed])
 
-  const body = { deploymentId, externalId, userAttributes: parseAttributes(attributes) }
+  const userAttributes = parseAttributes(attributes)
+  const body = {
+    deploymentId,
+    externalId,
+    userAttributes,
+    ...(tenant.trim() && { embedTenantName: tenant.trim() }),
+    // A creator's attributes are the tenant's own: the preview defines the ones it sends there, as text.
+    ...(creator &&
+      tenant.trim() && {
+        creatorMode: true,
+        userAttributeDefinitions: userAttributes.map((attribute) => ({ name: attribute.name, type: 'string' })),
+      }),
+  }
   const curl = [
     `curl -X POST ${window.location.origin}/api/v1/embed/generate-session`,
     `  -H "Authorization: Api-Key $API_KEY"`,
@@ -120,6 +138,7 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
         method: 'POST',
         body,
       })
+      setListed((count) => count + 1)
       const themeParam = theme === 'auto' ? '' : `&theme=${theme}`
       setFrame(
         view === 'chat'
@@ -166,6 +185,21 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
             stored one)
           </span>
           <textarea rows={2} value={attributes} onInput={(event) => setAttributes(event.currentTarget.value)} />
+        </label>
+        <label>
+          <span>
+            Embed tenant (optional; the demo has <code>demo-tenant</code>)
+          </span>
+          <input value={tenant} maxLength={36} onInput={(event) => setTenant(event.currentTarget.value)} />
+        </label>
+        <label class="inline">
+          <input
+            type="checkbox"
+            checked={creator}
+            onChange={(event) => setCreator(event.currentTarget.checked)}
+            disabled={tenant.trim() === ''}
+          />{' '}
+          Creator mode: may add chat answers to the tenant's dashboards and arrange them
         </label>
         <fieldset>
           <legend>Open</legend>

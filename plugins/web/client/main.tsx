@@ -8,6 +8,7 @@ import './styles/base.css'
 import './styles/dashboard.css'
 import './styles/chat.css'
 import './styles/home.css'
+import './styles/answer-dashboards.css'
 
 /** `?theme=dark` or `?theme=light` overrides the system's colour scheme (the host app knows its own theme). */
 const theme = new URLSearchParams(window.location.search).get('theme')

@@ -1,3 +1,4 @@
+import type { ComponentChildren, HTMLAttributes } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import type { EmbedWidget } from '../model'
 import { describeError, NetworkError, request, requestIdOf, requestJson } from './api'
@@ -54,6 +55,10 @@ export function WidgetCard(props: {
   session: EmbedSession
   allowDownload: boolean
   controls: string
+  /** A creator's controls for the widget (rename, chart, size, move, remove), under its header. */
+  tools?: ComponentChildren
+  /** What makes the widget movable: focus, arrow keys, dragging. */
+  editing?: HTMLAttributes<HTMLElement>
 }) {
   const { widget, publicId, token, session, allowDownload, controls } = props
   const [state, setState] = useState<WidgetState>({ status: 'loading' })
@@ -89,7 +94,8 @@ export function WidgetCard(props: {
 
   return (
     <section
-      class={`widget widget-${widget.kind}`}
+      {...props.editing}
+      class={`widget widget-${widget.kind}${widget.size ? ` widget-size-${widget.size}` : ''}`}
       aria-labelledby={headingId}
       aria-busy={state.status === 'loading'}
       data-widget={widget.id}
@@ -109,6 +115,12 @@ export function WidgetCard(props: {
           </button>
         )}
       </header>
+      {widget.period && state.status === 'ready' && state.result.period && (
+        <p class="widget-period">
+          {state.result.period.from} to {state.result.period.to}
+        </p>
+      )}
+      {props.tools}
       {state.status === 'loading' && <p class="widget-loading">Loading…</p>}
       {state.status === 'failed' && (
         <div class="widget-error" role="alert">

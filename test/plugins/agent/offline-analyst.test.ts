@@ -226,6 +226,15 @@ describe('the offline analyst', () => {
     })
   }
 
+  it('says when an answer came from the cache, with the time it was computed', async () => {
+    const question = 'How many orders were returned in 2022?'
+    const first = finalAnswer(mergeLines(await ask(question)))?.content ?? ''
+    expect(first).not.toContain('from the cache')
+    const again = finalAnswer(mergeLines(await ask(question)))?.content ?? ''
+    expect(again).toMatch(/\n\n_Answered from the cache: computed at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\._$/)
+    expect(again.split('\n\n_Answered')[0]).toBe(first)
+  })
+
   it('says plainly when it cannot map a question, listing what it can answer', async () => {
     const answer = finalAnswer(mergeLines(await ask('What will the weather be tomorrow?')))?.content ?? ''
     expect(answer).toStartWith('I could not map that question to the data')

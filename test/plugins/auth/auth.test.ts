@@ -220,14 +220,20 @@ describe('authPlugin chat access', () => {
     }
   })
 
-  it('returns 403 for a genuine token of another deployment and 401 for a forged one', async () => {
+  it('returns 403 for a genuine token of another deployment of the account and 401 for a forged one', async () => {
     test = createTestApp()
     const get = probe(test)
-    const foreign = await serviceToken(tokenSecrets.deployment3, { sub: 'u1', scope: ['chat'], deploymentId: 3 })
-    const response = await get(chat2, { 'x-service-auth-token': foreign })
+    const sibling = await serviceToken(tokenSecrets.deployment1, { sub: 'u1', scope: ['chat'], deploymentId: 1 })
+    const response = await get(chat2, { 'x-service-auth-token': sibling })
     expect(response).toEqual({
       status: 403,
       body: { error: 'Token was issued for another deployment', code: 'TOKEN_WRONG_DEPLOYMENT' },
+    })
+    // Genuine for another account's deployment: this account's agents tell nothing about it.
+    const foreign = await serviceToken(tokenSecrets.deployment3, { sub: 'u1', scope: ['chat'], deploymentId: 3 })
+    expect(await get(chat2, { 'x-service-auth-token': foreign })).toEqual({
+      status: 401,
+      body: { error: 'Invalid token', code: 'INVALID_TOKEN' },
     })
     const forged = await serviceToken('not-the-secret-at-all-0123', { sub: 'u1', scope: ['chat'], deploymentId: 3 })
     expect((await get(chat2, { 'x-service-auth-token': forged })).status).toBe(401)
@@ -245,6 +251,29 @@ describe('authPlugin chat access', () => {
       deploymentId: 1,
     })
     expect((await get(chat2, { 'x-service-auth-token': sameSecretOtherClaim })).status).toBe(403)
+  })
+
+  it('returns 401 for a deploymentId claim that is not a number, whichever deployment it names', async () => {
+    test = createTestApp()
+    const get = probe(test)
+    const cases = [
+      [tokenSecrets.deployment2, '2'],
+      [tokenSecrets.deployment2, 2.5],
+      [tokenSecrets.deployment2, null],
+      [tokenSecrets.deployment1, '1'],
+      [tokenSecrets.deployment3, '3'],
+    ] as const
+    for (const [secret, deploymentId] of cases) {
+      const token = await serviceToken(secret, { sub: 'u1', scope: ['chat'], deploymentId } as never)
+      const response = await get(chat2, { 'x-service-auth-token': token })
+      expect({ deploymentId, status: response.status, code: response.body.code }).toEqual({
+        deploymentId,
+        status: 401,
+        code: 'INVALID_TOKEN',
+      })
+    }
+    const numeric = await serviceToken(tokenSecrets.deployment2, { sub: 'u1', scope: ['chat'], deploymentId: 2 })
+    expect((await get(chat2, { 'x-service-auth-token': numeric })).status).toBe(200)
   })
 
   it('returns 404 for an unknown account or agent and 403 for a key of another account', async () => {

@@ -4,7 +4,7 @@ import { Metrics } from '../../../lib/metrics'
 import type { AgentInfo, DeploymentInfo } from '../../../plugins/auth/directory'
 import { createChatService, type ChatParticipant, type ChatService } from '../../../plugins/chat/chat-service'
 import { ndjsonStream } from '../../../plugins/chat/run-readers'
-import { MemoryRunRegistry, type Run, type RunStart } from '../../../plugins/chat/run-registry'
+import { LEASE_LOST_MESSAGE, MemoryRunRegistry, type Run, type RunStart } from '../../../plugins/chat/run-registry'
 import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
 import type { ThreadStore } from '../../../plugins/chat/thread-store'
 import { lineReader, messageId, type Line } from '../../helpers/chat'
@@ -213,6 +213,83 @@ function chatTurnStorage(name: string, open: () => Promise<ThreadStoreHarness>) 
       } finally {
         recovery.open()
         await waiting.shutdown(5000)
+      }
+    })
+
+    it('stops a run another node took over: its client gets one error line, the thread stays as that node left it', async () => {
+      const held = gate()
+      const node = createChatService({
+        store: harness.store(),
+        registry: new MemoryRunRegistry(),
+        agents: () =>
+          createScriptedAgent(() => ({
+            steps: [{ kind: 'text', chunks: ['Half ', 'and the rest'], hold: { after: 1, until: held.promise } }],
+          })),
+        logger: createLogger('silent'),
+        metrics: new Metrics(),
+        clock: Date.now,
+      })
+      try {
+        const source = await node.open({ input: 'A slow one', messageId: messageId(50) }, participant)
+        const reader = lineReader(new Response(ndjsonStream(source, 10_000)))
+        const head: Line[] = []
+        for (let line = await reader.next(); line; line = await reader.next()) {
+          head.push(line)
+          if (line.isDelta && line.content === 'Half ') break
+        }
+        const chatId = head[0].state!.chatId!
+        const runId = (await harness.runningRunOf(chatId))!
+        // Its node went quiet past its lease: another node marks the run interrupted.
+        expect(await harness.interrupt(runId, Date.now())).toBe(true)
+        const leftBy = await store.messages(chatId, false)
+        expect(leftBy[1]).toMatchObject({ content: 'Half ', interrupted: true })
+        const runLeft = await harness.run(runId)
+
+        // It wakes and streams on: its next save is refused, and it stops there.
+        held.open()
+        expect(await reader.rest()).toEqual([{ error: LEASE_LOST_MESSAGE }])
+        await store.flushWrites()
+        expect(await store.messages(chatId, false)).toEqual(leftBy)
+        expect(await harness.run(runId)).toEqual(runLeft)
+      } finally {
+        held.open()
+        await node.shutdown(5000)
+      }
+    })
+
+    it('tells the client of a run it aborted why, when another node ended that run in its place', async () => {
+      const held = gate()
+      const node = createChatService({
+        store: harness.store(),
+        registry: new MemoryRunRegistry(),
+        agents: () =>
+          createScriptedAgent(() => ({
+            steps: [{ kind: 'text', chunks: ['Half ', 'and the rest'], hold: { after: 1, until: held.promise } }],
+          })),
+        logger: createLogger('silent'),
+        metrics: new Metrics(),
+        clock: Date.now,
+      })
+      try {
+        const source = await node.open({ input: 'Stop this one', messageId: messageId(51) }, participant)
+        const reader = lineReader(new Response(ndjsonStream(source, 10_000)))
+        let chatId = ''
+        for (let line = await reader.next(); line; line = await reader.next()) {
+          chatId ||= line.state?.chatId ?? ''
+          if (line.isDelta && line.content === 'Half ') break
+        }
+        const runId = (await harness.runningRunOf(chatId))!
+        // The node did not answer the abort in time: another node ended the run as aborted in its place.
+        expect(await harness.interrupt(runId, Date.now(), { error: 'Run aborted', status: 'aborted' })).toBe(true)
+        const leftBy = await store.messages(chatId, false)
+        source.run!.abort('Run aborted')
+        expect(await reader.rest()).toEqual([{ error: 'Run aborted' }])
+        await store.flushWrites()
+        expect(await store.messages(chatId, false)).toEqual(leftBy)
+        expect(await harness.run(runId)).toMatchObject({ status: 'aborted', error: 'Run aborted' })
+      } finally {
+        held.open()
+        await node.shutdown(5000)
       }
     })
 

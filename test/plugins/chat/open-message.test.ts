@@ -10,18 +10,26 @@ function manualStorage() {
   let queue: Array<{ work: () => unknown; resolve(value: unknown): void; reject(error: unknown): void }> = []
   let failNext = false
   let unreachable = false
+  /** The lease epoch of each thread, as storage holds it (1 unless a test moves it on). */
+  const epochs = new Map<string, number>()
   const storage: MessageStorage = {
     saveMessages: (take) =>
-      new Promise<void>((resolve, reject) => {
+      new Promise<ReadonlySet<string>>((resolve, reject) => {
         const work = () => {
           // A database that cannot be reached fails the commit before its writes are taken.
           if (unreachable) throw new Error('connection refused')
           const saves = take()
           if (failNext) throw new Error('disk full')
+          const refused = new Set<string>()
           for (const message of saves) {
+            if ((epochs.get(message.threadId) ?? 1) !== message.epoch) {
+              refused.add(message.threadId)
+              continue
+            }
             const row = rows.get(message.id)
             rows.set(message.id, { content: (row?.content ?? '') + message.content, status: message.status })
           }
+          return refused
         }
         queue.push({ work, resolve: resolve as never, reject })
       }),
@@ -30,6 +38,8 @@ function manualStorage() {
     storage,
     rows,
     failNextCommit: () => void (failNext = true),
+    /** Another node takes the thread over: its lease epoch moves on. */
+    takeOver: (threadId: string) => void epochs.set(threadId, (epochs.get(threadId) ?? 1) + 1),
     setUnreachable: (value: boolean) => void (unreachable = value),
     async commit() {
       const items = queue
@@ -47,17 +57,18 @@ function manualStorage() {
   }
 }
 
-const newRun = () => new Run({ chatId: 'c', messageId: '1700000000000-message', userId: 1, agentId: 1, threadId: 'c' })
+const newRun = (threadId = 'c') =>
+  new Run({ chatId: threadId, messageId: '1700000000000-message', userId: 1, agentId: 1, threadId })
 const line = (content: string) =>
   encodeLine({ id: 'a', role: 'assistant', content, isDelta: true, isInProcess: true, sort: 2 })
-const newMessage = () => new OpenMessage('c', 'r', 'a', 2, ['final'], undefined, 0)
+const newMessage = (run = newRun(), id = 'a') => new OpenMessage(run, 'r', 1, id, 2, ['final'], undefined, 0)
 
 describe('OpenMessages', () => {
   it('tells a run waiting for its save that it failed when the database cannot be reached at all', async () => {
     const { storage, rows, commit, setUnreachable } = manualStorage()
     const messages = new OpenMessages(storage, () => 0, createLogger('silent'))
     const run = newRun()
-    const message = newMessage()
+    const message = newMessage(run)
     message.appendText('Alpha ')
     messages.append(run, message, line('Alpha '))
     setUnreachable(true)
@@ -79,7 +90,7 @@ describe('OpenMessages', () => {
     const { storage, rows, commit } = manualStorage()
     const messages = new OpenMessages(storage, () => 0, createLogger('silent'))
     const run = newRun()
-    const message = newMessage()
+    const message = newMessage(run)
     for (const delta of ['Alpha ', 'beta ']) {
       message.appendText(delta)
       messages.append(run, message, line(delta))
@@ -101,7 +112,7 @@ describe('OpenMessages', () => {
     const { storage, rows, commit, failNextCommit } = manualStorage()
     const messages = new OpenMessages(storage, () => 0, createLogger('silent'))
     const run = newRun()
-    const message = newMessage()
+    const message = newMessage(run)
     message.appendText('Alpha ')
     messages.append(run, message, line('Alpha '))
     await commit()
@@ -125,7 +136,7 @@ describe('OpenMessages', () => {
     const { storage, commit, failNextCommit } = manualStorage()
     const messages = new OpenMessages(storage, () => 0, createLogger('silent'))
     const run = newRun()
-    const message = newMessage()
+    const message = newMessage(run)
     expect(await messages.whenSaved(run)).toBe(true)
     message.appendText('Alpha ')
     messages.append(run, message, line('Alpha '))
@@ -144,6 +155,46 @@ describe('OpenMessages', () => {
     run.discardUnpublished()
     expect(run.lines).toHaveLength(1)
     expect(run.published).toBe(1)
+    messages.close()
+  })
+
+  it('stops a run whose save storage refused: its lines of that save are never sent, and nothing more is written', async () => {
+    const { storage, rows, commit, takeOver } = manualStorage()
+    const messages = new OpenMessages(storage, () => 0, createLogger('silent'))
+    const run = newRun('c')
+    const bystander = newRun('other')
+    const message = newMessage(run)
+    const other = newMessage(bystander, 'b')
+    message.appendText('Alpha ')
+    messages.append(run, message, line('Alpha '))
+    await commit()
+    expect(run.published).toBe(1)
+
+    // Another node takes the thread over; the run's next save is refused, the bystander's in the same one is not.
+    takeOver('c')
+    message.appendText('beta')
+    messages.append(run, message, line('beta'))
+    other.appendText('Kept')
+    messages.append(bystander, other, line('Kept'))
+    const saved = messages.whenSaved(run)
+    await commit()
+    expect(await saved).toBe(false)
+    expect(run.fenced).toBeDefined()
+    expect(run.signal.aborted).toBe(true)
+    expect(run.lines).toHaveLength(1)
+    expect(run.published).toBe(1)
+    expect(rows.get('a')?.content).toBe('Alpha ')
+    expect(bystander.published).toBe(1)
+    expect(rows.get('b')?.content).toBe('Kept')
+
+    // Whatever the run still stages is neither saved nor sent.
+    message.appendText('gamma')
+    messages.append(run, message, line('gamma'))
+    messages.touch(other)
+    await commit()
+    expect(run.published).toBe(1)
+    expect(rows.get('a')?.content).toBe('Alpha ')
+    expect(await messages.whenSaved(run)).toBe(false)
     messages.close()
   })
 })

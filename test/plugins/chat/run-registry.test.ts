@@ -77,6 +77,32 @@ else {
       }
     })
 
+    it('fences a run whose lease another node took: it stops, and sends nothing more to its log', async () => {
+      const { nodes, url, prefix, close } = await redisNodes(2, 300)
+      const [a, b] = nodes
+      const redis = new Bun.RedisClient(url)
+      const log = (runId: string) => `${prefix}log:${runId}`
+      try {
+        const key = newRun()
+        const run = (await a.start(key))!
+        run.append(encodedLine('{"id":"m","content":"one"}'))
+        void readRun((await b.forChat(key.chatId))!)
+        await settle(async () => (await redis.send('XLEN', [log(key.runId)])) === 1)
+        // Another node takes the lease, as its sweep does once the lease has run out.
+        await redis.send('ZREMRANGEBYSCORE', [`${prefix}runs`, '-inf', '+inf'])
+        await settle(async () => run.fenced !== undefined)
+        expect(run.signal.aborted).toBe(true)
+        // Its own error line is for its own readers: neither it nor the end goes to the log that node ends.
+        run.append(encodeLine(errorLine(run.fenced!)))
+        a.end(run)
+        await Bun.sleep(200)
+        expect(await redis.send('XLEN', [log(key.runId)])).toBe(1)
+      } finally {
+        redis.close()
+        await close()
+      }
+    })
+
     it('writes nothing of a run to Redis until a reader on another node wants it, then every line from the first', async () => {
       const { nodes, url, prefix, close } = await redisNodes(2)
       const [a, b] = nodes

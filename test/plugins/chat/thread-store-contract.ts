@@ -48,6 +48,8 @@ export function threadStoreContract(name: string, open: () => Promise<ThreadStor
       runId: started.runId,
       createdAt: now,
       updatedAt: now,
+      // A new thread's first run has lease epoch 1.
+      epoch: 1,
       ...overrides,
     })
 
@@ -70,7 +72,7 @@ export function threadStoreContract(name: string, open: () => Promise<ThreadStor
       await store.saveMessages(() => [
         answer(first, { id: 'a1', content: 'Forty.', status: 'complete', thinking: 'counting' }),
       ])
-      await store.endRun(first.runId, 'completed', undefined)
+      await store.endRun(first.runId, 1, 'completed', undefined)
       const second = turn({ thread: first.thread, isNewThread: false, input: 'And the week before?' })
       const started = await store.startTurn(second)
       expect(started.history.map((message) => [message.role, message.sort, message.content])).toEqual([
@@ -80,8 +82,9 @@ export function threadStoreContract(name: string, open: () => Promise<ThreadStor
       expect(started.history[1].thinking).toBeUndefined()
       expect(started.userMessage.sort).toBe(3)
       expect(started.nextSort).toBe(4)
+      expect(started.epoch).toBe(2)
       const third = turn({ thread: first.thread, isNewThread: false, devMode: true })
-      await store.endRun(second.runId, 'completed', undefined)
+      expect(await store.endRun(second.runId, started.epoch, 'completed', undefined)).toBe(true)
       expect((await store.startTurn(third)).history[1].thinking).toBe('counting')
     })
 
@@ -139,7 +142,7 @@ export function threadStoreContract(name: string, open: () => Promise<ThreadStor
         const started = turn()
         await store.startTurn(started)
         now += 1000
-        await store.endRun(started.runId, outcome, error)
+        expect(await store.endRun(started.runId, 1, outcome, error)).toBe(true)
         expect(await harness.run(started.runId)).toEqual({ status: outcome, error: error ?? null, endedAt: now })
       }
     })
@@ -157,7 +160,7 @@ export function threadStoreContract(name: string, open: () => Promise<ThreadStor
           taken++
           return [answer(first, { id: 'saved-once', content: 'Once.' })]
         }),
-        store.endRun(first.runId, 'completed', undefined),
+        store.endRun(first.runId, 1, 'completed', undefined),
       ]
       expect(duplicate).rejects.toThrow()
       await duplicate.catch(() => undefined)
@@ -197,7 +200,7 @@ export function threadStoreContract(name: string, open: () => Promise<ThreadStor
       const finished = turn()
       await store.startTurn(finished)
       await store.saveMessages(() => [answer(finished, { id: 'whole', content: 'Done.', status: 'complete' })])
-      await store.endRun(finished.runId, 'completed', undefined)
+      await store.endRun(finished.runId, 1, 'completed', undefined)
 
       now += 5000
       expect(await harness.store(clock).recoverInterruptedRuns()).toBeGreaterThanOrEqual(2)
@@ -215,6 +218,75 @@ export function threadStoreContract(name: string, open: () => Promise<ThreadStor
       expect((await store.messages(finished.thread.id, false))[1].interrupted).toBeUndefined()
       expect((await harness.run(finished.runId))?.status).toBe('completed')
       expect(await harness.store(clock).recoverInterruptedRuns()).toBe(0)
+    })
+
+    it('refuses the writes of a run another node interrupted in its place: the thread stays as that node left it', async () => {
+      const cut = turn()
+      const started = await store.startTurn(cut)
+      expect(started.epoch).toBe(1)
+      await store.saveMessages(() => [answer(cut, { id: 'half', content: 'Half an answ' })])
+      const bystander = turn()
+      await store.startTurn(bystander)
+
+      // The owner stopped renewing its lease: another node marks its run interrupted.
+      now += 1000
+      expect(await harness.interrupt(cut.runId, now)).toBe(true)
+      const leftBy = await store.messages(cut.thread.id, false)
+      const runLeft = await harness.run(cut.runId)
+      expect(runLeft).toMatchObject({ status: 'interrupted', endedAt: now })
+
+      // The owner wakes: its saves of that thread, appends and new messages alike, are refused; another run's in the
+      // same commit are written.
+      now += 1000
+      const refused = await store.saveMessages(() => [
+        answer(cut, { id: 'half', content: 'er.', status: 'complete' }),
+        answer(cut, { id: 'next', sort: 3, content: 'More.', status: 'complete' }),
+        answer(bystander, { id: 'kept', content: 'Kept.' }),
+      ])
+      expect([...refused]).toEqual([cut.thread.id])
+      expect(await store.endRun(cut.runId, started.epoch, 'aborted', 'Run aborted')).toBe(false)
+      expect(await store.messages(cut.thread.id, false)).toEqual(leftBy)
+      expect(leftBy[1]).toMatchObject({ content: 'Half an answ', interrupted: true })
+      expect(await harness.run(cut.runId)).toEqual(runLeft)
+      expect((await store.messages(bystander.thread.id, false))[1].content).toBe('Kept.')
+      expect(await store.endRun(bystander.runId, 1, 'completed', undefined)).toBe(true)
+      // Interrupting it again changes nothing: it has ended.
+      expect(await harness.interrupt(cut.runId, now)).toBe(false)
+    })
+
+    it("refuses the writes of a run once a later turn started on its thread, and takes the later run's", async () => {
+      const earlier = turn()
+      await store.startTurn(earlier)
+      const later = turn({ thread: earlier.thread, isNewThread: false, input: 'And now?' })
+      const started = await store.startTurn(later)
+      expect(started.epoch).toBe(2)
+      expect(await store.saveMessages(() => [answer(earlier, { id: 'stale', sort: 3 })])).toEqual(
+        new Set([earlier.thread.id]),
+      )
+      expect(await store.endRun(earlier.runId, 1, 'completed', undefined)).toBe(false)
+      expect(await harness.run(earlier.runId)).toMatchObject({ status: 'running' })
+      const saved = await store.saveMessages(() => [
+        answer(later, { id: 'fresh', sort: 3, content: 'Now.', status: 'complete', epoch: started.epoch }),
+      ])
+      expect(saved.size).toBe(0)
+      expect(await store.endRun(later.runId, started.epoch, 'completed', undefined)).toBe(true)
+      expect((await store.messages(earlier.thread.id, false)).map((message) => message.id)).toEqual([
+        earlier.messageId,
+        later.messageId,
+        'fresh',
+      ])
+    })
+
+    it('refuses the writes of a run the recovery at start marked interrupted', async () => {
+      const cut = turn()
+      await store.startTurn(cut)
+      await store.saveMessages(() => [answer(cut, { id: 'cut', content: 'Cut' })])
+      await harness.store(clock).recoverInterruptedRuns()
+      expect(await store.saveMessages(() => [answer(cut, { id: 'cut', content: ' more' })])).toEqual(
+        new Set([cut.thread.id]),
+      )
+      expect(await store.endRun(cut.runId, 1, 'completed', undefined)).toBe(false)
+      expect((await store.messages(cut.thread.id, false))[1]).toMatchObject({ content: 'Cut', interrupted: true })
     })
   })
 }

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'bun:test'
+import { SQL } from 'bun'
 import { openStorage } from '../../../db/client'
+import { openPostgresStorage } from '../../../db/postgres-storage'
 import { createThreadStore } from '../../../plugins/chat/create-thread-store'
+import type { MessageSave } from '../../../plugins/chat/thread-store'
 import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
-import { postgresThreadStores, sqliteThreadStores } from '../../helpers/thread-stores'
+import { POSTGRES_START_MS, throwawayPostgresDatabase } from '../../helpers/postgres-databases'
+import { postgresThreadStores, seedThreadOwner, sqliteThreadStores } from '../../helpers/thread-stores'
 import { threadStoreContract } from './thread-store-contract'
 
 threadStoreContract('SQLite', sqliteThreadStores)
@@ -69,4 +73,70 @@ describe('ThreadStore on SQLite, beside other transactions', () => {
       await storage.close()
     }
   })
+})
+
+describe.skipIf(!postgresAvailable)('ThreadStore on Postgres, beside a node taking a thread over', () => {
+  it(
+    'refuses a save that reached the thread while the takeover was under way, once that commits',
+    async () => {
+      const database = await throwawayPostgresDatabase()
+      const storage = await openPostgresStorage(database.url, { poolSize: 4 })
+      const other = new SQL(database.url, { max: 1 })
+      try {
+        const store = createThreadStore(storage, () => 1)
+        const owner = await seedThreadOwner(storage)
+        const started = await store.startTurn({
+          thread: { id: 'thread-1', ...owner },
+          isNewThread: true,
+          runId: 'run-1',
+          messageId: 'message-1',
+          branch: 'main',
+          input: 'Hello',
+          images: undefined,
+          devMode: false,
+        })
+        const save = (content: string): MessageSave => ({
+          threadId: 'thread-1',
+          id: 'answer',
+          sort: 2,
+          content,
+          thinking: null,
+          graphPath: '[]',
+          toolCall: null,
+          status: 'in_process',
+          runId: 'run-1',
+          createdAt: 1,
+          updatedAt: 1,
+          epoch: started.epoch,
+        })
+        await store.saveMessages(() => [save('Half ')])
+
+        // Another node raises the epoch and marks the answer, in a transaction still open when the owner's save comes.
+        const takeover = await other.reserve()
+        let late: Promise<ReadonlySet<string>> | undefined
+        let settled = false
+        try {
+          await takeover`BEGIN`
+          await takeover`UPDATE chat_threads SET lease_epoch = lease_epoch + 1 WHERE id = 'thread-1'`
+          late = store.saveMessages(() => [save('and more')]).finally(() => (settled = true))
+          await Bun.sleep(200)
+          // It waits for the takeover: it read the epoch before it, but may not write on the strength of that.
+          expect(settled).toBe(false)
+          await takeover`UPDATE chat_messages SET status = 'interrupted' WHERE thread_id = 'thread-1' AND id = 'answer'`
+          await takeover`COMMIT`
+        } finally {
+          takeover.release()
+        }
+        expect([...((await late) ?? [])]).toEqual(['thread-1'])
+        const [row]: Array<{ content: string; status: string }> =
+          await other`SELECT content, status FROM chat_messages WHERE id = 'answer'`
+        expect(row).toEqual({ content: 'Half ', status: 'interrupted' })
+      } finally {
+        await other.close()
+        await storage.close()
+        await database.drop()
+      }
+    },
+    POSTGRES_START_MS,
+  )
 })

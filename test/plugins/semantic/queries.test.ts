@@ -257,11 +257,20 @@ describe('serviceSqlApi over the demo data', () => {
     expect(result.data[0][3]).toMatch(/^(true|false)$/)
   })
 
-  it('answers a repeated question from the cache with the same result', async () => {
+  it('answers a repeated question from the cache with the same result, saying when it was computed', async () => {
     const question = 'SELECT customers.segment, MEASURE(orders.total_amount) FROM orders GROUP BY 1 ORDER BY 1'
+    const before = Date.now()
     const first = await semantic.query({ deployment: demoDeployment, access: WHOLE_MODEL }, question)
+    expect(first.cached).toBeUndefined()
     const second = await semantic.query({ deployment: demoDeployment, access: WHOLE_MODEL }, question)
-    expect(second).toEqual(first)
+    const { cached, ...rest } = second
+    expect(rest).toEqual(first)
+    const computedAt = Date.parse(cached?.computedAt ?? '')
+    expect(computedAt).toBeGreaterThanOrEqual(before - 1)
+    expect(computedAt).toBeLessThanOrEqual(Date.now())
+    // The rows of another wording of the same query come from the cache too, and say so.
+    const reworded = await semantic.query({ deployment: demoDeployment, access: WHOLE_MODEL }, `${question} `)
+    expect(reworded.cached).toEqual(cached)
   })
 
   it('runs a query asked by many callers at once a single time, and gives each the result', async () => {

@@ -2,8 +2,11 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createLogger } from '../../../lib/logger'
 import { QueryPool } from '../../../plugins/semantic/sources/query-pool'
 import { serviceSqlApi } from '../../../plugins/semantic/tools'
+import { apiKey, createTestApp } from '../../helpers/app'
+import { keys, testBootstrap } from '../../helpers/fixtures'
 import { demoDeployment, demoService, WHOLE_MODEL } from './helpers'
 
 // A test-only model whose one cube never ends: a recursive CTE without a stop.
@@ -51,6 +54,30 @@ describe('the query time limit', () => {
       status: 504,
       code: 'QUERY_TIMEOUT',
     })
+  })
+})
+
+describe('POST /api/v1/deployments/:id/sql past the time limit', () => {
+  it('logs the 504 a caller caused as a warning without a stack, never as an error', async () => {
+    const lines: Array<Record<string, unknown>> = []
+    const logger = createLogger('debug', {}, (line) => lines.push(JSON.parse(line)))
+    const bootstrap = testBootstrap()
+    bootstrap.accounts[0].deployments![0].model = folder
+    const test = createTestApp({ bootstrap, logger, semantic: demoService({ queryTimeoutMs: 300, workers: 1 }) })
+    try {
+      const response = await test.request('POST', '/api/v1/deployments/1/sql', {
+        headers: apiKey(keys.admin),
+        body: { query: 'SELECT MEASURE(endless.count) FROM endless' },
+      })
+      expect(response.status).toBe(504)
+      expect((await response.json()).code).toBe('QUERY_TIMEOUT')
+      expect(lines.filter((line) => line.level === 'error')).toEqual([])
+      const warning = lines.find((line) => line.msg === 'request stopped at its time limit')
+      expect(warning).toMatchObject({ level: 'warn', code: 'QUERY_TIMEOUT', path: '/api/v1/deployments/1/sql' })
+      expect(JSON.stringify(lines)).not.toContain('stack')
+    } finally {
+      await test.close()
+    }
   })
 })
 

@@ -53,6 +53,7 @@ describe('GET /api/v1/embed/session/context', () => {
       user: { displayName: 'Pia Picture', picture: 'https://pictures.example.com/pia.png' },
       settings: { showDashboardChat: true },
       expiresAt: new Date(Math.floor((clock() + 24 * 3600_000) / 1000) * 1000).toISOString(),
+      creator: false,
       starterQuestions: [
         'Revenue by month',
         'Revenue by status',
@@ -128,12 +129,15 @@ describe('GET /api/v1/embed/dashboards/:publicId', () => {
     expect(await response.json()).toEqual({
       publicId: dashboard.publicId,
       name: 'Sales overview',
+      title: 'Sales overview',
+      checksum: dashboard.checksum,
+      editable: false,
       restrictDataDownload: false,
       widgets: [
-        { id: 'orders', kind: 'number', title: 'Orders' },
-        { id: 'status', kind: 'bar', title: 'Revenue by status' },
-        { id: 'monthly', kind: 'line', title: 'Revenue by month' },
-        { id: 'regions', kind: 'table', title: 'Orders by region' },
+        { id: 'orders', kind: 'number', chart: 'kpi', title: 'Orders', position: 0 },
+        { id: 'status', kind: 'bar', chart: 'bar', title: 'Revenue by status', position: 1 },
+        { id: 'monthly', kind: 'line', chart: 'line', title: 'Revenue by month', position: 2 },
+        { id: 'regions', kind: 'table', chart: 'table', title: 'Orders by region', position: 3 },
       ],
       filters: [],
       timeGrains: [],

@@ -406,6 +406,20 @@ describe('service check-config', () => {
     expect(result.out).not.toContain('hunter2')
   })
 
+  it('exits 1 naming a data source URL the driver refuses (sslmode=bogus), without its password', async () => {
+    const file = dataSourceBootstrap(
+      'bogus-sslmode.json',
+      { type: 'postgres', url: 'postgres://shop:hunter2@127.0.0.1:1/shop?sslmode=bogus' },
+      { type: 'mysql', url: 'mysql://shop:hunter2@127.0.0.1:1/shop?sslmode=bogus' },
+    )
+    const result = await cli(['check-config', '--bootstrap', file])
+    expect(result.code).toBe(1)
+    for (const index of [0, 1])
+      expect(result.err).toContain(`accounts[0].deployments[${index}].dataSource.url: The argument 'sslmode' must be`)
+    expect(result.out).not.toContain('data source of deployment 1: ok')
+    expect(result.err + result.out).not.toContain('hunter2')
+  })
+
   it('refuses a data source with the very lines the start refuses it with', async () => {
     const file = dataSourceBootstrap('start-refuses.json', { type: 'postgres', url: '${NOPE_URL}' }, { type: 'mysql' })
     const env = { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DB_PATH: join(dir, 'refused.db') }

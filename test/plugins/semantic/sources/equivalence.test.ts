@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
 import { createSemanticService, type SemanticService } from '../../../../plugins/semantic/semantic-service'
 import { createLogger } from '../../../../lib/logger'
+import { applyControls } from '../../../../plugins/web/dashboard-controls'
 import { TEST_DEMO_DATA } from '../../../helpers/demo-data'
 import { demoSources, type DemoSource } from '../../../helpers/demo-sources'
 import { demoDeployment, demoService, user, WHOLE_MODEL } from '../helpers'
@@ -110,9 +111,11 @@ afterAll(() => {
   for (const service of services.values()) service.close()
 })
 
+// The answer without its cache marker: whether a repeat came from the cache says nothing of the source.
 const ask = (service: SemanticService, sql: string, access = WHOLE_MODEL, branchName?: string) =>
   service
     .query({ deployment: demoDeployment, access, branchName }, sql, 10_000)
+    .then(({ cached: _cached, ...answer }) => answer)
     .catch((error: Error & { code?: string }) => ({ error: error.message, code: error.code }))
 
 describe('data sources answer the same JSON', () => {
@@ -197,6 +200,74 @@ describe('data sources answer the same JSON', () => {
         data: [['120000']],
         totalRows: 1,
       })
+    }
+  }, 60_000)
+
+  it('refuses out-of-range values and type mismatches with the same 400 and our own words on every source', async () => {
+    const count = 'SELECT MEASURE(orders.count) FROM orders'
+    const controlled = (member: string, operator: string, value: string) =>
+      applyControls(
+        count,
+        { filters: [{ member, operator, values: [value] } as never], timeGrains: [] },
+        new Map([
+          ['orders.created_at', 'time'],
+          ['orders.amount', 'number'],
+        ]),
+      )
+    const cases: Array<{ sql: string; access?: typeof WHOLE_MODEL; message: string }> = [
+      // Postgres has no year 0; the others compared it as text and answered every row.
+      { sql: `${count} WHERE orders.created_at > DATE '0000-01-01'`, message: '"0000-01-01" is not a date' },
+      { sql: `${count} WHERE orders.created_at >= '0000-12-31 23:59:59'`, message: 'is not a date' },
+      {
+        sql: "SELECT MAX(orders.created_at) FROM orders HAVING MAX(orders.created_at) > '0000-01-01'",
+        message: 'is not a date',
+      },
+      // Whole numbers past 2^53: DuckDB refused to bind them past 64 bits, the others rounded them.
+      { sql: `${count} WHERE orders.amount < 99999999999999999999`, message: 'is out of range' },
+      { sql: `${count} WHERE orders.id > -9223372036854775809`, message: 'is out of range' },
+      { sql: `${count} WHERE orders.amount < 1e308`, message: 'is out of range' },
+      { sql: `${count} WHERE orders.amount = '1e20'`, message: 'is out of range' },
+      // A dashboard control's value, as an embed viewer sends it.
+      { sql: controlled('orders.created_at', 'gt', '0000-01-01'), message: 'is not a date' },
+      { sql: controlled('orders.amount', 'lt', '1e20'), message: 'is out of range' },
+      // A user attribute or security-context value of the wrong type for the policy's member: Postgres and DuckDB
+      // refused `text = integer` in their own words, SQLite and MariaDB matched no row.
+      { sql: count, access: user({ region: 5 }), message: '5 is not text' },
+      { sql: count, access: user({ region: true }), message: 'true is not text' },
+      { sql: count, access: user({ region: ['Europe', 3] as never }), message: '3 is not text' },
+    ]
+    for (const { sql, access = WHOLE_MODEL, message } of cases) {
+      const expected = await ask(reference, sql, access)
+      expect({ sql, expected }).toEqual({
+        sql,
+        expected: { error: expect.stringContaining(message), code: 'INVALID_QUERY' },
+      })
+      for (const source of sources)
+        expect({
+          source: source.name,
+          sql,
+          result: await ask(services.get(source.name) as SemanticService, sql, access),
+        }).toEqual({
+          source: source.name,
+          sql,
+          result: expected,
+        })
+    }
+    // The year 1 and whole numbers up to 2^53 - 1 are in range everywhere, with the same answer.
+    for (const sql of [
+      `${count} WHERE orders.created_at > '0001-01-01' AND orders.id < 9007199254740991 AND orders.amount > 1e-300`,
+    ]) {
+      const expected = await ask(reference, sql)
+      expect(expected).toEqual({
+        schema: [{ name: 'orders.count', column_type: 'number' }],
+        data: [['120000']],
+        totalRows: 1,
+      })
+      for (const source of sources)
+        expect({ source: source.name, result: await ask(services.get(source.name) as SemanticService, sql) }).toEqual({
+          source: source.name,
+          result: expected,
+        })
     }
   }, 60_000)
 })

@@ -1,0 +1,1 @@
+ALTER TABLE "chat_threads" ADD COLUMN "lease_epoch" integer DEFAULT 0 NOT NULL;

@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import type { Browser, Page } from 'playwright-core'
+import { launchBrowser, screenshot, watch } from '../../browser/helpers/browser'
+import { startEmbedServer, type EmbedServer } from '../../browser/helpers/embed-server'
+import type { Json } from '../../plugins/web/helpers'
+
+setDefaultTimeout(90_000)
+
+let server: EmbedServer
+let browser: Browser
+
+beforeAll(async () => {
+  server = await startEmbedServer({ analystDelayMs: 1 })
+  browser = await launchBrowser()
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.stop()
+})
+
+const creatorSession = (externalId: string, region: string) => ({
+  externalId,
+  creatorMode: true,
+  embedTenantName: 'tenant-one',
+  userAttributeDefinitions: [{ name: 'region', type: 'string' }],
+  userAttributes: [{ name: 'region', value: region }],
+})
+const viewerSession = (externalId: string, region: string) => ({
+  externalId,
+  embedTenantName: 'tenant-one',
+  userAttributes: [{ name: 'region', value: region }],
+})
+
+/** An embed token of a new session, for the calls the test makes itself. */
+async function tokenOf(session: Json): Promise<string> {
+  const sessionId = await server.mintSession(session)
+  const response = await server.request('POST', '/api/v1/embed/session/token', { body: { sessionId } })
+  return ((await response.json()) as Json).token as string
+}
+
+async function ask(page: Page, question: string, answers: number): Promise<void> {
+  await page.getByLabel('Ask a question about your data').fill(question)
+  await page.getByRole('button', { name: 'Send' }).click()
+  await page.waitForFunction(
+    (count) => document.querySelectorAll('li.msg-final:not([data-streaming]) .pin-answer').length >= count,
+    answers,
+  )
+}
+
+async function widgetsDrawn(page: Page, count: number): Promise<void> {
+  await page.waitForFunction((expected) => document.querySelectorAll('.widget').length === expected, count)
+  await page.waitForFunction(() => document.querySelectorAll('.widget[aria-busy="true"]').length === 0)
+}
+
+const titles = (page: Page) => page.locator('.widget h2').allTextContents()
+
+for (const width of [1280, 375]) {
+  describe(`dashboards built from answers at ${width} px`, () => {
+    let publicId: string
+    let chatNumber: string
+
+    it('pins two answers from the chat to a new dashboard', async () => {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-US' })
+      const page = await context.newPage()
+      const log = watch(page)
+      const sessionId = await server.mintSession(creatorSession(`cara-${width}`, 'Europe'))
+      await page.goto(`${server.url}/embed/chat?sessionId=${sessionId}`)
+
+      await ask(page, 'revenue by status', 1)
+      const first = page.locator('li.msg-final').nth(0)
+      await first.getByRole('button', { name: 'Add to dashboard' }).click()
+      await first.getByLabel('New dashboard').fill(`Board ${width}`)
+      await first.getByRole('button', { name: 'Create and add' }).click()
+      expect(await first.locator('.pin-done').textContent()).toBe(
+        `Added “Revenue by Status, all time” to “Board ${width}”.`,
+      )
+
+      await ask(page, 'how many orders', 2)
+      const second = page.locator('li.msg-final').nth(1)
+      chatNumber = (await second.locator('td').last().textContent())!.replace(/,/g, '')
+      await second.getByRole('button', { name: 'Add to dashboard' }).click()
+      await second.getByRole('button', { name: new RegExp(`^Board ${width}`) }).click()
+      await second.locator('.pin-done').waitFor()
+      await screenshot(page, `answer-dashboards-chat-${width}`)
+      expect(log.unexpected()).toEqual([])
+      await context.close()
+
+      const list = (await (
+        await server.request('GET', '/api/v1/embed/dashboards', {
+          headers: { authorization: `Embed-Token ${await tokenOf(viewerSession(`eva-${width}`, 'Europe'))}` },
+        })
+      ).json()) as Json
+      publicId = list.items.find((item: Json) => item.title === `Board ${width}`).publicId
+      expect(publicId).toMatch(/^pd_/)
+    })
+
+    it("arranges the widgets: the answer's numbers, rename, keyboard move, resize, remove and undo", async () => {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-US' })
+      const page = await context.newPage()
+      const log = watch(page)
+      const sessionId = await server.mintSession(creatorSession(`cara-${width}`, 'Europe'))
+      await page.goto(`${server.url}/embed/dashboard/${publicId}?session=${sessionId}`)
+      await widgetsDrawn(page, 2)
+      expect(await titles(page)).toEqual(['Revenue by Status, all time', 'Number of orders, all time'])
+      // The KPI shows the number the chat answered.
+      expect(await page.locator('.kpi-value').getAttribute('data-value')).toBe(chatNumber)
+
+      const status = page.locator('.widget').nth(0)
+      await status.getByRole('button', { name: 'Rename' }).click()
+      await status.locator('.widget-rename input').fill('Revenue by status')
+      await status.getByRole('button', { name: 'Save' }).click()
+      await page.getByText('Renamed “Revenue by Status, all time” to “Revenue by status”.').waitFor()
+      expect(await titles(page)).toEqual(['Revenue by status', 'Number of orders, all time'])
+
+      // Moved by keyboard: the focused KPI goes one place earlier, and keeps the focus.
+      await page.locator('.widget').nth(1).focus()
+      await page.keyboard.press('ArrowLeft')
+      await page.getByText('Moved “Number of orders, all time” to place 1 of 2.').waitFor()
+      expect(await titles(page)).toEqual(['Number of orders, all time', 'Revenue by status'])
+      expect(await page.evaluate(() => document.activeElement?.querySelector('h2')?.textContent)).toBe(
+        'Number of orders, all time',
+      )
+
+      // Dragged onto another widget, a widget takes its place (and back again).
+      await page.locator('.widget').nth(0).dragTo(page.locator('.widget').nth(1))
+      await page.getByText('Moved “Number of orders, all time” to place 2 of 2.').waitFor()
+      expect(await titles(page)).toEqual(['Revenue by status', 'Number of orders, all time'])
+      await page.locator('.widget').nth(1).dragTo(page.locator('.widget').nth(0))
+      await page.getByText('Moved “Number of orders, all time” to place 1 of 2.').waitFor()
+      expect(await titles(page)).toEqual(['Number of orders, all time', 'Revenue by status'])
+
+      const bars = page.locator('.widget').nth(1)
+      await bars.getByRole('button', { name: 'Wide' }).click()
+      await page.getByText('Made “Revenue by status” wide.').waitFor()
+      expect(await bars.getAttribute('class')).toContain('widget-size-wide')
+      expect(await bars.getByRole('button', { name: 'Wide' }).getAttribute('aria-pressed')).toBe('true')
+
+      await page.getByRole('button', { name: 'Remove Revenue by status' }).click()
+      await widgetsDrawn(page, 1)
+      await page.getByRole('button', { name: 'Undo: Removed “Revenue by status”' }).click()
+      await page.getByText('Undid: Removed “Revenue by status”.').waitFor()
+      await widgetsDrawn(page, 2)
+      expect(await titles(page)).toEqual(['Number of orders, all time', 'Revenue by status'])
+      expect(await page.locator('.widget').nth(1).getAttribute('class')).toContain('widget-size-wide')
+      await screenshot(page, `answer-dashboards-creator-${width}`)
+
+      // Someone else saves meanwhile: the next change is refused, and the page shows their version and says so.
+      const other = await tokenOf(creatorSession(`carl-${width}`, 'Asia'))
+      const current = (await (
+        await server.request('GET', `/api/v1/embed/dashboards/${publicId}`, {
+          headers: { authorization: `Embed-Token ${other}` },
+        })
+      ).json()) as Json
+      await server.request('PATCH', `/api/v1/embed/dashboards/${publicId}/widgets/${current.widgets[0].id}`, {
+        headers: { authorization: `Embed-Token ${other}` },
+        body: { checksum: current.checksum, title: 'Orders (renamed by Carl)' },
+      })
+      await page.locator('.widget').nth(1).getByRole('button', { name: 'Wide' }).click()
+      await page.getByRole('alert').filter({ hasText: 'Someone else changed this dashboard meanwhile' }).waitFor()
+      expect(await titles(page)).toEqual(['Orders (renamed by Carl)', 'Revenue by status'])
+      expect(log.unexpected([`${server.url}/api/v1/embed/dashboards/`])).toEqual([])
+      await context.close()
+    })
+
+    it("pins an answer from the dashboard's own chat panel, and the widget appears on the dashboard", async () => {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-US' })
+      const page = await context.newPage()
+      const log = watch(page)
+      const sessionId = await server.mintSession(creatorSession(`cara-${width}`, 'Europe'))
+      await page.goto(`${server.url}/embed/dashboard/${publicId}?session=${sessionId}`)
+      await widgetsDrawn(page, 2)
+      await page.getByRole('button', { name: 'Ask Analyst' }).click()
+      await ask(page, 'revenue by month', 1)
+      const answer = page.locator('.agent-panel li.msg-final').last()
+      await answer.getByRole('button', { name: 'Add to dashboard' }).click()
+      await answer.getByRole('button', { name: new RegExp(`^Board ${width}`) }).click()
+      await answer.locator('.pin-done').waitFor()
+      await page.keyboard.press('Escape')
+      await widgetsDrawn(page, 3)
+      expect((await titles(page))[2]).toBe('Revenue by month, all time')
+      expect(await page.locator('.widget').nth(2).getAttribute('data-kind')).toBe('line')
+      expect(log.unexpected()).toEqual([])
+      await context.close()
+    })
+
+    it("shows a viewer of another region the dashboard read-only, with that region's numbers", async () => {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, locale: 'en-US' })
+      const page = await context.newPage()
+      const log = watch(page)
+      const sessionId = await server.mintSession(viewerSession(`ann-${width}`, 'Asia'))
+      await page.goto(`${server.url}/embed/dashboard/${publicId}?session=${sessionId}`)
+      await widgetsDrawn(page, 3)
+      expect(await titles(page)).toEqual([
+        'Orders (renamed by Carl)',
+        'Revenue by status',
+        'Revenue by month, all time',
+      ])
+      expect(await page.locator('.widget-tools, .dashboard-edit-bar, .widget[tabindex]').count()).toBe(0)
+      expect(await page.getByRole('button', { name: /Rename|Remove|Undo/ }).count()).toBe(0)
+      const asia = await page.locator('.kpi-value').getAttribute('data-value')
+      expect(Number(asia)).toBeGreaterThan(0)
+      expect(asia).not.toBe(chatNumber)
+      await screenshot(page, `answer-dashboards-viewer-${width}`)
+      expect(log.unexpected()).toEqual([])
+      await context.close()
+    })
+  })
+}
