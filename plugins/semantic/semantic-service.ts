@@ -345,13 +345,22 @@ export function createSemanticService(options: SemanticServiceOptions) {
      * `InvalidQueryError` as `query` would for a query that cannot run (unknown member, bad SQL), so a saved
      * dashboard can be checked before anyone opens it.
      */
-    describe(context: SemanticContext, sql: string): Array<{ name: string; type: string; title: string }> {
+    describe(
+      context: SemanticContext,
+      sql: string,
+    ): Array<{ name: string; type: string; title: string; granularity?: string }> {
       const loaded = load(context.deployment, context.branchName)
       const { model } = loaded
       const view = viewOf(model, context.access)
       const plan = planQuery(model, view, parseQuery(sql))
       compileQuery(model, view, plan, sourceOf(context.deployment, loaded).source.dialect)
-      return plan.columns.map((column) => ({ name: column.name, type: column.type, title: columnTitleOf(column) }))
+      return plan.columns.map((column) => ({
+        name: column.name,
+        type: column.type,
+        title: columnTitleOf(column),
+        // A time bucket's grain, so a download writes `2021-01` for a month as the page shows it.
+        ...(column.expression.kind === 'truncate' && { granularity: column.expression.granularity }),
+      }))
     },
 
     /**

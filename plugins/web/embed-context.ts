@@ -5,9 +5,10 @@ import type { DeploymentInfo, Directory } from '../auth/directory'
 import type { EmbedCaller } from '../auth/model'
 import type { UserProvisioner } from '../auth/user-access'
 import { callerAccess } from '../semantic/caller-access'
+import type { MetaResult } from '../semantic/model'
 import type { SemanticService } from '../semantic/semantic-service'
 import type { EmbedContext } from './model'
-import { starterQuestions } from './starter-questions'
+import { starterPlan, starterQuestions } from './starter-questions'
 import { creatorTenantOf } from './tenant-dashboards'
 
 /**
@@ -30,6 +31,39 @@ function safePicture(picture: string | null): string | null {
   }
 }
 
+/** The titles of the members an access policy filters a cube's rows on, as the meta names them. */
+function policyTitles(meta: MetaResult): Set<string> {
+  const titles = new Set<string>()
+  for (const cube of meta.cubes) {
+    const named = /\bon (.+)$/.exec(cube.rowAccess ?? '')?.[1]
+    for (const title of named?.split(', ') ?? []) titles.add(title)
+  }
+  return titles
+}
+
+/**
+ * The starters' breakdowns that the caller's row-level security pins to one value: a user locked to Europe is not
+ * offered "orders by region", which would draw one bar. Only members an access policy filters on are checked, by
+ * querying them as the caller, so a policy that leaves several values (a user of two regions) keeps its breakdown.
+ */
+async function pinnedDimensions(
+  semantic: SemanticService,
+  context: Parameters<SemanticService['meta']>[0],
+  meta: MetaResult,
+): Promise<Set<string>> {
+  const pinned = new Set<string>()
+  const plan = starterPlan(meta)
+  const filtered = policyTitles(meta)
+  if (!plan || filtered.size === 0) return pinned
+  const measure = plan.measures[0]
+  for (const dimension of plan.dimensions.filter((candidate) => filtered.has(candidate.title))) {
+    const sql = `SELECT ${dimension.name}, MEASURE(${measure.name}) FROM ${plan.cube.name} GROUP BY 1`
+    const result = await semantic.query(context, sql, 2).catch(() => undefined)
+    if (result && result.data.length < 2) pinned.add(dimension.name)
+  }
+  return pinned
+}
+
 /**
  * Reads what an embed page needs about its session: the account (chat URLs carry its name), the deployment, the
  * agent that answers (the deployment's first, by id), the user's profile and the effective settings.
@@ -46,7 +80,8 @@ export function createEmbedContextReader(
   const starters = async (viewer: EmbedCaller, deployment: DeploymentInfo): Promise<string[]> => {
     try {
       const access = await callerAccess(viewer, undefined, userAccess)
-      return starterQuestions(semantic.meta({ deployment, access }))
+      const meta = semantic.meta({ deployment, access })
+      return starterQuestions(meta, await pinnedDimensions(semantic, { deployment, access }, meta))
     } catch {
       return []
     }

@@ -117,8 +117,8 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
     })
     const query = controlledQuery(deployment, access, dashboard, { ...widget, query: current.query }, chosen)
     const data = await semantic.query({ deployment, access }, query, download ? MAX_ROUTE_LIMIT : WIDGET_VIEW_ROWS)
-    const titles = semantic.describe({ deployment, access }, query).map((column) => column.title)
-    return { widget, data, titles, period: current.period }
+    const columns = semantic.describe({ deployment, access }, query)
+    return { widget, data, columns, titles: columns.map((column) => column.title), period: current.period }
   }
 
   return {
@@ -198,9 +198,9 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
       publicId: string,
       widgetId: string,
       chosen: ViewerControls = {},
-    ): Promise<{ widget: DashboardWidget; data: SqlResult }> {
-      const { widget, data } = await run(viewer, publicId, widgetId, chosen, true)
-      return { widget, data }
+    ): Promise<{ widget: DashboardWidget; data: SqlResult; columns: Array<{ title: string; granularity?: string }> }> {
+      const { widget, data, columns } = await run(viewer, publicId, widgetId, chosen, true)
+      return { widget, data, columns }
     },
   }
 }

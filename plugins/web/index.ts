@@ -9,6 +9,7 @@ import type { ApiKeyAuthenticator, EmbedCaller, EmbedTokenVerifier } from '../au
 import type { UserProvisioner } from '../auth/user-access'
 import type { SemanticService } from '../semantic/semantic-service'
 import { toCsv } from '../management/widget-data'
+import { readableColumns } from './readable-columns'
 import { webAssets } from './assets'
 import { createEmbedContextReader } from './embed-context'
 import { createEmbedDashboards } from './embed-dashboards'
@@ -113,14 +114,19 @@ export function webPlugin(deps: WebDeps) {
   ) {
     const controls = parseControls(query.controls)
     if (query.format !== 'csv') return dashboards.widgetData(viewer, params.publicId, params.widgetId, controls)
-    const { widget, data } = await dashboards.widgetDownload(viewer, params.publicId, params.widgetId, controls)
+    const { widget, data, columns } = await dashboards.widgetDownload(
+      viewer,
+      params.publicId,
+      params.widgetId,
+      controls,
+    )
     const filename = `${widget.title.replace(/[^A-Za-z0-9._-]+/g, '_') || widget.id}.csv`
     Object.assign(set.headers, {
       'content-type': 'text/csv; charset=utf-8',
       'content-disposition': `attachment; filename="${filename}"`,
       'cache-control': 'no-store',
     })
-    return toCsv(data)
+    return toCsv(readableColumns(data, columns))
   }
 
   return new Elysia({ name: 'web', seed: deps.instanceId })

@@ -117,9 +117,9 @@ describe('GET /embed/chat in a browser', () => {
     expect(await visibleTables()).toBe(0)
     await answer.getByRole('button', { name: 'Show table' }).click()
     expect(await visibleTables()).toBe(1)
-    expect(await answer.locator('.data-table tbody tr').count()).toBe(5)
-    // Headed as the answer names its columns, not by the result's column names.
-    expect(await answer.locator('.data-table thead th').allTextContents()).toEqual(['Status', 'Revenue'])
+    // The answer's own table: headed as the answer names its columns, not by the result's column names.
+    expect(await answer.locator('.answer-figure table tbody tr').count()).toBe(5)
+    expect(await answer.locator('.answer-figure table thead th').allTextContents()).toEqual(['Status', 'Revenue'])
     expect(await answer.getByRole('button', { name: 'Show chart' }).getAttribute('aria-pressed')).toBe('true')
     expect(await answer.locator('strong').first().textContent()).toBe('Revenue by Status, all time')
     // The avatar of the user's message: no picture, so the initials.
@@ -142,10 +142,11 @@ describe('GET /embed/chat in a browser', () => {
       await page.goto(`${server.url}/embed/chat?sessionId=${sessionId}`)
       const starters = page.getByRole('list', { name: 'Suggested questions' }).getByRole('button')
       await starters.first().waitFor()
+      // Eva sees Europe only: no breakdown by region (one bar), the next one instead.
       expect(await starters.allTextContents()).toEqual([
         'Revenue by month',
         'Revenue by status',
-        'Number of orders by region',
+        'Number of orders by city',
         'Number of orders by month',
       ])
       await screenshot(page, `chat-empty-${width}-${theme}`)

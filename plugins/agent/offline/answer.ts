@@ -1,4 +1,4 @@
-import { cell, formatBucket, formatValue } from './format'
+import { cell, escapeMarkdown, formatBucket, formatValue } from './format'
 import type { Frame, Resolved } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
 import { withKeys } from './question'
@@ -6,7 +6,8 @@ import { withKeys } from './question'
 /** One value filter in words: `Region: Europe`, `Segment: not Corporate`, `Order amount > 1,000`. */
 export function filterWords(filter: Frame['values'][number]): string {
   if (filter.op) return `${filter.member.title} ${filter.op} ${Number(filter.values[0]).toLocaleString('en-US')}`
-  return `${filter.member.title}: ${filter.negated ? `not ${filter.values.join(' or ')}` : filter.values.join(', ')}`
+  const values = filter.values.map(escapeMarkdown)
+  return `${filter.member.title}: ${filter.negated ? `not ${values.join(' or ')}` : values.join(', ')}`
 }
 
 /** A filter in words: `Region: Europe`, `Segment: not Corporate`, `VIP: yes`. */
@@ -63,7 +64,9 @@ export function answerTitle(resolved: Resolved): string {
     analysis.kind === 'share' && !frame.dimensions.length
       ? describeFilters(frame, true, 'whole')
       : describeFilters(frame)
-  return `${what}${by.length ? ` by ${by.join(' and ')}` : ''}${top}, ${when}${filters.length ? ` (${filters.join('; ')})` : ''}`
+  // "by Customer, City and Email": a list as it is said, not "Customer and City and Email".
+  const byWords = by.length > 1 ? `${by.slice(0, -1).join(', ')} and ${by.at(-1)}` : (by[0] ?? '')
+  return `${what}${by.length ? ` by ${byWords}` : ''}${top}, ${when}${filters.length ? ` (${filters.join('; ')})` : ''}`
 }
 
 export interface Column {
@@ -75,7 +78,7 @@ export interface Column {
 /** A markdown table. */
 export function table(columns: Column[], rows: string[][]): string {
   return [
-    `| ${columns.map((column) => cell(column.header)).join(' | ')} |`,
+    `| ${columns.map((column) => cell(escapeMarkdown(column.header))).join(' | ')} |`,
     `|${columns.map((column) => (column.numeric ? '---:' : '---')).join('|')}|`,
     ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`),
   ].join('\n')
@@ -89,7 +92,7 @@ export function labelColumns(index: MetaIndex, frame: Frame, withGrain = true): 
   return columns
 }
 
-/** Writes a label cell: booleans as yes/no, time buckets at their granularity, the rest as is. */
+/** Writes a label cell: booleans as yes/no, time buckets at their granularity, the rest as is (escaped). */
 export function labelCells(
   row: Array<string | null>,
   count: number,
@@ -103,7 +106,8 @@ export function labelCells(
     if (!dim && withGrain && frame.granularity) return formatBucket(value, frame.granularity)
     if (dim?.type === 'boolean')
       return value === 'true' || value === '1' ? 'Yes' : value === 'false' || value === '0' ? 'No' : (value ?? '–')
-    return value ?? '–'
+    // Values are the data's: a name with `_` or `*` in it is a name, not emphasis.
+    return value === null ? '–' : escapeMarkdown(value)
   })
 }
 

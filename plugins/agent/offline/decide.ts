@@ -163,8 +163,11 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
       'The question asks for more than one query gives.',
     )
   if (parsed.unknown.length) {
+    // With the question's own period ("top 10 customers in 2025"): the nearest answer keeps what was understood.
     const nearest =
-      frame && !thread.followUp ? `${answerTitle({ frame, range: undefined, periods: undefined })}` : undefined
+      frame && !thread.followUp
+        ? answerTitle(resolve(frame, lookup) ?? { frame, range: undefined, periods: undefined })
+        : undefined
     return decline(
       { kind: 'unknown', parts: phrases(parsed.unknown, question), values: lookup?.values ?? [], nearest },
       `Part of the question does not map: ${parsed.unknown.join(', ')}.`,

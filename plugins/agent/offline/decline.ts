@@ -63,7 +63,18 @@ export function isGreeting(question: string): boolean {
   return clauses.length > 0 && clauses.every((clause) => GREETING.test(clause))
 }
 
-const list = (members: MetaMember[]) => members.map((member) => `${member.title} (\`${member.path}\`)`).join(', ')
+/**
+ * Members as a reader knows them: by their titles, never their ids (`orders.total_amount` means nothing to the
+ * person asking); a title two cubes share says whose it is (`Amount (Line items)`).
+ */
+function list(members: MetaMember[], index: MetaIndex): string {
+  const seen = new Map<string, number>()
+  for (const member of members) seen.set(member.title, (seen.get(member.title) ?? 0) + 1)
+  const cubeTitle = (member: MetaMember) => index.cubes.find((cube) => cube.name === member.cube)?.title ?? member.cube
+  return members
+    .map((member) => ((seen.get(member.title) ?? 0) > 1 ? `${member.title} (${cubeTitle(member)})` : member.title))
+    .join(', ')
+}
 
 /**
  * What the analyst says when it cannot map (part of) a question: which part, what it can do nearest to it, and no
@@ -108,9 +119,9 @@ export function writeDecline(decline: Decline, index: MetaIndex): string {
       : `I could not map that question to the data: ${reason}`,
     ...details,
     '',
-    `I can answer questions about these measures: ${list(measures)}.`,
+    `I can answer questions about these measures: ${list(measures, index)}.`,
     dimensions.length
-      ? `I can break them down or filter by: ${list(dimensions)}, and by day, week, month, quarter or year.`
+      ? `I can break them down or filter by: ${list(dimensions, index)}, and by day, week, month, quarter or year.`
       : '',
     examplesOf(index, measures, dimensions),
   ]

@@ -38,7 +38,15 @@ export function formatBucket(raw: string | null | undefined, granularity: Granul
   }
 }
 
-/** Escapes a table cell. */
+/**
+ * Text from the data or the model (a product called `Deluxe_Kit *new*`, a title) as Markdown that reads as that
+ * text: the characters that would make emphasis, code, links or markup are escaped with a backslash.
+ */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_[\]<>~]/g, '\\$&')
+}
+
+/** Escapes a table cell (a pipe would end it, a line break the row). */
 export function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
+  return text.replace(/(?<!\\)\|/g, '\\|').replace(/\n/g, ' ')
 }

@@ -200,6 +200,52 @@ export function dimensionPhrases(tokens: Tokens): Phrase[] {
   return phrases
 }
 
+/** Words that bring attributes of the things listed along: "with their city", "and their email", "including segment". */
+const ATTRIBUTE_MARKERS = [
+  ['along', 'with'],
+  ['together', 'with'],
+  ['with', 'their'],
+  ['with', 'its'],
+  ['and', 'their'],
+  ['and', 'its'],
+  ['plus', 'their'],
+  ['including'],
+  ['include'],
+  ['includes'],
+  ['with'],
+  ['plus'],
+]
+
+/**
+ * Phrases naming attributes to show beside the things a question lists ("Top 10 customers by revenue with their city
+ * and email"): each a word or two, split at "and" (or a comma), up to a boundary word. Words already understood (a
+ * flag: "orders with a discount") are not theirs.
+ */
+export function attributePhrases(tokens: Tokens): string[][] {
+  const phrases: string[][] = []
+  const taken = new Set<number>()
+  for (const marker of ATTRIBUTE_MARKERS)
+    for (let at = tokens.find(marker); at >= 0; at = tokens.find(marker, at + 1)) {
+      if (taken.has(at)) continue
+      let phrase: string[] = []
+      for (
+        let cursor = at + marker.length;
+        cursor < tokens.length &&
+        !tokens.isUsed(cursor) &&
+        (tokens.list[cursor] === 'and' || !BOUNDARIES.has(tokens.list[cursor]));
+        cursor++
+      ) {
+        taken.add(cursor)
+        const word = tokens.list[cursor]
+        if (word === 'and') phrase.length && (phrases.push(phrase), (phrase = []))
+        else if (!['their', 'its', 'the', 'a', 'an', 'each', 'every', 'also'].includes(word)) phrase.push(word)
+      }
+      if (phrase.length) phrases.push(phrase)
+      for (let offset = 0; offset < marker.length; offset++) taken.add(at + offset)
+    }
+  return phrases.filter((phrase) => phrase.length <= 3)
+}
+
 export function granularityOf(tokens: Tokens): Granularity | undefined {
   // "Which day of the week": weekdays are no period of the data (a weekday dimension is matched as a dimension);
   // left unknown, the question is declined rather than answered with the busiest date.

@@ -39,7 +39,15 @@ import {
   topOfEachGroup,
 } from './question-cues'
 import { expandMonthAbbreviations, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
-import { GRANULARITY, valuesOf, type Phrase, dimensionPhrases, granularityOf, useCubeNouns } from './question-phrases'
+import {
+  GRANULARITY,
+  valuesOf,
+  type Phrase,
+  attributePhrases,
+  dimensionPhrases,
+  granularityOf,
+  useCubeNouns,
+} from './question-phrases'
 /** What the lookup (`serviceMeta` with a search) found: dimension values and date spans the caller may see. */
 export interface Lookup {
   values: ValueHit[]
@@ -185,6 +193,21 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     if (record && (record.show.includes(member) || record.words.some((word) => mentionsMember(member, word)))) continue
     pending.push({ member, words: free.filter((word) => mentionsMember(member, word)), origin: phrase.origin })
   }
+  // Attributes shown beside the things listed ("with their city", "including segment"): each phrase all the
+  // member's own words, never a key, on a cube the listed things reach; added after the breakdowns.
+  const attributes: Array<{ member: MetaMember; at: number[] }> = []
+  for (const phrase of pending.length ? attributePhrases(tokens) : []) {
+    const free = phrase.filter((word) => !STOPWORDS.has(word) && tokens.find([word]) >= 0)
+    const member = free.length ? matchDimension(index, free, everywhere) : undefined
+    if (!member || member.primaryKey || /(^|_)id$/.test(member.name)) continue
+    if (!free.every((word) => mentionsMember(member, word))) continue
+    if ([...pending.map((entry) => entry.member), ...attributes.map((entry) => entry.member)].includes(member)) continue
+    if (!pending.some((entry) => reach(index, entry.member.cube).has(member.cube))) continue
+    attributes.push({ member, at: free.map((word) => tokens.find([word])) })
+  }
+  for (const attribute of attributes) tokens.use(...attribute.at)
+  if (attributes.length)
+    for (const word of ['including', 'include', 'includes', 'plus', 'along', 'together']) tokens.useWord(word)
 
   // "How many regions are there?": a dimension's values counted, which its listing gives ("6 in all"); not when the
   // words after "how many" name things a cube counts ("how many customers").
@@ -317,6 +340,7 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     for (const word of entry.words) tokens.useWord(word)
     tokens.useWord(cubeNoun(entry.member.cube))
   }
+  for (const { member } of attributes) if (dimensions.length && !dimensions.includes(member)) dimensions.push(member)
   // "Who spent the most in Europe?": the people behind the measure, ranked; not the measure's total.
   if (measure && !record && dimensions.length === 0 && (superlative(tokens) || tokens.has('most', 'least'))) {
     const people = peopleCube(tokens, reach(index, measure.cube))

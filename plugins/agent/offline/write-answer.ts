@@ -10,6 +10,7 @@ import {
   table,
   type Column,
 } from './answer'
+import { escapeMarkdown } from './format'
 import type { Resolved } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
 import { keyOf } from './members'
@@ -129,6 +130,8 @@ function answerText(resolved: Resolved, index: MetaIndex, answers: Answered[]): 
       periods.forEach((period, number) =>
         rows.push([period.row, show(joined.values[number].get(keys[0])?.[0] ?? null, measure)]),
       )
+      // The change the summary states, in the table too: every number the text uses is in it.
+      rows.push(['Change', `${signed(change(keys[0]), measure)} (${percent(pct(keys[0]), true)})`])
       summary = `${measure.title} went from ${show(num(joined.values[first].get(keys[0])?.[0]), measure)} in ${periods[first].row} to ${show(num(joined.values[last].get(keys[0])?.[0]), measure)} in ${periods[last].row} (${signed(change(keys[0]), measure)}, ${percent(pct(keys[0]), true)}).`
     } else {
       columns.push(
@@ -170,7 +173,9 @@ function answerText(resolved: Resolved, index: MetaIndex, answers: Answered[]): 
         ...frame.values
           .filter((filter) => !filter.scope)
           .map((filter) =>
-            filter.op ? filterWords(filter) : `${filter.negated ? 'not ' : ''}${filter.values.join(', ')}`,
+            filter.op
+              ? filterWords(filter)
+              : `${filter.negated ? 'not ' : ''}${filter.values.map(escapeMarkdown).join(', ')}`,
           ),
         ...frame.booleans
           .filter((flag) => !flag.scope)
@@ -242,7 +247,7 @@ function answerText(resolved: Resolved, index: MetaIndex, answers: Answered[]): 
     })
     for (const row of main.result.data ?? [])
       rows.push([
-        ...row.slice(0, shown.length).map((value) => value ?? '–'),
+        ...row.slice(0, shown.length).map((value) => (value === null ? '–' : escapeMarkdown(value))),
         show(row[shown.length], moneyish(analysis.attribute)),
       ])
     const thing = analysis.attribute.cube.replace(/_/g, ' ').replace(/s$/, '')
@@ -300,7 +305,7 @@ function answerText(resolved: Resolved, index: MetaIndex, answers: Answered[]): 
       const things = (
         index.cubes.find((cube) => cube.name === named.member.cube)?.title ?? named.member.cube
       ).toLowerCase()
-      summary = `${matching} ${things} are named ${named.values[0]}, each on its own row. ${summary}`
+      summary = `${matching} ${things} are named ${escapeMarkdown(named.values[0])}, each on its own row. ${summary}`
     }
     if (frame.averagePer && labels === 1 && data.length) {
       // Over every period: the total over their number when more came than were returned.

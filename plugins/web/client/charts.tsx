@@ -10,8 +10,11 @@ function NoData() {
   return <p class="widget-empty">No data to show.</p>
 }
 
-/** The first row's numbers, large and short (`59.8M`), the exact value on hover and for screen readers. */
-export function NumberWidget({ result }: { result: TitledResult }) {
+/**
+ * The first row's numbers, large and short (`59.8M`), the exact value on hover and for screen readers. A number's
+ * label is left out where the card's title already says it (a "Revenue" card does not say "Revenue" twice).
+ */
+export function NumberWidget({ result, title }: { result: TitledResult; title?: string }) {
   const row = result.data[0]
   const columns = result.schema
     .map((column, index) => ({ column, index }))
@@ -31,9 +34,11 @@ export function NumberWidget({ result }: { result: TitledResult }) {
             <span class="kpi-value" data-value={raw ?? ''} title={full} aria-hidden="true">
               {Number.isFinite(number) ? formatKpi(number) : '–'}
             </span>
-            <span class="kpi-label" aria-hidden="true">
-              {label}
-            </span>
+            {label.trim().toLowerCase() !== title?.trim().toLowerCase() && (
+              <span class="kpi-label" aria-hidden="true">
+                {label}
+              </span>
+            )}
           </p>
         )
       })}

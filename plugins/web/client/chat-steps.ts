@@ -103,19 +103,3 @@ export function stepsSummary(queries: QueryStep[], steps: ChatMessage[], elapsed
     parts.push(elapsedMs < 100 ? `${Math.max(1, Math.round(elapsedMs))} ms` : `${(elapsedMs / 1000).toFixed(1)} s`)
   return parts.join(', ')
 }
-
-/**
- * The headings of the first markdown table of an answer (`| Status | Revenue |`): the agent's own names for the
- * columns of its result, better than the result's column names (`orders.total_amount`) for its chart and table.
- */
-export function answerTableHeadings(text: string): string[] | undefined {
-  const lines = text.split('\n')
-  for (let index = 0; index + 1 < lines.length; index++)
-    if (lines[index].trimStart().startsWith('|') && /^\s*\|?\s*:?-{3,}/.test(lines[index + 1]))
-      return lines[index]
-        .trim()
-        .replace(/^\||\|$/g, '')
-        .split('|')
-        .map((cell) => cell.trim().replace(/\*\*/g, ''))
-  return undefined
-}

@@ -1,15 +1,16 @@
 import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import type { ChatMessage } from '../../../client/chat-stream'
-import type { SqlResult } from '../../semantic/model'
-import { answerTableHeadings, queriesOf, stepsSummary } from './chat-steps'
+import { queriesOf, stepsSummary } from './chat-steps'
 import type { EmbedContext } from '../model'
 import { Avatar } from './avatar'
 import { Chart } from './chart'
-import { chartable } from './chart-series'
+import { answerFigure, plainCell } from './answer-figure'
+import { chartable, type Series } from './chart-series'
 import { DataTable } from './charts'
 import { formatNumber } from './format'
-import { Markdown } from './markdown'
+import { Markdown, TableView } from './markdown'
+import { firstTable } from './markdown-table'
 
 /** A turn's steps as one line ("2 queries, 0.3 s") that opens to show each query's SQL. */
 export function StepsSummary({ steps, elapsedMs }: { steps: ChatMessage[]; elapsedMs: number | undefined }) {
@@ -53,12 +54,11 @@ export function StepsSummary({ steps, elapsedMs }: { steps: ChatMessage[]; elaps
 }
 
 /** The chart of an answer, with its table one click away (and back). */
-function AnswerFigure({ result, title }: { result: SqlResult & { titles?: string[] }; title: string }) {
+function AnswerFigure({ series, table, title }: { series: Series; table: ComponentChildren; title: string }) {
   const [showTable, setShowTable] = useState(false)
-  const series = chartable(result)!
   return (
     <div class="answer-figure">
-      {showTable ? <DataTable result={result} caption={title} /> : <Chart series={series} title={title} height={220} />}
+      {showTable ? table : <Chart series={series} title={title} height={220} />}
       <button
         type="button"
         class="button-quiet answer-toggle"
@@ -71,7 +71,31 @@ function AnswerFigure({ result, title }: { result: SqlResult & { titles?: string
   )
 }
 
-/** The answer: its text, and a chart of its query's result when it is a series over time or a few categories. */
+/**
+ * What an answer shows beside its text: the table the answer writes, drawn (every period it compares, the shares it
+ * speaks of), titled by the answer's bold first line. An answer without a table of its own (a model that wrote none)
+ * falls back to its last query's result.
+ */
+function figureOf(answer: ChatMessage, steps: ChatMessage[]) {
+  const heading = /^\*\*(.+?)\*\*/.exec(answer.content.trim())?.[1]
+  const title = heading === undefined ? undefined : plainCell(heading)
+  const own = answerFigure(answer.content)
+  if (own)
+    return { title: title ?? 'Answer', series: own.series, table: <TableView table={own.table} caption={title} /> }
+  // A table of its own that is no chart (one row, a long list) stays the answer's table: a query's rows drawn
+  // instead could say something else.
+  if (firstTable(answer.content)) return undefined
+  const main = queriesOf(steps)
+    .filter((query) => query.result && !query.error)
+    .pop()
+  if (!main?.result) return undefined
+  const series = chartable(main.result)
+  return (
+    series && { title: title ?? main.title, series, table: <DataTable result={main.result} caption={main.title} /> }
+  )
+}
+
+/** The answer: its text, and a chart of what it reports when that is a series over time or a few categories. */
 export function AnswerItem({
   answer,
   steps,
@@ -84,13 +108,7 @@ export function AnswerItem({
   /** What may be done with a finished answer ("Add to dashboard"). */
   actions?: ComponentChildren
 }) {
-  const main = queriesOf(steps)
-    .filter((query) => query.result && !query.error)
-    .pop()
-  const headings = answerTableHeadings(answer.content)
-  const result =
-    main?.result && headings?.length === main.result.schema.length ? { ...main.result, titles: headings } : main?.result
-  const figure = !answer.isInProcess && result && chartable(result) ? { title: main!.title, result } : undefined
+  const figure = answer.isInProcess ? undefined : figureOf(answer, steps)
   return (
     <li
       class="msg msg-assistant msg-final"
@@ -104,7 +122,7 @@ export function AnswerItem({
       ) : (
         <Markdown text={answer.content} withoutTables={figure !== undefined} />
       )}
-      {figure?.result && <AnswerFigure result={figure.result} title={figure.title} />}
+      {figure && <AnswerFigure series={figure.series} table={figure.table} title={figure.title} />}
       {answer.interrupted && <p class="msg-flag">This answer was interrupted.</p>}
       {!answer.isInProcess && actions}
     </li>

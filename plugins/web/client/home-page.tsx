@@ -68,6 +68,10 @@ function Status() {
   )
 }
 
+/** Text for a double-quoted HTML attribute. */
+const htmlAttribute = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+
 function Preview({ apiKey, deployments }: { apiKey: string; deployments: DeploymentSummary[] }) {
   const [deploymentId, setDeploymentId] = useState(deployments[0]?.id ?? 0)
   const [externalId, setExternalId] = useState('preview-user')
@@ -122,6 +126,13 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
     `  -H 'content-type: application/json'`,
     `  -d ${shellQuote(JSON.stringify(body))}`,
   ].join(' \\\n')
+
+  // The page your app frames, with the session id that call returns (each is exchanged once, within 5 minutes).
+  const themeQuery = theme === 'auto' ? '' : `&theme=${theme}`
+  const iframe =
+    view === 'dashboard' && dashboardId
+      ? `<iframe src="${window.location.origin}/embed/dashboard/${encodeURIComponent(dashboardId)}?session=SESSION_ID${themeQuery}"\n  title="${htmlAttribute(dashboards.find((dashboard) => dashboard.publicId === dashboardId)?.name ?? 'Dashboard')}" width="100%" height="720" style="border: 0"></iframe>`
+      : `<iframe src="${window.location.origin}/embed/chat?sessionId=SESSION_ID${themeQuery}"\n  title="Ask our data" width="100%" height="720" style="border: 0"></iframe>`
 
   const open = async () => {
     setError(undefined)
@@ -243,13 +254,29 @@ function Preview({ apiKey, deployments }: { apiKey: string; deployments: Deploym
           {error}
         </p>
       )}
-      <h3>The call your backend makes</h3>
-      <pre class="curl" aria-label="generate-session as curl">
-        <code>{curl}</code>
-      </pre>
-      <button type="button" class="button-quiet" onClick={() => void navigator.clipboard?.writeText(curl)}>
-        Copy curl
-      </button>
+      <div class="snippets">
+        <div class="snippet">
+          <h3>The call your backend makes</h3>
+          <pre class="curl" aria-label="generate-session as curl">
+            <code>{curl}</code>
+          </pre>
+          <button type="button" class="button-quiet" onClick={() => void navigator.clipboard?.writeText(curl)}>
+            Copy curl
+          </button>
+        </div>
+        <div class="snippet">
+          <h3>The frame your page shows</h3>
+          <pre class="curl-like" aria-label="iframe to paste">
+            <code>{iframe}</code>
+          </pre>
+          <p class="snippet-note">
+            <code>SESSION_ID</code> is the <code>sessionId</code> the call returns, used once within 5 minutes.
+          </p>
+          <button type="button" class="button-quiet" onClick={() => void navigator.clipboard?.writeText(iframe)}>
+            Copy iframe
+          </button>
+        </div>
+      </div>
       {frame && (
         <iframe
           class="preview-frame"

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact'
+import { alignments, isSeparator, splitRow, type MarkdownTable } from './markdown-table'
 
 /**
  * The small part of Markdown the analysts write: paragraphs, headings, bullet and numbered lists, fenced code,
@@ -35,23 +36,33 @@ function closeOpenMarks(text: string): string {
   return closed
 }
 
-type Align = 'left' | 'right' | 'center' | undefined
-
-function splitRow(line: string): string[] {
-  const trimmed = line
-    .trim()
-    .replace(/^\|/, '')
-    .replace(/(?<!\\)\|$/, '')
-  return trimmed.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, '|'))
-}
-
-function isSeparator(line: string): boolean {
-  return /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.test(line)
-}
-
-function alignments(line: string): Align[] {
-  return splitRow(line).map((cell) =>
-    cell.startsWith(':') && cell.endsWith(':') ? 'center' : cell.endsWith(':') ? 'right' : undefined,
+/** A table of an answer, its cells read as inline Markdown; it scrolls sideways inside its card when too wide. */
+export function TableView({ table, caption }: { table: MarkdownTable; caption?: string }) {
+  const { headers, align, rows } = table
+  return (
+    <div class="table-scroll">
+      <table>
+        {caption && <caption class="sr-only">{caption}</caption>}
+        <thead>
+          <tr>
+            {headers.map((cell, column) => (
+              <th scope="col" class={align[column] && `align-${align[column]}`}>
+                {inline(cell)}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr>
+              {headers.map((_, column) => (
+                <td class={align[column] && `align-${align[column]}`}>{inline(row[column] ?? '')}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
 }
 
@@ -110,30 +121,7 @@ function blocks(text: string, withoutTables: boolean, document = false): Compone
         rows.push(splitRow(lines[index]))
       index--
       if (withoutTables) continue
-      out.push(
-        <div class="table-scroll" key={out.length}>
-          <table>
-            <thead>
-              <tr>
-                {header.map((cell, column) => (
-                  <th scope="col" class={align[column] && `align-${align[column]}`}>
-                    {inline(cell)}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <tr>
-                  {header.map((_, column) => (
-                    <td class={align[column] && `align-${align[column]}`}>{inline(row[column] ?? '')}</td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>,
-      )
+      out.push(<TableView key={out.length} table={{ headers: header, align, rows }} />)
       continue
     }
     const bullet = /^\s*([-*+]|\d+[.)])\s+/
@@ -164,21 +152,21 @@ function blocks(text: string, withoutTables: boolean, document = false): Compone
   return out
 }
 
+// As CommonMark has them: a backslash before punctuation makes it a plain character (`\\*`), and `_` opens or
+// closes emphasis only at a word's edge, so `orders.average_amount` stays one word.
 const INLINE =
-  /(\*\*([^*]+)\*\*|__([^_]+)__|`([^`]+)`|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|\[([^\]]+)\]\((https?:\/\/[^\s)]+|#[\w-]+)\))/
+  /(\\([!-/:-@[-`{-~])|\*\*((?:\\.|[^*\\])+)\*\*|(?<![\p{L}\p{N}_\\])__([^_]+)__(?![\p{L}\p{N}_])|`([^`]+)`|\*((?:\\.|[^*\s\\])(?:\\.|[^*\\])*)\*|(?<![\p{L}\p{N}_\\])_([^_\s](?:[^_]*[^_\s])?)_(?![\p{L}\p{N}_])|\[([^\]]+)\]\((https?:\/\/[^\s)]+|#[\w-]+)\))/gu
 
 function inline(text: string): ComponentChildren[] {
   const out: ComponentChildren[] = []
-  let rest = text
-  while (rest) {
-    const match = INLINE.exec(rest)
-    if (!match) {
-      out.push(rest)
-      break
-    }
-    if (match.index > 0) out.push(rest.slice(0, match.index))
-    const [whole, , bold, boldAlt, code, italic, italicAlt, linkText, href] = match
-    if (bold ?? boldAlt) out.push(<strong>{inline(bold ?? boldAlt)}</strong>)
+  const pattern = new RegExp(INLINE)
+  let position = 0
+  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+    if (match.index > position) out.push(text.slice(position, match.index))
+    position = match.index + match[0].length
+    const [, , escaped, bold, boldAlt, code, italic, italicAlt, linkText, href] = match
+    if (escaped) out.push(escaped)
+    else if (bold ?? boldAlt) out.push(<strong>{inline(bold ?? boldAlt)}</strong>)
     else if (code) out.push(<code>{code}</code>)
     else if (italic ?? italicAlt) out.push(<em>{inline(italic ?? italicAlt)}</em>)
     else if (linkText)
@@ -191,7 +179,7 @@ function inline(text: string): ComponentChildren[] {
           </a>
         ),
       )
-    rest = rest.slice(match.index + whole.length)
   }
+  if (position < text.length) out.push(text.slice(position))
   return out
 }

@@ -20,7 +20,7 @@ const KIND_LABELS: Record<EmbedWidget['kind'], string> = {
 function WidgetBody({ widget, result }: { widget: EmbedWidget; result: TitledResult }) {
   switch (widget.kind) {
     case 'number':
-      return <NumberWidget result={result} />
+      return <NumberWidget result={result} title={widget.title} />
     case 'bar':
     case 'line':
       return <ChartWidget result={result} title={widget.title} kind={widget.kind} />

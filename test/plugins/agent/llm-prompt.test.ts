@@ -86,6 +86,8 @@ describe('the system prompt and tools for real models', () => {
       'Start with one bold line saying what was computed',
       'say exactly which part',
       'never silently dropped',
+      'never by member names',
+      'every period side by side with\n   the change',
     ])
       expect(SYSTEM_PROMPT).toContain(rule)
     const descriptions = Object.fromEntries(first.tools.map((tool) => [tool.function.name, tool.function.description]))

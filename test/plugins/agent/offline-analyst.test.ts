@@ -238,7 +238,10 @@ describe('the offline analyst', () => {
   it('says plainly when it cannot map a question, listing what it can answer', async () => {
     const answer = finalAnswer(mergeLines(await ask('What will the weather be tomorrow?')))?.content ?? ''
     expect(answer).toStartWith('I could not map that question to the data')
-    expect(answer).toContain('Revenue (`orders.total_amount`)')
+    // The model's titles, never its member ids: the person asking has never seen `orders.total_amount`.
+    expect(answer).toContain('these measures: Number of orders, Revenue, ')
+    expect(answer).toContain('City')
+    expect(answer).not.toMatch(/[a-z_]+\.[a-z_]+/)
     // Examples made from the model's own members, each one a question the analyst answers.
     const examples = [
       ...(answer
@@ -284,7 +287,8 @@ describe('the offline analyst', () => {
     ]) {
       const answer = finalAnswer(mergeLines(await ask(greeting)))?.content ?? ''
       expect({ greeting, opening: answer.split(' I answer')[0] }).toEqual({ greeting, opening })
-      expect(answer).toContain('Revenue (`orders.total_amount`)')
+      expect(answer).toContain('these measures: Number of orders, Revenue, ')
+      expect(answer).not.toMatch(/[a-z_]+\.[a-z_]+/)
       expect(answer).not.toContain('could not')
     }
     const answer = finalAnswer(mergeLines(await ask('Hi, how many orders were placed in 2024?')))?.content ?? ''
@@ -404,6 +408,59 @@ describe('the offline analyst', () => {
       .values() as Array<[number, string, number]>
     for (const [id, name, total] of rows)
       expect(answer).toContain(`| ${id} | ${name} | ${formatValue(total, member('money'))} |`)
+  })
+
+  it('shows the attributes a listing asks for beside it, and keeps its period', async () => {
+    const rows = data
+      .query(
+        `SELECT c.id, c.name, c.city, c.email, c.segment, SUM(o.amount) ${REGION} WHERE o.created_at >= '2025-01-01' AND o.created_at < '2026-01-01' GROUP BY c.id ORDER BY 6 DESC LIMIT 10`,
+      )
+      .values() as Array<[number, string, string, string, string, number]>
+    const city =
+      finalAnswer(mergeLines(await ask('Top 10 customers by revenue in 2025 with their city')))?.content ?? ''
+    expect(city).toStartWith('**Revenue by Customer and City, top 10, 2025**')
+    expect(city).toContain('| Customer id | Customer | City | Revenue |')
+    for (const [id, name, town, , , total] of rows)
+      expect(city).toContain(`| ${id} | ${name} | ${town} | ${formatValue(total, member('money'))} |`)
+    // The email is the sales team's: shown to them, beside the city.
+    const email =
+      finalAnswer(
+        mergeLines(
+          await ask('Top 10 customers by revenue in 2025 with their city and their email', {
+            externalId: 'sales-person',
+            groups: ['sales'],
+          }),
+        ),
+      )?.content ?? ''
+    expect(email).toStartWith('**Revenue by Customer, City and Email, top 10, 2025**')
+    for (const [id, name, town, mail, , total] of rows)
+      expect(email).toContain(`| ${id} | ${name} | ${town} | ${mail} | ${formatValue(total, member('money'))} |`)
+    const segment =
+      finalAnswer(mergeLines(await ask('Top 10 customers by revenue in 2025 including segment')))?.content ?? ''
+    for (const [id, name, , , kind, total] of rows)
+      expect(segment).toContain(`| ${id} | ${name} | ${kind} | ${formatValue(total, member('money'))} |`)
+  })
+
+  it('puts the change a comparison of two periods states in its table too', async () => {
+    const [[before, after]] = data
+      .query(
+        "SELECT SUM(CASE WHEN created_at LIKE '2023%' THEN amount END), SUM(CASE WHEN created_at LIKE '2024%' THEN amount END) FROM orders",
+      )
+      .values() as Array<[number, number]>
+    const answer = finalAnswer(mergeLines(await ask('Revenue 2023 vs 2024')))?.content ?? ''
+    expect(answer).toContain(`| 2023 | ${formatValue(before, member('money'))} |`)
+    expect(answer).toContain(`| 2024 | ${formatValue(after, member('money'))} |`)
+    expect(answer).toContain(
+      `| Change | +${formatValue(after - before, member('money'))} (+${((100 * (after - before)) / before).toFixed(1)}%) |`,
+    )
+  })
+
+  it('keeps the period of a question it declines in the nearest answer it offers', async () => {
+    const answer =
+      finalAnswer(mergeLines(await ask('Top 10 customers by revenue in 2025 with their favourite colour')))?.content ??
+      ''
+    expect(answer).toContain('"favourite colour"')
+    expect(answer).toContain('The nearest I can answer without it: Revenue by Customer, top 10, 2025.')
   })
 
   it('speaks of every row when there are more than a query returns, not of the first hundred', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { chartable, seriesOf } from '../../../plugins/web/client/chart-series'
-import { columnTitle, formatKpi } from '../../../plugins/web/client/format'
+import { columnTitle, formatKpi, formatNumber } from '../../../plugins/web/client/format'
 
 const result = (schema: Array<[string, string]>, data: Array<Array<string | null>>) => ({
   schema: schema.map(([name, column_type]) => ({ name, column_type })),
@@ -23,9 +23,9 @@ describe('chartable', () => {
     expect(chartable(monthly)).toEqual({
       kind: 'line',
       labelName: 'Month',
-      valueName: 'Revenue',
       labels: ['2024-01', '2024-02'],
-      values: [10, 12.5],
+      columns: [{ name: 'Revenue', values: [10, 12.5], texts: [formatNumber(10, 2), formatNumber(12.5, 2)] }],
+      details: [[['Revenue', formatNumber(10, 2)]], [['Revenue', formatNumber(12.5, 2)]]],
     })
   })
 
@@ -77,7 +77,7 @@ describe('chartable', () => {
       ),
       titles: ['Status', 'Number of orders'],
     }
-    expect(seriesOf(titled)?.valueName).toBe('Number of orders')
+    expect(seriesOf(titled)?.columns[0].name).toBe('Number of orders')
     expect(columnTitle(titled, 1)).toBe('Number of orders')
     expect(columnTitle(result([['orders.total_amount', 'number']], []), 0)).toBe('Total amount')
   })
@@ -100,7 +100,7 @@ describe('seriesOf with several label columns', () => {
       kind: 'bar',
       labelName: 'Region · Status',
       labels: ['Europe · completed', 'Europe · returned'],
-      values: [10, 2],
+      columns: [{ values: [10, 2] }],
     })
   })
 
@@ -118,9 +118,8 @@ describe('seriesOf with several label columns', () => {
     )
     expect(chartable(top)).toMatchObject({
       labelName: 'Id · Name',
-      valueName: 'Total amount',
       labels: ['1867 · Ada Rossi', '166 · Rosa Umar'],
-      values: [152844.2, 116533.66],
+      columns: [{ name: 'Total amount', values: [152844.2, 116533.66] }],
     })
   })
 
@@ -139,6 +138,26 @@ describe('seriesOf with several label columns', () => {
     expect(chartable(monthly)).toBeUndefined()
     // A widget that asks for a line anyway gets its points told apart.
     expect(seriesOf(monthly, 'line')?.labels).toEqual(['2024-01 · Asia', '2024-01 · Europe'])
+  })
+})
+
+describe('seriesOf number format', () => {
+  it('writes every value of the series with the decimals of its column, as the table does (391,744.90, not 391,744.9)', () => {
+    const series = seriesOf(
+      result(
+        [
+          ['customers.region', 'string'],
+          ['revenue', 'number'],
+        ],
+        [
+          ['Asia', '391744.9'],
+          ['Europe', '619060'],
+        ],
+      ),
+    )!
+    expect(series.columns[0].texts).toEqual([formatNumber(391744.9, 2), formatNumber(619060, 2)])
+    expect(series.columns[0].texts[0]).toMatch(/90$/)
+    expect(series.details[0]).toEqual([['Revenue', series.columns[0].texts[0]]])
   })
 })
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import type { ChatMessage } from '../../../client/chat-stream'
-import { answerTableHeadings, queriesOf, stepsSummary, turnsOf } from '../../../plugins/web/client/chat-steps'
+import { queriesOf, stepsSummary, turnsOf } from '../../../plugins/web/client/chat-steps'
 
 let sort = 0
 const message = (fields: Partial<ChatMessage>): ChatMessage => ({
@@ -56,14 +56,5 @@ describe('turnsOf and queriesOf', () => {
       }),
     ]
     expect(stepsSummary(queriesOf(running), running, undefined)).toBe('Running a query…')
-  })
-})
-
-describe('answerTableHeadings', () => {
-  it("reads the headings of an answer's first markdown table, and nothing from an answer without one", () => {
-    expect(
-      answerTableHeadings('**Revenue by Status**\n\n| Status | **Revenue** |\n|---|---:|\n| completed | 1 |'),
-    ).toEqual(['Status', 'Revenue'])
-    expect(answerTableHeadings('Revenue was 5.\n| not a table')).toBeUndefined()
   })
 })

@@ -63,6 +63,18 @@ describe('GET /api/v1/embed/session/context', () => {
     })
   })
 
+  it("leaves out starter questions that the user's row-level security makes one bar", async () => {
+    // Eva sees Europe only: "Number of orders by region" would draw one bar; the next breakdown stands in for it.
+    const body = await json(await get('/api/v1/embed/session/context', embed(europe)))
+    expect(body.starterQuestions).not.toContain('Number of orders by region')
+    expect(body.starterQuestions).toEqual([
+      'Revenue by month',
+      'Revenue by status',
+      'Number of orders by city',
+      'Number of orders by month',
+    ])
+  })
+
   it('gives null profile fields to a user without a profile', async () => {
     const body = await json(await get('/api/v1/embed/session/context', embed(asia)))
     expect(body.user).toEqual({ displayName: null, picture: null })
@@ -180,8 +192,18 @@ describe('GET /api/v1/embed/dashboards/:publicId/widgets/:widgetId/data', () => 
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8')
     expect(response.headers.get('content-disposition')).toBe('attachment; filename="Orders_by_region.csv"')
     const lines = (await response.text()).trim().split('\r\n')
-    expect(lines[0]).toBe('customers.region,orders,revenue')
+    expect(lines[0]).toBe('Region,Number of orders,Revenue')
     expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual(['Europe'])
+  })
+
+  it('writes the CSV as the widget shows it: titles for headers, months as 2021-01, never member ids', async () => {
+    const response = await widgetData(dashboard.publicId, 'monthly', europe, 'csv')
+    const lines = (await response.text()).trim().split('\r\n')
+    expect(lines[0]).toBe('Order date (month),Revenue')
+    const months = lines.slice(1).map((line) => line.split(',')[0])
+    expect(months.length).toBeGreaterThan(12)
+    for (const month of months) expect(month).toMatch(/^\d{4}-\d{2}$/)
+    expect(new Set(months).size).toBe(months.length)
   })
 
   it('refuses the download with 403 when the dashboard restricts it, but still serves the data to draw', async () => {
