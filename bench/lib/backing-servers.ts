@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { freePort } from './server'
+import { freePort } from '../../harness/server-process'
 import { wallMs } from './stats'
 
 /**

@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from '../../harness/server-process'
+import { programAvailable } from './programs'
 
 /**
  * Throwaway database servers for tests: Postgres clusters (`initdb` in a temp folder, run as the `postgres`
@@ -31,27 +32,21 @@ export interface DatabaseServer {
 export const PG_BIN = '/usr/lib/postgresql/15/bin'
 const running: Array<() => void> = []
 
-export const postgresAvailable = existsSync(join(PG_BIN, 'initdb')) && spawnSync('id', ['-u', 'postgres']).status === 0
-export const mariadbAvailable = ['/usr/sbin/mariadbd', '/usr/bin/mariadb-install-db'].every(existsSync)
+/** Postgres 15 run as the `postgres` user; missing, its tests skip here and fail in CI (`CI=true`). */
+export const postgresAvailable = programAvailable(
+  'Postgres 15',
+  existsSync(join(PG_BIN, 'initdb')) && spawnSync('id', ['-u', 'postgres']).status === 0,
+  'apt-get install -y postgresql',
+)
+/** MariaDB; missing, its tests skip here and fail in CI (`CI=true`). */
+export const mariadbAvailable = programAvailable(
+  'MariaDB',
+  ['/usr/sbin/mariadbd', '/usr/bin/mariadb-install-db'].every(existsSync),
+  'apt-get install -y mariadb-server',
+)
 
-/** Says loudly, once per server, that tests were skipped; CI installs both servers, so there it never shows. */
-export function warnSkipped(what: string): void {
-  const line = '!'.repeat(100)
-  console.warn(
-    `\n${line}\n!!! SKIPPED: ${what}: the server binary is not installed on this machine.\n!!! Install it (apt-get install -y postgresql mariadb-server) to run these tests; CI always runs them.\n${line}\n`,
-  )
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
+export { warnSkipped } from './programs'
+export { freePort } from '../../harness/server-process'
 
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort } from './database-servers'
+import { freePort } from '../../harness/server-process'
+import { programAvailable } from './programs'
 
 /**
  * A throwaway Redis for tests: `redis-server` without persistence, in a temp folder, on a free port of 127.0.0.1.
@@ -10,7 +11,8 @@ import { freePort } from './database-servers'
  * it and deletes its folder, also after a failed test.
  */
 export const REDIS_BIN = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find(existsSync)
-export const redisAvailable = REDIS_BIN !== undefined
+/** Missing, the tests that need Redis skip here and fail in CI (`CI=true`). */
+export const redisAvailable = programAvailable('Redis', REDIS_BIN !== undefined, 'apt-get install -y redis-server')
 
 /** Whether the chat tests run on the Redis registry (`TEST_REGISTRY=redis`) instead of the in-memory one. */
 export const testRegistry = process.env.TEST_REGISTRY === 'redis' ? 'redis' : 'memory'
