@@ -7,6 +7,7 @@ let browser: Browser
 let test: TestApp
 let origin = ''
 
+// Launching the browser outlasts bun's 5 s hook limit on a busy machine.
 beforeAll(async () => {
   // Without Chromium the tests below are skipped (saying so); nothing to set up.
   if (!chromiumAvailable) return
@@ -14,7 +15,7 @@ beforeAll(async () => {
   test.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
   origin = `http://127.0.0.1:${test.app.server!.port}`
   browser = await launchBrowser()
-})
+}, 60_000)
 
 afterAll(async () => {
   await browser?.close()

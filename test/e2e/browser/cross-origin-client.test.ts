@@ -34,6 +34,7 @@ let appOrigin: Server<unknown>
 let otherOrigin: Server<unknown>
 let apiUrl = ''
 
+// Launching the browser outlasts bun's 5 s hook limit on a busy machine.
 beforeAll(async () => {
   // Without Chromium the tests below are skipped (saying so); nothing to set up.
   if (!chromiumAvailable) return
@@ -47,7 +48,7 @@ beforeAll(async () => {
   test.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
   apiUrl = `http://127.0.0.1:${test.app.server!.port}`
   browser = await launchBrowser()
-})
+}, 60_000)
 
 afterAll(async () => {
   await browser?.close()

@@ -11,6 +11,7 @@ let server: EmbedServer
 let browser: Browser
 let context: BrowserContext
 
+// Launching the browser outlasts bun's 5 s hook limit on a busy machine.
 beforeAll(async () => {
   // Without Chromium the tests below are skipped (saying so); nothing to set up.
   if (!chromiumAvailable) return
@@ -19,7 +20,7 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: 'en-US' })
   // Well under the test's own limit, so a page that never gets there fails with the locator it waited for.
   context.setDefaultTimeout(10_000)
-})
+}, 60_000)
 
 afterEach(async () => {
   for (const page of context.pages()) await page.close()

@@ -16,6 +16,7 @@ let dashboard: Json
 /** One cheap widget, for the cases about the page around the charts (chat, avatar, sessions). */
 let small: Json
 
+// Launching the browser outlasts bun's 5 s hook limit on a busy machine.
 beforeAll(async () => {
   // Without Chromium the tests below are skipped (saying so); nothing to set up.
   if (!chromiumAvailable) return
@@ -26,7 +27,7 @@ beforeAll(async () => {
   context.setDefaultTimeout(10_000)
   dashboard = await publishDashboard(server)
   small = await publishDashboard(server, { widgets: [demoWidgets[0]] })
-})
+}, 60_000)
 
 afterEach(async () => {
   for (const page of context.pages()) await page.close()

@@ -84,7 +84,7 @@ describe.skipIf(process.platform !== 'linux' || !existsSync('/proc/self/stat'))(
   it('stops with the server: a query process does not outlive a server killed in the middle of a statement', async () => {
     const { config } = await sqliteDemoSource()
     const script = `
-      const { QueryPool } = await import(${JSON.stringify(new URL('../../../../plugins/semantic/sources/query-pool.ts', import.meta.url).pathname)})
+      const { QueryPool } = await import(${JSON.stringify(new URL('../../../../../plugins/semantic/sources/query-pool.ts', import.meta.url).pathname)})
       const pool = new QueryPool({ size: 1, timeoutMs: 60_000 })
       await pool.run({ path: ${JSON.stringify(config.path)}, sql: 'SELECT 1', params: [], maxRows: 1 })
       const endless = pool.run({ path: ${JSON.stringify(config.path)}, sql: ${JSON.stringify(ENDLESS)}, params: [], maxRows: 1 })
