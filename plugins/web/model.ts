@@ -70,6 +70,8 @@ export const EmbedWidgetData = t.Object({
 })
 
 export const PublicIdParams = t.Object({ publicId: t.String({ minLength: 1, maxLength: 100 }) })
+/** A chapter of the docs: `configuration`, or `configuration.md` for its Markdown. */
+export const DocsChapterParams = t.Object({ name: t.String({ minLength: 1, maxLength: 100 }) })
 export const EmbedWidgetParams = t.Object({
   publicId: t.String({ minLength: 1, maxLength: 100 }),
   widgetId: t.String({ minLength: 1, maxLength: 64 }),

@@ -13,6 +13,7 @@ let browser: Browser
 let context: BrowserContext
 let dashboard: Json
 
+// Launching the browser outlasts bun's 5 s hook limit on a busy machine.
 beforeAll(async () => {
   // Without Chromium the tests below are skipped (saying so); nothing to set up.
   if (!chromiumAvailable) return
@@ -21,7 +22,7 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' })
   context.setDefaultTimeout(10_000)
   dashboard = await publishDashboard(server)
-})
+}, 60_000)
 
 afterEach(async () => {
   for (const page of context.pages()) await page.close()
@@ -56,7 +57,7 @@ describe.skipIf(!chromiumAvailable)('GET / in a browser', () => {
       expect(await page.getByRole('link', { name: 'API reference' }).getAttribute('href')).toBe('/openapi')
       expect(await page.getByRole('link', { name: 'Metrics' }).getAttribute('href')).toBe('/metrics')
       expect(await page.getByRole('link', { name: 'Embedded pages' }).getAttribute('href')).toBe(
-        '/readme#embedded-pages',
+        '/docs/embedding#embedded-pages',
       )
       const text = (await page.locator('body').textContent()) ?? ''
       for (const secret of ['Sales analytics', 'acme', 'Analyst']) expect(text).not.toContain(secret)
@@ -66,7 +67,7 @@ describe.skipIf(!chromiumAvailable)('GET / in a browser', () => {
     })
   }
 
-  it("opens the README's sections from the front door, served by the service itself", async () => {
+  it('opens the chapters of the docs from the front door, served by the service itself', async () => {
     const page = await openFrontDoor(1280, 'light')
     const log = watch(page)
     await page.getByRole('link', { name: 'Embedded pages' }).click()
@@ -78,10 +79,15 @@ describe.skipIf(!chromiumAvailable)('GET / in a browser', () => {
       // Scrolled to the heading, within a pixel: the layout can leave it at a fraction above the top.
       return top > -1 && top < window.innerHeight
     })
-    expect(await page.locator('h1').textContent()).toBe('Analytics chat streaming and embed session service')
+    expect(await page.locator('h1').textContent()).toBe('Embedding')
     expect(await page.locator('h2').allTextContents()).toContain('Embed sessions')
-    // The visible part only: the whole README is a very long picture.
-    await page.screenshot({ path: join(ARTIFACTS, 'readme-embedded-pages.png') })
+    // The visible part only: the whole chapter is a very long picture.
+    await page.screenshot({ path: join(ARTIFACTS, 'docs-embedded-pages.png') })
+    // The README, one click away, links to every chapter on this server.
+    await page.goto(`${server.url}/readme`)
+    const chapter = page.getByRole('link', { name: 'Several nodes' })
+    await chapter.waitFor()
+    expect(await chapter.getAttribute('href')).toBe(`${server.url}/docs/several-nodes`)
     expect(log.unexpected()).toEqual([])
   })
 
@@ -149,7 +155,7 @@ describe.skipIf(!chromiumAvailable)('GET / in a browser', () => {
 })
 
 describe.skipIf(!chromiumAvailable)('every page with all requests to other origins blocked', () => {
-  it('renders the front door, the README, the embedded chat and the embedded dashboard from this origin alone', async () => {
+  it('renders the front door, the README, a chapter of the docs, the embedded chat and the embedded dashboard from this origin alone', async () => {
     const offline = await browser.newContext({ viewport: { width: 1280, height: 900 } })
     const blocked: string[] = []
     await offline.route('**/*', (route) => {
@@ -166,6 +172,8 @@ describe.skipIf(!chromiumAvailable)('every page with all requests to other origi
 
       await page.goto(`${server.url}/readme`)
       await page.locator('h2#quick-start').waitFor()
+      await page.goto(`${server.url}/docs/configuration`)
+      await page.locator('h2#bootstrap-file').waitFor()
 
       const chatSession = await server.mintSession({
         externalId: 'offline-chat',
