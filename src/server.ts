@@ -7,6 +7,7 @@ import { prepareStorage } from './startup'
 import { startWalCheckpointer } from './wal-checkpointer'
 import { prepareSemanticLayer } from '../plugins/semantic/startup'
 import { demoDataPath } from '../plugins/semantic/demo/demo-data-file'
+import { frontPageUrl } from './front-page-url'
 import { superviseWorkers, workerNumber, type WorkerListening } from './workers'
 
 /**
@@ -60,7 +61,8 @@ export async function serve(environment: Record<string, string | undefined> = pr
   }
   const server = app.server!
   logger.info('listening', {
-    url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}`,
+    // The front page: status, links to the API reference and docs, and an embed preview with an API key.
+    url: frontPageUrl(config.host, server.port!),
     db: storage.path,
     agent: config.llm ? `llm:${config.llm.model}` : 'offline analyst',
     startupMs: Math.round(performance.now() - startedAt),

@@ -1,6 +1,7 @@
 import type { Subprocess } from 'bun'
 import type { Config } from '../lib/config'
 import type { Logger } from '../lib/logger'
+import { frontPageUrl } from './front-page-url'
 import { StartupError } from './server-errors'
 
 /** Set in a worker's environment (its number, from 1): the process serves instead of supervising. */
@@ -163,7 +164,7 @@ export async function superviseWorkers(
     throw error
   }
   logger.info('workers listening', {
-    url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`,
+    url: frontPageUrl(config.host, port),
     workers: config.workers,
     pids: [...workers.values()].map((worker) => worker.process.pid),
   })

@@ -1,9 +1,9 @@
-import { spawn, type Subprocess } from 'bun'
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { spawn } from 'bun'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { wallMs } from './stats'
+import { ROOT, SOURCE_COMMAND, startServerProcess, type ServerProcess } from '../../harness/server-process'
 
-export const ROOT = join(import.meta.dir, '..', '..')
+export { freePort, ROOT, rssMbOf } from '../../harness/server-process'
 const BINARY = join(ROOT, 'dist', 'service')
 const SOURCES = ['src', 'plugins', 'db', 'package.json']
 
@@ -14,20 +14,8 @@ export interface ServerCommand {
   note: string
 }
 
-/** A running server process started by the harness. */
-export interface RunningServer {
-  url: string
-  port: number
-  pid: number
-  process: Subprocess<'ignore', 'pipe', 'pipe'>
-  /** Milliseconds from spawn to the first `/healthz` 200. */
-  readyMs: number
-  /** Resident set size of the process now, in MB (from /proc). */
-  rssMb(): number
-  /** What the process printed so far (warnings and errors only, at LOG_LEVEL=warn). */
-  output(): string
-  stop(): Promise<void>
-}
+/** A running server process started by the harness; `stop()` resolves once it exited. */
+export type RunningServer = Omit<ServerProcess, 'stop'> & { stop(): Promise<void> }
 
 function newestSourceMtime(path: string): number {
   const stats = statSync(path)
@@ -50,7 +38,7 @@ export function binaryIsFresh(): boolean {
  */
 export function serverCommand(prefer: 'auto' | 'binary' | 'source', builtBinary?: string): ServerCommand {
   const source: ServerCommand = {
-    argv: [process.execPath, 'run', join(ROOT, 'src', 'main.ts')],
+    argv: SOURCE_COMMAND,
     kind: 'source',
     note: 'bun run src/main.ts',
   }
@@ -83,98 +71,35 @@ export async function buildBinary(outfile: string): Promise<string | undefined> 
   return (await child.exited) === 0 && existsSync(outfile) ? outfile : undefined
 }
 
-/** A port that was free a moment ago on 127.0.0.1 (the server is started on it right away). */
-export function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const { port } = probe
-  probe.stop(true)
-  return port
-}
-
-export function rssMbOf(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-    const match = /VmRSS:\s+(\d+)\s+kB/.exec(status)
-    return match ? Number(match[1]) / 1024 : Number.NaN
-  } catch {
-    return Number.NaN
-  }
-}
-
 /**
  * Starts `command` with `env` on 127.0.0.1 and a free port, and resolves once `/healthz` answers 200 (polled every
  * millisecond, so `readyMs` is the start-up time). Rejects (after killing it) if the process exits or is not ready
- * within `timeoutMs`.
+ * within `timeoutMs`. The process harness is the tests' own (`harness/server-process.ts`); `stop()` here sends
+ * SIGTERM and kills what is still running 15 s later.
  */
 export async function startServer(
   command: ServerCommand,
   env: Record<string, string>,
   timeoutMs = 120_000,
 ): Promise<RunningServer> {
-  const port = freePort()
-  const startedAt = wallMs()
-  const child = spawn(command.argv, {
-    cwd: ROOT,
+  const server = await startServerProcess({
+    command: command.argv,
     env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      HOST: '127.0.0.1',
-      PORT: String(port),
       // The scenarios drive thousands of requests a second through one key: the request rate limits would measure
       // themselves. A scenario that wants them sets its own values.
       RATE_LIMIT_API_KEY_PER_SECOND: '0',
       RATE_LIMIT_EMBED_SESSION_PER_SECOND: '0',
       ...env,
     },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
+    timeoutMs,
+    ready: 'healthz',
+    // Keep the tail only: a long run must not grow the harness's memory.
+    outputLimit: 100_000,
   })
-  let text = ''
-  const collect = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder()
-    for await (const chunk of stream) {
-      text += decoder.decode(chunk, { stream: true })
-      // Keep the tail only: a long run must not grow the harness's memory.
-      if (text.length > 200_000) text = text.slice(-100_000)
-    }
-  }
-  void collect(child.stdout)
-  void collect(child.stderr)
-  const url = `http://127.0.0.1:${port}`
-  let readyMs = Number.NaN
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before it was ready:\n${text}`)
-    if (wallMs() - startedAt > timeoutMs) {
-      child.kill('SIGKILL')
-      await child.exited
-      throw new Error(`server not ready within ${timeoutMs} ms:\n${text}`)
-    }
-    try {
-      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) })
-      if (response.ok) {
-        readyMs = wallMs() - startedAt
-        break
-      }
-    } catch {
-      // Not listening yet.
-    }
-    await Bun.sleep(1)
-  }
   return {
-    url,
-    port,
-    pid: child.pid,
-    process: child,
-    readyMs,
-    rssMb: () => rssMbOf(child.pid),
-    output: () => text,
+    ...server,
     async stop() {
-      if (child.exitCode !== null) return
-      child.kill('SIGTERM')
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
-      await child.exited
-      clearTimeout(timer)
+      await server.stop('SIGTERM', 15_000)
     },
   }
 }

@@ -24,14 +24,23 @@ import {
   EmbedWidgetData,
   EmbedWidgetDataQuery,
   EmbedWidgetParams,
+  DocsChapterParams,
   PublicIdParams,
   ViewerControlsSchema,
 } from './model'
 import { version } from '../../package.json'
 import readme from '../../README.md' with { type: 'text' }
+import { docChapter } from './docs'
 import { ASSET_PREFIX, FAVICON, HOME_HEADERS, PAGE_HEADERS, renderPage } from './pages'
 
 const EMBED_TOKEN = [{ EmbedToken: [] }]
+
+/** The README's and the docs' Markdown: always the running build's. */
+const MARKDOWN_HEADERS = {
+  'content-type': 'text/markdown; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-content-type-options': 'nosniff',
+}
 
 /** The `controls` parameter: JSON of the viewer's filter values and time grains; malformed is 400, never a 500. */
 function parseControls(raw: string | undefined): ViewerControls {
@@ -168,17 +177,38 @@ export function webPlugin(deps: WebDeps) {
     .get(
       '/readme.md',
       ({ set }) => {
-        Object.assign(set.headers, {
-          'content-type': 'text/markdown; charset=utf-8',
-          'cache-control': 'no-cache',
-          'x-content-type-options': 'nosniff',
-        })
+        Object.assign(set.headers, MARKDOWN_HEADERS)
         return readme
       },
       {
         detail: {
           operationId: 'getReadmeMarkdown',
           summary: "The project's README as Markdown, from the build that runs",
+          tags: ['Embed pages'],
+          security: [],
+        },
+      },
+    )
+    .get(
+      '/docs/:name',
+      ({ params, set }) => {
+        const chapter = docChapter(params.name)
+        if (!chapter.markdown) {
+          Object.assign(set.headers, HOME_HEADERS)
+          return pages.readme
+        }
+        Object.assign(set.headers, MARKDOWN_HEADERS)
+        return chapter.text
+      },
+      {
+        params: DocsChapterParams,
+        detail: {
+          operationId: 'getDocsChapter',
+          summary: 'A chapter of the docs (web page, or Markdown with .md)',
+          description:
+            '`/docs/{name}` is the page, `/docs/{name}.md` its Markdown, from the build that runs: `configuration`, ' +
+            '`connecting-a-database`, `writing-a-model`, `chat-api`, `embedding`, `management-api`, `several-nodes`, ' +
+            '`operating`, `benchmarks`, `testing`. Another name is 404 `DOC_NOT_FOUND`.',
           tags: ['Embed pages'],
           security: [],
         },

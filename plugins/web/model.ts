@@ -119,6 +119,8 @@ export const EmbedWidgetData = t.Object({
 export type EmbedWidgetData = typeof EmbedWidgetData.static
 
 export const PublicIdParams = t.Object({ publicId: t.String({ minLength: 1, maxLength: 100 }) })
+/** A chapter of the docs: `configuration`, or `configuration.md` for its Markdown. */
+export const DocsChapterParams = t.Object({ name: t.String({ minLength: 1, maxLength: 100 }) })
 export const EmbedWidgetParams = t.Object({
   publicId: t.String({ minLength: 1, maxLength: 100 }),
   widgetId: t.String({ minLength: 1, maxLength: 64 }),

@@ -51,7 +51,7 @@ export function globalHelp(): string {
     '  -v, --version  print the version',
     '',
     'Configuration comes from environment variables: PORT, HOST, DB_PATH, BOOTSTRAP_FILE, LLM_BASE_URL, LLM_API_KEY,',
-    'LLM_MODEL, LOG_LEVEL, LOG_FORMAT, CORS_ORIGINS, RATE_LIMIT_API_KEY_PER_SECOND, ... (see the README).',
+    'LLM_MODEL, LOG_LEVEL, LOG_FORMAT, CORS_ORIGINS, RATE_LIMIT_API_KEY_PER_SECOND, ... (see docs/configuration.md).',
     '',
   ].join('\n')
 }

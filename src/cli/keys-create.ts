@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm'
+import { existsSync } from 'node:fs'
 import { first, openStorage, type Storage } from '../../db/client'
 import { loadConfig } from '../../lib/config'
 import { isUniqueViolation } from '../../db/unique-violation'
@@ -139,7 +140,14 @@ async function openNamedStorage(db: string | undefined, env: Record<string, stri
     return openPostgresStorage(config.databaseUrl, { poolSize: 1 })
   }
   const path = db ?? config.dbPath
+  const setting = db !== undefined ? '--db' : 'DB_PATH'
   if (path === ':memory:')
     throw new UsageError('DB_PATH is :memory:: a key there would vanish with this command; name a database file')
-  return withNamedFile(db !== undefined ? '--db' : 'DB_PATH', path, () => openStorage(path))
+  // A key belongs to an account of an existing database: opening a missing file would create an empty database (and
+  // its folder) only to find no account in it, and leave it behind.
+  if (!existsSync(path))
+    throw new KeyCreationError(
+      `No database at ${path} (${setting}${db === undefined && !env.DB_PATH ? ', the default' : ''}): start the server once to create it, or name the database with --db or DB_PATH`,
+    )
+  return withNamedFile(setting, path, () => openStorage(path))
 }

@@ -33,6 +33,7 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   'GET /metrics': { id: 'getMetrics' },
   'GET /': { id: 'getFrontDoor' },
   'GET /readme': { id: 'getReadme' },
+  'GET /docs/{name}': { id: 'getDocsChapter', errors: [404] },
 
   [`POST ${CHAT}/stream-chat-state`]: {
     id: 'streamChatState',

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { postgresServer } from './database-servers'
 import { TEST_DEMO_DATA } from './demo-data'
 import { startRedisServer, type RedisServer } from './redis-server'
-import { startServerProcess, type ServerProcess } from './server-process'
+import { startServerProcess, type ServerProcess } from '../../harness/server-process'
 
 /**
  * Several service processes sharing one throwaway Redis and their state, as a deployment of several nodes would:
@@ -97,10 +97,12 @@ export async function startCluster(options: {
     }
     const addNode = async () => {
       const node = await startServerProcess({
-        // On Postgres the SQLite path is never used; each node gets its own, in the temp folder, so that a node
-        // ignoring DATABASE_URL would share nothing with the others (and the tests fail) rather than pass on one file.
-        ...(database ? { DB_PATH: join(folder, `node-${nodes.length + 1}.db`) } : {}),
-        ...env,
+        env: {
+          // On Postgres the SQLite path is never used; each node gets its own, in the temp folder, so that a node
+          // ignoring DATABASE_URL would share nothing with the others (and the tests fail) rather than pass on one file.
+          ...(database ? { DB_PATH: join(folder, `node-${nodes.length + 1}.db`) } : {}),
+          ...env,
+        },
       })
       nodes.push(node)
       return node

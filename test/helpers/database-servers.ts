@@ -1,8 +1,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import {
+  canConnect,
+  postgresInstalled,
+  runChecked,
+  startPostgresCluster,
+  waitUntil,
+} from '../../harness/backing-servers'
+import { freePort } from '../../harness/server-process'
+import { programAvailable } from './programs'
 
 /**
  * Throwaway database servers for tests: Postgres clusters (`initdb` in a temp folder, run as the `postgres`
@@ -28,82 +36,24 @@ export interface DatabaseServer {
   thaw?(): void
 }
 
-export const PG_BIN = '/usr/lib/postgresql/15/bin'
 const running: Array<() => void> = []
 
-export const postgresAvailable = existsSync(join(PG_BIN, 'initdb')) && spawnSync('id', ['-u', 'postgres']).status === 0
-export const mariadbAvailable = ['/usr/sbin/mariadbd', '/usr/bin/mariadb-install-db'].every(existsSync)
+/** Postgres 15 run as the `postgres` user; missing, its tests skip here and fail in CI (`CI=true`). */
+export const postgresAvailable = programAvailable('Postgres 15', postgresInstalled(), 'apt-get install -y postgresql')
+/** MariaDB; missing, its tests skip here and fail in CI (`CI=true`). */
+export const mariadbAvailable = programAvailable(
+  'MariaDB',
+  ['/usr/sbin/mariadbd', '/usr/bin/mariadb-install-db'].every(existsSync),
+  'apt-get install -y mariadb-server',
+)
 
-/** Says loudly, once per server, that tests were skipped; CI installs both servers, so there it never shows. */
-export function warnSkipped(what: string): void {
-  const line = '!'.repeat(100)
-  console.warn(
-    `\n${line}\n!!! SKIPPED: ${what}: the server binary is not installed on this machine.\n!!! Install it (apt-get install -y postgresql mariadb-server) to run these tests; CI always runs them.\n${line}\n`,
-  )
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (
-      await Promise.resolve()
-        .then(check)
-        .catch(() => false)
-    )
-      return
-    await Bun.sleep(100)
-  }
-  throw new Error(`${what} did not start within ${timeoutMs} ms`)
-}
-
-function run(command: string, args: string[]): void {
-  const result = spawnSync(command, args, { encoding: 'utf8' })
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${result.stderr || result.stdout}`)
-}
-
-async function canConnect(url: string): Promise<boolean> {
-  const client = new Bun.SQL(url, { max: 1, connectionTimeout: 2, idleTimeout: 1 })
-  try {
-    await client.unsafe('SELECT 1')
-    return true
-  } finally {
-    await client.close()
-  }
-}
+export { PG_BIN } from '../../harness/backing-servers'
+export { warnSkipped } from './programs'
+export { freePort } from '../../harness/server-process'
 
 async function startPostgres(): Promise<DatabaseServer> {
-  const folder = mkdtempSync(join(tmpdir(), 'test-postgres-'))
-  chmodSync(folder, 0o777)
-  const data = join(folder, 'data')
-  const port = await freePort()
-  const asPostgres = (command: string, args: string[]) =>
-    run('runuser', ['-u', 'postgres', '--', join(PG_BIN, command), ...args])
-  asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'])
-  const pgCtl = (action: 'start' | 'stop', mode: 'fast' | 'immediate' = 'immediate') =>
-    action === 'start'
-      ? asPostgres('pg_ctl', [
-          '-D',
-          data,
-          '-l',
-          join(folder, 'log'),
-          '-w',
-          '-o',
-          `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`,
-          'start',
-        ])
-      : asPostgres('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop'])
-  pgCtl('start')
+  // Durability off: a test's cluster is thrown away with its run.
+  const cluster = await startPostgresCluster({ database: 'shop', settings: ['fsync=off', 'full_page_writes=off'] })
   let up = true
   let frozen: number[] = []
   const signal = (pids: number[], name: 'SIGSTOP' | 'SIGCONT') => {
@@ -118,39 +68,26 @@ async function startPostgres(): Promise<DatabaseServer> {
     // A stopped server cannot be shut down: it is let go first.
     signal(frozen, 'SIGCONT')
     if (up)
-      spawnSync('runuser', [
-        '-u',
-        'postgres',
-        '--',
-        join(PG_BIN, 'pg_ctl'),
-        '-D',
-        data,
-        '-m',
-        'immediate',
-        '-w',
-        'stop',
-      ])
-    rmSync(folder, { recursive: true, force: true })
+      try {
+        cluster.stop('immediate')
+      } catch {
+        // Best effort: its folder goes anyway.
+      }
+    cluster.remove()
   })
-  const admin = `postgres://postgres@127.0.0.1:${port}/postgres`
-  await waitFor(() => canConnect(admin), 'Postgres')
-  const client = new Bun.SQL(admin, { max: 1 })
-  await client.unsafe('CREATE DATABASE shop')
-  await client.close()
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/shop`,
-    async stop(mode) {
-      pgCtl('stop', mode)
+    url: cluster.url('shop'),
+    async stop(mode = 'immediate') {
+      cluster.stop(mode)
       up = false
     },
     async start() {
       if (up) return
-      pgCtl('start')
+      await cluster.start()
       up = true
-      await waitFor(() => canConnect(admin), 'Postgres')
     },
     freeze() {
-      const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
+      const postmaster = cluster.pid()
       const children = spawnSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).stdout
       frozen = [postmaster, ...children.split('\n').filter(Boolean).map(Number)]
       signal(frozen, 'SIGSTOP')
@@ -167,7 +104,7 @@ async function startMariadb(): Promise<DatabaseServer> {
   const data = join(folder, 'data')
   const socket = join(folder, 'mysqld.sock')
   const port = await freePort()
-  run('mariadb-install-db', [
+  runChecked('mariadb-install-db', [
     '--no-defaults',
     `--datadir=${data}`,
     '--user=root',
@@ -209,7 +146,7 @@ async function startMariadb(): Promise<DatabaseServer> {
     rmSync(folder, { recursive: true, force: true })
   })
   const admin = `mysql://root@127.0.0.1:${port}/mysql`
-  await waitFor(() => canConnect(admin), 'MariaDB')
+  await waitUntil(() => canConnect(admin), 'MariaDB', 30_000, 100)
   const client = new Bun.SQL(admin, { max: 1 })
   await client.unsafe("DROP USER IF EXISTS ''@'localhost'")
   await client.unsafe('CREATE DATABASE shop')
@@ -220,7 +157,7 @@ async function startMariadb(): Promise<DatabaseServer> {
     async start() {
       if (child && child.exitCode === null) return
       launch()
-      await waitFor(() => canConnect(admin), 'MariaDB')
+      await waitUntil(() => canConnect(admin), 'MariaDB', 30_000, 100)
     },
   }
 }

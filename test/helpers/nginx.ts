@@ -2,10 +2,12 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort } from './database-servers'
+import { freePort } from '../../harness/server-process'
+import { programAvailable } from './programs'
 
 const NGINX = '/usr/sbin/nginx'
-export const nginxAvailable = existsSync(NGINX)
+/** Missing, the load balancer tests skip here and fail in CI (`CI=true`). */
+export const nginxAvailable = programAvailable('nginx', existsSync(NGINX), 'apt-get install -y nginx-light')
 
 const running = new Set<ChildProcess>()
 // TERM: nginx's fast stop, which also ends its worker processes.

@@ -1,9 +1,11 @@
 import { openStorage, type Storage } from '../../db/client'
 import { openPostgresStorage } from '../../db/postgres-storage'
-import { postgresAvailable } from './database-servers'
 import { throwawayPostgresDatabase } from './postgres-databases'
 
-/** A fresh, migrated, empty storage of one dialect, and how to throw it away. */
+/**
+ * A fresh, migrated, empty storage of one dialect, and how to throw it away. A contract over the service's own state
+ * runs on `sqliteKind` in the fast tier and on `postgresKind` in a twin file under test/e2e/.
+ */
 export interface StorageKind {
   name: 'SQLite' | 'Postgres'
   open(): Promise<{ storage: Storage; dispose(): Promise<void> }>
@@ -35,6 +37,3 @@ export const postgresKind: StorageKind = {
     }
   },
 }
-
-/** The dialects a test about the service's own state runs on: SQLite always, Postgres where it is installed. */
-export const storageKinds: StorageKind[] = postgresAvailable ? [sqliteKind, postgresKind] : [sqliteKind]

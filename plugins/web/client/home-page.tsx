@@ -2,18 +2,17 @@ import { useEffect, useState } from 'preact/hooks'
 import type { DeploymentSummary } from '../../management/model-deployments'
 import { describeError, pageFetch, PlatformApiError } from './api'
 
-const README_SECTIONS = [
-  'Quick start',
-  'Configuration',
-  'Authentication',
-  'Chat API',
-  'Embed sessions',
-  'Embedded pages',
-  'Management API',
-  'Operations',
+/** The docs the front door links to, each served by the service itself (offline too). */
+const DOC_LINKS: Array<[title: string, href: string]> = [
+  ['Quick start', '/readme#quick-start'],
+  ['Configuration', '/docs/configuration'],
+  ['Connecting a database', '/docs/connecting-a-database'],
+  ['Chat API', '/docs/chat-api'],
+  ['Embedded pages', '/docs/embedding#embedded-pages'],
+  ['Management API', '/docs/management-api'],
+  ['Several nodes', '/docs/several-nodes'],
+  ['Operations', '/docs/operating'],
 ]
-/** GitHub's anchor of a heading, which the README page gives its headings too. */
-const anchor = (title: string) => title.toLowerCase().replace(/\s+/g, '-')
 
 interface PublishedDashboard {
   name: string
@@ -332,11 +331,11 @@ export function HomePage() {
               <a href="/metrics">Metrics</a> (Prometheus) and <a href="/healthz">health</a>
             </li>
             <li>
-              <a href="/readme">README</a>:{' '}
-              {README_SECTIONS.map((section, index) => (
-                <span key={section}>
+              <a href="/readme">README</a> and docs:{' '}
+              {DOC_LINKS.map(([title, href], index) => (
+                <span key={href}>
                   {index > 0 && ' · '}
-                  <a href={`/readme#${anchor(section)}`}>{section}</a>
+                  <a href={href}>{title}</a>
                 </span>
               ))}
             </li>

@@ -117,10 +117,40 @@ describe('GET /readme and GET /readme.md', () => {
     expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8')
     const text = await markdown.text()
     expect(text).toStartWith('# Analytics chat streaming and embed session service')
-    expect(text).toContain('## Embedded pages')
+    expect(text).toContain('http://localhost:4000/')
+    expect(text).toContain('(docs/embedding.md)')
     const page = await test.request('GET', '/readme')
     expect(page.status).toBe(200)
     expect(page.headers.get('content-security-policy')).toBe(HOME_CONTENT_SECURITY_POLICY)
     expect(await page.text()).toContain('data-page="readme"')
+  })
+})
+
+describe('GET /docs/{name} and GET /docs/{name}.md', () => {
+  it("serves each chapter of docs/ as Markdown and as a page with the front door's policy", async () => {
+    const markdown = await test.request('GET', '/docs/embedding.md')
+    expect(markdown.status).toBe(200)
+    expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8')
+    const text = await markdown.text()
+    expect(text).toStartWith('# Embedding\n')
+    expect(text).toContain('## Embedded pages')
+    for (const name of ['configuration', 'chat-api', 'management-api', 'several-nodes', 'operating', 'testing'])
+      expect((await test.request('GET', `/docs/${name}.md`)).status).toBe(200)
+    const page = await test.request('GET', '/docs/embedding')
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-security-policy')).toBe(HOME_CONTENT_SECURITY_POLICY)
+    expect(await page.text()).toContain('data-page="readme"')
+  })
+
+  it('answers 404 DOC_NOT_FOUND for a chapter that does not exist, never a file outside docs/, and 400 to a broken name', async () => {
+    for (const name of ['nope', 'nope.md', '..%2FREADME.md', 'constructor', '__proto__.md']) {
+      const response = await test.request('GET', `/docs/${name}`)
+      expect(response.status).toBe(404)
+      expect(await response.json()).toMatchObject({ code: 'DOC_NOT_FOUND' })
+    }
+    // A name that is not text (a broken percent-encoding) is refused as any bad path value is.
+    const broken = await test.request('GET', '/docs/%E0%A4%A.md')
+    expect(broken.status).toBe(400)
+    expect(await broken.json()).toMatchObject({ code: 'VALIDATION_FAILED' })
   })
 })

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'bun:test'
+import { SQL } from 'bun'
+import { openStorage } from '../../../../db/client'
+import { openPostgresStorage } from '../../../../db/postgres-storage'
+import { createThreadStore } from '../../../../plugins/chat/create-thread-store'
+import type { MessageSave } from '../../../../plugins/chat/thread-store'
+import { postgresAvailable, warnSkipped } from '../../../helpers/database-servers'
+import { POSTGRES_START_MS, throwawayPostgresDatabase } from '../../../helpers/postgres-databases'
+import { postgresThreadStores, seedThreadOwner, sqliteThreadStores } from '../../../helpers/thread-stores'
+import { threadStoreContract } from '../../../plugins/chat/thread-store-contract'
+
+threadStoreContract('SQLite', sqliteThreadStores)
+if (postgresAvailable) threadStoreContract('Postgres', postgresThreadStores)
+else warnSkipped('ThreadStore on Postgres')
+
+describe('ThreadStore on SQLite, beside other transactions', () => {
+  it('recovers interrupted runs after an open transaction, not inside it: its rollback keeps the recovery', async () => {
+    const storage = openStorage(':memory:')
+    try {
+      const { accounts, deployments, agents, users } = storage.tables
+      const owner = await storage.transaction(async (tx) => {
+        const [account] = await tx
+          .insert(accounts)
+          .values({ name: 'acme', plan: 'enterprise', createdAt: 1 })
+          .returning()
+        const [deployment] = await tx
+          .insert(deployments)
+          .values({ accountId: account.id, name: 'Shop', model: 'demo', createdAt: 1 })
+          .returning()
+        const [agent] = await tx.insert(agents).values({ deploymentId: deployment.id, name: 'Analyst' }).returning()
+        const [user] = await tx
+          .insert(users)
+          .values({ accountId: account.id, kind: 'external', identity: 'owner', createdAt: 1, updatedAt: 1 })
+          .returning()
+        return { accountId: account.id, deploymentId: deployment.id, agentId: agent.id, userId: user.id }
+      })
+      const before = createThreadStore(storage, Date.now)
+      const runId = 'run-left-running'
+      await before.startTurn({
+        thread: { id: 'thread-1', ...owner },
+        isNewThread: true,
+        runId,
+        messageId: 'message-1',
+        branch: 'main',
+        input: 'Hello',
+        images: undefined,
+        devMode: false,
+      })
+
+      // Another area's transaction is open (awaiting) when the recovery is asked for, and then fails.
+      let proceed = () => undefined as void
+      let opened = () => undefined as void
+      const open = new Promise<void>((resolve) => (opened = resolve))
+      const failing = storage
+        .transaction(async (tx) => {
+          await tx.insert(accounts).values({ name: 'rolled-back', plan: 'enterprise', createdAt: 1 })
+          const waiting = new Promise<void>((resolve) => (proceed = resolve))
+          opened()
+          await waiting
+          throw new Error('this transaction fails')
+        })
+        .catch((error: Error) => error.message)
+      await open
+      const recovered = createThreadStore(storage, Date.now).recoverInterruptedRuns()
+      proceed()
+      expect(await failing).toBe('this transaction fails')
+      expect(await recovered).toBe(1)
+      const { chatRuns } = storage.tables
+      const [run] = await storage.db.select({ status: chatRuns.status }).from(chatRuns)
+      expect(run.status).toBe('interrupted')
+      expect(await storage.db.select().from(accounts)).toHaveLength(1)
+    } finally {
+      await storage.close()
+    }
+  })
+})
+
+describe.skipIf(!postgresAvailable)('ThreadStore on Postgres, beside a node taking a thread over', () => {
+  it(
+    'refuses a save that reached the thread while the takeover was under way, once that commits',
+    async () => {
+      const database = await throwawayPostgresDatabase()
+      const storage = await openPostgresStorage(database.url, { poolSize: 4 })
+      const other = new SQL(database.url, { max: 1 })
+      try {
+        const store = createThreadStore(storage, () => 1)
+        const owner = await seedThreadOwner(storage)
+        const started = await store.startTurn({
+          thread: { id: 'thread-1', ...owner },
+          isNewThread: true,
+          runId: 'run-1',
+          messageId: 'message-1',
+          branch: 'main',
+          input: 'Hello',
+          images: undefined,
+          devMode: false,
+        })
+        const save = (content: string): MessageSave => ({
+          threadId: 'thread-1',
+          id: 'answer',
+          sort: 2,
+          content,
+          thinking: null,
+          graphPath: '[]',
+          toolCall: null,
+          status: 'in_process',
+          runId: 'run-1',
+          createdAt: 1,
+          updatedAt: 1,
+          epoch: started.epoch,
+        })
+        await store.saveMessages(() => [save('Half ')])
+
+        // Another node raises the epoch and marks the answer, in a transaction still open when the owner's save comes.
+        const takeover = await other.reserve()
+        let late: Promise<ReadonlySet<string>> | undefined
+        let settled = false
+        try {
+          await takeover`BEGIN`
+          await takeover`UPDATE chat_threads SET lease_epoch = lease_epoch + 1 WHERE id = 'thread-1'`
+          late = store.saveMessages(() => [save('and more')]).finally(() => (settled = true))
+          await Bun.sleep(200)
+          // It waits for the takeover: it read the epoch before it, but may not write on the strength of that.
+          expect(settled).toBe(false)
+          await takeover`UPDATE chat_messages SET status = 'interrupted' WHERE thread_id = 'thread-1' AND id = 'answer'`
+          await takeover`COMMIT`
+        } finally {
+          takeover.release()
+        }
+        expect([...((await late) ?? [])]).toEqual(['thread-1'])
+        const [row]: Array<{ content: string; status: string }> =
+          await other`SELECT content, status FROM chat_messages WHERE id = 'answer'`
+        expect(row).toEqual({ content: 'Half ', status: 'interrupted' })
+      } finally {
+        await other.close()
+        await storage.close()
+        await database.drop()
+      }
+    },
+    POSTGRES_START_MS,
+  )
+})
