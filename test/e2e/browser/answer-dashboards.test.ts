@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import type { Browser, Page } from 'playwright-core'
-import { launchBrowser, screenshot, watch } from '../../browser/helpers/browser'
-import { startEmbedServer, type EmbedServer } from '../../browser/helpers/embed-server'
+import { launchBrowser, screenshot, watch } from './helpers/browser'
+import { startEmbedServer, type EmbedServer } from './helpers/embed-server'
 import { keys } from '../../helpers/fixtures'
 import type { Json } from '../../plugins/web/helpers'
 

@@ -2,8 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, setDefaultTimeout
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { keys } from '../../helpers/fixtures'
 import { demoWidgets, publishDashboard, type Json } from '../../plugins/web/helpers'
-import { launchBrowser, screenshot, watch } from '../../browser/helpers/browser'
-import { startEmbedServer, type EmbedServer } from '../../browser/helpers/embed-server'
+import { launchBrowser, screenshot, watch } from './helpers/browser'
+import { startEmbedServer, type EmbedServer } from './helpers/embed-server'
 
 setDefaultTimeout(60_000)
 

@@ -5,7 +5,7 @@ import { lineReader, messageId, type Line } from '../../helpers/chat'
 import { startCluster, type Cluster } from '../../helpers/cluster'
 import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
 import { redisAvailable } from '../../helpers/redis-server'
-import type { ServerProcess } from '../../helpers/server-process'
+import type { ServerProcess } from '../../../harness/server-process'
 
 const key = 'ak_fencing_0123456789ab'
 // Streams for a minute, a short delta every 100 ms: the run is still going when its node is paused.

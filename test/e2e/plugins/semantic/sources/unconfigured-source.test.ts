@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { keys, testBootstrap } from '../../../../helpers/fixtures'
-import { startServerProcess, type ServerProcess } from '../../../../helpers/server-process'
+import { startServerProcess, type ServerProcess } from '../../../../../harness/server-process'
 
 const dir = mkdtempSync(join(tmpdir(), 'unconfigured-source-'))
 let server: ServerProcess | undefined
@@ -21,7 +21,7 @@ describe('a data source whose URL the driver refuses', () => {
     } as never
     const file = join(dir, 'bootstrap.json')
     writeFileSync(file, JSON.stringify(bootstrap))
-    server = await startServerProcess({ DB_PATH: join(dir, 'service.db'), BOOTSTRAP_FILE: file })
+    server = await startServerProcess({ env: { DB_PATH: join(dir, 'service.db'), BOOTSTRAP_FILE: file } })
     const sql = (deploymentId: number) =>
       fetch(`${server!.url}/api/v1/deployments/${deploymentId}/sql`, {
         method: 'POST',
