@@ -1,16 +1,16 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
-import { chatBase, finalAnswer, mergeLines, readLines } from '../../helpers/chat'
-import { keys } from '../../helpers/fixtures'
+import { createTestApp, type TestApp } from '../../helpers/app'
+import { answerOf, Tally } from './questions/ask'
 import { comparisons } from './questions/comparisons'
 import { rankings } from './questions/rankings'
-import { expectedRows, score, type Outcome } from './questions/score'
+import { reading } from './questions/reading'
+import { expectedRows, score } from './questions/score'
 import { threads } from './questions/threads'
 import { totals } from './questions/totals'
 import type { Question } from './questions/types'
 
-const QUESTIONS: Question[] = [...totals, ...comparisons, ...rankings, ...threads]
+const QUESTIONS: Question[] = [...totals, ...comparisons, ...rankings, ...threads, ...reading]
 
 let test: TestApp
 let data: Database
@@ -24,27 +24,6 @@ afterAll(async () => {
   await test.close()
 })
 
-/** Asks every turn of a question in one thread; returns the last turn's final answer. */
-async function answerOf(question: Question, index: number): Promise<string> {
-  const turns = Array.isArray(question.ask) ? question.ask : [question.ask]
-  const sessionSettings = {
-    externalId: `question-${index}`,
-    ...(question.region ? { userAttributes: [{ name: 'region', value: question.region }] } : {}),
-  }
-  let chatId: string | undefined
-  let answer = ''
-  for (const input of turns) {
-    const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
-      headers: apiKey(keys.admin),
-      body: { input, sessionSettings, ...(chatId ? { chatId } : {}) },
-    })
-    const lines = await readLines(response)
-    chatId ??= (lines[0]?.state as { chatId?: string } | undefined)?.chatId
-    answer = finalAnswer(mergeLines(lines))?.content ?? ''
-  }
-  return answer
-}
-
 describe('the question set', () => {
   it('has at least 120 questions whose expected answers the demo data gives', () => {
     expect(QUESTIONS.length).toBeGreaterThanOrEqual(120)
@@ -55,28 +34,14 @@ describe('the question set', () => {
   }, 60_000)
 
   it('is answered right at least 95% of the time, and declined rather than answered wrong otherwise', async () => {
-    const outcomes: Record<Outcome, number> = { right: 0, declined: 0, wrong: 0 }
-    const byKind = new Map<string, { right: number; total: number }>()
-    const misses: string[] = []
+    const tally = new Tally()
     for (const [index, question] of QUESTIONS.entries()) {
-      const answer = await answerOf(question, index)
+      const answer = await answerOf(test, question, index)
       const { outcome, why } = score(answer, question.sql ? expectedRows(data, question) : undefined, question.first)
-      outcomes[outcome]++
-      const kind = byKind.get(question.kind) ?? { right: 0, total: 0 }
-      kind.total++
-      if (outcome === 'right') kind.right++
-      byKind.set(question.kind, kind)
-      if (outcome !== 'right')
-        misses.push(
-          `${outcome.padEnd(8)} ${JSON.stringify(question.ask)}: ${why}\n    ${answer.split('\n')[0].slice(0, 160)}`,
-        )
+      tally.add(question, answer, outcome, why)
     }
-    if (process.env.QUESTION_SET_REPORT) {
-      console.log(misses.join('\n'))
-      console.log([...byKind].map(([kind, entry]) => `${kind}: ${entry.right}/${entry.total}`).join(', '))
-      console.log(`right ${outcomes.right}/${QUESTIONS.length}, declined ${outcomes.declined}, wrong ${outcomes.wrong}`)
-    }
-    expect(outcomes.right / QUESTIONS.length).toBeGreaterThanOrEqual(0.95)
-    expect(outcomes.wrong).toBe(0)
+    tally.report('demo')
+    expect(tally.outcomes.right / QUESTIONS.length).toBeGreaterThanOrEqual(0.95)
+    expect(tally.outcomes.wrong).toBe(0)
   }, 300_000)
 })
