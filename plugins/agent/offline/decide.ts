@@ -147,7 +147,12 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
     const words = [...new Set(questions.flatMap((entry) => parse(entry, index, undefined, undefined).unknown))]
     const relative = thread.frame && isRelative(thread.frame)
     if (words.length || relative) {
-      const searchQuery = words.length ? words.join(' ') : (thread.frame?.timeDimension?.title ?? 'date')
+      // A value written with a hyphen ("no-show") is searched whole: its short parts are no words to search.
+      const compounds = (question.toLowerCase().match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu) ?? []).filter((compound) =>
+        compound.split('-').some((part) => words.includes(part)),
+      )
+      const terms = [...new Set([...compounds, ...words])]
+      const searchQuery = terms.length ? terms.join(' ') : (thread.frame?.timeDimension?.title ?? 'date')
       return {
         kind: 'tools',
         reasoning: `${words.length ? `"${words.join(' ')}" may name values to filter on` : 'Relative periods count back from the latest date in the data'}; one search finds values and dates.`,
@@ -157,6 +162,11 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
   }
 
   const { parsed, frame } = thread
+  if (parsed.ambiguous)
+    return decline(
+      { kind: 'spelling', word: parsed.ambiguous.word, options: parsed.ambiguous.options },
+      `"${parsed.ambiguous.word}" is as near to ${parsed.ambiguous.options.join(' as to ')}.`,
+    )
   if (parsed.unsupported)
     return decline(
       { kind: 'incomplete', reason: parsed.unsupported },
@@ -166,7 +176,16 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
     const nearest =
       frame && !thread.followUp ? `${answerTitle({ frame, range: undefined, periods: undefined })}` : undefined
     return decline(
-      { kind: 'unknown', parts: phrases(parsed.unknown, question), values: lookup?.values ?? [], nearest },
+      {
+        kind: 'unknown',
+        // Quoted as asked: a word read as another ("Région" as "region") is the asker's.
+        parts: phrases(
+          parsed.unknown.map((word) => parsed.corrections.find((entry) => entry.to === word)?.from ?? word),
+          question,
+        ),
+        values: lookup?.values ?? [],
+        nearest,
+      },
       `Part of the question does not map: ${parsed.unknown.join(', ')}.`,
     )
   }
@@ -250,13 +269,17 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
     }
   const extraFailed = failedOf(extra)
   if (extraFailed) return extraFailed
+  const text = writeAnswer(
+    resolved,
+    index,
+    [...planned, ...extra].map((query) => ({ query, result: resultOf(query.sql)! })),
+  )
+  // Words read as others are said under the heading, so a wrong reading is seen at once.
+  const read = parsed.corrections.map((entry) => `"${entry.from}" as "${entry.to}"`)
+  const cut = text.indexOf('\n\n')
   return {
     kind: 'answer',
     reasoning: 'The queries returned; I will summarise them.',
-    text: writeAnswer(
-      resolved,
-      index,
-      [...planned, ...extra].map((query) => ({ query, result: resultOf(query.sql)! })),
-    ),
+    text: read.length && cut > 0 ? `${text.slice(0, cut)}\n\nI read ${read.join(', ')}.${text.slice(cut)}` : text,
   }
 }

@@ -11,6 +11,8 @@ export type Decline =
   | { kind: 'unknown'; parts: string[]; values: ValueHit[]; nearest?: string }
   | { kind: 'no-measure'; parts: string[] }
   | { kind: 'incomplete'; reason: string; nearest?: string }
+  /** A word as near to two words of the model: which one is meant is asked back. */
+  | { kind: 'spelling'; word: string; options: string[] }
 
 const quoteList = (parts: string[]) => parts.map((part) => `"${part}"`).join(', ')
 
@@ -63,7 +65,8 @@ export function isGreeting(question: string): boolean {
   return clauses.length > 0 && clauses.every((clause) => GREETING.test(clause))
 }
 
-const list = (members: MetaMember[]) => members.map((member) => `${member.title} (\`${member.path}\`)`).join(', ')
+/** Members by their titles, once each: what a person asks by (their ids are the model's, not the reader's). */
+const list = (members: MetaMember[]) => [...new Set(members.map((member) => member.title))].join(', ')
 
 /**
  * What the analyst says when it cannot map (part of) a question: which part, what it can do nearest to it, and no
@@ -91,6 +94,9 @@ export function writeDecline(decline: Decline, index: MetaIndex): string {
       reason = decline.parts.length
         ? `no measure of the model matches ${quoteList(decline.parts)}.`
         : 'no measure of the model matches the question.'
+      break
+    case 'spelling':
+      reason = `I am not sure what "${decline.word}" means here: did you mean ${decline.options.map((option) => `"${option}"`).join(' or ')}?`
       break
     case 'incomplete':
       reason = decline.reason

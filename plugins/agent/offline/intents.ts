@@ -1,5 +1,5 @@
 import type { MetaIndex, MetaMember } from './meta-index'
-import { cubeNoun, cubeOf, distinctive, labelDimension, mentions, reach } from './members'
+import { cubeNoun, cubeOf, distinctive, labelDimension, mentions, namesRows, reach } from './members'
 import type { Tokens } from './tokens'
 import { numberOf } from './time-range'
 import { sameWord } from './words'
@@ -77,6 +77,9 @@ const NEGATIONS = [
   ...VERB_NEGATIONS,
 ]
 const WITH = ['with', 'has', 'have', 'had', 'having', 'got', 'get']
+
+/** Superlatives that count the things they name ("the most orders"), rather than rank them by a number. */
+const COUNTING = ['most', 'fewest', 'least']
 
 export const superlative = (tokens: Tokens) => tokens.raw.some((word) => DESC.includes(word) || ASC.includes(word))
 export const ascending = (tokens: Tokens) =>
@@ -208,10 +211,14 @@ export function recordOf(tokens: Tokens, index: MetaIndex, many = false) {
   if (!superlative(tokens) || tokens.has('average', 'total', 'sum')) return undefined
   const said = (word: string) => tokens.list.some((entry) => sameWord(entry, word))
   // "the 5 smallest orders": several records, each ranked by its own number, not the one extreme of a measure.
+  // ("the most orders", "the fewest orders" count them: the 3 customers who placed the most orders.)
   const rankedRecords = (cube: string) =>
     many &&
     tokens.list.some(
-      (word, at) => (DESC.includes(word) || ASC.includes(word)) && sameWord(tokens.list[at + 1] ?? '', cubeNoun(cube)),
+      (word, at) =>
+        (DESC.includes(word) || ASC.includes(word)) &&
+        !COUNTING.includes(word) &&
+        sameWord(tokens.list[at + 1] ?? '', cubeNoun(cube)),
     )
   // "Who had the biggest order": one order, shown with who placed it.
   const who = (cube: string) => peopleCube(tokens, [cube]) !== undefined
@@ -250,11 +257,11 @@ export function recordOf(tokens: Tokens, index: MetaIndex, many = false) {
   const own = labelDimension(index, attribute.cube)
   const key = cubeOf(index, attribute.cube)?.dimensions.find((dim) => dim.primaryKey)
   if (key) show.push(key)
-  if (own && /^(name|title)$/.test(own.name)) show.push(own)
+  if (namesRows(index, own)) show.push(own)
   for (const cube of reach(index, attribute.cube)) {
     if (cube === attribute.cube || !shown(cube)) continue
     const label = labelDimension(index, cube)
-    if (label && /^(name|title)$/.test(label.name)) show.push(label)
+    if (namesRows(index, label)) show.push(label)
   }
   const words = distinctive(attribute)
   return { attribute, show, direction: ascending(tokens) ? ('asc' as const) : ('desc' as const), words }

@@ -1,5 +1,5 @@
 import type { MetaCube, MetaIndex, MetaMember } from './meta-index'
-import { findPhrase, sameWord, stem, words } from './words'
+import { findPhrase, lexiconWords, sameWord, stem, words } from './words'
 
 /** One noun in singular or plural (`order`, `orders`), stricter than `sameWord` (`ordering` is no order). */
 export const sameNoun = (word: string, noun: string) =>
@@ -26,7 +26,7 @@ export function distinctive(member: MetaMember): string[] {
   let list = distinctiveWords.get(member)
   if (!list) {
     const seen = new Set<string>()
-    list = [...words(member.name), ...words(member.title)].filter(
+    list = [...words(member.name), ...words(member.title), ...(member.synonyms ?? []).flatMap(words)].filter(
       (word) => !GENERIC.has(word) && !seen.has(stem(word)) && seen.add(stem(word)),
     )
     distinctiveWords.set(member, list)
@@ -47,6 +47,8 @@ export interface Vocabulary {
   nouns: Set<string>
   /** Every word (and its stem) of the model's cube and member names and titles: the model's own words. */
   own: Set<string>
+  /** Words a question's word may be a misspelling of: the model's own and descriptions', and the lexicon's. */
+  known: Set<string>
 }
 const vocabularies = new WeakMap<MetaIndex, Vocabulary>()
 export function vocabularyOf(index: MetaIndex): Vocabulary {
@@ -65,12 +67,25 @@ export function vocabularyOf(index: MetaIndex): Vocabulary {
           .flatMap((cube) => [
             cube.name,
             cube.title ?? '',
-            ...[...cube.measures, ...cube.dimensions].flatMap((member) => [member.name, member.title]),
+            ...(cube.synonyms ?? []),
+            ...[...cube.measures, ...cube.dimensions].flatMap((member) => [
+              member.name,
+              member.title,
+              ...(member.synonyms ?? []),
+            ]),
           ])
           .flatMap((text) => words(text))
           .flatMap((word) => [word, stem(word)]),
       ),
+      known: new Set(),
     }
+    vocabulary.known = new Set([
+      ...vocabulary.own,
+      ...lexiconWords(),
+      ...index.cubes.flatMap((cube) =>
+        words([cube.description ?? '', ...cube.dimensions.map((dim) => dim.description ?? '')].join(' ')),
+      ),
+    ])
     vocabularies.set(index, vocabulary)
   }
   return vocabulary
@@ -157,18 +172,35 @@ export function scoreMeasure(question: readonly string[], member: MetaMember): {
   }
 }
 
-/** The dimension that names the things of a cube: its `name` or `title`, else its first plain string. */
+/** A `title` that is a role, not a name ("Job title", "the employee's position"). */
+const ROLE = /\b(job|role|position|rank|honorific|salutation)\b/i
+
+/**
+ * The dimension that names the things of a cube: the model's `label`, else its `name`, else a `title` that is not a
+ * job title, else its first plain string.
+ */
 export function labelDimension(index: MetaIndex, cube: string): MetaMember | undefined {
-  const dims = cubeOf(index, cube)?.dimensions ?? []
+  const entry = cubeOf(index, cube)
+  const dims = entry?.dimensions ?? []
   return (
-    dims.find((dim) => dim.type === 'string' && (dim.name === 'name' || dim.name === 'title')) ??
+    (entry?.label ? dims.find((dim) => dim.path === entry.label) : undefined) ??
+    dims.find((dim) => dim.type === 'string' && dim.name === 'name') ??
+    dims.find(
+      (dim) => dim.type === 'string' && dim.name === 'title' && !ROLE.test(`${dim.title} ${dim.description ?? ''}`),
+    ) ??
     dims.find((dim) => dim.type === 'string' && !dim.primaryKey && !/email|phone/.test(dim.name))
   )
 }
 
+/** Whether a dimension names the rows of its cube (its label, a name): rows are then grouped by their key. */
+export function namesRows(index: MetaIndex, member: MetaMember | undefined): member is MetaMember {
+  if (!member || member !== labelDimension(index, member.cube)) return false
+  return cubeOf(index, member.cube)?.label === member.path || /^(name|title)$/.test(member.name)
+}
+
 /** The primary key beside a label dimension (`customers.name` → `customers.id`): things are grouped by identity. */
 export function keyOf(index: MetaIndex, label: MetaMember): MetaMember | undefined {
-  if (label !== labelDimension(index, label.cube) || !/^(name|title)$/.test(label.name)) return undefined
+  if (!namesRows(index, label)) return undefined
   return cubeOf(index, label.cube)?.dimensions.find((dim) => dim.primaryKey)
 }
 
@@ -181,7 +213,7 @@ export function matchDimension(index: MetaIndex, phrase: readonly string[], near
       if (/(^|_)id$/.test(member.name) && !phrase.includes('id')) continue
       // "Order amount" is not named by "orders": the cube's noun names the cube, not the member.
       const own = distinctive(member).filter(
-        (word) => !sameWord(word, cubeNoun(member.cube)) || /^(name|title)$/.test(member.name),
+        (word) => !sameWord(word, cubeNoun(member.cube)) || namesRows(index, member),
       )
       if (own.length === 0) continue
       const matched = own.filter((word) => mentions(phrase, word)).length
@@ -197,7 +229,7 @@ export function matchDimension(index: MetaIndex, phrase: readonly string[], near
   for (const cube of index.cubes)
     if (phrase.some((word) => sameWord(word, cubeNoun(cube.name)))) {
       const label = labelDimension(index, cube.name)
-      if (label && /^(name|title)$/.test(label.name)) return label
+      if (namesRows(index, label)) return label
     }
   return undefined
 }

@@ -14,7 +14,7 @@ import {
   recordOf,
   superlative,
 } from './intents'
-import type { MetaIndex, MetaMember } from './meta-index'
+import type { MetaCube, MetaIndex, MetaMember } from './meta-index'
 import {
   cubeNoun,
   cubeOf,
@@ -22,6 +22,7 @@ import {
   keyOf,
   labelDimension,
   matchDimension,
+  namesRows,
   reach,
   scoreMeasure,
   timeDimensionFor,
@@ -29,6 +30,7 @@ import {
 } from './members'
 import { findPeriods, spanOf, yearEarlier, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
+import { FILLER, readSpelling, type Reading } from './lexicon'
 import {
   countedThings,
   hasWeekday,
@@ -69,11 +71,26 @@ export interface Parsed {
   unknown: string[]
   /** A question the analyst understood but cannot answer in one query: why, to say instead of a wrong answer. */
   unsupported?: string
+  /** Words read as others ("revnue" as "revenue"), said with the answer. */
+  corrections: Reading['corrections']
+  /** A word two of the model's words are equally near: asked back. */
+  ambiguous?: Reading['ambiguous']
 }
+
+/** Words that rank things by how much they do or are asked for: counted, not summed. */
+const BUSY = new Set(['busiest', 'busy', 'quietest', 'popular', 'popularity'])
 
 export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | undefined): Parsed {
   const vocabulary = vocabularyOf(index)
-  const question = expandMonthAbbreviations(asked, vocabulary.own)
+  // Misspelled words read as the model's (or the values') words they are nearest to; filler is no part of it.
+  const valueWords = new Set((lookup?.values ?? []).flatMap((hit) => words(hit.value)))
+  const spelling = readSpelling(
+    expandMonthAbbreviations(asked, vocabulary.own),
+    valueWords.size ? new Set([...vocabulary.known, ...valueWords]) : vocabulary.known,
+    valueWords.size ? new Set([...vocabulary.own, ...valueWords]) : vocabulary.own,
+    valueWords,
+  )
+  const question = expandMonthAbbreviations(spelling.text, vocabulary.own)
   useCubeNouns(vocabulary.nouns)
   const tokens = new Tokens(question, vocabulary.own)
   const text = tokens.text
@@ -248,7 +265,29 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   // Named by its own words, or by a counting cue: not just by the noun of its cube ("customers" in "top customers").
   let measureNamed = ((choice?.matched ?? 0) > 0 && !qualifierOnly) || (measure !== undefined && counting)
   const ranking = Boolean(counted) || superlative(tokens) || CUES.growth.test(text) || CUES.compare.test(text)
-  if ((!choice || choice.score < 1 || choice.matched === 0) && ranking && !counting) {
+  // "The busiest doctor", "the most popular service" (in a model that sells nothing): the rows of the table that
+  // records what they do, counted: its own date and most lookups make it the record of events, never the things'
+  // own table (each service is one service).
+  const busy = tokens.raw.some((word) => BUSY.has(word))
+  if ((!choice || choice.score < 1 || choice.matched === 0) && busy && !counting) {
+    const things = new Set(pendingMembers.map((member) => member.cube))
+    const dated = (cube: MetaCube) => cube.dimensions.some((dim) => dim.type === 'time')
+    const events = index.cubes
+      .filter((cube) => !things.has(cube.name))
+      .flatMap((cube) => cube.measures.filter((entry) => entry.type === 'count').slice(0, 1))
+      .filter((entry) => fits(entry, pendingMembers))
+      .sort((a, b) => {
+        const [left, right] = [cubeOf(index, a.cube)!, cubeOf(index, b.cube)!]
+        return Number(dated(right)) - Number(dated(left)) || right.lookups.length - left.lookups.length
+      })
+    if (events[0]) {
+      measure = events[0]
+      measureNamed = false
+      choice = { candidate: measure, score: 1, matched: 0 }
+      tokens.useWord('sold')
+    }
+  }
+  if ((!choice || choice.score < 1 || choice.matched === 0) && ranking && !counting && !busy) {
     // "Which category grew fastest", "our 3 biggest customers": the main money measure that reaches them.
     const money = index.cubes
       .flatMap((cube) => cube.measures)
@@ -342,7 +381,7 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     // "Revenue per customer" divides by the customers who ordered; "revenue per product" lists products.
     const denominator = denominatorFor(index, measure, per.cube)
     const label = labelDimension(index, per.cube)
-    const named = label && /^(name|title)$/.test(label.name) ? label : undefined
+    const named = namesRows(index, label) ? label : undefined
     if (denominator && (denominator.type === 'count_distinct' || per.cube === measure.cube || per.average || !named))
       analysis = { kind: 'ratio', denominator, per: per.noun }
     else if (named && !dimensions.includes(named)) {
@@ -429,7 +468,14 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   )
   const unknown = tokens
     .unused()
-    .filter(({ word }) => !STOPWORDS.has(word) && !INTENT_WORDS.has(word) && !GRANULARITY[word] && !explained.has(word))
+    .filter(
+      ({ word }) =>
+        !STOPWORDS.has(word) &&
+        !FILLER.has(word) &&
+        !INTENT_WORDS.has(word) &&
+        !GRANULARITY[word] &&
+        !explained.has(word),
+    )
     .map(({ word }) => word)
   // Weekdays are no period of the data (granularityOf passes them over): said plainly, not read as days or weeks.
   const weekday = /\b(days? of (the )?week|weekdays?|day-of-week)\b/.exec(text)
@@ -447,6 +493,8 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
       ])
     : undefined
   return {
+    corrections: spelling.corrections,
+    ambiguous: spelling.ambiguous,
     unsupported,
     tokens,
     measure,

@@ -65,8 +65,33 @@ export function questionWords(text: string, own?: ReadonlySet<string>): string[]
     // "active subscriptions" are those, not ordering ones.
     const known = KNOWN_SYNONYMS[word]
     if (known && own?.has(known)) return known
-    return SYNONYMS[word] ?? word
+    const mapped = SYNONYMS[word] ?? word
+    return own ? modelWord(mapped, own) : mapped
   })
+}
+
+/**
+ * Words of one meaning: a question's word is read as the one of its group the model uses. A model with a "Sales"
+ * measure is asked for "revenue" by that name, and one with "Clients" for "customers".
+ */
+export const GROUPS: string[][] = [
+  ['revenue', 'sales', 'turnover', 'income', 'earnings', 'takings'],
+  ['orders', 'purchases', 'transactions', 'invoices', 'bookings'],
+  ['order', 'purchase', 'transaction', 'invoice', 'booking'],
+  ['customers', 'clients', 'buyers', 'shoppers', 'patrons'],
+  ['customer', 'client', 'buyer', 'shopper', 'patron'],
+]
+
+/**
+ * The model's word for a lexicon word: the word itself when the model has it, else the word of its group the model
+ * has. (A model without a word for revenue has "revenue" among its main money measure's synonyms.)
+ */
+export function modelWord(word: string, own: ReadonlySet<string>): string {
+  if (own.has(word)) return word
+  const group = GROUPS.find((list) => list.includes(word))
+  const owned = group?.find((entry) => own.has(entry))
+  if (owned) return owned
+  return word
 }
 
 /** Synonyms that hold only for a model that names the word they map to. */
@@ -184,3 +209,17 @@ export const MONTHS = [
   'november',
   'december',
 ]
+
+/** Every word the analyst reads without the model: synonyms, groups, stop and intent words, months. */
+export function lexiconWords(): Set<string> {
+  return new Set([
+    ...Object.keys(SYNONYMS),
+    ...Object.values(SYNONYMS),
+    ...Object.keys(KNOWN_SYNONYMS),
+    ...GROUPS.flat(),
+    ...STOPWORDS,
+    ...INTENT_WORDS,
+    ...MONTHS,
+    ...Object.keys(MONTH_ABBREVIATIONS),
+  ])
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'bun:test'
+import { decide, type ToolExchange } from '../../../plugins/agent/offline/decide'
+import { indexMeta } from '../../../plugins/agent/offline/meta-index'
+
+/**
+ * The offline analyst on a small library model that is not the demo's: its words come from this model (titles,
+ * labels, synonyms, descriptions), "revenue" is the money it sums, and its declines name its titles.
+ */
+const member = (cube: string, name: string, type: string, extra: Record<string, unknown> = {}) => ({
+  name: `${cube}.${name}`,
+  type,
+  ...extra,
+})
+const libraryMeta = {
+  cubes: [
+    {
+      name: 'loans',
+      title: 'Loans',
+      joins: [
+        { name: 'members', relationship: 'many_to_one' },
+        { name: 'books', relationship: 'many_to_one' },
+      ],
+      measures: [
+        member('loans', 'count', 'count', { title: 'Number of loans', synonyms: ['checkouts', 'borrowings'] }),
+        member('loans', 'total_late_fee', 'sum', { title: 'Late fees', format: 'currency' }),
+        member('loans', 'total_discount', 'sum', { title: 'Fee discounts', format: 'currency' }),
+      ],
+      dimensions: [
+        member('loans', 'id', 'number', { primaryKey: true, title: 'Loan id' }),
+        member('loans', 'borrowed_at', 'time', { title: 'Loan date' }),
+      ],
+    },
+    {
+      name: 'members',
+      title: 'Members',
+      label: 'full_name',
+      joins: [],
+      measures: [member('members', 'count', 'count', { title: 'Number of members' })],
+      dimensions: [
+        member('members', 'id', 'number', { primaryKey: true, title: 'Member id' }),
+        member('members', 'full_name', 'string', { title: 'Member' }),
+        member('members', 'title', 'string', { title: 'Title', description: 'Honorific: Mr, Ms, Dr' }),
+        member('members', 'branch', 'string', { title: 'Home branch' }),
+      ],
+    },
+    {
+      name: 'books',
+      title: 'Books',
+      joins: [],
+      measures: [member('books', 'count', 'count', { title: 'Number of books' })],
+      dimensions: [
+        member('books', 'id', 'number', { primaryKey: true, title: 'Book id' }),
+        member('books', 'title', 'string', { title: 'Title' }),
+        member('books', 'genre', 'string', { title: 'Genre' }),
+        member('books', 'shelf', 'string', { title: 'Shelf' }),
+        member('books', 'shelve', 'string', { title: 'Shelve' }),
+      ],
+    },
+  ],
+}
+
+/** Runs the analyst to its answer: the meta, a search that finds nothing, and one row for every query. */
+function run(question: string): { text: string; queries: string[] } {
+  const exchanges: ToolExchange[] = []
+  const queries: string[] = []
+  for (let step = 0; step < 6; step++) {
+    const action = decide([question], exchanges)
+    if (action.kind === 'answer') return { text: action.text, queries }
+    for (const call of action.calls) {
+      if (call.name === 'serviceMeta')
+        exchanges.push({
+          ...call,
+          output: call.input.searchQuery
+            ? { ...libraryMeta, values: [], dates: [{ member: 'loans.borrowed_at', latest: '2025-06-30' }] }
+            : libraryMeta,
+        })
+      else {
+        queries.push(String(call.input.sqlQuery))
+        exchanges.push({ ...call, output: { schema: [{ name: 'x' }], data: [['Ann Lee', '1', '7']], totalRows: 1 } })
+      }
+    }
+  }
+  return { text: '', queries }
+}
+
+describe('the offline analyst on a model it was not grown on', () => {
+  it('reads "revenue" as the money the model sums, never a discount', () => {
+    const { text, queries } = run('Revenue by genre')
+    expect(queries).toEqual([expect.stringContaining('MEASURE(loans.total_late_fee)')])
+    expect(text).toStartWith('**Late fees by Genre, all time**')
+  })
+
+  it('reads the synonyms the model gives', () => {
+    const { queries } = run('How many checkouts by home branch?')
+    expect(queries).toEqual([expect.stringContaining('MEASURE(loans.count)')])
+    expect(queries[0]).toContain('members.branch')
+  })
+
+  it("groups rows by their key and shows them by the cube's label", () => {
+    const { queries } = run('Top 3 members by number of loans')
+    expect(queries[0]).toContain('members.id AS id, members.full_name AS full_name')
+  })
+
+  it('keeps the title of a dimension named title: a book title is a Title, not a "Book"', () => {
+    const index = indexMeta(libraryMeta)
+    expect(index.members.get('books.title')?.title).toBe('Title')
+    expect(index.members.get('members.title')?.title).toBe('Title')
+  })
+
+  it('reads a misspelled word as the model word it is one letter from, and says so', () => {
+    const { text, queries } = run('Number of loans by genere')
+    expect(queries[0]).toContain('books.genre')
+    expect(text).toContain('I read "genere" as "genre".')
+  })
+
+  it('asks which was meant when a word is as near to two words of the model', () => {
+    const { text, queries } = run('Number of books by shelfe')
+    expect(queries).toEqual([])
+    expect(text).toContain('did you mean "shelf" or "shelve"?')
+  })
+
+  it('declines with the titles of the model, never its member ids', () => {
+    const { text } = run('What is the weather like in the reading room?')
+    expect(text).toStartWith('I could not map that question')
+    expect(text).toContain('Number of loans, Late fees, Fee discounts')
+    expect(text).not.toMatch(/\b(loans|members|books)\.[a-z_]+/)
+  })
+})
