@@ -4,7 +4,8 @@ import { isGreeting, phrases, writeDecline, type Decline } from './decline'
 import { frameOf, isFollowUp } from './follow-up'
 import type { Frame, Resolved } from './frame'
 import { CUES } from './intents'
-import { indexMeta, type MetaIndex } from './meta-index'
+import { indexMeta, type MetaIndex, type MetaMember } from './meta-index'
+import { namesRows, reach } from './members'
 import { planQueries, queriesBeyondRows, type PlannedQuery, type SqlResult } from './plan-query'
 import { parseQuestion, type Lookup, type Parsed } from './question'
 import { resolveRange } from './time-range'
@@ -88,6 +89,17 @@ function readThread(
     if (frame) base = frame
   }
   return last!
+}
+
+/** A dimension to break a measure down by, for an example in the model's words: a plain text it reaches. */
+function breakdownExample(index: MetaIndex, cube: string): string {
+  const near = reach(index, cube)
+  const dims = index.cubes.filter((entry) => near.has(entry.name)).flatMap((entry) => entry.dimensions)
+  const label = (dim: MetaMember): boolean => namesRows(index, dim)
+  const text = dims.find(
+    (dim) => dim.type === 'string' && !dim.primaryKey && !label(dim) && !/(^|_)(id|email|phone)$/.test(dim.name),
+  )
+  return text ? text.title.toLowerCase() : 'month'
 }
 
 const isRelative = (frame: Frame) =>
@@ -203,7 +215,7 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
     return decline(
       {
         kind: 'incomplete',
-        reason: `a share needs a part to compare with the whole (for example "share of ${frame.measure.title.toLowerCase()} by region").`,
+        reason: `a share needs a part to compare with the whole (for example "share of ${frame.measure.title.toLowerCase()} by ${breakdownExample(index, frame.measure.cube)}").`,
       },
       'No part for the share.',
     )

@@ -1,8 +1,8 @@
 import type { MetaIndex, MetaMember } from './meta-index'
-import { cubeNoun, cubeOf, distinctive, labelDimension, mentions, namesRows, reach } from './members'
+import { cubeNoun, cubeOf, distinctive, labelDimension, mentions, namesRows, reach, vocabularyOf } from './members'
 import type { Tokens } from './tokens'
 import { numberOf } from './time-range'
-import { sameWord } from './words'
+import { sameWord, stem } from './words'
 
 /** Cues of the kinds of analysis, read from the question's text. */
 export const CUES = {
@@ -86,8 +86,14 @@ export const ascending = (tokens: Tokens) =>
   tokens.raw.some((word) => ASC.includes(word)) &&
   !tokens.raw.some((word) => ['top', 'best', 'highest', 'most'].includes(word))
 
-/** A negation right before position `at` ("non-VIP", "without a discount", "excluding Corporate"). */
-export function negatedAt(tokens: Tokens, at: number, ofCube?: string): number {
+/** Words that may stand between a negation and what it negates ("excluding orders from Corporate ..."). */
+const BETWEEN = new Set(['a', 'an', 'the', 'any', 'from', 'for', 't', 'have', 'has', 'had', 'get', 'got'])
+
+/**
+ * A negation right before position `at` ("non-VIP", "without a discount", "excluding Corporate"); the model's nouns
+ * (`nouns`, stems of its cubes' nouns) may stand between ("not customers from Asia").
+ */
+export function negatedAt(tokens: Tokens, at: number, ofCube?: string, nouns?: ReadonlySet<string>): number {
   for (let back = 1; back <= 4 && at - back >= 0; back++) {
     const word = tokens.list[at - back]
     if (VERB_NEGATIONS.includes(word))
@@ -95,25 +101,7 @@ export function negatedAt(tokens: Tokens, at: number, ofCube?: string): number {
     if (NEGATIONS.includes(word)) return at - back
     // "regions other than North America"
     if (word === 'than' && tokens.list[at - back - 1] === 'other') return at - back - 1
-    if (
-      ![
-        'a',
-        'an',
-        'the',
-        'any',
-        'customers',
-        'orders',
-        'from',
-        'for',
-        't',
-        'have',
-        'has',
-        'had',
-        'get',
-        'got',
-      ].includes(word)
-    )
-      return -1
+    if (!BETWEEN.has(word) && !nouns?.has(stem(word))) return -1
   }
   return -1
 }
@@ -140,7 +128,7 @@ export function booleansOf(tokens: Tokens, index: MetaIndex, measureWords: Set<s
       const own = distinctive(member)
       if (own.length === 0) continue
       for (let at = tokens.find([own[0]]); at >= 0; at = tokens.find([own[0]], at + 1)) {
-        const negation = negatedAt(tokens, at, cube.name)
+        const negation = negatedAt(tokens, at, cube.name, vocabularyOf(index).nouns)
         const withWord = WITH.includes(tokens.list[at - 1] ?? '') || WITH.includes(tokens.list[at - 2] ?? '')
         // "discounted orders", "orders that were discounted": the flag said of the things it marks (named too; "how
         // much was discounted" asks for the amount).

@@ -153,14 +153,20 @@ function intentBonus(question: readonly string[], member: MetaMember): number {
  */
 export function scoreMeasure(question: readonly string[], member: MetaMember): { score: number; matched: number } {
   const noun = cubeNoun(member.cube)
-  const own = distinctive(member).filter((word) => !sameNoun(word, noun))
+  // The words of its name and title; a synonym the question says counts as one of them matched.
+  const synonym = (member.synonyms ?? []).some((entry) => words(entry).every((word) => mentions(question, word)))
+  const own = [...words(member.name), ...words(member.title)].filter(
+    (word, at, all) =>
+      !GENERIC.has(word) && !sameNoun(word, noun) && all.findIndex((other) => stem(other) === stem(word)) === at,
+  )
   const titleOwn = words(member.title).filter((word) => !GENERIC.has(word) && !sameNoun(word, noun))
   const cubeMentioned = mentions(question, noun)
   const intent = intentBonus(question, member)
   const fullTitle = titleOwn.length > 0 && titleOwn.every((word) => mentions(question, word)) ? 2 : 0
-  if (own.length === 0) return cubeMentioned ? { score: 3 + intent, matched: 1 } : { score: intent, matched: 0 }
+  if (own.length === 0)
+    return cubeMentioned || synonym ? { score: 3 + intent, matched: 1 } : { score: intent, matched: 0 }
   // "the biggest order" names the largest order as much as its title does.
-  const matched = own.filter((word) => mentions(question, word)).length + (intent === 4 ? 1 : 0)
+  const matched = own.filter((word) => mentions(question, word)).length + (intent === 4 ? 1 : 0) + (synonym ? 1 : 0)
   if (matched === 0 && intent === 0) return { score: 0, matched }
   const titleMatched = titleOwn.filter((word) => mentions(question, word)).length
   // A count only wins on its name when counting is asked for, or nothing more specific matches.

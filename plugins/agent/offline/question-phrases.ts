@@ -105,7 +105,7 @@ export function valuesOf(tokens: Tokens, index: MetaIndex, hits: ValueHit[]): Va
     if (!member || phrase.length === 0) continue
     const at = tokens.find(phrase)
     if (at < 0) continue
-    const negation = negatedAt(tokens, at, member.cube)
+    const negation = negatedAt(tokens, at, member.cube, CUBE_NOUNS)
     tokens.use(...phrase.map((_, offset) => at + offset), negation)
     found.push({ member, value: hit.value, at, end: at + phrase.length, negated: negation >= 0 })
   }

@@ -60,7 +60,7 @@ const libraryMeta = {
 }
 
 /** Runs the analyst to its answer: the meta, a search that finds nothing, and one row for every query. */
-function run(question: string): { text: string; queries: string[] } {
+function run(question: string, data: string[][] = [['Ann Lee', '1', '7']]): { text: string; queries: string[] } {
   const exchanges: ToolExchange[] = []
   const queries: string[] = []
   for (let step = 0; step < 6; step++) {
@@ -76,7 +76,7 @@ function run(question: string): { text: string; queries: string[] } {
         })
       else {
         queries.push(String(call.input.sqlQuery))
-        exchanges.push({ ...call, output: { schema: [{ name: 'x' }], data: [['Ann Lee', '1', '7']], totalRows: 1 } })
+        exchanges.push({ ...call, output: { schema: [{ name: 'x' }], data, totalRows: data.length } })
       }
     }
   }
@@ -117,6 +117,29 @@ describe('the offline analyst on a model it was not grown on', () => {
     const { text, queries } = run('Number of books by shelfe')
     expect(queries).toEqual([])
     expect(text).toContain('did you mean "shelf" or "shelve"?')
+  })
+
+  it('says a tie for the top, and shows a row level with the last asked for', () => {
+    const { text, queries } = run('Which genre has the most loans?', [
+      ['Fantasy', '7'],
+      ['Crime', '7'],
+    ])
+    expect(queries[0]).toEndWith('LIMIT 2')
+    expect(text).toContain('**Fantasy** and **Crime** tie for highest with **7**.')
+    expect(text).toContain('| Crime | 7 |')
+    const three = run('Top 2 genres by number of loans', [
+      ['Fantasy', '9'],
+      ['Crime', '7'],
+      ['Poetry', '7'],
+    ]).text
+    expect(three).toContain('Poetry ties with Crime (7), so both are shown.')
+    expect(three).toContain('| Poetry | 7 |')
+    const apart = run('Top 2 genres by number of loans', [
+      ['Fantasy', '9'],
+      ['Crime', '7'],
+      ['Poetry', '5'],
+    ]).text
+    expect(apart).not.toContain('Poetry')
   })
 
   it('declines with the titles of the model, never its member ids', () => {
