@@ -342,8 +342,22 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
       measureNamed = true
     }
   }
+  // "Number of books by home branch" where books do not reach branches: counting something else (the loans, which
+  // reach both) would answer another question.
+  let unlinked: string | undefined
+  if (countedCube && measure && ['count', 'count_distinct'].includes(measure.type) && !per) {
+    const noun = cubeNoun(countedCube)
+    const countsIt =
+      measure.cube === countedCube ||
+      (measure.type === 'count_distinct' && distinctive(measure).some((word) => sameWord(word, noun)))
+    const apart = pendingMembers.filter((member) => !reach(index, countedCube).has(member.cube))
+    if (!countsIt && apart.length)
+      unlinked = `the model does not link ${(cubeOf(index, countedCube)?.title ?? noun).toLowerCase()} to ${apart.map((member) => member.title.toLowerCase()).join(' or ')}, so they cannot be counted by it.`
+  }
   if (measure) for (const word of distinctive(measure)) tokens.useWord(word)
 
+  // A breakdown asked for is never dropped: more than three at once are declined.
+  let tooMany: string | undefined
   for (const entry of pending) {
     // "by units sold" names the measure, not a dimension.
     if (
@@ -353,6 +367,8 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     )
       continue
     if (!dimensions.includes(entry.member) && dimensions.length < 3) dimensions.push(entry.member)
+    else if (!dimensions.includes(entry.member))
+      tooMany = `I break a figure down by at most three things at once; ask for ${[...dimensions, entry.member].map((dim) => dim.title.toLowerCase()).join(', ')} in two questions.`
     for (const word of entry.words) tokens.useWord(word)
     tokens.useWord(cubeNoun(entry.member.cube))
   }
@@ -486,12 +502,15 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     for (const word of tokens.list)
       if (vocabulary.described.has(word) && !STOPWORDS.has(word) && !unknown.includes(word) && !INTENT_WORDS.has(word))
         unknown.push(word)
-  const unsupported = top
-    ? topOfEachGroup(text, top, [
-        ...dimensions.map((dim) => dim.title.toLowerCase()),
-        ...(granularity ? [granularity] : []),
-      ])
-    : undefined
+  const unsupported =
+    unlinked ??
+    tooMany ??
+    (top
+      ? topOfEachGroup(text, top, [
+          ...dimensions.map((dim) => dim.title.toLowerCase()),
+          ...(granularity ? [granularity] : []),
+        ])
+      : undefined)
   return {
     corrections: spelling.corrections,
     ambiguous: spelling.ambiguous,

@@ -56,6 +56,30 @@ const libraryMeta = {
         member('books', 'shelve', 'string', { title: 'Shelve' }),
       ],
     },
+    {
+      // A bridge table: its noun is "books", but its rows are books on reading lists.
+      name: 'list_books',
+      title: 'List books',
+      joins: [
+        { name: 'books', relationship: 'many_to_one' },
+        { name: 'reading_lists', relationship: 'many_to_one' },
+      ],
+      measures: [member('list_books', 'count', 'count', { title: 'Number of list books' })],
+      dimensions: [
+        member('list_books', 'list_id', 'number', { primaryKey: true, title: 'List id' }),
+        member('list_books', 'book_id', 'number', { primaryKey: true, title: 'Book id' }),
+      ],
+    },
+    {
+      name: 'reading_lists',
+      title: 'Reading lists',
+      joins: [],
+      measures: [member('reading_lists', 'count', 'count', { title: 'Number of reading lists' })],
+      dimensions: [
+        member('reading_lists', 'id', 'number', { primaryKey: true, title: 'List id' }),
+        member('reading_lists', 'name', 'string', { title: 'Reading list' }),
+      ],
+    },
   ],
 }
 
@@ -142,10 +166,27 @@ describe('the offline analyst on a model it was not grown on', () => {
     expect(apart).not.toContain('Poetry')
   })
 
+  it("counts the things the question names, never a bridge table's rows or another table's", () => {
+    expect(run('How many books in each genre?').queries).toEqual([expect.stringContaining('MEASURE(books.count)')])
+    expect(run('Which reading list has the most books?').queries).toEqual([
+      expect.stringContaining('MEASURE(list_books.count)'),
+    ])
+    // Books do not reach members: counting the loans (which reach both) would answer another question.
+    const unlinked = run('Number of books by home branch')
+    expect(unlinked.queries).toEqual([])
+    expect(unlinked.text).toContain('the model does not link books to home branch')
+  })
+
+  it('never drops a breakdown the question asks for', () => {
+    const { text, queries } = run('Number of loans by genre and shelf and title and home branch')
+    expect(queries).toEqual([])
+    expect(text).toContain('at most three things at once')
+  })
+
   it('declines with the titles of the model, never its member ids', () => {
     const { text } = run('What is the weather like in the reading room?')
     expect(text).toStartWith('I could not map that question')
     expect(text).toContain('Number of loans, Late fees, Fee discounts')
-    expect(text).not.toMatch(/\b(loans|members|books)\.[a-z_]+/)
+    expect(text).not.toMatch(/\b(loans|members|books|list_books|reading_lists)\.[a-z_]+/)
   })
 })
