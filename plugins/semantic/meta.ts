@@ -7,6 +7,7 @@ function metaMember(member: Member, name = member.path): MetaMember {
   if (member.description) entry.description = member.description
   if (member.kind === 'measure' && member.format) entry.format = member.format
   if (member.kind === 'dimension' && member.primaryKey) entry.primaryKey = true
+  if (member.synonyms.length > 0) entry.synonyms = member.synonyms
   return entry
 }
 
@@ -14,13 +15,22 @@ const REVERSE = { many_to_one: 'one_to_many', one_to_many: 'many_to_one', one_to
 
 /** Declared joins and the reverse of other cubes' joins to this one, limited to cubes the caller can see. */
 function joinsOf(cube: Cube, model: SemanticModel, visible: Set<string>): MetaCube['joins'] {
-  const joins = new Map<string, string>()
-  for (const join of cube.joins) if (visible.has(join.target)) joins.set(join.target, join.relationship)
+  const joins = new Map<string, MetaCube['joins'][number]>()
+  for (const join of cube.joins)
+    if (visible.has(join.target)) {
+      const entry: MetaCube['joins'][number] = { name: join.target, relationship: join.relationship }
+      if (join.role !== undefined) entry.role = join.role
+      if (join.inferred) entry.inferred = true
+      joins.set(join.target, entry)
+    }
   for (const other of model.cubes.values())
     for (const join of other.joins)
-      if (join.target === cube.name && visible.has(other.name) && !joins.has(other.name))
-        joins.set(other.name, REVERSE[join.relationship])
-  return [...joins].map(([name, relationship]) => ({ name, relationship }))
+      if (join.target === cube.name && visible.has(other.name) && !joins.has(other.name)) {
+        const entry: MetaCube['joins'][number] = { name: other.name, relationship: REVERSE[join.relationship] }
+        if (join.inferred) entry.inferred = true
+        joins.set(other.name, entry)
+      }
+  return [...joins.values()]
 }
 
 function matches(text: string | undefined, terms: string[]): boolean {
@@ -32,9 +42,18 @@ function matches(text: string | undefined, terms: string[]): boolean {
 /** Keeps what matches the search: a matching cube with all its members, else only its matching members. */
 function search(cubes: MetaCube[], terms: string[]): MetaCube[] {
   const memberMatches = (member: MetaMember) =>
-    matches(member.name, terms) || matches(member.title, terms) || matches(member.description, terms)
+    matches(member.name, terms) ||
+    matches(member.title, terms) ||
+    matches(member.description, terms) ||
+    (member.synonyms ?? []).some((word) => matches(word, terms))
   return cubes.flatMap((cube) => {
-    if (matches(cube.name, terms) || matches(cube.title, terms) || matches(cube.description, terms)) return [cube]
+    if (
+      matches(cube.name, terms) ||
+      matches(cube.title, terms) ||
+      matches(cube.description, terms) ||
+      (cube.synonyms ?? []).some((word) => matches(word, terms))
+    )
+      return [cube]
     const measures = cube.measures.filter(memberMatches)
     const dimensions = cube.dimensions.filter(memberMatches)
     return measures.length + dimensions.length > 0 ? [{ ...cube, measures, dimensions }] : []
@@ -63,6 +82,10 @@ export function buildMeta(model: SemanticModel, view: AccessView, searchQuery?: 
       joins: joinsOf(cube, model, visible),
     }
     if (cube.description) entry.description = cube.description
+    if (cube.synonyms.length > 0) entry.synonyms = cube.synonyms
+    const label = cube.label !== undefined ? cube.dimensions.get(cube.label) : undefined
+    if (label && view.canSee(label)) entry.label = label.path
+    if (cube.roleOf !== undefined && visible.has(cube.roleOf)) entry.roleOf = cube.roleOf
     const rows = describeRows(view.cubes.get(cube.name)?.rows ?? null, view.canSee)
     if (rows) entry.rowAccess = rows
     cubes.push(entry)

@@ -16,6 +16,8 @@ export const MetaMember = t.Object({
   type: t.String(),
   format: t.Optional(t.String()),
   primaryKey: t.Optional(t.Boolean()),
+  /** Other words for the member (`revenue`, `sales`), when the model gives some. */
+  synonyms: t.Optional(t.Array(t.String())),
 })
 export type MetaMember = typeof MetaMember.static
 
@@ -24,10 +26,26 @@ export const MetaCube = t.Object({
   title: t.String(),
   description: t.Optional(t.String()),
   type: t.Union([t.Literal('cube'), t.Literal('view')]),
+  /** Other words for the cube's rows (`orders`, `invoices`), when the model gives some. */
+  synonyms: t.Optional(t.Array(t.String())),
+  /** The dimension (`cube.member`) that names a row: group by the primary key, show this. */
+  label: t.Optional(t.String()),
+  /** The cube whose rows this one reads in a role (`manager` of `employee`). */
+  roleOf: t.Optional(t.String()),
   measures: t.Array(MetaMember),
   dimensions: t.Array(MetaMember),
-  /** Cubes whose members combine with this one's in a query, and how rows relate. */
-  joins: t.Array(t.Object({ name: t.String(), relationship: t.String() })),
+  /**
+   * Cubes whose members combine with this one's in a query, and how rows relate; `role` says what the joined row
+   * is to this one (`manager`), `inferred` that the join was guessed from column names.
+   */
+  joins: t.Array(
+    t.Object({
+      name: t.String(),
+      relationship: t.String(),
+      role: t.Optional(t.String()),
+      inferred: t.Optional(t.Boolean()),
+    }),
+  ),
   /**
    * Present when an access policy limits the rows of this cube the caller may see (`limited by an access policy on
    * Region`): every number is over those rows only. It names the members filtered on that the caller may see, never

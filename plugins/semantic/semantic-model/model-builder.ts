@@ -29,6 +29,9 @@ function createCube(raw: RawCube, report: Report): Cube {
     name: def.name,
     title: def.title ?? titleOf(def.name),
     description: def.description,
+    synonyms: def.synonyms ?? [],
+    label: def.label,
+    roleOf: def.role_of,
     public: def.public ?? true,
     from: def.sql_table !== undefined ? quoteIdentifier(def.sql_table) : `(${def.sql ?? 'SELECT NULL'})`,
     table: def.sql_table,
@@ -61,6 +64,7 @@ function createCube(raw: RawCube, report: Report): Cube {
       path: `${def.name}.${measure.name}`,
       title: measure.title ?? titleOf(measure.name),
       description: measure.description,
+      synonyms: measure.synonyms ?? [],
       public: measure.public ?? true,
       sql: measure.type === 'number' ? (measure.sql ?? 'NULL') : qualifyColumn(measure.sql ?? ''),
       hasSql: measure.sql !== undefined,
@@ -80,6 +84,7 @@ function createCube(raw: RawCube, report: Report): Cube {
       path: `${def.name}.${dimension.name}`,
       title: dimension.title ?? titleOf(dimension.name),
       description: dimension.description,
+      synonyms: dimension.synonyms ?? [],
       public: dimension.public ?? true,
       sql: qualifyColumn(dimension.sql ?? dimension.name),
       type: dimension.type,
@@ -91,7 +96,14 @@ function createCube(raw: RawCube, report: Report): Cube {
   for (const { def: join, source } of raw.joins) {
     if (joinNames.has(join.name)) report(source, `${def.name} join ${join.name}`, 'duplicate join')
     joinNames.add(join.name)
-    cube.joins.push({ target: join.name, relationship: join.relationship, sql: join.sql, source })
+    cube.joins.push({
+      target: join.name,
+      relationship: join.relationship,
+      sql: join.sql,
+      role: join.role,
+      inferred: join.inferred ?? false,
+      source,
+    })
   }
   return cube
 }
@@ -156,6 +168,12 @@ function checkMembers(cube: Cube, report: Report): void {
     for (const filter of measure.filters) checkTemplate(cube, filter, 'dimension', measure.source, measure.path, report)
   }
   checkCycles(graph, cube, report)
+  if (cube.label !== undefined && !cube.dimensions.has(cube.label))
+    report(
+      cube.source,
+      `${cube.name} label`,
+      `unknown dimension ${cube.label}${didYouMean(cube.label, cube.dimensions.keys())}`,
+    )
 }
 
 function checkJoins(cube: Cube, cubes: Map<string, Cube>, report: Report): void {
@@ -317,6 +335,8 @@ export function buildModel(label: string, raws: RawCube[], viewFiles: Located<Vi
   for (const cube of cubes.values()) {
     checkMembers(cube, report)
     checkJoins(cube, cubes, report)
+    if (cube.roleOf !== undefined && !cubes.has(cube.roleOf))
+      report(cube.source, `${cube.name} role_of`, `unknown cube ${cube.roleOf}${didYouMean(cube.roleOf, cubes.keys())}`)
   }
   const edges = edgesOf(cubes)
   for (const raw of raws) checkPolicies(raw, cubes.get(raw.def.name) as Cube, cubes, edges, report)

@@ -6,6 +6,8 @@ import { Type as t, type Static } from '@sinclair/typebox'
  */
 const Name = t.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', maxLength: 100 })
 const Text = t.String({ maxLength: 10_000 })
+/** Other words people use for a cube or member (`revenue`, `sales`, `turnover`): how questions find it. */
+const Synonyms = t.Array(t.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })
 
 export const MeasureType = t.Union([
   t.Literal('count'),
@@ -34,6 +36,7 @@ export const MeasureFile = t.Object(
     sql: t.Optional(Text),
     title: t.Optional(Text),
     description: t.Optional(Text),
+    synonyms: t.Optional(Synonyms),
     /** `false` hides the member from meta and queries (a building block for `number` measures). */
     public: t.Optional(t.Boolean()),
     format: t.Optional(t.Union([t.Literal('currency'), t.Literal('percent'), t.Literal('number')])),
@@ -52,6 +55,7 @@ export const DimensionFile = t.Object(
     sql: t.Optional(Text),
     title: t.Optional(Text),
     description: t.Optional(Text),
+    synonyms: t.Optional(Synonyms),
     primary_key: t.Optional(t.Boolean()),
     public: t.Optional(t.Boolean()),
   },
@@ -64,6 +68,10 @@ export const JoinFile = t.Object(
     name: Name,
     relationship: t.Union([t.Literal('many_to_one'), t.Literal('one_to_many'), t.Literal('one_to_one')]),
     sql: Text,
+    /** What the joined cube's row is to this one's, when more than its name (`manager`, `support rep`). */
+    role: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+    /** `true` when the join was guessed from column names, not read from a declared foreign key. */
+    inferred: t.Optional(t.Boolean()),
   },
   { additionalProperties: false },
 )
@@ -130,6 +138,11 @@ export const CubeFile = t.Object(
     sql: t.Optional(Text),
     title: t.Optional(Text),
     description: t.Optional(Text),
+    synonyms: t.Optional(Synonyms),
+    /** The dimension that names a row (`name`, `full_name`): what a row is shown by when grouped by its key. */
+    label: t.Optional(Name),
+    /** The cube whose rows this one reads again in a role (`manager` of `employee`): not counted as its own rows. */
+    role_of: t.Optional(Name),
     public: t.Optional(t.Boolean()),
     measures: t.Optional(t.Array(MeasureFile)),
     dimensions: t.Optional(t.Array(DimensionFile)),

@@ -15,6 +15,8 @@ interface MemberBase {
   path: string
   title: string
   description: string | undefined
+  /** Other words for it, as written (empty when none). */
+  synonyms: string[]
   public: boolean
   /** The SQL template (`{CUBE}.status`); a bare column name is already qualified with `{CUBE}`. */
   sql: string
@@ -44,6 +46,10 @@ export interface Join {
   relationship: 'many_to_one' | 'one_to_many' | 'one_to_one'
   /** The SQL template; `{CUBE}` is the declaring cube. */
   sql: string
+  /** What the target's row is to the declaring cube's (`manager`), when the model says. */
+  role: string | undefined
+  /** Guessed from column names rather than a declared key. */
+  inferred: boolean
   source: SourceRef
 }
 
@@ -82,6 +88,11 @@ export interface Cube {
   name: string
   title: string
   description: string | undefined
+  synonyms: string[]
+  /** The dimension that names a row, when the model names one. */
+  label: string | undefined
+  /** The cube whose rows this one reads in a role (`manager` of `employee`). */
+  roleOf: string | undefined
   public: boolean
   /** The FROM of the cube: a quoted table name or a parenthesised query. */
   from: string

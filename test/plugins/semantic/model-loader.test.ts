@@ -6,6 +6,8 @@ import { loadDemoModel } from '../../../plugins/semantic/demo/demo-model'
 import { ModelError } from '../../../plugins/semantic/errors'
 import { readFolderModel } from '../../../plugins/semantic/semantic-model/folder-model'
 import { loadModel } from '../../../plugins/semantic/semantic-model/model-loader'
+import { buildMeta } from '../../../plugins/semantic/meta'
+import { accessView } from '../../../plugins/semantic/semantic-model/access-policy'
 import { prepareSemanticLayer } from '../../../plugins/semantic/startup'
 import { createTestApp } from '../../helpers/app'
 import { testBootstrap } from '../../helpers/fixtures'
@@ -186,6 +188,86 @@ describe('loadModel', () => {
     expect(problems(text)).toEqual([
       'model.yml:29: by_customer join_path customers.orders: customers to orders is not a many_to_one or one_to_one join',
     ])
+  })
+})
+
+const WORDS = `cubes:
+  - name: invoice
+    sql_table: invoice
+    synonyms: [orders, sales]
+    joins:
+      - name: employee
+        relationship: many_to_one
+        sql: "{CUBE}.support_rep_id = {employee}.employee_id"
+        role: support rep
+        inferred: true
+    dimensions:
+      - name: invoice_id
+        type: number
+        primary_key: true
+    measures:
+      - name: revenue
+        type: sum
+        sql: total
+        title: Revenue
+        synonyms: [sales, turnover]
+  - name: employee
+    sql_table: employee
+    label: full_name
+    joins:
+      - name: manager
+        relationship: many_to_one
+        sql: "{CUBE}.reports_to = {manager}.employee_id"
+        role: manager
+    dimensions:
+      - name: employee_id
+        type: number
+        primary_key: true
+      - name: full_name
+        type: string
+        sql: "{CUBE}.first_name || ' ' || {CUBE}.last_name"
+        synonyms: [name]
+  - name: manager
+    sql_table: employee
+    role_of: employee
+    label: full_name
+    dimensions:
+      - name: employee_id
+        type: number
+        primary_key: true
+      - name: full_name
+        type: string
+        sql: "{CUBE}.first_name || ' ' || {CUBE}.last_name"
+`
+
+describe('synonyms, labels, roles and inferred joins', () => {
+  it('loads them and shows them in meta', () => {
+    const model = loadModel('test', [{ file: 'model.yml', text: WORDS }])
+    const meta = buildMeta(model, accessView(model, null))
+    const [invoice, employee, manager] = meta.cubes
+    expect(invoice.synonyms).toEqual(['orders', 'sales'])
+    expect(invoice.measures[0].synonyms).toEqual(['sales', 'turnover'])
+    expect(invoice.joins).toEqual([
+      { name: 'employee', relationship: 'many_to_one', role: 'support rep', inferred: true },
+    ])
+    expect(employee.label).toBe('employee.full_name')
+    expect(employee.dimensions[1].synonyms).toEqual(['name'])
+    expect(employee.joins).toContainEqual({ name: 'manager', relationship: 'many_to_one', role: 'manager' })
+    expect(employee.joins).toContainEqual({ name: 'invoice', relationship: 'one_to_many', inferred: true })
+    expect(manager.roleOf).toBe('employee')
+    expect(invoice.label).toBeUndefined()
+    // A synonym is searched as a title is.
+    expect(buildMeta(model, accessView(model, null), 'turnover').cubes.map((cube) => cube.name)).toEqual(['invoice'])
+  })
+
+  it('names an unknown label, role_of and a synonym that is not a list', () => {
+    expect(problems(WORDS.replace('label: full_name', 'label: fullname'))).toEqual([
+      'model.yml:21: employee label: unknown dimension fullname (did you mean full_name?)',
+    ])
+    expect(problems(WORDS.replace('role_of: employee', 'role_of: employe'))).toEqual([
+      'model.yml:37: manager role_of: unknown cube employe (did you mean employee?)',
+    ])
+    expect(problems(WORDS.replace('synonyms: [orders, sales]', 'synonyms: orders'))[0]).toContain('synonyms')
   })
 })
 
