@@ -165,6 +165,26 @@ export const clinic: Question[] = [
     sql: "SELECT COUNT(*) FROM patients WHERE registered_at >= '2023-01-01' AND registered_at < '2024-01-01'",
     cells: ['count'],
   },
+  {
+    // Synonyms the model gives: visits are its appointments, physicians its doctors.
+    kind: 'breakdown',
+    ask: 'How many visits did each specialty have in 2023?',
+    sql: `SELECT d.specialty, COUNT(*) ${VISITS} WHERE ${year(2023)} GROUP BY 1`,
+    cells: ['text', 'count'],
+  },
+  {
+    kind: 'breakdown',
+    ask: 'Number of physicians by specialty',
+    sql: 'SELECT specialty, COUNT(*) FROM doctors GROUP BY 1',
+    cells: ['text', 'count'],
+  },
+  {
+    kind: 'top',
+    ask: 'Which physician had the fewest visits in 2024?',
+    sql: `SELECT d.name, COUNT(*) ${VISITS} WHERE ${year(2024)} GROUP BY d.id ORDER BY 2 ASC LIMIT 1`,
+    cells: ['text', 'count'],
+    first: true,
+  },
   { kind: 'decline', ask: 'What is the average salary of our doctors?' },
   { kind: 'decline', ask: 'Appointments by insurance provider' },
   { kind: 'decline', ask: 'How many beds are free today?' },
