@@ -49,6 +49,8 @@ export interface Vocabulary {
   own: Set<string>
   /** Words a question's word may be a misspelling of: the model's own and descriptions', and the lexicon's. */
   known: Set<string>
+  /** A cube's one-word synonyms (both numbers) and the cube's noun they stand for: "visits" → "appointments". */
+  aliases: Map<string, string>
 }
 const vocabularies = new WeakMap<MetaIndex, Vocabulary>()
 export function vocabularyOf(index: MetaIndex): Vocabulary {
@@ -78,6 +80,18 @@ export function vocabularyOf(index: MetaIndex): Vocabulary {
           .flatMap((word) => [word, stem(word)]),
       ),
       known: new Set(),
+      aliases: new Map(),
+    }
+    for (const cube of index.cubes) {
+      const noun = cubeNoun(cube.name)
+      for (const synonym of cube.synonyms ?? []) {
+        const said = words(synonym)
+        if (said.length !== 1 || sameWord(said[0], noun)) continue
+        const [plural, single] = [said[0], stem(said[0])]
+        vocabulary.aliases.set(plural, plural === single ? stem(noun) : noun)
+        if (plural !== single) vocabulary.aliases.set(single, stem(noun))
+        else vocabulary.aliases.set(`${plural}s`, noun)
+      }
     }
     vocabulary.known = new Set([
       ...vocabulary.own,

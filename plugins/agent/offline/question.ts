@@ -92,7 +92,7 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   )
   const question = expandMonthAbbreviations(spelling.text, vocabulary.own)
   useCubeNouns(vocabulary.nouns)
-  const tokens = new Tokens(question, vocabulary.own)
+  const tokens = new Tokens(question, vocabulary.own, vocabulary.aliases)
   const text = tokens.text
   // Periods; a number compared with ("orders over 2000") is an amount, not a year.
   const compared = numberFilters(tokens, index, question)

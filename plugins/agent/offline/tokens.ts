@@ -10,10 +10,10 @@ export class Tokens {
   readonly text: string
   private readonly used: boolean[]
 
-  constructor(question: string, own?: ReadonlySet<string>) {
+  constructor(question: string, own?: ReadonlySet<string>, aliases?: ReadonlyMap<string, string>) {
     this.text = question.toLowerCase()
     this.raw = words(question)
-    this.list = questionWords(question, own)
+    this.list = questionWords(question, own, aliases)
     this.used = this.list.map(() => false)
     this.mapSelling(own)
   }

@@ -58,8 +58,15 @@ export function words(text: string): string[] {
  * The words of a question, with everyday synonyms mapped to the usual model vocabulary, except words the model uses
  * itself (`own`): in a model with an "Active" flag, "active customers" are those, not the customers who ordered.
  */
-export function questionWords(text: string, own?: ReadonlySet<string>): string[] {
+export function questionWords(
+  text: string,
+  own?: ReadonlySet<string>,
+  aliases?: ReadonlyMap<string, string>,
+): string[] {
   return words(text).map((word) => {
+    // A cube's synonym ("visits" of appointments) is read as the cube's own noun.
+    const alias = aliases?.get(word)
+    if (alias) return alias
     if (own?.has(word) || own?.has(stem(word))) return word
     // Read as the model's word only when the model has that word: on a model whose status has the value "active",
     // "active subscriptions" are those, not ordering ones.
