@@ -144,9 +144,21 @@ export function related(index: MetaIndex, start: string): Set<string> {
   return seen
 }
 
+/** Things that are money: "total payments", "fees by doctor" ask for their sum, not how many there are. */
+const MONEY_NOUNS = new Set(
+  'payment payments charge charges fee fees spending spend receipt receipts takings sale sales revenue'.split(' '),
+)
+
 function intentBonus(question: readonly string[], member: MetaMember): number {
   const has = (...list: string[]) => list.some((word) => question.includes(word))
   const type = member.type
+  if (
+    type === 'sum' &&
+    member.format === 'currency' &&
+    !has('many', 'number', 'count') &&
+    question.some((word) => MONEY_NOUNS.has(word) && sameNoun(word, cubeNoun(member.cube)))
+  )
+    return 4
   if (has('average') && type === 'avg') return 3
   if ((has('many') || findPhrase(question, ['number', 'of']) >= 0) && (type === 'count' || type === 'count_distinct'))
     return 2
@@ -165,13 +177,22 @@ function intentBonus(question: readonly string[], member: MetaMember): number {
  * How well a measure fits the words of a question; 0 when nothing of it is asked for. The cube's own noun counts
  * little ("orders" does not ask for the average order value), unless the measure is that cube's plain count.
  */
-export function scoreMeasure(question: readonly string[], member: MetaMember): { score: number; matched: number } {
+export function scoreMeasure(
+  question: readonly string[],
+  member: MetaMember,
+  nouns?: ReadonlySet<string>,
+): { score: number; matched: number } {
   const noun = cubeNoun(member.cube)
   // The words of its name and title; a synonym the question says counts as one of them matched.
   const synonym = (member.synonyms ?? []).some((entry) => words(entry).every((word) => mentions(question, word)))
+  // A count titled by another table's noun ("Number of order details") counts its own rows, not that table's.
+  const counting = member.type === 'count'
   const own = [...words(member.name), ...words(member.title)].filter(
     (word, at, all) =>
-      !GENERIC.has(word) && !sameNoun(word, noun) && all.findIndex((other) => stem(other) === stem(word)) === at,
+      !(counting && nouns?.has(stem(word))) &&
+      !GENERIC.has(word) &&
+      !sameNoun(word, noun) &&
+      all.findIndex((other) => stem(other) === stem(word)) === at,
   )
   const titleOwn = words(member.title).filter((word) => !GENERIC.has(word) && !sameNoun(word, noun))
   const cubeMentioned = mentions(question, noun)
@@ -246,10 +267,13 @@ export function matchDimension(index: MetaIndex, phrase: readonly string[], near
       if (!best || score > best.score) best = { member, score }
     }
   if (best) return best.member
+  // "By store": the things of a cube, by their label, or by their key when nothing names them.
   for (const cube of index.cubes)
     if (phrase.some((word) => sameWord(word, cubeNoun(cube.name)))) {
       const label = labelDimension(index, cube.name)
       if (namesRows(index, label)) return label
+      const keys = cube.dimensions.filter((dim) => dim.primaryKey)
+      if (!label && keys.length === 1) return keys[0]
     }
   return undefined
 }

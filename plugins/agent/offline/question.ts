@@ -40,7 +40,7 @@ import {
   scopeShare,
   topOfEachGroup,
 } from './question-cues'
-import { expandMonthAbbreviations, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
+import { expandMonthAbbreviations, GROUPS, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
 import { GRANULARITY, valuesOf, type Phrase, dimensionPhrases, granularityOf, useCubeNouns } from './question-phrases'
 /** What the lookup (`serviceMeta` with a search) found: dimension values and date spans the caller may see. */
 export interface Lookup {
@@ -77,6 +77,9 @@ export interface Parsed {
   ambiguous?: Reading['ambiguous']
 }
 
+/** Nouns of the things ordering makes: "how many orders were placed" counts them, not who placed them. */
+const ORDER_NOUNS = new Set(GROUPS.slice(1, 3).flat())
+
 /** Words that rank things by how much they do or are asked for: counted, not summed. */
 const BUSY = new Set(['busiest', 'busy', 'quietest', 'popular', 'popularity'])
 
@@ -90,7 +93,16 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     valueWords.size ? new Set([...vocabulary.own, ...valueWords]) : vocabulary.own,
     valueWords,
   )
-  const question = expandMonthAbbreviations(spelling.text, vocabulary.own)
+  // "The average order value" of a model without such a measure: its revenue per order.
+  const question = expandMonthAbbreviations(
+    vocabulary.own.has('value')
+      ? spelling.text
+      : spelling.text.replace(
+          /\b(average|avg|mean|typical)\s+(order|basket|ticket|invoice|transaction|sale)\s+(value|size)\b/gi,
+          (_, average: string, thing: string) => `${average} revenue per ${thing}`,
+        ),
+    vocabulary.own,
+  )
   useCubeNouns(vocabulary.nouns)
   const tokens = new Tokens(question, vocabulary.own, vocabulary.aliases)
   const text = tokens.text
@@ -194,10 +206,13 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   // Dimensions named by phrases (before the measure, so the measure can be one that reaches them).
   const everywhere = new Set(index.cubes.map((cube) => cube.name))
   const pending: Array<{ member: MetaMember; words: string[]; origin: Phrase['origin'] }> = []
+  const unmatched: string[] = []
   for (const phrase of dimensionPhrases(tokens)) {
     const free = phrase.words.filter((word) => !STOPWORDS.has(word) && !GRANULARITY[word] && tokens.find([word]) >= 0)
     if (free.length === 0) continue
     const member = matchDimension(index, free, everywhere)
+    // A breakdown asked for that names nothing of the model stays unknown, never dropped for a total.
+    if (!member && phrase.origin === 'by') unmatched.push(...free)
     if (!member || pending.some((entry) => entry.member === member)) continue
     if (record && (record.show.includes(member) || record.words.some((word) => mentionsMember(member, word)))) continue
     pending.push({ member, words: free.filter((word) => mentionsMember(member, word)), origin: phrase.origin })
@@ -236,7 +251,7 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   const score = (free: string[]) =>
     index.cubes
       .flatMap((cube) => cube.measures)
-      .map((candidate) => ({ candidate, ...scoreMeasure(free, candidate) }))
+      .map((candidate) => ({ candidate, ...scoreMeasure(free, candidate, vocabulary.nouns) }))
       .filter((entry) => entry.score > 0)
       .sort((a, b) => b.score - a.score || b.matched - a.matched)
   const fits = (measure: MetaMember, extra: MetaMember[] = []) =>
@@ -328,14 +343,23 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   const countedCube = countedThings(tokens, index)
   if (countedCube && measure && ['count', 'count_distinct'].includes(measure.type) && !per) {
     const noun = cubeNoun(countedCube)
-    const ordering = [...tokens.raw, ...tokens.list].some((word) => ORDERING.has(word))
-    const distinct = ordering
-      ? index.cubes
-          .filter((cube) => cube.name !== countedCube && reach(index, cube.name).has(countedCube))
-          .flatMap((cube) => cube.measures)
-          .find((entry) => entry.type === 'count_distinct' && distinctive(entry).some((word) => sameWord(word, noun)))
-      : undefined
+    // "How many orders were placed": the orders themselves, not the distinct orders some other table names.
+    const orderLike = [noun, ...(cubeOf(index, countedCube)?.synonyms ?? [])].some((word) =>
+      ORDER_NOUNS.has(word.toLowerCase()),
+    )
+    const ordering = !orderLike && [...tokens.raw, ...tokens.list].some((word) => ORDERING.has(word))
+    const distinctOf = () =>
+      index.cubes
+        .filter((cube) => cube.name !== countedCube && reach(index, cube.name).has(countedCube))
+        .flatMap((cube) => cube.measures)
+        .filter((entry) => entry.type === 'count_distinct' && distinctive(entry).some((word) => sameWord(word, noun)))
     const own = cubeOf(index, countedCube)?.measures.find((entry) => entry.type === 'count')
+    // "How many films are in each category", where films reach categories only through a bridge table: the distinct
+    // films the bridge names, by category (its rows would count a film once per category it is in, which is the same;
+    // another table's rows would not be films).
+    const linked =
+      own && !fits(own, pendingMembers) ? distinctOf().find((entry) => fits(entry, pendingMembers)) : undefined
+    const distinct = ordering ? distinctOf()[0] : linked
     const counted = distinct ?? own
     if (counted && counted !== measure && fits(counted, pendingMembers)) {
       measure = counted
@@ -360,10 +384,12 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   let tooMany: string | undefined
   for (const entry of pending) {
     // "by units sold" names the measure, not a dimension.
+    // ("by total payments", read as the payments' key, names the measure of the payments too.)
     if (
       measure &&
       entry.origin === 'by' &&
-      entry.words.every((word) => distinctive(measure!).some((own) => sameWord(own, word)))
+      (entry.words.every((word) => distinctive(measure!).some((own) => sameWord(own, word))) ||
+        (entry.member.primaryKey && entry.member.cube === measure.cube))
     )
       continue
     if (!dimensions.includes(entry.member) && dimensions.length < 3) dimensions.push(entry.member)
@@ -493,6 +519,15 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
         !explained.has(word),
     )
     .map(({ word }) => word)
+  for (const word of unmatched)
+    if (
+      tokens.find([word]) >= 0 &&
+      !unknown.includes(word) &&
+      !STOPWORDS.has(word) &&
+      !FILLER.has(word) &&
+      !INTENT_WORDS.has(word)
+    )
+      unknown.push(word)
   // Weekdays are no period of the data (granularityOf passes them over): said plainly, not read as days or weeks.
   const weekday = /\b(days? of (the )?week|weekdays?|day-of-week)\b/.exec(text)
   if (weekday && !hasWeekday(index))

@@ -19,6 +19,7 @@ const libraryMeta = {
       joins: [
         { name: 'members', relationship: 'many_to_one' },
         { name: 'books', relationship: 'many_to_one' },
+        { name: 'desks', relationship: 'many_to_one' },
       ],
       measures: [
         member('loans', 'count', 'count', { title: 'Number of loans', synonyms: ['checkouts', 'borrowings'] }),
@@ -64,7 +65,10 @@ const libraryMeta = {
         { name: 'books', relationship: 'many_to_one' },
         { name: 'reading_lists', relationship: 'many_to_one' },
       ],
-      measures: [member('list_books', 'count', 'count', { title: 'Number of list books' })],
+      measures: [
+        member('list_books', 'count', 'count', { title: 'Number of list books' }),
+        member('list_books', 'distinct_book', 'count_distinct', { title: 'Distinct books' }),
+      ],
       dimensions: [
         member('list_books', 'list_id', 'number', { primaryKey: true, title: 'List id' }),
         member('list_books', 'book_id', 'number', { primaryKey: true, title: 'Book id' }),
@@ -78,6 +82,27 @@ const libraryMeta = {
       dimensions: [
         member('reading_lists', 'id', 'number', { primaryKey: true, title: 'List id' }),
         member('reading_lists', 'name', 'string', { title: 'Reading list' }),
+      ],
+    },
+    {
+      // Nothing names a desk but its key.
+      name: 'desks',
+      title: 'Desks',
+      joins: [],
+      measures: [member('desks', 'count', 'count', { title: 'Number of desks' })],
+      dimensions: [member('desks', 'id', 'number', { primaryKey: true, title: 'Desk id' })],
+    },
+    {
+      name: 'payments',
+      title: 'Payments',
+      joins: [{ name: 'members', relationship: 'many_to_one' }],
+      measures: [
+        member('payments', 'count', 'count', { title: 'Number of payments' }),
+        member('payments', 'total_amount', 'sum', { title: 'Amount paid', format: 'currency' }),
+      ],
+      dimensions: [
+        member('payments', 'id', 'number', { primaryKey: true, title: 'Payment id' }),
+        member('payments', 'paid_at', 'time', { title: 'Payment date' }),
       ],
     },
   ],
@@ -177,7 +202,27 @@ describe('the offline analyst on a model it was not grown on', () => {
     expect(unlinked.text).toContain('the model does not link books to home branch')
   })
 
+  it('counts things through a bridge table as the distinct things it names', () => {
+    expect(run('How many books are on each reading list?').queries).toEqual([
+      expect.stringContaining('MEASURE(list_books.distinct_book)'),
+    ])
+  })
+
+  it('breaks down by the key of things nothing else names', () => {
+    expect(run('Number of loans by desk').queries).toEqual([expect.stringContaining('desks.id AS id')])
+  })
+
+  it('sums money things asked for in total, and counts them when asked how many', () => {
+    expect(run('Top 3 members by total payments').queries).toEqual([
+      expect.stringContaining('MEASURE(payments.total_amount)'),
+    ])
+    expect(run('How many payments were made?').queries).toEqual([expect.stringContaining('MEASURE(payments.count)')])
+  })
+
   it('never drops a breakdown the question asks for', () => {
+    const weather = run('Number of loans by weather')
+    expect(weather.queries).toEqual([])
+    expect(weather.text).toContain('I could not map "weather"')
     const { text, queries } = run('Number of loans by genre and shelf and title and home branch')
     expect(queries).toEqual([])
     expect(text).toContain('at most three things at once')
