@@ -218,9 +218,11 @@ export function recordOf(tokens: Tokens, index: MetaIndex, many = false) {
   )
   const entityAsked = (cube: string) => said(cubeNoun(cube))
   const shown = (cube: string) => entityAsked(cube) || who(cube)
+  // ("The film rented the most" counts rentals: a word naming a table names no number of a film's, "rental duration".)
+  const nouns = vocabularyOf(index).nouns
   let attribute = numbers.find(
     (dim) =>
-      distinctive(dim).some((word) => !sameWord(word, cubeNoun(dim.cube)) && said(word)) &&
+      distinctive(dim).some((word) => !sameWord(word, cubeNoun(dim.cube)) && !nouns.has(stem(word)) && said(word)) &&
       entityAsked(dim.cube) &&
       (tokens.has('which', 'what') || dim.name.includes('price')),
   )

@@ -84,6 +84,10 @@ export function vocabularyOf(index: MetaIndex): Vocabulary {
     }
     for (const cube of index.cubes) {
       const noun = cubeNoun(cube.name)
+      // "Rented" is done to rentals: the verb a cube's noun is made from reads as the noun ("rented the most").
+      const root = stem(noun).replace(/(al|ing|ment|ion)$/, '')
+      if (root.length >= 4 && root !== stem(noun))
+        for (const verb of [`${root}ed`, `${root}s`]) vocabulary.aliases.set(verb, noun)
       for (const synonym of cube.synonyms ?? []) {
         const said = words(synonym)
         if (said.length !== 1 || sameWord(said[0], noun)) continue

@@ -520,13 +520,7 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     )
     .map(({ word }) => word)
   for (const word of unmatched)
-    if (
-      tokens.find([word]) >= 0 &&
-      !unknown.includes(word) &&
-      !STOPWORDS.has(word) &&
-      !FILLER.has(word) &&
-      !INTENT_WORDS.has(word)
-    )
+    if (tokens.find([word]) >= 0 && !unknown.includes(word) && !STOPWORDS.has(word) && !INTENT_WORDS.has(word))
       unknown.push(word)
   // Weekdays are no period of the data (granularityOf passes them over): said plainly, not read as days or weeks.
   const weekday = /\b(days? of (the )?week|weekdays?|day-of-week)\b/.exec(text)

@@ -219,6 +219,41 @@ describe('the offline analyst on a model it was not grown on', () => {
     expect(run('How many payments were made?').queries).toEqual([expect.stringContaining('MEASURE(payments.count)')])
   })
 
+  it("reads a verb of a table's noun as its rows counted, not as a number named like it", () => {
+    const rentalMeta = {
+      cubes: [
+        {
+          name: 'rentals',
+          title: 'Rentals',
+          joins: [{ name: 'films', relationship: 'many_to_one' }],
+          measures: [member('rentals', 'count', 'count', { title: 'Number of rentals' })],
+          dimensions: [member('rentals', 'id', 'number', { primaryKey: true })],
+        },
+        {
+          name: 'films',
+          title: 'Films',
+          joins: [],
+          measures: [member('films', 'count', 'count', { title: 'Number of films' })],
+          dimensions: [
+            member('films', 'id', 'number', { primaryKey: true }),
+            member('films', 'name', 'string', { title: 'Film' }),
+            member('films', 'rental_duration', 'number', { title: 'Rental duration' }),
+          ],
+        },
+      ],
+    }
+    const action = decide(
+      ['Which film was rented the most?'],
+      [
+        { name: 'serviceMeta', input: {}, output: rentalMeta },
+        { name: 'serviceMeta', input: { searchQuery: 'x' }, output: { ...rentalMeta, values: [], dates: [] } },
+      ],
+    )
+    expect(action.kind === 'tools' ? action.calls.map((call) => call.input.sqlQuery) : []).toEqual([
+      expect.stringContaining('MEASURE(rentals.count)'),
+    ])
+  })
+
   it('never drops a breakdown the question asks for', () => {
     const weather = run('Number of loans by weather')
     expect(weather.queries).toEqual([])
