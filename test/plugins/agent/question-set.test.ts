@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createTestApp, type TestApp } from '../../helpers/app'
 import { answerOf, Tally } from './questions/ask'
 import { comparisons } from './questions/comparisons'
+import { conversations } from './questions/conversations'
 import { rankings } from './questions/rankings'
 import { reading } from './questions/reading'
 import { expectedRows, score } from './questions/score'
@@ -10,7 +11,7 @@ import { threads } from './questions/threads'
 import { totals } from './questions/totals'
 import type { Question } from './questions/types'
 
-const QUESTIONS: Question[] = [...totals, ...comparisons, ...rankings, ...threads, ...reading]
+const QUESTIONS: Question[] = [...totals, ...comparisons, ...rankings, ...threads, ...reading, ...conversations]
 
 let test: TestApp
 let data: Database
