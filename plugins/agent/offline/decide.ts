@@ -1,5 +1,5 @@
 import type { DateSpan, ValueHit } from '../meta-search'
-import { answerTitle } from './answer'
+import { answerTitle, filterWords } from './answer'
 import { isGreeting, phrases, writeDecline, type Decline } from './decline'
 import { frameOf, isFollowUp } from './follow-up'
 import type { Frame, Resolved } from './frame'
@@ -100,6 +100,28 @@ function breakdownExample(index: MetaIndex, cube: string): string {
     (dim) => dim.type === 'string' && !dim.primaryKey && !label(dim) && !/(^|_)(id|email|phone)$/.test(dim.name),
   )
   return text ? text.title.toLowerCase() : 'month'
+}
+
+/**
+ * What a follow-up took from the frame before it, in words: the measure it did not name, the breakdowns, filters and
+ * period it did not change ("and in 2024?" keeps "Revenue" and "by Region").
+ */
+function takenFrom(base: Frame, parsed: Parsed): string[] {
+  const taken: string[] = []
+  if (!(parsed.measure && parsed.measureNamed)) taken.push(base.measure.title)
+  const dims = base.dimensions.filter((dim) => !parsed.dimensions.includes(dim))
+  if (dims.length) taken.push(`by ${dims.map((dim) => dim.title).join(' and ')}`)
+  if (base.granularity && !parsed.granularity) taken.push(`by ${base.granularity}`)
+  const changed = new Set([...parsed.values, ...parsed.booleans].map((filter) => filter.member))
+  for (const filter of base.values)
+    if (!changed.has(filter.member) && !parsed.dropped.includes(filter.member)) taken.push(filterWords(filter))
+  for (const flag of base.booleans)
+    if (!changed.has(flag.member) && !parsed.dropped.includes(flag.member))
+      taken.push(`${flag.member.title}: ${flag.value ? 'yes' : 'no'}`)
+  const period = base.range ?? base.periods?.at(-1)
+  if (period && !parsed.range && !parsed.periods)
+    taken.push(base.periods ? base.periods.map((spec) => spec.label).join(' vs ') : period.label)
+  return taken
 }
 
 const isRelative = (frame: Frame) =>
@@ -286,12 +308,17 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
     index,
     [...planned, ...extra].map((query) => ({ query, result: resultOf(query.sql)! })),
   )
-  // Words read as others are said under the heading, so a wrong reading is seen at once.
+  // Words read as others, and what a follow-up took from the thread, are said under the heading.
   const read = parsed.corrections.map((entry) => `"${entry.from}" as "${entry.to}"`)
+  const taken = thread.followUp && thread.base ? takenFrom(thread.base, parsed) : []
+  const notes = [
+    ...(taken.length ? [`From the question before I kept ${taken.join(', ')}.`] : []),
+    ...(read.length ? [`I read ${read.join(', ')}.`] : []),
+  ]
   const cut = text.indexOf('\n\n')
   return {
     kind: 'answer',
     reasoning: 'The queries returned; I will summarise them.',
-    text: read.length && cut > 0 ? `${text.slice(0, cut)}\n\nI read ${read.join(', ')}.${text.slice(cut)}` : text,
+    text: notes.length && cut > 0 ? `${text.slice(0, cut)}\n\n${notes.join(' ')}${text.slice(cut)}` : text,
   }
 }

@@ -109,11 +109,14 @@ const libraryMeta = {
 }
 
 /** Runs the analyst to its answer: the meta, a search that finds nothing, and one row for every query. */
-function run(question: string, data: string[][] = [['Ann Lee', '1', '7']]): { text: string; queries: string[] } {
+function run(
+  question: string | string[],
+  data: string[][] = [['Ann Lee', '1', '7']],
+): { text: string; queries: string[] } {
   const exchanges: ToolExchange[] = []
   const queries: string[] = []
   for (let step = 0; step < 6; step++) {
-    const action = decide([question], exchanges)
+    const action = decide(Array.isArray(question) ? question : [question], exchanges)
     if (action.kind === 'answer') return { text: action.text, queries }
     for (const call of action.calls) {
       if (call.name === 'serviceMeta')
@@ -252,6 +255,19 @@ describe('the offline analyst on a model it was not grown on', () => {
     expect(action.kind === 'tools' ? action.calls.map((call) => call.input.sqlQuery) : []).toEqual([
       expect.stringContaining('MEASURE(rentals.count)'),
     ])
+  })
+
+  it('takes only what a follow-up lacks from the thread, says what it took, and keeps the grain of a period', () => {
+    const thread = run(['Revenue by genre in Q2 2025', 'and the year before?'])
+    expect(thread.queries).toEqual([
+      expect.stringContaining("loans.borrowed_at >= '2024-04-01' AND loans.borrowed_at < '2024-07-01'"),
+    ])
+    expect(thread.text).toStartWith('**Late fees by Genre, Q2 2024**')
+    expect(thread.text).toContain('From the question before I kept Late fees, by Genre.')
+    // A complete question starts afresh: no genre, no period taken.
+    const fresh = run(['Revenue by genre in Q2 2025', 'How many members do we have?'])
+    expect(fresh.queries).toEqual(['SELECT MEASURE(members.count) AS count FROM members'])
+    expect(fresh.text).not.toContain('From the question before')
   })
 
   it('never drops a breakdown the question asks for', () => {
