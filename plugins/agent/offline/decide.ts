@@ -309,7 +309,12 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
     [...planned, ...extra].map((query) => ({ query, result: resultOf(query.sql)! })),
   )
   // Words read as others, and what a follow-up took from the thread, are said under the heading.
-  const read = parsed.corrections.map((entry) => `"${entry.from}" as "${entry.to}"`)
+  // (A value's word as the data writes it: "Asia", not "asia".)
+  const valueWord = (word: string) =>
+    (lookup?.values ?? [])
+      .flatMap((hit) => hit.value.split(/[^\p{L}\p{N}]+/u))
+      .find((said) => said.toLowerCase() === word) ?? word
+  const read = parsed.corrections.map((entry) => `"${entry.from}" as "${valueWord(entry.to)}"`)
   const taken = thread.followUp && thread.base ? takenFrom(thread.base, parsed) : []
   const notes = [
     ...(taken.length ? [`From the question before I kept ${taken.join(', ')}.`] : []),
