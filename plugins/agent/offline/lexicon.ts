@@ -96,7 +96,7 @@ export interface Reading {
 /**
  * Reads misspelled words as the words they are nearest to: a word that is not known (`known`: the model's words,
  * its values, the lexicon) and is one letter from one known word (two for long words, the first letter the same)
- * is read as it; a people's word for a value ("Asian") as the value. Words of the model and its values (`preferred`)
+ * is read as it; a people's word for a value ("Asian") as the value. Words of the model (`preferred`) and its values
  * win over the lexicon's; two equally near words of the same standing make the word ambiguous.
  */
 export function readSpelling(
@@ -108,13 +108,16 @@ export function readSpelling(
   const corrections: Reading['corrections'] = []
   let ambiguous: Reading['ambiguous']
   let text = question
-  const candidates = [...known].filter((word) => word.length >= 3 && !/^\d+$/.test(word))
+  const isKnown = (word: string) => known.has(word) || values.has(word)
+  // Built only when a word is unknown: most questions have none.
+  let candidates: string[] | undefined
   for (const word of new Set(words(question))) {
-    if (word.length < 5 || /\d/.test(word) || known.has(word) || known.has(stem(word))) continue
+    if (word.length < 5 || /\d/.test(word) || isKnown(word) || isKnown(stem(word))) continue
     let to: string | undefined
     const place = [...values].find((value) => demonymOf(word, value))
     if (place) to = place
     else {
+      candidates ??= [...known, ...values].filter((entry) => entry.length >= 3 && !/^\d+$/.test(entry))
       let best = reach(word) + 1
       let found: string[] = []
       for (const candidate of candidates) {
@@ -124,7 +127,7 @@ export function readSpelling(
         else if (distance === best) found.push(candidate)
       }
       if (best > reach(word) || found.length === 0) continue
-      const own = found.filter((candidate) => preferred.has(candidate))
+      const own = found.filter((candidate) => preferred.has(candidate) || values.has(candidate))
       const pool = own.length ? own : found
       const distinct = [...new Map(pool.map((candidate) => [stem(candidate), candidate])).values()]
       if (distinct.length > 1) {

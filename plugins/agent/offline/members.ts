@@ -110,7 +110,16 @@ export function vocabularyOf(index: MetaIndex): Vocabulary {
 }
 export const mentions = (list: readonly string[], word: string) => list.some((entry) => sameWord(entry, word))
 /** The noun a cube is named by: `line_items` → `items`, `orders` → `orders`. */
-export const cubeNoun = (cube: string) => words(cube).at(-1) ?? cube
+// Read for every measure of every question: each cube's noun once.
+const nounsOf = new Map<string, string>()
+export const cubeNoun = (cube: string) => {
+  let noun = nounsOf.get(cube)
+  if (noun === undefined) {
+    noun = words(cube).at(-1) ?? cube
+    if (nounsOf.size < 10_000) nounsOf.set(cube, noun)
+  }
+  return noun
+}
 export const cubeOf = (index: MetaIndex, name: string): MetaCube | undefined =>
   index.cubes.find((cube) => cube.name === name)
 
@@ -146,6 +155,26 @@ export function related(index: MetaIndex, start: string): Set<string> {
     }
   }
   return seen
+}
+
+/** The words of a member's name and title, one per stem, without the generic ones (read once per member). */
+const titleWordLists = new WeakMap<MetaMember, string[]>()
+function titleWords(member: MetaMember): string[] {
+  let list = titleWordLists.get(member)
+  if (!list) {
+    const all = [...words(member.name), ...words(member.title)]
+    list = all.filter((word, at) => !GENERIC.has(word) && all.findIndex((other) => stem(other) === stem(word)) === at)
+    titleWordLists.set(member, list)
+  }
+  return list
+}
+
+/** The words of a member's title without the generic ones (read once per member). */
+const titleOnlyLists = new WeakMap<MetaMember, string[]>()
+function titleOnlyWords(member: MetaMember): string[] {
+  let list = titleOnlyLists.get(member)
+  if (!list) titleOnlyLists.set(member, (list = words(member.title).filter((word) => !GENERIC.has(word))))
+  return list
 }
 
 /** Things that are money: "total payments", "fees by doctor" ask for their sum, not how many there are. */
@@ -191,14 +220,8 @@ export function scoreMeasure(
   const synonym = (member.synonyms ?? []).some((entry) => words(entry).every((word) => mentions(question, word)))
   // A count titled by another table's noun ("Number of order details") counts its own rows, not that table's.
   const counting = member.type === 'count'
-  const own = [...words(member.name), ...words(member.title)].filter(
-    (word, at, all) =>
-      !(counting && nouns?.has(stem(word))) &&
-      !GENERIC.has(word) &&
-      !sameNoun(word, noun) &&
-      all.findIndex((other) => stem(other) === stem(word)) === at,
-  )
-  const titleOwn = words(member.title).filter((word) => !GENERIC.has(word) && !sameNoun(word, noun))
+  const own = titleWords(member).filter((word) => !(counting && nouns?.has(stem(word))) && !sameNoun(word, noun))
+  const titleOwn = titleOnlyWords(member).filter((word) => !sameNoun(word, noun))
   const cubeMentioned = mentions(question, noun)
   const intent = intentBonus(question, member)
   const fullTitle = titleOwn.length > 0 && titleOwn.every((word) => mentions(question, word)) ? 2 : 0

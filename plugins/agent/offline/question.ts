@@ -89,8 +89,8 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   const valueWords = new Set((lookup?.values ?? []).flatMap((hit) => words(hit.value)))
   const spelling = readSpelling(
     expandMonthAbbreviations(asked, vocabulary.own),
-    valueWords.size ? new Set([...vocabulary.known, ...valueWords]) : vocabulary.known,
-    valueWords.size ? new Set([...vocabulary.own, ...valueWords]) : vocabulary.own,
+    vocabulary.known,
+    vocabulary.own,
     valueWords,
   )
   // "The average order value" of a model without such a measure: its revenue per order.
