@@ -59,6 +59,18 @@ export const reading: Question[] = [
     sql: `SELECT SUM(amount) FROM orders o WHERE ${year(2023)}`,
   },
   {
+    kind: 'filler',
+    ask: 'Which region spends the most?',
+    sql: `SELECT r.name, SUM(o.amount) ${ORDERS_CUSTOMERS} GROUP BY 1 ORDER BY 2 DESC LIMIT 1`,
+    first: true,
+  },
+  {
+    kind: 'filler',
+    ask: 'How many customers bought something in 2025?',
+    sql: `SELECT COUNT(DISTINCT o.customer_id) FROM orders o WHERE ${year(2025)}`,
+    cells: ['count'],
+  },
+  {
     kind: 'misspelling',
     ask: 'revnue by region in 2024',
     sql: `SELECT r.name, SUM(o.amount) ${ORDERS_CUSTOMERS} WHERE ${year(2024)} GROUP BY 1`,
