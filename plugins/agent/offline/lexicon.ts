@@ -12,7 +12,7 @@ export const FILLER = new Set(
   `whats what's hows how's wheres whos um uh uhm hmm erm er ah oh well so basically actually kindly quick question
   questions wondering wonder curious quickly pls plz thx cheers mate dear wanna gonna gimme real really honestly
   literally simply briefly tell told tells mind would you kind remind member members staffer appears appear
-  appeared featured handled handle handles served serve serves`
+  appeared featured handled handle handles served serve serves something someone somebody anyone anybody`
     .split(/\s+/)
     .filter(Boolean),
 )

@@ -14,6 +14,7 @@ const SYNONYMS: Record<string, string> = {
   turnover: 'revenue',
   takings: 'revenue',
   spend: 'revenue',
+  spends: 'revenue',
   spent: 'revenue',
   spending: 'revenue',
   purchases: 'orders',
