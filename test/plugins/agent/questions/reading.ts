@@ -1,4 +1,4 @@
-import { CUSTOMERS, LINES, ORDERS_CUSTOMERS, between, year, type Question } from './types'
+import { CUSTOMERS, LINES, MONTH, ORDERS_CUSTOMERS, between, year, type Question } from './types'
 
 /**
  * Questions as people type them, missed on the demo when the analyst's vocabulary was grown on it: who placed the
@@ -70,6 +70,20 @@ export const reading: Question[] = [
     sql: `SELECT COUNT(DISTINCT o.customer_id) FROM orders o WHERE ${year(2025)}`,
     cells: ['count'],
   },
+  {
+    // Answered "Number of orders per order".
+    kind: 'ratio',
+    ask: "What's the average number of items per order?",
+    sql: 'SELECT COUNT(*) * 1.0 / (SELECT COUNT(*) FROM orders) FROM line_items',
+    cells: ['money'],
+  },
+  {
+    kind: 'filler',
+    ask: 'How are sales trending?',
+    sql: `SELECT ${MONTH()}, SUM(o.amount) FROM orders o GROUP BY 1`,
+  },
+  // Customers who come back, not the returned orders (answered the revenue of returned orders).
+  { kind: 'decline', ask: 'Revenue from returning customers' },
   {
     kind: 'misspelling',
     ask: 'revnue by region in 2024',
