@@ -341,7 +341,13 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   // "How many orders ... by VIP customers": the things counted are the ones named after "how many", whatever else
   // the question names; "how many customers ordered" counts the customers who ordered, not those who signed up.
   const countedCube = countedThings(tokens, index)
-  if (countedCube && measure && ['count', 'count_distinct'].includes(measure.type) && !per) {
+  // ("The number of items per order" counts items, divided by orders: not orders per order.)
+  if (
+    countedCube &&
+    measure &&
+    ['count', 'count_distinct'].includes(measure.type) &&
+    (!per || per.cube !== countedCube)
+  ) {
     const noun = cubeNoun(countedCube)
     // "How many orders were placed": the orders themselves, not the distinct orders some other table names.
     const orderLike = [noun, ...(cubeOf(index, countedCube)?.synonyms ?? [])].some((word) =>
@@ -369,7 +375,13 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   // "Number of books by home branch" where books do not reach branches: counting something else (the loans, which
   // reach both) would answer another question.
   let unlinked: string | undefined
-  if (countedCube && measure && ['count', 'count_distinct'].includes(measure.type) && !per) {
+  // ("The number of items per order" counts items, divided by orders: not orders per order.)
+  if (
+    countedCube &&
+    measure &&
+    ['count', 'count_distinct'].includes(measure.type) &&
+    (!per || per.cube !== countedCube)
+  ) {
     const noun = cubeNoun(countedCube)
     const countsIt =
       measure.cube === countedCube ||

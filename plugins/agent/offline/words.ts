@@ -154,7 +154,7 @@ export const STOPWORDS =
   being show me give list tell please each every all and or with during between over across our we us do did does that
   this these those it its there their have has had get find see display as at than into within about i you your my can
   could would should some any value values data overall breakdown broken down split grouped group sorted sort ordered
-  trend trends chart table numbers number count counts total totals sum overall amount amounts so far up placed made
+  trend trends trending trended chart table numbers number count counts total totals sum overall amount amounts so far up placed made
   bought purchased happened received generated earned like look looks got went came come comes coming here more less
   doing done distinct unique different let lets let's know just only also too now then again same instead them they
   one ones whole entire ever single kind type types level levels figure figures result results report stats statistics
