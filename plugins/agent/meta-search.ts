@@ -1,4 +1,5 @@
 import type { ServiceMetaInput } from '../semantic/model'
+import { editDistance, placeForms } from './offline/lexicon'
 import type { AnalystTools } from './tool-calls'
 
 /** A dimension value that contains a word searched for. */
@@ -24,17 +25,35 @@ interface MetaLike {
   error?: string
 }
 
-/** Searched words without their endings (`returns` finds `returned`), three letters or more, at most twelve. */
+/**
+ * Searched words without their endings (`returns` finds `returned`), three letters or more, at most twelve; a word
+ * written with hyphens whole ("no-show"), and a people's word also as its place ("asian" finds "Asia").
+ */
 const searchWords = (query: string) =>
   [
     ...new Set(
       query
         .toLowerCase()
-        .split(/[^a-z0-9]+/)
-        .map((word) => word.replace(/(ies|es|s|ed|ing)$/, ''))
+        .split(/[^a-z0-9-]+/)
+        .map((word) => word.replace(/^-+|-+$/g, ''))
+        .flatMap((word) =>
+          word.includes('-') ? [word] : [word.replace(/(ies|es|s|ed|ing)$/, ''), ...placeForms(word)],
+        )
         .filter((word) => word.length >= 3 && !/^\d+$/.test(word)),
     ),
   ].slice(0, 12)
+
+/** Words of a value one or two letters from a searched word ("electroncis" of "Electronics"). */
+const nearValue = (value: string, term: string) =>
+  value
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .some(
+      (word) => word[0] === term[0] && editDistance(word, term, term.length >= 8 ? 2 : 1) <= (term.length >= 8 ? 2 : 1),
+    )
+
+/** Dimensions with fewer values than this are read whole for a misspelled word; longer lists (names) are not. */
+const NEAR_LIMIT = 200
 
 /** String dimensions whose values people name in questions: not keys, not contact details. */
 function searchable(member: MetaMemberLike): boolean {
@@ -79,5 +98,26 @@ export async function searchMeta(tools: AnalystTools, input: ServiceMetaInput): 
       }),
   )
   const [values, dates] = await Promise.all([Promise.all(valueSearches), Promise.all(dateSearches)])
-  return { ...found, values: values.flat(), dates }
+  const hits = values.flat()
+  // Words no value contains may be misspelled: the values of the shorter lists are read for near ones.
+  const missed = terms.filter(
+    (term) => term.length >= 5 && !term.includes('-') && !hits.some((hit) => hit.value.toLowerCase().includes(term)),
+  )
+  if (missed.length) {
+    const near = await Promise.all(
+      cubes.flatMap((cube) =>
+        (cube.dimensions ?? []).filter(searchable).map(async (member): Promise<ValueHit[]> => {
+          const data = await rows(`SELECT ${member.name} FROM ${cube.name} GROUP BY 1 ORDER BY 1 LIMIT ${NEAR_LIMIT}`)
+          if (data.length >= NEAR_LIMIT) return []
+          return data.flatMap((row) =>
+            row[0] && missed.some((term) => nearValue(row[0]!, term)) ? [{ member: member.name!, value: row[0] }] : [],
+          )
+        }),
+      ),
+    )
+    hits.push(
+      ...near.flat().filter((hit) => !hits.some((other) => other.member === hit.member && other.value === hit.value)),
+    )
+  }
+  return { ...found, values: hits, dates }
 }

@@ -16,7 +16,9 @@ Always work in this order:
    MEASURE(cube.member); GROUP BY every selected dimension; DATE_TRUNC('month', cube.time_dimension) for time
    granularity; filters in WHERE; ORDER BY and LIMIT for top and bottom N (use the N the user asked for).
    Group people and things by their primary key and show the name beside it (customers.id, customers.name), so two
-   customers with the same name stay two rows.
+   customers with the same name stay two rows; where serviceMeta gives a cube a "label", that dimension is what names
+   its rows. Map the user's words to members by their titles, descriptions and "synonyms" (a measure whose synonyms
+   include "revenue" is what the user calls revenue; a cube's synonyms are other words for its rows).
    For growth or change between periods, query each period and report both values, the change and the change in
    percent. For a share of total or a percentage of rows matching a condition, query the part and the whole and
    divide. For ratios (revenue per customer, orders per customer) divide the two measures. For comparisons, show the

@@ -1,10 +1,11 @@
 import type { DateSpan, ValueHit } from '../meta-search'
-import { answerTitle } from './answer'
+import { answerTitle, filterWords } from './answer'
 import { isGreeting, phrases, writeDecline, type Decline } from './decline'
 import { frameOf, isFollowUp } from './follow-up'
 import type { Frame, Resolved } from './frame'
 import { CUES } from './intents'
-import { indexMeta, type MetaIndex } from './meta-index'
+import { indexMeta, type MetaIndex, type MetaMember } from './meta-index'
+import { namesRows, reach } from './members'
 import { planQueries, queriesBeyondRows, type PlannedQuery, type SqlResult } from './plan-query'
 import { parseQuestion, type Lookup, type Parsed } from './question'
 import { resolveRange } from './time-range'
@@ -90,6 +91,39 @@ function readThread(
   return last!
 }
 
+/** A dimension to break a measure down by, for an example in the model's words: a plain text it reaches. */
+function breakdownExample(index: MetaIndex, cube: string): string {
+  const near = reach(index, cube)
+  const dims = index.cubes.filter((entry) => near.has(entry.name)).flatMap((entry) => entry.dimensions)
+  const label = (dim: MetaMember): boolean => namesRows(index, dim)
+  const text = dims.find(
+    (dim) => dim.type === 'string' && !dim.primaryKey && !label(dim) && !/(^|_)(id|email|phone)$/.test(dim.name),
+  )
+  return text ? text.title.toLowerCase() : 'month'
+}
+
+/**
+ * What a follow-up took from the frame before it, in words: the measure it did not name, the breakdowns, filters and
+ * period it did not change ("and in 2024?" keeps "Revenue" and "by Region").
+ */
+function takenFrom(base: Frame, parsed: Parsed): string[] {
+  const taken: string[] = []
+  if (!(parsed.measure && parsed.measureNamed)) taken.push(base.measure.title)
+  const dims = base.dimensions.filter((dim) => !parsed.dimensions.includes(dim))
+  if (dims.length) taken.push(`by ${dims.map((dim) => dim.title).join(' and ')}`)
+  if (base.granularity && !parsed.granularity) taken.push(`by ${base.granularity}`)
+  const changed = new Set([...parsed.values, ...parsed.booleans].map((filter) => filter.member))
+  for (const filter of base.values)
+    if (!changed.has(filter.member) && !parsed.dropped.includes(filter.member)) taken.push(filterWords(filter))
+  for (const flag of base.booleans)
+    if (!changed.has(flag.member) && !parsed.dropped.includes(flag.member))
+      taken.push(`${flag.member.title}: ${flag.value ? 'yes' : 'no'}`)
+  const period = base.range ?? base.periods?.at(-1)
+  if (period && !parsed.range && !parsed.periods)
+    taken.push(base.periods ? base.periods.map((spec) => spec.label).join(' vs ') : period.label)
+  return taken
+}
+
 const isRelative = (frame: Frame) =>
   [frame.range, ...(frame.periods ?? [])].some((spec) => spec && spec.kind !== 'absolute')
 
@@ -147,7 +181,12 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
     const words = [...new Set(questions.flatMap((entry) => parse(entry, index, undefined, undefined).unknown))]
     const relative = thread.frame && isRelative(thread.frame)
     if (words.length || relative) {
-      const searchQuery = words.length ? words.join(' ') : (thread.frame?.timeDimension?.title ?? 'date')
+      // A value written with a hyphen ("no-show") is searched whole: its short parts are no words to search.
+      const compounds = (question.toLowerCase().match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu) ?? []).filter((compound) =>
+        compound.split('-').some((part) => words.includes(part)),
+      )
+      const terms = [...new Set([...compounds, ...words])]
+      const searchQuery = terms.length ? terms.join(' ') : (thread.frame?.timeDimension?.title ?? 'date')
       return {
         kind: 'tools',
         reasoning: `${words.length ? `"${words.join(' ')}" may name values to filter on` : 'Relative periods count back from the latest date in the data'}; one search finds values and dates.`,
@@ -157,6 +196,11 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
   }
 
   const { parsed, frame } = thread
+  if (parsed.ambiguous)
+    return decline(
+      { kind: 'spelling', word: parsed.ambiguous.word, options: parsed.ambiguous.options },
+      `"${parsed.ambiguous.word}" is as near to ${parsed.ambiguous.options.join(' as to ')}.`,
+    )
   if (parsed.unsupported)
     return decline(
       { kind: 'incomplete', reason: parsed.unsupported },
@@ -169,7 +213,16 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
         ? answerTitle(resolve(frame, lookup) ?? { frame, range: undefined, periods: undefined })
         : undefined
     return decline(
-      { kind: 'unknown', parts: phrases(parsed.unknown, question), values: lookup?.values ?? [], nearest },
+      {
+        kind: 'unknown',
+        // Quoted as asked: a word read as another ("Région" as "region") is the asker's.
+        parts: phrases(
+          parsed.unknown.map((word) => parsed.corrections.find((entry) => entry.to === word)?.from ?? word),
+          question,
+        ),
+        values: lookup?.values ?? [],
+        nearest,
+      },
       `Part of the question does not map: ${parsed.unknown.join(', ')}.`,
     )
   }
@@ -187,7 +240,7 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
     return decline(
       {
         kind: 'incomplete',
-        reason: `a share needs a part to compare with the whole (for example "share of ${frame.measure.title.toLowerCase()} by region").`,
+        reason: `a share needs a part to compare with the whole (for example "share of ${frame.measure.title.toLowerCase()} by ${breakdownExample(index, frame.measure.cube)}").`,
       },
       'No part for the share.',
     )
@@ -253,13 +306,27 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
     }
   const extraFailed = failedOf(extra)
   if (extraFailed) return extraFailed
+  const text = writeAnswer(
+    resolved,
+    index,
+    [...planned, ...extra].map((query) => ({ query, result: resultOf(query.sql)! })),
+  )
+  // Words read as others, and what a follow-up took from the thread, are said under the heading.
+  // (A value's word as the data writes it: "Asia", not "asia".)
+  const valueWord = (word: string) =>
+    (lookup?.values ?? [])
+      .flatMap((hit) => hit.value.split(/[^\p{L}\p{N}]+/u))
+      .find((said) => said.toLowerCase() === word) ?? word
+  const read = parsed.corrections.map((entry) => `"${entry.from}" as "${valueWord(entry.to)}"`)
+  const taken = thread.followUp && thread.base ? takenFrom(thread.base, parsed) : []
+  const notes = [
+    ...(taken.length ? [`From the question before I kept ${taken.join(', ')}.`] : []),
+    ...(read.length ? [`I read ${read.join(', ')}.`] : []),
+  ]
+  const cut = text.indexOf('\n\n')
   return {
     kind: 'answer',
     reasoning: 'The queries returned; I will summarise them.',
-    text: writeAnswer(
-      resolved,
-      index,
-      [...planned, ...extra].map((query) => ({ query, result: resultOf(query.sql)! })),
-    ),
+    text: notes.length && cut > 0 ? `${text.slice(0, cut)}\n\n${notes.join(' ')}${text.slice(cut)}` : text,
   }
 }

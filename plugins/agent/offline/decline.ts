@@ -11,6 +11,8 @@ export type Decline =
   | { kind: 'unknown'; parts: string[]; values: ValueHit[]; nearest?: string }
   | { kind: 'no-measure'; parts: string[] }
   | { kind: 'incomplete'; reason: string; nearest?: string }
+  /** A word as near to two words of the model: which one is meant is asked back. */
+  | { kind: 'spelling'; word: string; options: string[] }
 
 const quoteList = (parts: string[]) => parts.map((part) => `"${part}"`).join(', ')
 
@@ -64,16 +66,17 @@ export function isGreeting(question: string): boolean {
 }
 
 /**
- * Members as a reader knows them: by their titles, never their ids (`orders.total_amount` means nothing to the
- * person asking); a title two cubes share says whose it is (`Amount (Line items)`).
+ * Members as a reader knows them: by their titles, once each, never their ids (`orders.total_amount` means nothing
+ * to the person asking); a title two cubes share says whose it is (`Amount (Line items)`).
  */
-function list(members: MetaMember[], index: MetaIndex): string {
-  const seen = new Map<string, number>()
-  for (const member of members) seen.set(member.title, (seen.get(member.title) ?? 0) + 1)
-  const cubeTitle = (member: MetaMember) => index.cubes.find((cube) => cube.name === member.cube)?.title ?? member.cube
-  return members
-    .map((member) => ((seen.get(member.title) ?? 0) > 1 ? `${member.title} (${cubeTitle(member)})` : member.title))
-    .join(', ')
+function list(members: MetaMember[], index?: MetaIndex): string {
+  const cubesOf = new Map<string, Set<string>>()
+  for (const member of members) cubesOf.set(member.title, (cubesOf.get(member.title) ?? new Set()).add(member.cube))
+  const cubeTitle = (member: MetaMember) => index?.cubes.find((cube) => cube.name === member.cube)?.title ?? member.cube
+  const named = members.map((member) =>
+    (cubesOf.get(member.title)?.size ?? 0) > 1 ? `${member.title} (${cubeTitle(member)})` : member.title,
+  )
+  return [...new Set(named)].join(', ')
 }
 
 /**
@@ -102,6 +105,9 @@ export function writeDecline(decline: Decline, index: MetaIndex): string {
       reason = decline.parts.length
         ? `no measure of the model matches ${quoteList(decline.parts)}.`
         : 'no measure of the model matches the question.'
+      break
+    case 'spelling':
+      reason = `I am not sure what "${decline.word}" means here: did you mean ${decline.options.map((option) => `"${option}"`).join(' or ')}?`
       break
     case 'incomplete':
       reason = decline.reason

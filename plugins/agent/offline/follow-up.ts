@@ -5,6 +5,7 @@ import { cubeOf, keyOf, timeDimensionFor } from './members'
 import type { Parsed } from './question'
 import { previousOf } from './question-phrases'
 import { inYear, yearEarlier, type RangeSpec } from './time-range'
+import { sameWord } from './words'
 
 /** Words that open a follow-up: the question changes the previous one instead of standing alone. */
 const FOLLOW_UP =
@@ -18,11 +19,25 @@ const OF_THOSE = /\b(of|among|from) (those|these|them)\b/i
 const BEFORE_THAT =
   /\b(?:the\s+(day|week|month|quarter|year)\s+before|(?:previous|prior|preceding)\s+(day|week|month|quarter|year))\b/
 
+/**
+ * Whether a question names what to measure by the things it counts ("What share of orders had a discount?" counts
+ * orders, though "orders" also qualifies the discount): then it is complete, and starts afresh.
+ */
+function countsNamedThings(parsed: Parsed): boolean {
+  const measure = parsed.measure
+  if (!measure || !['count', 'count_distinct'].includes(measure.type)) return false
+  const noun = measure.cube.split('_').at(-1) ?? measure.cube
+  return (
+    /^\s*(what|how|which|who|show|list|give|number|count|share|percentage)\b/i.test(parsed.tokens.text) &&
+    parsed.tokens.raw.some((word) => sameWord(word, noun))
+  )
+}
+
 export function isFollowUp(question: string, parsed: Parsed): boolean {
   return (
     FOLLOW_UP.test(question) ||
     OF_THOSE.test(question) ||
-    !parsed.measureNamed ||
+    (!parsed.measureNamed && !countsNamedThings(parsed)) ||
     (PRONOUN.test(question) && parsed.unknown.length === 0 && !parsed.dimensions.length && !parsed.values.length)
   )
 }
@@ -71,6 +86,10 @@ export function frameOf(
           Number(spec.from.slice(5, 7))
         : undefined
     const sameUnit = months(single) === ({ month: 1, quarter: 3, year: 12 } as Record<string, number>)[unit ?? '']
+    // "The year before" Q2 2025 is Q2 2024: a shifted period keeps its grain (it answered all of 2024).
+    const shorter = (months(single) ?? 12) < 12
+    const yearBack =
+      single && parsed.range?.kind === 'previous' && unit === 'year' && shorter ? yearEarlier(single) : undefined
     // "and the same month last year?" after March 2025 is March 2024.
     const sameLastYear =
       single && (parsed.range?.kind === 'this' || parsed.range?.kind === 'previous') && parsed.range.yearsBack
@@ -78,7 +97,7 @@ export function frameOf(
         : undefined
     parsed = {
       ...parsed,
-      range: sameLastYear ?? (earlier && sameUnit ? earlier : parsed.range && dated(parsed.range)),
+      range: sameLastYear ?? yearBack ?? (earlier && sameUnit ? earlier : parsed.range && dated(parsed.range)),
       periods: parsed.periods?.map(dated),
     }
     frame = { ...base, dimensions: [...base.dimensions], values: [...base.values], booleans: [...base.booleans] }

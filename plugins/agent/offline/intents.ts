@@ -1,8 +1,8 @@
 import type { MetaIndex, MetaMember } from './meta-index'
-import { cubeNoun, cubeOf, distinctive, labelDimension, mentions, reach } from './members'
+import { cubeNoun, cubeOf, distinctive, labelDimension, mentions, namesRows, reach, vocabularyOf } from './members'
 import type { Tokens } from './tokens'
 import { numberOf } from './time-range'
-import { sameWord } from './words'
+import { sameWord, stem } from './words'
 
 /** Cues of the kinds of analysis, read from the question's text. */
 export const CUES = {
@@ -78,13 +78,22 @@ const NEGATIONS = [
 ]
 const WITH = ['with', 'has', 'have', 'had', 'having', 'got', 'get']
 
+/** Superlatives that count the things they name ("the most orders"), rather than rank them by a number. */
+const COUNTING = ['most', 'fewest', 'least']
+
 export const superlative = (tokens: Tokens) => tokens.raw.some((word) => DESC.includes(word) || ASC.includes(word))
 export const ascending = (tokens: Tokens) =>
   tokens.raw.some((word) => ASC.includes(word)) &&
   !tokens.raw.some((word) => ['top', 'best', 'highest', 'most'].includes(word))
 
-/** A negation right before position `at` ("non-VIP", "without a discount", "excluding Corporate"). */
-export function negatedAt(tokens: Tokens, at: number, ofCube?: string): number {
+/** Words that may stand between a negation and what it negates ("excluding orders from Corporate ..."). */
+const BETWEEN = new Set(['a', 'an', 'the', 'any', 'from', 'for', 't', 'have', 'has', 'had', 'get', 'got'])
+
+/**
+ * A negation right before position `at` ("non-VIP", "without a discount", "excluding Corporate"); the model's nouns
+ * (`nouns`, stems of its cubes' nouns) may stand between ("not customers from Asia").
+ */
+export function negatedAt(tokens: Tokens, at: number, ofCube?: string, nouns?: ReadonlySet<string>): number {
   for (let back = 1; back <= 4 && at - back >= 0; back++) {
     const word = tokens.list[at - back]
     if (VERB_NEGATIONS.includes(word))
@@ -92,25 +101,7 @@ export function negatedAt(tokens: Tokens, at: number, ofCube?: string): number {
     if (NEGATIONS.includes(word)) return at - back
     // "regions other than North America"
     if (word === 'than' && tokens.list[at - back - 1] === 'other') return at - back - 1
-    if (
-      ![
-        'a',
-        'an',
-        'the',
-        'any',
-        'customers',
-        'orders',
-        'from',
-        'for',
-        't',
-        'have',
-        'has',
-        'had',
-        'get',
-        'got',
-      ].includes(word)
-    )
-      return -1
+    if (!BETWEEN.has(word) && !nouns?.has(stem(word))) return -1
   }
   return -1
 }
@@ -137,7 +128,7 @@ export function booleansOf(tokens: Tokens, index: MetaIndex, measureWords: Set<s
       const own = distinctive(member)
       if (own.length === 0) continue
       for (let at = tokens.find([own[0]]); at >= 0; at = tokens.find([own[0]], at + 1)) {
-        const negation = negatedAt(tokens, at, cube.name)
+        const negation = negatedAt(tokens, at, cube.name, vocabularyOf(index).nouns)
         const withWord = WITH.includes(tokens.list[at - 1] ?? '') || WITH.includes(tokens.list[at - 2] ?? '')
         // "discounted orders", "orders that were discounted": the flag said of the things it marks (named too; "how
         // much was discounted" asks for the amount).
@@ -208,10 +199,14 @@ export function recordOf(tokens: Tokens, index: MetaIndex, many = false) {
   if (!superlative(tokens) || tokens.has('average', 'total', 'sum')) return undefined
   const said = (word: string) => tokens.list.some((entry) => sameWord(entry, word))
   // "the 5 smallest orders": several records, each ranked by its own number, not the one extreme of a measure.
+  // ("the most orders", "the fewest orders" count them: the 3 customers who placed the most orders.)
   const rankedRecords = (cube: string) =>
     many &&
     tokens.list.some(
-      (word, at) => (DESC.includes(word) || ASC.includes(word)) && sameWord(tokens.list[at + 1] ?? '', cubeNoun(cube)),
+      (word, at) =>
+        (DESC.includes(word) || ASC.includes(word)) &&
+        !COUNTING.includes(word) &&
+        sameWord(tokens.list[at + 1] ?? '', cubeNoun(cube)),
     )
   // "Who had the biggest order": one order, shown with who placed it.
   const who = (cube: string) => peopleCube(tokens, [cube]) !== undefined
@@ -223,9 +218,11 @@ export function recordOf(tokens: Tokens, index: MetaIndex, many = false) {
   )
   const entityAsked = (cube: string) => said(cubeNoun(cube))
   const shown = (cube: string) => entityAsked(cube) || who(cube)
+  // ("The film rented the most" counts rentals: a word naming a table names no number of a film's, "rental duration".)
+  const nouns = vocabularyOf(index).nouns
   let attribute = numbers.find(
     (dim) =>
-      distinctive(dim).some((word) => !sameWord(word, cubeNoun(dim.cube)) && said(word)) &&
+      distinctive(dim).some((word) => !sameWord(word, cubeNoun(dim.cube)) && !nouns.has(stem(word)) && said(word)) &&
       entityAsked(dim.cube) &&
       (tokens.has('which', 'what') || dim.name.includes('price')),
   )
@@ -250,11 +247,11 @@ export function recordOf(tokens: Tokens, index: MetaIndex, many = false) {
   const own = labelDimension(index, attribute.cube)
   const key = cubeOf(index, attribute.cube)?.dimensions.find((dim) => dim.primaryKey)
   if (key) show.push(key)
-  if (own && /^(name|title)$/.test(own.name)) show.push(own)
+  if (namesRows(index, own)) show.push(own)
   for (const cube of reach(index, attribute.cube)) {
     if (cube === attribute.cube || !shown(cube)) continue
     const label = labelDimension(index, cube)
-    if (label && /^(name|title)$/.test(label.name)) show.push(label)
+    if (namesRows(index, label)) show.push(label)
   }
   const words = distinctive(attribute)
   return { attribute, show, direction: ascending(tokens) ? ('asc' as const) : ('desc' as const), words }

@@ -1,5 +1,5 @@
 import type { MetaCube, MetaIndex, MetaMember } from './meta-index'
-import { findPhrase, sameWord, stem, words } from './words'
+import { findPhrase, lexiconWords, sameWord, stem, words } from './words'
 
 /** One noun in singular or plural (`order`, `orders`), stricter than `sameWord` (`ordering` is no order). */
 export const sameNoun = (word: string, noun: string) =>
@@ -26,7 +26,7 @@ export function distinctive(member: MetaMember): string[] {
   let list = distinctiveWords.get(member)
   if (!list) {
     const seen = new Set<string>()
-    list = [...words(member.name), ...words(member.title)].filter(
+    list = [...words(member.name), ...words(member.title), ...(member.synonyms ?? []).flatMap(words)].filter(
       (word) => !GENERIC.has(word) && !seen.has(stem(word)) && seen.add(stem(word)),
     )
     distinctiveWords.set(member, list)
@@ -47,6 +47,10 @@ export interface Vocabulary {
   nouns: Set<string>
   /** Every word (and its stem) of the model's cube and member names and titles: the model's own words. */
   own: Set<string>
+  /** Words a question's word may be a misspelling of: the model's own and descriptions', and the lexicon's. */
+  known: Set<string>
+  /** A cube's one-word synonyms (both numbers) and the cube's noun they stand for: "visits" → "appointments". */
+  aliases: Map<string, string>
 }
 const vocabularies = new WeakMap<MetaIndex, Vocabulary>()
 export function vocabularyOf(index: MetaIndex): Vocabulary {
@@ -65,19 +69,57 @@ export function vocabularyOf(index: MetaIndex): Vocabulary {
           .flatMap((cube) => [
             cube.name,
             cube.title ?? '',
-            ...[...cube.measures, ...cube.dimensions].flatMap((member) => [member.name, member.title]),
+            ...(cube.synonyms ?? []),
+            ...[...cube.measures, ...cube.dimensions].flatMap((member) => [
+              member.name,
+              member.title,
+              ...(member.synonyms ?? []),
+            ]),
           ])
           .flatMap((text) => words(text))
           .flatMap((word) => [word, stem(word)]),
       ),
+      known: new Set(),
+      aliases: new Map(),
     }
+    for (const cube of index.cubes) {
+      const noun = cubeNoun(cube.name)
+      // "Rented" is done to rentals: the verb a cube's noun is made from reads as the noun ("rented the most").
+      const root = stem(noun).replace(/(al|ing|ment|ion)$/, '')
+      if (root.length >= 4 && root !== stem(noun))
+        for (const verb of [`${root}ed`, `${root}s`]) vocabulary.aliases.set(verb, noun)
+      for (const synonym of cube.synonyms ?? []) {
+        const said = words(synonym)
+        if (said.length !== 1 || sameWord(said[0], noun)) continue
+        const [plural, single] = [said[0], stem(said[0])]
+        vocabulary.aliases.set(plural, plural === single ? stem(noun) : noun)
+        if (plural !== single) vocabulary.aliases.set(single, stem(noun))
+        else vocabulary.aliases.set(`${plural}s`, noun)
+      }
+    }
+    vocabulary.known = new Set([
+      ...vocabulary.own,
+      ...lexiconWords(),
+      ...index.cubes.flatMap((cube) =>
+        words([cube.description ?? '', ...cube.dimensions.map((dim) => dim.description ?? '')].join(' ')),
+      ),
+    ])
     vocabularies.set(index, vocabulary)
   }
   return vocabulary
 }
 export const mentions = (list: readonly string[], word: string) => list.some((entry) => sameWord(entry, word))
 /** The noun a cube is named by: `line_items` → `items`, `orders` → `orders`. */
-export const cubeNoun = (cube: string) => words(cube).at(-1) ?? cube
+// Read for every measure of every question: each cube's noun once.
+const nounsOf = new Map<string, string>()
+export const cubeNoun = (cube: string) => {
+  let noun = nounsOf.get(cube)
+  if (noun === undefined) {
+    noun = words(cube).at(-1) ?? cube
+    if (nounsOf.size < 10_000) nounsOf.set(cube, noun)
+  }
+  return noun
+}
 export const cubeOf = (index: MetaIndex, name: string): MetaCube | undefined =>
   index.cubes.find((cube) => cube.name === name)
 
@@ -115,9 +157,41 @@ export function related(index: MetaIndex, start: string): Set<string> {
   return seen
 }
 
+/** The words of a member's name and title, one per stem, without the generic ones (read once per member). */
+const titleWordLists = new WeakMap<MetaMember, string[]>()
+function titleWords(member: MetaMember): string[] {
+  let list = titleWordLists.get(member)
+  if (!list) {
+    const all = [...words(member.name), ...words(member.title)]
+    list = all.filter((word, at) => !GENERIC.has(word) && all.findIndex((other) => stem(other) === stem(word)) === at)
+    titleWordLists.set(member, list)
+  }
+  return list
+}
+
+/** The words of a member's title without the generic ones (read once per member). */
+const titleOnlyLists = new WeakMap<MetaMember, string[]>()
+function titleOnlyWords(member: MetaMember): string[] {
+  let list = titleOnlyLists.get(member)
+  if (!list) titleOnlyLists.set(member, (list = words(member.title).filter((word) => !GENERIC.has(word))))
+  return list
+}
+
+/** Things that are money: "total payments", "fees by doctor" ask for their sum, not how many there are. */
+const MONEY_NOUNS = new Set(
+  'payment payments charge charges fee fees spending spend receipt receipts takings sale sales revenue'.split(' '),
+)
+
 function intentBonus(question: readonly string[], member: MetaMember): number {
   const has = (...list: string[]) => list.some((word) => question.includes(word))
   const type = member.type
+  if (
+    type === 'sum' &&
+    member.format === 'currency' &&
+    !has('many', 'number', 'count') &&
+    question.some((word) => MONEY_NOUNS.has(word) && sameNoun(word, cubeNoun(member.cube)))
+  )
+    return 4
   if (has('average') && type === 'avg') return 3
   if ((has('many') || findPhrase(question, ['number', 'of']) >= 0) && (type === 'count' || type === 'count_distinct'))
     return 2
@@ -136,16 +210,25 @@ function intentBonus(question: readonly string[], member: MetaMember): number {
  * How well a measure fits the words of a question; 0 when nothing of it is asked for. The cube's own noun counts
  * little ("orders" does not ask for the average order value), unless the measure is that cube's plain count.
  */
-export function scoreMeasure(question: readonly string[], member: MetaMember): { score: number; matched: number } {
+export function scoreMeasure(
+  question: readonly string[],
+  member: MetaMember,
+  nouns?: ReadonlySet<string>,
+): { score: number; matched: number } {
   const noun = cubeNoun(member.cube)
-  const own = distinctive(member).filter((word) => !sameNoun(word, noun))
-  const titleOwn = words(member.title).filter((word) => !GENERIC.has(word) && !sameNoun(word, noun))
+  // The words of its name and title; a synonym the question says counts as one of them matched.
+  const synonym = (member.synonyms ?? []).some((entry) => words(entry).every((word) => mentions(question, word)))
+  // A count titled by another table's noun ("Number of order details") counts its own rows, not that table's.
+  const counting = member.type === 'count'
+  const own = titleWords(member).filter((word) => !(counting && nouns?.has(stem(word))) && !sameNoun(word, noun))
+  const titleOwn = titleOnlyWords(member).filter((word) => !sameNoun(word, noun))
   const cubeMentioned = mentions(question, noun)
   const intent = intentBonus(question, member)
   const fullTitle = titleOwn.length > 0 && titleOwn.every((word) => mentions(question, word)) ? 2 : 0
-  if (own.length === 0) return cubeMentioned ? { score: 3 + intent, matched: 1 } : { score: intent, matched: 0 }
+  if (own.length === 0)
+    return cubeMentioned || synonym ? { score: 3 + intent, matched: 1 } : { score: intent, matched: 0 }
   // "the biggest order" names the largest order as much as its title does.
-  const matched = own.filter((word) => mentions(question, word)).length + (intent === 4 ? 1 : 0)
+  const matched = own.filter((word) => mentions(question, word)).length + (intent === 4 ? 1 : 0) + (synonym ? 1 : 0)
   if (matched === 0 && intent === 0) return { score: 0, matched }
   const titleMatched = titleOwn.filter((word) => mentions(question, word)).length
   // A count only wins on its name when counting is asked for, or nothing more specific matches.
@@ -157,18 +240,35 @@ export function scoreMeasure(question: readonly string[], member: MetaMember): {
   }
 }
 
-/** The dimension that names the things of a cube: its `name` or `title`, else its first plain string. */
+/** A `title` that is a role, not a name ("Job title", "the employee's position"). */
+const ROLE = /\b(job|role|position|rank|honorific|salutation)\b/i
+
+/**
+ * The dimension that names the things of a cube: the model's `label`, else its `name`, else a `title` that is not a
+ * job title, else its first plain string.
+ */
 export function labelDimension(index: MetaIndex, cube: string): MetaMember | undefined {
-  const dims = cubeOf(index, cube)?.dimensions ?? []
+  const entry = cubeOf(index, cube)
+  const dims = entry?.dimensions ?? []
   return (
-    dims.find((dim) => dim.type === 'string' && (dim.name === 'name' || dim.name === 'title')) ??
+    (entry?.label ? dims.find((dim) => dim.path === entry.label) : undefined) ??
+    dims.find((dim) => dim.type === 'string' && dim.name === 'name') ??
+    dims.find(
+      (dim) => dim.type === 'string' && dim.name === 'title' && !ROLE.test(`${dim.title} ${dim.description ?? ''}`),
+    ) ??
     dims.find((dim) => dim.type === 'string' && !dim.primaryKey && !/email|phone/.test(dim.name))
   )
 }
 
+/** Whether a dimension names the rows of its cube (its label, a name): rows are then grouped by their key. */
+export function namesRows(index: MetaIndex, member: MetaMember | undefined): member is MetaMember {
+  if (!member || member !== labelDimension(index, member.cube)) return false
+  return cubeOf(index, member.cube)?.label === member.path || /^(name|title)$/.test(member.name)
+}
+
 /** The primary key beside a label dimension (`customers.name` → `customers.id`): things are grouped by identity. */
 export function keyOf(index: MetaIndex, label: MetaMember): MetaMember | undefined {
-  if (label !== labelDimension(index, label.cube) || !/^(name|title)$/.test(label.name)) return undefined
+  if (!namesRows(index, label)) return undefined
   return cubeOf(index, label.cube)?.dimensions.find((dim) => dim.primaryKey)
 }
 
@@ -181,7 +281,7 @@ export function matchDimension(index: MetaIndex, phrase: readonly string[], near
       if (/(^|_)id$/.test(member.name) && !phrase.includes('id')) continue
       // "Order amount" is not named by "orders": the cube's noun names the cube, not the member.
       const own = distinctive(member).filter(
-        (word) => !sameWord(word, cubeNoun(member.cube)) || /^(name|title)$/.test(member.name),
+        (word) => !sameWord(word, cubeNoun(member.cube)) || namesRows(index, member),
       )
       if (own.length === 0) continue
       const matched = own.filter((word) => mentions(phrase, word)).length
@@ -194,10 +294,13 @@ export function matchDimension(index: MetaIndex, phrase: readonly string[], near
       if (!best || score > best.score) best = { member, score }
     }
   if (best) return best.member
+  // "By store": the things of a cube, by their label, or by their key when nothing names them.
   for (const cube of index.cubes)
     if (phrase.some((word) => sameWord(word, cubeNoun(cube.name)))) {
       const label = labelDimension(index, cube.name)
-      if (label && /^(name|title)$/.test(label.name)) return label
+      if (namesRows(index, label)) return label
+      const keys = cube.dimensions.filter((dim) => dim.primaryKey)
+      if (!label && keys.length === 1) return keys[0]
     }
   return undefined
 }

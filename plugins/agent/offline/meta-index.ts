@@ -1,3 +1,4 @@
+import { moneyMeasure } from './lexicon'
 /** A member of the model as the offline analyst sees it in `serviceMeta`'s result. */
 export interface MetaMember {
   /** `cube.member`. */
@@ -9,6 +10,8 @@ export interface MetaMember {
   type: string
   format?: string
   description?: string
+  /** Other words people use for it (the model's `synonyms`). */
+  synonyms?: string[]
   primaryKey: boolean
 }
 
@@ -18,6 +21,10 @@ export interface MetaCube {
   measures: MetaMember[]
   dimensions: MetaMember[]
   description?: string
+  /** Other words people use for its rows (the model's `synonyms`). */
+  synonyms?: string[]
+  /** The dimension that names a row (the model's `label`), as `cube.member`. */
+  label?: string
   /** Cubes this one joins to, as the meta lists them. */
   joins: string[]
   /** Cubes this one reaches without repeating its rows (many-to-one and one-to-one joins). */
@@ -32,6 +39,12 @@ export interface MetaIndex {
 }
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined)
+const texts = (value: unknown): string[] | undefined => {
+  const list = Array.isArray(value)
+    ? value.filter((entry): entry is string => typeof entry === 'string' && entry !== '')
+    : []
+  return list.length ? list : undefined
+}
 
 function singular(title: string): string {
   return title.endsWith('ies') ? `${title.slice(0, -3)}y` : title.endsWith('s') ? title.slice(0, -1) : title
@@ -40,6 +53,13 @@ function singular(title: string): string {
 function titleOf(name: string): string {
   const spaced = name.replace(/_/g, ' ')
   return spaced.charAt(0).toUpperCase() + spaced.slice(1)
+}
+
+/** The cube's label as `cube.member`: given as a member name, a path, or `{ name }`. */
+function labelPath(value: unknown, cube: string): string | undefined {
+  const name = text(value) ?? text((value as { name?: unknown } | undefined)?.name)
+  if (!name) return undefined
+  return name.includes('.') ? name : `${cube}.${name}`
 }
 
 /**
@@ -60,8 +80,10 @@ export function indexMeta(meta: unknown): MetaIndex {
         if (!full) return []
         const short = full.startsWith(`${name}.`) ? full.slice(name.length + 1) : full
         let title = text(entry.title) ?? text(entry.shortTitle) ?? titleOf(short)
-        // A cube's `name` dimension reads better as the thing it names: "Product", not "Name".
-        if (kind === 'dimension' && /^(name|title)$/i.test(title)) title = singular(text(raw.title) ?? titleOf(name))
+        // A cube's `name` dimension reads better as the thing it names: "Product", not "Name". (A `title` is not
+        // always a name: the title of an employee is their job.)
+        if (kind === 'dimension' && short === 'name' && /^name$/i.test(title))
+          title = singular(text(raw.title) ?? titleOf(name))
         const member: MetaMember = {
           path: `${name}.${short}`,
           cube: name,
@@ -71,6 +93,7 @@ export function indexMeta(meta: unknown): MetaIndex {
           type: text(entry.type) ?? (kind === 'measure' ? 'number' : 'string'),
           format: text(entry.format),
           description: text(entry.description),
+          synonyms: texts(entry.synonyms),
           primaryKey: entry.primaryKey === true || entry.primary_key === true,
         }
         members.set(member.path, member)
@@ -97,6 +120,8 @@ export function indexMeta(meta: unknown): MetaIndex {
       name,
       title: text(raw.title) ?? titleOf(name),
       description: text(raw.description),
+      synonyms: texts(raw.synonyms),
+      label: labelPath(raw.label, name),
       measures,
       dimensions,
       joins,
@@ -104,5 +129,15 @@ export function indexMeta(meta: unknown): MetaIndex {
       rowAccess: text(raw.rowAccess),
     })
   }
-  return { cubes, members }
+  const index = { cubes, members }
+  // "Revenue", "sales", "how much did we earn": the model's main money, when no word of the model says revenue.
+  const said = (text: string | undefined) => /\b(revenue|sales|turnover|income|earnings)\b/i.test(text ?? '')
+  const named = cubes.some((cube) =>
+    [...cube.measures, ...cube.dimensions].some(
+      (member) => said(member.name.replace(/_/g, ' ')) || said(member.title) || member.synonyms?.some(said),
+    ),
+  )
+  const money = named ? undefined : moneyMeasure(index)
+  if (money) money.synonyms = [...(money.synonyms ?? []), 'revenue']
+  return index
 }

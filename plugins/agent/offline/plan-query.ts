@@ -79,7 +79,9 @@ function build(spec: Spec): { sql: string; labels: number } {
   let sql = `SELECT ${select.join(', ')} FROM ${spec.measures[0].cube}`
   if (clauses.length) sql += ` WHERE ${clauses.join(' AND ')}`
   if (labels > 0) sql += ` GROUP BY ${Array.from({ length: labels }, (_, index) => index + 1).join(', ')}`
-  if (spec.top && labels > 0) sql += ` ORDER BY ${labels + 1} ${spec.top.direction.toUpperCase()} LIMIT ${spec.top.n}`
+  // One row more than asked: a row level with the last one asked for is a tie, said rather than cut off.
+  if (spec.top && labels > 0)
+    sql += ` ORDER BY ${labels + 1} ${spec.top.direction.toUpperCase()} LIMIT ${spec.top.n + 1}`
   else if (spec.granularity || spec.chronological) sql += ` ORDER BY ${labels} ASC`
   else if (labels > 0) sql += ` ORDER BY ${labels + 1} DESC`
   return { sql, labels }
@@ -164,7 +166,7 @@ export function planQueries(
       const clauses = where({ ...base, time: frame.timeDimension })
       let sql = `SELECT ${select.join(', ')} FROM ${analysis.attribute.cube}`
       if (clauses.length) sql += ` WHERE ${clauses.join(' AND ')}`
-      sql += ` ORDER BY ${select.length} ${analysis.direction.toUpperCase()} LIMIT ${frame.top?.n ?? 1}`
+      sql += ` ORDER BY ${select.length} ${analysis.direction.toUpperCase()} LIMIT ${(frame.top?.n ?? 1) + 1}`
       return [{ sql, labels: show.length, role: 'main', title: title('main'), measures: [analysis.attribute] }]
     }
     default:

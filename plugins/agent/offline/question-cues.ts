@@ -40,6 +40,7 @@ export const ORDERING = new Set([
   'shopped',
   'spent',
   'spend',
+  'spends',
   'paid',
 ])
 

@@ -105,7 +105,9 @@ export function valuesOf(tokens: Tokens, index: MetaIndex, hits: ValueHit[]): Va
     if (!member || phrase.length === 0) continue
     const at = tokens.find(phrase)
     if (at < 0) continue
-    const negation = negatedAt(tokens, at, member.cube)
+    // "Returning customers" come back; "returned" orders were sent back: a doing is no state of the value's.
+    if (phrase.some((word, offset) => word.endsWith('ed') && tokens.list[at + offset].endsWith('ing'))) continue
+    const negation = negatedAt(tokens, at, member.cube, CUBE_NOUNS)
     tokens.use(...phrase.map((_, offset) => at + offset), negation)
     found.push({ member, value: hit.value, at, end: at + phrase.length, negated: negation >= 0 })
   }
@@ -265,7 +267,7 @@ export function granularityOf(tokens: Tokens): Granularity | undefined {
   // "Orders over time": by month, "time" being no member of its own.
   const overTime = tokens.find(['over', 'time'])
   if (overTime >= 0) tokens.use(overTime, overTime + 1)
-  if (tokens.has('trend') || overTime >= 0) return 'month'
+  if (tokens.has('trend', 'trends', 'trending', 'trended') || overTime >= 0) return 'month'
   const over =
     /\b(year|quarter|month|week|day)[ -]over[ -](?:the[ -])?(?:previous[ -]|prior[ -])?\1\b|\b(yoy|qoq|mom|wow|dod)\b/.exec(
       tokens.text,

@@ -14,7 +14,7 @@ import {
   recordOf,
   superlative,
 } from './intents'
-import type { MetaIndex, MetaMember } from './meta-index'
+import type { MetaCube, MetaIndex, MetaMember } from './meta-index'
 import {
   cubeNoun,
   cubeOf,
@@ -22,6 +22,7 @@ import {
   keyOf,
   labelDimension,
   matchDimension,
+  namesRows,
   reach,
   scoreMeasure,
   timeDimensionFor,
@@ -29,6 +30,7 @@ import {
 } from './members'
 import { findPeriods, spanOf, yearEarlier, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
+import { FILLER, readSpelling, type Reading } from './lexicon'
 import {
   countedThings,
   hasWeekday,
@@ -38,7 +40,7 @@ import {
   scopeShare,
   topOfEachGroup,
 } from './question-cues'
-import { expandMonthAbbreviations, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
+import { expandMonthAbbreviations, GROUPS, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
 import {
   GRANULARITY,
   valuesOf,
@@ -77,13 +79,40 @@ export interface Parsed {
   unknown: string[]
   /** A question the analyst understood but cannot answer in one query: why, to say instead of a wrong answer. */
   unsupported?: string
+  /** Words read as others ("revnue" as "revenue"), said with the answer. */
+  corrections: Reading['corrections']
+  /** A word two of the model's words are equally near: asked back. */
+  ambiguous?: Reading['ambiguous']
 }
+
+/** Nouns of the things ordering makes: "how many orders were placed" counts them, not who placed them. */
+const ORDER_NOUNS = new Set(GROUPS.slice(1, 3).flat())
+
+/** Words that rank things by how much they do or are asked for: counted, not summed. */
+const BUSY = new Set(['busiest', 'busy', 'quietest', 'popular', 'popularity'])
 
 export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | undefined): Parsed {
   const vocabulary = vocabularyOf(index)
-  const question = expandMonthAbbreviations(asked, vocabulary.own)
+  // Misspelled words read as the model's (or the values') words they are nearest to; filler is no part of it.
+  const valueWords = new Set((lookup?.values ?? []).flatMap((hit) => words(hit.value)))
+  const spelling = readSpelling(
+    expandMonthAbbreviations(asked, vocabulary.own),
+    vocabulary.known,
+    vocabulary.own,
+    valueWords,
+  )
+  // "The average order value" of a model without such a measure: its revenue per order.
+  const question = expandMonthAbbreviations(
+    vocabulary.own.has('value')
+      ? spelling.text
+      : spelling.text.replace(
+          /\b(average|avg|mean|typical)\s+(order|basket|ticket|invoice|transaction|sale)\s+(value|size)\b/gi,
+          (_, average: string, thing: string) => `${average} revenue per ${thing}`,
+        ),
+    vocabulary.own,
+  )
   useCubeNouns(vocabulary.nouns)
-  const tokens = new Tokens(question, vocabulary.own)
+  const tokens = new Tokens(question, vocabulary.own, vocabulary.aliases)
   const text = tokens.text
   // Periods; a number compared with ("orders over 2000") is an amount, not a year.
   const compared = numberFilters(tokens, index, question)
@@ -185,10 +214,13 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   // Dimensions named by phrases (before the measure, so the measure can be one that reaches them).
   const everywhere = new Set(index.cubes.map((cube) => cube.name))
   const pending: Array<{ member: MetaMember; words: string[]; origin: Phrase['origin'] }> = []
+  const unmatched: string[] = []
   for (const phrase of dimensionPhrases(tokens)) {
     const free = phrase.words.filter((word) => !STOPWORDS.has(word) && !GRANULARITY[word] && tokens.find([word]) >= 0)
     if (free.length === 0) continue
     const member = matchDimension(index, free, everywhere)
+    // A breakdown asked for that names nothing of the model stays unknown, never dropped for a total.
+    if (!member && phrase.origin === 'by') unmatched.push(...free)
     if (!member || pending.some((entry) => entry.member === member)) continue
     if (record && (record.show.includes(member) || record.words.some((word) => mentionsMember(member, word)))) continue
     pending.push({ member, words: free.filter((word) => mentionsMember(member, word)), origin: phrase.origin })
@@ -242,7 +274,7 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   const score = (free: string[]) =>
     index.cubes
       .flatMap((cube) => cube.measures)
-      .map((candidate) => ({ candidate, ...scoreMeasure(free, candidate) }))
+      .map((candidate) => ({ candidate, ...scoreMeasure(free, candidate, vocabulary.nouns) }))
       .filter((entry) => entry.score > 0)
       .sort((a, b) => b.score - a.score || b.matched - a.matched)
   const fits = (measure: MetaMember, extra: MetaMember[] = []) =>
@@ -271,7 +303,29 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   // Named by its own words, or by a counting cue: not just by the noun of its cube ("customers" in "top customers").
   let measureNamed = ((choice?.matched ?? 0) > 0 && !qualifierOnly) || (measure !== undefined && counting)
   const ranking = Boolean(counted) || superlative(tokens) || CUES.growth.test(text) || CUES.compare.test(text)
-  if ((!choice || choice.score < 1 || choice.matched === 0) && ranking && !counting) {
+  // "The busiest doctor", "the most popular service" (in a model that sells nothing): the rows of the table that
+  // records what they do, counted: its own date and most lookups make it the record of events, never the things'
+  // own table (each service is one service).
+  const busy = tokens.raw.some((word) => BUSY.has(word))
+  if ((!choice || choice.score < 1 || choice.matched === 0) && busy && !counting) {
+    const things = new Set(pendingMembers.map((member) => member.cube))
+    const dated = (cube: MetaCube) => cube.dimensions.some((dim) => dim.type === 'time')
+    const events = index.cubes
+      .filter((cube) => !things.has(cube.name))
+      .flatMap((cube) => cube.measures.filter((entry) => entry.type === 'count').slice(0, 1))
+      .filter((entry) => fits(entry, pendingMembers))
+      .sort((a, b) => {
+        const [left, right] = [cubeOf(index, a.cube)!, cubeOf(index, b.cube)!]
+        return Number(dated(right)) - Number(dated(left)) || right.lookups.length - left.lookups.length
+      })
+    if (events[0]) {
+      measure = events[0]
+      measureNamed = false
+      choice = { candidate: measure, score: 1, matched: 0 }
+      tokens.useWord('sold')
+    }
+  }
+  if ((!choice || choice.score < 1 || choice.matched === 0) && ranking && !counting && !busy) {
     // "Which category grew fastest", "our 3 biggest customers": the main money measure that reaches them.
     const money = index.cubes
       .flatMap((cube) => cube.measures)
@@ -310,33 +364,72 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   // "How many orders ... by VIP customers": the things counted are the ones named after "how many", whatever else
   // the question names; "how many customers ordered" counts the customers who ordered, not those who signed up.
   const countedCube = countedThings(tokens, index)
-  if (countedCube && measure && ['count', 'count_distinct'].includes(measure.type) && !per) {
+  // ("The number of items per order" counts items, divided by orders: not orders per order.)
+  if (
+    countedCube &&
+    measure &&
+    ['count', 'count_distinct'].includes(measure.type) &&
+    (!per || per.cube !== countedCube)
+  ) {
     const noun = cubeNoun(countedCube)
-    const ordering = [...tokens.raw, ...tokens.list].some((word) => ORDERING.has(word))
-    const distinct = ordering
-      ? index.cubes
-          .filter((cube) => cube.name !== countedCube && reach(index, cube.name).has(countedCube))
-          .flatMap((cube) => cube.measures)
-          .find((entry) => entry.type === 'count_distinct' && distinctive(entry).some((word) => sameWord(word, noun)))
-      : undefined
+    // "How many orders were placed": the orders themselves, not the distinct orders some other table names.
+    const orderLike = [noun, ...(cubeOf(index, countedCube)?.synonyms ?? [])].some((word) =>
+      ORDER_NOUNS.has(word.toLowerCase()),
+    )
+    const ordering = !orderLike && [...tokens.raw, ...tokens.list].some((word) => ORDERING.has(word))
+    const distinctOf = () =>
+      index.cubes
+        .filter((cube) => cube.name !== countedCube && reach(index, cube.name).has(countedCube))
+        .flatMap((cube) => cube.measures)
+        .filter((entry) => entry.type === 'count_distinct' && distinctive(entry).some((word) => sameWord(word, noun)))
     const own = cubeOf(index, countedCube)?.measures.find((entry) => entry.type === 'count')
+    // "How many films are in each category", where films reach categories only through a bridge table: the distinct
+    // films the bridge names, by category (its rows would count a film once per category it is in, which is the same;
+    // another table's rows would not be films).
+    const linked =
+      own && !fits(own, pendingMembers) ? distinctOf().find((entry) => fits(entry, pendingMembers)) : undefined
+    const distinct = ordering ? distinctOf()[0] : linked
     const counted = distinct ?? own
     if (counted && counted !== measure && fits(counted, pendingMembers)) {
       measure = counted
       measureNamed = true
     }
   }
+  // "Number of books by home branch" where books do not reach branches: counting something else (the loans, which
+  // reach both) would answer another question.
+  let unlinked: string | undefined
+  // ("The number of items per order" counts items, divided by orders: not orders per order.)
+  if (
+    countedCube &&
+    measure &&
+    ['count', 'count_distinct'].includes(measure.type) &&
+    (!per || per.cube !== countedCube)
+  ) {
+    const noun = cubeNoun(countedCube)
+    const countsIt =
+      measure.cube === countedCube ||
+      (measure.type === 'count_distinct' && distinctive(measure).some((word) => sameWord(word, noun)))
+    const apart = pendingMembers.filter((member) => !reach(index, countedCube).has(member.cube))
+    if (!countsIt && apart.length)
+      unlinked = `the model does not link ${(cubeOf(index, countedCube)?.title ?? noun).toLowerCase()} to ${apart.map((member) => member.title.toLowerCase()).join(' or ')}, so they cannot be counted by it.`
+  }
   if (measure) for (const word of distinctive(measure)) tokens.useWord(word)
 
+  // A breakdown asked for is never dropped: more than three at once are declined.
+  let tooMany: string | undefined
   for (const entry of pending) {
     // "by units sold" names the measure, not a dimension.
+    // ("by total payments", read as the payments' key, names the measure of the payments too.)
     if (
       measure &&
       entry.origin === 'by' &&
-      entry.words.every((word) => distinctive(measure!).some((own) => sameWord(own, word)))
+      (entry.words.every((word) => distinctive(measure!).some((own) => sameWord(own, word))) ||
+        (entry.member.primaryKey && entry.member.cube === measure.cube))
     )
       continue
     if (!dimensions.includes(entry.member) && dimensions.length < 3) dimensions.push(entry.member)
+    else if (!dimensions.includes(entry.member))
+      tooMany = `I break a figure down by at most three things at once; ask for ${[...dimensions, entry.member].map((dim) => dim.title.toLowerCase()).join(', ')} in two questions.`
     for (const word of entry.words) tokens.useWord(word)
     tokens.useWord(cubeNoun(entry.member.cube))
   }
@@ -366,7 +459,7 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     // "Revenue per customer" divides by the customers who ordered; "revenue per product" lists products.
     const denominator = denominatorFor(index, measure, per.cube)
     const label = labelDimension(index, per.cube)
-    const named = label && /^(name|title)$/.test(label.name) ? label : undefined
+    const named = namesRows(index, label) ? label : undefined
     if (denominator && (denominator.type === 'count_distinct' || per.cube === measure.cube || per.average || !named))
       analysis = { kind: 'ratio', denominator, per: per.noun }
     else if (named && !dimensions.includes(named)) {
@@ -453,8 +546,18 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   )
   const unknown = tokens
     .unused()
-    .filter(({ word }) => !STOPWORDS.has(word) && !INTENT_WORDS.has(word) && !GRANULARITY[word] && !explained.has(word))
+    .filter(
+      ({ word }) =>
+        !STOPWORDS.has(word) &&
+        !FILLER.has(word) &&
+        !INTENT_WORDS.has(word) &&
+        !GRANULARITY[word] &&
+        !explained.has(word),
+    )
     .map(({ word }) => word)
+  for (const word of unmatched)
+    if (tokens.find([word]) >= 0 && !unknown.includes(word) && !STOPWORDS.has(word) && !INTENT_WORDS.has(word))
+      unknown.push(word)
   // Weekdays are no period of the data (granularityOf passes them over): said plainly, not read as days or weeks.
   const weekday = /\b(days? of (the )?week|weekdays?|day-of-week)\b/.exec(text)
   if (weekday && !hasWeekday(index))
@@ -464,13 +567,18 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     for (const word of tokens.list)
       if (vocabulary.described.has(word) && !STOPWORDS.has(word) && !unknown.includes(word) && !INTENT_WORDS.has(word))
         unknown.push(word)
-  const unsupported = top
-    ? topOfEachGroup(text, top, [
-        ...dimensions.map((dim) => dim.title.toLowerCase()),
-        ...(granularity ? [granularity] : []),
-      ])
-    : undefined
+  const unsupported =
+    unlinked ??
+    tooMany ??
+    (top
+      ? topOfEachGroup(text, top, [
+          ...dimensions.map((dim) => dim.title.toLowerCase()),
+          ...(granularity ? [granularity] : []),
+        ])
+      : undefined)
   return {
+    corrections: spelling.corrections,
+    ambiguous: spelling.ambiguous,
     unsupported,
     tokens,
     measure,

@@ -52,6 +52,19 @@ const NUMBER_WORDS: Record<string, number> = {
   sixty: 60,
   ninety: 90,
 }
+/** The quarter an ordinal names ("the last quarter of 2023" is its fourth). */
+const ORDINALS: Record<string, number> = {
+  first: 1,
+  '1st': 1,
+  second: 2,
+  '2nd': 2,
+  third: 3,
+  '3rd': 3,
+  fourth: 4,
+  '4th': 4,
+  last: 4,
+  final: 4,
+}
 export const numberOf = (word: string): number => NUMBER_WORDS[word] ?? Number(word)
 const AMOUNT = `(\\d{1,3}|${Object.keys(NUMBER_WORDS).join('|')})`
 const YEAR = '((?:19|20)\\d\\d)'
@@ -190,10 +203,16 @@ export function findPeriods(question: string): Mention[] {
     (m) => quarterSpec(Number(m[2]), Number(m[1])),
     (m) => [m[1], `q${m[2]}`],
   )
+  // "the last quarter of 2023" is its fourth, not the latest quarter of the data against 2023.
   take(
-    new RegExp(`\\b(first|second|third|fourth)\\s+quarter\\s+(?:of\\s+)?${YEAR}\\b`),
-    (m) => quarterSpec(['first', 'second', 'third', 'fourth'].indexOf(m[1]) + 1, Number(m[2])),
+    new RegExp(`\\b(first|second|third|fourth|1st|2nd|3rd|4th|last|final)\\s+quarter\\s+(?:of\\s+|in\\s+)?${YEAR}\\b`),
+    (m) => quarterSpec(ORDINALS[m[1]], Number(m[2])),
     (m) => [m[1], 'quarter', m[2]],
+  )
+  take(
+    new RegExp(`\\b(first|last|final)\\s+month\\s+(?:of\\s+|in\\s+)?${YEAR}\\b`),
+    (m) => monthSpec(m[1] === 'first' ? 1 : 12, Number(m[2])),
+    (m) => [m[1], 'month', m[2]],
   )
   take(
     new RegExp(

@@ -1,4 +1,4 @@
-import { findPhrase, questionWords, sameWord, words } from './words'
+import { findPhrase, modelWord, questionWords, sameWord, words } from './words'
 
 /**
  * The words of a question and which of them have been understood. Whatever is left at the end is a part of the
@@ -10,23 +10,23 @@ export class Tokens {
   readonly text: string
   private readonly used: boolean[]
 
-  constructor(question: string, own?: ReadonlySet<string>) {
+  constructor(question: string, own?: ReadonlySet<string>, aliases?: ReadonlyMap<string, string>) {
     this.text = question.toLowerCase()
     this.raw = words(question)
-    this.list = questionWords(question, own)
+    this.list = questionWords(question, own, aliases)
     this.used = this.list.map(() => false)
-    this.mapSelling()
+    this.mapSelling(own)
   }
 
   /** "How much did we sell" asks for money; "how many units did we sell", "best-selling" for units. */
-  private mapSelling(): void {
+  private mapSelling(own: ReadonlySet<string> | undefined): void {
     const sold = this.list.map((word, index) => (word === 'sold' ? index : -1)).filter((index) => index >= 0)
     if (sold.length === 0) return
     const units =
       this.raw.includes('selling') ||
       this.raw.some((word) => word.startsWith('popular')) ||
       this.list.some((word) => ['units', 'unit', 'items', 'pieces', 'quantity', 'many', 'volume'].includes(word))
-    for (const index of sold) if (!units) this.list[index] = 'revenue'
+    for (const index of sold) if (!units) this.list[index] = own ? modelWord('revenue', own) : 'revenue'
     if (units)
       this.list.forEach(
         (word, index) => ['items', 'pieces', 'quantity', 'volume'].includes(word) && (this.list[index] = 'units'),

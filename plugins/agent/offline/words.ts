@@ -14,6 +14,7 @@ const SYNONYMS: Record<string, string> = {
   turnover: 'revenue',
   takings: 'revenue',
   spend: 'revenue',
+  spends: 'revenue',
   spent: 'revenue',
   spending: 'revenue',
   purchases: 'orders',
@@ -58,15 +59,47 @@ export function words(text: string): string[] {
  * The words of a question, with everyday synonyms mapped to the usual model vocabulary, except words the model uses
  * itself (`own`): in a model with an "Active" flag, "active customers" are those, not the customers who ordered.
  */
-export function questionWords(text: string, own?: ReadonlySet<string>): string[] {
+export function questionWords(
+  text: string,
+  own?: ReadonlySet<string>,
+  aliases?: ReadonlyMap<string, string>,
+): string[] {
   return words(text).map((word) => {
+    // A cube's synonym ("visits" of appointments) is read as the cube's own noun.
+    const alias = aliases?.get(word)
+    if (alias) return alias
     if (own?.has(word) || own?.has(stem(word))) return word
     // Read as the model's word only when the model has that word: on a model whose status has the value "active",
     // "active subscriptions" are those, not ordering ones.
     const known = KNOWN_SYNONYMS[word]
     if (known && own?.has(known)) return known
-    return SYNONYMS[word] ?? word
+    const mapped = SYNONYMS[word] ?? word
+    return own ? modelWord(mapped, own) : mapped
   })
+}
+
+/**
+ * Words of one meaning: a question's word is read as the one of its group the model uses. A model with a "Sales"
+ * measure is asked for "revenue" by that name, and one with "Clients" for "customers".
+ */
+export const GROUPS: string[][] = [
+  ['revenue', 'sales', 'turnover', 'income', 'earnings', 'takings'],
+  ['orders', 'purchases', 'transactions', 'invoices', 'bookings'],
+  ['order', 'purchase', 'transaction', 'invoice', 'booking'],
+  ['customers', 'clients', 'buyers', 'shoppers', 'patrons'],
+  ['customer', 'client', 'buyer', 'shopper', 'patron'],
+]
+
+/**
+ * The model's word for a lexicon word: the word itself when the model has it, else the word of its group the model
+ * has. (A model without a word for revenue has "revenue" among its main money measure's synonyms.)
+ */
+export function modelWord(word: string, own: ReadonlySet<string>): string {
+  if (own.has(word)) return word
+  const group = GROUPS.find((list) => list.includes(word))
+  const owned = group?.find((entry) => own.has(entry))
+  if (owned) return owned
+  return word
 }
 
 /** Synonyms that hold only for a model that names the word they map to. */
@@ -121,7 +154,7 @@ export const STOPWORDS =
   being show me give list tell please each every all and or with during between over across our we us do did does that
   this these those it its there their have has had get find see display as at than into within about i you your my can
   could would should some any value values data overall breakdown broken down split grouped group sorted sort ordered
-  trend trends chart table numbers number count counts total totals sum overall amount amounts so far up placed made
+  trend trends trending trended chart table numbers number count counts total totals sum overall amount amounts so far up placed made
   bought purchased happened received generated earned like look looks got went came come comes coming here more less
   doing done distinct unique different let lets let's know just only also too now then again same instead them they
   one ones whole entire ever single kind type types level levels figure figures result results report stats statistics
@@ -184,3 +217,17 @@ export const MONTHS = [
   'november',
   'december',
 ]
+
+/** Every word the analyst reads without the model: synonyms, groups, stop and intent words, months. */
+export function lexiconWords(): Set<string> {
+  return new Set([
+    ...Object.keys(SYNONYMS),
+    ...Object.values(SYNONYMS),
+    ...Object.keys(KNOWN_SYNONYMS),
+    ...GROUPS.flat(),
+    ...STOPWORDS,
+    ...INTENT_WORDS,
+    ...MONTHS,
+    ...Object.keys(MONTH_ABBREVIATIONS),
+  ])
+}

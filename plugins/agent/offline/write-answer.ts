@@ -64,7 +64,18 @@ function summaryOfRanking(
   const top = resolved.frame.top
   if (top) {
     const first = top.direction === 'desc' ? high : low
-    return `**${name(first)}** is ${top.direction === 'desc' ? 'highest' : 'lowest'} with **${show(values[first], member)}**.`
+    const extreme = top.direction === 'desc' ? 'highest' : 'lowest'
+    // Rows level with the first are a tie, said: "A and B tie for highest".
+    const level = values.flatMap((value, index) => (value === values[first] ? [index] : []))
+    const said =
+      level.length > 1
+        ? `${level.map((index) => `**${name(index)}**`).join(' and ')} tie for ${extreme} with **${show(values[first], member)}**.`
+        : `**${name(first)}** is ${extreme} with **${show(values[first], member)}**.`
+    // A row past the ones asked for is shown only when it ties with the last of them.
+    const last = values.length - 1
+    return values.length > top.n && level.length <= top.n
+      ? `${said} ${name(last)} ties with ${name(last - 1)} (${show(values[last], member)}), so both are shown.`
+      : said
   }
   // No highest where every row has the same value ("Toys is highest (15), Beauty lowest (15)").
   if (values[high] === values[low]) {
@@ -225,7 +236,7 @@ function answerText(resolved: Resolved, index: MetaIndex, answers: Answered[]): 
       { header: denominator.title, numeric: true },
       { header: `${measure.title} per ${analysis.per.replace(/s$/, '')}`, numeric: true },
     )
-    for (const key of joined.keys) {
+    for (const key of frame.top ? joined.keys.slice(0, frame.top.n) : joined.keys) {
       const a = num(joined.values[0].get(key)?.[0])
       const b = num(split ? joined.values[1].get(key)?.[0] : joined.values[0].get(key)?.[1])
       rows.push([
@@ -245,12 +256,18 @@ function answerText(resolved: Resolved, index: MetaIndex, answers: Answered[]): 
       header: analysis.attribute.title,
       numeric: true,
     })
-    for (const row of main.result.data ?? [])
+    // One row more than asked for came back: kept only when it ties with the last one asked for.
+    const asked = frame.top?.n ?? 1
+    const records = (main.result.data ?? []).filter(
+      (row, position, all) => position < asked || row[shown.length] === all[asked - 1]?.[shown.length],
+    )
+    for (const row of records)
       rows.push([
         ...row.slice(0, shown.length).map((value) => (value === null ? '–' : escapeMarkdown(value))),
         show(row[shown.length], moneyish(analysis.attribute)),
       ])
-    const thing = analysis.attribute.cube.replace(/_/g, ' ').replace(/s$/, '')
+    const cubeTitle = index.cubes.find((cube) => cube.name === analysis.attribute.cube)?.title
+    const thing = (cubeTitle ?? analysis.attribute.cube.replace(/_/g, ' ')).toLowerCase().replace(/s$/, '')
     const extreme = `${analysis.direction === 'desc' ? 'highest' : 'lowest'} ${lower(analysis.attribute.title)}`
     const first = `**${rows[0]
       .slice(0, -1)
@@ -260,13 +277,19 @@ function answerText(resolved: Resolved, index: MetaIndex, answers: Answered[]): 
       rows.length > 1
         ? `The ${rows.length} ${thing}s with the ${extreme}, first ${first}.`
         : `The single ${thing} with the ${extreme}: ${first}.`
+    if (rows.length > asked)
+      summary += ` ${rows.length - asked === 1 ? 'One more ties' : `${rows.length - asked} more tie`} with the last of the ${asked} asked for, so ${rows.length} are shown.`
   } else {
     const measures = main.query.measures
     const labels = main.query.labels
     columns.push(...measures.map((member) => ({ header: member.title, numeric: true })))
     const growth = analysis.kind === 'growth' && frame.granularity
     if (growth) columns.push({ header: 'Change', numeric: true }, { header: 'Change %', numeric: true })
-    const data = main.result.data ?? []
+    // A top N was asked with one row more: kept only when it ties with the last one asked for.
+    const top = frame.top
+    const data = (main.result.data ?? []).filter(
+      (row, position, all) => !top || position < top.n || (labels > 0 && row[labels] === all[top.n - 1]?.[labels]),
+    )
     data.forEach((row, position) => {
       const cells = [
         ...labelCells(row, labels, frame, index),
@@ -323,7 +346,7 @@ function answerText(resolved: Resolved, index: MetaIndex, answers: Answered[]): 
   }
   const total = main.result.totalRows
   const more =
-    total !== undefined && total > (main.result.data ?? []).length
+    !frame.top && total !== undefined && total > (main.result.data ?? []).length
       ? `\n\nShowing ${(main.result.data ?? []).length} of ${total} rows${extra('high') ? '; the summary covers all of them' : ''}.`
       : ''
   // Numbers over part of the data (an access policy) say so: "our total revenue" is then the caller's part of it.

@@ -5,7 +5,9 @@ import { bindSemanticTools } from '../../../plugins/semantic/tools'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, finalAnswer, mergeLines, readLines } from '../../helpers/chat'
 import { startFakeOpenAI, type FakeTurn } from '../../helpers/fake-openai'
-import { keys } from '../../helpers/fixtures'
+import { keys, testBootstrap } from '../../helpers/fixtures'
+import type { BootstrapFile } from '../../../db/bootstrap/model'
+import { join } from 'node:path'
 
 /**
  * A recorded transcript of a model that follows the prompt: it reads the model, searches for the value the question
@@ -34,7 +36,7 @@ afterEach(async () => {
   fake?.stop()
 })
 
-function appWith(turns: FakeTurn[]): TestApp {
+function appWith(turns: FakeTurn[], bootstrap?: BootstrapFile): TestApp {
   fake = startFakeOpenAI(turns)
   let app: TestApp | undefined = undefined
   const agents = createAgentFactory({
@@ -47,7 +49,7 @@ function appWith(turns: FakeTurn[]): TestApp {
         access: turn.access,
       }),
   })
-  app = createTestApp({ agents })
+  app = createTestApp({ agents, ...(bootstrap ? { bootstrap } : {}) })
   test = app
   return app
 }
@@ -106,6 +108,22 @@ describe('the system prompt and tools for real models', () => {
     expect(search.dates.find((span) => span.member === 'orders.created_at')?.latest).toStartWith('2025-12-31')
     expect(rows.data).toHaveLength(3)
     expect(rows.data[0]).toHaveLength(3)
+  }, 60_000)
+
+  it("give the model the titles, labels, synonyms and descriptions of the deployment's own model", async () => {
+    const bootstrap = testBootstrap()
+    bootstrap.accounts[0].deployments![0].model = join(import.meta.dir, '../../fixtures/clinic')
+    const app = appWith([{ toolCalls: [{ name: 'serviceMeta', arguments: {} }] }, { text: ['**Visits**'] }], bootstrap)
+    await ask(app, 'How many visits in 2024?', { externalId: 'llm-clinic' })
+    const [meta] = toolResults(fake!.requests) as [{ cubes: Array<Record<string, unknown>> }]
+    const cube = (name: string) => meta.cubes.find((entry) => entry.name === name)!
+    expect(cube('appointments')).toMatchObject({ title: 'Appointments', synonyms: ['visits', 'consultations'] })
+    expect(cube('patients').label).toBe('patients.name')
+    expect(cube('doctors').dimensions).toContainEqual(
+      expect.objectContaining({ name: 'doctors.title', title: 'Title', description: "The doctor's job title" }),
+    )
+    expect(SYSTEM_PROMPT).toContain('"synonyms"')
+    expect(SYSTEM_PROMPT).toContain('"label"')
   }, 60_000)
 
   it('show a user whose row-level security hides Asia no Asia value, so the model can say so instead of guessing', async () => {

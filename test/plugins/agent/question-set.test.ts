@@ -1,17 +1,18 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
-import { chatBase, finalAnswer, mergeLines, readLines } from '../../helpers/chat'
-import { keys } from '../../helpers/fixtures'
+import { createTestApp, type TestApp } from '../../helpers/app'
+import { answerOf, Tally } from './questions/ask'
 import { comparisons } from './questions/comparisons'
+import { conversations } from './questions/conversations'
 import { rankings } from './questions/rankings'
-import { expectedRows, score, type Outcome } from './questions/score'
+import { reading } from './questions/reading'
+import { expectedRows, score } from './questions/score'
 import { threads } from './questions/threads'
 import { totals } from './questions/totals'
 import type { Question } from './questions/types'
 
-const QUESTIONS: Question[] = [...totals, ...comparisons, ...rankings, ...threads]
+const QUESTIONS: Question[] = [...totals, ...comparisons, ...rankings, ...threads, ...reading, ...conversations]
 
 let test: TestApp
 let data: Database
@@ -19,7 +20,7 @@ let data: Database
 beforeAll(() => {
   test = createTestApp()
   // The reference answers are read from a copy in memory: the same rows, without reading the file's pages again for
-  // each of the 175 queries (it halves their time).
+  // each of the queries (it halves their time).
   data = Database.deserialize(readFileSync(test.deps.semantic.demoData().path))
 }, 60_000)
 afterAll(async () => {
@@ -36,27 +37,6 @@ function expectedOf(question: Question): string[][] {
   return rows
 }
 
-/** Asks every turn of a question in one thread; returns the last turn's final answer. */
-async function answerOf(question: Question, index: number): Promise<string> {
-  const turns = Array.isArray(question.ask) ? question.ask : [question.ask]
-  const sessionSettings = {
-    externalId: `question-${index}`,
-    ...(question.region ? { userAttributes: [{ name: 'region', value: question.region }] } : {}),
-  }
-  let chatId: string | undefined
-  let answer = ''
-  for (const input of turns) {
-    const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
-      headers: apiKey(keys.admin),
-      body: { input, sessionSettings, ...(chatId ? { chatId } : {}) },
-    })
-    const lines = await readLines(response)
-    chatId ??= (lines[0]?.state as { chatId?: string } | undefined)?.chatId
-    answer = finalAnswer(mergeLines(lines))?.content ?? ''
-  }
-  return answer
-}
-
 describe('the question set', () => {
   it('has at least 120 questions whose expected answers the demo data gives', () => {
     expect(QUESTIONS.length).toBeGreaterThanOrEqual(120)
@@ -67,28 +47,14 @@ describe('the question set', () => {
   }, 60_000)
 
   it('is answered right at least 95% of the time, and declined rather than answered wrong otherwise', async () => {
-    const outcomes: Record<Outcome, number> = { right: 0, declined: 0, wrong: 0 }
-    const byKind = new Map<string, { right: number; total: number }>()
-    const misses: string[] = []
+    const tally = new Tally()
     for (const [index, question] of QUESTIONS.entries()) {
-      const answer = await answerOf(question, index)
+      const answer = await answerOf(test, question, index)
       const { outcome, why } = score(answer, question.sql ? expectedOf(question) : undefined, question.first)
-      outcomes[outcome]++
-      const kind = byKind.get(question.kind) ?? { right: 0, total: 0 }
-      kind.total++
-      if (outcome === 'right') kind.right++
-      byKind.set(question.kind, kind)
-      if (outcome !== 'right')
-        misses.push(
-          `${outcome.padEnd(8)} ${JSON.stringify(question.ask)}: ${why}\n    ${answer.split('\n')[0].slice(0, 160)}`,
-        )
+      tally.add(question, answer, outcome, why)
     }
-    if (process.env.QUESTION_SET_REPORT) {
-      console.log(misses.join('\n'))
-      console.log([...byKind].map(([kind, entry]) => `${kind}: ${entry.right}/${entry.total}`).join(', '))
-      console.log(`right ${outcomes.right}/${QUESTIONS.length}, declined ${outcomes.declined}, wrong ${outcomes.wrong}`)
-    }
-    expect(outcomes.right / QUESTIONS.length).toBeGreaterThanOrEqual(0.95)
-    expect(outcomes.wrong).toBe(0)
+    tally.report('demo')
+    expect(tally.outcomes.right / QUESTIONS.length).toBeGreaterThanOrEqual(0.95)
+    expect(tally.outcomes.wrong).toBe(0)
   }, 300_000)
 })
