@@ -60,6 +60,10 @@ describe('runBench', () => {
       expect(row.note, `${row.scenario}: ${row.figure}`).toBeUndefined()
     expect(byFigure('streams complete without error')?.value).toBe(100)
     expect(byFigure('turns/s at concurrency 2')?.note).toBeUndefined()
+    // The protocol turn is also measured against the durable baseline (it stores each turn before it answers).
+    expect(
+      byFigure('turns/s at concurrency 2, against the durable baseline (bun:sqlite WAL, group commit)')?.ratio,
+    ).toBeGreaterThan(0)
     // The sweep measured every concurrency level without a failed turn, and held its open runs.
     for (const level of [1, 2])
       expect(byFigure(`server CPU per turn at concurrency ${level}`)?.note).not.toContain('failed')
