@@ -14,6 +14,8 @@ export interface BenchConfig {
   overload: { turns: number; users: number; workers: number }
   /** How cost grows: protocol turns at each concurrency, then memory at each number of open runs. */
   sweep: { concurrency: number[]; roundMs: number; openRuns: number[] }
+  /** How many nodes the several-nodes scenario runs on Postgres and Redis (`--nodes N`). */
+  nodes: number
 }
 
 const full: BenchConfig = {
@@ -30,6 +32,7 @@ const full: BenchConfig = {
   startup: { samples: 7 },
   overload: { turns: 2000, users: 20, workers: 2 },
   sweep: { concurrency: [1, 8, 32, 128, 512], roundMs: 3000, openRuns: [1000, 5000, 10_000] },
+  nodes: 2,
 }
 
 export function benchConfig(mode: BenchConfig['mode']): BenchConfig {
@@ -61,5 +64,6 @@ export function benchConfig(mode: BenchConfig['mode']): BenchConfig {
     startup: { samples: 1 },
     overload: { turns: 30, users: 3, workers: 1 },
     sweep: { concurrency: [1, 2], roundMs: 200, openRuns: [6] },
+    nodes: 2,
   }
 }
