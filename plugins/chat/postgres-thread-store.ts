@@ -158,6 +158,8 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
   }
   const endRun = batch.gather(endWrites)
 
+  // A save with nothing to append (an answer's end: its status) keeps the stored content as it is: an answer past
+  // 2 KB is compressed out of line (TOAST), and appending '' still decompressed, compressed and wrote all of it again.
   // Every message of the commit in one statement (one round trip however many runs are streaming), as one JSON
   // parameter (one statement text, prepared once, whatever the number of rows). Fencing: a thread's rows are written
   // only while its lease epoch is still the one the run started with, and the threads checked are locked FOR SHARE
@@ -193,7 +195,9 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
                updated_at
           FROM v WHERE thread_id IN (SELECT id FROM held)
         ON CONFLICT (thread_id, id) DO UPDATE SET
-          content = chat_messages.content || excluded.content, thinking = excluded.thinking,
+          content = CASE WHEN excluded.content = '' THEN chat_messages.content
+                         ELSE chat_messages.content || excluded.content END,
+          thinking = excluded.thinking,
           graph_path = excluded.graph_path, tool_call = excluded.tool_call, status = excluded.status,
           updated_at = excluded.updated_at
       )
