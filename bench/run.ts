@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --quick | --soak 10m] [--only protocol,analyst,...] [--server auto|binary|source] [--profile <dir>]`
+ * `npm run bench [-- --quick | --soak 10m] [--only protocol,analyst,...] [--server auto|binary|source] [--profile <dir>]
+ * [--nodes N]`
  *
  * Starts the server under test as a real process (its own temporary database and bootstrap, LOG_LEVEL=warn,
  * ANALYST_DELAY_MS=0, run limits lifted but for the overload scenario, 127.0.0.1), records the lines of its turns for the baseline server, runs the scenarios,
@@ -64,6 +65,8 @@ export interface BenchOptions {
    * this folder when the server stops (one pair per server process the run starts).
    */
   profileDir?: string
+  /** How many nodes the several-nodes scenario runs (2 unless given). */
+  nodes?: number
   /** Where the JSON goes; undefined writes nothing (the harness's own test). */
   resultsDir?: string
   log?: (message: string) => void
@@ -96,7 +99,11 @@ function parseArguments(argv: string[]): BenchOptions {
         throw new Error('--server: auto, binary or source')
       options.server = server
     } else if (argument === '--profile') options.profileDir = value()
-    else if (argument === '--only') {
+    else if (argument === '--nodes') {
+      const nodes = Number(value())
+      if (!Number.isInteger(nodes) || nodes < 1 || nodes > 64) throw new Error('--nodes: a whole number from 1 to 64')
+      options.nodes = nodes
+    } else if (argument === '--only') {
       const names = value().split(',')
       const unknown = names.filter((name) => !(SCENARIOS as readonly string[]).includes(name))
       if (unknown.length)
@@ -104,7 +111,7 @@ function parseArguments(argv: string[]): BenchOptions {
       options.only = names as ScenarioName[]
     } else
       throw new Error(
-        `unknown argument ${argument}; use --quick, --soak <duration>, --only <scenarios>, --server auto|binary|source, --profile <dir>`,
+        `unknown argument ${argument}; use --quick, --soak <duration>, --only <scenarios>, --server auto|binary|source, --profile <dir>, --nodes <N>`,
       )
   }
   return options
@@ -144,7 +151,7 @@ async function cleanup() {
 /** Runs the benchmark; resolves with the rows (and the JSON file written, if any). */
 export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const log = options.log ?? ((message: string) => process.stdout.write(`${message}\n`))
-  const config = benchConfig(options.mode)
+  const config = { ...benchConfig(options.mode), ...(options.nodes !== undefined && { nodes: options.nodes }) }
   const selected = (name: ScenarioName) =>
     options.soakMs === undefined && (!options.only || options.only.includes(name))
   const dir = makeTempDir()

@@ -26,6 +26,8 @@ export function createPostgresWriteBatch(client: SQL) {
     work: ((tx: PostgresTransaction) => Promise<unknown>) | undefined
     resolve(value: unknown): void
     reject(error: unknown): void
+    /** Called when a commit takes the item: a gathered item takes no more calls from then on (see `gather`). */
+    taken?: () => void
   }
   let queue: Item[] = []
   let scheduled = false
@@ -91,6 +93,7 @@ export function createPostgresWriteBatch(client: SQL) {
       while (queue.length > 0) {
         const items = queue
         queue = []
+        for (const item of items) item.taken?.()
         await commit(items)
       }
     } finally {
@@ -98,9 +101,9 @@ export function createPostgresWriteBatch(client: SQL) {
     }
   }
 
-  function enqueue<T>(work: Item['work']): Promise<T> {
+  function enqueue<T>(work: Item['work'], taken?: () => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject, taken })
       if (!scheduled && !committing) {
         scheduled = true
         setImmediate(drain)
@@ -115,6 +118,49 @@ export function createPostgresWriteBatch(client: SQL) {
      */
     run<T>(work: (tx: PostgresTransaction) => Promise<T>): Promise<T> {
       return enqueue<T>(work)
+    },
+    /**
+     * Gathers the calls of one commit into one work, so the writes of every turn ready together go as a few
+     * multi-row statements instead of a few statements each: `write` gets the items queued since the last commit
+     * began, in order, and returns one outcome for each (an `Error` fails that item's caller only). A failing `write`
+     * fails every item it was given. Like any work, `write` may run twice with the same items (see above).
+     */
+    gather<I, O>(write: (tx: PostgresTransaction, items: I[]) => Promise<Array<O | Error>>): (item: I) => Promise<O> {
+      interface Waiting {
+        item: I
+        resolve(value: O): void
+        reject(error: unknown): void
+      }
+      let open: Waiting[] | undefined
+      return (item) =>
+        new Promise<O>((resolve, reject) => {
+          if (!open) {
+            const group: Waiting[] = (open = [])
+            // Closed once a commit takes it: a call from then on goes into the next commit, after what was queued
+            // before it (a run's end after its last save).
+            enqueue<Array<O | Error>>(
+              (tx) =>
+                write(
+                  tx,
+                  group.map((waiting) => waiting.item),
+                ),
+              () => {
+                if (open === group) open = undefined
+              },
+            ).then(
+              (outcomes) =>
+                group.forEach((waiting, index) => {
+                  const outcome = outcomes[index]
+                  if (outcome instanceof Error) waiting.reject(outcome)
+                  else waiting.resolve(outcome)
+                }),
+              (error: unknown) => {
+                for (const waiting of group) waiting.reject(error)
+              },
+            )
+          }
+          open.push({ item, resolve, reject })
+        })
     },
     /** Commits what is queued now, without waiting for the next turn; settles once that is committed (or failed). */
     flush(): Promise<void> {

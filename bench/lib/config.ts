@@ -16,6 +16,8 @@ export interface BenchConfig {
   sweep: { concurrency: number[]; roundMs: number; openRuns: number[] }
   /** A bystander's trivial queries, `samples` idle and as many while another account runs `heavy` at once. */
   noisy: { samples: number; heavy: number }
+  /** How many nodes the several-nodes scenario runs on Postgres and Redis (`--nodes N`). */
+  nodes: number
 }
 
 const full: BenchConfig = {
@@ -33,6 +35,7 @@ const full: BenchConfig = {
   overload: { turns: 2000, users: 20, workers: 2 },
   sweep: { concurrency: [1, 8, 32, 128, 512], roundMs: 3000, openRuns: [1000, 5000, 10_000] },
   noisy: { samples: 40, heavy: 8 },
+  nodes: 2,
 }
 
 export function benchConfig(mode: BenchConfig['mode']): BenchConfig {
@@ -66,5 +69,6 @@ export function benchConfig(mode: BenchConfig['mode']): BenchConfig {
     overload: { turns: 30, users: 3, workers: 1 },
     sweep: { concurrency: [1, 2], roundMs: 200, openRuns: [6] },
     noisy: { samples: 3, heavy: 2 },
+    nodes: 2,
   }
 }

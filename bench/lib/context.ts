@@ -115,11 +115,16 @@ export interface Baseline {
   stop(): Promise<void>
 }
 
-/** Starts `baseline-server.ts` over the shapes recorded in `<dir>/baseline`. */
+/** Starts `baseline-server.ts` over the shapes recorded in `<dir>/baseline`, its durable turns in a file of `dir`. */
 export async function startBaseline(dir: string): Promise<Baseline> {
   const port = freePort()
   const child: Subprocess = spawn([process.execPath, 'run', join(import.meta.dir, '..', 'baseline-server.ts')], {
-    env: { PATH: process.env.PATH ?? '', PORT: String(port), BASELINE_DIR: join(dir, 'baseline') },
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      BASELINE_DIR: join(dir, 'baseline'),
+      DURABLE_DB: join(dir, 'baseline-durable.db'),
+    },
     stdout: 'inherit',
     stderr: 'inherit',
   })

@@ -205,7 +205,21 @@ export function createChatService(options: ChatServiceOptions) {
     // Over a limit: 429 before anything is stored or streamed. A registry shared between nodes checks the limits
     // again for the runs of every node, as it claims the thread.
     const { admission } = options
-    const ticket = admission?.admit({ userId: participant.userId, keyId: participant.keyId })
+    let ticket: RunTicket | undefined
+    try {
+      ticket = admission?.admit({ userId: participant.userId, keyId: participant.keyId })
+    } catch (error) {
+      // The same message running elsewhere (a new message is not looked up before, see `openNow`) is joined, over
+      // the limits or not: joining counts against none.
+      const active =
+        isNewThread && request.messageId !== undefined
+          ? await registry.forMessage(participant.userId, participant.agent.id, messageId)
+          : undefined
+      const joined = joining(request, participant, active, devMode)
+      if (!joined) throw error
+      await options.mayRead?.(participant, active!.key.chatId)
+      return joined
+    }
     const limits: RunStart['limits'] =
       admission && registry.shared
         ? {
@@ -400,7 +414,11 @@ export function createChatService(options: ChatServiceOptions) {
       return (await joinStored(request, participant, threadId, devMode)) ?? stateOf(threadId, devMode)
     }
 
-    if (request.messageId !== undefined) {
+    // A new message without a thread is not looked up in a shared registry first (a round trip to Redis on every
+    // turn): one running elsewhere is found all the same, stored (by its thread, below) or not yet (its claim is
+    // refused, and `startRun` joins it).
+    const lookUpFirst = request.chatId !== undefined || !(registry.shared && request.input !== undefined)
+    if (request.messageId !== undefined && lookUpFirst) {
       const active =
         request.chatId !== undefined
           ? running

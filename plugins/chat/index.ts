@@ -109,7 +109,8 @@ export function chatPlugin(deps: ChatDeps) {
     waitingChanged: (waiting) => deps.metrics.admissionQueued.set(waiting),
     refused: (limit) => deps.metrics.admissionRefused.inc({ limit }),
   })
-  const policies = createThreadPolicyGuard(deps.storage)
+  const policies = createThreadPolicyGuard(deps.storage, { registry: deps.registry, clock: deps.clock })
+  deps.lifecycle.onShutdown(policies.close)
   const chat: ChatService = createChatService({
     store,
     registry: deps.registry,
@@ -154,6 +155,7 @@ export function chatPlugin(deps: ChatDeps) {
   // The HTTP streams embed sessions are reading, by account, checked again on a revocation like the sockets.
   const embedStreams = new SocketsByAccount<EmbedStream>()
   const stopListening = deps.registry.onBroadcast((event) => {
+    if (event.type === 'policies-changed') return
     const all = event.type === 'embed-sessions-recheck'
     for (const session of all ? embedSockets.all() : embedSockets.of(event.accountId)) void session.recheck()
     for (const stream of all ? embedStreams.all() : embedStreams.of(event.accountId)) void stream.recheck()

@@ -1,6 +1,7 @@
 import type { SQL } from 'bun'
 import type { Storage } from '../../db/client'
 import { createPostgresWriteBatch, type PostgresTransaction } from '../../db/postgres-write-batch'
+import type { ThreadMessage } from './model'
 import {
   RESTART_ERROR,
   threadTitle,
@@ -9,6 +10,7 @@ import {
   type MessageRow,
   type MessageSave,
   type NewTurn,
+  type RunOutcome,
   type StartedTurn,
   type ThreadRow,
   type ThreadStore,
@@ -35,32 +37,129 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
     return rows.map((row) => toThreadMessage(row, devMode))
   }
 
-  // Sent together, without waiting for each other's answers (one connection runs them in order): the history is
-  // read before the user message is inserted, and its sort follows the history's last one.
-  const startTurnWrites = async (tx: PostgresTransaction, turn: NewTurn, now: number): Promise<StartedTurn> => {
-    const { thread } = turn
-    const attachments = turn.images?.length ? JSON.stringify(turn.images) : null
-    // The start raises the thread's lease epoch: the writes of any run before it are refused from now on.
-    const [history, touched] = await Promise.all([
-      turn.isNewThread ? [] : messagesOf(tx, thread.id, turn.devMode),
-      turn.isNewThread
-        ? tx`INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at, lease_epoch)
-             VALUES (${thread.id}, ${thread.accountId}, ${thread.deploymentId}, ${thread.agentId}, ${thread.userId},
-                     ${threadTitle(turn.input)}, ${now}, ${now}, 1)`
-        : (tx`UPDATE chat_threads SET updated_at = ${now}, lease_epoch = lease_epoch + 1 WHERE id = ${thread.id}
-              RETURNING lease_epoch AS epoch` as Promise<Array<{ epoch: number }>>),
-      tx`INSERT INTO chat_runs (id, thread_id, message_id, branch, status, started_at)
-         VALUES (${turn.runId}, ${thread.id}, ${turn.messageId}, ${turn.branch}, 'running', ${now})`,
-      tx`INSERT INTO chat_messages (thread_id, id, sort, role, content, attachments, status, run_id, created_at, updated_at)
-         SELECT ${thread.id}, ${turn.messageId}, coalesce(max(sort), 0) + 1, 'user', ${turn.input}, ${attachments},
-                'complete', ${turn.runId}, ${now}, ${now}
-           FROM chat_messages WHERE thread_id = ${thread.id}`,
-    ])
-    const sort = (history.at(-1)?.sort ?? 0) + 1
-    const epoch = turn.isNewThread ? 1 : ((touched as Array<{ epoch: number }>)[0]?.epoch ?? 0)
-    return { history, userMessage: userMessageOf(turn, sort), nextSort: sort + 1, epoch }
+  /** A turn start as the commit gathers it, with the time of its call. */
+  interface PendingStart {
+    turn: NewTurn
+    now: number
   }
 
+  // Every turn start of the commit in one statement (its new threads, its user messages, its threads' raised epochs
+  // and its runs; one JSON parameter, one statement text prepared once), after the histories of its threads that
+  // already had messages: sent together, without waiting for each other's answers (one connection runs them in
+  // order), so each history is read before its turn's user message is inserted. The start raises the thread's lease
+  // epoch: the writes of any run before it are refused from now on. A turn whose thread is gone, or whose message
+  // the thread already holds, fails alone and writes nothing (its thread's epoch stays as it was).
+  const startWrites = async (tx: PostgresTransaction, starts: PendingStart[]): Promise<Array<StartedTurn | Error>> => {
+    const rows = starts.map(({ turn, now }) => ({
+      thread_id: turn.thread.id,
+      is_new: turn.isNewThread,
+      account_id: turn.thread.accountId,
+      deployment_id: turn.thread.deploymentId,
+      agent_id: turn.thread.agentId,
+      user_id: turn.thread.userId,
+      title: turn.isNewThread ? threadTitle(turn.input) : null,
+      run_id: turn.runId,
+      message_id: turn.messageId,
+      branch: turn.branch,
+      input: turn.input,
+      attachments: turn.images?.length ? JSON.stringify(turn.images) : null,
+      now,
+    }))
+    // The histories first: sent before the statement that inserts the user messages.
+    const histories = starts.map(({ turn }) =>
+      turn.isNewThread ? Promise.resolve<ThreadMessage[]>([]) : messagesOf(tx, turn.thread.id, turn.devMode),
+    )
+    const [started, ...read] = await Promise.all([
+      tx`
+        WITH v AS (
+          SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(thread_id text, is_new boolean,
+            account_id integer, deployment_id integer, agent_id integer, user_id integer, title text, run_id text,
+            message_id text, branch text, input text, attachments text, now bigint)
+        ), created AS (
+          INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at,
+                                    lease_epoch)
+          SELECT thread_id, account_id, deployment_id, agent_id, user_id, title, now, now, 1 FROM v WHERE is_new
+          RETURNING id, lease_epoch
+        ), messages AS (
+          INSERT INTO chat_messages (thread_id, id, sort, role, content, attachments, status, run_id, created_at,
+                                     updated_at)
+          SELECT v.thread_id, v.message_id,
+                 coalesce((SELECT max(m.sort) FROM chat_messages m WHERE m.thread_id = v.thread_id), 0) + 1, 'user',
+                 v.input, v.attachments, 'complete', v.run_id, v.now, v.now
+            FROM v
+           WHERE v.thread_id IN (SELECT id FROM created)
+              OR (NOT v.is_new AND EXISTS (SELECT 1 FROM chat_threads t WHERE t.id = v.thread_id))
+          ON CONFLICT (thread_id, id) DO NOTHING
+          RETURNING thread_id, sort
+        ), touched AS (
+          UPDATE chat_threads t SET updated_at = v.now, lease_epoch = t.lease_epoch + 1
+            FROM v JOIN messages ON messages.thread_id = v.thread_id
+           WHERE NOT v.is_new AND t.id = v.thread_id
+          RETURNING t.id, t.lease_epoch
+        ), held AS (
+          SELECT id, lease_epoch FROM created UNION ALL SELECT id, lease_epoch FROM touched
+        ), runs AS (
+          INSERT INTO chat_runs (id, thread_id, message_id, branch, status, started_at)
+          SELECT v.run_id, v.thread_id, v.message_id, v.branch, 'running', v.now
+            FROM v JOIN messages ON messages.thread_id = v.thread_id
+        )
+        SELECT held.id AS "threadId", held.lease_epoch AS epoch, messages.sort
+          FROM held JOIN messages ON messages.thread_id = held.id` as Promise<
+        Array<{ threadId: string; epoch: number; sort: number }>
+      >,
+      ...histories,
+    ])
+    const byThread = new Map(started.map((row) => [row.threadId, row]))
+    return starts.map(({ turn }, index) => {
+      const row = byThread.get(turn.thread.id)
+      if (!row) return new Error(`the turn could not start in thread ${turn.thread.id}: gone, or holding its message`)
+      return {
+        history: read[index],
+        userMessage: userMessageOf(turn, row.sort),
+        nextSort: row.sort + 1,
+        epoch: row.epoch,
+      }
+    })
+  }
+  const startTurn = batch.gather(startWrites)
+
+  /** A run's end as the commit gathers it. */
+  interface PendingEnd {
+    runId: string
+    epoch: number
+    status: RunOutcome
+    error: string | null
+    now: number
+  }
+
+  // Every run end of the commit in one statement, fenced as the saves are: a run's status is written only while its
+  // thread's lease epoch is still the run's, the thread's row locked FOR SHARE until the commit.
+  const endWrites = async (tx: PostgresTransaction, ends: PendingEnd[]): Promise<boolean[]> => {
+    const rows = ends.map((end) => ({
+      run_id: end.runId,
+      epoch: end.epoch,
+      status: end.status,
+      error: end.error,
+      ended_at: end.now,
+    }))
+    const ended: Array<{ id: string }> = await tx`
+      WITH v AS (
+        SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(run_id text, epoch integer,
+          status text, error text, ended_at bigint)
+      ), held AS (
+        SELECT r.id FROM v JOIN chat_runs r ON r.id = v.run_id JOIN chat_threads t ON t.id = r.thread_id
+         WHERE t.lease_epoch = v.epoch FOR SHARE OF t
+      )
+      UPDATE chat_runs r SET status = v.status, error = v.error, ended_at = v.ended_at
+        FROM v WHERE r.id = v.run_id AND r.id IN (SELECT id FROM held)
+      RETURNING r.id`
+    const done = new Set(ended.map((row) => row.id))
+    return ends.map((end) => done.has(end.runId))
+  }
+  const endRun = batch.gather(endWrites)
+
+  // A save with nothing to append (an answer's end: its status) keeps the stored content as it is: an answer past
+  // 2 KB is compressed out of line (TOAST), and appending '' still decompressed, compressed and wrote all of it again.
   // Every message of the commit in one statement (one round trip however many runs are streaming), as one JSON
   // parameter (one statement text, prepared once, whatever the number of rows). Fencing: a thread's rows are written
   // only while its lease epoch is still the one the run started with, and the threads checked are locked FOR SHARE
@@ -96,7 +195,9 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
                updated_at
           FROM v WHERE thread_id IN (SELECT id FROM held)
         ON CONFLICT (thread_id, id) DO UPDATE SET
-          content = chat_messages.content || excluded.content, thinking = excluded.thinking,
+          content = CASE WHEN excluded.content = '' THEN chat_messages.content
+                         ELSE chat_messages.content || excluded.content END,
+          thinking = excluded.thinking,
           graph_path = excluded.graph_path, tool_call = excluded.tool_call, status = excluded.status,
           updated_at = excluded.updated_at
       )
@@ -120,25 +221,8 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
          LIMIT 1`
       return rows[0]?.threadId
     },
-    // A batch's work may run twice (see `createPostgresWriteBatch`): what it takes from memory is taken once.
-    startTurn(turn) {
-      const now = clock()
-      return batch.run((tx) => startTurnWrites(tx, turn, now))
-    },
-    endRun(runId, epoch, status, error) {
-      const now = clock()
-      // Fenced as the saves are: only while the thread's lease epoch is the run's, its row locked until the commit.
-      return batch.run(async (tx) => {
-        const ended = await tx`
-          WITH held AS (
-            SELECT t.id FROM chat_threads t JOIN chat_runs r ON r.thread_id = t.id
-             WHERE r.id = ${runId} AND t.lease_epoch = ${epoch} FOR SHARE OF t
-          )
-          UPDATE chat_runs SET status = ${status}, error = ${error ?? null}, ended_at = ${now}
-           WHERE id = ${runId} AND thread_id IN (SELECT id FROM held)`
-        return ended.count === 1
-      })
-    },
+    startTurn: (turn) => startTurn({ turn, now: clock() }),
+    endRun: (runId, epoch, status, error) => endRun({ runId, epoch, status, error: error ?? null, now: clock() }),
     saveMessages(take) {
       let saves: MessageSave[] | undefined
       return batch.run((tx) => saveWrites(tx, (saves ??= take())))

@@ -33,7 +33,11 @@ export interface RedisRunRegistryOptions {
   retainMs?: number
 }
 
-type Event = ClusterEvent | { type: 'abort'; runId: string; reason: string } | { type: 'ship'; runId: string }
+/** What goes over the events channel; a broadcast names the node it came `from` (which heard it already). */
+type Event =
+  | (ClusterEvent & { from?: string })
+  | { type: 'abort'; runId: string; reason: string }
+  | { type: 'ship'; runId: string }
 
 /** How much longer than the time between renewals an abort waits for a sign of life from the run's node. */
 const ABORT_MARGIN_MS = 500
@@ -252,8 +256,11 @@ export class RedisRunRegistry implements RunRegistry {
   }
 
   async broadcast(event: ClusterEvent): Promise<void> {
+    // This node hears its own news at once, not after a round trip through Redis (nor never, while Redis is down):
+    // a change this node just made applies to its very next request. Its echo from Redis is then left unheard.
+    for (const listener of this.listeners) listener(event)
     try {
-      await this.publish(event)
+      await this.publish({ ...event, from: this.node })
     } catch (error) {
       // Stored already (a revocation is): the other nodes hear of it once Redis answers again.
       if (!this.unsent.some((unsent) => JSON.stringify(unsent) === JSON.stringify(event))) this.unsent.push(event)
@@ -264,7 +271,7 @@ export class RedisRunRegistry implements RunRegistry {
   /** Publishes the events Redis did not take, oldest first; those it still does not take wait for the next upkeep. */
   private async sendUnsent(): Promise<void> {
     while (this.unsent.length > 0) {
-      await this.commands.send('PUBLISH', [this.keys.events, JSON.stringify(this.unsent[0])])
+      await this.commands.send('PUBLISH', [this.keys.events, JSON.stringify({ ...this.unsent[0], from: this.node })])
       this.unsent.shift()
     }
   }
@@ -330,7 +337,10 @@ export class RedisRunRegistry implements RunRegistry {
     else if (event.type === 'ship') {
       const owned = this.byRunId.get(event.runId)
       if (owned) owned.want()
-    } else for (const listener of this.listeners) listener(event)
+    } else if (event.from !== this.node) {
+      const { from: _, ...news } = event
+      for (const listener of this.listeners) listener(news)
+    }
   }
 
   private async publish(event: Event): Promise<void> {

@@ -224,7 +224,11 @@ export interface RunRegistry {
  * node that was cut off from the others (and may have missed revocations) tells itself to check every embed session
  * it serves (`embed-sessions-recheck`, never sent to other nodes).
  */
-export type ClusterEvent = { type: 'embed-session-revoked'; accountId: number } | { type: 'embed-sessions-recheck' }
+export type ClusterEvent =
+  | { type: 'embed-session-revoked'; accountId: number }
+  | { type: 'embed-sessions-recheck' }
+  /** A deployment's AI engineer settings (its chat thread policies) changed. */
+  | { type: 'policies-changed'; deploymentId: number }
 
 const messageKey = (userId: number, agentId: number, messageId: string) => `${userId}:${agentId}:${messageId}`
 

@@ -1,21 +1,48 @@
 import type { Storage } from '../../db/client'
 import { preparedOnce } from '../../db/prepared'
 import { ForbiddenError } from '../../lib/errors'
+import { createFreshCache } from '../../lib/fresh-cache'
 import { eq, sql } from 'drizzle-orm'
 import { evaluateChatThreadPolicies, type ChatThreadRequest } from '../management/chat-thread-policies'
 import type { ChatThreadPolicyDTO } from '../management/model'
 import type { ChatRequest } from './model'
+import type { RunRegistry } from './run-registry'
+
+/**
+ * How old a deployment's policies kept in memory may be on a node that shares its storage with others: a change is
+ * announced to every node at once over the cluster bus, and this bounds it should the announcement be lost.
+ */
+export const POLICIES_MAX_AGE_MS = 5_000
 
 /**
  * Applies the deployment's `chatThreadPolicies` (AI engineer settings) to a chat request: starting a thread or
  * posting is `ChatThreadCreate` on the agent; reading a thread (state, rejoin, a finished messageId) is
  * `ChatThreadRead` on the thread and the agent, whether the request names the thread (`chat`) or reaches it by its
  * `messageId` (`read`, asked by the chat service once it knows the thread); stopping a run is `ChatThreadAbort` on
- * the thread. A denial is a 403 before any stream starts. Policies are read per request, so a change applies to the
- * next one.
+ * the thread. A denial is a 403 before any stream starts. With one process, policies are read per request, so a
+ * change applies to the next one. Several nodes (a `shared` registry) keep them in memory instead, off every turn's
+ * path to the shared database: a change is announced over the registry's bus (`policies-changed`) and applies to the
+ * next request on the node that made it, and within moments on the others (at most `POLICIES_MAX_AGE_MS`).
  */
-export function createThreadPolicyGuard(storage: Storage) {
-  const storedPolicies = policiesReader(storage)
+export function createThreadPolicyGuard(
+  storage: Storage,
+  cluster?: { registry: Pick<RunRegistry, 'shared' | 'onBroadcast'>; clock: () => number },
+) {
+  const read = policiesReader(storage)
+  let storedPolicies: (deploymentId: number) => unknown = read
+  let stopListening = () => {}
+  if (cluster?.registry.shared) {
+    const cache = createFreshCache(async (deploymentId: number) => read(deploymentId), {
+      maxAgeMs: POLICIES_MAX_AGE_MS,
+      now: cluster.clock,
+    })
+    storedPolicies = cache.get
+    stopListening = cluster.registry.onBroadcast((event) => {
+      if (event.type === 'policies-changed') cache.forget(event.deploymentId)
+      // Back on the bus after losing it: announcements made meanwhile never came.
+      else if (event.type === 'embed-sessions-recheck') cache.forget()
+    })
+  }
   const check = async (deploymentId: number, requests: ChatThreadRequest[]) => {
     const stored = await storedPolicies(deploymentId)
     const policies = Array.isArray(stored) ? (stored as ChatThreadPolicyDTO[]) : []
@@ -28,6 +55,8 @@ export function createThreadPolicyGuard(storage: Storage) {
         )
   }
   return {
+    /** Stops following the bus's announcements. */
+    close: () => stopListening(),
     chat(deploymentId: number, agentId: number, request: ChatRequest): Promise<void> {
       const agent = String(agentId)
       const requests: ChatThreadRequest[] = []

@@ -6,12 +6,12 @@ import { NotFoundError } from '../../lib/errors'
 import { MAX_ROUTE_LIMIT } from '../semantic/model'
 import { WHOLE_MODEL } from '../semantic/semantic-service'
 import { reportRoutes } from './report-routes'
-import { settingsRoutes } from './settings-routes'
+import { settingsRoutes, type SettingsRoutesDeps } from './settings-routes'
 import type { WidgetQueryRunner } from './widget-data'
 import { workbookRoutes, type WorkbookRoutesDeps } from './workbook-routes'
 
-/** The management API's routes together need what the workbook routes need (a superset of the others'). */
-export type ManagementDeps = WorkbookRoutesDeps
+/** The management API's routes together need what the workbook and settings routes need. */
+export type ManagementDeps = WorkbookRoutesDeps & SettingsRoutesDeps
 
 export { evaluateChatThreadPolicies, loadChatThreadPolicies } from './chat-thread-policies'
 export { findPublishedDashboard } from './published-dashboards'

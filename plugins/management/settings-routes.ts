@@ -37,14 +37,21 @@ import {
 import { getAIEngineerSettings, getAppConfig, updateAIEngineerSettings, updateAppConfig } from './settings'
 import { modelQueryCheck } from './query-check'
 import type { SemanticService } from '../semantic/semantic-service'
+import type { RunRegistry } from '../chat/run-registry'
+import type { Logger } from '../../lib/logger'
 
 const NotificationParams = t.Object({ deploymentId: Id, notificationId: Id })
 const SyncJobParams = t.Object({ deploymentId: Id, syncJobId: t.String({ minLength: 1, maxLength: 100 }) })
 const KeyParams = t.Object({ keyId: Id })
 
-/** What the settings routes need: the management macro's dependencies, and the semantic layer to check filters. */
+/**
+ * What the settings routes need: the management macro's dependencies, the semantic layer to check filters, and the
+ * registry's bus to announce changed chat thread policies to every node (which keep them in memory).
+ */
 export interface SettingsRoutesDeps extends ManagementAccessDeps {
   semantic: SemanticService
+  registry: Pick<RunRegistry, 'broadcast'>
+  logger: Logger
 }
 
 /** Notifications, dbt syncs, app configuration, AI engineer settings and key policies: HTTP glue. */
@@ -145,17 +152,28 @@ export function settingsRoutes(deps: SettingsRoutesDeps) {
       response: { 200: AIEngineerSettings },
       detail: doc('AI engineer', 'Get AI engineer settings'),
     })
-    .patch(`${DEPLOYMENT}/ai-engineer-settings`, ({ context, body }) => updateAIEngineerSettings(context, body), {
-      management: true,
-      params: DeploymentParams,
-      ...jsonBody(UpdateAIEngineerSettingsInput),
-      response: { 200: AIEngineerSettings },
-      detail: doc(
-        'AI engineer',
-        'Update AI engineer settings',
-        '`chatThreadPolicies` is replaced whole; deny wins. Needs `SettingsManage`.',
-      ),
-    })
+    .patch(
+      `${DEPLOYMENT}/ai-engineer-settings`,
+      async ({ context, body }) => {
+        const settings = await updateAIEngineerSettings(context, body)
+        // Stored: every node reads the policies again (one that does not hear it, within their bounded age).
+        await deps.registry
+          .broadcast({ type: 'policies-changed', deploymentId: context.deploymentId })
+          .catch((error: unknown) => deps.logger.warn('announcing changed chat thread policies failed', { error }))
+        return settings
+      },
+      {
+        management: true,
+        params: DeploymentParams,
+        ...jsonBody(UpdateAIEngineerSettingsInput),
+        response: { 200: AIEngineerSettings },
+        detail: doc(
+          'AI engineer',
+          'Update AI engineer settings',
+          '`chatThreadPolicies` is replaced whole; deny wins. Needs `SettingsManage`.',
+        ),
+      },
+    )
     .get('/api/v1/app-config', async ({ caller }) => getAppConfig(storage, await actorOf(storage, caller)), {
       apiKey: true,
       response: { 200: AppConfigResponse },

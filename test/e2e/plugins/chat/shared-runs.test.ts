@@ -5,7 +5,7 @@ import { createLogger } from '../../../../lib/logger'
 import { randomToken } from '../../../../lib/secrets'
 import { NODE_LOST_MESSAGE } from '../../../../plugins/chat/interrupted-runs'
 import { RedisRunRegistry } from '../../../../plugins/chat/redis-run-registry'
-import { CLAIM, RELEASE, RELEASE_UNREAD } from '../../../../plugins/chat/redis-scripts'
+import { CLAIM, FIND_BY_MESSAGE, RELEASE, RELEASE_UNREAD } from '../../../../plugins/chat/redis-scripts'
 import { createScriptedAgent, type Script } from '../../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, testAppStorage, type TestApp } from '../../../helpers/app'
 import { chatBase, lineReader, messageId, type Line } from '../../../helpers/chat'
@@ -268,6 +268,32 @@ else
         expect(response.status).toBe(204)
         expect((await reader.rest()).at(-1)).toEqual({ error: 'Run aborted' })
         expect((await storedRuns(storage)).map((run) => run.status)).toEqual(['aborted'])
+      })
+
+      it('asks Redis for a new message of a new thread only to claim it and to release it, with no lookup first', async () => {
+        const commands = commandsOf(nodeA)
+        const send = commands.send.bind(commands)
+        const scripts: string[] = []
+        const names = new Map([
+          [FIND_BY_MESSAGE, 'find by message'],
+          [CLAIM, 'claim'],
+          [RELEASE_UNREAD, 'release'],
+        ])
+        commands.send = (command, args) => {
+          const name = command === 'EVAL' ? names.get(args[0]) : undefined
+          if (name) scripts.push(name)
+          return send(command, args)
+        }
+        script = { steps: [{ kind: 'text', chunks: ['Answer'] }] }
+        const lines = await lineReader(
+          await nodeA.request('POST', `${chatBase()}/stream-chat-state`, {
+            headers: admin,
+            body: { sessionSettings: alice, input: 'Hello', messageId: messageId(1) },
+          }),
+        ).rest()
+        expect(lines.at(-1)?.id).toBe('__state__')
+        await eventually(async () => scripts.includes('release'))
+        expect(scripts).toEqual(['claim', 'release'])
       })
     })
 

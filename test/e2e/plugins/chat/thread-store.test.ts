@@ -140,3 +140,64 @@ describe.skipIf(!postgresAvailable)('ThreadStore on Postgres, beside a node taki
     POSTGRES_START_MS,
   )
 })
+
+describe.skipIf(!postgresAvailable)('ThreadStore on Postgres, saving a long answer', () => {
+  it(
+    'leaves a long answer stored as it is when a save has nothing to append (its end): it is not written again',
+    async () => {
+      const database = await throwawayPostgresDatabase()
+      const storage = await openPostgresStorage(database.url, { poolSize: 2 })
+      const other = new SQL(database.url, { max: 1 })
+      try {
+        const store = createThreadStore(storage, () => 1)
+        const owner = await seedThreadOwner(storage)
+        const started = await store.startTurn({
+          thread: { id: 'thread-1', ...owner },
+          isNewThread: true,
+          runId: 'run-1',
+          messageId: 'message-1',
+          branch: 'main',
+          input: 'Hello',
+          images: undefined,
+          devMode: false,
+        })
+        // About 20 KB that compresses poorly, as an answer's text does: stored out of line (TOAST).
+        const answer = Array.from(
+          { length: 20_000 },
+          () => 'abcdefghijklmnopqrstuvwxyz'[Math.floor(Math.random() * 26)],
+        ).join('')
+        const save = (content: string, status: MessageSave['status']): MessageSave => ({
+          threadId: 'thread-1',
+          id: 'answer',
+          sort: 2,
+          content,
+          thinking: null,
+          graphPath: '[]',
+          toolCall: null,
+          status,
+          runId: 'run-1',
+          createdAt: 1,
+          updatedAt: 1,
+          epoch: started.epoch,
+        })
+        await store.saveMessages(() => [save(answer, 'in_process')])
+        const lsn = async () =>
+          ((await other`SELECT pg_current_wal_insert_lsn()::text AS lsn`)[0] as { lsn: string }).lsn
+        const before = await lsn()
+        await store.saveMessages(() => [save('', 'complete')])
+        const [{ written }]: Array<{ written: number }> =
+          await other`SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), ${before}::pg_lsn)::int AS written`
+        const [row]: Array<{ content: string; status: string }> =
+          await other`SELECT content, status FROM chat_messages WHERE id = 'answer'`
+        expect(row).toEqual({ content: answer, status: 'complete' })
+        // The row's new version and the commit: a few hundred bytes, not the answer's 20 KB again.
+        expect(written).toBeLessThan(4_000)
+      } finally {
+        await other.close()
+        await storage.close()
+        await database.drop()
+      }
+    },
+    POSTGRES_START_MS,
+  )
+})
