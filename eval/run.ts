@@ -27,7 +27,9 @@ import {
 } from '../test/helpers/demo-sources'
 import { keys, testBootstrap } from '../test/helpers/fixtures'
 import { comparisons } from '../test/plugins/agent/questions/comparisons'
+import { conversations } from '../test/plugins/agent/questions/conversations'
 import { rankings } from '../test/plugins/agent/questions/rankings'
+import { reading } from '../test/plugins/agent/questions/reading'
 import { expectedRows, score, writeCell, type Outcome } from '../test/plugins/agent/questions/score'
 import { threads } from '../test/plugins/agent/questions/threads'
 import { totals } from '../test/plugins/agent/questions/totals'
@@ -110,7 +112,7 @@ function record(tally: Tally, outcome: Outcome, ask: string | string[], why: str
     )
 }
 
-const DEMO_QUESTIONS: Question[] = [...totals, ...comparisons, ...rankings, ...threads]
+const DEMO_QUESTIONS: Question[] = [...totals, ...comparisons, ...rankings, ...threads, ...reading, ...conversations]
 
 /** Asks the demo set of an app; the truth is its SQL on the demo data (the same rows in every source). */
 async function askDemo(app: TestApp, source: string, questions: Question[]): Promise<void> {
