@@ -163,6 +163,10 @@ class Planner {
       return { kind: 'literal', value: time as string }
     }
     if (literal.date && typeof value === 'string') {
+      // A date against a number, text or true/false member: SQLite and MariaDB compared it as something else and
+      // answered, Postgres and DuckDB refused it in their own words.
+      if (against !== undefined && against !== 'time')
+        fail(`${clause}: DATE ${JSON.stringify(value)} is not ${TYPE_WORDS[against]}; ${TYPE_HINTS[against]}`)
       const time = normalizeTime(value)
       return time === undefined
         ? fail(`${clause}: ${JSON.stringify(value)} is not a date (${DATE_RANGE})`)
