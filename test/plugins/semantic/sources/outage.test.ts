@@ -123,6 +123,47 @@ describe('a source that cannot be reached at start', () => {
   })
 })
 
+// A SQLite path that names a text file or a folder: the query was answered 400 "try a simpler form of it" and /readyz
+// said "ok", though no query could ever run there.
+describe('a SQLite source whose file is no database', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'not-a-database-'))
+  afterAll(() => rmSync(folder, { recursive: true, force: true }))
+
+  it('answers 503 DATA_SOURCE_UNAVAILABLE, and /readyz lists it as failing while the node stays ready', async () => {
+    const text = join(folder, 'notes.db')
+    writeFileSync(text, 'these are notes, not a database\n')
+    const config = (path: string) => ({ type: 'sqlite' as const, path, maxConnections: 2, queryTimeoutMs: 5_000 })
+    const test = createTestApp({
+      semantic: semanticWith(
+        new Map([
+          [1, config(text)],
+          [2, config(folder)],
+        ]),
+      ),
+    })
+    try {
+      for (const deploymentId of [1, 2]) {
+        const response = await sql(test, deploymentId, 'SELECT MEASURE(orders.count) FROM orders')
+        expect({ deploymentId, status: response.status, body: await response.json() }).toEqual({
+          deploymentId,
+          status: 503,
+          body: {
+            error: expect.stringContaining(`deployment ${deploymentId} is unavailable`),
+            code: 'DATA_SOURCE_UNAVAILABLE',
+          },
+        })
+      }
+      const ready = await test.request('GET', '/readyz')
+      expect(ready.status).toBe(200)
+      const checks = (await ready.json()).checks
+      for (const deploymentId of [1, 2])
+        expect(checks[`dataSource:${deploymentId}`]).toMatchObject({ status: 'failing', error: 'not a database file' })
+    } finally {
+      await test.close()
+    }
+  })
+})
+
 // A source configured wrong is the operator's problem, not the caller's query's: 503, naming neither user nor host.
 for (const [name, make, available] of [
   ['postgres', postgresDemoSource, postgresAvailable],
