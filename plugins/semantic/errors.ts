@@ -65,6 +65,7 @@ export type SourceFailure =
   | 'database not found'
   | 'not accepting connections'
   | 'database file not found'
+  | 'not a database file'
   | 'invalid configuration'
   | 'no answer'
 

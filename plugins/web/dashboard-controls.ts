@@ -60,7 +60,11 @@ function typed(value: string, memberType: string): Literal {
       throw new BadRequestError(`"${value}" is not a number`, 'INVALID_CONTROLS')
     return { type: 'literal', value: number, date: false }
   }
-  if (memberType === 'boolean') return { type: 'literal', value: value === 'true', date: false }
+  if (memberType === 'boolean') {
+    // Anything but true or false filtered on false, so a viewer's "yes" showed the rows of "no".
+    if (!/^(true|false)$/i.test(value)) throw new BadRequestError(`"${value}" is not true or false`, 'INVALID_CONTROLS')
+    return { type: 'literal', value: value.toLowerCase() === 'true', date: false }
+  }
   return text(value)
 }
 

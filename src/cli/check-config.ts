@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { resolveDataSources } from '../../db/bootstrap/data-sources'
+import { readDataSources, resolveDataSources } from '../../db/bootstrap/data-sources'
 import { BootstrapError, loadBootstrapFile, parseBootstrapText } from '../../db/bootstrap/load'
 import type { BootstrapFile } from '../../db/bootstrap/model'
 import { configurationProblem } from '../../plugins/semantic/sources/create-data-source'
@@ -51,19 +51,23 @@ export const checkConfigCommand: CliCommand = {
     // The document whose model folders are checked: the file, or what can be read of one that broke its schema.
     let document: unknown = file
     if (bootstrapFile && file) {
-      // The start refuses a data source it cannot resolve (an unset `${NAME}`, a URL of another kind, no url or
-      // path) before it applies anything, so a file that passes here must pass there too.
-      const dataSources = check(() => resolveDataSources(file, io.env, bootstrapFile))
+      // The start refuses a data source it cannot resolve (an unset `${NAME}`, no url or path) before it applies
+      // anything, so a file that passes here must pass there too. The entries that resolve are checked further (a
+      // URL of another kind, or one the driver refuses, stops its deployment only) in the same run.
+      const { sources: dataSources, problems: unresolved } = readDataSources(file, io.env)
       const deployments = file.accounts.reduce((sum, account) => sum + (account.deployments?.length ?? 0), 0)
-      if (dataSources)
+      if (unresolved.length > 0) problems.push(new BootstrapError(bootstrapFile, unresolved).message)
+      else
         lines.push(
           `bootstrap file ${bootstrapFile}: ok (${file.accounts.length} account(s), ${deployments} deployment(s))`,
         )
-      for (const [id, source] of dataSources ?? []) {
+      for (const [id, source] of dataSources) {
         // The driver's own checks of the URL, as the server meets them when it builds the source.
         const problem = await configurationProblem(source)
         if (problem) problems.push(`${dataSourcePath(file, id)}: ${problem}`)
-        else lines.push(`data source of deployment ${id}: ok (${source.type}, not connected)`)
+        // The start stops at an unresolved one, so the others are not said to be ok.
+        else if (unresolved.length === 0)
+          lines.push(`data source of deployment ${id}: ok (${source.type}, not connected)`)
       }
     } else if (bootstrapFile) {
       // The file broke its schema: the data sources and model folders it names are checked all the same, as far as

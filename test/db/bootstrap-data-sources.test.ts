@@ -45,13 +45,19 @@ describe('dataSource in the bootstrap file', () => {
     expect(problems).toEqual(['accounts[0].deployments[0].dataSource.url: environment variable DB_PASSWORD is not set'])
   })
 
-  it('refuses a URL of the wrong kind, a path for a server source and a url for a file source', () => {
+  it("keeps a URL of the wrong kind or one that does not parse as the source's reason, without stopping the start", () => {
     const env = { URL: 'mysql://user:hunter2@db/shop' }
-    const wrongScheme = problemsOf(() =>
-      resolveDataSources(file({ type: 'postgres', url: '${URL}' }), env, 'bootstrap.yaml'),
+    const wrongScheme = resolveDataSources(file({ type: 'postgres', url: '${URL}' }), env, 'bootstrap.yaml')
+    expect(wrongScheme.get(3)?.invalid).toBe('expected a postgres:// URL')
+    const badPort = resolveDataSources(file({ type: 'postgres', url: 'postgres://db:99999/x' }), env, 'b')
+    expect(badPort.get(3)?.invalid).toBe('not a valid URL')
+    expect(resolveDataSources(file({ type: 'postgres', url: 'postgres://db:5432/x' }), env, 'b').get(3)?.invalid).toBe(
+      undefined,
     )
-    expect(wrongScheme).toEqual(['accounts[0].deployments[0].dataSource.url: expected a postgres:// URL'])
-    expect(wrongScheme.join()).not.toContain('hunter2')
+  })
+
+  it('refuses a path for a server source and a url for a file source', () => {
+    const env = {}
     expect(problemsOf(() => resolveDataSources(file({ type: 'postgres', path: './x.db' }), env, 'b'))).toEqual([
       'accounts[0].deployments[0].dataSource.path: a postgres source takes a url, not a path',
       'accounts[0].deployments[0].dataSource.url: required for a postgres source',

@@ -29,8 +29,8 @@ export interface DatabaseServer {
   stop(mode?: 'fast' | 'immediate'): Promise<void>
   start(): Promise<void>
   /**
-   * Postgres only: stops its processes without closing a connection (SIGSTOP), as a hung server or a network that
-   * drops packets silently looks to its clients; `thaw()` lets them go on.
+   * Stops the server's processes without closing a connection (SIGSTOP), as a hung server or a network that drops
+   * packets silently looks to its clients; `thaw()` lets them go on.
    */
   freeze?(): void
   thaw?(): void
@@ -154,6 +154,12 @@ async function startMariadb(): Promise<DatabaseServer> {
   return {
     url: `mysql://root@127.0.0.1:${port}/shop`,
     stop: halt,
+    freeze() {
+      child?.kill('SIGSTOP')
+    },
+    thaw() {
+      child?.kill('SIGCONT')
+    },
     async start() {
       if (child && child.exitCode === null) return
       launch()

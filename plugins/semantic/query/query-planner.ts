@@ -56,11 +56,12 @@ const TYPE_WORDS: Record<ColumnType, string> = {
   time: 'a date',
   boolean: 'true or false',
 }
-const TYPE_HINTS: Record<ColumnType, string> = {
-  string: "the column holds text: write the value in quotes ('0')",
-  number: 'the column holds numbers',
-  time: "write dates like '2024-01-31' or '2024-01-31 12:00:00'",
-  boolean: 'the column holds true or false',
+const TYPE_HINTS: Record<ColumnType, (value: unknown) => string> = {
+  // The value itself in quotes: the hint said ('0') whatever the value was.
+  string: (value) => `the column holds text: write the value in quotes ('${String(value).replace(/'/g, "''")}')`,
+  number: () => 'the column holds numbers',
+  time: () => "write dates like '2024-01-31' or '2024-01-31 12:00:00'",
+  boolean: () => 'the column holds true or false',
 }
 
 /** Resolves a parsed statement against one caller's view of the model: the only names a query can reach. */
@@ -163,6 +164,10 @@ class Planner {
       return { kind: 'literal', value: time as string }
     }
     if (literal.date && typeof value === 'string') {
+      // A date against a number, text or true/false member: SQLite and MariaDB compared it as something else and
+      // answered, Postgres and DuckDB refused it in their own words.
+      if (against !== undefined && against !== 'time')
+        fail(`${clause}: DATE ${JSON.stringify(value)} is not ${TYPE_WORDS[against]}; ${TYPE_HINTS[against](value)}`)
       const time = normalizeTime(value)
       return time === undefined
         ? fail(`${clause}: ${JSON.stringify(value)} is not a date (${DATE_RANGE})`)
@@ -182,7 +187,7 @@ class Planner {
     // A value of another type than the column's: each database would answer something else (MySQL compares text
     // with 0 as true for every row, Postgres refuses, SQLite matches nothing), so none of them is asked.
     if (against !== undefined && value !== null && !LITERAL_FITS[against](value))
-      fail(`${clause}: ${JSON.stringify(value)} is not ${TYPE_WORDS[against]}; ${TYPE_HINTS[against]}`)
+      fail(`${clause}: ${JSON.stringify(value)} is not ${TYPE_WORDS[against]}; ${TYPE_HINTS[against](value)}`)
     return { kind: 'literal', value }
   }
 

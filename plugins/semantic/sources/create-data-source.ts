@@ -3,6 +3,19 @@ import { createMysqlSource, openMysqlClient } from './mysql-source'
 import { createPostgresSource, openPostgresClient } from './postgres-source'
 import type { QueryPool } from './query-pool'
 import { createSqliteSource } from './sqlite-source'
+import { unconfiguredSource } from './unconfigured-source'
+import type { Dialect } from './dialects/dialect'
+import { postgresDialect } from './dialects/postgres-dialect'
+import { mysqlDialect } from './dialects/mysql-dialect'
+import { sqliteDialect } from './dialects/sqlite-dialect'
+import { duckdbDialect } from './dialects/duckdb-dialect'
+
+const DIALECTS: Record<DataSourceConfig['type'], Dialect> = {
+  postgres: postgresDialect,
+  mysql: mysqlDialect,
+  sqlite: sqliteDialect,
+  duckdb: duckdbDialect,
+}
 
 /**
  * The data source of one configuration. DuckDB's module (a native library) is loaded only here, when a DuckDB
@@ -12,6 +25,14 @@ export function createDataSource(
   config: DataSourceConfig,
   options: { pool: QueryPool; deploymentId?: number },
 ): DataSource {
+  // A URL no client can be made of: the deployment reports it, the start goes on.
+  if (config.invalid !== undefined)
+    return unconfiguredSource(
+      config.type,
+      DIALECTS[config.type],
+      options.deploymentId,
+      new Error(`dataSource.url: ${config.invalid}`),
+    )
   switch (config.type) {
     case 'postgres':
       return createPostgresSource(config, options.deploymentId)
@@ -37,6 +58,7 @@ export function createDataSource(
  * the start (its deployment reports it unavailable), so `check-config` is where an operator hears of it first.
  */
 export async function configurationProblem(config: DataSourceConfig): Promise<string | undefined> {
+  if (config.invalid !== undefined) return config.invalid
   const open = config.type === 'postgres' ? openPostgresClient : config.type === 'mysql' ? openMysqlClient : undefined
   if (!open) return undefined
   let client: Bun.SQL

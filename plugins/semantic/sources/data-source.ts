@@ -13,6 +13,11 @@ export interface DataSourceConfig {
   schema?: string
   maxConnections: number
   queryTimeoutMs: number
+  /**
+   * Why no client can be built from it (a URL of another kind, one that does not parse): the start goes on, and its
+   * deployment answers 503 `DATA_SOURCE_UNAVAILABLE` with `/readyz` saying `invalid configuration`.
+   */
+  invalid?: string
 }
 
 export const DEFAULT_MAX_CONNECTIONS = 10

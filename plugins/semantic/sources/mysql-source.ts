@@ -1,9 +1,13 @@
+import { DataSourceUnavailableError } from '../errors'
 import type { DataSource, DataSourceConfig } from './data-source'
 import { mysqlDialect } from './dialects/mysql-dialect'
 import { classifyServerError, serverSourceMethods, withDeadline } from './server-errors'
 import { unconfiguredSource } from './unconfigured-source'
 
 type Session = Awaited<ReturnType<Bun.SQL['reserve']>>
+
+/** How long a new connection (its handshake and session set-up) may take before the database counts as silent. */
+const CONNECT_TIMEOUT_MS = 5_000
 
 /**
  * MySQL 8 and MariaDB through Bun's built-in client. MySQL has no start-up session settings, so this source keeps
@@ -35,23 +39,53 @@ export function createMysqlSource(config: DataSourceConfig, deploymentId?: numbe
     if (config.schema) await session.unsafe(`USE ${mysqlDialect.quoteIdentifier(config.schema)}`)
   }
 
+  const connect = async (): Promise<Session> => {
+    const session = await client.reserve()
+    try {
+      await setUp(session)
+    } catch (error) {
+      session.release()
+      throw error
+    }
+    return session
+  }
+
   const acquire = async (): Promise<Session> => {
     const ready = idle.pop()
     if (ready) return ready
     if (open >= config.maxConnections) return new Promise((resolve) => waiting.push(resolve))
     open++
+    const attempt = connect()
+    let timer: ReturnType<typeof setTimeout> | undefined
+    // Nothing else bounds this wait on a server that stopped answering: the driver's pool hands out no connection
+    // while its others still wait on statements the server never answers (a /readyz check, say, whose session this
+    // source gave up), and its connectionTimeout covers neither that nor the session set-up. Questions waited for as
+    // long as the server slept (minutes), past every limit.
+    const silent = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new DataSourceUnavailableError(
+              deploymentId,
+              `no reply to the connection within ${CONNECT_TIMEOUT_MS} ms`,
+              'no answer',
+            ),
+          ),
+        CONNECT_TIMEOUT_MS,
+      )
+    })
     try {
-      const session = await client.reserve()
-      try {
-        await setUp(session)
-      } catch (error) {
-        session.release()
-        throw error
-      }
-      return session
+      return await Promise.race([attempt, silent])
     } catch (error) {
       open--
+      // A connection that comes after all is let go.
+      attempt.then(
+        (session) => session.release(),
+        () => {},
+      )
       throw error
+    } finally {
+      clearTimeout(timer)
     }
   }
 

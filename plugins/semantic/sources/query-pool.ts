@@ -16,7 +16,8 @@ export interface WorkerRequest {
 
 export type WorkerReply =
   | { id: number; ok: true; rows: unknown[][]; totalRows: number }
-  | { id: number; ok: false; error: string }
+  /** `unavailable`: the file is no database SQLite can read, whatever the query (the source is broken, not it). */
+  | { id: number; ok: false; error: string; unavailable?: true }
   /** Sent once when the process has loaded, so its start-up is not counted against a query's time limit. */
   | { ready: true }
 
@@ -43,6 +44,9 @@ const MAX_QUEUED = 200
 const WORKER_START_MS = 15_000
 
 export { QueryExecutionError }
+
+/** The file a query was sent to is no database SQLite can read (not a database, corrupt, a folder, unreadable). */
+export class UnreadableFileError extends Error {}
 
 // From source the query process runs this folder's `query-worker.ts` with the same bun. The compiled binary runs
 // itself with `QUERY_WORKER_COMMAND`, which `main.ts` turns into that same module. (The binary is told by its main
@@ -130,7 +134,10 @@ export class QueryPool {
         if (!job || job.id !== message.id) return
         this.finish(slot)
         if (message.ok) job.resolve({ rows: message.rows, totalRows: message.totalRows })
-        else job.reject(new QueryExecutionError(message.error))
+        else
+          job.reject(
+            message.unavailable ? new UnreadableFileError(message.error) : new QueryExecutionError(message.error),
+          )
       },
       onExit: (from, exitCode, signalCode) => {
         // A process this pool killed is already out of its slot; any other exit is a crash (or an outside kill).

@@ -12,6 +12,9 @@ import { UNICODE_LOWER, UNICODE_LOWER_OPTIONS, unicodeLower } from '../../../lib
 
 const connections = new Map<string, Database>()
 
+// The file itself is the problem, not the query: not a database, corrupt, unreadable (a folder, say) or not openable.
+const FILE_FAILURE = /^SQLITE_(NOTADB|CORRUPT|CANTOPEN|IOERR|PERM|AUTH)/
+
 function connection(path: string): Database {
   let database = connections.get(path)
   if (!database) {
@@ -37,7 +40,14 @@ function run(request: WorkerRequest): Exclude<WorkerReply, { ready: true }> {
     }
     return { id: request.id, ok: true, rows, totalRows }
   } catch (error) {
-    return { id: request.id, ok: false, error: (error as Error).message }
+    const { code, message } = error as { code?: string; message: string }
+    if (typeof code === 'string' && FILE_FAILURE.test(code)) {
+      // Opened again at the next query, so a file mended meanwhile is read afresh.
+      connections.get(request.path)?.close()
+      connections.delete(request.path)
+      return { id: request.id, ok: false, error: message, unavailable: true }
+    }
+    return { id: request.id, ok: false, error: message }
   }
 }
 

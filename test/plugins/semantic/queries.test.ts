@@ -299,7 +299,11 @@ describe('a literal of another type than its column', () => {
       ['SELECT MEASURE(orders.count) FROM orders WHERE orders.status = 0', '0 is not text'],
       ['SELECT MEASURE(orders.count) FROM orders WHERE orders.status IN (1, 2)', '1 is not text'],
       ["SELECT MEASURE(orders.count) FROM orders WHERE orders.has_discount = 'yes'", '"yes" is not true or false'],
-      ['SELECT MEASURE(orders.count) FROM orders WHERE customers.city > 5', '5 is not text'],
+      [
+        'SELECT MEASURE(orders.count) FROM orders WHERE customers.city > 5',
+        "5 is not text; the column holds text: write the value in quotes ('5')",
+      ],
+      ["SELECT MEASURE(orders.count) FROM orders WHERE orders.status = DATE '2024-01-31'", "quotes ('2024-01-31')"],
       ['SELECT MEASURE(orders.count) FROM orders WHERE orders.amount = true', 'true is not a number'],
       // LIKE on what is not text: an answer on some sources, a database error on others.
       ["SELECT MEASURE(orders.count) FROM orders WHERE orders.id LIKE '12%'", 'orders.id is a number'],

@@ -67,6 +67,20 @@ describe('applyControls', () => {
     ).toThrow('is not a number')
   })
 
+  it('takes true or false for a true/false member and refuses anything else, instead of filtering on false', () => {
+    const sql = 'SELECT MEASURE(orders.count) FROM orders'
+    const flagged = new Map([['orders.has_discount', 'boolean']])
+    const filter = (value: string) =>
+      applyControls(
+        sql,
+        { filters: [{ member: 'orders.has_discount', operator: 'equals', values: [value] }], timeGrains: [] },
+        flagged,
+      )
+    expect(filter('TRUE')).toBe(`${sql} WHERE (orders.has_discount = TRUE)`)
+    expect(filter('false')).toBe(`${sql} WHERE (orders.has_discount = FALSE)`)
+    for (const value of ['yes', '', '1', 'truex']) expect(() => filter(value)).toThrow('is not true or false')
+  })
+
   it('keeps any value a string literal: quotes and SQL in values never change the query', () => {
     const hostile = ["x' OR 1=1 --", "a''b", '\\', "'); DELETE FROM orders; --"]
     const sql = applyControls(

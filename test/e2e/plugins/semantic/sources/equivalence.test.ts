@@ -227,6 +227,15 @@ describe('data sources answer the same JSON', () => {
       { sql: `${count} WHERE orders.id > -9223372036854775809`, message: 'is out of range' },
       { sql: `${count} WHERE orders.amount < 1e308`, message: 'is out of range' },
       { sql: `${count} WHERE orders.amount = '1e20'`, message: 'is out of range' },
+      // A date against a number, text or true/false member: SQLite and MariaDB answered (differently), Postgres and
+      // DuckDB refused it.
+      { sql: `${count} WHERE orders.amount > DATE '2020-01-01'`, message: 'is not a number' },
+      { sql: `${count} WHERE orders.has_discount = DATE '2020-01-01'`, message: 'is not true or false' },
+      { sql: `${count} WHERE orders.status = DATE '2020-01-01'`, message: 'is not text' },
+      {
+        sql: `${count} HAVING MEASURE(orders.total_amount) > TIMESTAMP '2020-01-01 00:00:00'`,
+        message: 'is not a number',
+      },
       // A dashboard control's value, as an embed viewer sends it.
       { sql: controlled('orders.created_at', 'gt', '0000-01-01'), message: 'is not a date' },
       { sql: controlled('orders.amount', 'lt', '1e20'), message: 'is out of range' },

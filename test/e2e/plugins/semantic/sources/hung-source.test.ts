@@ -3,7 +3,13 @@ import { createLogger } from '../../../../../lib/logger'
 import { createSemanticService } from '../../../../../plugins/semantic/semantic-service'
 import { runCli } from '../../../../../src/cli/index'
 import { apiKey, createTestApp, type TestApp } from '../../../../helpers/app'
-import { ownPostgresServer, postgresAvailable, type DatabaseServer } from '../../../../helpers/database-servers'
+import { mariadbDemoSource } from '../../../../helpers/demo-sources'
+import {
+  mariadbAvailable,
+  ownPostgresServer,
+  postgresAvailable,
+  type DatabaseServer,
+} from '../../../../helpers/database-servers'
 import { TEST_DEMO_DATA } from '../../../../helpers/demo-data'
 import { keys } from '../../../../helpers/fixtures'
 
@@ -114,4 +120,55 @@ describe.skipIf(!postgresAvailable)('a Postgres source that hangs', () => {
       200,
     )
   }, 90_000)
+})
+
+/**
+ * A MariaDB source whose server hangs before the service holds a connection to it: the connection's handshake gets
+ * no reply. The question waited for as long as the server slept (minutes), past every limit.
+ */
+describe.skipIf(!mariadbAvailable)('a MariaDB source that hangs', () => {
+  let server: DatabaseServer
+  let test: TestApp
+  beforeAll(async () => {
+    // The run's MariaDB, with the demo tables loaded once for every test that reads them.
+    const source = await mariadbDemoSource()
+    server = source.server as DatabaseServer
+    const semantic = createSemanticService({
+      config: { dbPath: ':memory:', demoDataPath: TEST_DEMO_DATA },
+      logger: createLogger('silent'),
+      dataSources: new Map([[1, { ...source.config, maxConnections: 4, queryTimeoutMs: 1_000 }]]),
+      breaker: { failures: 2, coolDownMs: COOL_DOWN_MS },
+    })
+    test = createTestApp({ semantic })
+  }, 120_000)
+  afterAll(async () => {
+    server?.thaw?.()
+    await test?.close()
+  }, 60_000)
+
+  it('answers that the database did not answer within its limit, then opens its circuit', async () => {
+    const ask = async (query: string) => {
+      const startedAt = performance.now()
+      const response = await test.request('POST', '/api/v1/deployments/1/sql', {
+        headers: apiKey(keys.admin),
+        body: { query },
+      })
+      return { status: response.status, body: await response.json(), ms: performance.now() - startedAt }
+    }
+    expect((await ask('SELECT MEASURE(orders.count) FROM orders')).status).toBe(200)
+    server.freeze?.()
+    // /readyz asks it too, and gives up on it after a second.
+    for (let index = 0; index < 3; index++) expect((await test.request('GET', '/readyz')).status).toBe(200)
+    const first = await ask("SELECT MEASURE(orders.count) FROM orders WHERE orders.status = 'shipped'")
+    expect(first.status).toBe(503)
+    expect(first.body).toEqual({ error: expect.stringContaining('did not answer'), code: 'DATA_SOURCE_UNAVAILABLE' })
+    expect(first.ms).toBeLessThan(8_000)
+    await ask("SELECT MEASURE(orders.count) FROM orders WHERE orders.status = 'returned'")
+    const refused = await ask("SELECT MEASURE(orders.count) FROM orders WHERE orders.status = 'completed'")
+    expect([refused.status, refused.body.code]).toEqual([503, 'DATA_SOURCE_UNAVAILABLE'])
+    expect(refused.ms).toBeLessThan(500)
+    server.thaw?.()
+    await Bun.sleep(COOL_DOWN_MS)
+    expect((await ask("SELECT MEASURE(orders.count) FROM orders WHERE orders.status = 'cancelled'")).status).toBe(200)
+  }, 60_000)
 })

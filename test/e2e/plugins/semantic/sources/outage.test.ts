@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { resolveDataSources } from '../../../../../db/bootstrap/data-sources'
+import { validateBootstrap } from '../../../../../db/bootstrap/load'
 import { createSemanticService } from '../../../../../plugins/semantic/semantic-service'
 import { serviceSqlApi } from '../../../../../plugins/semantic/tools'
 import { createLogger } from '../../../../../lib/logger'
@@ -120,6 +122,91 @@ describe('a source that cannot be reached at start', () => {
     expect(outcome).toMatchObject({ status: 503, code: 'DATA_SOURCE_UNAVAILABLE' })
     expect((outcome as Error).message).not.toContain('topsecret')
     semantic.close()
+  })
+})
+
+// A URL of another kind, or with a port past 65535, stopped the whole server at start, for every account.
+describe('a source whose URL no client can be made of', () => {
+  it('answers 503 DATA_SOURCE_UNAVAILABLE and /readyz says invalid configuration, and the start goes on', async () => {
+    const bootstrap = validateBootstrap(
+      {
+        accounts: [
+          {
+            name: 'acme',
+            plan: 'enterprise',
+            deployments: [
+              { id: 1, name: 'a', model: 'demo', dataSource: { type: 'postgres', url: 'http://db.internal/shop' } },
+              { id: 2, name: 'b', model: 'demo', dataSource: { type: 'mysql', url: 'mysql://u:hunter2@db:99999/x' } },
+            ],
+          },
+        ],
+      },
+      'bootstrap.yaml',
+    )
+    const test = createTestApp({ semantic: semanticWith(resolveDataSources(bootstrap, {}, 'bootstrap.yaml')) })
+    try {
+      for (const deploymentId of [1, 2]) {
+        const response = await sql(test, deploymentId, 'SELECT MEASURE(orders.count) FROM orders')
+        const text = await response.text()
+        expect({ deploymentId, status: response.status, body: JSON.parse(text) }).toEqual({
+          deploymentId,
+          status: 503,
+          body: { error: expect.stringContaining(`deployment ${deploymentId}`), code: 'DATA_SOURCE_UNAVAILABLE' },
+        })
+        expect(text).not.toContain('hunter2')
+      }
+      const ready = await test.request('GET', '/readyz')
+      expect(ready.status).toBe(200)
+      const checks = (await ready.json()).checks
+      for (const deploymentId of [1, 2])
+        expect(checks[`dataSource:${deploymentId}`]).toMatchObject({
+          status: 'failing',
+          error: 'invalid configuration',
+        })
+    } finally {
+      await test.close()
+    }
+  })
+})
+
+// A SQLite path that names a text file or a folder: the query was answered 400 "try a simpler form of it" and /readyz
+// said "ok", though no query could ever run there.
+describe('a SQLite source whose file is no database', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'not-a-database-'))
+  afterAll(() => rmSync(folder, { recursive: true, force: true }))
+
+  it('answers 503 DATA_SOURCE_UNAVAILABLE, and /readyz lists it as failing while the node stays ready', async () => {
+    const text = join(folder, 'notes.db')
+    writeFileSync(text, 'these are notes, not a database\n')
+    const config = (path: string) => ({ type: 'sqlite' as const, path, maxConnections: 2, queryTimeoutMs: 5_000 })
+    const test = createTestApp({
+      semantic: semanticWith(
+        new Map([
+          [1, config(text)],
+          [2, config(folder)],
+        ]),
+      ),
+    })
+    try {
+      for (const deploymentId of [1, 2]) {
+        const response = await sql(test, deploymentId, 'SELECT MEASURE(orders.count) FROM orders')
+        expect({ deploymentId, status: response.status, body: await response.json() }).toEqual({
+          deploymentId,
+          status: 503,
+          body: {
+            error: expect.stringContaining(`deployment ${deploymentId} is unavailable`),
+            code: 'DATA_SOURCE_UNAVAILABLE',
+          },
+        })
+      }
+      const ready = await test.request('GET', '/readyz')
+      expect(ready.status).toBe(200)
+      const checks = (await ready.json()).checks
+      for (const deploymentId of [1, 2])
+        expect(checks[`dataSource:${deploymentId}`]).toMatchObject({ status: 'failing', error: 'not a database file' })
+    } finally {
+      await test.close()
+    }
   })
 })
 
