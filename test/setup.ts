@@ -5,6 +5,7 @@ import { testStorage } from './helpers/bootstrapped-postgres'
 import { postgresServer, stopDatabaseServers } from './helpers/database-servers'
 import { TEST_DEMO_DATA } from './helpers/demo-data'
 import { removeDemoSourceFiles } from './helpers/demo-sources'
+import { CLINIC_FOLDER } from './fixtures/clinic/make-data'
 import { redisServer, stopRedisServer, testRegistry } from './helpers/redis-server'
 
 // With TEST_REGISTRY=redis every test app's runs go through a throwaway Redis, started here once for the run.
@@ -23,6 +24,8 @@ afterAll(() => {
   stopDatabaseServers()
   stopRedisServer()
   removeDemoSourceFiles()
+  // The clinic model's folder, made by the tests that ask it.
+  rmSync(CLINIC_FOLDER, { recursive: true, force: true })
   const folder = dirname(TEST_DEMO_DATA)
   const name = basename(TEST_DEMO_DATA)
   for (const entry of readdirSync(folder)) if (entry.startsWith(name)) rmSync(join(folder, entry), { force: true })

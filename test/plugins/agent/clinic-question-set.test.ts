@@ -2,22 +2,23 @@ import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
 import { createTestApp, type TestApp } from '../../helpers/app'
+import { clinicFolder } from '../../fixtures/clinic/make-data'
 import { testBootstrap } from '../../helpers/fixtures'
 import { answerOf, Tally } from './questions/ask'
 import { clinic } from './questions/clinic'
 import { expectedRows, score } from './questions/score'
 
 /** The clinic model and its data: a schema the analyst was not grown on. */
-const CLINIC = join(import.meta.dir, '../../fixtures/clinic')
 
 let test: TestApp
 let data: Database
 
 beforeAll(() => {
+  const folder = clinicFolder()
   const bootstrap = testBootstrap()
-  bootstrap.accounts[0].deployments![0].model = CLINIC
+  bootstrap.accounts[0].deployments![0].model = folder
   test = createTestApp({ bootstrap })
-  data = new Database(join(CLINIC, 'data.db'), { readonly: true })
+  data = new Database(join(folder, 'data.db'), { readonly: true })
 }, 60_000)
 afterAll(async () => {
   data.close()

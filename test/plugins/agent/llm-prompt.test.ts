@@ -5,9 +5,9 @@ import { bindSemanticTools } from '../../../plugins/semantic/tools'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, finalAnswer, mergeLines, readLines } from '../../helpers/chat'
 import { startFakeOpenAI, type FakeTurn } from '../../helpers/fake-openai'
+import { clinicFolder } from '../../fixtures/clinic/make-data'
 import { keys, testBootstrap } from '../../helpers/fixtures'
 import type { BootstrapFile } from '../../../db/bootstrap/model'
-import { join } from 'node:path'
 
 /**
  * A recorded transcript of a model that follows the prompt: it reads the model, searches for the value the question
@@ -112,7 +112,7 @@ describe('the system prompt and tools for real models', () => {
 
   it("give the model the titles, labels, synonyms and descriptions of the deployment's own model", async () => {
     const bootstrap = testBootstrap()
-    bootstrap.accounts[0].deployments![0].model = join(import.meta.dir, '../../fixtures/clinic')
+    bootstrap.accounts[0].deployments![0].model = clinicFolder()
     const app = appWith([{ toolCalls: [{ name: 'serviceMeta', arguments: {} }] }, { text: ['**Visits**'] }], bootstrap)
     await ask(app, 'How many visits in 2024?', { externalId: 'llm-clinic' })
     const [meta] = toolResults(fake!.requests) as [{ cubes: Array<Record<string, unknown>> }]
