@@ -1,4 +1,3 @@
-import type { MetaIndex, MetaMember } from './meta-index'
 import { stem, words } from './words'
 
 /**
@@ -16,28 +15,6 @@ export const FILLER = new Set(
     .split(/\s+/)
     .filter(Boolean),
 )
-
-/** Money that is not what a business earns: never read as its revenue. */
-const NOT_EARNED = /discount|tax|cost|refund|shipping|freight|expense|salary|wage|budget/
-
-/**
- * The model's main money measure, read as "revenue" ("sales", "how much did we earn") when the model has no such
- * word: a currency sum that is not a discount, a tax or a cost, on the cube most measures reach time from.
- */
-export function moneyMeasure(index: MetaIndex): MetaMember | undefined {
-  const sums = index.cubes.flatMap((cube) =>
-    cube.measures.filter(
-      (measure) => measure.type === 'sum' && measure.format === 'currency' && !NOT_EARNED.test(measure.path),
-    ),
-  )
-  const earned = (measure: MetaMember) =>
-    /revenue|sales|amount|total|paid|payment|fee|price|value|gross|net|income/.test(
-      `${measure.name} ${measure.title}`.toLowerCase(),
-    )
-  const dated = (measure: MetaMember) =>
-    index.cubes.find((cube) => cube.name === measure.cube)?.dimensions.some((dim) => dim.type === 'time') ?? false
-  return [...sums].sort((a, b) => Number(earned(b)) - Number(earned(a)) || Number(dated(b)) - Number(dated(a)))[0]
-}
 
 /** Edit distance with adjacent transpositions ("electroncis" is one from "electronics"), stopped past `limit`. */
 export function editDistance(a: string, b: string, limit = 2): number {

@@ -1,4 +1,3 @@
-import { moneyMeasure } from './lexicon'
 /** A member of the model as the offline analyst sees it in `serviceMeta`'s result. */
 export interface MetaMember {
   /** `cube.member`. */
@@ -140,4 +139,26 @@ export function indexMeta(meta: unknown): MetaIndex {
   const money = named ? undefined : moneyMeasure(index)
   if (money) money.synonyms = [...(money.synonyms ?? []), 'revenue']
   return index
+}
+
+/** Money that is not what a business earns: never read as its revenue. */
+const NOT_EARNED = /discount|tax|cost|refund|shipping|freight|expense|salary|wage|budget/
+
+/**
+ * The model's main money measure, read as "revenue" ("sales", "how much did we earn") when the model has no such
+ * word: a currency sum that is not a discount, a tax or a cost, on the cube most measures reach time from.
+ */
+export function moneyMeasure(index: MetaIndex): MetaMember | undefined {
+  const sums = index.cubes.flatMap((cube) =>
+    cube.measures.filter(
+      (measure) => measure.type === 'sum' && measure.format === 'currency' && !NOT_EARNED.test(measure.path),
+    ),
+  )
+  const earned = (measure: MetaMember) =>
+    /revenue|sales|amount|total|paid|payment|fee|price|value|gross|net|income/.test(
+      `${measure.name} ${measure.title}`.toLowerCase(),
+    )
+  const dated = (measure: MetaMember) =>
+    index.cubes.find((cube) => cube.name === measure.cube)?.dimensions.some((dim) => dim.type === 'time') ?? false
+  return [...sums].sort((a, b) => Number(earned(b)) - Number(earned(a)) || Number(dated(b)) - Number(dated(a)))[0]
 }
