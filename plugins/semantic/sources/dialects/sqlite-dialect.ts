@@ -14,13 +14,15 @@ const TRUNCATE: Record<Granularity, (value: string) => string> = {
 }
 
 /**
- * A time kept as text (`YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS[.fff]]`, with `T` for the space, with `Z`) as
- * `YYYY-MM-DD HH:MM:SS` with the fraction of a second it has (trailing zeros dropped), as `normalizeTime` writes
- * literals. Text functions only: SQLite's own date functions keep milliseconds and would cut `.123456` short. A
- * value already in the canonical form (the common case) is passed through after one length and one character test.
+ * A time kept as text (`YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS[.fff]]`, with `T` for the space, with `Z` or the
+ * `+00:00` of Python's `isoformat()`) as `YYYY-MM-DD HH:MM:SS` with the fraction of a second it has (trailing zeros
+ * dropped), as `normalizeTime` writes literals. Text functions only: SQLite's own date functions keep milliseconds
+ * and would cut `.123456` short, and may move a time to another day, where the compiler's day bounds need its first
+ * ten characters kept. Other offsets are not converted. A value already in the canonical form (the common case) is
+ * passed through after one length and one character test.
  */
 function canonicalTime(value: string): string {
-  const spaced = `replace(rtrim(${value}, 'Z'), 'T', ' ')`
+  const spaced = `replace(replace(rtrim(${value}, 'Z'), '+00:00', ''), 'T', ' ')`
   const whole = `CASE length(${spaced}) WHEN 10 THEN ${spaced} || ' 00:00:00' WHEN 16 THEN ${spaced} || ':00' ELSE ${spaced} END`
   return (
     `(CASE WHEN length(${value}) = 19 AND substr(${value}, 11, 1) = ' ' THEN ${value}` +

@@ -68,13 +68,13 @@ describe('time columns of every kind', () => {
     expect(timeText('not a time')).toBeUndefined()
   })
 
-  it('compares a SQLite date kept as YYYY-MM-DD as its midnight, and a time written with T, Z or a fraction as its moment', async () => {
+  it('compares a SQLite date kept as YYYY-MM-DD as its midnight, and a time written with T, Z, +00:00 or a fraction as its moment', async () => {
     const path = join(folder, 'forms.db')
     const database = new Database(path)
     database.run('CREATE TABLE visits (id INTEGER PRIMARY KEY, born DATE, seen_at TEXT)')
     database.run(
       `INSERT INTO visits VALUES (1, '2024-02-29', '2024-03-30T23:30:00Z'), (2, '2023-12-31', '2024-01-01 05:00:00.500'),
-        (3, '2024-01-01', '2024-01-01T05:00')`,
+        (3, '2024-01-01', '2024-01-01T05:00'), (4, '2024-03-01', '2024-03-30T23:30:00.000001+00:00')`,
     )
     database.close()
     const ids = (where: string) => `SELECT visits.id FROM visits WHERE ${where} ORDER BY 1`
@@ -86,16 +86,18 @@ describe('time columns of every kind', () => {
         ids("visits.seen_at > '2024-01-01 05:00:00'"),
         ids("visits.seen_at = '2024-01-01 05:00:00.5'"),
         ids("visits.seen_at <= '2024-03-30 23:30'"),
+        ids("visits.seen_at = '2024-03-30 23:30:00.000001'"),
         'SELECT MAX(visits.born), MIN(visits.seen_at) FROM visits',
       ]),
     ).toEqual([
       [['2']],
       [['3']],
       [['1'], ['3']],
-      [['1'], ['2']],
+      [['1'], ['2'], ['4']],
       [['2']],
       [['1'], ['2'], ['3']],
-      [['2024-02-29 00:00:00', '2024-01-01 05:00:00']],
+      [['4']],
+      [['2024-03-01 00:00:00', '2024-01-01 05:00:00']],
     ])
   })
 
