@@ -28,6 +28,9 @@ export interface CompiledQuery {
   averages: Array<{ index: number; sum: number; count: number }>
 }
 
+/** A comparison read the other way round (`'1998-01-01' < t` is `t > '1998-01-01'`). */
+const FLIPPED = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as const
+
 const fail = (message: string): never => {
   throw new InvalidQueryError(message)
 }
@@ -80,10 +83,53 @@ class Compiler {
     return /^[\w."`]+$/.test(sql) ? sql : `(${sql})`
   }
 
-  /** A dimension as the query compares, groups and aggregates it: text exactly (see `Dialect.exactText`). */
+  /**
+   * A dimension as the query compares, groups and aggregates it: text exactly (see `Dialect.exactText`), a time
+   * kept as text in one form (see `Dialect.textTime`).
+   */
   private value(member: Dimension): string {
     const sql = this.dimension(member)
-    return member.type === 'string' ? this.dialect.exactText(sql) : sql
+    if (member.type === 'string') return this.dialect.exactText(sql)
+    if (member.type === 'time' && this.dialect.textTime) return this.dialect.textTime(sql)
+    return sql
+  }
+
+  /**
+   * Where times are text (`Dialect.textTime`), the day bounds a comparison of a time column with a date implies,
+   * on the column as stored, so an index on it still serves the query: `t >= '1998-01-01 06:00:00'` holds only
+   * where the stored text is at least `1998-01-01`, and `t <= ...` only where it is below `1998-01-01~` (every form
+   * of a time on that day sorts between the two). The comparison itself still decides; undefined where no bound
+   * applies (an expression, `<>`, or no literal).
+   */
+  private rawDayBounds(subject: Resolved, range: { low?: Resolved; high?: Resolved }): string | undefined {
+    if (!this.dialect.textTime || subject.kind !== 'dimension' || subject.member.type !== 'time') return undefined
+    const raw = this.dimension(subject.member)
+    if (!/^[\w."`]+$/.test(raw)) return undefined
+    const day = (bound: Resolved | undefined) =>
+      bound?.kind === 'literal' && typeof bound.value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(bound.value)
+        ? bound.value.slice(0, 10)
+        : undefined
+    const low = day(range.low)
+    const high = day(range.high)
+    const bounds = [
+      ...(low === undefined ? [] : [`${raw} >= ${this.param(low)}`]),
+      ...(high === undefined ? [] : [`${raw} < ${this.param(`${high}~`)}`]),
+    ]
+    return bounds.length > 0 ? bounds.join(' AND ') : undefined
+  }
+
+  /** A comparison, with the stored column's day bounds before it where times are text (see `rawDayBounds`). */
+  private comparison(expression: Extract<Resolved, { kind: 'compare' }>): string {
+    const test = `(${this.expression(expression.left)} ${expression.operator} ${this.expression(expression.right)})`
+    const literalFirst = expression.left.kind === 'literal'
+    const subject = literalFirst ? expression.right : expression.left
+    const value = literalFirst ? expression.left : expression.right
+    const operator = literalFirst ? FLIPPED[expression.operator] : expression.operator
+    const bounds = this.rawDayBounds(subject, {
+      low: operator === '>' || operator === '>=' || operator === '=' ? value : undefined,
+      high: operator === '<' || operator === '<=' || operator === '=' ? value : undefined,
+    })
+    return bounds === undefined ? test : `(${bounds} AND ${test})`
   }
 
   private primaryKey(cube: Cube): string | undefined {
@@ -234,15 +280,18 @@ class Compiler {
           ? this.column(expression.index)
           : this.expression(this.plan.columns[expression.index].expression)
       case 'compare':
-        return `(${this.expression(expression.left)} ${expression.operator} ${this.expression(expression.right)})`
+        return this.comparison(expression)
       case 'logical':
         return `(${expression.args.map((arg) => this.expression(arg)).join(expression.operator === 'and' ? ' AND ' : ' OR ')})`
       case 'not':
         return `(NOT ${this.expression(expression.arg)})`
       case 'in':
         return `(${this.expression(expression.arg)} ${expression.negated ? 'NOT IN' : 'IN'} (${expression.list.map((item) => this.expression(item)).join(', ')}))`
-      case 'between':
-        return `(${this.expression(expression.arg)} ${expression.negated ? 'NOT BETWEEN' : 'BETWEEN'} ${this.expression(expression.low)} AND ${this.expression(expression.high)})`
+      case 'between': {
+        const test = `(${this.expression(expression.arg)} ${expression.negated ? 'NOT BETWEEN' : 'BETWEEN'} ${this.expression(expression.low)} AND ${this.expression(expression.high)})`
+        const bounds = expression.negated ? undefined : this.rawDayBounds(expression.arg, expression)
+        return bounds === undefined ? test : `(${bounds} AND ${test})`
+      }
       case 'like': {
         const value = this.expression(expression.arg)
         const pattern = this.param(this.dialect.likePattern(expression.pattern, expression.caseInsensitive))

@@ -311,9 +311,9 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
       column.member = unique(safeName(column.name))
       const dimension: Record<string, unknown> = { name: column.member, type: column.type }
       if (column.member !== column.name || q(column.name) !== column.name) dimension.sql = sqlOf(column.name)
-      // SQLite compares times as text `YYYY-MM-DD HH:MM:SS`: a date kept as `1998-01-01` would sort before midnight
-      // of its own day (and fall inside "before 1998"), so every SQLite time is read through datetime().
-      if (column.type === 'time' && options.sqlite) dimension.sql = `datetime(${sqlOf(column.name)})`
+      // A SQLite time is the column itself: the query compiler reads any text form of a time (a date alone, `T`,
+      // fractions) as its moment, and bounds the column by day so its index serves date ranges. Read through
+      // datetime(), it lost the index and its fractions of a second.
       dimension.title = columnTitle(column)
       if (column.comment) dimension.description = column.comment
       if (

@@ -122,6 +122,8 @@ async function mysqlTables(url: string, schema: string | undefined): Promise<Tab
 /** Tables and views of a SQLite file with their keys. */
 function sqliteTables(path: string): TableInfo[] {
   const database = new Database(path, { readonly: true })
+  // A file its writer keeps in WAL mode is locked for moments (a checkpoint as the writer closes): wait them out.
+  database.run('PRAGMA busy_timeout = 5000')
   try {
     const names = database
       .query(

@@ -10,6 +10,12 @@ import { dlopen } from 'bun:ffi'
 import type { WorkerReply, WorkerRequest } from './query-pool'
 import { UNICODE_LOWER, UNICODE_LOWER_OPTIONS, unicodeLower } from '../../../lib/unicode-lower'
 
+/**
+ * How long a read waits on another connection's lock: long enough for a writer's checkpoint, short enough that a
+ * file a program keeps locked is an error rather than a query stopped (and its process restarted) at its limit.
+ */
+const BUSY_TIMEOUT_MS = 5_000
+
 const connections = new Map<string, Database>()
 
 // The file itself is the problem, not the query: not a database, corrupt, unreadable (a folder, say) or not openable.
@@ -19,6 +25,9 @@ function connection(path: string): Database {
   let database = connections.get(path)
   if (!database) {
     database = new Database(path, { readonly: true })
+    // A file another program writes in WAL mode is locked for moments (its writer checkpointing as it closes, a
+    // recovery): wait them out instead of answering "database is locked". The query's own time limit still holds.
+    database.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`)
     // Belt and braces on top of the read-only open: this connection can never write, attach or load anything.
     database.run('PRAGMA query_only = ON')
     // SQLite's lower() lowers ASCII only: 'ZÜRICH' ILIKE 'zü%' was false here and true on every other source.

@@ -366,11 +366,11 @@ describe('keys and joins', () => {
       ],
       true,
     )
-    // Read through datetime(), so a date kept as `1998-01-01` compares as the midnight it is.
-    expect(dimension(model.get('orders'), 'created_at')).toMatchObject({
-      type: 'time',
-      sql: 'datetime({CUBE}.created_at)',
-    } as never)
+    // The column itself, not datetime() of it: the compiler reads `1998-01-01` as its midnight (see time-columns),
+    // and an index on the column still serves a date range.
+    const createdAt = dimension(model.get('orders'), 'created_at')
+    expect(createdAt).toMatchObject({ type: 'time' } as never)
+    expect(createdAt).not.toHaveProperty('sql')
     expect(dimension(model.get('orders'), 'note')).toMatchObject({ type: 'string' } as never)
   })
 })

@@ -32,6 +32,14 @@ export interface Dialect {
    * MySQL's collations ignore case, accents or trailing spaces, so there it is the value's bytes; elsewhere the value.
    */
   exactText(value: string): string
+  /**
+   * Where times are text in whatever form their writer chose (SQLite): a time dimension as queries compare, group
+   * and aggregate it, in the one form `normalizeTime` gives literals (`YYYY-MM-DD HH:MM:SS[.fff]`). A date kept as
+   * `1998-01-01` sorted before `1998-01-01 00:00:00`, so "before 1998" took New Year's Day. The expression keeps the
+   * value's first ten characters (its day) as they are, so the compiler may bound the raw column by its day for an
+   * index to serve. Missing where times are typed (the other sources).
+   */
+  textTime?(value: string): string
   /** `LIMIT`/`OFFSET` clauses from placeholders (either may be missing). */
   limit(limit: string | undefined, offset: string | undefined): string
 }

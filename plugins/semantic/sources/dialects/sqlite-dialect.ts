@@ -13,6 +13,23 @@ const TRUNCATE: Record<Granularity, (value: string) => string> = {
   year: (value) => `strftime('%Y-01-01 00:00:00', ${value})`,
 }
 
+/**
+ * A time kept as text (`YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS[.fff]]`, with `T` for the space, with `Z` or the
+ * `+00:00` of Python's `isoformat()`) as `YYYY-MM-DD HH:MM:SS` with the fraction of a second it has (trailing zeros
+ * dropped), as `normalizeTime` writes literals. Text functions only: SQLite's own date functions keep milliseconds
+ * and would cut `.123456` short, and may move a time to another day, where the compiler's day bounds need its first
+ * ten characters kept. Other offsets are not converted. A value already in the canonical form (the common case) is
+ * passed through after one length and one character test.
+ */
+function canonicalTime(value: string): string {
+  const spaced = `replace(replace(rtrim(${value}, 'Z'), '+00:00', ''), 'T', ' ')`
+  const whole = `CASE length(${spaced}) WHEN 10 THEN ${spaced} || ' 00:00:00' WHEN 16 THEN ${spaced} || ':00' ELSE ${spaced} END`
+  return (
+    `(CASE WHEN length(${value}) = 19 AND substr(${value}, 11, 1) = ' ' THEN ${value}` +
+    ` WHEN instr(${value}, '.') > 0 THEN rtrim(rtrim(${whole}, '0'), '.') ELSE ${whole} END)`
+  )
+}
+
 /** A LIKE pattern (`%`, `_`, backslash escapes) as a case-sensitive GLOB pattern, as Postgres LIKE is. */
 export function likeToGlob(pattern: string): string {
   let out = ''
@@ -29,7 +46,7 @@ export function likeToGlob(pattern: string): string {
   return out
 }
 
-/** SQLite: times are `YYYY-MM-DD HH:MM:SS` text, booleans 0/1, and LIKE ignores ASCII case (so GLOB tests case). */
+/** SQLite: times are text (compared as `YYYY-MM-DD HH:MM:SS`, see `canonicalTime`), booleans 0/1, and LIKE ignores ASCII case (so GLOB tests case). */
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   quoteIdentifier: doubleQuoted,
@@ -45,6 +62,7 @@ export const sqliteDialect: Dialect = {
   orderBy: standardOrderBy,
   binaryText: (value) => value,
   exactText: (value) => value,
+  textTime: canonicalTime,
   // SQLite needs a LIMIT before an OFFSET; -1 is "no limit".
   limit: (limit, offset) =>
     limit === undefined && offset === undefined

@@ -1,11 +1,21 @@
+import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
+import { join } from 'node:path'
+import { duckdb } from '../../../../../plugins/semantic/sources/duckdb-module'
 import { createSemanticService, type SemanticService } from '../../../../../plugins/semantic/semantic-service'
 import { createLogger } from '../../../../../lib/logger'
 import { applyControls } from '../../../../../plugins/web/dashboard-controls'
 import { TEST_DEMO_DATA } from '../../../../helpers/demo-data'
 import { demoSources, type DemoSource } from '../../../../helpers/demo-sources'
-import { demoDeployment, demoService, user, WHOLE_MODEL } from '../../../../plugins/semantic/helpers'
+import {
+  demoDeployment,
+  demoService,
+  queryModel,
+  scratchModel,
+  user,
+  WHOLE_MODEL,
+} from '../../../../plugins/semantic/helpers'
 
 /**
  * The same model over the same data answers byte for byte the same JSON on every source: the built-in demo data
@@ -279,4 +289,138 @@ describe('data sources answer the same JSON', () => {
         })
     }
   }, 60_000)
+})
+
+/**
+ * A date kept without its time of day, and times written in the other text forms SQLite files hold (`T`, `Z`,
+ * fractions, no seconds): compared, bucketed and sorted as the moments they are, as the typed columns of the other
+ * sources are. Compared as text, `1998-01-01` sorted before `1998-01-01 00:00:00`, so SQLite counted New Year's
+ * Day in 1997 (4 orders where the others said 3) and found no order on it.
+ */
+const dated = scratchModel(
+  'dated',
+  `cubes:
+  - name: dated_orders
+    sql_table: dated_orders
+    dimensions:
+      - { name: id, type: number, primary_key: true }
+      - { name: ordered_on, type: time }
+      - { name: paid_at, type: time }
+    measures:
+      - { name: count, type: count }
+`,
+)
+// Each row: id, the day as SQLite keeps it and as the typed sources do, the payment time likewise.
+const DATED_ROWS: Array<[number, string | null, string | null, string | null, string | null]> = [
+  [1, '1997-01-01', '1997-01-01', '1997-01-01T09:30:00', '1997-01-01 09:30:00'],
+  [2, '1997-06-15', '1997-06-15', '1997-06-15 12:00:00.250', '1997-06-15 12:00:00.25'],
+  [3, '1997-12-31', '1997-12-31', '1997-12-31T23:59:59.5Z', '1997-12-31 23:59:59.5'],
+  [4, '1998-01-01', '1998-01-01', '1998-01-01', '1998-01-01 00:00:00'],
+  [5, '1998-02-01', '1998-02-01', '1998-02-01 08:15', '1998-02-01 08:15:00'],
+  [6, null, null, null, null],
+]
+const sqlText = (value: string | null) => (value === null ? 'NULL' : `'${value}'`)
+const datedValues = (typed: boolean) =>
+  DATED_ROWS.map(
+    ([id, day, typedDay, paid, typedPaid]) =>
+      `(${id}, ${sqlText(typed ? typedDay : day)}, ${sqlText(typed ? typedPaid : paid)})`,
+  ).join(', ')
+const count = (where: string) => `SELECT MEASURE(dated_orders.count) FROM dated_orders WHERE ${where}`
+const DATED: Array<[string, Array<Array<string | null>>]> = [
+  [count("dated_orders.ordered_on >= '1997-01-01' AND dated_orders.ordered_on < '1998-01-01'"), [['3']]],
+  [count("dated_orders.ordered_on BETWEEN '1997-01-01' AND '1997-12-31 23:59:59'"), [['3']]],
+  [count("dated_orders.ordered_on NOT BETWEEN '1997-01-01' AND '1997-12-31 23:59:59'"), [['2']]],
+  [count("dated_orders.ordered_on = '1998-01-01'"), [['1']]],
+  [count("'1998-01-01' <= dated_orders.ordered_on"), [['2']]],
+  [count("dated_orders.ordered_on IN ('1998-01-01', '1997-06-15')"), [['2']]],
+  [count("dated_orders.ordered_on <> '1998-01-01 00:00:00'"), [['4']]],
+  [count("dated_orders.paid_at < '1998-01-01'"), [['3']]],
+  [count("dated_orders.paid_at >= '1997-12-31 23:59:59.5' AND dated_orders.paid_at <= '1998-01-01'"), [['2']]],
+  [count("dated_orders.paid_at > '1997-12-31 23:59:59'"), [['3']]],
+  [count("dated_orders.paid_at = '1997-06-15 12:00:00.25'"), [['1']]],
+  [count("dated_orders.paid_at BETWEEN '1998-02-01 08:15' AND '1998-02-01 08:15:00'"), [['1']]],
+  [
+    "SELECT DATE_TRUNC('month', dated_orders.ordered_on), MEASURE(dated_orders.count) FROM dated_orders WHERE dated_orders.ordered_on < '1998-01-02' GROUP BY 1 ORDER BY 1",
+    [
+      ['1997-01-01 00:00:00', '1'],
+      ['1997-06-01 00:00:00', '1'],
+      ['1997-12-01 00:00:00', '1'],
+      ['1998-01-01 00:00:00', '1'],
+    ],
+  ],
+  [
+    "SELECT DATE_TRUNC('year', dated_orders.paid_at), MEASURE(dated_orders.count) FROM dated_orders GROUP BY 1 ORDER BY 1",
+    [
+      [null, '1'],
+      ['1997-01-01 00:00:00', '3'],
+      ['1998-01-01 00:00:00', '2'],
+    ],
+  ],
+  [
+    'SELECT dated_orders.id, dated_orders.ordered_on, dated_orders.paid_at FROM dated_orders ORDER BY 3 DESC NULLS LAST',
+    [
+      ['5', '1998-02-01 00:00:00', '1998-02-01 08:15:00'],
+      ['4', '1998-01-01 00:00:00', '1998-01-01 00:00:00'],
+      ['3', '1997-12-31 00:00:00', '1997-12-31 23:59:59'],
+      ['2', '1997-06-15 00:00:00', '1997-06-15 12:00:00'],
+      ['1', '1997-01-01 00:00:00', '1997-01-01 09:30:00'],
+      ['6', null, null],
+    ],
+  ],
+  [
+    'SELECT MIN(dated_orders.paid_at), MAX(dated_orders.paid_at), MAX(dated_orders.ordered_on) FROM dated_orders',
+    [['1997-01-01 09:30:00', '1998-02-01 08:15:00', '1998-02-01 00:00:00']],
+  ],
+]
+
+describe('a date without its time, and times in every text form, on every source', () => {
+  const expected = DATED.map(([, answer]) => answer)
+  const answers = (config: Record<string, unknown>) =>
+    queryModel(
+      dated.model,
+      config,
+      DATED.map(([sql]) => sql),
+    )
+  const labelled = async (config: Record<string, unknown>) =>
+    (await answers(config)).map((answer, index) => ({ sql: DATED[index][0], answer }))
+  const want = expected.map((answer, index) => ({ sql: DATED[index][0], answer }))
+
+  it('on a SQLite file holding the days as YYYY-MM-DD and the times in mixed forms', async () => {
+    const path = join(dated.folder, 'dated.db')
+    const database = new Database(path)
+    database.run('CREATE TABLE dated_orders (id INTEGER PRIMARY KEY, ordered_on DATE, paid_at TIMESTAMP)')
+    database.run('CREATE INDEX dated_orders_ordered_on ON dated_orders (ordered_on)')
+    database.run(`INSERT INTO dated_orders VALUES ${datedValues(false)}`)
+    database.close()
+    expect(await labelled({ type: 'sqlite', path })).toEqual(want)
+  })
+
+  it('on DuckDB', async () => {
+    const path = join(dated.folder, 'dated.duckdb')
+    const instance = await duckdb().DuckDBInstance.create(path)
+    const connection = await instance.connect()
+    await connection.run('CREATE TABLE dated_orders (id INTEGER PRIMARY KEY, ordered_on DATE, paid_at TIMESTAMP)')
+    await connection.run(`INSERT INTO dated_orders VALUES ${datedValues(true)}`)
+    connection.closeSync()
+    instance.closeSync()
+    expect(await labelled({ type: 'duckdb', path })).toEqual(want)
+  })
+
+  for (const [name, type, create] of [
+    ['postgres', 'postgres', 'CREATE TABLE dated_orders (id INTEGER PRIMARY KEY, ordered_on DATE, paid_at TIMESTAMP)'],
+    ['mariadb', 'mysql', 'CREATE TABLE dated_orders (id INTEGER PRIMARY KEY, ordered_on DATE, paid_at DATETIME(6))'],
+  ])
+    it(`on ${name}, where it runs`, async () => {
+      const source = sources.find((candidate) => candidate.name === name)
+      if (!source) return
+      const admin = new Bun.SQL(source.config.url as string)
+      try {
+        await admin.unsafe('DROP TABLE IF EXISTS dated_orders')
+        await admin.unsafe(create)
+        await admin.unsafe(`INSERT INTO dated_orders VALUES ${datedValues(true)}`)
+      } finally {
+        await admin.close()
+      }
+      expect(await labelled({ type, url: source.config.url })).toEqual(want)
+    }, 60_000)
 })
