@@ -456,11 +456,13 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     for (const member of record.show) tokens.useWord(cubeNoun(member.cube))
     top = { n: counted?.n ?? 1, direction: record.direction }
   } else if (per && measure) {
-    // "Revenue per customer" divides by the customers who ordered; "revenue per product" lists products.
+    // "Orders per customer" lists the customers, each with its orders (things with names are rows to list);
+    // "average revenue per customer", "orders per customer on average" divide by the customers who ordered, and
+    // "revenue per order" (things without names, or the measure's own rows) is one mean.
     const denominator = denominatorFor(index, measure, per.cube)
     const label = labelDimension(index, per.cube)
     const named = namesRows(index, label) ? label : undefined
-    if (denominator && (denominator.type === 'count_distinct' || per.cube === measure.cube || per.average || !named))
+    if (denominator && (per.cube === measure.cube || per.average || !named))
       analysis = { kind: 'ratio', denominator, per: per.noun }
     else if (named && !dimensions.includes(named)) {
       dimensions.push(named)
