@@ -193,6 +193,8 @@ function intentBonus(question: readonly string[], member: MetaMember): number {
   )
     return 4
   if (has('average') && type === 'avg') return 3
+  // "The highest average price" ranks averages: its "highest" says the order, not the maximum.
+  if (has('average', 'mean') && (type === 'max' || type === 'min')) return -4
   if ((has('many') || findPhrase(question, ['number', 'of']) >= 0) && (type === 'count' || type === 'count_distinct'))
     return 2
   if (has('distinct', 'unique', 'different') && type === 'count_distinct') return 2
