@@ -355,10 +355,22 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   // "List all regions" (read above as the region filter dropped): the regions listed, nothing else being asked.
   if (!measure && !pending.length && dropped.length === 1 && ['list', 'show'].includes(tokens.list[0] ?? ''))
     pending.push({ member: dropped.pop()!, words: [], origin: 'which' })
-  if (!measure && pending.length && pending.every((entry) => entry.origin === 'which')) {
+  const listed = pending[0]?.member
+  const ownCount = measure?.type === 'count' && measure.cube === listed?.cube && namesRows(index, listed)
+  if ((!measure || ownCount) && pending.length && pending.every((entry) => entry.origin === 'which')) {
     // "What regions are there?": the values listed with the count of the things they describe.
     const cube = cubeOf(index, pending[0].member.cube)
-    const count = cube?.measures.find((entry) => entry.type === 'count')
+    let count = cube?.measures.find((entry) => entry.type === 'count')
+    // Values naming the rows of their own table (a table of regions) each count one: the things that look them up
+    // are counted instead, when one table does.
+    if (cube && namesRows(index, pending[0].member)) {
+      const describing = index.cubes.filter(
+        (entry) => entry.name !== cube.name && entry.joins.includes(cube.name) && entry.lookups.includes(cube.name),
+      )
+      const theirs =
+        describing.length === 1 ? describing[0].measures.find((entry) => entry.type === 'count') : undefined
+      if (theirs) count = theirs
+    }
     if (count && fits(count, pendingMembers)) measure = count
   }
   // "How many orders ... by VIP customers": the things counted are the ones named after "how many", whatever else
