@@ -230,7 +230,10 @@ export function scoreMeasure(
   if (own.length === 0)
     return cubeMentioned || synonym ? { score: 3 + intent, matched: 1 } : { score: intent, matched: 0 }
   // "the biggest order" names the largest order as much as its title does.
-  const matched = own.filter((word) => mentions(question, word)).length + (intent === 4 ? 1 : 0) + (synonym ? 1 : 0)
+  // A maximum named by its "highest" alone is not asked for: "and the lowest?" turns a ranking around.
+  const said = own.filter((word) => mentions(question, word))
+  const extremeOnly = said.length > 0 && said.every((word) => EXTREMES.has(word)) && intent !== 4 && !synonym
+  const matched = (extremeOnly ? 0 : said.length) + (intent === 4 ? 1 : 0) + (synonym ? 1 : 0)
   if (matched === 0 && intent === 0) return { score: 0, matched }
   const titleMatched = titleOwn.filter((word) => mentions(question, word)).length
   // A count only wins on its name when counting is asked for, or nothing more specific matches.
@@ -241,6 +244,8 @@ export function scoreMeasure(
     matched,
   }
 }
+
+const EXTREMES = new Set(['highest', 'lowest', 'largest', 'smallest', 'biggest', 'greatest', 'maximum', 'minimum'])
 
 /** A `title` that is a role, not a name ("Job title", "the employee's position"). */
 const ROLE = /\b(job|role|position|rank|honorific|salutation)\b/i
