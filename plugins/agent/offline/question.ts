@@ -327,9 +327,14 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   }
   if ((!choice || choice.score < 1 || choice.matched === 0) && ranking && !counting && !busy) {
     // "Which category grew fastest", "our 3 biggest customers": the main money measure that reaches them.
-    const money = index.cubes
+    // (The one the model calls revenue or sales, where it has more than one.)
+    const moneys = index.cubes
       .flatMap((cube) => cube.measures)
-      .find((entry) => entry.type === 'sum' && entry.format === 'currency' && fits(entry, pendingMembers))
+      .filter((entry) => entry.type === 'sum' && entry.format === 'currency' && fits(entry, pendingMembers))
+    const money =
+      moneys.find((entry) =>
+        [entry.name.split('.').pop() ?? '', ...(entry.synonyms ?? [])].some((word) => /^(revenue|sales)$/i.test(word)),
+      ) ?? moneys[0]
     if (money) ((measure = money), (measureNamed = false))
   }
   if (!measure) {
