@@ -319,7 +319,10 @@ export function timeDimensionFor(index: MetaIndex, question: readonly string[], 
   const named = times.find(
     (dim) =>
       near.includes(dim.cube) &&
-      distinctive(dim).some((word) => mentions(question, word) && !['date', 'created', 'day', 'time'].includes(word)),
+      // (Not by a particle: "go up" names no "sign-up date".)
+      distinctive(dim).some(
+        (word) => word.length > 2 && mentions(question, word) && !['date', 'created', 'day', 'time'].includes(word),
+      ),
   )
   return (
     named ??
