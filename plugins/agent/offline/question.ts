@@ -361,14 +361,21 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   if (!measure && !pending.length && dropped.length === 1 && ['list', 'show'].includes(tokens.list[0] ?? ''))
     pending.push({ member: dropped.pop()!, words: [], origin: 'which' })
   const listed = pending[0]?.member
-  const ownCount = measure?.type === 'count' && measure.cube === listed?.cube && namesRows(index, listed)
+  const ownCount =
+    measure?.type === 'count' &&
+    measure.cube === listed?.cube &&
+    namesRows(index, listed) &&
+    cubeOf(index, listed.cube)?.dimensions.every((dim) => dim.primaryKey || dim === listed)
   if ((!measure || ownCount) && pending.length && pending.every((entry) => entry.origin === 'which')) {
     // "What regions are there?": the values listed with the count of the things they describe.
     const cube = cubeOf(index, pending[0].member.cube)
     let count = cube?.measures.find((entry) => entry.type === 'count')
-    // Values naming the rows of their own table (a table of regions) each count one: the things that look them up
-    // are counted instead, when one table does.
-    if (cube && namesRows(index, pending[0].member)) {
+    // Values naming the rows of a table that holds nothing else (a table of regions) each count one: the things that
+    // look them up are counted instead, when one table does. (Products, with prices of their own, are listed.)
+    const lookupOnly =
+      cube?.dimensions.every((dim) => dim.primaryKey || dim === pending[0].member) &&
+      cube.measures.every((entry) => entry.type === 'count')
+    if (cube && lookupOnly && namesRows(index, pending[0].member)) {
       const describing = index.cubes.filter(
         (entry) => entry.name !== cube.name && entry.joins.includes(cube.name) && entry.lookups.includes(cube.name),
       )
