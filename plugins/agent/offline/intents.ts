@@ -327,5 +327,42 @@ export function numberFilters(tokens: Tokens, index: MetaIndex, question: string
     const lead = comparison[0].exec(before)?.[0] ?? ''
     found.push({ member, op: comparison[1], value, words: wordsOf(lead, match[0].toLowerCase()) })
   }
+  // "discounted orders", "orders with a discount": the number above zero; "without a discount", "orders that didn't
+  // have a discount", "not discounted": none of it.
+  for (const dim of numbers) {
+    for (const word of distinctive(dim)) {
+      if (word.length < 4 || !text.includes(word) || sameWord(word, cubeNoun(dim.cube))) continue
+      // (A flag of the model's own says it: "has discount".)
+      const flag = cubeOf(index, dim.cube)?.dimensions.some(
+        (other) => other.type === 'boolean' && distinctive(other).includes(word),
+      )
+      if (flag) continue
+      const w = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      const none = new RegExp(
+        `(?:\\b(?:without|no)\\s+(?:an?\\s+|any\\s+)?${w}s?\\b|(?:n[’']t|\\bnot)\\s+(?:(?:have|had|get|got|receive|received)\\s+(?:an?\\s+|any\\s+)?${w}s?\\b|(?:been\\s+)?${w}ed\\b)|\\bun${w}ed\\b)`,
+      ).exec(text)
+      const some = none
+        ? undefined
+        : new RegExp(
+            `\\b(?:(?:with|had|have|having|got|get|received)\\s+(?:an?\\s+|any\\s+|some\\s+)?${w}s?\\b|${w}ed\\s+([a-z]+))`,
+          ).exec(text)
+      // ("How much was discounted" asks for the discount: the participle filters only the things it names.)
+      const thing = some?.[1]
+      const named = !thing || index.cubes.some((cube) => sameWord(thing, cubeNoun(cube.name)))
+      // (Said of other things, "customers who didn't get a discount" is none of their orders: not read here.)
+      const match = (none && said(cubeNoun(dim.cube)) ? none : undefined) ?? (named ? some : undefined)
+      if (!match || found.some((entry) => entry.member === dim)) continue
+      found.push({
+        member: dim,
+        op: none ? '<=' : '>',
+        value: 0,
+        // ("didn't" is read as "didn", "t".)
+        words: ((/^n[’']/.test(match[0]) ? (text.slice(0, match.index).match(/[a-z]+$/)?.[0] ?? '') : '') + match[0])
+          .split(/[^a-z0-9]+/)
+          .filter((part) => part && part !== thing),
+      })
+      break
+    }
+  }
   return found
 }
