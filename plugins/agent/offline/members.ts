@@ -82,6 +82,7 @@ export function vocabularyOf(index: MetaIndex): Vocabulary {
       known: new Set(),
       aliases: new Map(),
     }
+    const nouns = index.cubes.map((cube) => cubeNoun(cube.name))
     for (const cube of index.cubes) {
       const noun = cubeNoun(cube.name)
       // "Rented" is done to rentals: the verb a cube's noun is made from reads as the noun ("rented the most").
@@ -90,7 +91,8 @@ export function vocabularyOf(index: MetaIndex): Vocabulary {
         for (const verb of [`${root}ed`, `${root}s`]) vocabulary.aliases.set(verb, noun)
       for (const synonym of cube.synonyms ?? []) {
         const said = words(synonym)
-        if (said.length !== 1 || sameWord(said[0], noun)) continue
+        // (Another table's own noun stays that table's: "items" of products are the line items where both are.)
+        if (said.length !== 1 || sameWord(said[0], noun) || nouns.some((other) => sameWord(said[0], other))) continue
         const [plural, single] = [said[0], stem(said[0])]
         vocabulary.aliases.set(plural, plural === single ? stem(noun) : noun)
         if (plural !== single) vocabulary.aliases.set(single, stem(noun))
