@@ -521,8 +521,13 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
     // Distinct counts of the entities the table references, where its rows are events (an order, a payment, a sale's
     // line: no name of their own, a date): "how many customers bought". A customer's address or store counted is
     // only noise.
+    // A bridge (a key of references, a film's categories) counts the things on each side: "films in each
+    // category" are the films it names, not its rows.
+    const bridge =
+      plan.primaryKey.length >= 2 && plan.primaryKey.some((key) => plan.joins.some((join) => join.column === key))
     const events =
       isLine ||
+      bridge ||
       revenue !== undefined ||
       (label === undefined &&
         plan.columns.some(
