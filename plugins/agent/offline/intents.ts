@@ -257,10 +257,40 @@ export function recordOf(tokens: Tokens, index: MetaIndex, many = false) {
   return { attribute, show, direction: ascending(tokens) ? ('asc' as const) : ('desc' as const), words }
 }
 
+/** Time units a length is said in, in seconds. */
+const TIME_UNITS: Record<string, number> = {
+  second: 1,
+  seconds: 1,
+  secs: 1,
+  minute: 60,
+  minutes: 60,
+  min: 60,
+  mins: 60,
+  hour: 3600,
+  hours: 3600,
+  hr: 3600,
+  hrs: 3600,
+  day: 86_400,
+  days: 86_400,
+}
+
+/** The unit (in seconds) a length or duration column is kept in: what its words say, else minutes for a length. */
+function unitOf(dim: MetaMember): number | undefined {
+  const said = `${dim.name} ${dim.title} ${dim.description ?? ''}`.toLowerCase()
+  if (!/length|duration|runtime|running time|minutes|seconds|hours/.test(said)) return undefined
+  if (/\b(ms|millis|milliseconds?)\b|_ms\b/.test(said)) return 0.001
+  if (/seconds?\b|\bsecs?\b/.test(said)) return 1
+  if (/hours?\b/.test(said)) return 3600
+  if (/\bdays?\b/.test(said)) return 86_400
+  if (/minutes?\b|\bmins?\b/.test(said)) return 60
+  // A duration without a unit (a rental's, in days?) is not guessed; a film's or track's length is in minutes.
+  return /length|runtime|running time/.test(said) ? 60 : undefined
+}
+
 const COMPARISONS: Array<[RegExp, '>' | '>=' | '<' | '<=']> = [
-  [/\b(?:over|above|more than|greater than|bigger than|larger than|exceeding|higher than)\s*$/, '>'],
+  [/\b(?:over|above|more than|greater than|bigger than|larger than|exceeding|higher than|longer than)\s*$/, '>'],
   [/\b(?:at least|no less than|minimum of)\s*$/, '>='],
-  [/\b(?:under|below|less than|smaller than|lower than|cheaper than)\s*$/, '<'],
+  [/\b(?:under|below|less than|smaller than|lower than|cheaper than|shorter than)\s*$/, '<'],
   [/\b(?:at most|no more than|up to|maximum of)\s*$/, '<='],
 ]
 
@@ -322,9 +352,25 @@ export function numberFilters(tokens: Tokens, index: MetaIndex, question: string
       .filter(Boolean)
       .slice(0, 2)
     if (after.some((word) => index.cubes.some((cube) => sameWord(word, cubeNoun(cube.name))))) continue
+    const lead = comparison[0].exec(before)?.[0] ?? ''
+    // "longer than 3 hours": a length in the unit its column is kept in (minutes unless its words say otherwise).
+    const unit = TIME_UNITS[after[0] ?? '']
+    if (unit) {
+      const lengths = numbers
+        .map((dim) => ({ dim, kept: unitOf(dim) }))
+        .filter((entry): entry is { dim: MetaMember; kept: number } => entry.kept !== undefined)
+      const length = lengths.find((entry) => said(cubeNoun(entry.dim.cube))) ?? lengths[0]
+      if (!length) continue
+      found.push({
+        member: length.dim,
+        op: comparison[1],
+        value: (value * unit) / length.kept,
+        words: wordsOf(lead, match[0].toLowerCase(), after[0]),
+      })
+      continue
+    }
     const member = memberOf()
     if (!member) continue
-    const lead = comparison[0].exec(before)?.[0] ?? ''
     found.push({ member, op: comparison[1], value, words: wordsOf(lead, match[0].toLowerCase()) })
   }
   // "discounted orders", "orders with a discount": the number above zero; "without a discount", "orders that didn't
