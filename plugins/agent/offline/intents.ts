@@ -300,7 +300,7 @@ const COMPARISONS: Array<[RegExp, '>' | '>=' | '<' | '<=']> = [
  * it names. Returns nothing for comparisons of aggregates ("customers with more than 20 orders").
  */
 export function numberFilters(tokens: Tokens, index: MetaIndex, question: string) {
-  const found: Array<{ member: MetaMember; op: '>' | '>=' | '<' | '<='; value: number; words: string[] }> = []
+  const found: Array<{ member: MetaMember; op: '>' | '>=' | '<' | '<=' | 'none'; value: number; words: string[] }> = []
   const amount = '\\$?\\s?(\\d[\\d,]*(?:\\.\\d+)?)\\s*(k|thousand|million|m)?\\b'
   const valueOf = (digits: string, unit: string | undefined) =>
     Number(digits.replace(/,/g, '')) *
@@ -373,6 +373,26 @@ export function numberFilters(tokens: Tokens, index: MetaIndex, question: string
     if (!member) continue
     found.push({ member, op: comparison[1], value, words: wordsOf(lead, match[0].toLowerCase()) })
   }
+  // "rentals never returned", "orders not yet shipped": the things whose date of it is empty.
+  if (/\b(?:never|not|yet|still)\b|n[’']t\b/.test(text))
+    for (const cube of index.cubes) {
+      if (!said(cubeNoun(cube.name))) continue
+      for (const dim of cube.dimensions) {
+        if (dim.type !== 'time') continue
+        const verb = distinctive(dim).find(
+          (word) => word.length >= 3 && !['date', 'time', 'day', 'at', 'on'].includes(word),
+        )
+        if (!verb || !text.includes(verb.slice(0, 3))) continue
+        const w = verb.replace(/e$/, '')
+        const done = `(?:${w}e?d|${w}${w.at(-1)}ed|${w.replace(/y$/, 'i')}d)`
+        const match = new RegExp(
+          `(?:\\b(?:never|not yet|not|still not|yet to be)|n[’']t)\\s+(?:been\\s+|yet\\s+)?${done}\\b`,
+        ).exec(text)
+        if (!match || found.some((entry) => entry.member === dim)) continue
+        const lead = /^n[’']/.test(match[0]) ? (text.slice(0, match.index).match(/[a-z]+$/)?.[0] ?? '') : ''
+        found.push({ member: dim, op: 'none', value: 0, words: (lead + match[0]).split(/[^a-z0-9]+/).filter(Boolean) })
+      }
+    }
   // "discounted orders", "orders with a discount": the number above zero; "without a discount", "orders that didn't
   // have a discount", "not discounted": none of it.
   for (const dim of numbers) {
