@@ -126,6 +126,11 @@ export const northwind: EvalQuestion[] = [
     cells: ['num'],
   },
   {
+    ask: 'How many orders have not been shipped?',
+    sql: 'SELECT COUNT(*) FROM orders WHERE shipped_date IS NULL',
+    cells: ['count'],
+  },
+  {
     ask: 'Which customers have never placed an order?',
     sql: 'SELECT company_name FROM customers WHERE customer_id NOT IN (SELECT customer_id FROM orders WHERE customer_id IS NOT NULL)',
     cells: ['text'],
