@@ -384,7 +384,8 @@ export function numberFilters(tokens: Tokens, index: MetaIndex, question: string
         )
         if (!verb || !text.includes(verb.slice(0, 3))) continue
         const w = verb.replace(/e$/, '')
-        const done = `(?:${w}e?d|${w}${w.at(-1)}ed|${w.replace(/y$/, 'i')}d)`
+        // ("Return date": returned; "Shipped date": shipped.)
+        const done = verb.endsWith('ed') ? verb : `(?:${w}e?d|${w}${w.at(-1)}ed|${w.replace(/y$/, 'i')}d)`
         const match = new RegExp(
           `(?:\\b(?:never|not yet|not|still not|yet to be)|n[’']t)\\s+(?:been\\s+|yet\\s+)?${done}\\b`,
         ).exec(text)
