@@ -388,6 +388,20 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   // "How many orders ... by VIP customers": the things counted are the ones named after "how many", whatever else
   // the question names; "how many customers ordered" counts the customers who ordered, not those who signed up.
   const countedCube = countedThings(tokens, index)
+  // "How many orders does a customer place": a sum named by nothing but the things counted ("units on order") is
+  // no count of them.
+  if (
+    countedCube &&
+    measure &&
+    !['count', 'count_distinct'].includes(measure.type) &&
+    tokens.has('many') &&
+    distinctive(measure)
+      .filter((word) => word.length > 2 && tokens.list.some((entry) => sameWord(entry, word)))
+      .every((word) => sameWord(word, cubeNoun(countedCube)))
+  ) {
+    const own = cubeOf(index, countedCube)?.measures.find((entry) => entry.type === 'count')
+    if (own && fits(own, pendingMembers)) measure = own
+  }
   // ("The number of items per order" counts items, divided by orders: not orders per order.)
   if (
     countedCube &&
