@@ -64,7 +64,7 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
   },
 })
-/** `--only <pattern>`: only the questions whose words match it (case-insensitive), with each miss's whole answer. */
+/** `--only <pattern>`: only the questions whose words match it (case-insensitive), each with its whole answer. */
 const only = options.only ? new RegExp(options.only, 'i') : undefined
 const asked = <T extends { ask: string | string[] }>(questions: T[]): T[] =>
   only ? questions.filter((question) => only.test(JSON.stringify(question.ask))) : questions
@@ -111,7 +111,7 @@ async function answerOf(app: TestApp, ask: string | string[], user: string, regi
 
 function record(tally: Tally, outcome: Outcome, ask: string | string[], why: string, answer: string): void {
   tally[outcome]++
-  if (outcome !== 'right')
+  if (outcome !== 'right' || only)
     tally.misses.push(
       `${outcome.padEnd(8)} ${JSON.stringify(ask)}: ${why}\n           ${only ? answer.replace(/\n/g, '\n           ') : answer.split('\n')[0].slice(0, 160)}`,
     )
