@@ -292,6 +292,15 @@ describe('the offline analyst on a model it was not grown on', () => {
     expect(mean.text).toContain('per member')
   })
 
+  it('names a row in the summary by its name, the key beside it left to the table', () => {
+    const { text } = run('Loans by member', [
+      ['1', 'Ann Lee', '7'],
+      ['2', 'Bo Li', '3'],
+    ])
+    expect(text).toContain('**Ann Lee** is highest')
+    expect(text).toContain('| 1 | Ann Lee | 7 |')
+  })
+
   it('reads an empty date said with "never", and a length in hours against a column kept in minutes', () => {
     expect(run('How many loans were never returned?').queries).toEqual([
       'SELECT MEASURE(loans.count) AS count FROM loans WHERE loans.returned_at IS NULL',
