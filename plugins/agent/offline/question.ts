@@ -281,7 +281,21 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     [...needed, ...extra.map((dim) => dim.cube)].every((cube) => reach(index, measure.cube).has(cube))
   const pendingMembers = pending.map((entry) => entry.member)
   const counting = tokens.has('many', 'number', 'count', 'average')
+  // "Sales by product category" where the orders' revenue does not reach products: the revenue of the lines that do.
+  const revenueLike = (entry: MetaMember) =>
+    entry.type === 'sum' &&
+    entry.format === 'currency' &&
+    /\b(revenue|sales)\b/i.test([entry.name.replace(/_/g, ' '), entry.title, ...(entry.synonyms ?? [])].join(' '))
   const pick = (scored: ReturnType<typeof score>) => {
+    // (Asked for by its own word, it goes before a count named by the breakdown's noun: "sales by product category".)
+    const asked = tokens.list.some((word) => /^(revenue|sales)$/.test(word))
+    const top = asked ? scored.find((entry) => entry.matched > 0 && revenueLike(entry.candidate)) : scored[0]
+    if (top && top.matched > 0 && revenueLike(top.candidate) && !fits(top.candidate, pendingMembers)) {
+      const reaching = index.cubes
+        .flatMap((cube) => cube.measures)
+        .find((entry) => entry !== top.candidate && revenueLike(entry) && fits(entry, pendingMembers))
+      if (reaching) return { ...top, candidate: reaching }
+    }
     let choice =
       scored.find((entry) => fits(entry.candidate, pendingMembers)) ??
       scored.find((entry) => fits(entry.candidate)) ??
