@@ -61,8 +61,13 @@ const { values: options } = parseArgs({
     sets: { type: 'string' },
     sources: { type: 'string' },
     'demo-sources': { type: 'string' },
+    only: { type: 'string' },
   },
 })
+/** `--only <pattern>`: only the questions whose words match it (case-insensitive), each with its whole answer. */
+const only = options.only ? new RegExp(options.only, 'i') : undefined
+const asked = <T extends { ask: string | string[] }>(questions: T[]): T[] =>
+  only ? questions.filter((question) => only.test(JSON.stringify(question.ask))) : questions
 const wantedSets = new Set((options.sets ?? 'demo,northwind,pagila').split(','))
 const wantedSources = new Set((options.sources ?? 'sqlite,duckdb,parquet,postgres,mariadb').split(','))
 
@@ -106,9 +111,9 @@ async function answerOf(app: TestApp, ask: string | string[], user: string, regi
 
 function record(tally: Tally, outcome: Outcome, ask: string | string[], why: string, answer: string): void {
   tally[outcome]++
-  if (outcome !== 'right')
+  if (outcome !== 'right' || only)
     tally.misses.push(
-      `${outcome.padEnd(8)} ${JSON.stringify(ask)}: ${why}\n           ${answer.split('\n')[0].slice(0, 160)}`,
+      `${outcome.padEnd(8)} ${JSON.stringify(ask)}: ${why}\n           ${only ? answer.replace(/\n/g, '\n           ') : answer.split('\n')[0].slice(0, 160)}`,
     )
 }
 
@@ -121,6 +126,7 @@ async function askDemo(app: TestApp, source: string, questions: Question[]): Pro
   const started = performance.now()
   try {
     for (const [index, question] of questions.entries()) {
+      if (!asked([question]).length) continue
       const answer = await answerOf(app, question.ask, `demo-${index}`, question.region)
       const { outcome, why } = score(answer, question.sql ? expectedRows(data, question) : undefined, question.first)
       record(tally, outcome, question.ask, why, answer)
@@ -335,7 +341,7 @@ async function main(): Promise<number> {
   for (const [name, questions] of samples) {
     if (!wantedSets.has(name)) continue
     const tables = readSample(name)
-    for (const kind of kinds) await sampleSet(name, questions, tables, kind)
+    for (const kind of kinds) await sampleSet(name, asked(questions), tables, kind)
   }
   printTable()
   if (options.verbose)

@@ -39,6 +39,22 @@ export const northwind: EvalQuestion[] = [
     cells: ['text', 'count'],
   },
   {
+    // "per X", X a thing with names: a row for each; "on average" / "average per": one mean.
+    ask: 'Orders per customer',
+    sql: 'SELECT c.company_name, COUNT(*) FROM orders o JOIN customers c ON c.customer_id = o.customer_id GROUP BY c.customer_id, c.company_name',
+    cells: ['text', 'count'],
+  },
+  {
+    ask: 'Average number of orders per employee',
+    sql: 'SELECT 1.0 * COUNT(*) / COUNT(DISTINCT employee_id) FROM orders',
+    cells: ['num'],
+  },
+  {
+    ask: 'How many orders does a customer place on average?',
+    sql: 'SELECT 1.0 * COUNT(*) / COUNT(DISTINCT customer_id) FROM orders',
+    cells: ['num'],
+  },
+  {
     ask: 'Which employee brought in the most revenue?',
     sql: (kind) =>
       `SELECT ${fullName(kind, 'e.first_name', 'e.last_name')}, ${REVENUE} ${LINES} JOIN employees e ON e.employee_id = o.employee_id GROUP BY e.employee_id, e.first_name, e.last_name ORDER BY 2 DESC LIMIT 1`,
@@ -108,6 +124,11 @@ export const northwind: EvalQuestion[] = [
     ask: 'What is the average order value?',
     sql: `SELECT ${REVENUE} / COUNT(DISTINCT od.order_id) FROM order_details od`,
     cells: ['num'],
+  },
+  {
+    ask: 'How many orders have not been shipped?',
+    sql: 'SELECT COUNT(*) FROM orders WHERE shipped_date IS NULL',
+    cells: ['count'],
   },
   {
     ask: 'Which customers have never placed an order?',

@@ -26,6 +26,17 @@ export const pagila: EvalQuestion[] = [
       `SELECT ${fullName(kind, 's.first_name', 's.last_name')}, SUM(p.amount) FROM payment p JOIN staff s ON s.staff_id = p.staff_id GROUP BY s.staff_id, s.first_name, s.last_name`,
   },
   {
+    // More customers than an answer lists (599): it says it shows the first 100 of them.
+    ask: 'Rentals per customer',
+    sql: (kind) =>
+      `SELECT ${fullName(kind, 'c.first_name', 'c.last_name')}, COUNT(*) FROM rental r JOIN customer c ON c.customer_id = r.customer_id GROUP BY c.customer_id, c.first_name, c.last_name`,
+    cells: ['text', 'count'],
+  },
+  {
+    ask: 'Average payment per customer',
+    sql: 'SELECT SUM(amount) / COUNT(DISTINCT customer_id) FROM payment',
+  },
+  {
     ask: 'How many rentals per month?',
     sql: (kind) => `SELECT ${month(kind, 'rental_date')}, COUNT(*) FROM rental GROUP BY 1`,
     cells: ['text', 'count'],

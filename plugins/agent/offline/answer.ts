@@ -5,6 +5,7 @@ import { withKeys } from './question'
 
 /** One value filter in words: `Region: Europe`, `Segment: not Corporate`, `Order amount > 1,000`. */
 export function filterWords(filter: Frame['values'][number]): string {
+  if (filter.op === 'none') return `${filter.member.title}: none`
   if (filter.op) return `${filter.member.title} ${filter.op} ${Number(filter.values[0]).toLocaleString('en-US')}`
   const values = filter.values.map(escapeMarkdown)
   return `${filter.member.title}: ${filter.negated ? `not ${values.join(' or ')}` : values.join(', ')}`

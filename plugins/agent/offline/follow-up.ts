@@ -136,6 +136,12 @@ export function frameOf(
       frame.booleans.push(flag)
     }
     for (const member of parsed.dropped) {
+      // The breakdown a name's filter brought (one row per thing of that name) goes with it.
+      const named = frame.values.some(
+        (entry) =>
+          entry.member === member && !entry.negated && !entry.op && entry.values.length === 1 && keyOf(index, member),
+      )
+      if (named) frame.dimensions = frame.dimensions.filter((dim) => dim !== member)
       frame.values = frame.values.filter((entry) => entry.member !== member)
       frame.booleans = frame.booleans.filter((entry) => entry.member !== member)
     }

@@ -8,7 +8,7 @@ export interface ValueFilter {
   values: string[]
   negated: boolean
   /** A comparison with the one value, a number ("orders over 1,000": `orders.amount > 1000`). */
-  op?: '>' | '>=' | '<' | '<='
+  op?: '>' | '>=' | '<' | '<=' | 'none'
   /**
    * It narrows what the question is about, so a share is taken within it, not of it: added by a follow-up ("for
    * Europe only": the status mix of Europe's orders), or named as the whole ("what share of Asia's orders were

@@ -257,10 +257,40 @@ export function recordOf(tokens: Tokens, index: MetaIndex, many = false) {
   return { attribute, show, direction: ascending(tokens) ? ('asc' as const) : ('desc' as const), words }
 }
 
+/** Time units a length is said in, in seconds. */
+const TIME_UNITS: Record<string, number> = {
+  second: 1,
+  seconds: 1,
+  secs: 1,
+  minute: 60,
+  minutes: 60,
+  min: 60,
+  mins: 60,
+  hour: 3600,
+  hours: 3600,
+  hr: 3600,
+  hrs: 3600,
+  day: 86_400,
+  days: 86_400,
+}
+
+/** The unit (in seconds) a length or duration column is kept in: what its words say, else minutes for a length. */
+function unitOf(dim: MetaMember): number | undefined {
+  const said = `${dim.name} ${dim.title} ${dim.description ?? ''}`.toLowerCase()
+  if (!/length|duration|runtime|running time|minutes|seconds|hours/.test(said)) return undefined
+  if (/\b(ms|millis|milliseconds?)\b|_ms\b/.test(said)) return 0.001
+  if (/seconds?\b|\bsecs?\b/.test(said)) return 1
+  if (/hours?\b/.test(said)) return 3600
+  if (/\bdays?\b/.test(said)) return 86_400
+  if (/minutes?\b|\bmins?\b/.test(said)) return 60
+  // A duration without a unit (a rental's, in days?) is not guessed; a film's or track's length is in minutes.
+  return /length|runtime|running time/.test(said) ? 60 : undefined
+}
+
 const COMPARISONS: Array<[RegExp, '>' | '>=' | '<' | '<=']> = [
-  [/\b(?:over|above|more than|greater than|bigger than|larger than|exceeding|higher than)\s*$/, '>'],
+  [/\b(?:over|above|more than|greater than|bigger than|larger than|exceeding|higher than|longer than)\s*$/, '>'],
   [/\b(?:at least|no less than|minimum of)\s*$/, '>='],
-  [/\b(?:under|below|less than|smaller than|lower than|cheaper than)\s*$/, '<'],
+  [/\b(?:under|below|less than|smaller than|lower than|cheaper than|shorter than)\s*$/, '<'],
   [/\b(?:at most|no more than|up to|maximum of)\s*$/, '<='],
 ]
 
@@ -270,7 +300,7 @@ const COMPARISONS: Array<[RegExp, '>' | '>=' | '<' | '<=']> = [
  * it names. Returns nothing for comparisons of aggregates ("customers with more than 20 orders").
  */
 export function numberFilters(tokens: Tokens, index: MetaIndex, question: string) {
-  const found: Array<{ member: MetaMember; op: '>' | '>=' | '<' | '<='; value: number; words: string[] }> = []
+  const found: Array<{ member: MetaMember; op: '>' | '>=' | '<' | '<=' | 'none'; value: number; words: string[] }> = []
   const amount = '\\$?\\s?(\\d[\\d,]*(?:\\.\\d+)?)\\s*(k|thousand|million|m)?\\b'
   const valueOf = (digits: string, unit: string | undefined) =>
     Number(digits.replace(/,/g, '')) *
@@ -322,10 +352,84 @@ export function numberFilters(tokens: Tokens, index: MetaIndex, question: string
       .filter(Boolean)
       .slice(0, 2)
     if (after.some((word) => index.cubes.some((cube) => sameWord(word, cubeNoun(cube.name))))) continue
+    const lead = comparison[0].exec(before)?.[0] ?? ''
+    // "longer than 3 hours": a length in the unit its column is kept in (minutes unless its words say otherwise).
+    const unit = TIME_UNITS[after[0] ?? '']
+    if (unit) {
+      const lengths = numbers
+        .map((dim) => ({ dim, kept: unitOf(dim) }))
+        .filter((entry): entry is { dim: MetaMember; kept: number } => entry.kept !== undefined)
+      const length = lengths.find((entry) => said(cubeNoun(entry.dim.cube))) ?? lengths[0]
+      if (!length) continue
+      found.push({
+        member: length.dim,
+        op: comparison[1],
+        value: (value * unit) / length.kept,
+        words: wordsOf(lead, match[0].toLowerCase(), after[0]),
+      })
+      continue
+    }
     const member = memberOf()
     if (!member) continue
-    const lead = comparison[0].exec(before)?.[0] ?? ''
     found.push({ member, op: comparison[1], value, words: wordsOf(lead, match[0].toLowerCase()) })
+  }
+  // "rentals never returned", "orders not yet shipped": the things whose date of it is empty.
+  if (/\b(?:never|not|yet|still)\b|n[’']t\b/.test(text))
+    for (const cube of index.cubes) {
+      if (!said(cubeNoun(cube.name))) continue
+      for (const dim of cube.dimensions) {
+        if (dim.type !== 'time') continue
+        const verb = distinctive(dim).find(
+          (word) => word.length >= 3 && !['date', 'time', 'day', 'at', 'on'].includes(word),
+        )
+        if (!verb || !text.includes(verb.slice(0, 3))) continue
+        const w = verb.replace(/e$/, '')
+        // ("Return date": returned; "Shipped date": shipped.)
+        const done = verb.endsWith('ed') ? verb : `(?:${w}e?d|${w}${w.at(-1)}ed|${w.replace(/y$/, 'i')}d)`
+        const match = new RegExp(
+          `(?:\\b(?:never|not yet|not|still not|yet to be)|n[’']t)\\s+(?:been\\s+|yet\\s+)?${done}\\b`,
+        ).exec(text)
+        if (!match || found.some((entry) => entry.member === dim)) continue
+        const lead = /^n[’']/.test(match[0]) ? (text.slice(0, match.index).match(/[a-z]+$/)?.[0] ?? '') : ''
+        found.push({ member: dim, op: 'none', value: 0, words: (lead + match[0]).split(/[^a-z0-9]+/).filter(Boolean) })
+      }
+    }
+  // "discounted orders", "orders with a discount": the number above zero; "without a discount", "orders that didn't
+  // have a discount", "not discounted": none of it.
+  for (const dim of numbers) {
+    for (const word of distinctive(dim)) {
+      if (word.length < 4 || !text.includes(word) || sameWord(word, cubeNoun(dim.cube))) continue
+      // (A flag of the model's own says it: "has discount".)
+      const flag = cubeOf(index, dim.cube)?.dimensions.some(
+        (other) => other.type === 'boolean' && distinctive(other).includes(word),
+      )
+      if (flag) continue
+      const w = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      const none = new RegExp(
+        `(?:\\b(?:without|no)\\s+(?:an?\\s+|any\\s+)?${w}s?\\b|(?:n[’']t|\\bnot)\\s+(?:(?:have|had|get|got|receive|received)\\s+(?:an?\\s+|any\\s+)?${w}s?\\b|(?:been\\s+)?${w}ed\\b)|\\bun${w}ed\\b)`,
+      ).exec(text)
+      const some = none
+        ? undefined
+        : new RegExp(
+            `\\b(?:(?:with|had|have|having|got|get|received)\\s+(?:an?\\s+|any\\s+|some\\s+)?${w}s?\\b|${w}ed\\s+([a-z]+))`,
+          ).exec(text)
+      // ("How much was discounted" asks for the discount: the participle filters only the things it names.)
+      const thing = some?.[1]
+      const named = !thing || index.cubes.some((cube) => sameWord(thing, cubeNoun(cube.name)))
+      // (Said of other things, "customers who didn't get a discount" is none of their orders: not read here.)
+      const match = (none && said(cubeNoun(dim.cube)) ? none : undefined) ?? (named ? some : undefined)
+      if (!match || found.some((entry) => entry.member === dim)) continue
+      found.push({
+        member: dim,
+        op: none ? '<=' : '>',
+        value: 0,
+        // ("didn't" is read as "didn", "t".)
+        words: ((/^n[’']/.test(match[0]) ? (text.slice(0, match.index).match(/[a-z]+$/)?.[0] ?? '') : '') + match[0])
+          .split(/[^a-z0-9]+/)
+          .filter((part) => part && part !== thing),
+      })
+      break
+    }
   }
   return found
 }

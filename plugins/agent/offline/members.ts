@@ -82,6 +82,7 @@ export function vocabularyOf(index: MetaIndex): Vocabulary {
       known: new Set(),
       aliases: new Map(),
     }
+    const nouns = index.cubes.map((cube) => cubeNoun(cube.name))
     for (const cube of index.cubes) {
       const noun = cubeNoun(cube.name)
       // "Rented" is done to rentals: the verb a cube's noun is made from reads as the noun ("rented the most").
@@ -90,7 +91,8 @@ export function vocabularyOf(index: MetaIndex): Vocabulary {
         for (const verb of [`${root}ed`, `${root}s`]) vocabulary.aliases.set(verb, noun)
       for (const synonym of cube.synonyms ?? []) {
         const said = words(synonym)
-        if (said.length !== 1 || sameWord(said[0], noun)) continue
+        // (Another table's own noun stays that table's: "items" of products are the line items where both are.)
+        if (said.length !== 1 || sameWord(said[0], noun) || nouns.some((other) => sameWord(said[0], other))) continue
         const [plural, single] = [said[0], stem(said[0])]
         vocabulary.aliases.set(plural, plural === single ? stem(noun) : noun)
         if (plural !== single) vocabulary.aliases.set(single, stem(noun))
@@ -193,6 +195,8 @@ function intentBonus(question: readonly string[], member: MetaMember): number {
   )
     return 4
   if (has('average') && type === 'avg') return 3
+  // "The highest average price" ranks averages: its "highest" says the order, not the maximum.
+  if (has('average', 'mean') && (type === 'max' || type === 'min')) return -4
   if ((has('many') || findPhrase(question, ['number', 'of']) >= 0) && (type === 'count' || type === 'count_distinct'))
     return 2
   if (has('distinct', 'unique', 'different') && type === 'count_distinct') return 2
@@ -228,7 +232,10 @@ export function scoreMeasure(
   if (own.length === 0)
     return cubeMentioned || synonym ? { score: 3 + intent, matched: 1 } : { score: intent, matched: 0 }
   // "the biggest order" names the largest order as much as its title does.
-  const matched = own.filter((word) => mentions(question, word)).length + (intent === 4 ? 1 : 0) + (synonym ? 1 : 0)
+  // A maximum named by its "highest" alone is not asked for: "and the lowest?" turns a ranking around.
+  const said = own.filter((word) => mentions(question, word))
+  const extremeOnly = said.length > 0 && said.every((word) => EXTREMES.has(word)) && intent !== 4 && !synonym
+  const matched = (extremeOnly ? 0 : said.length) + (intent === 4 ? 1 : 0) + (synonym ? 1 : 0)
   if (matched === 0 && intent === 0) return { score: 0, matched }
   const titleMatched = titleOwn.filter((word) => mentions(question, word)).length
   // A count only wins on its name when counting is asked for, or nothing more specific matches.
@@ -239,6 +246,8 @@ export function scoreMeasure(
     matched,
   }
 }
+
+const EXTREMES = new Set(['highest', 'lowest', 'largest', 'smallest', 'biggest', 'greatest', 'maximum', 'minimum'])
 
 /** A `title` that is a role, not a name ("Job title", "the employee's position"). */
 const ROLE = /\b(job|role|position|rank|honorific|salutation)\b/i
@@ -312,7 +321,10 @@ export function timeDimensionFor(index: MetaIndex, question: readonly string[], 
   const named = times.find(
     (dim) =>
       near.includes(dim.cube) &&
-      distinctive(dim).some((word) => mentions(question, word) && !['date', 'created', 'day', 'time'].includes(word)),
+      // (Not by a particle: "go up" names no "sign-up date".)
+      distinctive(dim).some(
+        (word) => word.length > 2 && mentions(question, word) && !['date', 'created', 'day', 'time'].includes(word),
+      ),
   )
   return (
     named ??

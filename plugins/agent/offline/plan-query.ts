@@ -53,6 +53,10 @@ function where(spec: Pick<Spec, 'time' | 'range' | 'values' | 'booleans'>): stri
     if (spec.range.to) clauses.push(`${spec.time.path} < ${quote(spec.range.to)}`)
   }
   for (const filter of spec.values) {
+    if (filter.op === 'none') {
+      clauses.push(`${filter.member.path} IS NULL`)
+      continue
+    }
     if (filter.op) {
       clauses.push(`${filter.member.path} ${filter.op} ${Number(filter.values[0])}`)
       continue

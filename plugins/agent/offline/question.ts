@@ -281,7 +281,21 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     [...needed, ...extra.map((dim) => dim.cube)].every((cube) => reach(index, measure.cube).has(cube))
   const pendingMembers = pending.map((entry) => entry.member)
   const counting = tokens.has('many', 'number', 'count', 'average')
+  // "Sales by product category" where the orders' revenue does not reach products: the revenue of the lines that do.
+  const revenueLike = (entry: MetaMember) =>
+    entry.type === 'sum' &&
+    entry.format === 'currency' &&
+    /\b(revenue|sales)\b/i.test([entry.name.replace(/_/g, ' '), entry.title, ...(entry.synonyms ?? [])].join(' '))
   const pick = (scored: ReturnType<typeof score>) => {
+    // (Asked for by its own word, it goes before a count named by the breakdown's noun: "sales by product category".)
+    const asked = tokens.list.some((word) => /^(revenue|sales)$/.test(word))
+    const top = asked ? scored.find((entry) => entry.matched > 0 && revenueLike(entry.candidate)) : scored[0]
+    if (top && top.matched > 0 && revenueLike(top.candidate) && !fits(top.candidate, pendingMembers)) {
+      const reaching = index.cubes
+        .flatMap((cube) => cube.measures)
+        .find((entry) => entry !== top.candidate && revenueLike(entry) && fits(entry, pendingMembers))
+      if (reaching) return { ...top, candidate: reaching }
+    }
     let choice =
       scored.find((entry) => fits(entry.candidate, pendingMembers)) ??
       scored.find((entry) => fits(entry.candidate)) ??
@@ -327,9 +341,14 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   }
   if ((!choice || choice.score < 1 || choice.matched === 0) && ranking && !counting && !busy) {
     // "Which category grew fastest", "our 3 biggest customers": the main money measure that reaches them.
-    const money = index.cubes
+    // (The one the model calls revenue or sales, where it has more than one.)
+    const moneys = index.cubes
       .flatMap((cube) => cube.measures)
-      .find((entry) => entry.type === 'sum' && entry.format === 'currency' && fits(entry, pendingMembers))
+      .filter((entry) => entry.type === 'sum' && entry.format === 'currency' && fits(entry, pendingMembers))
+    const money =
+      moneys.find((entry) =>
+        [entry.name.split('.').pop() ?? '', ...(entry.synonyms ?? [])].some((word) => /^(revenue|sales)$/i.test(word)),
+      ) ?? moneys[0]
     if (money) ((measure = money), (measureNamed = false))
   }
   if (!measure) {
@@ -355,15 +374,48 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   // "List all regions" (read above as the region filter dropped): the regions listed, nothing else being asked.
   if (!measure && !pending.length && dropped.length === 1 && ['list', 'show'].includes(tokens.list[0] ?? ''))
     pending.push({ member: dropped.pop()!, words: [], origin: 'which' })
-  if (!measure && pending.length && pending.every((entry) => entry.origin === 'which')) {
+  const listed = pending[0]?.member
+  const ownCount =
+    measure?.type === 'count' &&
+    measure.cube === listed?.cube &&
+    namesRows(index, listed) &&
+    cubeOf(index, listed.cube)?.dimensions.every((dim) => dim.primaryKey || dim === listed)
+  if ((!measure || ownCount) && pending.length && pending.every((entry) => entry.origin === 'which')) {
     // "What regions are there?": the values listed with the count of the things they describe.
     const cube = cubeOf(index, pending[0].member.cube)
-    const count = cube?.measures.find((entry) => entry.type === 'count')
+    let count = cube?.measures.find((entry) => entry.type === 'count')
+    // Values naming the rows of a table that holds nothing else (a table of regions) each count one: the things that
+    // look them up are counted instead, when one table does. (Products, with prices of their own, are listed.)
+    const lookupOnly =
+      cube?.dimensions.every((dim) => dim.primaryKey || dim === pending[0].member) &&
+      cube.measures.every((entry) => entry.type === 'count')
+    if (cube && lookupOnly && namesRows(index, pending[0].member)) {
+      const describing = index.cubes.filter(
+        (entry) => entry.name !== cube.name && entry.joins.includes(cube.name) && entry.lookups.includes(cube.name),
+      )
+      const theirs =
+        describing.length === 1 ? describing[0].measures.find((entry) => entry.type === 'count') : undefined
+      if (theirs) count = theirs
+    }
     if (count && fits(count, pendingMembers)) measure = count
   }
   // "How many orders ... by VIP customers": the things counted are the ones named after "how many", whatever else
   // the question names; "how many customers ordered" counts the customers who ordered, not those who signed up.
   const countedCube = countedThings(tokens, index)
+  // "How many orders does a customer place": a sum named by nothing but the things counted ("units on order") is
+  // no count of them.
+  if (
+    countedCube &&
+    measure &&
+    !['count', 'count_distinct'].includes(measure.type) &&
+    tokens.has('many') &&
+    distinctive(measure)
+      .filter((word) => word.length > 2 && tokens.list.some((entry) => sameWord(entry, word)))
+      .every((word) => sameWord(word, cubeNoun(countedCube)))
+  ) {
+    const own = cubeOf(index, countedCube)?.measures.find((entry) => entry.type === 'count')
+    if (own && fits(own, pendingMembers)) measure = own
+  }
   // ("The number of items per order" counts items, divided by orders: not orders per order.)
   if (
     countedCube &&
@@ -456,11 +508,13 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     for (const member of record.show) tokens.useWord(cubeNoun(member.cube))
     top = { n: counted?.n ?? 1, direction: record.direction }
   } else if (per && measure) {
-    // "Revenue per customer" divides by the customers who ordered; "revenue per product" lists products.
+    // "Orders per customer" lists the customers, each with its orders (things with names are rows to list);
+    // "average revenue per customer", "orders per customer on average" divide by the customers who ordered, and
+    // "revenue per order" (things without names, or the measure's own rows) is one mean.
     const denominator = denominatorFor(index, measure, per.cube)
     const label = labelDimension(index, per.cube)
     const named = namesRows(index, label) ? label : undefined
-    if (denominator && (denominator.type === 'count_distinct' || per.cube === measure.cube || per.average || !named))
+    if (denominator && (per.cube === measure.cube || per.average || !named))
       analysis = { kind: 'ratio', denominator, per: per.noun }
     else if (named && !dimensions.includes(named)) {
       dimensions.push(named)

@@ -15,6 +15,7 @@ import type { Resolved } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
 import { keyOf } from './members'
 import type { PlannedQuery, SqlResult } from './plan-query'
+import { withKeys } from './question'
 
 export interface Answered {
   query: PlannedQuery
@@ -310,7 +311,13 @@ function answerText(resolved: Resolved, index: MetaIndex, answers: Answered[]): 
     const ranked = high && low ? [high, low] : data
     summary = summaryOfRanking(
       resolved,
-      ranked.map((row) => labelCells(row, labels, frame, index)),
+      // Named by their labels: a key beside a name ("44, India") is for the table, where namesakes differ.
+      ranked.map((row) => {
+        const dims = withKeys(index, frame.dimensions)
+        return labelCells(row, labels, frame, index).filter(
+          (_, position) => !(dims[position]?.primaryKey && dims[position + 1]?.cube === dims[position].cube),
+        )
+      }),
       ranked.map((row) => num(row[labels])),
       measure,
       high && low ? (main.result.totalRows ?? data.length) : data.length,

@@ -521,8 +521,18 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
     // Distinct counts of the entities the table references, where its rows are events (an order, a payment, a sale's
     // line: no name of their own, a date): "how many customers bought". A customer's address or store counted is
     // only noise.
+    // A bridge (a key of references, a film's categories) counts the things on each side: "films in each
+    // category" are the films it names, not its rows.
+    // (Without declared keys: two references and nothing else but dates.)
+    const joinColumns = new Set(plan.joins.map((join) => join.column))
+    const bridge =
+      (plan.primaryKey.length >= 2 && plan.primaryKey.some((key) => joinColumns.has(key))) ||
+      (plan.primaryKey.length === 0 &&
+        joinColumns.size >= 2 &&
+        plan.columns.every((column) => joinColumns.has(column.name) || column.type === 'time'))
     const events =
       isLine ||
+      bridge ||
       revenue !== undefined ||
       (label === undefined &&
         plan.columns.some(

@@ -25,10 +25,12 @@ const libraryMeta = {
         member('loans', 'count', 'count', { title: 'Number of loans', synonyms: ['checkouts', 'borrowings'] }),
         member('loans', 'total_late_fee', 'sum', { title: 'Late fees', format: 'currency' }),
         member('loans', 'total_discount', 'sum', { title: 'Fee discounts', format: 'currency' }),
+        member('loans', 'distinct_member', 'count_distinct', { title: 'Number of different members' }),
       ],
       dimensions: [
         member('loans', 'id', 'number', { primaryKey: true, title: 'Loan id' }),
         member('loans', 'borrowed_at', 'time', { title: 'Loan date' }),
+        member('loans', 'returned_at', 'time', { title: 'Return date' }),
       ],
     },
     {
@@ -55,6 +57,7 @@ const libraryMeta = {
         member('books', 'genre', 'string', { title: 'Genre' }),
         member('books', 'shelf', 'string', { title: 'Shelf' }),
         member('books', 'shelve', 'string', { title: 'Shelve' }),
+        member('books', 'running_length', 'number', { title: 'Audio length' }),
       ],
     },
     {
@@ -277,6 +280,34 @@ describe('the offline analyst on a model it was not grown on', () => {
     const { text, queries } = run('Number of loans by genre and shelf and title and home branch')
     expect(queries).toEqual([])
     expect(text).toContain('at most three things at once')
+  })
+
+  it('lists the things "per" names, and divides by them only when an average is asked', () => {
+    const listed = run('Loans per member')
+    expect(listed.queries).toHaveLength(1)
+    expect(listed.queries[0]).toContain('members.full_name')
+    expect(listed.text).not.toContain(' over ')
+    const mean = run('Average number of loans per member')
+    expect(mean.queries.join(' ')).not.toContain('members.full_name')
+    expect(mean.text).toContain('per member')
+  })
+
+  it('names a row in the summary by its name, the key beside it left to the table', () => {
+    const { text } = run('Loans by member', [
+      ['1', 'Ann Lee', '7'],
+      ['2', 'Bo Li', '3'],
+    ])
+    expect(text).toContain('**Ann Lee** is highest')
+    expect(text).toContain('| 1 | Ann Lee | 7 |')
+  })
+
+  it('reads an empty date said with "never", and a length in hours against a column kept in minutes', () => {
+    expect(run('How many loans were never returned?').queries).toEqual([
+      'SELECT MEASURE(loans.count) AS count FROM loans WHERE loans.returned_at IS NULL',
+    ])
+    expect(run('How many books are longer than 2 hours?').queries).toEqual([
+      'SELECT MEASURE(books.count) AS count FROM books WHERE books.running_length > 120',
+    ])
   })
 
   it('declines with the titles of the model, never its member ids', () => {

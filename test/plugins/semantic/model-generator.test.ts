@@ -271,6 +271,10 @@ describe('keys and joins', () => {
     expect(bridge?.dimensions.find((entry) => entry.primary_key)?.sql).toBe(
       'CAST({CUBE}."PlaylistId" AS VARCHAR(40)) || \'|\' || CAST({CUBE}."TrackId" AS VARCHAR(40))',
     )
+    // "Tracks in each playlist" are the tracks it names: a distinct count of what the bridge references.
+    expect(bridge?.measures?.filter((entry) => entry.type === 'count_distinct').map((entry) => entry.sql)).toEqual([
+      '{CUBE}."TrackId"',
+    ])
     expect(model.get('Employee')?.joins).toEqual([
       {
         name: 'manager',

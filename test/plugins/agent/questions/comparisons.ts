@@ -272,7 +272,8 @@ export const comparisons: Question[] = [
   },
   {
     kind: 'ratio',
-    ask: 'Orders per customer in 2024',
+    // "Orders per customer" lists customers; the mean is asked for.
+    ask: 'Average orders per customer in 2024',
     sql: `SELECT 1.0 * COUNT(*) / COUNT(DISTINCT customer_id) FROM orders o WHERE ${year(2024)}`,
     cells: ['num'],
   },

@@ -47,7 +47,7 @@ export type Outcome = 'right' | 'declined' | 'wrong'
 
 /**
  * Scores one answer: right when it says what was computed (a bold heading) and its table holds every expected row
- * and at most one more (say, a total); for `first` questions (which one ...?), when the table's first row is the
+ * and at most one more (say, a total), or says it shows part of as many rows as expected and shows only expected ones; for `first` questions (which one ...?), when the table's first row is the
  * expected one, whatever ranking follows it. A decline is an answer without a table; anything else answered a
  * different question.
  */
@@ -68,6 +68,13 @@ export function score(
     return has(rows[0], expected[0])
       ? { outcome: 'right', why: '' }
       : { outcome: 'wrong', why: `first row is not ${expected[0].join(' | ')}` }
+  // More rows than an answer holds: right when it says it shows part of them, of as many as expected, and each row it
+  // shows is an expected one.
+  const part = /\nShowing (\d[\d,]*) of (\d[\d,]*) rows\b/.exec(answer)
+  if (part && Number(part[2].replace(/,/g, '')) === expected.length) {
+    const stray = rows.find((row) => !expected.some((cells) => has(row, cells)))
+    return stray ? { outcome: 'wrong', why: `unexpected row ${stray.join(' | ')}` } : { outcome: 'right', why: '' }
+  }
   for (const cells of expected)
     if (!rows.some((row) => has(row, cells))) return { outcome: 'wrong', why: `missing ${cells.join(' | ')}` }
   if (rows.length > expected.length + 1)
