@@ -181,7 +181,9 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
 
   const perAccount = integer(environment, 'QUERIES_PER_ACCOUNT', 0, 0, 10_000, problems)
   const queryLimits: QueryLimits = {
-    sqliteWorkers: integer(environment, 'SQLITE_QUERY_WORKERS', availableParallelism(), 1, 256, problems),
+    // At least 4: an account runs at most all places but one, so on a 2-core machine 2 places would leave a
+    // deployment with one account (the default) one query at a time; queries wait on the disk as well as the cores.
+    sqliteWorkers: integer(environment, 'SQLITE_QUERY_WORKERS', Math.max(4, availableParallelism()), 1, 256, problems),
     perAccount: perAccount === 0 ? undefined : perAccount,
     queuePerAccount: integer(environment, 'QUERY_QUEUE_PER_ACCOUNT', 50, 1, 100_000, problems),
   }
