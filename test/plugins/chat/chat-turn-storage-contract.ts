@@ -215,19 +215,23 @@ export function chatTurnStorage(name: string, open: () => Promise<ThreadStoreHar
       }
     })
 
-    it('stops a run another node took over: its client gets one error line, the thread stays as that node left it', async () => {
-      const held = gate()
-      const node = createChatService({
+    /** Another node on the same store whose runs stream "Half " and then wait for `until` before the rest. */
+    const nodeHeldAfterHalf = (until: Promise<void>) =>
+      createChatService({
         store: harness.store(),
         registry: new MemoryRunRegistry(),
         agents: () =>
           createScriptedAgent(() => ({
-            steps: [{ kind: 'text', chunks: ['Half ', 'and the rest'], hold: { after: 1, until: held.promise } }],
+            steps: [{ kind: 'text', chunks: ['Half ', 'and the rest'], hold: { after: 1, until } }],
           })),
         logger: createLogger('silent'),
         metrics: new Metrics(),
         clock: Date.now,
       })
+
+    it('stops a run another node took over: its client gets one error line, the thread stays as that node left it', async () => {
+      const held = gate()
+      const node = nodeHeldAfterHalf(held.promise)
       try {
         const source = await node.open({ input: 'A slow one', messageId: messageId(50) }, participant)
         const reader = lineReader(new Response(ndjsonStream(source, 10_000)))
@@ -258,17 +262,7 @@ export function chatTurnStorage(name: string, open: () => Promise<ThreadStoreHar
 
     it('tells the client of a run it aborted why, when another node ended that run in its place', async () => {
       const held = gate()
-      const node = createChatService({
-        store: harness.store(),
-        registry: new MemoryRunRegistry(),
-        agents: () =>
-          createScriptedAgent(() => ({
-            steps: [{ kind: 'text', chunks: ['Half ', 'and the rest'], hold: { after: 1, until: held.promise } }],
-          })),
-        logger: createLogger('silent'),
-        metrics: new Metrics(),
-        clock: Date.now,
-      })
+      const node = nodeHeldAfterHalf(held.promise)
       try {
         const source = await node.open({ input: 'Stop this one', messageId: messageId(51) }, participant)
         const reader = lineReader(new Response(ndjsonStream(source, 10_000)))
