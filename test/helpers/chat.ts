@@ -83,3 +83,38 @@ export function mergeLines(lines: Line[]) {
 }
 
 export const messageId = (offset = 0) => `${1_700_000_000_000 + offset}-message`
+
+/** A raw NDJSON body line by line, each line's exact text (to compare bytes, not parsed objects). */
+export function rawLines(response: Response) {
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  const pending: string[] = []
+  return {
+    async next(): Promise<string | undefined> {
+      while (pending.length === 0) {
+        const { value, done } = await reader.read()
+        if (done) return undefined
+        buffer += decoder.decode(value, { stream: true })
+        const parts = buffer.split('\n')
+        buffer = parts.pop()!
+        pending.push(...parts.filter((part) => part !== ''))
+      }
+      return pending.shift()
+    },
+    async until(count: number, wanted: (line: string) => boolean): Promise<string[]> {
+      const lines: string[] = []
+      while (lines.filter(wanted).length < count) {
+        const line = await this.next()
+        if (line === undefined) throw new Error(`the stream ended first: ${lines.slice(-3).join('\n')}`)
+        lines.push(line)
+      }
+      return lines
+    },
+    async rest(): Promise<string[]> {
+      const lines: string[] = []
+      for (let line = await this.next(); line !== undefined; line = await this.next()) lines.push(line)
+      return lines
+    },
+  }
+}

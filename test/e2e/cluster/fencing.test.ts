@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
 import { Database } from 'bun:sqlite'
-import { lineReader, messageId, type Line } from '../../helpers/chat'
+import { lineReader, messageId, rawLines, type Line } from '../../helpers/chat'
 import { startCluster, type Cluster } from '../../helpers/cluster'
 import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
 import { redisAvailable } from '../../helpers/redis-server'
@@ -33,41 +33,6 @@ const chat = (node: ServerProcess, body: object) =>
     headers,
     body: JSON.stringify({ ...body, sessionSettings: { externalId: 'sleeper' } }),
   })
-
-/** A raw NDJSON body line by line, each line's exact text. */
-function rawLines(response: Response) {
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  let buffer = ''
-  const pending: string[] = []
-  return {
-    async next(): Promise<string | undefined> {
-      while (pending.length === 0) {
-        const { value, done } = await reader.read()
-        if (done) return undefined
-        buffer += decoder.decode(value, { stream: true })
-        const parts = buffer.split('\n')
-        buffer = parts.pop()!
-        pending.push(...parts.filter((part) => part !== ''))
-      }
-      return pending.shift()
-    },
-    async until(count: number, wanted: (line: string) => boolean): Promise<string[]> {
-      const lines: string[] = []
-      while (lines.filter(wanted).length < count) {
-        const line = await this.next()
-        if (line === undefined) throw new Error(`the stream ended first: ${lines.slice(-3).join('\n')}`)
-        lines.push(line)
-      }
-      return lines
-    },
-    async rest(): Promise<string[]> {
-      const lines: string[] = []
-      for (let line = await this.next(); line !== undefined; line = await this.next()) lines.push(line)
-      return lines
-    },
-  }
-}
 
 const isDelta = (line: string) => line.includes('"isDelta":true')
 

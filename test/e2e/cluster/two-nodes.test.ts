@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { lineReader, messageId, type Line } from '../../helpers/chat'
+import { lineReader, messageId, rawLines, type Line } from '../../helpers/chat'
 import { startCluster, type Cluster } from '../../helpers/cluster'
 import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
 import { redisAvailable } from '../../helpers/redis-server'
@@ -46,32 +46,6 @@ const chat = (node: ServerProcess, agentId: number, path: string, body: object, 
     body: JSON.stringify(body),
   })
 const asUser = (externalId: string) => ({ sessionSettings: { externalId } })
-
-/** Reads a raw NDJSON body line by line, keeping each line's exact text. */
-function rawLines(response: Response) {
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  let buffer = ''
-  const pending: string[] = []
-  return {
-    async next(): Promise<string | undefined> {
-      while (pending.length === 0) {
-        const { value, done } = await reader.read()
-        if (done) return undefined
-        buffer += decoder.decode(value, { stream: true })
-        const parts = buffer.split('\n')
-        buffer = parts.pop()!
-        pending.push(...parts.filter((part) => part !== ''))
-      }
-      return pending.shift()
-    },
-    async rest(): Promise<string[]> {
-      const lines: string[] = []
-      for (let line = await this.next(); line !== undefined; line = await this.next()) lines.push(line)
-      return lines
-    },
-  }
-}
 
 /** Reads lines until one matches, returning every line read. */
 async function readUntil(reader: ReturnType<typeof lineReader>, done: (line: Line) => boolean): Promise<Line[]> {
