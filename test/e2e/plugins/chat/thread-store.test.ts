@@ -75,6 +75,23 @@ describe('ThreadStore on SQLite, beside other transactions', () => {
   })
 })
 
+/** A thread store on `storage` with one user's first turn started: thread `thread-1`, run `run-1`. */
+async function firstTurn(storage: Parameters<typeof createThreadStore>[0]) {
+  const store = createThreadStore(storage, () => 1)
+  const owner = await seedThreadOwner(storage)
+  const started = await store.startTurn({
+    thread: { id: 'thread-1', ...owner },
+    isNewThread: true,
+    runId: 'run-1',
+    messageId: 'message-1',
+    branch: 'main',
+    input: 'Hello',
+    images: undefined,
+    devMode: false,
+  })
+  return { store, owner, started }
+}
+
 describe.skipIf(!postgresAvailable)('ThreadStore on Postgres, beside a node taking a thread over', () => {
   it(
     'refuses a save that reached the thread while the takeover was under way, once that commits',
@@ -83,18 +100,7 @@ describe.skipIf(!postgresAvailable)('ThreadStore on Postgres, beside a node taki
       const storage = await openPostgresStorage(database.url, { poolSize: 4 })
       const other = new SQL(database.url, { max: 1 })
       try {
-        const store = createThreadStore(storage, () => 1)
-        const owner = await seedThreadOwner(storage)
-        const started = await store.startTurn({
-          thread: { id: 'thread-1', ...owner },
-          isNewThread: true,
-          runId: 'run-1',
-          messageId: 'message-1',
-          branch: 'main',
-          input: 'Hello',
-          images: undefined,
-          devMode: false,
-        })
+        const { store, owner, started } = await firstTurn(storage)
         const save = (content: string): MessageSave => ({
           threadId: 'thread-1',
           id: 'answer',
@@ -149,18 +155,7 @@ describe.skipIf(!postgresAvailable)('ThreadStore on Postgres, saving a long answ
       const storage = await openPostgresStorage(database.url, { poolSize: 2 })
       const other = new SQL(database.url, { max: 1 })
       try {
-        const store = createThreadStore(storage, () => 1)
-        const owner = await seedThreadOwner(storage)
-        const started = await store.startTurn({
-          thread: { id: 'thread-1', ...owner },
-          isNewThread: true,
-          runId: 'run-1',
-          messageId: 'message-1',
-          branch: 'main',
-          input: 'Hello',
-          images: undefined,
-          devMode: false,
-        })
+        const { store, owner, started } = await firstTurn(storage)
         // About 20 KB that compresses poorly, as an answer's text does: stored out of line (TOAST).
         const answer = Array.from(
           { length: 20_000 },
