@@ -1,4 +1,4 @@
-import { asStorageUnavailable } from '../../db/postgres-connect'
+import { asStorageUnavailable } from '../../db/storage-errors'
 import type { Logger } from '../../lib/logger'
 import type { Metrics } from '../../lib/metrics'
 import { BadRequestError, ForbiddenError, NotFoundError, ShuttingDownError } from '../../lib/errors'

@@ -1,4 +1,4 @@
-import { asStorageUnavailable } from '../../db/postgres-connect'
+import { asStorageUnavailable } from '../../db/storage-errors'
 import type { chatMessages } from '../../db/schema'
 import type { Logger } from '../../lib/logger'
 import type { EncodedLine } from './lines'

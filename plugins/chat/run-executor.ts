@@ -1,4 +1,4 @@
-import { asStorageUnavailable } from '../../db/postgres-connect'
+import { asStorageUnavailable } from '../../db/storage-errors'
 import type { Logger } from '../../lib/logger'
 import { AgentError, type Agent, type AgentEvent, type AgentTurn } from './agent'
 import { deltaLines, encodeLine, errorLine, stateLine } from './lines'

@@ -1,5 +1,5 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { asStorageUnavailable } from '../../db/postgres-connect'
+import { asStorageUnavailable } from '../../db/storage-errors'
 import { AppError } from '../../lib/errors'
 import type { Logger } from '../../lib/logger'
 import { NUL_TEXT_MESSAGE, textProblem, unpairedSurrogateMessage } from '../../lib/storable-text'

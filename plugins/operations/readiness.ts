@@ -1,5 +1,5 @@
 import { first, type Storage } from '../../db/client'
-import { asStorageUnavailable } from '../../db/postgres-connect'
+import { asStorageUnavailable } from '../../db/storage-errors'
 import type { Lifecycle } from '../../lib/lifecycle'
 
 export interface CheckResult {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
 import { sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sql'
-import { asStorageUnavailable } from '../../db/postgres-connect'
+import { asStorageUnavailable } from '../../db/storage-errors'
 import { StorageUnavailableError } from '../../lib/errors'
 import { freePort } from '../helpers/database-servers'
 
