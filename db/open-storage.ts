@@ -1,4 +1,5 @@
-import { openStorage, type Storage } from './client'
+import type { Storage } from './client'
+import { openStorage } from './sqlite-storage'
 
 export interface StorageTarget {
   /** The SQLite file, used when no `databaseUrl` is given. */

@@ -1,11 +1,14 @@
 import { SQL } from 'bun'
 import { sql } from 'drizzle-orm'
-import { drizzle } from 'drizzle-orm/bun-sql'
+import { drizzle, type BunSQLQueryResultHKT } from 'drizzle-orm/bun-sql'
+import type { PgDatabase } from 'drizzle-orm/pg-core'
 import type { Db, Storage, Tables, TransactionOptions } from './client'
 import { migratePostgres } from './migrate-postgres'
 import { withDeadline } from './postgres-deadline'
 import { connectPostgres, withoutPassword } from './postgres-connect'
+import { postgresRepositories } from './repositories/postgres'
 import * as schema from './schema-pg'
+import { POSTGRES_TEXT } from './text-rules'
 
 export { connectPostgres, DatabaseUnreachableError, withoutPassword } from './postgres-connect'
 
@@ -38,22 +41,35 @@ export async function openPostgresStorage(url: string, options: PostgresStorageO
 const EXCLUSIVE_LOCK_KEY = 7_301_946_125_114
 
 /**
+ * The one place the Postgres query builder is handed out as the shared one (`Db`, `Tables`, typed from SQLite's). The
+ * rule that makes it sound: the Postgres tables (`db/schema-pg`) mirror the SQLite ones (`db/schema`) property for
+ * property, column for column, with the same JavaScript values (checked by `test/db/schema-parity.test.ts`); shared
+ * code always awaits its queries and never calls the SQLite-only `.get()`, `.all()` or `.run()`, the one place the two
+ * builders' types differ. Anything Postgres alone can say is written in `db/` against the Postgres types.
+ */
+const mirrored = {
+  builder: (postgres: PgDatabase<BunSQLQueryResultHKT, typeof schema>) => postgres as unknown as Db,
+  tables: schema as unknown as Tables,
+}
+
+/**
  * A Storage over an open (and migrated) pool; `url` names it in logs and `/readyz`. With `timeoutMs`, statements and
  * transactions unanswered that long fail as 503 (`withDeadline`), but for exclusive transactions: they wait on purpose
  * (nodes starting together apply the bootstrap one after the other).
  */
 export function postgresStorage(pool: SQL, url: string, timeoutMs?: number): Storage {
   const client = timeoutMs === undefined ? pool : withDeadline(pool, timeoutMs)
-  const db = drizzle({ client, schema })
-  const patient = timeoutMs === undefined ? db : drizzle({ client: pool, schema })
+  const postgres = drizzle({ client, schema })
+  const patient = timeoutMs === undefined ? postgres : drizzle({ client: pool, schema })
+  const db = mirrored.builder(postgres)
   let closing: Promise<void> | undefined
-  const storage = {
-    dialect: 'postgres' as const,
-    // The Postgres database and tables mirror the SQLite ones property for property and value for value; their
-    // query builders differ only in the SQLite-only methods (`.get()`, `.all()`, `.run()`), which no shared code uses.
-    db: db as unknown as Db,
-    tables: schema as unknown as Tables,
+  return {
+    dialect: 'postgres',
+    db,
+    tables: mirrored.tables,
     path: withoutPassword(url),
+    text: POSTGRES_TEXT,
+    repositories: postgresRepositories(client, db, mirrored.tables),
     readinessChecks: {
       // After a failover the old primary may come back as a read-only standby: it answers, but every write fails.
       async postgres() {
@@ -62,23 +78,17 @@ export function postgresStorage(pool: SQL, url: string, timeoutMs?: number): Sto
       },
     },
     transaction<T>(work: (tx: Db) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-      return (options.exclusive ? patient : db).transaction(async (tx) => {
+      return (options.exclusive ? patient : postgres).transaction(async (tx) => {
         // Held until this transaction ends; every exclusive transaction of every node waits for the same key.
         if (options.exclusive) await tx.execute(sql`SELECT pg_advisory_xact_lock(${EXCLUSIVE_LOCK_KEY})`)
-        return work(tx as unknown as Db)
+        return work(mirrored.builder(tx))
       })
     },
+    // Each statement takes a connection of the pool, which sees only committed rows.
+    readCommitted: (work) => work(db),
     close(): Promise<void> {
       closing ??= pool.close()
       return closing
     },
   }
-  for (const name of ['sqlite', 'lock'] as const)
-    Object.defineProperty(storage, name, {
-      enumerable: false,
-      get() {
-        throw new Error(`storage.${name} exists only on SQLite; this storage is Postgres (${storage.path})`)
-      },
-    })
-  return storage as unknown as Storage
 }

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import { existsSync } from 'node:fs'
-import { first, openStorage, type Storage } from '../../db/client'
+import { first, type Storage } from '../../db/client'
+import { openStorage } from '../../db/sqlite-storage'
 import { loadConfig } from '../../lib/config'
 import { isUniqueViolation } from '../../db/unique-violation'
 import { hashSecret, randomToken } from '../../lib/secrets'

@@ -1,4 +1,4 @@
-import { openStorage } from '../../db/client'
+import { openStorage } from '../../db/sqlite-storage'
 import { describeStorageContract } from './storage-contract'
 
 describeStorageContract('SQLite', async () => {

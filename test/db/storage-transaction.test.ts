@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { first, openStorage, type Storage } from '../../db/client'
+import { first } from '../../db/client'
+import { openStorage, type SqliteStorage } from '../../db/sqlite-storage'
 import { writeBatchOf } from '../../db/write-batch'
 
 describe('storage.transaction on SQLite', () => {
@@ -98,7 +99,7 @@ describe('storage.transaction on SQLite', () => {
 
 describe('SQLite writers while another process holds the write lock', () => {
   /** Two storages on one file, as two WORKERS processes have; `other` holds the write lock until `release`. */
-  async function onOneFile(test: (mine: Storage, other: Storage) => Promise<void>) {
+  async function onOneFile(test: (mine: SqliteStorage, other: SqliteStorage) => Promise<void>) {
     const dir = mkdtempSync(join(tmpdir(), 'write-lock-test-'))
     const mine = openStorage(join(dir, 'service.db'))
     const other = openStorage(join(dir, 'service.db'))
@@ -110,7 +111,7 @@ describe('SQLite writers while another process holds the write lock', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   }
-  const insert = (storage: Storage, name: string) =>
+  const insert = (storage: SqliteStorage, name: string) =>
     storage.sqlite.run('INSERT INTO accounts (name, plan, created_at) VALUES (?, ?, 1)', [name, 'free'])
 
   it('a group commit waits on timers, the event loop serving meanwhile, and commits once the lock is free', () =>

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
-import { openStorage, type Storage } from '../../db/client'
+import type { Storage } from '../../db/client'
+import { openStorage } from '../../db/sqlite-storage'
 import { openPostgresStorage } from '../../db/postgres-storage'
 import { testStorage } from './bootstrapped-postgres'
 import { throwawayPostgresDatabase } from './postgres-databases'

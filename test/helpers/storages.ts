@@ -1,4 +1,5 @@
-import { openStorage, type Storage } from '../../db/client'
+import type { Storage } from '../../db/client'
+import { openStorage } from '../../db/sqlite-storage'
 import { openPostgresStorage } from '../../db/postgres-storage'
 import { throwawayPostgresDatabase } from './postgres-databases'
 

@@ -1,7 +1,5 @@
 import type { SQL } from 'bun'
-import type { Storage } from '../../db/client'
-import { createPostgresWriteBatch, type PostgresTransaction } from '../../db/postgres-write-batch'
-import type { ThreadMessage } from './model'
+import { createPostgresWriteBatch, type PostgresTransaction } from '../../postgres-write-batch'
 import {
   RESTART_ERROR,
   threadTitle,
@@ -13,21 +11,16 @@ import {
   type RunOutcome,
   type StartedTurn,
   type ThreadRow,
+  type ThreadMessage,
   type ThreadStore,
-} from './thread-store'
-
-/** The pool under the storage's drizzle database (drizzle keeps the client it was given as `$client`). */
-function postgresClientOf(storage: Storage): SQL {
-  return (storage.db as unknown as { $client: SQL }).$client
-}
+} from '.'
 
 /**
  * The thread store on Postgres, through Bun's SQL client (tagged statements: prepared once per connection and
  * reused, without drizzle's per-call query building on the hot path). Reads go to the pool; writes go through the
  * Postgres group commit, so concurrent turns share one transaction's round trips.
  */
-export function createPostgresThreadStore(storage: Storage, clock: () => number): ThreadStore {
-  const client = postgresClientOf(storage)
+export function createPostgresThreadStore(client: SQL, clock: () => number): ThreadStore {
   const batch = createPostgresWriteBatch(client)
 
   const messagesOf = async (sql: SQL, threadId: string, devMode: boolean) => {

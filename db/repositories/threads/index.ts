@@ -1,6 +1,8 @@
-import type { RawRow } from '../../db/raw-row'
-import type { chatMessages, chatRuns, chatThreads } from '../../db/schema'
-import type { ImageAttachment, ThreadMessage } from './model'
+import type { RawRow } from '../../raw-row'
+import type { chatMessages, chatRuns, chatThreads } from '../../schema'
+import type { ImageAttachment, ThreadMessage } from './thread-message'
+
+export { ImageAttachment, ThreadMessage, ToolCall } from './thread-message'
 
 /** The thread columns a turn needs. */
 export type ThreadRow = Pick<
@@ -8,7 +10,7 @@ export type ThreadRow = Pick<
   'id' | 'accountId' | 'deploymentId' | 'agentId' | 'userId'
 >
 
-/** A message as the raw statements of both dialects read it (JSON columns still text). */
+/** A message as the raw statements of both backends read it (JSON columns still text). */
 export type MessageRow = Pick<
   RawRow<typeof chatMessages>,
   'id' | 'sort' | 'role' | 'content' | 'graphPath' | 'thinking' | 'toolCall' | 'attachments' | 'status'
@@ -69,7 +71,8 @@ export interface MessageSave {
 }
 
 /**
- * The chat's threads, messages and runs: the repository the chat service talks to, one implementation per dialect.
+ * The chat's threads, messages and runs: the repository the chat service talks to, one module per backend beside
+ * this one (`sqlite.ts`, `postgres.ts`), chosen by the storage when it opens.
  * Writes go through a group commit (every write queued during one turn of the event loop is committed in one
  * transaction, each in its own savepoint so a failing write fails only its own caller); each promise settles once
  * its write is committed, never before.

@@ -1,83 +1,19 @@
 import { describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
-import { openStorage } from '../../../../db/client'
-import { openPostgresStorage } from '../../../../db/postgres-storage'
-import { createThreadStore } from '../../../../plugins/chat/create-thread-store'
-import type { MessageSave } from '../../../../plugins/chat/thread-store'
-import { postgresAvailable, warnSkipped } from '../../../helpers/database-servers'
-import { POSTGRES_START_MS, throwawayPostgresDatabase } from '../../../helpers/postgres-databases'
-import { postgresThreadStores, seedThreadOwner, sqliteThreadStores } from '../../../helpers/thread-stores'
-import { threadStoreContract } from '../../../plugins/chat/thread-store-contract'
+import type { Storage } from '../../../../../db/client'
+import { openPostgresStorage } from '../../../../../db/postgres-storage'
+import type { MessageSave } from '../../../../../db/repositories/threads'
+import { postgresAvailable, warnSkipped } from '../../../../helpers/database-servers'
+import { POSTGRES_START_MS, throwawayPostgresDatabase } from '../../../../helpers/postgres-databases'
+import { postgresThreadStores, seedThreadOwner } from '../../../../helpers/thread-stores'
+import { threadStoreContract } from '../../../../db/repositories/threads/thread-store-contract'
 
-threadStoreContract('SQLite', sqliteThreadStores)
 if (postgresAvailable) threadStoreContract('Postgres', postgresThreadStores)
 else warnSkipped('ThreadStore on Postgres')
 
-describe('ThreadStore on SQLite, beside other transactions', () => {
-  it('recovers interrupted runs after an open transaction, not inside it: its rollback keeps the recovery', async () => {
-    const storage = openStorage(':memory:')
-    try {
-      const { accounts, deployments, agents, users } = storage.tables
-      const owner = await storage.transaction(async (tx) => {
-        const [account] = await tx
-          .insert(accounts)
-          .values({ name: 'acme', plan: 'enterprise', createdAt: 1 })
-          .returning()
-        const [deployment] = await tx
-          .insert(deployments)
-          .values({ accountId: account.id, name: 'Shop', model: 'demo', createdAt: 1 })
-          .returning()
-        const [agent] = await tx.insert(agents).values({ deploymentId: deployment.id, name: 'Analyst' }).returning()
-        const [user] = await tx
-          .insert(users)
-          .values({ accountId: account.id, kind: 'external', identity: 'owner', createdAt: 1, updatedAt: 1 })
-          .returning()
-        return { accountId: account.id, deploymentId: deployment.id, agentId: agent.id, userId: user.id }
-      })
-      const before = createThreadStore(storage, Date.now)
-      const runId = 'run-left-running'
-      await before.startTurn({
-        thread: { id: 'thread-1', ...owner },
-        isNewThread: true,
-        runId,
-        messageId: 'message-1',
-        branch: 'main',
-        input: 'Hello',
-        images: undefined,
-        devMode: false,
-      })
-
-      // Another area's transaction is open (awaiting) when the recovery is asked for, and then fails.
-      let proceed = () => undefined as void
-      let opened = () => undefined as void
-      const open = new Promise<void>((resolve) => (opened = resolve))
-      const failing = storage
-        .transaction(async (tx) => {
-          await tx.insert(accounts).values({ name: 'rolled-back', plan: 'enterprise', createdAt: 1 })
-          const waiting = new Promise<void>((resolve) => (proceed = resolve))
-          opened()
-          await waiting
-          throw new Error('this transaction fails')
-        })
-        .catch((error: Error) => error.message)
-      await open
-      const recovered = createThreadStore(storage, Date.now).recoverInterruptedRuns()
-      proceed()
-      expect(await failing).toBe('this transaction fails')
-      expect(await recovered).toBe(1)
-      const { chatRuns } = storage.tables
-      const [run] = await storage.db.select({ status: chatRuns.status }).from(chatRuns)
-      expect(run.status).toBe('interrupted')
-      expect(await storage.db.select().from(accounts)).toHaveLength(1)
-    } finally {
-      await storage.close()
-    }
-  })
-})
-
 /** A thread store on `storage` with one user's first turn started: thread `thread-1`, run `run-1`. */
-async function firstTurn(storage: Parameters<typeof createThreadStore>[0]) {
-  const store = createThreadStore(storage, () => 1)
+async function firstTurn(storage: Storage) {
+  const store = storage.repositories.threads(() => 1)
   const owner = await seedThreadOwner(storage)
   const started = await store.startTurn({
     thread: { id: 'thread-1', ...owner },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type { MessageSave, NewTurn, RunOutcome, ThreadStore } from '../../../plugins/chat/thread-store'
-import type { ThreadStoreHarness } from '../../helpers/thread-stores'
+import type { MessageSave, NewTurn, RunOutcome, ThreadStore } from '../../../../db/repositories/threads'
+import type { ThreadStoreHarness } from '../../../helpers/thread-stores'
 
 let sequence = 0
 const unique = (prefix: string) => `${prefix}-${Date.now()}-${++sequence}`

@@ -1,7 +1,7 @@
-import type { Storage } from '../../db/client'
-import type { RawRow } from '../../db/raw-row'
-import type { chatMessages } from '../../db/schema'
-import { writeBatchOf } from '../../db/write-batch'
+import type { RawRow } from '../../raw-row'
+import type { chatMessages } from '../../schema'
+import type { SqliteConnection } from '../../sqlite-connection'
+import { writeBatchOf } from '../../write-batch'
 import {
   RESTART_ERROR,
   threadTitle,
@@ -13,7 +13,7 @@ import {
   type StartedTurn,
   type ThreadRow,
   type ThreadStore,
-} from './thread-store'
+} from '.'
 
 type StoredMessage = RawRow<typeof chatMessages>
 
@@ -21,8 +21,8 @@ type StoredMessage = RawRow<typeof chatMessages>
  * The thread store on SQLite, through prepared statements: bun:sqlite is synchronous, so reads answer at once (the
  * promises are already settled) and the writes of concurrent turns share one commit of the write batch.
  */
-export function createSqliteThreadStore(storage: Storage, clock: () => number): ThreadStore {
-  const { sqlite } = storage
+export function createSqliteThreadStore(connection: SqliteConnection, clock: () => number): ThreadStore {
+  const { sqlite, lock } = connection
   const threadById = sqlite.query<ThreadRow, [string]>(
     'SELECT id, account_id AS accountId, deployment_id AS deploymentId, agent_id AS agentId, user_id AS userId FROM chat_threads WHERE id = ?',
   )
@@ -77,7 +77,7 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
     messagesOf.all(threadId).map((row) => toThreadMessage(row, devMode))
 
   // Everything goes through the group commit: the turns' starts and ends and the running answers' saves.
-  const batch = writeBatchOf(storage)
+  const batch = writeBatchOf(connection)
   const startTurnWrites = (turn: NewTurn, now: number): StartedTurn => {
     const { thread } = turn
     const history = turn.isNewThread ? [] : messages(thread.id, turn.devMode)
@@ -161,7 +161,7 @@ export function createSqliteThreadStore(storage: Storage, clock: () => number): 
         ).changes
       })
       // Done by the time the call returns, unless an asynchronous transaction holds the connection: then after it.
-      return storage.lock.busy() ? storage.lock.run(() => recover.immediate()) : recover.immediate()
+      return lock.busy() ? lock.run(() => recover.immediate()) : recover.immediate()
     },
   }
 }

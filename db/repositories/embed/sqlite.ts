@@ -1,15 +1,15 @@
 import type { Database, SQLQueryBindings } from 'bun:sqlite'
-import type { AttributeType } from '../../db/bootstrap/model'
-import type { Db } from '../../db/client'
+import type { Db } from '../../query-builder'
+import type { AttributeType, EmbedCatalogStatements, EmbedSessionStatements, EmbedUserStatements } from '.'
 
-/**
- * The statements of provisioning, the catalog and session minting on SQLite, as bun:sqlite statements with named
- * parameters: the same SQL the drizzle queries of `user-queries.ts`, `catalog.ts` and `sessions.ts` build, without
- * drizzle's per-execution work (each value mapped through its placeholder, each row rebuilt from an array, its
- * columns decoded one by one), which on these paths (a dozen statements per generate-session, four per chat
- * request) cost as much as the statements themselves. One connection serves every transaction, so a statement
- * ignores the executor it is asked for.
+/*
+ * The embed statements on SQLite, as bun:sqlite statements with named parameters: the same SQL the drizzle queries of
+ * `postgres.ts` build, without drizzle's per-execution work (each value mapped through its placeholder, each row
+ * rebuilt from an array, its columns decoded one by one), which on these paths (a dozen statements per
+ * generate-session, four per chat request) cost as much as the statements themselves. One connection serves every
+ * transaction, so a statement ignores the executor it is asked for.
  */
+
 type Values = Record<string, unknown>
 /** The values as bun:sqlite binds them: by name, without the `$` (the storage's database is opened `strict`). */
 type Bindings = Extract<SQLQueryBindings, Record<string, unknown>>
@@ -34,7 +34,7 @@ function write(sqlite: Database, text: string) {
   })
 }
 
-export function sqliteUserQueries(sqlite: Database) {
+export function sqliteUserStatements(sqlite: Database): EmbedUserStatements {
   return {
     // Single-table reads with scalar subqueries: in SQLite a JOIN costs about ten times as much per execution.
     membershipNames: rows<{ name: string | null }>(
@@ -102,7 +102,7 @@ export function sqliteUserQueries(sqlite: Database) {
 }
 
 /** Tenant-wide rows have no tenant: `ifnull(embed_tenant_id, 0)`, as the unique indexes say it, selects them with 0. */
-export function sqliteCatalogStatements(sqlite: Database) {
+export function sqliteCatalogStatements(sqlite: Database): EmbedCatalogStatements {
   return {
     groupByName: rows<{ id: number }>(
       sqlite,
@@ -130,7 +130,7 @@ export function sqliteCatalogStatements(sqlite: Database) {
 }
 
 /** The JSON columns are written as their JSON text and the flag as 0 or 1, as drizzle's column modes store them. */
-export function sqliteSessionStatements(sqlite: Database) {
+export function sqliteSessionStatements(sqlite: Database): EmbedSessionStatements {
   const insert = sqlite.query<never, Bindings>(
     `INSERT INTO embed_sessions (public_id, secret_hash, account_id, deployment_id, user_id, embed_tenant_id, creator_mode,
                                  settings, security_context, groups, user_attributes, created_at, expires_at)
