@@ -1,8 +1,8 @@
 import type { Database } from 'bun:sqlite'
 import { BUSY_TIMEOUT_MS, createImmediateBegin, retryDelay } from './sqlite-begin'
+import { createBatchCommit, type BatchItem } from './batch-commit'
+import type { SqliteConnection } from './sqlite-connection'
 import type { TransactionLock } from './transaction-lock'
-
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
 
 /**
  * Group commit: writes and transactions queued during one turn of the event loop are committed together, in one
@@ -21,63 +21,21 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown }
  * serving requests meanwhile, and what is queued by then joins the same commit.
  */
 export function createWriteBatch(sqlite: Database, lock: TransactionLock) {
-  interface Item {
-    work: () => unknown
-    awaited: boolean
-    resolve(value: unknown): void
-    reject(error: unknown): void
-  }
-  let queue: Item[] = []
+  let queue: BatchItem[] = []
   let scheduled = false
   let awaitedQueued = false
   /** Tries in a row that found another connection holding the file's write lock, and since when. */
   let busyTries = 0
   let busySince = 0
   const immediate = createImmediateBegin(sqlite)
-  // Wrapped once: inside the batch's transaction each write becomes a savepoint.
-  const savepoint = sqlite.transaction((work: () => unknown) => work())
-  // Prepared once: compiling them per transaction costs more than a small transaction's own statements.
-  const statements = {
-    begin: sqlite.prepare('BEGIN IMMEDIATE'),
-    commit: sqlite.prepare('COMMIT'),
-    rollback: sqlite.prepare('ROLLBACK'),
-    savepoint: sqlite.prepare('SAVEPOINT batch_item'),
-    release: sqlite.prepare('RELEASE batch_item'),
-    rollbackTo: sqlite.prepare('ROLLBACK TO batch_item'),
-  }
-
-  function settle(items: Item[], outcomes: Outcome[]): void {
-    items.forEach((item, index) => {
-      const outcome = outcomes[index]
-      if (outcome.ok) item.resolve(outcome.value)
-      else item.reject(outcome.error)
-    })
-  }
+  const commit = createBatchCommit(sqlite)
 
   /** Takes what is queued: the items of the next commit. */
-  function take(): { items: Item[]; awaited: boolean } {
+  function take(): { items: BatchItem[]; awaited: boolean } {
     const taken = { items: queue, awaited: awaitedQueued }
     queue = []
     awaitedQueued = false
     return taken
-  }
-
-  function rejectAll(items: Item[], error: unknown): void {
-    for (const item of items) item.reject(error)
-  }
-
-  /** Synchronous writes only, in the transaction just begun: committed before this returns. */
-  function commitWritesBegun(items: Item[]): void {
-    let outcomes: Outcome[]
-    try {
-      outcomes = items.map(savepointOutcome)
-      statements.commit.run()
-    } catch (error) {
-      if (sqlite.inTransaction) statements.rollback.run()
-      rejectAll(items, error)
-      return
-    }
-    settle(items, outcomes)
   }
 
   /**
@@ -89,59 +47,11 @@ export function createWriteBatch(sqlite: Database, lock: TransactionLock) {
     try {
       begun = immediate.tryBegin()
     } catch (error) {
-      rejectAll(take().items, error)
+      commit.rejectAll(take().items, error)
       return true
     }
-    if (begun) commitWritesBegun(take().items)
+    if (begun) commit.writes(take().items)
     return begun
-  }
-
-  /** One awaited transaction's work in its savepoint of the open batch transaction. */
-  async function inSavepoint(item: Item): Promise<Outcome> {
-    statements.savepoint.run()
-    try {
-      const value = await item.work()
-      statements.release.run()
-      return { ok: true, value }
-    } catch (error) {
-      // An error SQLite answers by rolling back the whole transaction leaves no savepoint to return to.
-      if (sqlite.inTransaction) {
-        statements.rollbackTo.run()
-        statements.release.run()
-      }
-      return { ok: false, error }
-    }
-  }
-
-  /** Writes and awaited transactions, in order, in the transaction just begun; run under the lock. */
-  async function commitTransactionsBegun(items: Item[]): Promise<void> {
-    const outcomes: Outcome[] = []
-    try {
-      for (const item of items) {
-        const outcome = item.awaited ? await inSavepoint(item) : savepointOutcome(item)
-        outcomes.push(outcome)
-        if (!sqlite.inTransaction) {
-          // Everything before this item was rolled back with the transaction: those calls fail with its error.
-          const error = outcome.ok ? new Error('The transaction was rolled back') : outcome.error
-          outcomes.fill({ ok: false, error })
-          statements.begin.run()
-        }
-      }
-      statements.commit.run()
-    } catch (error) {
-      if (sqlite.inTransaction) statements.rollback.run()
-      rejectAll(items, error)
-      return
-    }
-    settle(items, outcomes)
-  }
-
-  function savepointOutcome(item: Item): Outcome {
-    try {
-      return { ok: true, value: savepoint(item.work) }
-    } catch (error) {
-      return { ok: false, error }
-    }
   }
 
   /**
@@ -153,12 +63,12 @@ export function createWriteBatch(sqlite: Database, lock: TransactionLock) {
     try {
       await immediate.begin()
     } catch (error) {
-      rejectAll(take().items, error)
+      commit.rejectAll(take().items, error)
       return
     }
     const { items, awaited } = take()
-    if (awaited) await commitTransactionsBegun(items)
-    else commitWritesBegun(items)
+    if (awaited) await commit.transactions(items)
+    else commit.writes(items)
   }
 
   /**
@@ -190,18 +100,23 @@ export function createWriteBatch(sqlite: Database, lock: TransactionLock) {
     if (busyTries === 0) busySince = performance.now()
     else if (performance.now() - busySince > BUSY_TIMEOUT_MS) {
       busyTries = 0
-      const { items } = take()
-      try {
-        statements.begin.run()
-      } catch (error) {
-        rejectAll(items, error)
-        return
-      }
-      commitWritesBegun(items)
+      commitWaitingInSqlite()
       return
     }
     scheduled = true
     void retryDelay(busyTries++).then(groupCommit)
+  }
+
+  /** Past the busy timeout: begins waiting in SQLite's busy handler, which fails as a plain BEGIN would. */
+  function commitWaitingInSqlite(): void {
+    const { items } = take()
+    try {
+      commit.beginWaiting()
+    } catch (error) {
+      commit.rejectAll(items, error)
+      return
+    }
+    commit.writes(items)
   }
 
   function enqueue<T>(work: () => T | Promise<T>, awaited: boolean): Promise<T> {
@@ -239,11 +154,11 @@ export type WriteBatch = ReturnType<typeof createWriteBatch>
 const batches = new WeakMap<Database, WriteBatch>()
 
 /** The write batch of a database: every area that uses it shares its commits. */
-export function writeBatchOf(storage: { sqlite: Database; lock: TransactionLock }): WriteBatch {
-  let batch = batches.get(storage.sqlite)
+export function writeBatchOf(connection: SqliteConnection): WriteBatch {
+  let batch = batches.get(connection.sqlite)
   if (!batch) {
-    batch = createWriteBatch(storage.sqlite, storage.lock)
-    batches.set(storage.sqlite, batch)
+    batch = createWriteBatch(connection.sqlite, connection.lock)
+    batches.set(connection.sqlite, batch)
   }
   return batch
 }
