@@ -4,7 +4,7 @@ import type * as schema from './schema'
 /**
  * The query builder every domain module uses, on either backend. Its type is drizzle's SQLite one; on Postgres the
  * object is drizzle's Postgres database over the Postgres tables, which mirror the SQLite ones column for column
- * (same names, same JavaScript values), so one query text serves both (see `db/postgres-storage.ts`, the one place
+ * (same names, same JavaScript values), so one query text serves both (see `db/postgres/postgres-storage.ts`, the one place
  * that says so to the compiler). Queries are always awaited: `.get()`, `.all()` and `.run()` exist only on SQLite.
  */
 export type Db = BunSQLiteDatabase<typeof schema>

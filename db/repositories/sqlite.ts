@@ -1,4 +1,4 @@
-import type { SqliteConnection } from '../sqlite-connection'
+import type { SqliteConnection } from '../sqlite/sqlite-connection'
 import type { Repositories } from '.'
 import { sqliteCatalogStatements, sqliteSessionStatements, sqliteUserStatements } from './embed/sqlite'
 import { sqliteThreadPolicies } from './thread-policies/sqlite'

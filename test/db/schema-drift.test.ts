@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import { openStorage, type SqliteStorage } from '../../db/sqlite-storage'
+import { openStorage, type SqliteStorage } from '../../db/sqlite/sqlite-storage'
 import * as schema from '../../db/schema'
 import { databaseShapes, schemaShapes, shapeDifferences } from '../helpers/schema-drift'
 

@@ -4,8 +4,8 @@
 // a new database of that name on the server (closed when done, so it can serve as a template).
 import { applyBootstrap } from '../../db/bootstrap/apply'
 import type { Storage } from '../../db/client'
-import { openStorage } from '../../db/sqlite-storage'
-import { openPostgresStorage } from '../../db/postgres-storage'
+import { openStorage } from '../../db/sqlite/sqlite-storage'
+import { openPostgresStorage } from '../../db/postgres/postgres-storage'
 
 const [dialect, server, name] = process.argv.slice(2)
 let storage: Storage | undefined

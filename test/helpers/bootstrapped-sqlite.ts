@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { BootstrapFile } from '../../db/bootstrap/model'
 import type { Storage } from '../../db/client'
-import { sqliteStorage } from '../../db/sqlite-storage'
+import { sqliteStorage } from '../../db/sqlite/sqlite-storage'
 
 const BUILDER = fileURLToPath(new URL('./bootstrap-image.ts', import.meta.url))
 const images = new Map<string, Uint8Array>()

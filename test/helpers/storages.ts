@@ -1,6 +1,6 @@
 import type { Storage } from '../../db/client'
-import { openStorage } from '../../db/sqlite-storage'
-import { openPostgresStorage } from '../../db/postgres-storage'
+import { openStorage } from '../../db/sqlite/sqlite-storage'
+import { openPostgresStorage } from '../../db/postgres/postgres-storage'
 import { throwawayPostgresDatabase } from './postgres-databases'
 
 /**

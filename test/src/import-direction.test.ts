@@ -110,6 +110,21 @@ function dialectChecks(root: string, folders: string[], allowed: string[]): stri
 
 const DIALECTS_ALLOWED = ['db', join('plugins', 'semantic', 'sources')]
 
+/**
+ * What one storage backend alone has (SQLite's connection, lock and group commit; Postgres's pool) and each backend's
+ * repository modules: the storage picks them when it opens, so nothing above `db/` names one.
+ */
+const REPOSITORY_AREAS = readdirSync(join(ROOT, 'db', 'repositories'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => join('db', 'repositories', entry.name))
+const BACKEND_MODULES = [
+  join('db', 'sqlite'),
+  join('db', 'postgres'),
+  ...[join('db', 'repositories'), ...REPOSITORY_AREAS].flatMap((folder) =>
+    ['sqlite', 'postgres'].map((backend) => join(folder, backend)),
+  ),
+]
+
 /** The start-up bootstrap still sits in `db/` until it moves to `src/`, and reads the plugins' models. */
 const BOOTSTRAP = join('db', 'bootstrap')
 
@@ -128,6 +143,10 @@ describe('import direction', () => {
 
   it('keeps db/ from importing any plugin', () => {
     expect(importsInto(ROOT, ['db'], 'plugins').filter((line) => !inside(line, BOOTSTRAP))).toEqual([])
+  })
+
+  it('keeps plugins and lib/ from importing a storage backend: only db/ and the composition root choose one', () => {
+    expect(BACKEND_MODULES.flatMap((backend) => importsInto(ROOT, ['plugins', 'lib'], backend))).toEqual([])
   })
 
   it('keeps checks of a dialect inside db/ and the data sources', () => {
@@ -188,7 +207,7 @@ describe('import direction', () => {
         ].join('\n'),
       )
       writeFileSync(join(fixture, 'plugins/semantic/sources/mysql.ts'), "if (dialect.name === 'mysql') quote()\n")
-      writeFileSync(join(fixture, 'db/sqlite-storage.ts'), "return storage.dialect === 'sqlite'\n")
+      writeFileSync(join(fixture, 'db/storage.ts'), "return storage.dialect === 'sqlite'\n")
 
       expect(dialectChecks(fixture, ['plugins', 'db'], DIALECTS_ALLOWED)).toEqual([
         `${join('plugins', 'management', 'search.ts')}:1`,

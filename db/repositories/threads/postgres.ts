@@ -1,5 +1,5 @@
 import type { SQL } from 'bun'
-import { createPostgresWriteBatch, type PostgresTransaction } from '../../postgres-write-batch'
+import { createPostgresWriteBatch, type PostgresTransaction } from '../../postgres/postgres-write-batch'
 import {
   RESTART_ERROR,
   threadTitle,

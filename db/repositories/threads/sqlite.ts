@@ -1,7 +1,7 @@
 import type { RawRow } from '../../raw-row'
 import type { chatMessages } from '../../schema'
-import type { SqliteConnection } from '../../sqlite-connection'
-import { writeBatchOf } from '../../write-batch'
+import type { SqliteConnection } from '../../sqlite/sqlite-connection'
+import { writeBatchOf } from '../../sqlite/write-batch'
 import {
   RESTART_ERROR,
   threadTitle,

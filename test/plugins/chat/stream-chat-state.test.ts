@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
 import type { Storage } from '../../../db/client'
-import { isSqliteStorage } from '../../../db/sqlite-storage'
+import { isSqliteStorage } from '../../../db/sqlite/sqlite-storage'
 import { AgentError, type Agent, type AgentFactory } from '../../../plugins/chat/agent'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { openStorage } from '../../../../db/sqlite-storage'
+import { openStorage } from '../../../../db/sqlite/sqlite-storage'
 import { sqliteThreadStores } from '../../../helpers/thread-stores'
 import { threadStoreContract } from './thread-store-contract'
 

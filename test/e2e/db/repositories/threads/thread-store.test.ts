@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
 import type { Storage } from '../../../../../db/client'
-import { openPostgresStorage } from '../../../../../db/postgres-storage'
+import { openPostgresStorage } from '../../../../../db/postgres/postgres-storage'
 import type { MessageSave } from '../../../../../db/repositories/threads'
 import { postgresAvailable, warnSkipped } from '../../../../helpers/database-servers'
 import { POSTGRES_START_MS, throwawayPostgresDatabase } from '../../../../helpers/postgres-databases'

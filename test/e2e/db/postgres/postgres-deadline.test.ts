@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
 import { sql } from 'drizzle-orm'
-import { withDeadline } from '../../../db/postgres-deadline'
-import { postgresStorage } from '../../../db/postgres-storage'
-import { StorageUnavailableError } from '../../../lib/errors'
-import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
-import { throwawayPostgresDatabase, type ThrowawayDatabase } from '../../helpers/postgres-databases'
+import { withDeadline } from '../../../../db/postgres/postgres-deadline'
+import { postgresStorage } from '../../../../db/postgres/postgres-storage'
+import { StorageUnavailableError } from '../../../../lib/errors'
+import { postgresAvailable, warnSkipped } from '../../../helpers/database-servers'
+import { throwawayPostgresDatabase, type ThrowawayDatabase } from '../../../helpers/postgres-databases'
 
 if (!postgresAvailable) warnSkipped('the Postgres deadline tests')
 

@@ -1,6 +1,6 @@
 import type { SQL } from 'bun'
-import { NewerDatabaseError, type Migration } from './migrate'
-import { postgresMigrations } from './migrations-pg'
+import { NewerDatabaseError, type Migration } from '../sqlite/migrate'
+import { postgresMigrations } from '../migrations-pg'
 
 /**
  * The advisory lock every node takes before migrating (any constant works, as long as every version of the

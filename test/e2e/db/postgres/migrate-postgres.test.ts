@@ -1,15 +1,15 @@
 import { afterEach, beforeAll, describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
-import { NewerDatabaseError } from '../../../db/migrate'
-import { migratePostgres } from '../../../db/migrate-postgres'
-import { postgresMigrations } from '../../../db/migrations-pg'
-import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
+import { NewerDatabaseError } from '../../../../db/sqlite/migrate'
+import { migratePostgres } from '../../../../db/postgres/migrate-postgres'
+import { postgresMigrations } from '../../../../db/migrations-pg'
+import { postgresAvailable, warnSkipped } from '../../../helpers/database-servers'
 import {
   POSTGRES_START_MS,
   postgresStarted,
   throwawayPostgresDatabase,
   type ThrowawayDatabase,
-} from '../../helpers/postgres-databases'
+} from '../../../helpers/postgres-databases'
 
 if (!postgresAvailable) warnSkipped('the Postgres migration tests')
 

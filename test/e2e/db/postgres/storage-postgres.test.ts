@@ -1,8 +1,8 @@
 import { beforeAll } from 'bun:test'
-import { openPostgresStorage } from '../../../db/postgres-storage'
-import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
-import { POSTGRES_START_MS, postgresStarted, throwawayPostgresDatabase } from '../../helpers/postgres-databases'
-import { describeStorageContract } from '../../db/storage-contract'
+import { openPostgresStorage } from '../../../../db/postgres/postgres-storage'
+import { postgresAvailable, warnSkipped } from '../../../helpers/database-servers'
+import { POSTGRES_START_MS, postgresStarted, throwawayPostgresDatabase } from '../../../helpers/postgres-databases'
+import { describeStorageContract } from '../../../db/storage-contract'
 
 beforeAll(postgresStarted, POSTGRES_START_MS)
 

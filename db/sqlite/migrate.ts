@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { migrations as builtIn } from './migrations'
+import { migrations as builtIn } from '../migrations'
 
 export interface Migration {
   tag: string

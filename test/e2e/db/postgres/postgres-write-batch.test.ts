@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
-import { createPostgresWriteBatch, type PostgresWriteBatch } from '../../../db/postgres-write-batch'
-import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
+import { createPostgresWriteBatch, type PostgresWriteBatch } from '../../../../db/postgres/postgres-write-batch'
+import { postgresAvailable, warnSkipped } from '../../../helpers/database-servers'
 import {
   POSTGRES_START_MS,
   postgresStarted,
   throwawayPostgresDatabase,
   type ThrowawayDatabase,
-} from '../../helpers/postgres-databases'
+} from '../../../helpers/postgres-databases'
 
 let database: ThrowawayDatabase
 let client: SQL

@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, it } from 'bun:test'
-import { migrate, NewerDatabaseError } from '../../db/migrate'
-import { migrations } from '../../db/migrations'
+import { migrate, NewerDatabaseError } from '../../../db/sqlite/migrate'
+import { migrations } from '../../../db/migrations'
 
 describe('migrate', () => {
   it('applies each migration once, in order, and records it by tag', () => {

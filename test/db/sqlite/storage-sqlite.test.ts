@@ -2,8 +2,8 @@ import { describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openStorage } from '../../db/sqlite-storage'
-import { describeStorageContract } from './storage-contract'
+import { openStorage } from '../../../db/sqlite/sqlite-storage'
+import { describeStorageContract } from '../storage-contract'
 
 describeStorageContract('SQLite', async () => {
   const storage = openStorage(':memory:')

@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { first } from '../../db/client'
-import { openStorage, type SqliteStorage } from '../../db/sqlite-storage'
-import { writeBatchOf } from '../../db/write-batch'
+import { first } from '../../../db/client'
+import { openStorage, type SqliteStorage } from '../../../db/sqlite/sqlite-storage'
+import { writeBatchOf } from '../../../db/sqlite/write-batch'
 
 describe('storage.transaction on SQLite', () => {
   it('commits everything the work wrote, across its awaits', async () => {

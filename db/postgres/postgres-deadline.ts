@@ -1,5 +1,5 @@
 import type { SQL } from 'bun'
-import { StorageUnavailableError } from '../lib/errors'
+import { StorageUnavailableError } from '../../lib/errors'
 
 /**
  * The pool with a deadline on every statement and transaction: a Postgres server that stops answering without
