@@ -6,8 +6,8 @@ let sequence = 0
 const unique = (prefix: string) => `${prefix}-${Date.now()}-${++sequence}`
 
 /**
- * The behaviour every ThreadStore implementation shares, run against each (SQLite always, Postgres when a server is
- * available): the chat service relies on exactly this.
+ * The behaviour every ThreadStore implementation shares, run against each (SQLite in the fast tier, Postgres in the
+ * slow one when a server is available): the chat service relies on exactly this.
  */
 export function threadStoreContract(name: string, open: () => Promise<ThreadStoreHarness>) {
   describe(`ThreadStore on ${name}`, () => {

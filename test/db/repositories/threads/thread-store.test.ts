@@ -3,6 +3,7 @@ import { openStorage } from '../../../../db/sqlite/sqlite-storage'
 import { sqliteThreadStores } from '../../../helpers/thread-stores'
 import { threadStoreContract } from './thread-store-contract'
 
+// On Postgres: test/e2e/db/repositories/threads/thread-store.test.ts.
 threadStoreContract('SQLite', sqliteThreadStores)
 
 describe('ThreadStore on SQLite, beside other transactions', () => {

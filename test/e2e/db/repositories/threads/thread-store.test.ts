@@ -8,6 +8,7 @@ import { POSTGRES_START_MS, throwawayPostgresDatabase } from '../../../../helper
 import { postgresThreadStores, seedThreadOwner } from '../../../../helpers/thread-stores'
 import { threadStoreContract } from '../../../../db/repositories/threads/thread-store-contract'
 
+// On SQLite: test/db/repositories/threads/thread-store.test.ts.
 if (postgresAvailable) threadStoreContract('Postgres', postgresThreadStores)
 else warnSkipped('ThreadStore on Postgres')
 
