@@ -1,4 +1,5 @@
-import { openStorage, type Storage } from './client'
+import type { Storage } from './client'
+import { openStorage } from './sqlite/sqlite-storage'
 
 export interface StorageTarget {
   /** The SQLite file, used when no `databaseUrl` is given. */
@@ -13,7 +14,7 @@ export interface StorageTarget {
 export async function openConfiguredStorage(target: StorageTarget): Promise<Storage> {
   if (target.databaseUrl) {
     // Loaded only here: a node on SQLite never evaluates the Postgres schema and query builder (start-up time).
-    const { openPostgresStorage } = await import('./postgres-storage')
+    const { openPostgresStorage } = await import('./postgres/postgres-storage')
     return openPostgresStorage(target.databaseUrl, {
       poolSize: target.databasePoolSize,
       timeoutMs: target.databaseTimeoutMs,

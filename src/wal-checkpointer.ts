@@ -25,12 +25,12 @@ export interface WalCheckpointer {
  * 1,000 pages of log, with two fsyncs, so under load every few dozen chat turns one request stalled the whole
  * process for it (the bench measured a third more turns per second without it). A worker thread now checkpoints
  * every `intervalMs` on its own connection; the main connection keeps a far larger automatic checkpoint only as a
- * backstop. In-memory databases have no log and get no worker, and neither does Postgres storage (the server
+ * backstop. A storage without a write-ahead log gets no worker: an in-memory database, or Postgres (the server
  * checkpoints by itself).
  */
 export function startWalCheckpointer(storage: Storage, logger: Logger, intervalMs = 200): WalCheckpointer {
-  if (storage.dialect !== 'sqlite') return { stop: async () => {} }
-  if (storage.path === ':memory:' || storage.path.startsWith('file::memory:')) return { stop: async () => {} }
+  const log = storage.writeAheadLog
+  if (!log) return { stop: async () => {} }
   const worker = new Worker(WORKER_URL)
   let stopped: (() => void) | undefined
   worker.addEventListener('message', (event: MessageEvent<WorkerReply>) => {
@@ -41,13 +41,13 @@ export function startWalCheckpointer(storage: Storage, logger: Logger, intervalM
   worker.addEventListener('error', (event) => {
     // Without the worker the main connection checkpoints as SQLite does by default.
     logger.error('WAL checkpoint worker failed; checkpoints are back on the main thread', { error: event.message })
-    storage.sqlite.run('PRAGMA wal_autocheckpoint = 1000')
+    log.checkpointAfter(1000)
   })
   // A worker does not keep the process alive (Bun's Worker has unref, the DOM type it is declared with does not).
   const thread = worker as Worker & { unref(): void }
   thread.unref()
-  storage.sqlite.run(`PRAGMA wal_autocheckpoint = ${BACKSTOP_PAGES}`)
-  worker.postMessage({ type: 'start', path: storage.path, intervalMs } satisfies CheckpointerMessage)
+  log.checkpointAfter(BACKSTOP_PAGES)
+  worker.postMessage({ type: 'start', path: log.path, intervalMs } satisfies CheckpointerMessage)
   return {
     async stop() {
       const done = new Promise<void>((resolve) => {

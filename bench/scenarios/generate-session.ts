@@ -1,7 +1,8 @@
 import { join } from 'node:path'
 import { applyBootstrap } from '../../db/bootstrap/apply'
 import type { BootstrapFile } from '../../db/bootstrap/model'
-import { openStorage, type Storage } from '../../db/client'
+import type { Storage } from '../../db/client'
+import { openStorage, type SqliteStorage } from '../../db/sqlite/sqlite-storage'
 import { hashSecret, randomToken } from '../../lib/secrets'
 import { benchBootstrap } from '../lib/bootstrap'
 import type { BenchContext } from '../lib/context'
@@ -31,7 +32,7 @@ function sessionBody(user: string, index: number) {
  * The raw `bun:sqlite` baseline: the same rows a provisioning call writes (the user, 3 memberships, 3 attribute
  * values, the session), with prepared statements, in one transaction per call, on the service's own schema.
  */
-function rawBaseline(storage: Storage) {
+function rawBaseline(storage: SqliteStorage) {
   const { sqlite } = storage
   const account = sqlite.query<{ id: number }, []>("SELECT id FROM accounts WHERE name = 'bench'").get()!.id
   const groupIds = sqlite

@@ -15,7 +15,7 @@ import { createLoopBudget } from './loop-budget'
 import { RunLimitReached, type Run, type RunRegistry, type RunStart } from './run-registry'
 import type { RunAdmission, RunTicket } from './run-admission'
 import type { RunDeadlines } from './run-deadlines'
-import type { RunOutcome, ThreadStore } from './thread-store'
+import type { RunOutcome, ThreadStore } from '../../db/repositories/threads'
 
 /** The error line of a run cut short by a shutdown. */
 const SHUTDOWN_MESSAGE = 'The server is shutting down; the run was interrupted'

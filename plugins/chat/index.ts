@@ -19,7 +19,6 @@ import { ndjsonReader, ndjsonStream, pipeTurnToSocket, type ReaderHooks } from '
 import { encodeLine, errorLine } from './lines'
 import { asStorageUnavailable } from '../../db/storage-errors'
 import { SocketSession, SocketsByAccount, type SessionSocket } from './socket-session'
-import { createThreadStore } from './create-thread-store'
 import type { RunRegistry } from './run-registry'
 import { createThreadPolicyGuard } from './thread-policies'
 import type { AgentInfo, DeploymentInfo } from '../auth/directory'
@@ -92,7 +91,7 @@ export interface ChatDeps extends AuthDeps {
 }
 
 export function chatPlugin(deps: ChatDeps) {
-  const store = createThreadStore(deps.storage, deps.clock)
+  const store = deps.storage.repositories.threads(deps.clock)
   // Runs a previous process left `running` are marked interrupted before this one starts any (on SQLite that is
   // done by the time the call returns; on Postgres the first requests wait for it). One process: every run left
   // running was cut by its end. Several nodes: only runs no live node holds, which the shared registry finds itself.

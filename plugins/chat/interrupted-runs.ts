@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
-import { toThreadMessage, type MessageRow } from './thread-store'
+import { toThreadMessage, type MessageRow } from '../../db/repositories/threads'
 import { first, type Storage } from '../../db/client'
 
 /** The error stored on a run whose node stopped while it ran, and the line its joiners get. */

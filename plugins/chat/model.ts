@@ -1,18 +1,10 @@
 import { t } from 'elysia'
+import { ImageAttachment, ThreadMessage } from '../../db/repositories/threads/thread-message'
 import { SessionSettings } from '../embed/session-settings'
 
-export const MESSAGE_ID_PATTERN = '^\\d{13,}-message$'
+export { ImageAttachment, ThreadMessage, ToolCall } from '../../db/repositories/threads/thread-message'
 
-/** Spec 2.2. */
-export const ImageAttachment = t.Object(
-  {
-    mimeType: t.String({ minLength: 1, maxLength: 200 }),
-    data: t.String({ minLength: 1 }),
-    name: t.Optional(t.String({ maxLength: 500 })),
-  },
-  { additionalProperties: false },
-)
-export type ImageAttachment = typeof ImageAttachment.static
+export const MESSAGE_ID_PATTERN = '^\\d{13,}-message$'
 
 /** Spec 2.1: the chat request body (the body itself is optional). */
 export const ChatRequest = t.Object(
@@ -35,33 +27,6 @@ export type ChatRequest = typeof ChatRequest.static
  * as every other one.
  */
 export const CHAT_FREE_TEXT = ['input'] as const
-
-/** Spec 2.5. `input` and `result` are JSON-encoded strings. */
-export const ToolCall = t.Object({
-  name: t.String(),
-  input: t.String(),
-  result: t.Optional(t.String()),
-})
-export type ToolCall = typeof ToolCall.static
-
-const Role = t.Union([t.Literal('user'), t.Literal('assistant')])
-
-/** A message of the thread, as it appears in `__state__` and (for messages) as stream lines. */
-export const ThreadMessage = t.Object({
-  id: t.String(),
-  role: Role,
-  content: t.String(),
-  isDelta: t.Boolean(),
-  isInProcess: t.Boolean(),
-  sort: t.Integer({ minimum: 1 }),
-  graphPath: t.Optional(t.Array(t.String())),
-  thinking: t.Optional(t.String()),
-  toolCall: t.Optional(ToolCall),
-  images: t.Optional(t.Array(ImageAttachment)),
-  /** Set when the run producing this message was cut short (abort, crash, restart). */
-  interrupted: t.Optional(t.Literal(true)),
-})
-export type ThreadMessage = typeof ThreadMessage.static
 
 export const CutoffLine = t.Object({
   id: t.Literal('__cutoff__'),

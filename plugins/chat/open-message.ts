@@ -4,7 +4,7 @@ import type { Logger } from '../../lib/logger'
 import type { EncodedLine } from './lines'
 import type { ThreadMessage, ToolCall } from './model'
 import { LEASE_LOST_MESSAGE, type Run } from './run-registry'
-import type { MessageSave } from './thread-store'
+import type { MessageSave } from '../../db/repositories/threads'
 
 export type MessageStatus = (typeof chatMessages.$inferSelect)['status']
 

@@ -6,7 +6,7 @@ import type { MessageLine, ThreadMessage, ToolCall } from './model'
 import type { LoopBudget } from './loop-budget'
 import { OpenMessage, storableText, type MessageStatus, type OpenMessages } from './open-message'
 import { LEASE_LOST_MESSAGE, type Run, type RunRegistry } from './run-registry'
-import type { RunOutcome, ThreadStore } from './thread-store'
+import type { RunOutcome, ThreadStore } from '../../db/repositories/threads'
 
 /** What every run of the service shares. */
 export interface RunServices {

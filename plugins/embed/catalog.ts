@@ -1,9 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm'
 import type { Db, Storage } from '../../db/client'
-import type { AttributeType } from '../../db/bootstrap/model'
+import type { AttributeType, GroupNamespace } from '../../db/repositories/embed'
 import { BadRequestError } from '../../lib/errors'
-import { preparedPer } from '../../db/prepared'
-import { sqliteCatalogStatements } from './sqlite-statements'
+
+export type { GroupNamespace } from '../../db/repositories/embed'
 
 /**
  * Where group and attribute names resolve: the account's tenant-wide catalog (`embedTenantId` null) or one embed
@@ -14,8 +13,6 @@ export interface CatalogScope {
   embedTenantId: number | null
 }
 
-export type GroupNamespace = 'group' | 'tenant_group'
-
 export interface ResolvedAttribute {
   id: number
   name: string
@@ -23,86 +20,12 @@ export interface ResolvedAttribute {
 }
 
 /**
- * The catalog statements as drizzle queries, for a dialect without statements of its own (Postgres). Tenant-wide
- * rows have no tenant, so the tenant or 0 selects them with 0, written as the unique indexes write it: a database
- * uses an expression index only for the same expression (SQLite's indexes say `ifnull`, Postgres's `coalesce`).
- */
-function drizzleCatalogStatements(storage: Storage) {
-  const { groups, groupMemberships, userAttributeDefinitions } = storage.tables
-  const placeholder = sql.placeholder
-  const tenantOrZero = storage.dialect === 'sqlite' ? sql.raw('ifnull') : sql.raw('coalesce')
-  // One indexed lookup per name: cheaper here than one statement with a list (IN) or a JOIN.
-  const groupByName = preparedPer((db) =>
-    db
-      .select({ id: groups.id })
-      .from(groups)
-      .where(
-        and(
-          eq(groups.accountId, placeholder('accountId')),
-          sql`${tenantOrZero}(${groups.embedTenantId}, 0) = ${placeholder('tenant')}`,
-          eq(groups.namespace, placeholder('namespace')),
-          eq(groups.name, placeholder('name')),
-        ),
-      )
-      .prepare(),
-  )
-  const attributeByName = preparedPer((db) =>
-    db
-      .select({ id: userAttributeDefinitions.id, type: userAttributeDefinitions.type })
-      .from(userAttributeDefinitions)
-      .where(
-        and(
-          eq(userAttributeDefinitions.accountId, placeholder('accountId')),
-          sql`${tenantOrZero}(${userAttributeDefinitions.embedTenantId}, 0) = ${placeholder('tenant')}`,
-          eq(userAttributeDefinitions.name, placeholder('name')),
-        ),
-      )
-      .prepare(),
-  )
-  // The group's scope as a scalar subquery rather than a JOIN: cheaper per execution in SQLite.
-  const membershipsIn = preparedPer((db) =>
-    db
-      .select({ groupId: groupMemberships.groupId })
-      .from(groupMemberships)
-      .where(
-        and(
-          eq(groupMemberships.userId, placeholder('userId')),
-          sql`(SELECT ${groups.accountId} = ${placeholder('accountId')}
-                      AND ${tenantOrZero}(${groups.embedTenantId}, 0) = ${placeholder('tenant')}
-                      AND ${groups.namespace} = ${placeholder('namespace')}
-                 FROM ${groups} WHERE ${groups.id} = ${groupMemberships.groupId})`,
-        ),
-      )
-      .prepare(),
-  )
-  const insertMembership = preparedPer((db) =>
-    db
-      .insert(groupMemberships)
-      .values({ userId: placeholder('userId'), groupId: placeholder('groupId') })
-      .onConflictDoNothing()
-      .prepare(),
-  )
-  const deleteMembership = preparedPer((db) =>
-    db
-      .delete(groupMemberships)
-      .where(
-        and(eq(groupMemberships.userId, placeholder('userId')), eq(groupMemberships.groupId, placeholder('groupId'))),
-      )
-      .prepare(),
-  )
-  return { groupByName, attributeByName, membershipsIn, insertMembership, deleteMembership }
-}
-
-type CatalogStatements = ReturnType<typeof drizzleCatalogStatements>
-
-/**
- * The catalog lookups and membership writes of every provisioning call, as statements prepared once (on SQLite
- * bun:sqlite's own, see `sqlite-statements.ts`), run in the caller's transaction `tx`.
+ * The catalog lookups and membership writes of every provisioning call, through the storage's statements (prepared
+ * once), run in the caller's transaction `tx`.
  */
 export function createCatalogQueries(storage: Storage) {
-  const statements: CatalogStatements =
-    storage.dialect === 'sqlite' ? sqliteCatalogStatements(storage.sqlite) : drizzleCatalogStatements(storage)
-  const { groupByName, attributeByName, membershipsIn, insertMembership, deleteMembership } = statements
+  const { groupByName, attributeByName, membershipsIn, insertMembership, deleteMembership } =
+    storage.repositories.embedCatalog()
   const tenantOf = (scope: CatalogScope) => scope.embedTenantId ?? 0
 
   return {

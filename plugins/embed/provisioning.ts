@@ -1,4 +1,4 @@
-import { readCommitted, type Db, type Storage } from '../../db/client'
+import type { Db, Storage } from '../../db/client'
 import type { AttributeValue, users } from '../../db/schema'
 import { BadRequestError, ForbiddenError } from '../../lib/errors'
 import { normalizeIdentity } from '../auth/normalize-identity'
@@ -6,7 +6,6 @@ import type { ResolvedUser, UserAccess, UserProvisioner } from '../auth/user-acc
 import { assertAttributeValue, assertUniqueNames } from './attribute-values'
 import { createCatalogQueries, type CatalogScope } from './catalog'
 import { CHAT_FORBIDDEN_WITH_INTERNAL_ID, checkIdentity, checkPictureUrl, type Identity } from './identity'
-import { createUserQueries } from './user-queries'
 import type { SessionSettings, UserAttributeInput } from '../auth/session-settings'
 
 /** What one provisioning call may change of a user; the fields of generate-session and chat `sessionSettings`. */
@@ -97,7 +96,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     storedValues,
     upsertValue,
     deleteValue,
-  } = createUserQueries(storage)
+  } = storage.repositories.embedUsers()
 
   async function snapshot(
     tx: Db,
@@ -306,7 +305,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
         scope: { accountId, embedTenantId: null },
       }
       try {
-        return await readCommitted(storage, (db) => provision(db, request, readOnly))
+        return await storage.readCommitted((db) => provision(db, request, readOnly))
       } catch (error) {
         if (!(error instanceof WriteNeeded)) throw error
       }
@@ -328,7 +327,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
       const id = normalizeIdentity(externalId)
       if (id === '') throw new BadRequestError('externalId must not be blank', 'BLANK_IDENTITY')
       // A known user (every request of a token names it again) is found without a transaction (see `WriteNeeded`).
-      const known = await readCommitted(storage, (db) => findUser(db, accountId, 'external', id))
+      const known = await storage.readCommitted((db) => findUser(db, accountId, 'external', id))
       const userId =
         known?.id ??
         (await storage.transaction(async (tx) => {

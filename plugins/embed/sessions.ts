@@ -1,10 +1,9 @@
-import { and, eq, gt, inArray, isNotNull, isNull, lte, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm'
 import type { Db, Storage } from '../../db/client'
 import type { embedSessions } from '../../db/schema'
 import { UnauthorizedError } from '../../lib/errors'
 import { hashSecret, randomToken } from '../../lib/secrets'
 import { preparedPer } from '../../db/prepared'
-import { sqliteSessionStatements } from './sqlite-statements'
 
 /** A minted session must be exchanged within this window: a leaked session id is worth little for long. */
 export const EXCHANGE_WINDOW_MS = 5 * 60_000
@@ -57,8 +56,7 @@ export function createSessionStore(storage: Storage, clock: () => number) {
       })
       .prepare(),
   )
-  const { insertSession, pruneExpired, pruneRevoked } =
-    storage.dialect === 'sqlite' ? sqliteSessionStatements(storage.sqlite) : drizzleSessionStatements(storage)
+  const { insertSession, pruneExpired, pruneRevoked } = storage.repositories.embedSessions()
 
   async function pruneIn(tx: Db): Promise<number> {
     const expired = await pruneExpired(tx).execute({ now: clock() })
@@ -138,43 +136,3 @@ export function createSessionStore(storage: Storage, clock: () => number) {
 }
 
 export type SessionStore = ReturnType<typeof createSessionStore>
-
-/** Minting's statements as drizzle queries, for a dialect without statements of its own (Postgres). */
-function drizzleSessionStatements(storage: Storage) {
-  const { embedSessions } = storage.tables
-  const insertSession = preparedPer((db) =>
-    db
-      .insert(embedSessions)
-      .values({
-        publicId: sql.placeholder('publicId'),
-        secretHash: sql.placeholder('secretHash'),
-        accountId: sql.placeholder('accountId'),
-        deploymentId: sql.placeholder('deploymentId'),
-        userId: sql.placeholder('userId'),
-        embedTenantId: sql.placeholder('embedTenantId'),
-        creatorMode: sql.placeholder('creatorMode'),
-        settings: sql.placeholder('settings'),
-        securityContext: sql.placeholder('securityContext'),
-        groups: sql.placeholder('groups'),
-        userAttributes: sql.placeholder('userAttributes'),
-        createdAt: sql.placeholder('createdAt'),
-        expiresAt: sql.placeholder('expiresAt'),
-      })
-      .prepare(),
-  )
-
-  // Two statements rather than one OR, so each uses its index (embed_sessions_expires, embed_sessions_revoked).
-  // Prepared once: every generate-session prunes first, and building and compiling them per call cost a tenth of
-  // its CPU.
-  const pruneExpired = preparedPer((db) =>
-    db
-      .delete(embedSessions)
-      .where(lte(embedSessions.expiresAt, sql.placeholder('now')))
-      .returning({ id: embedSessions.id })
-      .prepare(),
-  )
-  const pruneRevoked = preparedPer((db) =>
-    db.delete(embedSessions).where(isNotNull(embedSessions.revokedAt)).returning({ id: embedSessions.id }).prepare(),
-  )
-  return { insertSession, pruneExpired, pruneRevoked }
-}

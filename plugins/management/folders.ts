@@ -5,7 +5,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../lib/errors'
 import { requireAction } from './access-control'
 import { isoTime, writing, type ManagementContext } from './context'
 import type { CreateFolderInput, Folder, FoldersListQuery, FoldersListResponse, UpdateFolderInput } from './model'
-import { contentSorts, listPage, nameContains, withDeprecatedTotals } from './pagination'
+import { contentSorts, listPage, withDeprecatedTotals } from './pagination'
 
 type FolderRow = typeof folders.$inferSelect
 
@@ -61,10 +61,10 @@ export async function listFolders(context: ManagementContext, query: FoldersList
     table: folders,
     where: [
       eq(folders.deploymentId, context.deploymentId),
-      query.search ? nameContains(context.storage.dialect, folders.name, query.search) : undefined,
+      query.search ? context.storage.text.contains(folders.name, query.search) : undefined,
       query.parentId !== undefined ? eq(folders.parentId, query.parentId) : undefined,
     ],
-    sorts: contentSorts<FolderRow>(context.storage.dialect, folders),
+    sorts: contentSorts<FolderRow>(context.storage.text, folders),
     sortBy: query.sortBy ?? 'createdAt',
     query,
   })

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, gt, lt, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
-import { first, type Db, type Dialect } from '../../db/client'
-import { UNICODE_LOWER } from '../../lib/unicode-lower'
+import { first, type Db } from '../../db/client'
+import type { TextRules } from '../../db/text-rules'
 import { BadRequestError } from '../../lib/errors'
 import type { PageInfo } from './model'
 
@@ -73,21 +73,14 @@ export function byCreation<Row extends { createdAt: number }>(createdAt: SQLWrap
 }
 
 /**
- * Text as `name` orders and compares it, ignoring case. A lowering function rather than a collation (`NOCASE` is
- * SQLite's own), on SQLite the connection's `unicode_lower` (its own `lower()` knows only ASCII letters: 'Éb' sorted
- * after 'ed'); the value is cast so Postgres takes a bound parameter as text.
+ * The orders of content lists: `name` A to Z ignoring case (as the storage's `text` folds it, in the sort and in the
+ * cursor's bound value alike), `createdAt` oldest first, `updatedAt` newest first.
  */
-function folded(dialect: Dialect): (value: SQLWrapper | string | number) => SQL {
-  const lower = sql.raw(dialect === 'sqlite' ? UNICODE_LOWER : 'lower')
-  return (value) => sql`${lower}(cast(${value} as text))`
-}
-
-/** The orders of content lists: `name` A to Z ignoring case, `createdAt` oldest first, `updatedAt` newest first. */
 export function contentSorts<Row extends { name: string; createdAt: number; updatedAt: number }>(
-  dialect: Dialect,
+  text: TextRules,
   table: { name: SQLWrapper; createdAt: SQLWrapper; updatedAt: SQLWrapper },
 ): Record<'name' | 'createdAt' | 'updatedAt', SortOption<Row>> {
-  const fold = folded(dialect)
+  const fold = text.fold
   return {
     name: {
       key: { expression: fold(table.name), valueOf: (row) => row.name, bind: fold, text: true },
@@ -96,17 +89,6 @@ export function contentSorts<Row extends { name: string; createdAt: number; upda
     ...byCreation<Row>(table.createdAt),
     updatedAt: { key: { expression: table.updatedAt, valueOf: (row) => row.updatedAt }, direction: 'desc' },
   }
-}
-
-/**
- * The `search` filter: `column` contains `text`, ignoring case, with its wildcards taken literally. Both sides are
- * lowered (`LIKE` ignores case on SQLite but not on Postgres), on SQLite by the connection's `unicode_lower`: its own
- * `lower()` knows only ASCII letters, and 'épsilon' did not find 'Épsilon'.
- */
-export function nameContains(dialect: Dialect, column: SQLWrapper, text: string): SQL {
-  const pattern = `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`
-  const lower = sql.raw(dialect === 'sqlite' ? UNICODE_LOWER : 'lower')
-  return sql`${lower}(cast(${column} as text)) LIKE ${lower}(${pattern}) ESCAPE '\\'`
 }
 
 type ListedTable = SQLiteTable & { id: SQLiteColumn; $inferSelect: { id: number } }

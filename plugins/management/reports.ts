@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
-import { first, type Dialect } from '../../db/client'
+import { first } from '../../db/client'
+import type { TextRules } from '../../db/text-rules'
 import type { reportPlacements, reports } from '../../db/schema'
 import { BadRequestError, NotFoundError } from '../../lib/errors'
 import { requireAction, type Actor } from './access-control'
@@ -14,7 +15,7 @@ import type {
   ReportsListResponse,
   UpdateReportInput,
 } from './model'
-import { contentSorts, listPage, nameContains, withDeprecatedTotals, type SortOption } from './pagination'
+import { contentSorts, listPage, withDeprecatedTotals, type SortOption } from './pagination'
 
 type ReportRow = typeof reports.$inferSelect
 type PlacementRow = typeof reportPlacements.$inferSelect
@@ -93,9 +94,9 @@ export async function getReport(context: ManagementContext, id: number): Promise
   })
 }
 
-function reportSorts(dialect: Dialect, reports: ReportsTable): Record<ReportSortBy, SortOption<ReportRow>> {
+function reportSorts(text: TextRules, reports: ReportsTable): Record<ReportSortBy, SortOption<ReportRow>> {
   return {
-    ...contentSorts<ReportRow>(dialect, reports),
+    ...contentSorts<ReportRow>(text, reports),
     lastViewedAt: {
       key: { expression: reports.lastViewedAt, valueOf: (row) => row.lastViewedAt, nullable: true },
       direction: 'desc',
@@ -121,7 +122,7 @@ export async function listReports(context: ManagementContext, query: ReportsList
     table: reports,
     where: [
       eq(reports.deploymentId, context.deploymentId),
-      query.search ? nameContains(context.storage.dialect, reports.name, query.search) : undefined,
+      query.search ? context.storage.text.contains(reports.name, query.search) : undefined,
       query.folderId !== undefined ? eq(reports.folderId, query.folderId) : undefined,
       query.externalWorkbookId !== undefined
         ? inArray(
@@ -133,7 +134,7 @@ export async function listReports(context: ManagementContext, query: ReportsList
           )
         : undefined,
     ],
-    sorts: reportSorts(context.storage.dialect, reports),
+    sorts: reportSorts(context.storage.text, reports),
     sortBy,
     query,
     cursors: sortBy !== 'lastViewedAt',

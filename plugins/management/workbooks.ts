@@ -11,7 +11,7 @@ import type {
   WorkbooksListQuery,
   WorkbooksListResponse,
 } from './model'
-import { contentSorts, listPage, nameContains } from './pagination'
+import { contentSorts, listPage } from './pagination'
 
 export type WorkbookRow = typeof workbooks.$inferSelect
 
@@ -114,10 +114,10 @@ export async function listWorkbooks(
     table: workbooks,
     where: [
       eq(workbooks.deploymentId, context.deploymentId),
-      query.search ? nameContains(context.storage.dialect, workbooks.name, query.search) : undefined,
+      query.search ? context.storage.text.contains(workbooks.name, query.search) : undefined,
       query.shared !== undefined ? eq(workbooks.shared, query.shared) : undefined,
     ],
-    sorts: contentSorts<WorkbookRow>(context.storage.dialect, workbooks),
+    sorts: contentSorts<WorkbookRow>(context.storage.text, workbooks),
     sortBy: query.sortBy ?? 'createdAt',
     query,
   })

@@ -6,7 +6,7 @@ import { configurationProblem } from '../../plugins/semantic/sources/create-data
 import { checkModelFolder } from '../../plugins/semantic/semantic-model/check-folder'
 import { ModelError } from '../../plugins/semantic/errors'
 import { ConfigError, loadConfig } from '../../lib/config'
-import { withoutPassword } from '../../db/postgres-connect'
+import { withoutPassword } from '../../db/postgres/postgres-connect'
 import type { CliCommand } from './command'
 
 /**

@@ -1,6 +1,6 @@
 import { BootstrapError } from '../../db/bootstrap/load'
-import { NewerDatabaseError } from '../../db/migrate'
-import { DatabaseUnreachableError } from '../../db/postgres-connect'
+import { NewerDatabaseError } from '../../db/sqlite/migrate'
+import { DatabaseUnreachableError } from '../../db/postgres/postgres-connect'
 import { ModelError } from '../../plugins/semantic/errors'
 import { version } from '../../package.json'
 import { ConfigError } from '../../lib/config'

@@ -1,6 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import { existsSync } from 'node:fs'
-import { first, openStorage, type Storage } from '../../db/client'
+import { first, type Storage } from '../../db/client'
+import { openStorage } from '../../db/sqlite/sqlite-storage'
 import { loadConfig } from '../../lib/config'
 import { isUniqueViolation } from '../../db/unique-violation'
 import { hashSecret, randomToken } from '../../lib/secrets'
@@ -136,7 +137,7 @@ export const keysCreateCommand: CliCommand = {
 async function openNamedStorage(db: string | undefined, env: Record<string, string | undefined>): Promise<Storage> {
   const config = loadConfig(env)
   if (db === undefined && config.databaseUrl) {
-    const { openPostgresStorage } = await import('../../db/postgres-storage')
+    const { openPostgresStorage } = await import('../../db/postgres/postgres-storage')
     return openPostgresStorage(config.databaseUrl, { poolSize: 1 })
   }
   const path = db ?? config.dbPath

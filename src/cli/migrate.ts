@@ -1,8 +1,8 @@
 import { Database } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { migrate } from '../../db/migrate'
-import { connectPostgres, withoutPassword } from '../../db/postgres-connect'
+import { migrate } from '../../db/sqlite/migrate'
+import { connectPostgres, withoutPassword } from '../../db/postgres/postgres-connect'
 import { loadConfig } from '../../lib/config'
 import { withNamedFile } from '../server-errors'
 import type { CliCommand } from './command'
@@ -24,7 +24,7 @@ export const migrateCommand: CliCommand = {
     if (typeof values.db !== 'string' && config.databaseUrl) {
       const client = await connectPostgres(config.databaseUrl, 1)
       try {
-        const { migratePostgres } = await import('../../db/migrate-postgres')
+        const { migratePostgres } = await import('../../db/postgres/migrate-postgres')
         const applied = await migratePostgres(client)
         io.out(report(withoutPassword(config.databaseUrl), applied))
         return 0

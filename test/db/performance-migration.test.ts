@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
 import { and, eq } from 'drizzle-orm'
 import { first, type Storage } from '../../db/client'
+import { isSqliteStorage } from '../../db/sqlite/sqlite-storage'
 import { AppError } from '../../lib/errors'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { testBootstrap } from '../helpers/fixtures'
@@ -45,7 +46,7 @@ async function countOf(app: TestApp): Promise<number> {
  * holds, so scans are turned off (for this statement only): the plan then names an index wherever one applies.
  */
 async function planOf(storage: Storage, statement: string): Promise<string> {
-  if (storage.dialect === 'sqlite')
+  if (isSqliteStorage(storage))
     return storage.sqlite
       .query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${statement}`)
       .all()

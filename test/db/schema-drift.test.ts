@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import { openStorage, type Storage } from '../../db/client'
+import { openStorage, type SqliteStorage } from '../../db/sqlite/sqlite-storage'
 import * as schema from '../../db/schema'
 import { databaseShapes, schemaShapes, shapeDifferences } from '../helpers/schema-drift'
 
-let storage: Storage | undefined
+let storage: SqliteStorage | undefined
 afterEach(() => storage?.close())
 
 /** A database migrated the way the service migrates its own at start. */
-function freshlyMigrated(): Storage {
+function freshlyMigrated(): SqliteStorage {
   storage = openStorage(':memory:')
   return storage
 }

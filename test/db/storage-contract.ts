@@ -210,6 +210,62 @@ export function describeStorageContract(name: string, factory: StorageFactory): 
       expect(await counted()).toBe(1)
     })
 
+    it('reads committed rows only, never the writes of a transaction still open (which here rolls back)', async () => {
+      const storage = await fresh()
+      const { accounts } = storage.tables
+      await account(storage, 'committed')
+      let release = () => {}
+      let written = () => {}
+      const open = new Promise<void>((resolve) => (written = resolve))
+      const failing = storage.transaction(async (tx) => {
+        await tx.insert(accounts).values({ name: 'uncommitted', plan: 'free', createdAt: 1 })
+        written()
+        await new Promise<void>((resolve) => (release = resolve))
+        throw new Error('rolled back')
+      })
+      await open
+      const read = storage.readCommitted((db) => db.select({ name: accounts.name }).from(accounts))
+      release()
+      await expect(failing).rejects.toThrow('rolled back')
+      expect((await read).map((row) => row.name)).toEqual(['committed'])
+    })
+
+    it('searches text ignoring case beyond ASCII, with the wildcards of the search taken literally', async () => {
+      const storage = await fresh()
+      const { accounts } = storage.tables
+      for (const name of ['Épsilon', 'epsilon 50%', 'epsilon 500', 'ÉPSILON_X', 'epsilonAX'])
+        await account(storage, name)
+      const found = async (search: string) =>
+        (
+          await storage.db
+            .select({ name: accounts.name })
+            .from(accounts)
+            .where(storage.text.contains(accounts.name, search))
+        )
+          .map((row) => row.name)
+          .sort()
+      expect(await found('épsilon')).toEqual(['ÉPSILON_X', 'Épsilon'])
+      expect(await found('EPSILON')).toEqual(['epsilon 50%', 'epsilon 500', 'epsilonAX'])
+      expect(await found('50%')).toEqual(['epsilon 50%'])
+      expect(await found('n_x')).toEqual(['ÉPSILON_X'])
+    })
+
+    it('orders text folded by its rules: case aside, accented capitals with their small letters', async () => {
+      const storage = await fresh()
+      const { accounts } = storage.tables
+      for (const name of ['Éclat', 'delta', 'Beta', 'éclair', 'alpha']) await account(storage, name)
+      const rows = await storage.db
+        .select({ name: accounts.name })
+        .from(accounts)
+        .orderBy(storage.text.fold(accounts.name))
+      // Unfolded, capitals come first ('Beta' before 'alpha', 'Éclat' before 'éclair').
+      expect(rows.map((row) => row.name)).toEqual(['alpha', 'Beta', 'delta', 'éclair', 'Éclat'])
+    })
+
+    it('has no write-ahead log for the server to checkpoint when the database is not a SQLite file', async () => {
+      expect((await fresh()).writeAheadLog).toBeUndefined()
+    })
+
     it('closes: close settles, a second close too, and queries afterwards fail', async () => {
       const { storage, dispose } = await factory()
       disposals.push(dispose)

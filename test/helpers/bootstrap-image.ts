@@ -3,8 +3,9 @@
 // without arguments, an in-memory SQLite one whose image it writes to stdout; with `postgres <server url> <name>`,
 // a new database of that name on the server (closed when done, so it can serve as a template).
 import { applyBootstrap } from '../../db/bootstrap/apply'
-import { openStorage, type Storage } from '../../db/client'
-import { openPostgresStorage } from '../../db/postgres-storage'
+import type { Storage } from '../../db/client'
+import { openStorage } from '../../db/sqlite/sqlite-storage'
+import { openPostgresStorage } from '../../db/postgres/postgres-storage'
 
 const [dialect, server, name] = process.argv.slice(2)
 let storage: Storage | undefined
@@ -19,9 +20,10 @@ try {
     storage = await openPostgresStorage(url.toString(), { poolSize: 1 })
     await applyBootstrap(storage, file, 'test bootstrap')
   } else {
-    storage = openStorage(':memory:')
+    const sqliteStorage = openStorage(':memory:')
+    storage = sqliteStorage
     await applyBootstrap(storage, file, 'test bootstrap')
-    process.stdout.write(storage.sqlite.serialize())
+    process.stdout.write(sqliteStorage.sqlite.serialize())
   }
 } catch (error) {
   process.stderr.write(`${(error as Error).message}\n`)

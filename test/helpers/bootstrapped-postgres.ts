@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { join } from 'node:path'
 import type { BootstrapFile } from '../../db/bootstrap/model'
 import type { Storage } from '../../db/client'
-import { postgresStorage } from '../../db/postgres-storage'
+import { postgresStorage } from '../../db/postgres/postgres-storage'
 import { PG_BIN } from './database-servers'
 
 /** Whether the test apps keep their state in Postgres (`TEST_STORAGE=postgres`) instead of SQLite in memory. */

@@ -2,7 +2,8 @@ import { Database } from 'bun:sqlite'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { BootstrapFile } from '../../db/bootstrap/model'
-import { sqliteStorage, type Storage } from '../../db/client'
+import type { Storage } from '../../db/client'
+import { sqliteStorage } from '../../db/sqlite/sqlite-storage'
 
 const BUILDER = fileURLToPath(new URL('./bootstrap-image.ts', import.meta.url))
 const images = new Map<string, Uint8Array>()

@@ -1,6 +1,7 @@
 import { join } from 'node:path'
-import { openStorage, type Storage } from '../../db/client'
-import { openPostgresStorage } from '../../db/postgres-storage'
+import type { Storage } from '../../db/client'
+import { openStorage } from '../../db/sqlite/sqlite-storage'
+import { openPostgresStorage } from '../../db/postgres/postgres-storage'
 import { testStorage } from './bootstrapped-postgres'
 import { throwawayPostgresDatabase } from './postgres-databases'
 

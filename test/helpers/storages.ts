@@ -1,5 +1,6 @@
-import { openStorage, type Storage } from '../../db/client'
-import { openPostgresStorage } from '../../db/postgres-storage'
+import type { Storage } from '../../db/client'
+import { openStorage } from '../../db/sqlite/sqlite-storage'
+import { openPostgresStorage } from '../../db/postgres/postgres-storage'
 import { throwawayPostgresDatabase } from './postgres-databases'
 
 /**

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm'
-import { first, openStorage, type Storage } from '../../db/client'
-import { openPostgresStorage } from '../../db/postgres-storage'
-import { createThreadStore } from '../../plugins/chat/create-thread-store'
+import { first, type Storage } from '../../db/client'
+import { openStorage } from '../../db/sqlite/sqlite-storage'
+import { openPostgresStorage } from '../../db/postgres/postgres-storage'
 import { markRunInterrupted, runningRuns } from '../../plugins/chat/interrupted-runs'
-import type { ThreadRow, ThreadStore } from '../../plugins/chat/thread-store'
+import type { ThreadRow, ThreadStore } from '../../db/repositories/threads'
 import { throwawayPostgresDatabase } from './postgres-databases'
 
 /** A database holding one account, deployment and agent with two users, and a way to read what the store wrote. */
@@ -77,11 +77,11 @@ export async function postgresThreadStores(): Promise<ThreadStoreHarness> {
   }
 }
 
-/** What both dialects' harnesses read and do through the storage's dialect-free API. */
+/** What both backends' harnesses read and do through the storage's dialect-free API. */
 function harnessOf(storage: Storage): Pick<ThreadStoreHarness, 'store' | 'run' | 'interrupt' | 'runningRunOf'> {
   const { chatRuns } = storage.tables
   return {
-    store: (clock = Date.now) => createThreadStore(storage, clock),
+    store: (clock = Date.now) => storage.repositories.threads(clock),
     run: (runId) =>
       first(
         storage.db

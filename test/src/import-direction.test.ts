@@ -85,6 +85,49 @@ function importCycles(root: string, folders: string[]): string[][] {
   return cycles
 }
 
+/**
+ * A check of which backend or source dialect the code runs on: `dialect === 'sqlite'`, `dialect !== ...`,
+ * `dialect.name === 'mysql'`, `storage.dialect.name`. What differs by backend is the storage's to choose (its
+ * repositories, its text rules) and what differs by source is a capability the source's dialect names.
+ */
+const DIALECT_CHECK = /\bdialect\s*[!=]==|\bdialect\.name\b/
+
+/**
+ * `file:line` for each dialect check in the files under `folders`, but for those under `allowed`: `db/` (the storage
+ * itself) and the data sources' folder, whose dialects are the customer's databases.
+ */
+function dialectChecks(root: string, folders: string[], allowed: string[]): string[] {
+  return folders.flatMap((folder) =>
+    sourceFiles(join(root, folder))
+      .filter((file) => !allowed.some((permitted) => inside(file, join(root, permitted))))
+      .flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .flatMap((line, index) => (DIALECT_CHECK.test(line) ? [`${relative(root, file)}:${index + 1}`] : [])),
+      ),
+  )
+}
+
+const DIALECTS_ALLOWED = ['db', join('plugins', 'semantic', 'sources')]
+
+/**
+ * What one storage backend alone has (SQLite's connection, lock and group commit; Postgres's pool) and each backend's
+ * repository modules: the storage picks them when it opens, so nothing above `db/` names one.
+ */
+const REPOSITORY_AREAS = readdirSync(join(ROOT, 'db', 'repositories'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => join('db', 'repositories', entry.name))
+const BACKEND_MODULES = [
+  join('db', 'sqlite'),
+  join('db', 'postgres'),
+  ...[join('db', 'repositories'), ...REPOSITORY_AREAS].flatMap((folder) =>
+    ['sqlite', 'postgres'].map((backend) => join(folder, backend)),
+  ),
+]
+
+/** The start-up bootstrap still sits in `db/` until it moves to `src/`, and reads the plugins' models. */
+const BOOTSTRAP = join('db', 'bootstrap')
+
 describe('import direction', () => {
   it('has no import cycle between modules, type-only imports included', () => {
     expect(importCycles(ROOT, ['plugins', 'lib', 'db', 'src', 'client'])).toEqual([])
@@ -96,6 +139,18 @@ describe('import direction', () => {
 
   it('keeps lib/ from importing any plugin', () => {
     expect(importsInto(ROOT, ['lib'], 'plugins')).toEqual([])
+  })
+
+  it('keeps db/ from importing any plugin', () => {
+    expect(importsInto(ROOT, ['db'], 'plugins').filter((line) => !inside(line, BOOTSTRAP))).toEqual([])
+  })
+
+  it('keeps plugins and lib/ from importing a storage backend: only db/ and the composition root choose one', () => {
+    expect(BACKEND_MODULES.flatMap((backend) => importsInto(ROOT, ['plugins', 'lib'], backend))).toEqual([])
+  })
+
+  it('keeps checks of a dialect inside db/ and the data sources', () => {
+    expect(dialectChecks(ROOT, ['plugins', 'src', 'lib', 'client'], DIALECTS_ALLOWED)).toEqual([])
   })
 
   describe('the scan itself', () => {
@@ -134,6 +189,43 @@ describe('import direction', () => {
         `${join('plugins', 'chat', 'index.ts')} -> ../../src/main`,
         `${join('plugins', 'chat', 'index.ts')} -> ../../src/server`,
         `${join('plugins', 'chat', 'index.ts')} -> ../../src`,
+      ])
+    })
+
+    it('reports checks of a dialect outside db/ and the data sources, and none inside them', () => {
+      mkdirSync(join(fixture, 'plugins/management'), { recursive: true })
+      mkdirSync(join(fixture, 'plugins/semantic/sources'), { recursive: true })
+      mkdirSync(join(fixture, 'db'), { recursive: true })
+      writeFileSync(
+        join(fixture, 'plugins/management/search.ts'),
+        [
+          "const lower = storage.dialect === 'sqlite' ? 'unicode_lower' : 'lower'",
+          'const aliases = this.dialect.name',
+          "if (dialect!=='postgres') return",
+          'const text = storage.text.contains(column, search)',
+          "const dialects = ['sqlite']",
+        ].join('\n'),
+      )
+      writeFileSync(join(fixture, 'plugins/semantic/sources/mysql.ts'), "if (dialect.name === 'mysql') quote()\n")
+      writeFileSync(join(fixture, 'db/storage.ts'), "return storage.dialect === 'sqlite'\n")
+
+      expect(dialectChecks(fixture, ['plugins', 'db'], DIALECTS_ALLOWED)).toEqual([
+        `${join('plugins', 'management', 'search.ts')}:1`,
+        `${join('plugins', 'management', 'search.ts')}:2`,
+        `${join('plugins', 'management', 'search.ts')}:3`,
+      ])
+    })
+
+    it('reports an import of a plugin from db/', () => {
+      mkdirSync(join(fixture, 'db/repositories'), { recursive: true })
+      mkdirSync(join(fixture, 'plugins/chat'), { recursive: true })
+      writeFileSync(join(fixture, 'plugins/chat/model.ts'), 'export type ThreadMessage = {}\n')
+      writeFileSync(
+        join(fixture, 'db/repositories/threads.ts'),
+        "import type { ThreadMessage } from '../../plugins/chat/model'\nimport { first } from '../query-builder'\n",
+      )
+      expect(importsInto(fixture, ['db'], 'plugins')).toEqual([
+        `${join('db', 'repositories', 'threads.ts')} -> ../../plugins/chat/model`,
       ])
     })
   })

@@ -238,14 +238,10 @@ class Compiler {
     return value
   }
 
-  /**
-   * Set while HAVING compiles on MySQL and MariaDB: a grouped column is named by its alias there. MariaDB refuses
-   * the grouped expression itself in HAVING ("Unknown column 'customers.region' in 'HAVING'") when the condition
-   * also holds a measure, so it cannot go to WHERE.
-   */
+  /** Set while HAVING compiles for a dialect that names a grouped column there by its alias (`havingByAlias`). */
   private havingAliases = false
 
-  /** The alias of the selected, not aggregated column computing `expression`, in a MySQL HAVING; else undefined. */
+  /** The alias of the selected, not aggregated column computing `expression`, in a HAVING by alias; else undefined. */
   private groupedAlias(expression: Resolved): string | undefined {
     if (!this.havingAliases) return undefined
     const index = this.plan.columns.findIndex((column) => {
@@ -403,7 +399,7 @@ class Compiler {
       )
     // Every query is grouped by its dimensions (Cube semantics): a dimensions-only query lists distinct values.
     const groupBy = plan.grouping.map((item) => this.expression(item))
-    this.havingAliases = this.dialect.name === 'mysql'
+    this.havingAliases = this.dialect.havingByAlias
     const having = plan.having ? this.expression(plan.having) : undefined
     this.havingAliases = false
     // Nulls sort first ascending and last descending unless the query says otherwise; text sorts by code point.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
 import { integer, pgTable, text } from 'drizzle-orm/pg-core'
-import { migratePostgres } from '../../../db/migrate-postgres'
+import { migratePostgres } from '../../../db/postgres/migrate-postgres'
 import * as schema from '../../../db/schema-pg'
 import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
 import { POSTGRES_START_MS, throwawayPostgresDatabase, type ThrowawayDatabase } from '../../helpers/postgres-databases'

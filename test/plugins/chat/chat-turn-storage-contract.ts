@@ -6,7 +6,7 @@ import { createChatService, type ChatParticipant, type ChatService } from '../..
 import { ndjsonStream } from '../../../plugins/chat/run-readers'
 import { LEASE_LOST_MESSAGE, MemoryRunRegistry, type Run, type RunStart } from '../../../plugins/chat/run-registry'
 import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
-import type { ThreadStore } from '../../../plugins/chat/thread-store'
+import type { ThreadStore } from '../../../db/repositories/threads'
 import { lineReader, messageId, type Line } from '../../helpers/chat'
 import { gate } from '../../helpers/gates'
 import type { ThreadStoreHarness } from '../../helpers/thread-stores'

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { SQL } from 'bun'
 import type { Storage } from '../../../db/client'
+import { isSqliteStorage } from '../../../db/sqlite/sqlite-storage'
 import { AgentError, type Agent, type AgentFactory } from '../../../plugins/chat/agent'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
@@ -30,7 +31,7 @@ const failingAgent: Agent = {
 }
 /** Makes every insert of an assistant message fail in the database, as a full disk or a broken column would. */
 async function refuseAssistantMessages(storage: Storage): Promise<void> {
-  if (storage.dialect === 'sqlite') {
+  if (isSqliteStorage(storage)) {
     storage.sqlite.run(`CREATE TRIGGER refuse_answers BEFORE INSERT ON chat_messages WHEN NEW.role = 'assistant'
       BEGIN SELECT RAISE(ABORT, 'disk full'); END`)
     return

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
-import { openStorage, type Storage } from '../../../db/client'
+import type { Storage } from '../../../db/client'
+import { openStorage } from '../../../db/sqlite/sqlite-storage'
 import { createTestApp, testAppStorage, type TestApp } from '../../helpers/app'
 import { testStorage } from '../../helpers/bootstrapped-postgres'
 import { attributeCatalog, generate, groupCatalog, tenantRow, userRow } from './helpers'

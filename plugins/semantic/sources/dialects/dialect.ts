@@ -40,6 +40,12 @@ export interface Dialect {
    * index to serve. Missing where times are typed (the other sources).
    */
   textTime?(value: string): string
+  /**
+   * Whether HAVING names a grouped column by its alias rather than by its expression. MariaDB refuses the grouped
+   * expression itself in HAVING ("Unknown column 'customers.region' in 'HAVING'") when the condition also holds a
+   * measure (so it cannot go to WHERE); MySQL accepts the alias too. The others take the expression.
+   */
+  readonly havingByAlias: boolean
   /** `LIMIT`/`OFFSET` clauses from placeholders (either may be missing). */
   limit(limit: string | undefined, offset: string | undefined): string
 }

@@ -21,6 +21,7 @@ const lowerExact = (text: string) => `LOWER(CONVERT(${text} USING utf8mb4)) COLL
 
 export const mysqlDialect: Dialect = {
   name: 'mysql',
+  havingByAlias: true,
   quoteIdentifier: (name) =>
     name
       .split('.')

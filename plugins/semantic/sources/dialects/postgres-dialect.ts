@@ -7,6 +7,7 @@ import { doubleQuoted, standardOrderBy, type Dialect } from './dialect'
  */
 export const postgresDialect: Dialect = {
   name: 'postgres',
+  havingByAlias: false,
   quoteIdentifier: doubleQuoted,
   placeholder: (index) => `$${index}`,
   truncate: (granularity, value) => `date_trunc('${granularity}', ${value})`,

@@ -49,6 +49,7 @@ export function likeToGlob(pattern: string): string {
 /** SQLite: times are text (compared as `YYYY-MM-DD HH:MM:SS`, see `canonicalTime`), booleans 0/1, and LIKE ignores ASCII case (so GLOB tests case). */
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
+  havingByAlias: false,
   quoteIdentifier: doubleQuoted,
   placeholder: (index) => `?${index}`,
   truncate: (granularity, value) => TRUNCATE[granularity](value),

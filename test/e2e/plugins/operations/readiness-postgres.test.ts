@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'bun:test'
 import type { Storage } from '../../../../db/client'
-import { openPostgresStorage } from '../../../../db/postgres-storage'
+import { openPostgresStorage } from '../../../../db/postgres/postgres-storage'
 import { createReadiness } from '../../../../plugins/operations/readiness'
 import { postgresAvailable, warnSkipped } from '../../../helpers/database-servers'
 import {
@@ -48,7 +48,7 @@ describe.skipIf(!postgresAvailable)('readiness with the state in Postgres', () =
 
 describe('readiness checks that hang', () => {
   it('fail after the time limit instead of holding /readyz', async () => {
-    const { openStorage } = await import('../../../../db/client')
+    const { openStorage } = await import('../../../../db/sqlite/sqlite-storage')
     const sqlite = openStorage(':memory:')
     const readiness = createReadiness(
       { storage: sqlite, lifecycle: running, registry },
@@ -63,7 +63,7 @@ describe('readiness checks that hang', () => {
   })
 
   it('list data sources with their state, a hanging one failing, without making the node unready', async () => {
-    const { openStorage } = await import('../../../../db/client')
+    const { openStorage } = await import('../../../../db/sqlite/sqlite-storage')
     const sqlite = openStorage(':memory:')
     const down = { deploymentId: 3, type: 'postgres', ok: false, error: 'unavailable' }
     const listing = createReadiness(
