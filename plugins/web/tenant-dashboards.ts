@@ -2,19 +2,19 @@ import { and, asc, eq, gt } from 'drizzle-orm'
 import { first, type Storage } from '../../db/client'
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors'
 import type { EmbedCaller } from '../auth/model'
-import { widgetFromAnswer } from '../management/answer-widgets'
-import { writing, type ManagementContext } from '../management/context'
+import { widgetFromAnswer } from '../management/dashboards/answer-widgets'
+import { writing, type ManagementContext } from '../management/access/context'
 import {
   contentOf,
   editDashboard,
   insertDashboard,
   type DashboardContent,
   type DashboardRow,
-} from '../management/dashboards'
+} from '../management/dashboards/dashboards'
 import type { DashboardWidget } from '../management/model'
-import { findDashboardRowByPublicId } from '../management/published-dashboards'
-import { newWidgetId } from '../management/widget-inputs'
-import type { WidgetQueryCheck } from '../management/query-check'
+import { findDashboardRowByPublicId } from '../management/dashboards/published'
+import { newWidgetId } from '../management/dashboards/widget-inputs'
+import type { WidgetQueryCheck } from '../management/dashboards/query-check'
 import { kindOfChart, toEmbedWidget } from './embed-widgets'
 import type {
   EmbedDashboardsList,

@@ -2,7 +2,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { ChatRequest } from '../../plugins/chat/model'
 import { GenerateSessionBody } from '../../plugins/embed/model'
 import { CreateReportSnapshotInput, DuplicateWorkbookInput } from '../../plugins/management/model'
-import { StartDbtSyncInput } from '../../plugins/management/model-dashboards'
+import { StartDbtSyncInput } from '../../plugins/management/model/dashboards'
 
 /** What the document says about one operation beyond what its route declares. */
 export interface OperationNotes {
