@@ -83,12 +83,6 @@ function serveableAssets(): Map<string, ServedAsset> {
   return served
 }
 
-/**
- * The embedded web pages: `/embed/dashboard/{publicId}?session=` and
- * `/embed/chat?sessionId=` with their hashed script and stylesheet, and the embed-token routes the pages call:
- * the session's context, the published dashboard and its widgets' data (viewed with the viewer's access, downloaded
- * unless the dashboard restricts it). The pages never see an API key: they exchange the session for an embed token.
- */
 /** What the embed pages and their data routes need from the app. */
 export interface WebDeps {
   storage: Storage
@@ -102,6 +96,12 @@ export interface WebDeps {
   clock: () => number
 }
 
+/**
+ * The embedded web pages: `/embed/dashboard/{publicId}?session=` and
+ * `/embed/chat?sessionId=` with their hashed script and stylesheet, and the embed-token routes the pages call:
+ * the session's context, the published dashboard and its widgets' data (viewed with the viewer's access, downloaded
+ * unless the dashboard restricts it). The pages never see an API key: they exchange the session for an embed token.
+ */
 export function webPlugin(deps: WebDeps) {
   const { storage, directory } = deps
   const contextOf = createEmbedContextReader(storage, directory, deps.semantic, deps.users)

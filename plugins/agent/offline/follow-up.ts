@@ -53,13 +53,13 @@ function driversOf(index: MetaIndex, measure: MetaMember): MetaMember[] {
   return measure.type === 'sum' ? [count, average].filter((entry): entry is MetaMember => entry !== undefined) : []
 }
 
+/** A granularity finer than a year: growth reads along it, period by period. */
+const finer = (granularity: Frame['granularity']) => granularity !== undefined && granularity !== 'year'
+
 /**
  * The frame of a question: on its own, or, for a follow-up ("and in 2023?", "break it down by segment", "only for
  * VIP customers", "exclude Corporate", "why ..."), the previous question's frame with this question's changes.
  */
-/** A granularity finer than a year: growth reads along it, period by period. */
-const finer = (granularity: Frame['granularity']) => granularity !== undefined && granularity !== 'year'
-
 export function frameOf(
   parsed: Parsed,
   index: MetaIndex,

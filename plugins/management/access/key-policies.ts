@@ -8,7 +8,7 @@ import type { KeyPolicy, KeyRole, PolicyAction, UpdateKeyPolicyInput } from '../
 /**
  * RBAC of the management API. Every API key has one policy: a preset role or a custom set of actions. A key
  * without a stored policy gets `admin` when it is an admin key and `editor` otherwise, so existing keys keep
- * working. Every management operation names the one action it needs (see README, "Management API").
+ * working. Every management operation names the one action it needs, and a key without that action gets 403.
  */
 export const ALL_ACTIONS: readonly PolicyAction[] = [
   'ContentRead',
