@@ -57,6 +57,14 @@ const SnapshotParams = t.Object({ deploymentId: Id, reportId: Id, snapshotId: Id
 /** Folders, reports (with workbook placements) and report snapshots: HTTP glue over the domain modules. */
 export function reportRoutes(deps: ManagementAccessDeps) {
   return new Elysia({ name: 'management-reports', seed: deps.instanceId })
+    .use(folderRoutes(deps))
+    .use(reportItemRoutes(deps))
+    .use(reportSnapshotRoutes(deps))
+}
+
+/** The folders of a deployment: listed, created, read, changed and deleted. */
+function folderRoutes(deps: ManagementAccessDeps) {
+  return new Elysia({ name: 'management-folders', seed: deps.instanceId })
     .use(managementAccess(deps))
     .get(`${DEPLOYMENT}/folders`, ({ context, query }) => listFolders(context, query), {
       management: true,
@@ -111,6 +119,12 @@ export function reportRoutes(deps: ManagementAccessDeps) {
         detail: doc('Folders', 'Delete an empty folder', '409 when it still holds folders or reports.'),
       },
     )
+}
+
+/** Reports and their placements in workbooks. */
+function reportItemRoutes(deps: ManagementAccessDeps) {
+  return new Elysia({ name: 'management-report-items', seed: deps.instanceId })
+    .use(managementAccess(deps))
     .get(`${DEPLOYMENT}/reports`, ({ context, query }) => listReports(context, query), {
       management: true,
       params: DeploymentParams,
@@ -190,6 +204,12 @@ export function reportRoutes(deps: ManagementAccessDeps) {
         detail: doc('Reports', 'Disconnect a report from a workbook'),
       },
     )
+}
+
+/** Snapshots of a report. */
+function reportSnapshotRoutes(deps: ManagementAccessDeps) {
+  return new Elysia({ name: 'management-report-snapshots', seed: deps.instanceId })
+    .use(managementAccess(deps))
     .get(
       `${DEPLOYMENT}/reports/:reportId/snapshots`,
       ({ context, params, query }) => listReportSnapshots(context, params.reportId, query),

@@ -56,10 +56,17 @@ export interface SettingsRoutesDeps extends ManagementAccessDeps {
 
 /** Notifications, dbt syncs, app configuration, AI engineer settings and key policies: HTTP glue. */
 export function settingsRoutes(deps: SettingsRoutesDeps) {
-  const { storage, clock } = deps
+  return new Elysia({ name: 'management-settings', seed: deps.instanceId })
+    .use(notificationRoutes(deps))
+    .use(deploymentSettingRoutes(deps))
+    .use(accountSettingRoutes(deps))
+}
+
+/** Notifications of dashboards, their filters and time grains checked against the model. */
+function notificationRoutes(deps: SettingsRoutesDeps) {
   // A notification's filters and time grains are the dashboard's, checked against the model as a dashboard's are.
   const controlsCheck = modelQueryCheck(deps)
-  return new Elysia({ name: 'management-settings', seed: deps.instanceId })
+  return new Elysia({ name: 'management-notifications', seed: deps.instanceId })
     .use(managementAccess(deps))
     .get(`${DEPLOYMENT}/notifications`, ({ context, query }) => listNotifications(context, query), {
       management: true,
@@ -124,6 +131,12 @@ export function settingsRoutes(deps: SettingsRoutesDeps) {
         detail: doc('Notifications', 'Delete a notification'),
       },
     )
+}
+
+/** A deployment's dbt syncs and AI engineer settings. */
+function deploymentSettingRoutes(deps: SettingsRoutesDeps) {
+  return new Elysia({ name: 'management-deployment-settings', seed: deps.instanceId })
+    .use(managementAccess(deps))
     .post(
       `${DEPLOYMENT}/dbt-sync`,
       async ({ context, body, deployment, status }) =>
@@ -174,6 +187,13 @@ export function settingsRoutes(deps: SettingsRoutesDeps) {
         ),
       },
     )
+}
+
+/** The account's app configuration and API key policies. */
+function accountSettingRoutes(deps: SettingsRoutesDeps) {
+  const { storage, clock } = deps
+  return new Elysia({ name: 'management-account-settings', seed: deps.instanceId })
+    .use(managementAccess(deps))
     .get('/api/v1/app-config', async ({ caller }) => getAppConfig(storage, await actorOf(storage, caller)), {
       apiKey: true,
       response: { 200: AppConfigResponse },

@@ -53,9 +53,14 @@ export interface WorkbookRoutesDeps extends ManagementAccessDeps {
 
 /** Workbooks, their dashboards, AI widget threads and widget data downloads: HTTP glue over the domain modules. */
 export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQueryRunner) {
-  const widgetCheck = modelQueryCheck(deps)
-
   return new Elysia({ name: 'management-workbooks', seed: deps.instanceId })
+    .use(workbookItemRoutes(deps))
+    .use(dashboardRoutes(deps, runWidgetQuery))
+}
+
+/** Workbooks: listed, created, read, changed, deleted and duplicated, and the AI widget threads of their dashboards. */
+function workbookItemRoutes(deps: WorkbookRoutesDeps) {
+  return new Elysia({ name: 'management-workbook-items', seed: deps.instanceId })
     .use(managementAccess(deps))
     .get(`${DEPLOYMENT}/workbooks`, ({ context, query }) => listWorkbooks(context, query), {
       management: true,
@@ -141,6 +146,13 @@ export function workbookRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQ
         ),
       },
     )
+}
+
+/** Dashboards and the data of their widgets. */
+function dashboardRoutes(deps: WorkbookRoutesDeps, runWidgetQuery: WidgetQueryRunner) {
+  const widgetCheck = modelQueryCheck(deps)
+  return new Elysia({ name: 'management-dashboards', seed: deps.instanceId })
+    .use(managementAccess(deps))
     .get(`${DEPLOYMENT}/dashboards`, ({ context, query }) => listDashboards(context, query), {
       management: true,
       params: DeploymentParams,
