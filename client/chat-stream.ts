@@ -90,7 +90,7 @@ export function mergeLine(messages: Map<string, ChatMessage>, line: StreamLine):
   return merged
 }
 
-/** Spec 3.1: among assistant messages with `graphPath[0] === 'final'` and at most 2 path entries, the last. */
+/** The final answer: among assistant messages with `graphPath[0] === 'final'` and at most 2 path entries, the last. */
 export function finalAnswerOf(messages: Iterable<ChatMessage>): ChatMessage | undefined {
   let answer: ChatMessage | undefined
   for (const message of [...messages].sort((left, right) => left.sort - right.sort)) {

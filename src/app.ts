@@ -14,7 +14,7 @@ import type { AppDeps } from './deps'
 import { createApiDocs } from './openapi'
 import { version } from '../package.json'
 
-/** Spec 9: the chat API description carries version 1.0.0; the embed and management API is versioned by release. */
+/** The chat API description carries version 1.0.0; the embed and management API is versioned by release. */
 const CHAT_API_VERSION = '1.0.0'
 
 /** Composes every feature area into one app. It never listens: `main.ts` does, and tests call `app.handle()`. */

@@ -1,5 +1,5 @@
 import type { Db, Tables } from '../db/client'
-import { dashboardChecksum } from '../plugins/management/dashboards'
+import { dashboardChecksum } from '../plugins/management/dashboards/dashboards'
 import type { DashboardWidget } from '../plugins/management/model'
 
 /** The demo dashboard's fixed public id, so the README and the front door can link to it. */

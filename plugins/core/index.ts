@@ -20,11 +20,6 @@ interface RequestInfo {
   startedAt: number
 }
 
-/**
- * What every request goes through: a request id (echoed as `x-request-id`), the body size limit, one error
- * model (`{ error, code }`, 400 for schema failures, JSON 404, `Retry-After` on errors that know it), the access
- * log and the request metrics.
- */
 /** What the request pipeline needs from the app. */
 export interface CoreDeps {
   config: Pick<Config, 'maxBodyBytes'>
@@ -35,6 +30,11 @@ export interface CoreDeps {
   routes?: () => readonly ListedRoute[]
 }
 
+/**
+ * What every request goes through: a request id (echoed as `x-request-id`), the body size limit, one error
+ * model (`{ error, code }`, 400 for schema failures, JSON 404, `Retry-After` on errors that know it), the access
+ * log and the request metrics.
+ */
 export function corePlugin(deps: CoreDeps) {
   const { logger, metrics, config } = deps
   const requests = metrics.counter('http_requests_total', 'HTTP requests by method, route and status', [

@@ -139,7 +139,8 @@ export async function upsertGroupDefinitions(
       if (created.length > 0) continue
       existing = (await find(definition.name))!
     }
-    // Spec 2.11: updated when supplied and different, never cleared (an empty description leaves the stored one).
+    // A group's description is updated when supplied and different, never cleared (an empty description leaves the
+    // stored one).
     if (definition.description && definition.description !== existing.description)
       await db.update(groups).set({ description: definition.description }).where(eq(groups.id, existing.id))
   }

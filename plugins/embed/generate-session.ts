@@ -71,8 +71,8 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
         'Embed sessions are available on the premium and enterprise plans only',
         'PLAN_NOT_ELIGIBLE',
       )
-    // Spec 5: a scoped key's deploymentId "must be within the scope. Otherwise the request is rejected with 403":
-    // checked before the deployment is looked up, so one outside the scope is 403 whether or not it exists.
+    // A deployment-scoped key may mint sessions only for a deploymentId within its scope, else 403: checked before
+    // the deployment is looked up, so one outside the scope is 403 whether or not it exists.
     assertDeploymentInScope(caller, body.deploymentId)
     const deployment = await authorizeDeployment(caller, body.deploymentId, directory)
     const identity = checkIdentity(body)

@@ -20,8 +20,8 @@ export const FORBIDDEN_WITH_INTERNAL_ID = [
 ] as const
 
 /**
- * The fields chat `sessionSettings` refuses with `internalId` (spec 2.3): `email` is allowed there, and ignored, as
- * the internal user's stored profile applies.
+ * The fields chat `sessionSettings` refuses beside `internalId`, since an internal user's stored profile applies:
+ * `email` is allowed there, and ignored.
  */
 export const CHAT_FORBIDDEN_WITH_INTERNAL_ID = ['groups', 'securityContext', 'userAttributes'] as const
 

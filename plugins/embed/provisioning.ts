@@ -78,25 +78,11 @@ export interface Provisioning extends UserProvisioner {
   snapshot(tx: Db, userId: number, embedTenantId: number | null): Promise<AccessSnapshot>
 }
 
-/**
- * The user provisioning rules (identity, profile, attribute values, group memberships), shared by generate-session, chat `sessionSettings`,
- * service tokens and `.../sql`: one implementation so the three entry points can never disagree on who a user is
- * or what they may see. Public calls that write each run in one transaction.
- */
-export function createUserProvisioner(storage: Storage, clock: () => number): Provisioning {
-  const catalog = createCatalogQueries(storage)
-  const {
-    membershipNames,
-    attributeValues,
-    securityContextOf,
-    userByIdentity,
-    externalUserRoom,
-    insertUser,
-    updateUser,
-    storedValues,
-    upsertValue,
-    deleteValue,
-  } = storage.repositories.embedUsers()
+type UserQueries = ReturnType<Storage['repositories']['embedUsers']>
+
+/** Reads what a user may see: their groups, attribute values and security context. */
+function createAccessReader(queries: UserQueries) {
+  const { membershipNames, attributeValues, securityContextOf } = queries
 
   async function snapshot(
     tx: Db,
@@ -134,12 +120,19 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     return { userId, ...(await snapshot(tx, userId, null, known)) }
   }
 
-  /** What the identity lookup told of the user's access. */
-  const knownFrom = (user: StoredUser): KnownUser => ({
-    securityContext: user.securityContext,
-    hasMemberships: user.hasMemberships === 1,
-    hasAttributeValues: user.hasAttributeValues === 1,
-  })
+  return { snapshot, accessIn }
+}
+
+/** What the identity lookup told of the user's access. */
+const knownFrom = (user: StoredUser): KnownUser => ({
+  securityContext: user.securityContext,
+  hasMemberships: user.hasMemberships === 1,
+  hasAttributeValues: user.hasAttributeValues === 1,
+})
+
+/** Finds, creates and updates stored users by their identity, within the external user limit. */
+function createUserRecords(queries: UserQueries) {
+  const { userByIdentity, externalUserRoom, insertUser, updateUser } = queries
 
   async function findUser(tx: Db, accountId: number, kind: 'internal' | 'external', identity: string) {
     const [found] = await userByIdentity(tx).execute({ accountId, kind, identity })
@@ -213,6 +206,49 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     return { ...knownFrom(stored), id: stored.id, securityContext: wanted.securityContext }
   }
 
+  return { findUser, insertExternalUser, upsertExternalUser }
+}
+
+/** Writes the attribute values a request sends; values are stored as JSON text, an unchanged one not again. */
+async function writeAttributeValues(
+  queries: UserQueries,
+  tx: Db,
+  userId: number,
+  attributes: readonly UserAttributeInput[],
+  definitions: Map<string, { id: number }>,
+  beforeWrite: BeforeWrite,
+): Promise<void> {
+  const { storedValues, upsertValue, deleteValue } = queries
+  const rows = await storedValues(tx).execute({ userId })
+  const current = new Map(rows.map((row) => [row.attributeId, row.value]))
+  for (const attribute of attributes) {
+    const attributeId = definitions.get(attribute.name)!.id
+    if (attribute.value === null) {
+      if (current.has(attributeId)) {
+        beforeWrite()
+        await deleteValue(tx).execute({ userId, attributeId })
+      }
+    } else {
+      const value = JSON.stringify(attribute.value)
+      if (current.get(attributeId) !== value) {
+        beforeWrite()
+        await upsertValue(tx).execute({ userId, attributeId, value })
+      }
+    }
+  }
+}
+
+/**
+ * The user provisioning rules (identity, profile, attribute values, group memberships), shared by generate-session, chat `sessionSettings`,
+ * service tokens and `.../sql`: one implementation so the three entry points can never disagree on who a user is
+ * or what they may see. Public calls that write each run in one transaction.
+ */
+export function createUserProvisioner(storage: Storage, clock: () => number): Provisioning {
+  const catalog = createCatalogQueries(storage)
+  const queries = storage.repositories.embedUsers()
+  const { snapshot, accessIn } = createAccessReader(queries)
+  const { findUser, insertExternalUser, upsertExternalUser } = createUserRecords(queries)
+
   async function provision(
     tx: Db,
     request: ProvisionRequest,
@@ -255,26 +291,7 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     }
     const userId = user.id
 
-    if (attributes.length > 0) {
-      // Values are stored as JSON text; an unchanged value is not written again.
-      const rows = await storedValues(tx).execute({ userId })
-      const current = new Map(rows.map((row) => [row.attributeId, row.value]))
-      for (const attribute of attributes) {
-        const attributeId = definitions.get(attribute.name)!.id
-        if (attribute.value === null) {
-          if (current.has(attributeId)) {
-            beforeWrite()
-            await deleteValue(tx).execute({ userId, attributeId })
-          }
-        } else {
-          const value = JSON.stringify(attribute.value)
-          if (current.get(attributeId) !== value) {
-            beforeWrite()
-            await upsertValue(tx).execute({ userId, attributeId, value })
-          }
-        }
-      }
-    }
+    if (attributes.length > 0) await writeAttributeValues(queries, tx, userId, attributes, definitions, beforeWrite)
     if (groupIds !== undefined) await catalog.replaceMemberships(tx, userId, scope, 'group', groupIds, beforeWrite)
     if (tenantGroupIds !== undefined)
       await catalog.replaceMemberships(tx, userId, scope, 'tenant_group', tenantGroupIds, beforeWrite)

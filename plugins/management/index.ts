@@ -1,20 +1,20 @@
 import { Elysia } from 'elysia'
 import { authPlugin } from '../auth'
-import { listKeyDeployments } from './deployments'
-import { DeploymentsResponse } from './model-deployments'
+import { listKeyDeployments } from './settings/deployments'
+import { DeploymentsResponse } from './model/deployments'
 import { NotFoundError } from '../../lib/errors'
 import { MAX_ROUTE_LIMIT } from '../semantic/model'
 import { WHOLE_MODEL } from '../semantic/semantic-service'
-import { reportRoutes } from './report-routes'
-import { settingsRoutes, type SettingsRoutesDeps } from './settings-routes'
-import type { WidgetQueryRunner } from './widget-data'
-import { workbookRoutes, type WorkbookRoutesDeps } from './workbook-routes'
+import { reportRoutes } from './routes/reports'
+import { settingsRoutes, type SettingsRoutesDeps } from './routes/settings'
+import type { WidgetQueryRunner } from './dashboards/widget-data'
+import { workbookRoutes, type WorkbookRoutesDeps } from './routes/workbooks'
 
 /** The management API's routes together need what the workbook and settings routes need. */
 export type ManagementDeps = WorkbookRoutesDeps & SettingsRoutesDeps
 
 export { evaluateChatThreadPolicies, loadChatThreadPolicies } from './chat-thread-policies'
-export { findPublishedDashboard } from './published-dashboards'
+export { findPublishedDashboard } from './dashboards/published'
 
 /**
  * The management API of release v0.2.1: folders, reports, snapshots, workbooks,

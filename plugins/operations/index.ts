@@ -20,7 +20,7 @@ export const ReadinessBody = t.Object({
   }),
 })
 
-/** 503: the same body, with the `{ error, code }` every error answer carries (contract section 6). */
+/** 503: the same body, with the `{ error, code }` every error answer carries beside it. */
 export const UnreadyBody = t.Composite([
   ReadinessBody,
   t.Object({

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { SessionSettings } from '../embed/session-settings'
 
-/** The wire shapes of `.../meta`, `.../sql` and the `serviceMeta` / `serviceSqlApi` tools (contract sections 3 and 7). */
+/** The wire shapes of `.../meta`, `.../sql` and the `serviceMeta` / `serviceSqlApi` tools */
 
 export const ROW_CAP = 100
 export const MAX_ROUTE_LIMIT = 10_000

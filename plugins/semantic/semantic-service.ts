@@ -28,7 +28,7 @@ import {
   type SourceHealth,
 } from './sources/data-source'
 import type { CircuitBreakerOptions } from './sources/circuit-breaker'
-import { createSourceSet } from './sources/source-set'
+import { createSourceSet, type SourceSet } from './sources/source-set'
 import type { SemanticModel } from './semantic-model/semantic-model'
 
 /** What the semantic layer needs to know of a deployment (a `DeploymentInfo` fits). */
@@ -104,19 +104,17 @@ interface QueryRows {
  */
 export function createSemanticService(options: SemanticServiceOptions) {
   const { logger } = options
-  const timeoutMs = options.queryTimeoutMs ?? 15_000
   const set = createSourceSet({
     logger,
-    queryTimeoutMs: timeoutMs,
+    queryTimeoutMs: options.queryTimeoutMs ?? 15_000,
     workers: options.workers,
     fairShare: options.fairShare,
     breaker: options.breaker,
   })
-  const models = new Map<string, LoadedModel>()
+  const { load, demoData, demoPath, demoFileMade } = createModelLoader(options)
   const entries = { max: options.cacheEntries ?? 500, ttl: 10 * 60_000 }
   const answers = new LRUCache<string, { result: SqlResult; computedAt: number }>(entries)
-  const rowCache = new LRUCache<string, QueryRows>(entries)
-  const inflight = new Map<string, Promise<QueryRows>>()
+  const rows = createRowReader(set, logger, entries)
   const counted = (result: SqlResult, cacheUse: CacheUse, startedAt: number): SqlResult => {
     options.metrics?.semanticQueries.inc({ cache: cacheUse, outcome: 'ok' })
     options.metrics?.semanticQueryDuration.observe({ cache: cacheUse }, (performance.now() - startedAt) / 1000)
@@ -134,58 +132,146 @@ export function createSemanticService(options: SemanticServiceOptions) {
    * The deployment's configured source, else a SQLite file (its model folder's `data.db` or the demo data), and
    * the data version cache keys carry (results of another source, file or generation never match).
    */
-  function sourceOf(deployment: DeploymentRef, loaded: LoadedModel): { source: DataSource; dataVersion: string } {
+  function sourceOf(deployment: DeploymentRef, loaded: LoadedModel): ReadSource {
     const config = options.dataSources?.get(deployment.id)
     if (!config) return { source: set.file(loaded.dataPath), dataVersion: loaded.dataVersion }
     return { source: set.configured(deployment.id, config), dataVersion: `deployment:${deployment.id}` }
   }
 
-  /** Runs a compiled query on the source and formats its rows; database errors become `InvalidQueryError`. */
-  const execute = async (
-    context: SemanticContext,
-    source: DataSource,
-    compiled: ReturnType<typeof compileQuery>,
-    maxRows: number,
-  ): Promise<QueryRows> => {
-    // The account's turn on the source: a burst of one account's queries waits behind its own, not others'.
-    const account = String(context.deployment.accountId ?? `deployment:${context.deployment.id}`)
-    const running = set.query(source, account, compiled.sql, compiled.params, maxRows)
-    const output = await running.catch((error: unknown) => {
-      if (!(error instanceof QueryExecutionError)) {
-        if (error instanceof Error && 'code' in error)
-          logger.warn('semantic query not answered', {
-            deploymentId: context.deployment.id,
-            source: source.type,
-            code: (error as { code: string }).code,
-            reason: (error as { reason?: string }).reason,
-          })
-        throw error
+  return {
+    /** `serviceMeta`: the cubes and members the caller may see. */
+    meta(context: SemanticContext, searchQuery?: string): MetaResult {
+      const { model } = load(context.deployment, context.branchName)
+      return buildMeta(model, viewOf(model, context.access), searchQuery)
+    },
+
+    /** `serviceSqlApi`: runs one query for the caller; throws `InvalidQueryError`/`QueryTimeoutError` for bad queries. */
+    async query(context: SemanticContext, sql: string, maxRows = ROW_CAP): Promise<SqlResult> {
+      const startedAt = performance.now()
+      const loaded = load(context.deployment, context.branchName)
+      const read = sourceOf(context.deployment, loaded)
+      const { source, dataVersion } = read
+      if (source.type === 'sqlite' && loaded.dataPath === demoPath && !options.dataSources?.has(context.deployment.id))
+        demoData()
+      // A repeated question skips parsing and compiling: the same text (aliases included), on the same deployment,
+      // model and data, for a caller whose access is the same gets the same answer.
+      const asked = cacheKey([context.deployment.id, loaded.key, dataVersion, sql, maxRows, accessKey(context.access)])
+      const answered = answers.get(asked)
+      if (answered) return counted(fromCache(answered.result, answered.computedAt), 'hit', startedAt)
+      const view = viewOf(loaded.model, context.access)
+      let compiled: CompiledQuery
+      try {
+        compiled = compileQuery(loaded.model, view, planQuery(loaded.model, view, parseQuery(sql)), source.dialect)
+      } catch (error) {
+        return failed(error, 'miss')
       }
-      const message = redact(error.message)
-      logger.warn('semantic query failed in the database', {
-        deploymentId: context.deployment.id,
-        source: source.type,
-        sql: compiled.sql,
-        error: message,
-      })
-      // The database's own words stay in the log: they differ by source, and may name its tables, users or files.
-      throw new InvalidQueryError(
-        'The database could not run the query (its reason is in the server log); try a simpler form of it',
-      )
-    })
-    // Average columns are their sum over their count (selected after the visible columns), divided exactly.
-    const averages = new Map(compiled.averages.map((average) => [average.index, average]))
-    return {
-      data: output.rows.map((row) =>
-        compiled.columns.map((column, index) => {
-          const average = averages.get(index)
-          return average ? formatAverage(row[average.sum], row[average.count]) : formatValue(row[index], column.type)
-        }),
-      ),
-      totalRows: output.totalRows,
-      computedAt: Date.now(),
-    }
+      // The column names and types are this caller's own; only the rows may come from another caller's query.
+      const schema = compiled.columns.map((column) => ({ name: column.name, column_type: column.type }))
+      const use: { cache: CacheUse } = { cache: 'miss' }
+      let found: QueryRows
+      try {
+        found = await rows.rowsOf(context, read, compiled, maxRows, use)
+      } catch (error) {
+        return failed(error, use.cache)
+      }
+      const result: SqlResult = { schema, data: found.data, totalRows: found.totalRows }
+      answers.set(asked, { result, computedAt: found.computedAt })
+      return counted(use.cache === 'hit' ? fromCache(result, found.computedAt) : result, use.cache, startedAt)
+    },
+
+    /**
+     * Parses and plans a query for the caller without running it: its columns with the model's titles. Throws
+     * `InvalidQueryError` as `query` would for a query that cannot run (unknown member, bad SQL), so a saved
+     * dashboard can be checked before anyone opens it.
+     */
+    describe(
+      context: SemanticContext,
+      sql: string,
+    ): Array<{ name: string; type: string; title: string; granularity?: string }> {
+      const loaded = load(context.deployment, context.branchName)
+      const { model } = loaded
+      const view = viewOf(model, context.access)
+      const plan = planQuery(model, view, parseQuery(sql))
+      compileQuery(model, view, plan, sourceOf(context.deployment, loaded).source.dialect)
+      return plan.columns.map((column) => ({
+        name: column.name,
+        type: column.type,
+        title: columnTitleOf(column),
+        // A time bucket's grain, so a download writes `2021-01` for a month as the page shows it.
+        ...(column.expression.kind === 'truncate' && { granularity: column.expression.granularity }),
+      }))
+    },
+
+    /**
+     * Start-up: generates the demo data when a deployment reads it, and loads every deployment branch's model,
+     * so a broken model stops the start (with file, line and member) instead of failing the first question.
+     */
+    prepare(deployments: DeploymentRef[]): { demo: DemoDataFile | undefined; models: number } {
+      let count = 0
+      for (const deployment of deployments) {
+        const configured = options.dataSources?.has(deployment.id)
+        for (const branch of deployment.branches) {
+          const loaded = load(deployment, branch)
+          if (!configured && loaded.dataPath === demoPath) demoData()
+          if (!configured && branch === deployment.defaultBranch) fileSources.set(deployment.id, loaded.dataPath)
+          count++
+        }
+        if (configured) connectInBackground(sourceOf(deployment, load(deployment)).source, deployment.id, logger)
+      }
+      return { demo: demoFileMade(), models: count }
+    },
+
+    /**
+     * Whether each deployment's data source answers now, for readiness reports (never throws): the configured ones,
+     * then the SQLite files of the others (the model folder's `data.db` or the demo data).
+     */
+    sourceHealth: () => sourceHealthOf(set, options.dataSources, fileSources),
+
+    /** Queries waiting for their account's turn on a source, over every source. */
+    queriesWaiting(): number {
+      return set.waiting()
+    },
+
+    /** The demo data file, generated on first use. */
+    demoData,
+
+    close(): void {
+      set.close()
+      answers.clear()
+      rows.clear()
+    },
   }
+}
+
+type CompiledQuery = ReturnType<typeof compileQuery>
+
+/** Where a deployment's rows are read, and the data version cache keys carry. */
+interface ReadSource {
+  source: DataSource
+  dataVersion: string
+}
+
+/** An answer from the cache says so, with when the database computed it: the data may have changed since. */
+const fromCache = (result: SqlResult, computedAt: number): SqlResult => ({
+  ...result,
+  cached: { computedAt: new Date(computedAt).toISOString() },
+})
+
+const viewOf = (model: SemanticModel, access: UserAccess) => accessView(model, access.userId === null ? null : access)
+
+/** Everything of the access that the model's policies read (the user id only as "names a user or not"). */
+const accessKey = (access: UserAccess) =>
+  access.userId === null
+    ? null
+    : { groups: access.groups, userAttributes: access.userAttributes, securityContext: access.securityContext }
+
+/**
+ * The models of deployment branches, loaded once per model and branch (the built-in demo model, or a model folder
+ * with a branch's overlay), and the demo data file they read when their folder has no `data.db`.
+ */
+function createModelLoader(options: Pick<SemanticServiceOptions, 'config' | 'logger'>) {
+  const { logger } = options
+  const models = new Map<string, LoadedModel>()
   const demoPath = demoDataPath(options.config)
   let demoFile: DemoDataFile | undefined
 
@@ -240,22 +326,32 @@ export function createSemanticService(options: SemanticServiceOptions) {
     return loaded
   }
 
+  /** The demo data file if something has read it yet. */
+  const demoFileMade = () => demoFile
+  return { load, demoData, demoPath, demoFileMade }
+}
+
+/**
+ * The rows of compiled queries, from a cache or from one execution shared by callers asking the same query while it
+ * runs (a burst of users asking one question costs one query, not one each).
+ */
+function createRowReader(set: SourceSet, logger: Logger, entries: { max: number; ttl: number }) {
+  const rowCache = new LRUCache<string, QueryRows>(entries)
+  const inflight = new Map<string, Promise<QueryRows>>()
+
   /**
-   * The rows of a compiled query, from the cache or from one execution shared by callers asking the same query
-   * while it runs (a burst of users asking one question costs one query, not one each). Keyed by what decides the
-   * rows: the data file, the SQL with its parameters (the caller's row rules among them), the row limit and the
-   * column types the values are formatted by.
+   * Keyed by what decides the rows: the data file, the SQL with its parameters (the caller's row rules among them),
+   * the row limit and the column types the values are formatted by.
    */
   function rowsOf(
     context: SemanticContext,
-    loaded: LoadedModel,
-    compiled: ReturnType<typeof compileQuery>,
+    read: ReadSource,
+    compiled: CompiledQuery,
     maxRows: number,
     use: { cache: CacheUse },
   ): Promise<QueryRows> | QueryRows {
-    const { source, dataVersion } = sourceOf(context.deployment, loaded)
     const key = cacheKey([
-      dataVersion,
+      read.dataVersion,
       compiled.sql,
       compiled.params,
       maxRows,
@@ -272,7 +368,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
       return running
     }
     const startedAt = performance.now()
-    const execution = execute(context, source, compiled, maxRows)
+    const execution = execute(set, logger, context, read.source, compiled, maxRows)
       .then((rows) => {
         rowCache.set(key, rows)
         logger.debug('semantic query', {
@@ -287,161 +383,104 @@ export function createSemanticService(options: SemanticServiceOptions) {
     return execution
   }
 
-  /** An answer from the cache says so, with when the database computed it: the data may have changed since. */
-  const fromCache = (result: SqlResult, computedAt: number): SqlResult => ({
-    ...result,
-    cached: { computedAt: new Date(computedAt).toISOString() },
+  return { rowsOf, clear: () => rowCache.clear() }
+}
+
+/** Runs a compiled query on the source and formats its rows; database errors become `InvalidQueryError`. */
+async function execute(
+  set: SourceSet,
+  logger: Logger,
+  context: SemanticContext,
+  source: DataSource,
+  compiled: CompiledQuery,
+  maxRows: number,
+): Promise<QueryRows> {
+  // The account's turn on the source: a burst of one account's queries waits behind its own, not others'.
+  const account = String(context.deployment.accountId ?? `deployment:${context.deployment.id}`)
+  const running = set.query(source, account, compiled.sql, compiled.params, maxRows)
+  const output = await running.catch((error: unknown) => {
+    if (!(error instanceof QueryExecutionError)) {
+      if (error instanceof Error && 'code' in error)
+        logger.warn('semantic query not answered', {
+          deploymentId: context.deployment.id,
+          source: source.type,
+          code: (error as { code: string }).code,
+          reason: (error as { reason?: string }).reason,
+        })
+      throw error
+    }
+    const message = redact(error.message)
+    logger.warn('semantic query failed in the database', {
+      deploymentId: context.deployment.id,
+      source: source.type,
+      sql: compiled.sql,
+      error: message,
+    })
+    // The database's own words stay in the log: they differ by source, and may name its tables, users or files.
+    throw new InvalidQueryError(
+      'The database could not run the query (its reason is in the server log); try a simpler form of it',
+    )
   })
-
-  const viewOf = (model: SemanticModel, access: UserAccess) => accessView(model, access.userId === null ? null : access)
-  /** Everything of the access that the model's policies read (the user id only as "names a user or not"). */
-  const accessKey = (access: UserAccess) =>
-    access.userId === null
-      ? null
-      : { groups: access.groups, userAttributes: access.userAttributes, securityContext: access.securityContext }
-
+  // Average columns are their sum over their count (selected after the visible columns), divided exactly.
+  const averages = new Map(compiled.averages.map((average) => [average.index, average]))
   return {
-    /** `serviceMeta`: the cubes and members the caller may see. */
-    meta(context: SemanticContext, searchQuery?: string): MetaResult {
-      const { model } = load(context.deployment, context.branchName)
-      return buildMeta(model, viewOf(model, context.access), searchQuery)
-    },
-
-    /** `serviceSqlApi`: runs one query for the caller; throws `InvalidQueryError`/`QueryTimeoutError` for bad queries. */
-    async query(context: SemanticContext, sql: string, maxRows = ROW_CAP): Promise<SqlResult> {
-      const startedAt = performance.now()
-      const loaded = load(context.deployment, context.branchName)
-      const { source, dataVersion } = sourceOf(context.deployment, loaded)
-      if (source.type === 'sqlite' && loaded.dataPath === demoPath && !options.dataSources?.has(context.deployment.id))
-        demoData()
-      // A repeated question skips parsing and compiling: the same text (aliases included), on the same deployment,
-      // model and data, for a caller whose access is the same gets the same answer.
-      const asked = cacheKey([context.deployment.id, loaded.key, dataVersion, sql, maxRows, accessKey(context.access)])
-      const answered = answers.get(asked)
-      if (answered) return counted(fromCache(answered.result, answered.computedAt), 'hit', startedAt)
-      const view = viewOf(loaded.model, context.access)
-      let compiled: ReturnType<typeof compileQuery>
-      try {
-        compiled = compileQuery(loaded.model, view, planQuery(loaded.model, view, parseQuery(sql)), source.dialect)
-      } catch (error) {
-        return failed(error, 'miss')
-      }
-      // The column names and types are this caller's own; only the rows may come from another caller's query.
-      const schema = compiled.columns.map((column) => ({ name: column.name, column_type: column.type }))
-      const use: { cache: CacheUse } = { cache: 'miss' }
-      let rows: QueryRows
-      try {
-        rows = await rowsOf(context, loaded, compiled, maxRows, use)
-      } catch (error) {
-        return failed(error, use.cache)
-      }
-      const result: SqlResult = { schema, data: rows.data, totalRows: rows.totalRows }
-      answers.set(asked, { result, computedAt: rows.computedAt })
-      return counted(use.cache === 'hit' ? fromCache(result, rows.computedAt) : result, use.cache, startedAt)
-    },
-
-    /**
-     * Parses and plans a query for the caller without running it: its columns with the model's titles. Throws
-     * `InvalidQueryError` as `query` would for a query that cannot run (unknown member, bad SQL), so a saved
-     * dashboard can be checked before anyone opens it.
-     */
-    describe(
-      context: SemanticContext,
-      sql: string,
-    ): Array<{ name: string; type: string; title: string; granularity?: string }> {
-      const loaded = load(context.deployment, context.branchName)
-      const { model } = loaded
-      const view = viewOf(model, context.access)
-      const plan = planQuery(model, view, parseQuery(sql))
-      compileQuery(model, view, plan, sourceOf(context.deployment, loaded).source.dialect)
-      return plan.columns.map((column) => ({
-        name: column.name,
-        type: column.type,
-        title: columnTitleOf(column),
-        // A time bucket's grain, so a download writes `2021-01` for a month as the page shows it.
-        ...(column.expression.kind === 'truncate' && { granularity: column.expression.granularity }),
-      }))
-    },
-
-    /**
-     * Start-up: generates the demo data when a deployment reads it, and loads every deployment branch's model,
-     * so a broken model stops the start (with file, line and member) instead of failing the first question.
-     */
-    prepare(deployments: DeploymentRef[]): { demo: DemoDataFile | undefined; models: number } {
-      let count = 0
-      for (const deployment of deployments) {
-        const configured = options.dataSources?.has(deployment.id)
-        for (const branch of deployment.branches) {
-          const loaded = load(deployment, branch)
-          if (!configured && loaded.dataPath === demoPath) demoData()
-          if (!configured && branch === deployment.defaultBranch) fileSources.set(deployment.id, loaded.dataPath)
-          count++
-        }
-        // A configured source is connected in the background: one that is down never holds up the start.
-        if (configured) {
-          const { source } = sourceOf(deployment, load(deployment))
-          source.connect().then(
-            () => logger.info('data source connected', { deploymentId: deployment.id, source: source.type }),
-            (error: Error & { reason?: string; category?: string }) =>
-              error.category === 'invalid configuration'
-                ? logger.error('data source cannot be configured: its deployment answers 503 until it is mended', {
-                    deploymentId: deployment.id,
-                    source: source.type,
-                    error: redact(error.reason ?? error.message),
-                  })
-                : logger.warn('data source unavailable at start; retried at the next query', {
-                    deploymentId: deployment.id,
-                    source: source.type,
-                    error: redact(error.reason ?? error.message),
-                  }),
-          )
-        }
-      }
-      return { demo: demoFile, models: count }
-    },
-
-    /**
-     * Whether each deployment's data source answers now, for readiness reports (never throws): the configured ones,
-     * then the SQLite files of the others (the model folder's `data.db` or the demo data).
-     */
-    async sourceHealth(): Promise<Array<{ deploymentId: number; type: string; ms: number } & SourceHealth>> {
-      // Side by side, each within the breaker's health limit: a hung source never delays the others' report.
-      const timed = async (deploymentId: number, type: string, check: () => Promise<SourceHealth>) => {
-        const startedAt = performance.now()
-        const health = await check()
-        return { deploymentId, type, ms: Math.round((performance.now() - startedAt) * 100) / 100, ...health }
-      }
-      const configured = [...(options.dataSources ?? new Map<number, DataSourceConfig>()).entries()].map(
-        ([deploymentId, config]) => {
-          const source = set.madeFor(deploymentId)
-          return timed(deploymentId, config.type, async () =>
-            source ? source.health() : { ok: false, error: 'not connected yet' },
-          )
-        },
-      )
-      const files = [...fileSources.entries()].map(([deploymentId, path]) =>
-        timed(deploymentId, 'sqlite', () => set.file(path).health()),
-      )
-      // A driver's message may name the connection URL: never shown.
-      return (await Promise.all([...configured, ...files])).map((health) =>
-        health.ok ? health : { ...health, error: redact(health.error) },
-      )
-    },
-
-    /** Queries waiting for their account's turn on a source, over every source. */
-    queriesWaiting(): number {
-      return set.waiting()
-    },
-
-    /** The demo data file, generated on first use. */
-    demoData,
-
-    close(): void {
-      set.close()
-      answers.clear()
-      rowCache.clear()
-    },
+    data: output.rows.map((row) =>
+      compiled.columns.map((column, index) => {
+        const average = averages.get(index)
+        return average ? formatAverage(row[average.sum], row[average.count]) : formatValue(row[index], column.type)
+      }),
+    ),
+    totalRows: output.totalRows,
+    computedAt: Date.now(),
   }
+}
+
+/** A configured source is connected in the background: one that is down never holds up the start. */
+function connectInBackground(source: DataSource, deploymentId: number, logger: Logger): void {
+  source.connect().then(
+    () => logger.info('data source connected', { deploymentId, source: source.type }),
+    (error: Error & { reason?: string; category?: string }) =>
+      error.category === 'invalid configuration'
+        ? logger.error('data source cannot be configured: its deployment answers 503 until it is mended', {
+            deploymentId,
+            source: source.type,
+            error: redact(error.reason ?? error.message),
+          })
+        : logger.warn('data source unavailable at start; retried at the next query', {
+            deploymentId,
+            source: source.type,
+            error: redact(error.reason ?? error.message),
+          }),
+  )
+}
+
+/** Whether each deployment's data source answers now: the configured ones, then the SQLite files of the others. */
+async function sourceHealthOf(
+  set: SourceSet,
+  dataSources: ReadonlyMap<number, DataSourceConfig> | undefined,
+  fileSources: ReadonlyMap<number, string>,
+): Promise<Array<{ deploymentId: number; type: string; ms: number } & SourceHealth>> {
+  // Side by side, each within the breaker's health limit: a hung source never delays the others' report.
+  const timed = async (deploymentId: number, type: string, check: () => Promise<SourceHealth>) => {
+    const startedAt = performance.now()
+    const health = await check()
+    return { deploymentId, type, ms: Math.round((performance.now() - startedAt) * 100) / 100, ...health }
+  }
+  const configured = [...(dataSources ?? new Map<number, DataSourceConfig>()).entries()].map(
+    ([deploymentId, config]) => {
+      const source = set.madeFor(deploymentId)
+      return timed(deploymentId, config.type, async () =>
+        source ? source.health() : { ok: false, error: 'not connected yet' },
+      )
+    },
+  )
+  const files = [...fileSources.entries()].map(([deploymentId, path]) =>
+    timed(deploymentId, 'sqlite', () => set.file(path).health()),
+  )
+  // A driver's message may name the connection URL: never shown.
+  return (await Promise.all([...configured, ...files])).map((health) =>
+    health.ok ? health : { ...health, error: redact(health.error) },
+  )
 }
 
 export type SemanticService = ReturnType<typeof createSemanticService>

@@ -12,7 +12,7 @@ import { starterPlan, starterQuestions } from './starter-questions'
 import { creatorTenantOf } from './tenant-dashboards'
 
 /**
- * Spec 2.12: `showDashboardChat` is tri-state. A session that set it wins (`false` hides, `true` shows); a session
+ * `showDashboardChat` is tri-state. A session that set it wins (`false` hides, `true` shows); a session
  * that did not follows the account-wide setting (on by default).
  */
 export function effectiveShowDashboardChat(sessionSettings: Record<string, unknown>, accountSetting: boolean): boolean {

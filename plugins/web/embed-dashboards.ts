@@ -3,14 +3,14 @@ import { ForbiddenError, NotFoundError } from '../../lib/errors'
 import type { DeploymentInfo, Directory } from '../auth/directory'
 import type { EmbedCaller } from '../auth/model'
 import type { UserAccess, UserProvisioner } from '../auth/user-access'
-import type { DashboardWidget } from '../management/model'
-import { findPublishedDashboard, type PublishedDashboard } from '../management/published-dashboards'
+import type { DashboardFilter, DashboardWidget } from '../management/model'
+import { findPublishedDashboard, type PublishedDashboard } from '../management/dashboards/published'
 import { callerAccess } from '../semantic/caller-access'
 import { MAX_ROUTE_LIMIT, type SqlResult } from '../semantic/model'
 import { titleOf } from '../semantic/semantic-model/semantic-model'
 import type { SemanticService } from '../semantic/semantic-service'
 import { applyControls, effectiveControls, type ViewerControls } from './dashboard-controls'
-import { currentWidgetQuery } from '../management/relative-period'
+import { currentWidgetQuery } from '../management/dashboards/relative-period'
 import { toEmbedWidget } from './embed-widgets'
 import type { EmbedDashboard, EmbedWidgetData } from './model'
 import { creatorTenantOf } from './tenant-dashboards'
@@ -132,28 +132,7 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
       const access = await callerAccess(viewer, undefined, users)
       const known = dashboard.filters.length || dashboard.timeGrains.length ? members(deployment, access) : new Map()
       const filters = await Promise.all(
-        dashboard.filters.map(async (filter) => {
-          const member = known.get(filter.member)
-          let choices: string[] | undefined
-          if (member?.type === 'string' && (filter.operator === 'equals' || filter.operator === 'notEquals')) {
-            const [cube] = filter.member.split('.')
-            const values = await semantic
-              .query(
-                { deployment, access },
-                `SELECT ${filter.member} FROM ${cube} GROUP BY 1 ORDER BY 1`,
-                FILTER_OPTIONS,
-              )
-              .catch(() => undefined)
-            choices = values?.data.map((row) => row[0]).filter((value): value is string => value !== null)
-          }
-          return {
-            member: filter.member,
-            title: filter.title ?? member?.title ?? titleOf(filter.member),
-            operator: filter.operator,
-            values: filter.values,
-            ...(choices && { choices }),
-          }
-        }),
+        dashboard.filters.map((filter) => filterControl(semantic, { deployment, access }, filter, known)),
       )
       const editable =
         dashboard.embedTenantId !== null && (await creatorTenantOf(storage, viewer)) === dashboard.embedTenantId
@@ -171,13 +150,7 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
           title: grain.title ?? known.get(grain.member)?.title ?? titleOf(grain.member),
           granularity: grain.granularity,
         })),
-        locked: Object.entries(access.userAttributes)
-          .filter(([, value]) => value !== null && value !== undefined)
-          .map(([name, value]) => ({
-            name,
-            title: titleOf(name),
-            value: Array.isArray(value) ? value.join(', ') : String(value),
-          })),
+        locked: lockedAttributes(access),
       }
     },
 
@@ -206,3 +179,42 @@ export function createEmbedDashboards(options: EmbedDashboardsOptions) {
 }
 
 export type EmbedDashboards = ReturnType<typeof createEmbedDashboards>
+
+/**
+ * A dashboard filter as its viewer sees it: titled from the model, and a string filter that equals (or not) with
+ * the values this viewer may pick from (none offered when the model cannot list them).
+ */
+async function filterControl(
+  semantic: SemanticService,
+  context: { deployment: DeploymentInfo; access: UserAccess },
+  filter: DashboardFilter,
+  known: Map<string, { title: string; type: string }>,
+): Promise<EmbedDashboard['filters'][number]> {
+  const member = known.get(filter.member)
+  let choices: string[] | undefined
+  if (member?.type === 'string' && (filter.operator === 'equals' || filter.operator === 'notEquals')) {
+    const [cube] = filter.member.split('.')
+    const values = await semantic
+      .query(context, `SELECT ${filter.member} FROM ${cube} GROUP BY 1 ORDER BY 1`, FILTER_OPTIONS)
+      .catch(() => undefined)
+    choices = values?.data.map((row) => row[0]).filter((value): value is string => value !== null)
+  }
+  return {
+    member: filter.member,
+    title: filter.title ?? member?.title ?? titleOf(filter.member),
+    operator: filter.operator,
+    values: filter.values,
+    ...(choices && { choices }),
+  }
+}
+
+/** The attributes the session fixed, which no control can change, as the page lists them. */
+function lockedAttributes(access: UserAccess): EmbedDashboard['locked'] {
+  return Object.entries(access.userAttributes)
+    .filter(([, value]) => value !== null && value !== undefined)
+    .map(([name, value]) => ({
+      name,
+      title: titleOf(name),
+      value: Array.isArray(value) ? value.join(', ') : String(value),
+    }))
+}

@@ -8,7 +8,7 @@ import type { Directory } from '../auth/directory'
 import type { ApiKeyAuthenticator, EmbedCaller, EmbedTokenVerifier } from '../auth/model'
 import type { UserProvisioner } from '../auth/user-access'
 import type { SemanticService } from '../semantic/semantic-service'
-import { toCsv } from '../management/widget-data'
+import { toCsv } from '../management/dashboards/widget-data'
 import { readableColumns } from './readable-columns'
 import { webAssets } from './assets'
 import { createEmbedContextReader } from './embed-context'
@@ -83,12 +83,6 @@ function serveableAssets(): Map<string, ServedAsset> {
   return served
 }
 
-/**
- * The embedded web pages: `/embed/dashboard/{publicId}?session=` and
- * `/embed/chat?sessionId=` with their hashed script and stylesheet, and the embed-token routes the pages call:
- * the session's context, the published dashboard and its widgets' data (viewed with the viewer's access, downloaded
- * unless the dashboard restricts it). The pages never see an API key: they exchange the session for an embed token.
- */
 /** What the embed pages and their data routes need from the app. */
 export interface WebDeps {
   storage: Storage
@@ -102,45 +96,37 @@ export interface WebDeps {
   clock: () => number
 }
 
+/**
+ * The embedded web pages: `/embed/dashboard/{publicId}?session=` and
+ * `/embed/chat?sessionId=` with their hashed script and stylesheet, and the embed-token routes the pages call:
+ * the session's context, the published dashboard and its widgets' data (viewed with the viewer's access, downloaded
+ * unless the dashboard restricts it). The pages never see an API key: they exchange the session for an embed token.
+ */
 export function webPlugin(deps: WebDeps) {
   const { storage, directory } = deps
   const contextOf = createEmbedContextReader(storage, directory, deps.semantic, deps.users)
   const dashboards = createEmbedDashboards({ storage, directory, semantic: deps.semantic, users: deps.users })
-  const pages = {
+  const pages: Pages = {
     dashboard: renderPage('dashboard', webAssets),
     chat: renderPage('chat', webAssets),
     home: renderPage('home', webAssets, version),
     readme: renderPage('readme', webAssets),
   }
-  const assets = serveableAssets()
-
-  /** A widget's rows as JSON, or its whole result as a CSV download. */
-  async function widgetResponse(
-    viewer: EmbedCaller,
-    params: { publicId: string; widgetId: string },
-    query: { format?: 'json' | 'csv'; controls?: string },
-    set: { headers: Record<string, unknown> },
-  ) {
-    const controls = parseControls(query.controls)
-    if (query.format !== 'csv') return dashboards.widgetData(viewer, params.publicId, params.widgetId, controls)
-    const { widget, data, columns } = await dashboards.widgetDownload(
-      viewer,
-      params.publicId,
-      params.widgetId,
-      controls,
-    )
-    const filename = `${widget.title.replace(/[^A-Za-z0-9._-]+/g, '_') || widget.id}.csv`
-    Object.assign(set.headers, {
-      'content-type': 'text/csv; charset=utf-8',
-      'content-disposition': `attachment; filename="${filename}"`,
-      'cache-control': 'no-store',
-    })
-    return toCsv(readableColumns(data, columns))
-  }
-
   return new Elysia({ name: 'web', seed: deps.instanceId })
     .use(embedViewerPlugin(deps))
     .use(tenantDashboardRoutes(deps, dashboards))
+    .use(frontDoorRoutes(deps, pages))
+    .use(embedPageRoutes(deps, pages))
+    .use(embedDataRoutes(deps, contextOf, dashboards))
+}
+
+/** The pages, rendered once: each names the build's hashed script and stylesheet. */
+type Pages = Record<'dashboard' | 'chat' | 'home' | 'readme', ReturnType<typeof renderPage>>
+type EmbedDashboards = ReturnType<typeof createEmbedDashboards>
+
+/** The front door, the README and the docs' chapters, as pages and as Markdown. */
+function frontDoorRoutes(deps: WebDeps, pages: Pages) {
+  return new Elysia({ name: 'web-front-door', seed: deps.instanceId })
     .get(
       '/',
       ({ set }) => {
@@ -214,6 +200,12 @@ export function webPlugin(deps: WebDeps) {
         },
       },
     )
+}
+
+/** The embed pages (a published dashboard, the standalone chat) and their script, stylesheet and icon. */
+function embedPageRoutes(deps: WebDeps, pages: Pages) {
+  const assets = serveableAssets()
+  return new Elysia({ name: 'web-embed-pages', seed: deps.instanceId })
     .get(
       '/embed/dashboard/:publicId',
       ({ set }) => {
@@ -274,6 +266,16 @@ export function webPlugin(deps: WebDeps) {
         detail: { summary: "The embed pages' script, stylesheet and icon", tags: ['Embed pages'], security: [] },
       },
     )
+}
+
+/** What the embed pages read with their embed token: the session's context, the dashboard and its widgets' data. */
+function embedDataRoutes(
+  deps: WebDeps,
+  contextOf: ReturnType<typeof createEmbedContextReader>,
+  dashboards: EmbedDashboards,
+) {
+  return new Elysia({ name: 'web-embed-data', seed: deps.instanceId })
+    .use(embedViewerPlugin(deps))
     .get('/api/v1/embed/session/context', ({ viewer }) => contextOf(viewer), {
       embedViewer: true,
       response: { 200: EmbedContext },
@@ -307,7 +309,7 @@ export function webPlugin(deps: WebDeps) {
       async ({ viewer, params, query, set }) => {
         // A viewer reads only "This chart could not be loaded" and the request id: the reason goes to the log.
         try {
-          return await widgetResponse(viewer, params, query, set)
+          return await widgetResponse(dashboards, viewer, params, query, set)
         } catch (error) {
           if (!(error instanceof UnauthorizedError))
             deps.logger.warn('dashboard widget could not be loaded', {
@@ -334,4 +336,24 @@ export function webPlugin(deps: WebDeps) {
         },
       },
     )
+}
+
+/** A widget's rows as JSON, or its whole result as a CSV download. */
+async function widgetResponse(
+  dashboards: EmbedDashboards,
+  viewer: EmbedCaller,
+  params: { publicId: string; widgetId: string },
+  query: { format?: 'json' | 'csv'; controls?: string },
+  set: { headers: Record<string, unknown> },
+) {
+  const controls = parseControls(query.controls)
+  if (query.format !== 'csv') return dashboards.widgetData(viewer, params.publicId, params.widgetId, controls)
+  const { widget, data, columns } = await dashboards.widgetDownload(viewer, params.publicId, params.widgetId, controls)
+  const filename = `${widget.title.replace(/[^A-Za-z0-9._-]+/g, '_') || widget.id}.csv`
+  Object.assign(set.headers, {
+    'content-type': 'text/csv; charset=utf-8',
+    'content-disposition': `attachment; filename="${filename}"`,
+    'cache-control': 'no-store',
+  })
+  return toCsv(readableColumns(data, columns))
 }

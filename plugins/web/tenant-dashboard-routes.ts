@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { jsonBody, noBody } from '../core/strict-json'
-import { modelQueryCheck } from '../management/query-check'
+import { modelQueryCheck } from '../management/dashboards/query-check'
 import type { Directory } from '../auth/directory'
 import type { SemanticService } from '../semantic/semantic-service'
 import type { Storage } from '../../db/client'

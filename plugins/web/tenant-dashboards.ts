@@ -2,19 +2,19 @@ import { and, asc, eq, gt } from 'drizzle-orm'
 import { first, type Storage } from '../../db/client'
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../lib/errors'
 import type { EmbedCaller } from '../auth/model'
-import { widgetFromAnswer } from '../management/answer-widgets'
-import { writing, type ManagementContext } from '../management/context'
+import { widgetFromAnswer } from '../management/dashboards/answer-widgets'
+import { writing, type ManagementContext } from '../management/access/context'
 import {
   contentOf,
   editDashboard,
   insertDashboard,
   type DashboardContent,
   type DashboardRow,
-} from '../management/dashboards'
+} from '../management/dashboards/dashboards'
 import type { DashboardWidget } from '../management/model'
-import { findDashboardRowByPublicId } from '../management/published-dashboards'
-import { newWidgetId } from '../management/widget-inputs'
-import type { WidgetQueryCheck } from '../management/query-check'
+import { findDashboardRowByPublicId } from '../management/dashboards/published'
+import { newWidgetId } from '../management/dashboards/widget-inputs'
+import type { WidgetQueryCheck } from '../management/dashboards/query-check'
 import { kindOfChart, toEmbedWidget } from './embed-widgets'
 import type {
   EmbedDashboardsList,
@@ -160,66 +160,13 @@ export function createTenantDashboards(options: TenantDashboardsOptions) {
             updatedAt: context.now,
           })
           .returning({ id: workbooks.id })
-        const content: DashboardContent = {
-          name: input.title,
-          published: true,
-          widgets: [],
-          filters: [],
-          timeGrains: [],
-          aiWidgetThreads: [],
-          restrictDataDownload: false,
-          useBoardDashboards: false,
-        }
-        return insertDashboard(context, workbook.id, content, false)
+        return insertDashboard(context, workbook.id, emptyDashboard(input.title), false)
       })
       return row.publicId!
     },
 
     /** The dashboards of the session's embed tenant on its deployment, oldest first (none without a tenant). */
-    async list(viewer: EmbedCaller, query: EmbedDashboardsListQuery): Promise<EmbedDashboardsList> {
-      const size = query.first ?? DEFAULT_PAGE
-      let afterId = 0
-      if (query.after !== undefined) {
-        const text = Buffer.from(query.after, 'base64url').toString('utf8')
-        const decoded = Number(text)
-        if (!/^\d{1,15}$/.test(text) || !Number.isSafeInteger(decoded))
-          throw new BadRequestError(
-            'after: not a cursor of this list; pass pageInfo.endCursor unchanged',
-            'INVALID_CURSOR',
-          )
-        afterId = decoded
-      }
-      if (viewer.embedTenantId === null) return { items: [], pageInfo: { hasNextPage: false, endCursor: null } }
-      const { dashboards, workbooks } = storage.tables
-      const rows = await storage.db
-        .select({ row: dashboards })
-        .from(dashboards)
-        .innerJoin(workbooks, eq(workbooks.id, dashboards.workbookId))
-        .where(
-          and(
-            eq(workbooks.embedTenantId, viewer.embedTenantId),
-            eq(dashboards.deploymentId, viewer.deploymentId),
-            eq(dashboards.published, true),
-            gt(dashboards.id, afterId),
-          ),
-        )
-        .orderBy(asc(dashboards.id))
-        .limit(size + 1)
-      const page = rows.slice(0, size).map(({ row }) => row)
-      const last = page.at(-1)
-      return {
-        items: page.map((row) => ({
-          publicId: row.publicId!,
-          title: row.name,
-          widgetCount: (row.widgets as unknown[]).length,
-          updatedAt: new Date(row.updatedAt).toISOString(),
-        })),
-        pageInfo: {
-          hasNextPage: rows.length > size,
-          endCursor: last ? Buffer.from(String(last.id)).toString('base64url') : null,
-        },
-      }
-    },
+    list: (viewer: EmbedCaller, query: EmbedDashboardsListQuery) => listTenantDashboards(storage, viewer, query),
 
     /**
      * Adds a widget made from an answer of the session's own thread (another user's thread, an unknown message or
@@ -229,30 +176,7 @@ export function createTenantDashboards(options: TenantDashboardsOptions) {
       const tenant = await requireCreator(viewer)
       titled(input.title)
       await editableRow(contextOf(viewer), viewer, tenant, publicId)
-      const answer = await widgetFromAnswer(
-        storage.db,
-        storage.tables,
-        { deploymentId: viewer.deploymentId, userId: viewer.userId },
-        { chatId: input.chatId, messageId: input.messageId },
-      )
-      const check = await options.queryCheck(viewer.deploymentId)
-      try {
-        check(answer.query)
-      } catch (error) {
-        throw new BadRequestError(
-          `The answer's query cannot run on the model any more: ${error instanceof Error ? error.message : String(error)}`,
-          'INVALID_WIDGET_QUERY',
-        )
-      }
-      const widget: DashboardWidget = {
-        id: newWidgetId(),
-        kind: input.chart ? kindOfChart(input.chart) : answer.kind,
-        title: input.title ?? answer.title,
-        query: answer.query,
-        size: 'narrow',
-        source: answer.source,
-        ...(answer.period && { period: answer.period }),
-      }
+      const widget = await answerWidget(options, viewer, input)
       const row = await change(viewer, publicId, (row) => {
         const current = contentOf(row)
         if (current.widgets.length >= MAX_WIDGETS)
@@ -273,22 +197,7 @@ export function createTenantDashboards(options: TenantDashboardsOptions) {
       const row = await change(viewer, publicId, (row) => {
         if (row.checksum !== input.checksum) throw changed(input.checksum)
         const current = contentOf(row)
-        const index = widgetIndex(current, publicId, widgetId)
-        const widget: DashboardWidget = {
-          ...current.widgets[index],
-          ...(input.title !== undefined && { title: input.title }),
-          ...(input.chart !== undefined && { kind: kindOfChart(input.chart) }),
-          ...(input.size !== undefined && { size: input.size }),
-        }
-        const widgets = current.widgets.filter((_, at) => at !== index)
-        const position = input.position ?? index
-        if (position > widgets.length)
-          throw new BadRequestError(
-            `position: the dashboard has ${current.widgets.length} widgets, so a position is 0 to ${widgets.length}`,
-            'INVALID_POSITION',
-          )
-        widgets.splice(position, 0, widget)
-        return { ...current, widgets }
+        return { ...current, widgets: changedWidgets(current.widgets, widgetIndex(current, publicId, widgetId), input) }
       })
       return saved(row, widgetId)
     },
@@ -311,3 +220,119 @@ export function createTenantDashboards(options: TenantDashboardsOptions) {
 }
 
 export type TenantDashboards = ReturnType<typeof createTenantDashboards>
+
+/** A new dashboard's content: published at once, so it opens on the embedded page, and empty. */
+const emptyDashboard = (name: string): DashboardContent => ({
+  name,
+  published: true,
+  widgets: [],
+  filters: [],
+  timeGrains: [],
+  aiWidgetThreads: [],
+  restrictDataDownload: false,
+  useBoardDashboards: false,
+})
+
+/** The id after which a page of the list starts, from the cursor a previous page ended with. */
+function cursorId(after: string): number {
+  const text = Buffer.from(after, 'base64url').toString('utf8')
+  const decoded = Number(text)
+  if (!/^\d{1,15}$/.test(text) || !Number.isSafeInteger(decoded))
+    throw new BadRequestError('after: not a cursor of this list; pass pageInfo.endCursor unchanged', 'INVALID_CURSOR')
+  return decoded
+}
+
+/** The dashboards of the session's embed tenant on its deployment, oldest first (none without a tenant). */
+async function listTenantDashboards(
+  storage: Storage,
+  viewer: EmbedCaller,
+  query: EmbedDashboardsListQuery,
+): Promise<EmbedDashboardsList> {
+  const size = query.first ?? DEFAULT_PAGE
+  const afterId = query.after === undefined ? 0 : cursorId(query.after)
+  if (viewer.embedTenantId === null) return { items: [], pageInfo: { hasNextPage: false, endCursor: null } }
+  const { dashboards, workbooks } = storage.tables
+  const rows = await storage.db
+    .select({ row: dashboards })
+    .from(dashboards)
+    .innerJoin(workbooks, eq(workbooks.id, dashboards.workbookId))
+    .where(
+      and(
+        eq(workbooks.embedTenantId, viewer.embedTenantId),
+        eq(dashboards.deploymentId, viewer.deploymentId),
+        eq(dashboards.published, true),
+        gt(dashboards.id, afterId),
+      ),
+    )
+    .orderBy(asc(dashboards.id))
+    .limit(size + 1)
+  const page = rows.slice(0, size).map(({ row }) => row)
+  const last = page.at(-1)
+  return {
+    items: page.map((row) => ({
+      publicId: row.publicId!,
+      title: row.name,
+      widgetCount: (row.widgets as unknown[]).length,
+      updatedAt: new Date(row.updatedAt).toISOString(),
+    })),
+    pageInfo: {
+      hasNextPage: rows.length > size,
+      endCursor: last ? Buffer.from(String(last.id)).toString('base64url') : null,
+    },
+  }
+}
+
+/**
+ * A widget made from an answer of the session's own thread (another user's thread, an unknown message or an answer
+ * that ran no query: 404), whose query must still run on the model.
+ */
+async function answerWidget(
+  options: TenantDashboardsOptions,
+  viewer: EmbedCaller,
+  input: NewEmbedWidget,
+): Promise<DashboardWidget> {
+  const { storage } = options
+  const answer = await widgetFromAnswer(
+    storage.db,
+    storage.tables,
+    { deploymentId: viewer.deploymentId, userId: viewer.userId },
+    { chatId: input.chatId, messageId: input.messageId },
+  )
+  const check = await options.queryCheck(viewer.deploymentId)
+  try {
+    check(answer.query)
+  } catch (error) {
+    throw new BadRequestError(
+      `The answer's query cannot run on the model any more: ${error instanceof Error ? error.message : String(error)}`,
+      'INVALID_WIDGET_QUERY',
+    )
+  }
+  return {
+    id: newWidgetId(),
+    kind: input.chart ? kindOfChart(input.chart) : answer.kind,
+    title: input.title ?? answer.title,
+    query: answer.query,
+    size: 'narrow',
+    source: answer.source,
+    ...(answer.period && { period: answer.period }),
+  }
+}
+
+/** The widgets with one renamed, re-charted, resized or moved to `input.position` (400 past the end). */
+function changedWidgets(widgets: DashboardWidget[], index: number, input: WidgetChange): DashboardWidget[] {
+  const widget: DashboardWidget = {
+    ...widgets[index],
+    ...(input.title !== undefined && { title: input.title }),
+    ...(input.chart !== undefined && { kind: kindOfChart(input.chart) }),
+    ...(input.size !== undefined && { size: input.size }),
+  }
+  const others = widgets.filter((_, at) => at !== index)
+  const position = input.position ?? index
+  if (position > others.length)
+    throw new BadRequestError(
+      `position: the dashboard has ${widgets.length} widgets, so a position is 0 to ${others.length}`,
+      'INVALID_POSITION',
+    )
+  others.splice(position, 0, widget)
+  return others
+}

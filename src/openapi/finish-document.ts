@@ -134,8 +134,8 @@ export function finishDocument(
         for (const media of Object.values<Json>(body?.content ?? {}))
           if (media.schema) media.schema = liftNamed(media.schema, named)
     }
-  // The chat ignores fields it does not know (spec 2.1 grows with each release; a newer client must still chat), so
-  // its request shape is documented open, where every other body is strict.
+  // The chat ignores fields it does not know (its request body grows with each release; a newer client must still
+  // chat), so its request shape is documented open, where every other body is strict.
   for (const name of ['ChatRequest', 'ImageAttachment']) if (named[name]) named[name] = openShape(named[name]) as Json
   const tags = [
     ...new Set(

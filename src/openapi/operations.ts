@@ -2,7 +2,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { ChatRequest } from '../../plugins/chat/model'
 import { GenerateSessionBody } from '../../plugins/embed/model'
 import { CreateReportSnapshotInput, DuplicateWorkbookInput } from '../../plugins/management/model'
-import { StartDbtSyncInput } from '../../plugins/management/model-dashboards'
+import { StartDbtSyncInput } from '../../plugins/management/model/dashboards'
 
 /** What the document says about one operation beyond what its route declares. */
 export interface OperationNotes {
@@ -38,7 +38,7 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   [`POST ${CHAT}/stream-chat-state`]: {
     id: 'streamChatState',
     errors: [429, 503],
-    // Spec 4.1: "A `text/html; charset=utf-8` response is also declared without a body schema."
+    // The stream also declares a `text/html; charset=utf-8` success, without a body schema.
     alsoSucceedsWith: ['text/html; charset=utf-8'],
     body: { schema: ChatRequest, required: false },
     examples: {

@@ -61,7 +61,10 @@ export function lineReader(response: Response) {
   }
 }
 
-/** The final answer by the rule of spec 3.1, over merged messages. */
+/**
+ * The final answer over merged messages: the last assistant message whose `graphPath` starts with `final` and holds
+ * at most 2 entries.
+ */
 export function finalAnswer(messages: Array<{ role?: string; graphPath?: string[]; content?: string }>) {
   const finals = messages.filter(
     (message) => message.role === 'assistant' && message.graphPath?.[0] === 'final' && message.graphPath.length <= 2,

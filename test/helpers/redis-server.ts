@@ -2,11 +2,6 @@ import type { ChildProcess } from 'node:child_process'
 import { REDIS_BIN, startRedisProcess } from '../../harness/backing-servers'
 import { programAvailable } from './programs'
 
-/**
- * A throwaway Redis for tests: `redis-server` without persistence, in a temp folder, on a free port of 127.0.0.1.
- * One per `bun test` run, started on first use; `stopRedisServer()` (called when the run ends, and on exit) stops
- * it and deletes its folder, also after a failed test.
- */
 /** Missing, the tests that need Redis skip here and fail in CI (`CI=true`). */
 export const redisAvailable = programAvailable('Redis', REDIS_BIN !== undefined, 'apt-get install -y redis-server')
 
@@ -40,7 +35,11 @@ async function launch(): Promise<{ url: string; child: ChildProcess; kill(): voi
 let shared: Promise<string> | undefined
 let killShared: (() => void) | undefined
 
-/** The URL of the run's Redis, started on first use. */
+/**
+ * The URL of the run's throwaway Redis: `redis-server` without persistence, in a temp folder, on a free port of
+ * 127.0.0.1. One per `bun test` run, started on first use; `stopRedisServer()` (called when the run ends, and on
+ * exit) stops it and deletes its folder, also after a failed test.
+ */
 export const redisServer = (): Promise<string> =>
   (shared ??= launch().then((server) => {
     killShared = server.kill

@@ -72,15 +72,23 @@ function parse(question: string, index: MetaIndex, lookup: Lookup | undefined, s
   return parsed
 }
 
+/** The last question of a thread as read: its frame, and whether it follows up on the frame before it. */
+interface Thread {
+  parsed: Parsed
+  frame?: Frame
+  followUp: boolean
+  base?: Frame
+}
+
 /** Reads the thread: each question on its own, a follow-up on top of the frame before it. */
 function readThread(
   questions: string[],
   index: MetaIndex,
   lookup: Lookup | undefined,
   source: object | undefined,
-): { parsed: Parsed; frame?: Frame; followUp: boolean; base?: Frame } {
+): Thread {
   let base: Frame | undefined
-  let last: { parsed: Parsed; frame?: Frame; followUp: boolean; base?: Frame } | undefined
+  let last: Thread | undefined
   for (const [position, question] of questions.entries()) {
     const parsed = parse(question, index, lookup, source)
     const followUp = position > 0 && base !== undefined && isFollowUp(question, parsed)
@@ -178,23 +186,47 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
     search && typeof search.output === 'object' && search.output !== null ? (search.output as object) : undefined
   const thread = readThread(questions, index, lookup, source)
   if (!lookup) {
-    const words = [...new Set(questions.flatMap((entry) => parse(entry, index, undefined, undefined).unknown))]
-    const relative = thread.frame && isRelative(thread.frame)
-    if (words.length || relative) {
-      // A value written with a hyphen ("no-show") is searched whole: its short parts are no words to search.
-      const compounds = (question.toLowerCase().match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu) ?? []).filter((compound) =>
-        compound.split('-').some((part) => words.includes(part)),
-      )
-      const terms = [...new Set([...compounds, ...words])]
-      const searchQuery = terms.length ? terms.join(' ') : (thread.frame?.timeDimension?.title ?? 'date')
-      return {
-        kind: 'tools',
-        reasoning: `${words.length ? `"${words.join(' ')}" may name values to filter on` : 'Relative periods count back from the latest date in the data'}; one search finds values and dates.`,
-        calls: [{ name: 'serviceMeta', input: { searchQuery } }],
-      }
-    }
+    const searching = searchFor(questions, index, thread)
+    if (searching) return searching
   }
+  const resolved = understood(thread, question, index, lookup, decline)
+  if (!('frame' in resolved)) return resolved
+  return answerOf(resolved, thread, { question, index, lookup, exchanges })
+}
 
+/**
+ * One search for values and dates, when the thread's questions hold words that may be values to filter on or
+ * periods relative to the latest date; undefined when they need none.
+ */
+function searchFor(questions: string[], index: MetaIndex, thread: Thread): Action | undefined {
+  const question = questions.at(-1) ?? ''
+  const words = [...new Set(questions.flatMap((entry) => parse(entry, index, undefined, undefined).unknown))]
+  const relative = thread.frame && isRelative(thread.frame)
+  if (!(words.length || relative)) return undefined
+  // A value written with a hyphen ("no-show") is searched whole: its short parts are no words to search.
+  const compounds = (question.toLowerCase().match(/[\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+/gu) ?? []).filter((compound) =>
+    compound.split('-').some((part) => words.includes(part)),
+  )
+  const terms = [...new Set([...compounds, ...words])]
+  const searchQuery = terms.length ? terms.join(' ') : (thread.frame?.timeDimension?.title ?? 'date')
+  return {
+    kind: 'tools',
+    reasoning: `${words.length ? `"${words.join(' ')}" may name values to filter on` : 'Relative periods count back from the latest date in the data'}; one search finds values and dates.`,
+    calls: [{ name: 'serviceMeta', input: { searchQuery } }],
+  }
+}
+
+/**
+ * The frame of the thread with its periods as dates, or the decline that says which part of the question does not
+ * map, what one query cannot give, or what the model lacks for it.
+ */
+function understood(
+  thread: Thread,
+  question: string,
+  index: MetaIndex,
+  lookup: Lookup | undefined,
+  decline: (reason: Decline, reasoning: string) => Action,
+): Resolved | Action {
   const { parsed, frame } = thread
   if (parsed.ambiguous)
     return decline(
@@ -249,13 +281,26 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
       { kind: 'incomplete', reason: `${frame.measure.title} has no date to slice by time.` },
       'No time dimension.',
     )
-  const resolved = resolve(frame, lookup)
-  if (!resolved)
-    return decline(
+  return (
+    resolve(frame, lookup) ??
+    decline(
       { kind: 'incomplete', reason: 'I could not find the latest date in the data to count relative periods from.' },
       'No latest date.',
     )
+  )
+}
 
+/**
+ * The answer of a resolved frame: the queries that compute it asked for first (and, past the rows a query returns,
+ * the highest, the lowest and a mean's total on their own), then the answer written from their results.
+ */
+function answerOf(
+  resolved: Resolved,
+  thread: Thread,
+  asked: { question: string; index: MetaIndex; lookup: Lookup | undefined; exchanges: ToolExchange[] },
+): Action {
+  const { question, index, exchanges, lookup } = asked
+  const { frame } = resolved
   const title = answerTitle(resolved)
   const planned = planQueries(resolved, index, (role, period) =>
     role === 'period' && resolved.periods
@@ -311,8 +356,19 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
     index,
     [...planned, ...extra].map((query) => ({ query, result: resultOf(query.sql)! })),
   )
-  // Words read as others, and what a follow-up took from the thread, are said under the heading.
-  // (A value's word as the data writes it: "Asia", not "asia".)
+  return {
+    kind: 'answer',
+    reasoning: 'The queries returned; I will summarise them.',
+    text: withNotes(text, thread, lookup),
+  }
+}
+
+/**
+ * Words read as others, and what a follow-up took from the thread, said under the answer's heading. (A value's
+ * word as the data writes it: "Asia", not "asia".)
+ */
+function withNotes(text: string, thread: Thread, lookup: Lookup | undefined): string {
+  const { parsed } = thread
   const valueWord = (word: string) =>
     (lookup?.values ?? [])
       .flatMap((hit) => hit.value.split(/[^\p{L}\p{N}]+/u))
@@ -324,9 +380,5 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
     ...(read.length ? [`I read ${read.join(', ')}.`] : []),
   ]
   const cut = text.indexOf('\n\n')
-  return {
-    kind: 'answer',
-    reasoning: 'The queries returned; I will summarise them.',
-    text: notes.length && cut > 0 ? `${text.slice(0, cut)}\n\n${notes.join(' ')}${text.slice(cut)}` : text,
-  }
+  return notes.length && cut > 0 ? `${text.slice(0, cut)}\n\n${notes.join(' ')}${text.slice(cut)}` : text
 }

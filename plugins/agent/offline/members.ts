@@ -111,9 +111,9 @@ export function vocabularyOf(index: MetaIndex): Vocabulary {
   return vocabulary
 }
 export const mentions = (list: readonly string[], word: string) => list.some((entry) => sameWord(entry, word))
-/** The noun a cube is named by: `line_items` → `items`, `orders` → `orders`. */
 // Read for every measure of every question: each cube's noun once.
 const nounsOf = new Map<string, string>()
+/** The noun a cube is named by: `line_items` → `items`, `orders` → `orders`. */
 export const cubeNoun = (cube: string) => {
   let noun = nounsOf.get(cube)
   if (noun === undefined) {

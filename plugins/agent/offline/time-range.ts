@@ -109,32 +109,61 @@ export function inYear(spec: Extract<RangeSpec, { kind: 'partOfYear' }>, year: n
 
 /**
  * Every period a question mentions, in the order written. Each pattern blanks out the text it used, so `Q1 2024`
- * is one quarter and not a quarter and a year.
+ * is one quarter and not a quarter and a year: open-ended ranges first, then periods of a named year, then periods
+ * relative to the data's latest, then years and yearless quarters and months.
  */
 export function findPeriods(question: string): Mention[] {
-  let text = ` ${question.toLowerCase().replace(/[?!.,;]/g, ' ')} `
-  const found: Mention[] = []
-  const take = (
+  const scan = periodScan(question)
+  takeOpenEnded(scan)
+  takePeriodsOfYears(scan)
+  takeRelativePeriods(scan)
+  takeYearsAndYearless(scan)
+  return scan.found.sort((a, b) => a.at - b.at)
+}
+
+/** A question's text as periods are taken out of it, and the periods taken so far. */
+interface PeriodScan {
+  /** The text no pattern has used yet (used text is blanked out, so positions stay). */
+  readonly text: string
+  found: Mention[]
+  /** Every match of `pattern` in the text left, as the period `make` reads from it, said by the words `used`. */
+  take(
     pattern: RegExp,
     make: (match: RegExpExecArray) => RangeSpec | undefined,
     used: (match: RegExpExecArray) => string[],
-  ) => {
-    for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
-      const spec = make(match)
-      if (spec)
-        found.push({
-          spec,
-          at: match.index,
-          used: match[0]
-            .toLowerCase()
-            .split(/[^a-z0-9]+/)
-            .filter(Boolean),
-        })
-      text = text.slice(0, match.index) + ' '.repeat(match[0].length) + text.slice(match.index + match[0].length)
-    }
+  ): void
+}
+
+function periodScan(question: string): PeriodScan {
+  let text = ` ${question.toLowerCase().replace(/[?!.,;]/g, ' ')} `
+  const found: Mention[] = []
+  return {
+    get text() {
+      return text
+    },
+    found,
+    take(pattern, make, used) {
+      for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
+        const spec = make(match)
+        if (spec)
+          found.push({
+            spec,
+            at: match.index,
+            used: match[0]
+              .toLowerCase()
+              .split(/[^a-z0-9]+/)
+              .filter(Boolean),
+          })
+        text = text.slice(0, match.index) + ' '.repeat(match[0].length) + text.slice(match.index + match[0].length)
+      }
+    },
   }
+}
+
+/** "Since 2023", "after June 2025", "until June 2025", "before 2024": ranges open at one end. */
+function takeOpenEnded(scan: PeriodScan): void {
   const months = MONTHS.join('|')
-  take(
+  scan.take(
     new RegExp(`\\b(?:since|after|from)\\s+${YEAR}\\s+(?:onwards?|on)\\b|\\b(since|after)\\s+${YEAR}\\b`),
     (m) => {
       const year = Number(m[1] ?? m[3]) + (m[2] === 'after' ? 1 : 0)
@@ -144,7 +173,7 @@ export function findPeriods(question: string): Mention[] {
   )
   // "since March 2025", "after June 2025" (from July), "until June 2025" (June included), "before June 2025".
   // Not the first end of a span ("from March 2025 to June 2025"), read below as two months.
-  take(
+  scan.take(
     new RegExp(
       // "from March 2025" alone is that month (as "customers from March 2025"); "from March 2025 on(wards)" is since.
       `\\b(since|after|until|till|through|before|from(?=\\s+(?:${months})\\s+(?:of\\s+)?\\d{4}\\s+(?:onwards?|on)\\b))\\s+(${months})\\s+(?:of\\s+)?${YEAR}(?:\\s+(?:onwards?|on))?\\b(?!\\s+(?:to|through|until|till|and|-)\\b)`,
@@ -167,54 +196,59 @@ export function findPeriods(question: string): Mention[] {
     },
     (m) => [m[1], m[2], m[3]],
   )
-  take(
+  scan.take(
     new RegExp(`\\bbefore\\s+${YEAR}\\b`),
     (m) => ({ kind: 'absolute', to: `${m[1]}-01-01`, label: `before ${m[1]}`, row: `before ${m[1]}` }),
     (m) => [m[1]],
   )
+}
+
+/** Quarters, halves, months and days of a named year ("Q1 and Q2 2025", "March 2024", "2024-03-01"). */
+function takePeriodsOfYears(scan: PeriodScan): void {
+  const months = MONTHS.join('|')
   // "Q1 and Q2 2025", "March or April 2024": the year written once serves both.
-  take(
+  scan.take(
     new RegExp(`\\bq([1-4])\\s+(?:and|vs\\.?|versus|to|or|through)\\s+(?=q[1-4]\\s*(?:of\\s+)?${YEAR}\\b)`),
     (m) => {
-      const year = new RegExp(`q[1-4]\\s*(?:of\\s+)?${YEAR}`).exec(text.slice(m.index + m[0].length))![1]
+      const year = new RegExp(`q[1-4]\\s*(?:of\\s+)?${YEAR}`).exec(scan.text.slice(m.index + m[0].length))![1]
       return quarterSpec(Number(m[1]), Number(year))
     },
     (m) => [`q${m[1]}`],
   )
-  take(
+  scan.take(
     new RegExp(
       `\\b(${MONTHS.join('|')})\\s+(?:and|vs\\.?|versus|to|or|through)\\s+(?=(?:${MONTHS.join('|')})\\s+(?:of\\s+)?${YEAR}\\b)`,
     ),
     (m) => {
       const year = new RegExp(`(?:${MONTHS.join('|')})\\s+(?:of\\s+)?${YEAR}`).exec(
-        text.slice(m.index + m[0].length),
+        scan.text.slice(m.index + m[0].length),
       )![1]
       return monthSpec(MONTHS.indexOf(m[1]) + 1, Number(year))
     },
     (m) => [m[1]],
   )
-  take(
+  scan.take(
     new RegExp(`\\bq([1-4])\\s*(?:of\\s+)?${YEAR}\\b`),
     (m) => quarterSpec(Number(m[1]), Number(m[2])),
     (m) => [`q${m[1]}`, m[2]],
   )
-  take(
+  scan.take(
     new RegExp(`\\b${YEAR}\\s*q([1-4])\\b`),
     (m) => quarterSpec(Number(m[2]), Number(m[1])),
     (m) => [m[1], `q${m[2]}`],
   )
   // "the last quarter of 2023" is its fourth, not the latest quarter of the data against 2023.
-  take(
+  scan.take(
     new RegExp(`\\b(first|second|third|fourth|1st|2nd|3rd|4th|last|final)\\s+quarter\\s+(?:of\\s+|in\\s+)?${YEAR}\\b`),
     (m) => quarterSpec(ORDINALS[m[1]], Number(m[2])),
     (m) => [m[1], 'quarter', m[2]],
   )
-  take(
+  scan.take(
     new RegExp(`\\b(first|last|final)\\s+month\\s+(?:of\\s+|in\\s+)?${YEAR}\\b`),
     (m) => monthSpec(m[1] === 'first' ? 1 : 12, Number(m[2])),
     (m) => [m[1], 'month', m[2]],
   )
-  take(
+  scan.take(
     new RegExp(
       `\\b(?:the\\s+)?(first|second|1st|2nd)\\s+half\\s+(?:of\\s+)?${YEAR}\\b|\\bh([12])\\s*(?:of\\s+)?${YEAR}\\b`,
     ),
@@ -227,22 +261,26 @@ export function findPeriods(question: string): Mention[] {
     },
     () => [],
   )
-  take(
+  scan.take(
     new RegExp(`\\b(${months})\\s+(?:of\\s+)?${YEAR}\\b`),
     (m) => monthSpec(MONTHS.indexOf(m[1]) + 1, Number(m[2])),
     (m) => [m[1], m[2]],
   )
-  take(
+  scan.take(
     new RegExp(`\\b${YEAR}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])\\b`),
     (m) => daySpec(Number(m[1]), Number(m[2]), Number(m[3])),
     (m) => [m[1], m[2], m[3]],
   )
-  take(
+  scan.take(
     new RegExp(`\\b${YEAR}-(0[1-9]|1[0-2])\\b`),
     (m) => monthSpec(Number(m[2]), Number(m[1])),
     (m) => [m[1], m[2]],
   )
-  take(
+}
+
+/** Periods counted back from the latest: "the same month last year", "year to date", "the last 3 months", "last quarter", "this year". */
+function takeRelativePeriods(scan: PeriodScan): void {
+  scan.take(
     /\b(?:the\s+)?same\s+(day|week|month|quarter)\s+(?:of\s+|in\s+)?(?:last|the\s+previous|previous|the\s+prior|prior)\s+year\b|\b(day|week|month|quarter)\s+a\s+year\s+(?:ago|earlier|before)\b/,
     (m) => {
       const unit = UNIT(m[1] ?? m[2])
@@ -250,12 +288,12 @@ export function findPeriods(question: string): Mention[] {
     },
     (m) => [m[1] ?? m[2], 'same', 'year'],
   )
-  take(
+  scan.take(
     /\b(?:year to date|ytd|so far this year)\b/,
     () => ({ kind: 'this', unit: 'year', label: 'year to date' }),
     () => ['ytd', 'year', 'date'],
   )
-  take(
+  scan.take(
     new RegExp(
       `\\b(?:in\\s+|over\\s+|during\\s+)?(?:the\\s+)?(?:last|past|previous|recent|trailing)\\s+${AMOUNT}\\s+(days?|weeks?|months?|quarters?|years?)\\b`,
     ),
@@ -266,7 +304,7 @@ export function findPeriods(question: string): Mention[] {
     },
     (m) => [m[1], m[2]],
   )
-  take(
+  scan.take(
     /\b(?:in|over|during)\s+the\s+(?:last|past)\s+(day|week|month|quarter|year)\b|\bthe\s+past\s+(day|week|month|quarter|year)\b/,
     (m) => {
       const unit = UNIT(m[1] ?? m[2])
@@ -274,7 +312,7 @@ export function findPeriods(question: string): Mention[] {
     },
     (m) => [m[1] ?? m[2]],
   )
-  take(
+  scan.take(
     /\b(?:last|previous|prior)\s+(day|week|month|quarter|year)\b|\bthe\s+(day|week|month|quarter|year)\s+before\b|\byesterday\b/,
     (m) => {
       const unit = UNIT(m[1] ?? m[2] ?? 'day')
@@ -282,7 +320,7 @@ export function findPeriods(question: string): Mention[] {
     },
     (m) => [m[1] ?? m[2] ?? 'yesterday'],
   )
-  take(
+  scan.take(
     /\b(?:this|current|the\s+latest|latest)\s+(day|week|month|quarter|year)\b|\btoday\b/,
     (m) => {
       const unit = UNIT(m[1] ?? 'day')
@@ -290,13 +328,17 @@ export function findPeriods(question: string): Mention[] {
     },
     (m) => [m[1] ?? 'today'],
   )
-  take(
+}
+
+/** Years, then quarters and months without a year (read last, so "Q2 2025" and "April 2024" are taken whole before). */
+function takeYearsAndYearless(scan: PeriodScan): void {
+  scan.take(
     new RegExp(`\\b${YEAR}\\b`),
     (m) => yearSpec(Number(m[1])),
     (m) => [m[1]],
   )
   // Without a year (read last, so "Q2 2025" and "April 2024" are taken whole above).
-  take(
+  scan.take(
     /\bq([1-4])\b|\b(first|second|third|fourth)\s+quarter\b/,
     (m) => {
       const index = m[1] ? Number(m[1]) : ['first', 'second', 'third', 'fourth'].indexOf(m[2]) + 1
@@ -304,7 +346,7 @@ export function findPeriods(question: string): Mention[] {
     },
     (m) => (m[1] ? [`q${m[1]}`] : [m[2], 'quarter']),
   )
-  take(
+  scan.take(
     // "may" only where it names the month ("in May", "and May"), not as the verb.
     new RegExp(
       `\\b(${MONTHS.filter((month) => month !== 'may').join('|')})\\b|\\b(?<=(?:in|for|during|of|and|or|since|vs|to)\\s+)(may)\\b`,
@@ -316,7 +358,6 @@ export function findPeriods(question: string): Mention[] {
     },
     (m) => [m[1] ?? m[2]],
   )
-  return found.sort((a, b) => a.at - b.at)
 }
 
 /** One range covering several absolute ones (`from 2022 to 2023`). */

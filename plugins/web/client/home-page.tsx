@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import type { DeploymentSummary } from '../../management/model-deployments'
+import type { DeploymentSummary } from '../../management/model/deployments'
 import { describeError, pageFetch, PlatformApiError } from './api'
 
 /** The docs the front door links to, each served by the service itself (offline too). */

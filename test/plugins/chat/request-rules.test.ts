@@ -216,7 +216,7 @@ describe('POST {chat_base_url}/chat/stream-chat-state identities', () => {
     expect((await threadOwners(test.storage))[0]).toEqual({ identity: 'token-user', kind: 'external' })
   })
 
-  it('chats as an existing internal user, with the email spec 2.3 allows beside internalId', async () => {
+  it('chats as an existing internal user, with an email beside internalId, which is allowed and ignored', async () => {
     const sessionSettings = { internalId: ' Alice@ACME.com ', email: 'alice@example.com', roles: ['x'] }
     const lines = await readLines(await stream({ input: 'Hi', sessionSettings }))
     expect(lines.at(-1)?.id).toBe('__state__')

@@ -104,7 +104,7 @@ describe('JSON request bodies', () => {
     expect(await answer(sql)).toEqual({ status: 400, body: malformed })
   })
 
-  it('generate-session requires Content-Type: application/json (spec 4.2)', async () => {
+  it('generate-session requires Content-Type: application/json', async () => {
     test = createTestApp()
     const body = JSON.stringify({ deploymentId: 1, externalId: 'typed' })
     for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {

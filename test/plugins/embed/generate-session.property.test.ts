@@ -6,12 +6,6 @@ import { createTestApp, type TestApp } from '../../helpers/app'
 import { testBootstrap } from '../../helpers/fixtures'
 import { attributeCatalog, generate, groupCatalog, groupsOf, snapshotTables, userRow, valuesOf } from './helpers'
 
-/**
- * A simple model of the provisioning rules of spec 2.8 to 2.13, written apart from the implementation: random
- * sequences of generate-session calls for a handful of users must leave the database in the model's state, and
- * every call the model calls invalid must fail with 400 and change nothing.
- */
-
 type Type = 'string' | 'number' | 'boolean' | 'string_array' | 'number_array'
 type Value = string | number | boolean | string[] | number[] | null
 
@@ -310,6 +304,12 @@ async function reset(test: TestApp): Promise<void> {
   await applyBootstrap(test.storage, testBootstrap(), 'test bootstrap')
 }
 
+/**
+ * A simple model of how generate-session provisions users (attributes and their types, groups, creator-mode group
+ * and attribute definitions), written apart from the implementation: random sequences of generate-session calls for
+ * a handful of users must leave the database in the model's state, and every call the model calls invalid must fail
+ * with 400 and change nothing.
+ */
 describe('POST /api/v1/embed/generate-session (model)', () => {
   it(
     'ends in the state of the model after any sequence of calls, and a failing call changes nothing',

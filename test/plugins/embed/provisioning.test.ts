@@ -120,7 +120,7 @@ describe('createUserProvisioner fromSessionSettings', () => {
         code: 'NOT_ALLOWED_WITH_INTERNAL_ID',
       })
     }
-    // Spec 2.3 allows `email` with `internalId` (generate-session does not): the stored profile stays as it is.
+    // Chat allows `email` with `internalId` (generate-session does not) and ignores it: the stored profile stays.
     const emailed = await test.deps.users.fromSessionSettings(ACME, { internalId: 'alice@acme.com', email: 'x@y.z' })
     expect(emailed).toEqual(resolved)
     expect((await userRow(test, 'alice@acme.com', 'internal'))?.email).not.toBe('x@y.z')

@@ -40,7 +40,7 @@ describe('API versioning (release v0.2.1)', () => {
       '/api/v1/deployments/{deploymentId}/workbooks/{workbookId}/duplicate',
     ])
       expect(Object.keys(document.paths)).toContain(path)
-    // Spec 9: the document carries the chat API's version; the management release is named in its description.
+    // The document carries the chat API's version (1.0.0); the management release is named in its description.
     expect(document.info.version).toBe('1.0.0')
     expect(document.info.description).toContain('release v0.2.1')
   })

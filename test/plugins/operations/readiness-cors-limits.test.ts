@@ -29,7 +29,7 @@ describe('GET /readyz', () => {
       code: string
     }
     expect(body.status).toBe('unready')
-    // The { error, code } of every error answer (contract section 6), naming the failing checks (on Postgres the
+    // The { error, code } every error answer carries, naming the failing checks (on Postgres the
     // `postgres` check fails beside `storage`).
     const failing = Object.keys(body.checks).filter((name) => body.checks[name].status === 'failing')
     expect(failing).toContain('storage')

@@ -141,7 +141,7 @@ describe('GET /openapi/json', () => {
       expect({ id: op.operationId, has503: '503' in op.responses }).toEqual({ id: op.operationId, has503: true })
   })
 
-  it('leaves out the operations removed in v0.2.0 (spec 9), whose addresses answer 404', async () => {
+  it('leaves out the operations removed in v0.2.0, whose addresses answer 404', async () => {
     expect(Object.keys(document.paths).filter((path) => path.includes('user-attributes'))).toEqual([])
     for (const id of ['listEmbedTenantUserAttributes', 'deleteEmbedTenantUserAttribute'])
       expect(operation(id)).toBeUndefined()
@@ -215,7 +215,7 @@ describe('GET /openapi/json', () => {
       'Workbook',
     ])
       expect({ name, named: names.includes(name) }).toEqual({ name, named: true })
-    // The names releases replaced are gone (spec 9).
+    // The names that later releases replaced are gone: a schema keeps one name.
     expect(names).not.toContain('FoldersFindAllResult')
     expect(names).not.toContain('ReportsFindAllResult')
     const list = operation('listFolders')!.operation.responses['200'].content['application/json'].schema
@@ -223,7 +223,7 @@ describe('GET /openapi/json', () => {
     expect(JSON.stringify(document)).not.toContain('x-schema-name')
   })
 
-  it("declares the chat stream's text/html response without a body schema (spec 4.1)", () => {
+  it("declares the chat stream's text/html response without a body schema", () => {
     const content = operation('streamChatState')!.operation.responses['200'].content
     expect(content['text/html; charset=utf-8']).toEqual({})
     expect(content['application/json']).toBeDefined()

@@ -11,14 +11,14 @@ const TRUNCATE: Record<Granularity, (value: string) => string> = {
   year: (value) => `DATE_FORMAT(${value}, '%Y-01-01 00:00:00')`,
 }
 
+/** Text in lower case, compared by its characters (case and accents count; the lowering already ignored case). */
+const lowerExact = (text: string) => `LOWER(CONVERT(${text} USING utf8mb4)) COLLATE utf8mb4_bin`
+
 /**
  * MySQL 8 and MariaDB 10.11: backquoted identifiers, positional `?` placeholders, no DATE_TRUNC (truncated times
  * are formatted as the `YYYY-MM-DD HH:MM:SS` every source answers), no NULLS FIRST/LAST, and text comparisons
  * that ignore case under the default collations, so a case-sensitive LIKE compares bytes.
  */
-/** Text in lower case, compared by its characters (case and accents count; the lowering already ignored case). */
-const lowerExact = (text: string) => `LOWER(CONVERT(${text} USING utf8mb4)) COLLATE utf8mb4_bin`
-
 export const mysqlDialect: Dialect = {
   name: 'mysql',
   havingByAlias: true,
