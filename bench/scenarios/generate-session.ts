@@ -1,6 +1,6 @@
 import { join } from 'node:path'
-import { applyBootstrap } from '../../db/bootstrap/apply'
-import type { BootstrapFile } from '../../db/bootstrap/model'
+import { applyBootstrap } from '../../src/bootstrap/apply'
+import type { BootstrapFile } from '../../src/bootstrap/model'
 import { openStorage, type Storage } from '../../db/client'
 import { hashSecret, randomToken } from '../../lib/secrets'
 import { benchBootstrap } from '../lib/bootstrap'

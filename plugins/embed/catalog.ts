@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db, Storage } from '../../db/client'
-import type { AttributeType } from '../../db/bootstrap/model'
+import type { AttributeType } from './model'
 import { BadRequestError } from '../../lib/errors'
 import { preparedPer } from '../../db/prepared'
 import { sqliteCatalogStatements } from './sqlite-statements'

@@ -1,5 +1,5 @@
 import type { Database, SQLQueryBindings } from 'bun:sqlite'
-import type { AttributeType } from '../../db/bootstrap/model'
+import type { AttributeType } from './model'
 import type { Db } from '../../db/client'
 
 /**

@@ -1,6 +1,6 @@
 import type { Storage } from '../../db/client'
-import { applyBootstrap } from '../../db/bootstrap/apply'
-import type { BootstrapFile } from '../../db/bootstrap/model'
+import { applyBootstrap } from '../../src/bootstrap/apply'
+import type { BootstrapFile } from '../../src/bootstrap/model'
 import { createApp } from '../../src/app'
 import { loadConfig, type Config } from '../../lib/config'
 import { createDeps, type AppDeps, type DepsOverrides } from '../../src/deps'

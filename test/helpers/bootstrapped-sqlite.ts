@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import type { BootstrapFile } from '../../db/bootstrap/model'
+import type { BootstrapFile } from '../../src/bootstrap/model'
 import { sqliteStorage, type Storage } from '../../db/client'
 
 const BUILDER = fileURLToPath(new URL('./bootstrap-image.ts', import.meta.url))

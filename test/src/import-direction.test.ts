@@ -98,6 +98,11 @@ describe('import direction', () => {
     expect(importsInto(ROOT, ['lib'], 'plugins')).toEqual([])
   })
 
+  it('keeps db/ from importing any plugin or src/: storage sits below the areas that use it', () => {
+    expect(importsInto(ROOT, ['db'], 'plugins')).toEqual([])
+    expect(importsInto(ROOT, ['db'], 'src')).toEqual([])
+  })
+
   describe('the scan itself', () => {
     const fixture = mkdtempSync(join(tmpdir(), 'import-direction-'))
     afterAll(() => rmSync(fixture, { recursive: true, force: true }))

@@ -1,8 +1,8 @@
 import { beforeAll } from 'bun:test'
-import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
-import { POSTGRES_START_MS, postgresStarted } from '../../helpers/postgres-databases'
-import { postgresKind } from '../../helpers/storages'
-import { bootstrapPoliciesContract } from '../../db/bootstrap-policies-contract'
+import { postgresAvailable, warnSkipped } from '../../../helpers/database-servers'
+import { POSTGRES_START_MS, postgresStarted } from '../../../helpers/postgres-databases'
+import { postgresKind } from '../../../helpers/storages'
+import { bootstrapPoliciesContract } from '../../../src/bootstrap/bootstrap-policies-contract'
 
 // On SQLite: test/db/bootstrap-policies.test.ts.
 if (postgresAvailable) {

@@ -1,17 +1,7 @@
 import { Type as t, type Static } from '@sinclair/typebox'
+import { AttributeType, EMBED_TENANT_NAME_PATTERN } from '../../plugins/embed/model'
 
-/** The bootstrap file (`BOOTSTRAP_FILE`). One schema: validation, types and the README's reference. */
-export const EMBED_TENANT_NAME_PATTERN = '^(?=.{5,36}$)[a-z][a-z0-9-]*[a-z0-9]$'
 export const ACCOUNT_NAME_PATTERN = '^[a-z][a-z0-9-]{2,62}$'
-
-export const AttributeType = t.Union([
-  t.Literal('string'),
-  t.Literal('number'),
-  t.Literal('boolean'),
-  t.Literal('string_array'),
-  t.Literal('number_array'),
-])
-export type AttributeType = Static<typeof AttributeType>
 
 export const Plan = t.Union([t.Literal('free'), t.Literal('starter'), t.Literal('premium'), t.Literal('enterprise')])
 export type Plan = Static<typeof Plan>
@@ -128,6 +118,7 @@ export const BootstrapAccount = t.Object(
   { additionalProperties: false },
 )
 
+/** The bootstrap file (`BOOTSTRAP_FILE`). One schema: validation, types and the README's reference. */
 export const BootstrapFile = t.Object({ accounts: t.Array(BootstrapAccount) }, { additionalProperties: false })
 
 export type BootstrapFile = Static<typeof BootstrapFile>

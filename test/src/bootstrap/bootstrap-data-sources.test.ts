@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
-import { resolveDataSources } from '../../db/bootstrap/data-sources'
-import { validateBootstrap } from '../../db/bootstrap/load'
+import { resolveDataSources } from '../../../src/bootstrap/data-sources'
+import { validateBootstrap } from '../../../src/bootstrap/load'
 
 const file = (dataSource: unknown) =>
   validateBootstrap(

@@ -3,11 +3,11 @@ import { asc, eq, getTableColumns, type Table } from 'drizzle-orm'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { applyBootstrap } from '../../db/bootstrap/apply'
-import type { Storage } from '../../db/client'
-import { hashSecret } from '../../lib/secrets'
-import type { StorageKind } from '../helpers/storages'
-import { testBootstrap } from '../helpers/fixtures'
+import { applyBootstrap } from '../../../src/bootstrap/apply'
+import type { Storage } from '../../../db/client'
+import { hashSecret } from '../../../lib/secrets'
+import type { StorageKind } from '../../helpers/storages'
+import { testBootstrap } from '../../helpers/fixtures'
 
 const TABLES = [
   'accounts',

@@ -1,4 +1,4 @@
-import { sqliteKind } from '../helpers/storages'
+import { sqliteKind } from '../../helpers/storages'
 import { bootstrapPoliciesContract } from './bootstrap-policies-contract'
 
 // On Postgres: test/e2e/db/bootstrap-policies.test.ts.

@@ -1,8 +1,8 @@
 import { beforeAll } from 'bun:test'
-import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
-import { POSTGRES_START_MS, postgresStarted } from '../../helpers/postgres-databases'
-import { postgresKind } from '../../helpers/storages'
-import { applyBootstrapContract } from '../../db/bootstrap-contract'
+import { postgresAvailable, warnSkipped } from '../../../helpers/database-servers'
+import { POSTGRES_START_MS, postgresStarted } from '../../../helpers/postgres-databases'
+import { postgresKind } from '../../../helpers/storages'
+import { applyBootstrapContract } from '../../../src/bootstrap/bootstrap-contract'
 
 // applyBootstrap on Postgres; on SQLite, with the bootstrap file's own tests, in test/db/bootstrap.test.ts.
 if (postgresAvailable) {

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { and, eq } from 'drizzle-orm'
-import { applyBootstrap } from '../../db/bootstrap/apply'
-import { first, type Storage } from '../../db/client'
-import type { StorageKind } from '../helpers/storages'
-import { testBootstrap } from '../helpers/fixtures'
+import { applyBootstrap } from '../../../src/bootstrap/apply'
+import { first, type Storage } from '../../../db/client'
+import type { StorageKind } from '../../helpers/storages'
+import { testBootstrap } from '../../helpers/fixtures'
 
 let storage: Storage
 

@@ -1,5 +1,5 @@
 import { and, count, eq, isNull, ne } from 'drizzle-orm'
-import { first, type Db, type Storage, type Tables } from '../client'
+import { first, type Db, type Storage, type Tables } from '../../db/client'
 import { hashSecret } from '../../lib/secrets'
 import { normalizeIdentity } from '../../plugins/auth/normalize-identity'
 import { ROLE_ACTIONS } from '../../plugins/management/access-control'

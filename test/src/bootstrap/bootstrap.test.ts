@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { BootstrapError, loadBootstrapFile, validateBootstrap } from '../../db/bootstrap/load'
-import { testBootstrap } from '../helpers/fixtures'
-import { sqliteKind } from '../helpers/storages'
+import { BootstrapError, loadBootstrapFile, validateBootstrap } from '../../../src/bootstrap/load'
+import { testBootstrap } from '../../helpers/fixtures'
+import { sqliteKind } from '../../helpers/storages'
 import { applyBootstrapContract, withTempDir } from './bootstrap-contract'
 
 // applyBootstrap on SQLite (on Postgres in test/e2e/db/bootstrap.test.ts), and the bootstrap file's own rules.
