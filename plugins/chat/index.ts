@@ -21,6 +21,7 @@ import { asStorageUnavailable } from '../../db/storage-errors'
 import { SocketSession, SocketsByAccount, type SessionSocket } from './socket-session'
 import { createThreadStore } from './create-thread-store'
 import type { RunRegistry } from './run-registry'
+import type { ClusterBus } from '../../lib/cluster-bus'
 import { createThreadPolicyGuard } from './thread-policies'
 import type { AgentInfo, DeploymentInfo } from '../auth/directory'
 import type { ServerWebSocket } from 'bun'
@@ -89,6 +90,8 @@ export interface ChatDeps extends AuthDeps {
   lifecycle: Pick<Lifecycle, 'onShutdown' | 'onDrain' | 'isShuttingDown'>
   /** Active runs: in this process, or shared with other nodes through Redis. */
   registry: RunRegistry
+  /** What other nodes tell this one: revoked embed sessions, changed thread policies. */
+  bus: Pick<ClusterBus, 'shared' | 'subscribe'>
 }
 
 export function chatPlugin(deps: ChatDeps) {
@@ -109,7 +112,7 @@ export function chatPlugin(deps: ChatDeps) {
     waitingChanged: (waiting) => deps.metrics.admissionQueued.set(waiting),
     refused: (limit) => deps.metrics.admissionRefused.inc({ limit }),
   })
-  const policies = createThreadPolicyGuard(deps.storage, { registry: deps.registry, clock: deps.clock })
+  const policies = createThreadPolicyGuard(deps.storage, { bus: deps.bus, clock: deps.clock })
   deps.lifecycle.onShutdown(policies.close)
   const chat: ChatService = createChatService({
     store,
@@ -154,8 +157,8 @@ export function chatPlugin(deps: ChatDeps) {
   const embedSockets = new SocketsByAccount<SocketSession<ChatAccess>>()
   // The HTTP streams embed sessions are reading, by account, checked again on a revocation like the sockets.
   const embedStreams = new SocketsByAccount<EmbedStream>()
-  const stopListening = deps.registry.onBroadcast((event) => {
-    if (event.type === 'policies-changed') return
+  const stopListening = deps.bus.subscribe((event) => {
+    if (event.type !== 'embed-session-revoked' && event.type !== 'embed-sessions-recheck') return
     const all = event.type === 'embed-sessions-recheck'
     for (const session of all ? embedSockets.all() : embedSockets.of(event.accountId)) void session.recheck()
     for (const stream of all ? embedStreams.all() : embedStreams.of(event.accountId)) void stream.recheck()

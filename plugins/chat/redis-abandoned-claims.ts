@@ -1,4 +1,4 @@
-import type { RedisLink } from './redis-link'
+import type { RedisLink } from '../../lib/redis-link'
 
 /**
  * Claims of threads whose answer never came (Redis missed the deadline, or the connection dropped). Redis may still

@@ -11,12 +11,14 @@ export interface LeaseRecord {
 /**
  * Where the shared runs live in Redis, under one prefix per deployment of the service: a thread's busy flag, a
  * message's run, the lease set, the runs per user and per key, each run's log, the flag that a reader elsewhere wants
- * a run, and the events channel.
+ * a run. The scripts that mark a run wanted tell its node over the cluster bus's channel.
  */
 export class RedisKeys {
   constructor(
     private readonly prefix: string,
     private readonly holdMs: number,
+    /** The cluster bus's channel, where the lookup scripts tell a run's node that a reader elsewhere wants it. */
+    private readonly events: string,
   ) {}
 
   thread(chatId: string): string {
@@ -54,9 +56,5 @@ export class RedisKeys {
   /** The sorted set of live runs, scored by when their lease ends. */
   get runs(): string {
     return `${this.prefix}runs`
-  }
-
-  get events(): string {
-    return `${this.prefix}events`
   }
 }

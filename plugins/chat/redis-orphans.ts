@@ -3,7 +3,7 @@ import type { Logger } from '../../lib/logger'
 import { markRunInterrupted, NODE_LOST_MESSAGE, runningRuns, storedRunLines } from './interrupted-runs'
 import { encodeLine, errorLine } from './lines'
 import type { LeaseRecord, RedisKeys } from './redis-keys'
-import type { RedisLink } from './redis-link'
+import type { RedisLink } from '../../lib/redis-link'
 import { END_ORPHAN } from './redis-scripts'
 
 export interface OrphanedRunsOptions {

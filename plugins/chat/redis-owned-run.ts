@@ -1,6 +1,6 @@
 import type { Logger } from '../../lib/logger'
 import type { RedisKeys } from './redis-keys'
-import type { RedisLink } from './redis-link'
+import type { RedisLink } from '../../lib/redis-link'
 import { RELEASE, RELEASE_UNREAD } from './redis-scripts'
 import { INDEX_FIELD, LINES_FIELD } from './redis-stream-follower'
 import type { Run, RunSink } from './run-registry'

@@ -6,22 +6,26 @@ import { RedisKeys, type LeaseRecord } from './redis-keys'
 import { OrphanedRuns } from './redis-orphans'
 import { OwnedRun, type RunShipping } from './redis-owned-run'
 import { AbandonedClaims } from './redis-abandoned-claims'
-import { COMMAND_DEADLINE_MS, RedisLink, RunRegistryUnavailableError } from './redis-link'
+import type { ClusterEvent } from '../../lib/cluster-bus'
+import type { RedisClusterBus } from '../../lib/redis-cluster-bus'
+import { RedisLink } from '../../lib/redis-link'
 import { CLAIM, TAKE_OVER, CLAIM_EXPIRED, CLAIM_ONE, FIND_BY_MESSAGE, FIND_BY_THREAD, RENEW } from './redis-scripts'
 import { StreamFollower } from './redis-stream-follower'
 import {
   LEASE_LOST_MESSAGE,
   Run,
   whenIdle,
-  type ClusterEvent,
   type RunRegistry,
   type RunStart,
   RunLimitReached,
+  RunRegistryUnavailableError,
 } from './run-registry'
 
 export interface RedisRunRegistryOptions {
   /** `redis://` or `rediss://` URL. */
   url: string
+  /** The node's cluster bus: aborts go to a run's node over it, and a wanted run's node hears of it there. */
+  bus: RedisClusterBus
   storage: Storage
   logger: Logger
   clock: () => number
@@ -33,12 +37,6 @@ export interface RedisRunRegistryOptions {
   retainMs?: number
 }
 
-/** What goes over the events channel; a broadcast names the node it came `from` (which heard it already). */
-type Event =
-  | (ClusterEvent & { from?: string })
-  | { type: 'abort'; runId: string; reason: string }
-  | { type: 'ship'; runId: string }
-
 /** How much longer than the time between renewals an abort waits for a sign of life from the run's node. */
 const ABORT_MARGIN_MS = 500
 
@@ -48,37 +46,33 @@ const ABORT_MARGIN_MS = 500
  * lines so far in one `XADD`, then one per publication: a burst of lines is one entry), which that reader follows.
  * Runs nobody follows, most of them, never write their lines to Redis. A thread's busy flag and a run's owner are one lease (`SET NX
  * PX`), renewed by the owner while the run lives and released when it ends; a node that finds an expired lease marks
- * its run interrupted and ends its stream. Aborts and revocations go to every node over pub/sub.
+ * its run interrupted and ends its stream. Aborts, and the news that a run is wanted, reach its node over the cluster
+ * bus.
  */
 export class RedisRunRegistry implements RunRegistry {
   readonly shared = true
   readonly node = randomToken(8)
   private readonly commands: RedisLink
   private readonly reader: RedisLink
-  private readonly subscriber: RedisLink
   private readonly follower: StreamFollower
   /** Claims whose answer never came: ended as soon as Redis answers again. */
   private readonly abandoned: AbandonedClaims
   private readonly local = new Map<string, OwnedRun>()
   private readonly byRunId = new Map<string, OwnedRun>()
   private readonly idle = new Set<() => void>()
-  private readonly listeners = new Set<(event: ClusterEvent) => void>()
+  private readonly stopListening: () => void
   private readonly keys: RedisKeys
   private readonly leaseMs: number
   /** How long the thread and message keys outlive their last renewal (the lease is the sorted set's score). */
   private readonly holdMs: number
   private readonly retainMs: number
   private readonly timers: Array<ReturnType<typeof setInterval>> = []
-  private subscribed: Promise<void> | undefined
   private closed = false
   private sweeps = 0
   /** How often this node renews its leases (every node alike). */
   private get renewalMs(): number {
     return Math.max(10, Math.floor(this.leaseMs / 3))
   }
-  private everSubscribed = false
-  /** Events that could not be published (Redis did not answer): published again by the upkeep, in order. */
-  private unsent: ClusterEvent[] = []
   /** Ended runs whose release Redis did not take: sent again by the upkeep (their threads stay busy until then). */
   private readonly unreleased = new Set<OwnedRun>()
   private readonly orphans: OrphanedRuns
@@ -89,7 +83,7 @@ export class RedisRunRegistry implements RunRegistry {
     // Past the lease, the sweep (every quarter lease) has time to mark the run interrupted before the keys expire;
     // they expire by themselves if no node is left to sweep.
     this.holdMs = 2 * this.leaseMs
-    this.keys = new RedisKeys(options.prefix ?? 'acs:', this.holdMs)
+    this.keys = new RedisKeys(options.prefix ?? 'acs:', this.holdMs, options.bus.channel)
     this.retainMs = options.retainMs ?? 5 * 60_000
     // Back after an outage, Redis may have lost its data: the leases of this node's runs are taken again at once,
     // not at the next renewal, so a reader that comes meanwhile still finds them.
@@ -97,10 +91,6 @@ export class RedisRunRegistry implements RunRegistry {
       if (!this.closed) void this.renew().catch(() => {})
     })
     this.reader = new RedisLink(options.url)
-    // A lost subscription is made again by the next upkeep (every quarter lease) or readiness check.
-    this.subscriber = new RedisLink(options.url, () => {
-      this.subscribed = undefined
-    })
     this.follower = new StreamFollower(this.reader, this.commands, options.logger)
     this.abandoned = new AbandonedClaims(this.commands, this.keys.runs)
     this.shipping = {
@@ -120,14 +110,10 @@ export class RedisRunRegistry implements RunRegistry {
       retainMs: this.retainMs,
       runsHere: (runId) => this.byRunId.has(runId),
     })
-    this.subscribe().catch((error: unknown) =>
-      options.logger.warn('subscribing to run events in Redis failed; retrying', { error }),
-    )
+    this.stopListening = options.bus.subscribe((event) => this.receive(event))
     // Renewed three times per lease, so one late renewal does not lose it; swept four times per lease.
     this.every(this.renewalMs, () => this.renew())
     this.every(Math.max(10, Math.floor(this.leaseMs / 4)), async () => {
-      await this.subscribe()
-      await this.sendUnsent()
       for (const owned of this.unreleased) {
         this.unreleased.delete(owned)
         owned.ship(true)
@@ -224,7 +210,7 @@ export class RedisRunRegistry implements RunRegistry {
     const record = (await this.call('GET', [this.keys.thread(chatId)])) as string | null
     if (!record) return false
     const { runId } = JSON.parse(record) as LeaseRecord
-    await this.publish({ type: 'abort', runId, reason })
+    await this.publishAbort(runId, reason)
     // Its node frees the thread within moments. One that does not and has not renewed the lease for longer than
     // its renewals are apart has died (its lease has yet to run out): the run is ended here in its place, so the
     // thread takes a new message now, as after any abort. A node that renews is alive and slow: it is told again
@@ -237,7 +223,7 @@ export class RedisRunRegistry implements RunRegistry {
       if ((await this.call('GET', [this.keys.thread(chatId)])) !== record) return true
     }
     if ((await leaseEnd()) !== renewedAt) {
-      await this.publish({ type: 'abort', runId, reason })
+      await this.publishAbort(runId, reason)
       return true
     }
     if ((await this.call('EVAL', [CLAIM_ONE, '1', this.keys.runs, record, this.keys.quota])) === 1) {
@@ -255,41 +241,17 @@ export class RedisRunRegistry implements RunRegistry {
     return whenIdle(this.idle, () => this.local.size, timeoutMs)
   }
 
-  async broadcast(event: ClusterEvent): Promise<void> {
-    // This node hears its own news at once, not after a round trip through Redis (nor never, while Redis is down):
-    // a change this node just made applies to its very next request. Its echo from Redis is then left unheard.
-    for (const listener of this.listeners) listener(event)
-    try {
-      await this.publish({ ...event, from: this.node })
-    } catch (error) {
-      // Stored already (a revocation is): the other nodes hear of it once Redis answers again.
-      if (!this.unsent.some((unsent) => JSON.stringify(unsent) === JSON.stringify(event))) this.unsent.push(event)
-      throw error
-    }
-  }
-
-  /** Publishes the events Redis did not take, oldest first; those it still does not take wait for the next upkeep. */
-  private async sendUnsent(): Promise<void> {
-    while (this.unsent.length > 0) {
-      await this.commands.send('PUBLISH', [this.keys.events, JSON.stringify({ ...this.unsent[0], from: this.node })])
-      this.unsent.shift()
-    }
-  }
-
-  onBroadcast(listener: (event: ClusterEvent) => void): () => void {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
-  }
-
   async check(): Promise<void> {
     const answer = await this.commands.send('PING', [])
     if (answer !== 'PONG') throw new Error(`Redis answered PING with ${String(answer)}`)
-    await withTimeout(this.subscribe(), COMMAND_DEADLINE_MS)
+    // Aborts and wanted runs travel over the bus: the registry is not ready while the bus is not.
+    await this.options.bus.check()
   }
 
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    this.stopListening()
     for (const timer of this.timers) clearInterval(timer)
     this.follower.close()
     // Commands are answered in order: once this one is, every line and release sent before it is in Redis. Not
@@ -297,26 +259,6 @@ export class RedisRunRegistry implements RunRegistry {
     if (this.commands.client.connected) await this.commands.send('PING', []).catch(() => {})
     this.commands.close()
     this.reader.close()
-    this.subscriber.close()
-  }
-
-  /** Subscribes to the node events once (again after a failed attempt); the client resubscribes on reconnects. */
-  private subscribe(): Promise<void> {
-    this.subscribed ??= this.subscriber
-      .connect()
-      .then(() => this.subscriber.client.subscribe(this.keys.events, (message) => this.receive(message)))
-      .then(
-        () => {
-          // Subscribed again after losing the subscription: revocations sent meanwhile never reached this node.
-          if (this.everSubscribed) for (const listener of this.listeners) listener({ type: 'embed-sessions-recheck' })
-          this.everSubscribed = true
-        },
-        (error: unknown) => {
-          this.subscribed = undefined
-          throw error
-        },
-      )
-    return this.subscribed
   }
 
   private followed(record: string): Run {
@@ -326,25 +268,23 @@ export class RedisRunRegistry implements RunRegistry {
     return this.follower.runOf(key, runId, this.keys.log(runId))
   }
 
-  private receive(message: string): void {
-    let event: Event
-    try {
-      event = JSON.parse(message) as Event
-    } catch {
-      return
-    }
+  /** Aborts and wanted runs of this node, from the bus (the bus's other news is for other areas). */
+  private receive(event: ClusterEvent): void {
     if (event.type === 'abort') this.byRunId.get(event.runId)?.run.abort(event.reason)
-    else if (event.type === 'ship') {
-      const owned = this.byRunId.get(event.runId)
-      if (owned) owned.want()
-    } else if (event.from !== this.node) {
-      const { from: _, ...news } = event
-      for (const listener of this.listeners) listener(news)
-    }
+    else if (event.type === 'ship') this.byRunId.get(event.runId)?.want()
   }
 
-  private async publish(event: Event): Promise<void> {
-    await this.call('PUBLISH', [this.keys.events, JSON.stringify(event)])
+  /** Tells the node that runs `runId` to stop it; 503 while Redis does not answer. */
+  private async publishAbort(runId: string, reason: string): Promise<void> {
+    try {
+      await this.options.bus.publish({ type: 'abort', runId, reason })
+    } catch (error) {
+      this.options.logger.warn('Redis command failed', {
+        command: 'PUBLISH',
+        error: (error as Error)?.message ?? String(error),
+      })
+      throw new RunRegistryUnavailableError()
+    }
   }
 
   /** Extends the leases of this node's runs; a run whose lease another node already took stops. */
@@ -449,12 +389,4 @@ export class RedisRunRegistry implements RunRegistry {
       throw new RunRegistryUnavailableError()
     }
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }

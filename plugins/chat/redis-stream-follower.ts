@@ -1,7 +1,7 @@
 import type { Logger } from '../../lib/logger'
 import { encodedLine } from './lines'
 import { Run, type RunKey } from './run-registry'
-import { COMMAND_DEADLINE_MS, type RedisLink } from './redis-link'
+import { COMMAND_DEADLINE_MS, type RedisLink } from '../../lib/redis-link'
 
 /**
  * Stream entry fields: `l` holds NDJSON lines (each with its `\n`), `i` the index in the run's log of the first of

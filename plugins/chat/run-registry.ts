@@ -1,3 +1,4 @@
+import { AppError } from '../../lib/errors'
 import type { EncodedLine } from './lines'
 
 export interface RunKey {
@@ -178,11 +179,20 @@ export class RunLimitReached extends Error {
   }
 }
 
+/** 503 while Redis does not answer: the node cannot tell whether a thread is busy, nor reach other nodes' runs. */
+export class RunRegistryUnavailableError extends AppError {
+  constructor() {
+    super(503, 'RUN_REGISTRY_UNAVAILABLE', 'The run registry (Redis) does not answer; please retry shortly')
+    this.retryAfterSeconds = 2
+  }
+}
+
 /**
  * The active runs, keyed by `chatId` (one active run per thread) and by user, agent and `messageId` (so a client
  * that lost the `chatId` can still rejoin). A run leaves the registry as soon as it finishes; a request for a
  * finished `messageId` is answered from the database. Two implementations: this process's memory, or Redis, where
- * the runs of every node are visible to every node (their logs are followed, aborts are sent to their owner).
+ * the runs of every node are visible to every node (their logs are followed, aborts are sent to their node over the
+ * cluster bus).
  */
 export interface RunRegistry {
   /** Whether runs are shared with other nodes. */
@@ -208,27 +218,11 @@ export interface RunRegistry {
   abortAll(reason: string): void
   /** Resolves once no run executes in this process (or after `timeoutMs`). */
   whenIdle(timeoutMs: number): Promise<void>
-  /** Sends `event` to every node, this one included. */
-  broadcast(event: ClusterEvent): Promise<void>
-  /** Calls `listener` with every broadcast event; returns the unsubscribe function. */
-  onBroadcast(listener: (event: ClusterEvent) => void): () => void
   /** Throws when the backend does not answer (readiness). */
   check(): Promise<void>
   /** Stops background work and closes connections (after `whenIdle`). */
   close(): Promise<void>
 }
-
-/**
- * What nodes tell each other besides the runs' lines. A revocation names only the account: each node checks the
- * embed sockets of that account again, and the revoked session's sockets close (the check reads the session). A
- * node that was cut off from the others (and may have missed revocations) tells itself to check every embed session
- * it serves (`embed-sessions-recheck`, never sent to other nodes).
- */
-export type ClusterEvent =
-  | { type: 'embed-session-revoked'; accountId: number }
-  | { type: 'embed-sessions-recheck' }
-  /** A deployment's AI engineer settings (its chat thread policies) changed. */
-  | { type: 'policies-changed'; deploymentId: number }
 
 const messageKey = (userId: number, agentId: number, messageId: string) => `${userId}:${agentId}:${messageId}`
 
@@ -238,7 +232,6 @@ export class MemoryRunRegistry implements RunRegistry {
   private readonly byChat = new Map<string, Run>()
   private readonly byUserMessage = new Map<string, Run>()
   private readonly idle = new Set<() => void>()
-  private readonly listeners = new Set<(event: ClusterEvent) => void>()
 
   get size(): number {
     return this.byChat.size
@@ -289,15 +282,6 @@ export class MemoryRunRegistry implements RunRegistry {
 
   whenIdle(timeoutMs: number): Promise<void> {
     return whenIdle(this.idle, () => this.byChat.size, timeoutMs)
-  }
-
-  async broadcast(event: ClusterEvent): Promise<void> {
-    for (const listener of this.listeners) listener(event)
-  }
-
-  onBroadcast(listener: (event: ClusterEvent) => void): () => void {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
   }
 
   async check(): Promise<void> {}

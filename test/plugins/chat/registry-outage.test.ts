@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { createLogger } from '../../../lib/logger'
-import { RedisRunRegistry } from '../../../plugins/chat/redis-run-registry'
-import { apiKey, createTestApp, testAppStorage, type TestApp } from '../../helpers/app'
+import { apiKey, createTestApp, testAppStorage, type TestApp, redisNode } from '../../helpers/app'
 import { storedMessages } from '../../helpers/chat-rows'
 import { chatBase, messageId } from '../../helpers/chat'
 import { freePort } from '../../helpers/database-servers'
@@ -22,7 +21,7 @@ describe('POST {chat_base_url}/chat/stream-chat-state while Redis does not answe
     test = createTestApp({
       storage,
       logger,
-      registry: new RedisRunRegistry({ url, storage, logger, clock: Date.now, prefix: 'test:outage:' }),
+      ...redisNode({ url, storage, logger, prefix: 'test:outage:' }),
     })
     // More than the per-user limit (4): a refused run must give its place back.
     for (let index = 0; index < 6; index++) {

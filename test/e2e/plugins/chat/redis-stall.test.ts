@@ -1,9 +1,8 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { createLogger } from '../../../../lib/logger'
-import type { RedisLink } from '../../../../plugins/chat/redis-link'
-import { RedisRunRegistry } from '../../../../plugins/chat/redis-run-registry'
+import type { RedisLink } from '../../../../lib/redis-link'
 import { CLAIM } from '../../../../plugins/chat/redis-scripts'
-import { apiKey, createTestApp, testAppStorage, type TestApp } from '../../../helpers/app'
+import { apiKey, createTestApp, testAppStorage, type TestApp, redisNode } from '../../../helpers/app'
 import { chatBase, finalAnswer, mergeLines, messageId, readLines } from '../../../helpers/chat'
 import { warnSkipped } from '../../../helpers/database-servers'
 import { embedSession } from '../../../helpers/embed-sessions'
@@ -31,7 +30,7 @@ async function appOnOwnRedis(leaseMs?: number): Promise<TestApp> {
   test = createTestApp({
     storage,
     logger,
-    registry: new RedisRunRegistry({ url: redis.url, storage, logger, clock: Date.now, prefix, leaseMs }),
+    ...redisNode({ url: redis.url, storage, logger, prefix, leaseMs }),
   })
   return test
 }

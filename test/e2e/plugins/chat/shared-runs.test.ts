@@ -4,10 +4,9 @@ import { loadConfig, type ChatLimits } from '../../../../lib/config'
 import { createLogger } from '../../../../lib/logger'
 import { randomToken } from '../../../../lib/secrets'
 import { NODE_LOST_MESSAGE } from '../../../../plugins/chat/interrupted-runs'
-import { RedisRunRegistry } from '../../../../plugins/chat/redis-run-registry'
 import { CLAIM, FIND_BY_MESSAGE, RELEASE, RELEASE_UNREAD } from '../../../../plugins/chat/redis-scripts'
 import { createScriptedAgent, type Script } from '../../../../plugins/chat/scripted-agent'
-import { apiKey, createTestApp, testAppStorage, type TestApp } from '../../../helpers/app'
+import { apiKey, createTestApp, testAppStorage, type TestApp, redisNode } from '../../../helpers/app'
 import { chatBase, lineReader, messageId, type Line } from '../../../helpers/chat'
 import { storedRuns } from '../../../helpers/chat-rows'
 import { warnSkipped } from '../../../helpers/database-servers'
@@ -44,7 +43,7 @@ async function startNodes(leaseMs = 10_000, chatLimits: Partial<ChatLimits> = {}
       storage,
       logger,
       agents: () => createScriptedAgent(() => script),
-      registry: new RedisRunRegistry({ url, storage, logger, clock: Date.now, prefix, leaseMs }),
+      ...redisNode({ url, storage, logger, prefix, leaseMs }),
     })
   nodeA = node()
   nodeB = node()
@@ -53,6 +52,8 @@ async function startNodes(leaseMs = 10_000, chatLimits: Partial<ChatLimits> = {}
 type Commands = { send(command: string, args: string[]): Promise<unknown> }
 
 const commandsOf = (node: TestApp) => (node.deps.registry as unknown as { commands: Commands }).commands
+/** The connection `node`'s cluster bus publishes on. */
+const publisherOf = (node: TestApp) => (node.deps.bus as unknown as { publisher: Commands }).publisher
 
 /**
  * Holds back node A's releases of finished runs by `delayMs` (or until `until` settles), as a slow link to Redis
@@ -71,9 +72,15 @@ function delayReleasesOnA(delayMs: number, until?: Promise<unknown>): Promise<un
   return held
 }
 
-/** Makes `node`'s link to Redis refuse the commands `refused` picks, as a Redis that went away would; returns the undo. */
-function refuseCommands(node: TestApp, refused: (command: string, args: string[]) => boolean): () => void {
-  const commands = commandsOf(node)
+/**
+ * Makes `node`'s link to Redis (its registry's, or `commands`) refuse the commands `refused` picks, as a Redis that
+ * went away would; returns the undo.
+ */
+function refuseCommands(
+  node: TestApp,
+  refused: (command: string, args: string[]) => boolean,
+  commands = commandsOf(node),
+): () => void {
   const send = commands.send.bind(commands)
   commands.send = (command, args) =>
     refused(command, args) ? Promise.reject(new Error('Redis went away')) : send(command, args)
@@ -82,14 +89,14 @@ function refuseCommands(node: TestApp, refused: (command: string, args: string[]
   }
 }
 
-/** Drops `node`'s subscription to the events channel, as a lost connection would; its next upkeep makes it again. */
+/** Drops `node`'s subscription to the cluster bus, as a lost connection would; its next upkeep makes it again. */
 async function loseSubscription(node: TestApp) {
-  const registry = node.deps.registry as unknown as {
-    subscriber: { client: { unsubscribe(): Promise<void> } }
+  const bus = node.deps.bus as unknown as {
+    listener: { client: { unsubscribe(): Promise<void> } }
     subscribed: unknown
   }
-  await registry.subscriber.client.unsubscribe()
-  registry.subscribed = undefined
+  await bus.listener.client.unsubscribe()
+  bus.subscribed = undefined
 }
 
 /** A turn on node A that stops after its first chunk until `hold` opens. */
@@ -375,7 +382,7 @@ else
         let answer = () => {}
         try {
           const client = await connectChatSocket(`ws://127.0.0.1:${server.port}${chatBase()}/ws?embedToken=${token}`)
-          answer = refuseCommands(nodeA, (command) => command === 'PUBLISH')
+          answer = refuseCommands(nodeA, (command) => command === 'PUBLISH', publisherOf(nodeA))
           const revoked = await nodeA.request('POST', '/api/v1/embed/session/revoke', {
             headers: admin,
             body: { sessionId },

@@ -1,13 +1,3 @@
-import { AppError } from '../../lib/errors'
-
-/** 503 while Redis does not answer: the node cannot tell whether a thread is busy, nor reach other nodes' runs. */
-export class RunRegistryUnavailableError extends AppError {
-  constructor() {
-    super(503, 'RUN_REGISTRY_UNAVAILABLE', 'The run registry (Redis) does not answer; please retry shortly')
-    this.retryAfterSeconds = 2
-  }
-}
-
 /**
  * How long a command may go unanswered: as long as the readiness check waits for Redis. A Redis that accepts
  * connections but never answers (stopped, swapping, stuck on a slow script) must not hold a request forever.
