@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import { first, openStorage, type Storage } from '../../db/client'
 import { openPostgresStorage } from '../../db/postgres-storage'
 import { createThreadStore } from '../../plugins/chat/create-thread-store'
-import { markRunInterrupted, runningRuns } from '../../plugins/chat/interrupted-runs'
+import { markRunInterrupted, runningRuns } from '../../plugins/chat/registry/interrupted-runs'
 import type { ThreadRow, ThreadStore } from '../../plugins/chat/thread-store'
 import { throwawayPostgresDatabase } from './postgres-databases'
 

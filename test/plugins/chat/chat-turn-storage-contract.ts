@@ -2,10 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createLogger } from '../../../lib/logger'
 import { Metrics } from '../../../lib/metrics'
 import type { AgentInfo, DeploymentInfo } from '../../../plugins/auth/directory'
-import { createChatService, type ChatParticipant, type ChatService } from '../../../plugins/chat/chat-service'
-import { ndjsonStream } from '../../../plugins/chat/run-readers'
-import { LEASE_LOST_MESSAGE, MemoryRunRegistry, type Run, type RunStart } from '../../../plugins/chat/run-registry'
-import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
+import { createChatService, type ChatParticipant, type ChatService } from '../../../plugins/chat/turn/chat-service'
+import { ndjsonStream } from '../../../plugins/chat/stream/run-readers'
+import {
+  LEASE_LOST_MESSAGE,
+  MemoryRunRegistry,
+  type Run,
+  type RunStart,
+} from '../../../plugins/chat/registry/run-registry'
+import { createScriptedAgent } from '../../../plugins/chat/run/scripted-agent'
 import type { ThreadStore } from '../../../plugins/chat/thread-store'
 import { lineReader, messageId, type Line } from '../../helpers/chat'
 import { gate } from '../../helpers/gates'
