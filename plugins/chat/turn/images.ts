@@ -1,4 +1,22 @@
-import type { ImageAttachment } from '../model'
+import { BadRequestError } from '../../../lib/errors'
+import type { ChatRequest, ImageAttachment } from '../model'
+
+/**
+ * 400 for an image that is not given inline: `data` is the image itself, base64 or a `data:` URL. The server never
+ * fetches a caller's URL: it would reach whatever the server can reach, inside the company's network too.
+ */
+export function assertInlineImages(images: ChatRequest['images']): void {
+  images?.forEach((image, index) => {
+    const link = /^[a-z][a-z0-9+.-]*:/i.test(image.data) && !/^data:/i.test(image.data)
+    if (link || !isInlineImage(image.data))
+      throw new BadRequestError(
+        link
+          ? `images[${index}].data: send the image itself (base64 or a data: URL), not a link to it`
+          : `images[${index}].data: expected the image in base64 or as a data: URL`,
+        'INVALID_IMAGE',
+      )
+  })
+}
 
 /**
  * An attachment as the model gets it: its bytes (never a string the SDK might take for a URL to download), when it is

@@ -1,10 +1,27 @@
 import { BadRequestError } from '../../../lib/errors'
 import type { AgentInfo, DeploymentInfo } from '../../auth/directory'
 import type { Caller } from '../../auth/model'
-import type { UserProvisioner } from '../../auth/user-access'
+import type { UserAccess, UserProvisioner } from '../../auth/user-access'
 import { CHAT_FORBIDDEN_WITH_INTERNAL_ID, checkIdentity } from '../../embed/identity'
 import type { SessionSettings } from '../../embed/session-settings'
-import type { AbortScope, ChatParticipant } from './chat-service'
+
+/** Who is chatting, resolved by the route from the credential. */
+export interface ChatParticipant {
+  agent: AgentInfo
+  deployment: DeploymentInfo
+  userId: number
+  access: UserAccess
+  /** The API key that asked, counted by its concurrent-run limit (tokens have none). */
+  keyId?: number
+}
+
+/** What a caller may abort: threads of its account and agent, in its deployments, of `userId` (null: any user). */
+export interface AbortScope {
+  accountId: number
+  agentId: number
+  deploymentIds: number[] | null
+  userId: number | null
+}
 
 /**
  * Who is chatting: with an API key, the user `sessionSettings` names (provisioned like

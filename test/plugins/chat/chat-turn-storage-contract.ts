@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createLogger } from '../../../lib/logger'
 import { Metrics } from '../../../lib/metrics'
 import type { AgentInfo, DeploymentInfo } from '../../../plugins/auth/directory'
-import { createChatService, type ChatParticipant, type ChatService } from '../../../plugins/chat/turn/chat-service'
+import { createChatService, type ChatService } from '../../../plugins/chat/turn/chat-service'
+import type { ChatParticipant } from '../../../plugins/chat/turn/participant'
 import { ndjsonStream } from '../../../plugins/chat/stream/run-readers'
 import {
   LEASE_LOST_MESSAGE,
