@@ -5,6 +5,13 @@ import type { UserAccess, UserProvisioner } from '../../auth/user-access'
 import { CHAT_FORBIDDEN_WITH_INTERNAL_ID, checkIdentity } from '../../embed/identity'
 import type { SessionSettings } from '../../embed/session-settings'
 
+/** What the chat routes authenticate: the caller, and the agent and deployment it talks to. */
+export interface ChatAccess {
+  caller: Caller
+  agent: AgentInfo
+  deployment: DeploymentInfo
+}
+
 /** Who is chatting, resolved by the route from the credential. */
 export interface ChatParticipant {
   agent: AgentInfo
@@ -82,6 +89,7 @@ export async function abortingUser(
   return (await users.find(caller.accountId, sessionSettings)) ?? -1
 }
 
+/** What `caller` may abort with `agent`: its account's threads, in its deployments, of `userId` (null: any). */
 export function abortScope(caller: Caller, agent: AgentInfo, userId: number | null): AbortScope {
   return {
     accountId: caller.accountId,
