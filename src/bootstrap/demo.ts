@@ -1,8 +1,9 @@
 import type { BootstrapFile } from './model'
 
 /**
- * The user attribute the demo model's access policy reads. Every account with a deployment on the demo model has it
- * (contract 7): the built-in bootstrap lists it, and applying a file adds it when the file does not.
+ * The user attribute the demo model's access policy reads (a viewer sees only the orders of customers in their
+ * region). Every account with a deployment on the demo model has it, so that policy always has a value to read: the
+ * built-in bootstrap lists it, and applying a file adds it when the file does not.
  */
 export const DEMO_REGION_ATTRIBUTE = {
   name: 'region',

@@ -4,7 +4,8 @@ import type { Config } from '../../../lib/config'
 import type { Logger } from '../../../lib/logger'
 import { RedisClusterBus } from '../../../lib/redis-cluster-bus'
 import { RedisRunRegistry } from './redis/redis-run-registry'
-import { MemoryRunRegistry, type RunRegistry } from './run-registry'
+import { MemoryRunRegistry } from './memory-run-registry'
+import { type RunRegistry } from './run-registry'
 
 /**
  * The run registry the configuration asks for: Redis when `REDIS_URL` is set, else this process's memory. A shared

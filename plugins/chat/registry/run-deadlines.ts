@@ -1,4 +1,4 @@
-import type { Run } from './run-registry'
+import type { Run } from './run'
 
 export interface RunDeadlineOptions {
   /** A run whose agent sends nothing for this long ends (a tool that is running does not count as silence). */

@@ -3,7 +3,7 @@ import type { chatMessages } from '../../../db/schema'
 import type { Logger } from '../../../lib/logger'
 import type { EncodedLine } from '../stream/lines'
 import type { ThreadMessage, ToolCall } from '../model'
-import { LEASE_LOST_MESSAGE, type Run } from '../registry/run-registry'
+import { LEASE_LOST_MESSAGE, type Run } from '../registry/run'
 import type { MessageSave } from '../thread-store'
 
 export type MessageStatus = (typeof chatMessages.$inferSelect)['status']

@@ -5,7 +5,8 @@ import { deltaLines, encodeLine, errorLine, stateLine } from '../stream/lines'
 import type { MessageLine, ThreadMessage, ToolCall } from '../model'
 import type { LoopBudget } from './loop-budget'
 import { OpenMessage, storableText, type MessageStatus, type OpenMessages } from './open-message'
-import { LEASE_LOST_MESSAGE, type Run, type RunRegistry } from '../registry/run-registry'
+import { LEASE_LOST_MESSAGE, type Run } from '../registry/run'
+import { type RunRegistry } from '../registry/run-registry'
 import type { RunOutcome, ThreadStore } from '../thread-store'
 
 /** What every run of the service shares. */
@@ -37,12 +38,6 @@ export interface RunContext {
 
 class ProtocolError extends Error {}
 
-/**
- * Drives one agent turn: each agent event becomes a change to an in-memory message and a stream line appended to the
- * run's log, sent once the change is saved (`OpenMessages`). The run ends with `__state__` (the whole thread) or with
- * one error line; on abort or failure the unfinished messages keep their partial content, marked interrupted. No
- * database call is awaited per line. A stuck agent cannot hold an abort: every step races the run's signal.
- */
 /** The answer's messages could not be stored: the run ends with an error instead of lines storage does not hold. */
 const UNSAVED_ANSWER = 'The answer could not be saved; please try again'
 
@@ -55,6 +50,12 @@ class UnsavedAnswer extends Error {
 /** Storage refused the run's end: another node took the thread over (see `Run.fence`). */
 class EndRefused extends Error {}
 
+/**
+ * Drives one agent turn: each agent event becomes a change to an in-memory message and a stream line appended to the
+ * run's log, sent once the change is saved (`OpenMessages`). The run ends with `__state__` (the whole thread) or with
+ * one error line; on abort or failure the unfinished messages keep their partial content, marked interrupted. No
+ * database call is awaited per line. A stuck agent cannot hold an abort: every step races the run's signal.
+ */
 export function executeRun(services: RunServices, context: RunContext): Promise<void> {
   return new Execution(services, context).execute()
 }

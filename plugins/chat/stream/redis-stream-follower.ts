@@ -1,6 +1,6 @@
 import type { Logger } from '../../../lib/logger'
 import { encodedLine } from './lines'
-import { Run, type RunKey } from '../registry/run-registry'
+import { Run, type RunKey } from '../registry/run'
 import { COMMAND_DEADLINE_MS, type RedisLink } from '../../../lib/redis-link'
 
 /**

@@ -1,5 +1,5 @@
 import { encodeLine, encodeLines, errorLine, type EncodedLine, type LineView } from './lines'
-import type { Run } from '../registry/run-registry'
+import type { Run } from '../registry/run'
 
 /** What one response sends: its own leading lines (the `__cutoff__`), then a run's log, or fixed lines only. */
 export interface TurnSource {

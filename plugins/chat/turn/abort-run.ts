@@ -1,5 +1,6 @@
 import { ForbiddenError, NotFoundError } from '../../../lib/errors'
-import type { Run, RunRegistry } from '../registry/run-registry'
+import type { Run } from '../registry/run'
+import type { RunRegistry } from '../registry/run-registry'
 import type { ThreadStore } from '../thread-store'
 import type { AbortScope } from './participant'
 

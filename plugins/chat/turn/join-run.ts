@@ -1,4 +1,4 @@
-import type { Run } from '../registry/run-registry'
+import type { Run } from '../registry/run'
 import type { ChatRequest } from '../model'
 import { cutoffLine, encodeLine, withoutThinking } from '../stream/lines'
 import type { TurnSource } from '../stream/run-readers'

@@ -35,7 +35,7 @@ export interface AbortScope {
  * generate-session); with a service token, its `externalId`/`sub` user; with an embed token, the session's user
  * and exactly the access the session granted. A token's identity is fixed: `sessionSettings` does not change who
  * chats, but a body that breaks its rules (`groups` with `internalId`, neither id, an `externalId` not lowercase and
- * trimmed) is 400 under every credential (contract section 4).
+ * trimmed) is 400 under every credential, so a body is valid or not whoever sends it.
  */
 export async function resolveParticipant(
   users: UserProvisioner,

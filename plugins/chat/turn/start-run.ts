@@ -1,5 +1,6 @@
 import type { ChatRequest } from '../model'
-import { RunLimitReached, type Run, type RunStart } from '../registry/run-registry'
+import { RunLimitReached, type RunStart } from '../registry/run-registry'
+import { type Run } from '../registry/run'
 import type { RunTicket } from '../registry/run-admission'
 import { runTurn, type TurnServices } from '../run/run-turn'
 import { cutoffLine, encodeLine, errorLine } from '../stream/lines'

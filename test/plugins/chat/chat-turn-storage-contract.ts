@@ -5,12 +5,9 @@ import type { AgentInfo, DeploymentInfo } from '../../../plugins/auth/directory'
 import { createChatService, type ChatService } from '../../../plugins/chat/turn/chat-service'
 import type { ChatParticipant } from '../../../plugins/chat/turn/participant'
 import { ndjsonStream } from '../../../plugins/chat/stream/run-readers'
-import {
-  LEASE_LOST_MESSAGE,
-  MemoryRunRegistry,
-  type Run,
-  type RunStart,
-} from '../../../plugins/chat/registry/run-registry'
+import { LEASE_LOST_MESSAGE, type Run } from '../../../plugins/chat/registry/run'
+import { MemoryRunRegistry } from '../../../plugins/chat/registry/memory-run-registry'
+import { type RunStart } from '../../../plugins/chat/registry/run-registry'
 import { createScriptedAgent } from '../../../plugins/chat/run/scripted-agent'
 import type { ThreadStore } from '../../../plugins/chat/thread-store'
 import { lineReader, messageId, type Line } from '../../helpers/chat'

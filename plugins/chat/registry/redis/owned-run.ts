@@ -3,7 +3,7 @@ import type { RedisKeys } from './redis-keys'
 import type { RedisLink } from '../../../../lib/redis-link'
 import { RELEASE, RELEASE_UNREAD } from './redis-scripts'
 import { INDEX_FIELD, LINES_FIELD } from '../../stream/redis-stream-follower'
-import type { Run, RunSink } from '../run-registry'
+import type { Run, RunSink } from '../run'
 
 /** What an owned run sends its log and its release with: the registry's connection and keys. */
 export interface RunShipping {

@@ -1,4 +1,4 @@
-import type { RunKey } from '../run-registry'
+import type { RunKey } from '../run'
 
 /** A lease record: which run holds the thread, on which node, and the API key it counts against. */
 export interface LeaseRecord {

@@ -11,9 +11,8 @@ import type { RedisClusterBus } from '../../../../lib/redis-cluster-bus'
 import { RedisLink } from '../../../../lib/redis-link'
 import { CLAIM, TAKE_OVER, CLAIM_EXPIRED, CLAIM_ONE, FIND_BY_MESSAGE, FIND_BY_THREAD, RENEW } from './redis-scripts'
 import { StreamFollower } from '../../stream/redis-stream-follower'
+import { LEASE_LOST_MESSAGE, Run } from '../run'
 import {
-  LEASE_LOST_MESSAGE,
-  Run,
   whenIdle,
   type RunRegistry,
   type RunStart,

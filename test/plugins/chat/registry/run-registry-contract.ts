@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
 import { encodedLine } from '../../../../plugins/chat/stream/lines'
 import { ndjsonStream } from '../../../../plugins/chat/stream/run-readers'
-import type { Run, RunRegistry, RunStart } from '../../../../plugins/chat/registry/run-registry'
+import type { Run } from '../../../../plugins/chat/registry/run'
+import type { RunRegistry, RunStart } from '../../../../plugins/chat/registry/run-registry'
 
 /** Two nodes of one deployment: two registries on one Redis, or the same in-memory registry twice. */
 export interface RegistryNodes {

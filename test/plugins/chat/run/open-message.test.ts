@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { encodeLine } from '../../../../plugins/chat/stream/lines'
 import { OpenMessage, OpenMessages, type MessageStorage } from '../../../../plugins/chat/run/open-message'
-import { Run } from '../../../../plugins/chat/registry/run-registry'
+import { Run } from '../../../../plugins/chat/registry/run'
 import { createLogger } from '../../../../lib/logger'
 
 /** A storage whose commits run when the test says, and fail when it says. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { encodeLine, errorLine } from '../../../../plugins/chat/stream/lines'
 import { ndjsonStream, pipeTurnToSocket, TOO_SLOW } from '../../../../plugins/chat/stream/run-readers'
-import { Run } from '../../../../plugins/chat/registry/run-registry'
+import { Run } from '../../../../plugins/chat/registry/run'
 
 const line = (index: number) =>
   encodeLine({
