@@ -33,7 +33,8 @@ export interface ClusterBus {
   readonly shared: boolean
   /**
    * Tells every node, this one first (its listeners have heard it when this returns). Rejects when the other nodes
-   * could not be told; they are told once they can be, in order.
+   * could not be told. News of a change already stored (a revocation, changed policies) reaches them once it can, in
+   * order; an abort does not (its caller is told it failed, and asks again).
    */
   publish(event: ClusterEvent): Promise<void>
   /** Calls `listener` with every event; returns the function that stops it. */

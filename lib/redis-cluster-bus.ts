@@ -19,8 +19,8 @@ type Message = ClusterEvent & { from?: string }
 /**
  * The cluster bus over Redis pub/sub: one channel per service, one connection that publishes and one that listens. A
  * node hears its own events at once, not after a round trip through Redis (nor never, while Redis is down), so a
- * change it just made applies to its very next request; their echo from Redis is left unheard. Events Redis does not
- * take wait and go, in order, once it does (what they announce is stored already: a revocation is).
+ * change it just made applies to its very next request; their echo from Redis is left unheard. News Redis does not
+ * take waits and goes, in order, once it does (what it announces is stored already: a revocation is).
  */
 export class RedisClusterBus implements ClusterBus {
   readonly shared = true
@@ -67,7 +67,11 @@ export class RedisClusterBus implements ClusterBus {
     try {
       await this.publisher.send('PUBLISH', [this.channel, JSON.stringify(message)])
     } catch (error) {
-      if (!this.unsent.some((unsent) => JSON.stringify(unsent) === JSON.stringify(message))) this.unsent.push(message)
+      // What it announces is stored already, so it still goes later; an abort that failed now is not sent later: the
+      // request that asked for it fails (503), and its client asks again.
+      const later = event.type !== 'abort'
+      if (later && !this.unsent.some((unsent) => JSON.stringify(unsent) === JSON.stringify(message)))
+        this.unsent.push(message)
       throw error
     }
   }
