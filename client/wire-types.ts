@@ -48,6 +48,8 @@ export type AppTheme = {
   primaryColor: string | null
 }
 
+export type AttributeType = "string" | "number" | "boolean" | "string_array" | "number_array"
+
 export type ChatParams = {
   accountName: string
   agentId: string
@@ -840,7 +842,7 @@ export type UpdateWorkbookInput = {
 
 export type UserAttributeDefinition = {
   name: string
-  type: "string" | "number" | "boolean" | "string_array" | "number_array"
+  type: AttributeType
   displayName?: string
   defaultValue?: string
   description?: string

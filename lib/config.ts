@@ -62,7 +62,7 @@ export interface Config {
   workers: number
 }
 
-/** How many chat runs the server takes on, and how long one may take (see `plugins/chat/run-admission.ts`). */
+/** How many chat runs the server takes on, and how long one may take (see `plugins/chat/registry/run-admission.ts`). */
 export interface ChatLimits {
   /** Runs one user may have running or waiting at once; more are 429. */
   maxRunsPerUser: number

@@ -2,13 +2,12 @@ import type { Storage } from '../db/client'
 import { createApiKeyAuthenticator } from '../plugins/auth/api-keys'
 import type { AuthDeps } from '../plugins/auth'
 import { createDirectory, type Directory } from '../plugins/auth/directory'
-import type { ApiKeyAuthenticator, EmbedTokenVerifier } from '../plugins/auth/model'
-import type { UserProvisioner } from '../plugins/auth/user-access'
+import type { ApiKeyAuthenticator } from '../plugins/auth/model'
 import type { AgentFactoryOptions } from '../plugins/agent/agent-factory'
-import type { AgentFactory } from '../plugins/chat/agent'
+import type { AgentFactory } from '../plugins/chat/run/agent'
 import type { ChatDeps } from '../plugins/chat'
-import { createRunRegistry } from '../plugins/chat/create-run-registry'
-import type { RunRegistry } from '../plugins/chat/run-registry'
+import { createRunRegistry } from '../plugins/chat/registry/create-run-registry'
+import type { RunRegistry } from '../plugins/chat/registry/run-registry'
 import type { CoreDeps } from '../plugins/core'
 import type { EmbedDeps } from '../plugins/embed'
 import type { ManagementDeps } from '../plugins/management'
@@ -17,15 +16,17 @@ import type { CorsDeps } from '../plugins/operations/cors'
 import type { SemanticDeps } from '../plugins/semantic'
 import type { SemanticStartupDeps } from '../plugins/semantic/startup'
 import type { WebDeps } from '../plugins/web'
-import { createEmbedTokens } from '../plugins/embed/embed-tokens'
-import { createUserProvisioner } from '../plugins/embed/provisioning'
+import { createEmbedTokens, type EmbedTokens } from '../plugins/embed/embed-tokens'
+import { createUserProvisioner, type Provisioning } from '../plugins/embed/provisioning'
 import { bindSemanticTools } from '../plugins/semantic/tools'
 import { createSemanticService, type SemanticService } from '../plugins/semantic/semantic-service'
 import type { DataSourceConfig } from '../plugins/semantic/sources/data-source'
+import { MemoryClusterBus, type ClusterBus } from '../lib/cluster-bus'
 import type { Config } from '../lib/config'
 import { Lifecycle } from '../lib/lifecycle'
 import { createLogger, resolveLogFormat, type Logger } from '../lib/logger'
 import { Metrics } from '../lib/metrics'
+import { RedisClusterBus } from '../lib/redis-cluster-bus'
 import { createRequestLimits } from './request-limits'
 import { randomToken } from '../lib/secrets'
 
@@ -44,9 +45,10 @@ export interface AppDeps {
   instanceId: string
   directory: Directory
   authenticateApiKey: ApiKeyAuthenticator
-  embedTokens: EmbedTokenVerifier
-  /** Identities of chat and SQL requests to stored users (the embed area's provisioning rules). */
-  users: UserProvisioner
+  /** Signs embed tokens and checks them (at the request rate limit of their session). */
+  embedTokens: EmbedTokens
+  /** Identities of chat and SQL requests to stored users, and generate-session's (the embed area's provisioning rules). */
+  users: Provisioning
   lifecycle: Lifecycle
   /** The agent that answers for an agent row (analyst, LLM or scripted). */
   agents: AgentFactory
@@ -54,6 +56,8 @@ export interface AppDeps {
   semantic: SemanticService
   /** Active chat runs: in this process, or shared with other nodes through Redis (`REDIS_URL`). */
   registry: RunRegistry
+  /** What nodes tell each other (revocations, changed policies, aborts): this process alone, or Redis pub/sub. */
+  bus: ClusterBus
 }
 
 /**
@@ -86,9 +90,13 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
   const metrics = overrides.metrics ?? new Metrics({ prefix: config.metricsPrefix })
   const limits = createRequestLimits(config, clock, metrics)
   const lifecycle = overrides.lifecycle ?? new Lifecycle()
-  const registry = overrides.registry ?? createRunRegistry(config, { storage, logger, clock })
-  // Registered before the chat's own hook, so it runs after it: runs end (and reach Redis) before the connections
-  // close.
+  const bus =
+    overrides.bus ??
+    (config.redisUrl === undefined ? new MemoryClusterBus() : new RedisClusterBus({ url: config.redisUrl, logger }))
+  const registry = overrides.registry ?? createRunRegistry(config, { storage, logger, clock, bus })
+  // Registered before the chat's own hook, so they run after it (hooks run last first): runs end (and reach Redis)
+  // before the registry's connections close, and the registry stops before the bus it listens to.
+  lifecycle.onShutdown(() => bus.close())
   lifecycle.onShutdown(() => registry.close())
   const semantic =
     overrides.semantic ??
@@ -113,6 +121,7 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
     users: overrides.users ?? createUserProvisioner(storage, clock),
     lifecycle,
     registry,
+    bus,
     semantic,
     agents:
       overrides.agents ??

@@ -35,7 +35,7 @@ export function createRequestLimits(
       }
     },
     /** Wraps the embed-token verifier: every token of one session shares the session's budget. */
-    forEmbedTokens(verifier: EmbedTokenVerifier): EmbedTokenVerifier {
+    forEmbedTokens<Verifier extends EmbedTokenVerifier>(verifier: Verifier): Verifier {
       if (!perSession.enabled) return verifier
       return {
         ...verifier,

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
-import { applyBootstrap } from '../../db/bootstrap/apply'
-import type { BootstrapFile } from '../../db/bootstrap/model'
+import { applyBootstrap } from '../../src/bootstrap/apply'
+import type { BootstrapFile } from '../../src/bootstrap/model'
 import type { Storage } from '../../db/client'
 import { openStorage, type SqliteStorage } from '../../db/sqlite/sqlite-storage'
 import { hashSecret, randomToken } from '../../lib/secrets'

@@ -1,8 +1,8 @@
 import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { APICallError, RetryError, stepCountIs, streamText, type ModelMessage, type UserContent } from 'ai'
-import { AgentError, GRAPH, type Agent, type AgentEvent, type AgentTurn } from '../chat/agent'
-import { turnTimeLimitMessage } from '../chat/run-deadlines'
-import { inlineImage } from '../chat/images'
+import { AgentError, GRAPH, type Agent, type AgentEvent, type AgentTurn } from '../chat/run/agent'
+import { turnTimeLimitMessage } from '../chat/registry/run-deadlines'
+import { inlineImage } from '../chat/turn/images'
 import type { ImageAttachment, ThreadMessage } from '../chat/model'
 import { aiTools, SYSTEM_PROMPT, type AnalystTools } from './analyst-tools'
 

@@ -4,7 +4,7 @@ import { createFreshCache } from '../../lib/fresh-cache'
 import { evaluateChatThreadPolicies, type ChatThreadRequest } from '../management/chat-thread-policies'
 import type { ChatThreadPolicyDTO } from '../management/model'
 import type { ChatRequest } from './model'
-import type { RunRegistry } from './run-registry'
+import type { ClusterBus } from '../../lib/cluster-bus'
 
 /**
  * How old a deployment's policies kept in memory may be on a node that shares its storage with others: a change is
@@ -18,26 +18,26 @@ export const POLICIES_MAX_AGE_MS = 5_000
  * `ChatThreadRead` on the thread and the agent, whether the request names the thread (`chat`) or reaches it by its
  * `messageId` (`read`, asked by the chat service once it knows the thread); stopping a run is `ChatThreadAbort` on
  * the thread. A denial is a 403 before any stream starts. With one process, policies are read per request, so a
- * change applies to the next one. Several nodes (a `shared` registry) keep them in memory instead, off every turn's
- * path to the shared database: a change is announced over the registry's bus (`policies-changed`) and applies to the
+ * change applies to the next one. Several nodes (a `shared` cluster bus) keep them in memory instead, off every turn's
+ * path to the shared database: a change is announced over the cluster bus (`policies-changed`) and applies to the
  * next request on the node that made it, and within moments on the others (at most `POLICIES_MAX_AGE_MS`).
  */
 export function createThreadPolicyGuard(
   storage: Storage,
-  cluster?: { registry: Pick<RunRegistry, 'shared' | 'onBroadcast'>; clock: () => number },
+  cluster?: { bus: Pick<ClusterBus, 'shared' | 'subscribe'>; clock: () => number },
 ) {
   // The stored `chatThreadPolicies` (the same reading of the settings as the management area's
   // `loadChatThreadPolicies`), read on every chat request the cheapest way the storage knows.
   const read = storage.repositories.threadPolicies()
   let storedPolicies: (deploymentId: number) => unknown = read
   let stopListening = () => {}
-  if (cluster?.registry.shared) {
+  if (cluster?.bus.shared) {
     const cache = createFreshCache(async (deploymentId: number) => read(deploymentId), {
       maxAgeMs: POLICIES_MAX_AGE_MS,
       now: cluster.clock,
     })
     storedPolicies = cache.get
-    stopListening = cluster.registry.onBroadcast((event) => {
+    stopListening = cluster.bus.subscribe((event) => {
       if (event.type === 'policies-changed') cache.forget(event.deploymentId)
       // Back on the bus after losing it: announcements made meanwhile never came.
       else if (event.type === 'embed-sessions-recheck') cache.forget()

@@ -1,5 +1,5 @@
 import type { AttributeValue } from '../../db/schema'
-import type { AttributeType } from '../../db/bootstrap/model'
+import type { AttributeType } from './model'
 import { BadRequestError } from '../../lib/errors'
 
 const TYPE_NAMES: Record<AttributeType, string> = {

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNull, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import { first, type Db, type Tables } from '../../db/client'
-import type { AttributeType } from '../../db/bootstrap/model'
+import type { AttributeType } from './model'
 import { BadRequestError } from '../../lib/errors'
 import { assertUniqueNames } from './attribute-values'
 import type { CatalogScope, GroupNamespace } from './catalog'

@@ -1,5 +1,6 @@
 import type { Db, Storage } from '../../db/client'
-import type { AttributeType, GroupNamespace } from '../../db/repositories/embed'
+import type { GroupNamespace } from '../../db/repositories/embed'
+import type { AttributeType } from './model'
 import { BadRequestError } from '../../lib/errors'
 
 export type { GroupNamespace } from '../../db/repositories/embed'

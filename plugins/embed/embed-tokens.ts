@@ -27,15 +27,17 @@ export async function loadSigningKey(storage: Storage, now: number): Promise<Uin
   return new Uint8Array(Buffer.from(row!.value, 'base64url'))
 }
 
+/** Embed tokens: signed at the session exchange, verified on every request that carries one. */
+export interface EmbedTokens extends EmbedTokenVerifier {
+  sign(session: ExchangedSession): Promise<string>
+}
+
 /**
  * Signs and verifies embed tokens. A token names its session (`sid`, the non-secret public id); every check reads
  * the session row (one prepared statement), so a revoked or deleted session's tokens stop working at once and
  * the caller gets exactly the access recorded at mint time.
  */
-export function createEmbedTokens(
-  storage: Storage,
-  clock: () => number,
-): EmbedTokenVerifier & { sign(session: ExchangedSession): Promise<string> } {
+export function createEmbedTokens(storage: Storage, clock: () => number): EmbedTokens {
   const { accounts, embedSessions } = storage.tables
   // Loaded once, at the first token signed or checked (the factory itself cannot wait for the database).
   let loading: Promise<Uint8Array> | undefined

@@ -1,13 +1,14 @@
 import { Elysia } from 'elysia'
 import { jsonBody, noBody } from '../core/strict-json'
 import type { Storage } from '../../db/client'
+import type { ClusterBus } from '../../lib/cluster-bus'
 import type { Lifecycle } from '../../lib/lifecycle'
 import type { Logger } from '../../lib/logger'
 import { NotFoundError } from '../../lib/errors'
 import { authPlugin, type AuthDeps } from '../auth'
 import { assertAccountWide } from '../auth/access'
 import { createEmbedTenantAdmin } from './embed-tenants'
-import { createEmbedTokens } from './embed-tokens'
+import type { EmbedTokens } from './embed-tokens'
 import { createSessionGenerator } from './generate-session'
 import {
   EmbedTenantGroupParams,
@@ -19,9 +20,8 @@ import {
   GroupsQuery,
   SessionIdBody,
 } from './model'
-import { createUserProvisioner } from './provisioning'
+import type { Provisioning } from './provisioning'
 import { createSessionStore } from './sessions'
-import type { RunRegistry } from '../chat/run-registry'
 
 const PRUNE_INTERVAL_MS = 60_000
 const TENANTS = '/api/v1/embed-tenants/:embedTenantName'
@@ -36,8 +36,12 @@ export interface EmbedDeps extends AuthDeps {
   storage: Storage
   logger: Logger
   lifecycle: Pick<Lifecycle, 'onShutdown'>
+  /** Signs the tokens a session is exchanged for (the app's instance, which also checks them). */
+  embedTokens: EmbedTokens
+  /** The provisioning rules generate-session applies (the app's instance, which chat requests use too). */
+  users: Provisioning
   /** Tells every node of a revocation, so open sockets of the session close at once. */
-  registry: Pick<RunRegistry, 'broadcast'>
+  bus: Pick<ClusterBus, 'publish'>
 }
 
 /**
@@ -47,13 +51,12 @@ export interface EmbedDeps extends AuthDeps {
 export function embedPlugin(deps: EmbedDeps) {
   const { storage, clock, logger } = deps
   const sessions = createSessionStore(storage, clock)
-  const tokens = createEmbedTokens(storage, clock)
   const tenants = createEmbedTenantAdmin(storage)
   const generateSession = createSessionGenerator({
     storage,
     clock,
     directory: deps.directory,
-    provisioning: createUserProvisioner(storage, clock),
+    provisioning: deps.users,
     sessions,
   })
 
@@ -85,7 +88,7 @@ export function embedPlugin(deps: EmbedDeps) {
       '/api/v1/embed/session/token',
       async ({ body }) => {
         const session = await sessions.exchange(body.sessionId)
-        return { token: await tokens.sign(session), expiresAt: new Date(session.expiresAt).toISOString() }
+        return { token: await deps.embedTokens.sign(session), expiresAt: new Date(session.expiresAt).toISOString() }
       },
       {
         ...jsonBody(SessionIdBody, { public: true }),
@@ -106,8 +109,8 @@ export function embedPlugin(deps: EmbedDeps) {
         // A scoped key revokes only its deployments' sessions: it must not log out users of other deployments.
         await sessions.revoke(caller.accountId, body.sessionId, caller.deploymentScope)
         // The revocation is stored; while Redis does not answer, the announcement waits and goes once it does.
-        await deps.registry
-          .broadcast({ type: 'embed-session-revoked', accountId: caller.accountId })
+        await deps.bus
+          .publish({ type: 'embed-session-revoked', accountId: caller.accountId })
           .catch((error: unknown) => logger.warn('announcing an embed session revocation failed', { error }))
         set.status = 204
         return null

@@ -1,7 +1,19 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { AttributeType, EMBED_TENANT_NAME_PATTERN } from '../../db/bootstrap/model'
 import { UserAttributeInput } from '../auth/session-settings'
+
+/** An embed tenant's name: 5 to 36 lower-case letters, digits and dashes, starting with a letter, not ending with a dash. */
+export const EMBED_TENANT_NAME_PATTERN = '^(?=.{5,36}$)[a-z][a-z0-9-]*[a-z0-9]$'
+
+/** The type of a user attribute's values. */
+export const AttributeType = Type.Union([
+  Type.Literal('string'),
+  Type.Literal('number'),
+  Type.Literal('boolean'),
+  Type.Literal('string_array'),
+  Type.Literal('number_array'),
+])
+export type AttributeType = typeof AttributeType.static
 
 const Name = t.String({ minLength: 1, maxLength: 200 })
 const Identity = t.String({ minLength: 1, maxLength: 320 })

@@ -1,4 +1,4 @@
-import { BootstrapError } from '../../db/bootstrap/load'
+import { BootstrapError } from '../bootstrap/load'
 import { NewerDatabaseError } from '../../db/sqlite/migrate'
 import { DatabaseUnreachableError } from '../../db/postgres/postgres-connect'
 import { ModelError } from '../../plugins/semantic/errors'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createPlatformClient, type FetchLike, type StreamLine } from '../../client'
-import type { Agent } from '../../plugins/chat/agent'
+import type { Agent } from '../../plugins/chat/run/agent'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { keys } from '../helpers/fixtures'
 

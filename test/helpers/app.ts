@@ -1,13 +1,14 @@
 import type { Storage } from '../../db/client'
-import { applyBootstrap } from '../../db/bootstrap/apply'
-import type { BootstrapFile } from '../../db/bootstrap/model'
+import { applyBootstrap } from '../../src/bootstrap/apply'
+import type { BootstrapFile } from '../../src/bootstrap/model'
 import { createApp } from '../../src/app'
 import { loadConfig, type Config } from '../../lib/config'
 import { createDeps, type AppDeps, type DepsOverrides } from '../../src/deps'
 import { createLogger } from '../../lib/logger'
 import { testBootstrap } from './fixtures'
 import { TEST_DEMO_DATA } from './demo-data'
-import { RedisRunRegistry } from '../../plugins/chat/redis-run-registry'
+import { RedisRunRegistry } from '../../plugins/chat/registry/redis/redis-run-registry'
+import { RedisClusterBus } from '../../lib/redis-cluster-bus'
 import { randomToken } from '../../lib/secrets'
 import type { Logger } from '../../lib/logger'
 import { bootstrappedPostgres, testStorage } from './bootstrapped-postgres'
@@ -64,9 +65,9 @@ export function createTestApp(options: TestAppOptions = {}) {
   ready.catch(() => undefined)
   const logger = options.logger ?? createLogger('silent')
   // `registry: undefined` asks for the in-memory registry whatever TEST_REGISTRY says.
-  const registry =
-    'registry' in options ? options.registry : testRunRegistry(storage, logger, options.clock ?? Date.now)
-  const deps: AppDeps = createDeps(config, storage, { logger, registry, ...options })
+  const shared =
+    'registry' in options ? { registry: options.registry } : testRunRegistry(storage, logger, options.clock ?? Date.now)
+  const deps: AppDeps = createDeps(config, storage, { logger, ...shared, ...options })
   const app = createApp(deps)
   return {
     app,
@@ -98,11 +99,32 @@ export type TestApp = ReturnType<typeof createTestApp>
 export const apiKey = (key: string) => ({ authorization: `Api-Key ${key}` })
 
 /**
- * With `TEST_REGISTRY=redis`, a Redis run registry of its own (its own key prefix on the run's Redis) for each test
- * app; else none, and the app gets the in-memory one.
+ * With `TEST_REGISTRY=redis`, a Redis run registry and cluster bus of their own (their own key prefix on the run's
+ * Redis) for each test app; else none, and the app gets the in-memory ones.
  */
 export function testRunRegistry(storage: Storage, logger: Logger, clock: () => number, leaseMs?: number) {
   const url = process.env.TEST_REDIS_URL
-  if (process.env.TEST_REGISTRY !== 'redis' || !url) return undefined
-  return new RedisRunRegistry({ url, storage, logger, clock, prefix: `test:${randomToken(6)}:`, leaseMs })
+  if (process.env.TEST_REGISTRY !== 'redis' || !url) return {}
+  return redisNode({ url, storage, logger, clock, prefix: `test:${randomToken(6)}:`, leaseMs })
 }
+
+/**
+ * What one node shares with the others through Redis: its run registry and its cluster bus, over one key prefix (the
+ * nodes of one service share it). Spread into `createTestApp`'s options, or closed by the caller (registry first).
+ * The bus's upkeep runs as often as the registry's (a quarter lease), so short leases make quick tests of outages.
+ */
+export function redisNode(options: {
+  url: string
+  storage: Storage
+  logger: Logger
+  prefix: string
+  clock?: () => number
+  leaseMs?: number
+}) {
+  const { url, storage, logger, prefix, clock = Date.now, leaseMs } = options
+  const bus = new RedisClusterBus({ url, logger, prefix, upkeepMs: upkeepMs(leaseMs) })
+  return { bus, registry: new RedisRunRegistry({ url, storage, logger, clock, prefix, leaseMs, bus }) }
+}
+
+const upkeepMs = (leaseMs: number | undefined) =>
+  leaseMs === undefined ? undefined : Math.max(10, Math.floor(leaseMs / 4))

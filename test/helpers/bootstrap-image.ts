@@ -2,7 +2,7 @@
 // asynchronous and createTestApp is not. Reads the bootstrap file from stdin and applies it to a new database:
 // without arguments, an in-memory SQLite one whose image it writes to stdout; with `postgres <server url> <name>`,
 // a new database of that name on the server (closed when done, so it can serve as a template).
-import { applyBootstrap } from '../../db/bootstrap/apply'
+import { applyBootstrap } from '../../src/bootstrap/apply'
 import type { Storage } from '../../db/client'
 import { openStorage } from '../../db/sqlite/sqlite-storage'
 import { openPostgresStorage } from '../../db/postgres/postgres-storage'

@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import type { BootstrapFile } from '../../db/bootstrap/model'
+import type { BootstrapFile } from '../../src/bootstrap/model'
 import type { Storage } from '../../db/client'
 import { sqliteStorage } from '../../db/sqlite/sqlite-storage'
 

@@ -1,4 +1,4 @@
-import type { BootstrapFile } from '../../db/bootstrap/model'
+import type { BootstrapFile } from '../../src/bootstrap/model'
 
 /** Keys of the test bootstrap, in clear (the database holds only their hashes). */
 export const keys = {

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm'
 import { first, type Storage } from '../../db/client'
 import { openStorage } from '../../db/sqlite/sqlite-storage'
 import { openPostgresStorage } from '../../db/postgres/postgres-storage'
-import { markRunInterrupted, runningRuns } from '../../plugins/chat/interrupted-runs'
+import { markRunInterrupted, runningRuns } from '../../plugins/chat/registry/interrupted-runs'
 import type { ThreadRow, ThreadStore } from '../../db/repositories/threads'
 import { throwawayPostgresDatabase } from './postgres-databases'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import { ConfigError, loadConfig } from '../../lib/config'
-import { MemoryRunRegistry } from '../../plugins/chat/run-registry'
+import { MemoryRunRegistry } from '../../plugins/chat/registry/memory-run-registry'
 import { createTestApp } from '../helpers/app'
 
 describe('REDIS_URL', () => {

@@ -37,7 +37,7 @@ import {
 import { getAIEngineerSettings, getAppConfig, updateAIEngineerSettings, updateAppConfig } from '../settings/settings'
 import { modelQueryCheck } from '../dashboards/query-check'
 import type { SemanticService } from '../../semantic/semantic-service'
-import type { RunRegistry } from '../../chat/run-registry'
+import type { ClusterBus } from '../../../lib/cluster-bus'
 import type { Logger } from '../../../lib/logger'
 
 const NotificationParams = t.Object({ deploymentId: Id, notificationId: Id })
@@ -46,11 +46,11 @@ const KeyParams = t.Object({ keyId: Id })
 
 /**
  * What the settings routes need: the management macro's dependencies, the semantic layer to check filters, and the
- * registry's bus to announce changed chat thread policies to every node (which keep them in memory).
+ * cluster bus to announce changed chat thread policies to every node (which keep them in memory).
  */
 export interface SettingsRoutesDeps extends ManagementAccessDeps {
   semantic: SemanticService
-  registry: Pick<RunRegistry, 'broadcast'>
+  bus: Pick<ClusterBus, 'publish'>
   logger: Logger
 }
 
@@ -170,8 +170,8 @@ function deploymentSettingRoutes(deps: SettingsRoutesDeps) {
       async ({ context, body }) => {
         const settings = await updateAIEngineerSettings(context, body)
         // Stored: every node reads the policies again (one that does not hear it, within their bounded age).
-        await deps.registry
-          .broadcast({ type: 'policies-changed', deploymentId: context.deploymentId })
+        await deps.bus
+          .publish({ type: 'policies-changed', deploymentId: context.deploymentId })
           .catch((error: unknown) => deps.logger.warn('announcing changed chat thread policies failed', { error }))
         return settings
       },

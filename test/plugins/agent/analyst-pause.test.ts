@@ -3,7 +3,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { createAnalystAgent } from '../../../plugins/agent/analyst-agent'
 import type { AnalystTools } from '../../../plugins/agent/analyst-tools'
 import { createOfflineAnalystModel } from '../../../plugins/agent/offline/offline-model'
-import type { AgentEvent, AgentTurn } from '../../../plugins/chat/agent'
+import type { AgentEvent, AgentTurn } from '../../../plugins/chat/run/agent'
 
 const meta = {
   cubes: [

@@ -7,7 +7,7 @@ import { chatBase, finalAnswer, mergeLines, readLines } from '../../helpers/chat
 import { startFakeOpenAI, type FakeTurn } from '../../helpers/fake-openai'
 import { clinicFolder } from '../../fixtures/clinic/make-data'
 import { keys, testBootstrap } from '../../helpers/fixtures'
-import type { BootstrapFile } from '../../../db/bootstrap/model'
+import type { BootstrapFile } from '../../../src/bootstrap/model'
 
 /**
  * A recorded transcript of a model that follows the prompt: it reads the model, searches for the value the question

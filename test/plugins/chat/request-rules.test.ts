@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'bun:test'
-import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
+import { createScriptedAgent, type Script } from '../../../plugins/chat/run/scripted-agent'
 import { apiKey, createTestApp, testClock, type TestApp } from '../../helpers/app'
 import { storedMessages, threadOwners } from '../../helpers/chat-rows'
 import { chatBase, lineReader, messageId, readLines } from '../../helpers/chat'

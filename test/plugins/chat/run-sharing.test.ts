@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
+import { createScriptedAgent, type Script } from '../../../plugins/chat/run/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, lineReader, messageId } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'

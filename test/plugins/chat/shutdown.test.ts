@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'bun:test'
-import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
+import { createScriptedAgent } from '../../../plugins/chat/run/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, lineReader, messageId } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
+import { createScriptedAgent } from '../../../plugins/chat/run/scripted-agent'
 import { apiKey, createTestApp, testClock, type TestApp } from '../../helpers/app'
 import { storedMessages } from '../../helpers/chat-rows'
 import { chatBase, messageId } from '../../helpers/chat'

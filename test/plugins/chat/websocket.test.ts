@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
-import { createScriptedAgent, type Script } from '../../../plugins/chat/scripted-agent'
+import { createScriptedAgent, type Script } from '../../../plugins/chat/run/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { storedMessages, storedRuns } from '../../helpers/chat-rows'
 import { chatBase, messageId, type Line } from '../../helpers/chat'

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { asc, eq } from 'drizzle-orm'
-import { createScriptedAgent } from '../../../plugins/chat/scripted-agent'
+import { createScriptedAgent } from '../../../plugins/chat/run/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, messageId, readLines } from '../../helpers/chat'
 import { keys, tokenSecrets } from '../../helpers/fixtures'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { applyBootstrap } from '../../../db/bootstrap/apply'
+import { applyBootstrap } from '../../../src/bootstrap/apply'
 import { eq, isNotNull } from 'drizzle-orm'
 import { createTestApp, type TestApp } from '../../helpers/app'
 import { testBootstrap } from '../../helpers/fixtures'

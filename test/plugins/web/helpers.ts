@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm'
-import type { BootstrapFile } from '../../../db/bootstrap/model'
+import type { BootstrapFile } from '../../../src/bootstrap/model'
 import { apiKey, type TestApp } from '../../helpers/app'
 import { keys, testBootstrap } from '../../helpers/fixtures'
 

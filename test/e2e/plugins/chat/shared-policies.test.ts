@@ -3,10 +3,9 @@ import { eq } from 'drizzle-orm'
 import type { Storage } from '../../../../db/client'
 import { createLogger } from '../../../../lib/logger'
 import { randomToken } from '../../../../lib/secrets'
-import { RedisRunRegistry } from '../../../../plugins/chat/redis-run-registry'
-import { createScriptedAgent } from '../../../../plugins/chat/scripted-agent'
+import { createScriptedAgent } from '../../../../plugins/chat/run/scripted-agent'
 import { POLICIES_MAX_AGE_MS } from '../../../../plugins/chat/thread-policies'
-import { apiKey, createTestApp, testAppStorage, testClock, type TestApp } from '../../../helpers/app'
+import { apiKey, createTestApp, testAppStorage, testClock, type TestApp, redisNode } from '../../../helpers/app'
 import { chatBase } from '../../../helpers/chat'
 import { warnSkipped } from '../../../helpers/database-servers'
 import { keys } from '../../../helpers/fixtures'
@@ -57,7 +56,7 @@ else
           logger,
           clock,
           agents: () => createScriptedAgent(() => ({ steps: [{ kind: 'text', chunks: ['ok'] }] })),
-          registry: new RedisRunRegistry({ url, storage, logger, clock: Date.now, prefix }),
+          ...redisNode({ url, storage, logger, prefix }),
         })
       nodeA = node()
       nodeB = node()

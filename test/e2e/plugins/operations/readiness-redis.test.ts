@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { createLogger } from '../../../../lib/logger'
-import { RedisRunRegistry } from '../../../../plugins/chat/redis-run-registry'
-import { createTestApp, testAppStorage, type TestApp } from '../../../helpers/app'
+import { createTestApp, testAppStorage, type TestApp, redisNode } from '../../../helpers/app'
 import { freePort, warnSkipped } from '../../../helpers/database-servers'
 import { redisAvailable, redisServer } from '../../../helpers/redis-server'
 
@@ -17,7 +16,7 @@ async function appOnRedis(url: string) {
   return createTestApp({
     storage,
     logger,
-    registry: new RedisRunRegistry({ url, storage, logger, clock: Date.now, prefix: 'test:readiness:' }),
+    ...redisNode({ url, storage, logger, prefix: 'test:readiness:' }),
   })
 }
 

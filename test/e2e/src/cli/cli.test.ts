@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
-import { applyBootstrap } from '../../../../db/bootstrap/apply'
+import { applyBootstrap } from '../../../../src/bootstrap/apply'
 import { postgresMigrations } from '../../../../db/migrations-pg'
 import { openPostgresStorage } from '../../../../db/postgres/postgres-storage'
 import { commands, runCli } from '../../../../src/cli'

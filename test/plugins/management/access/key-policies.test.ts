@@ -12,8 +12,9 @@ afterEach(() => app?.close())
 
 const keyId = (name: string) => apiKeyId(app, name)
 
-/** An embed token verifier that accepts one genuine token for deployment 1. */
+/** Embed tokens that accept one genuine token for deployment 1 (no route of these tests signs one). */
 const embedTokens = {
+  sign: () => Promise.reject(new Error('these tests sign no embed token')),
   async verify(token: string): Promise<EmbedCaller> {
     if (token !== 'genuine-embed-token') throw new UnauthorizedError('Invalid embed token', 'INVALID_EMBED_TOKEN')
     return {

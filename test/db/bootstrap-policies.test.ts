@@ -1,5 +1,0 @@
-import { sqliteKind } from '../helpers/storages'
-import { bootstrapPoliciesContract } from './bootstrap-policies-contract'
-
-// On Postgres: test/e2e/db/bootstrap-policies.test.ts.
-bootstrapPoliciesContract([sqliteKind])

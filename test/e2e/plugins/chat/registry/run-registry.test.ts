@@ -1,0 +1,245 @@
+import { describe, expect, it } from 'bun:test'
+import { createLogger } from '../../../../../lib/logger'
+import { randomToken } from '../../../../../lib/secrets'
+import { NODE_LOST_MESSAGE } from '../../../../../plugins/chat/registry/interrupted-runs'
+import { encodeLine, encodedLine, errorLine } from '../../../../../plugins/chat/stream/lines'
+import { FollowedRun } from '../../../../../plugins/chat/stream/redis-stream-follower'
+import { MemoryRunRegistry } from '../../../../../plugins/chat/registry/memory-run-registry'
+import { redisNode, testAppStorage } from '../../../../helpers/app'
+import { warnSkipped } from '../../../../helpers/database-servers'
+import { redisAvailable, redisServer } from '../../../../helpers/redis-server'
+import { newRun, readRun, runRegistryContract, settle } from '../../../../plugins/chat/registry/run-registry-contract'
+
+runRegistryContract('in-memory', async () => {
+  const registry = new MemoryRunRegistry()
+  return { a: registry, b: registry, close: () => registry.close() }
+})
+
+/** Registries of one deployment on the run's Redis (a key prefix of their own), as separate nodes would have. */
+async function redisNodes(count: number, leaseMs?: number | number[]) {
+  const url = await redisServer()
+  const storage = testAppStorage()
+  const prefix = `test:${randomToken(6)}:`
+  const logger = createLogger('silent')
+  const shared = Array.from({ length: count }, (_, index) =>
+    redisNode({ url, storage, logger, prefix, leaseMs: Array.isArray(leaseMs) ? leaseMs[index] : leaseMs }),
+  )
+  const nodes = shared.map((node) => node.registry)
+  return {
+    nodes,
+    url,
+    prefix,
+    async close() {
+      await Promise.all(nodes.map((node) => node.close()))
+      await Promise.all(shared.map((node) => node.bus.close()))
+      await storage.close()
+    },
+  }
+}
+
+if (!redisAvailable) warnSkipped('the Redis run registry tests')
+else {
+  runRegistryContract('Redis', async () => {
+    const { nodes, close } = await redisNodes(2)
+    return { a: nodes[0], b: nodes[1], close }
+  })
+
+  describe('the Redis run registry', () => {
+    it('interrupts the run of a node that stopped renewing its lease: joiners get an error line, the thread is free', async () => {
+      const { nodes, url, prefix, close } = await redisNodes(2, 300)
+      const [a, b] = nodes
+      const redis = new Bun.RedisClient(url)
+      try {
+        const key = newRun()
+        const run = (await a.start(key))!
+        run.append(encodedLine('{"id":"m","content":"one"}'))
+        const joined = readRun((await b.forChat(key.chatId))!)
+        // Node A heard that node B wants the run and sent its line (a node dying before that sends none).
+        await settle(async () => (await redis.send('XLEN', [`${prefix}log:${key.runId}`])) === 1)
+        // The node dies: it neither renews nor releases anything.
+        await a.close()
+        expect(await joined).toEqual(['{"id":"m","content":"one"}', encodeLine(errorLine(NODE_LOST_MESSAGE)).json])
+        await settle(async () => (await b.forChat(key.chatId)) === undefined)
+        const next = await b.start({ ...key, runId: 'after', messageId: '1700000000009-message' })
+        expect(next).toBeDefined()
+        b.end(next!)
+      } finally {
+        redis.close()
+        await close()
+      }
+    })
+
+    it('fences a run whose lease another node took: it stops, and sends nothing more to its log', async () => {
+      const { nodes, url, prefix, close } = await redisNodes(2, 300)
+      const [a, b] = nodes
+      const redis = new Bun.RedisClient(url)
+      const log = (runId: string) => `${prefix}log:${runId}`
+      try {
+        const key = newRun()
+        const run = (await a.start(key))!
+        run.append(encodedLine('{"id":"m","content":"one"}'))
+        void readRun((await b.forChat(key.chatId))!)
+        await settle(async () => (await redis.send('XLEN', [log(key.runId)])) === 1)
+        // Another node takes the lease, as its sweep does once the lease has run out.
+        await redis.send('ZREMRANGEBYSCORE', [`${prefix}runs`, '-inf', '+inf'])
+        await settle(async () => run.fenced !== undefined)
+        expect(run.signal.aborted).toBe(true)
+        // Its own error line is for its own readers: neither it nor the end goes to the log that node ends.
+        run.append(encodeLine(errorLine(run.fenced!)))
+        a.end(run)
+        await Bun.sleep(200)
+        expect(await redis.send('XLEN', [log(key.runId)])).toBe(1)
+      } finally {
+        redis.close()
+        await close()
+      }
+    })
+
+    it('writes nothing of a run to Redis until a reader on another node wants it, then every line from the first', async () => {
+      const { nodes, url, prefix, close } = await redisNodes(2)
+      const [a, b] = nodes
+      const redis = new Bun.RedisClient(url)
+      const log = (runId: string) => `${prefix}log:${runId}`
+      try {
+        const unread = newRun()
+        const alone = (await a.start(unread))!
+        alone.append(encodedLine('{"id":"m","content":"alone"}'))
+        a.end(alone)
+        // Ended unread: the thread is free at once, and no log was ever written.
+        await settle(async () => (await b.forChat(unread.chatId)) === undefined)
+        expect(await redis.send('EXISTS', [log(unread.runId)])).toBe(0)
+
+        const key = newRun()
+        const run = (await a.start(key))!
+        run.append(encodedLine('{"id":"m","content":"one"}'))
+        run.append(encodedLine('{"id":"m","content":"two"}'))
+        expect(await redis.send('EXISTS', [log(key.runId)])).toBe(0)
+        const joined = readRun((await b.forMessage(key.userId, key.agentId, key.messageId))!)
+        await settle(async () => (await redis.send('EXISTS', [log(key.runId)])) === 1)
+        run.append(encodedLine('{"id":"m","content":"three"}'))
+        a.end(run)
+        expect(await joined).toEqual([
+          '{"id":"m","content":"one"}',
+          '{"id":"m","content":"two"}',
+          '{"id":"m","content":"three"}',
+        ])
+      } finally {
+        redis.close()
+        await close()
+      }
+    })
+
+    it('sends the whole log of a wanted run whose node missed the news, by its next renewal or at its end', async () => {
+      const { nodes, url, prefix, close } = await redisNodes(1, 300)
+      const [a] = nodes
+      const redis = new Bun.RedisClient(url)
+      const log = (runId: string) => `${prefix}log:${runId}`
+      // Wanted as a reader elsewhere would mark it, without the message on the events channel (lost on its way).
+      const wantQuietly = (runId: string) => redis.send('SET', [`${prefix}wanted:${runId}`, '1', 'PX', '60000'])
+      const entries = async (runId: string) =>
+        ((await redis.send('XRANGE', [log(runId), '-', '+'])) as Array<[string, string[]]>).map(([, fields]) => fields)
+      try {
+        const running = newRun()
+        const run = (await a.start(running))!
+        run.append(encodedLine('{"id":"m","content":"one"}'))
+        await wantQuietly(running.runId)
+        // The renewal (every 100 ms here) finds the mark.
+        await settle(async () => (await redis.send('EXISTS', [log(running.runId)])) === 1)
+        expect(await entries(running.runId)).toEqual([['i', '0', 'l', '{"id":"m","content":"one"}\n']])
+        a.end(run)
+
+        const ending = newRun()
+        const short = (await a.start(ending))!
+        short.append(encodedLine('{"id":"m","content":"short"}'))
+        await wantQuietly(ending.runId)
+        a.end(short)
+        // Its end finds the mark: the lines and the end go to the log, then the thread is free.
+        await settle(async () => (await redis.send('EXISTS', [`${prefix}thread:${ending.chatId}`])) === 0)
+        expect(await entries(ending.runId)).toEqual([['i', '0', 'l', '{"id":"m","content":"short"}\n', 'e', '1']])
+      } finally {
+        redis.close()
+        await close()
+      }
+    })
+
+    it('keeps the thread of a dead node’s run busy until another node has ended that run', async () => {
+      // Node A's lease ends 1 s after its last renewal; node B sweeps every 100 ms.
+      const { nodes, url, prefix, close } = await redisNodes(2, [1000, 400])
+      const [a, b] = nodes
+      const redis = new Bun.RedisClient(url)
+      try {
+        const key = newRun()
+        const run = (await a.start(key))!
+        run.append(encodedLine('{"id":"m","content":"one"}'))
+        await a.close()
+        // Read together: whether the thread is held, and the last entry of the run's log.
+        const look = async () =>
+          (await redis.send('EVAL', [
+            "return { redis.call('EXISTS', KEYS[1]), redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1) }",
+            '2',
+            `${prefix}thread:${key.chatId}`,
+            `${prefix}log:${key.runId}`,
+          ])) as [number, Array<[string, string[]]>]
+        const deadline = Date.now() + 10_000
+        let [held, last] = await look()
+        while (held === 1) {
+          expect(Date.now()).toBeLessThan(deadline)
+          ;[held, last] = await look()
+        }
+        // The moment the thread is free, the run has been ended by node B: its log closes with the error line.
+        expect(last[0][1]).toContain(`${encodeLine(errorLine(NODE_LOST_MESSAGE)).json}\n`)
+        const next = await b.start({ ...key, runId: 'after', messageId: '1700000000009-message' })
+        expect(next).toBeDefined()
+        b.end(next!)
+      } finally {
+        redis.close()
+        await close()
+      }
+    })
+
+    it('renews the lease of a live run, so a run longer than the lease keeps its thread', async () => {
+      // Three leases long. Renewed every third of a lease, so only a test process stalled for a whole lease (600 ms:
+      // a machine busy with other work can stall it for a good part of 200 ms) loses it.
+      const { nodes, close } = await redisNodes(2, 600)
+      const [a, b] = nodes
+      try {
+        const key = newRun()
+        const run = (await a.start(key))!
+        await Bun.sleep(1800)
+        expect(run.signal.aborted).toBe(false)
+        expect(await b.start({ ...key, runId: 'second' })).toBeUndefined()
+        expect((await b.forChat(key.chatId))?.key.chatId).toBe(key.chatId)
+        a.end(run)
+      } finally {
+        await close()
+      }
+    })
+  })
+}
+
+describe("a followed run's log, filled from its Redis stream", () => {
+  const followed = () =>
+    new FollowedRun(
+      { chatId: 'c', messageId: 'm', userId: 1, agentId: 1, threadId: 'c' },
+      'run',
+      'log',
+      undefined as never,
+    )
+  const text = (run: FollowedRun) => run.lines.map((line) => line.json)
+
+  it('skips lines it has, and leaves lines past a gap for the entry that fills it', () => {
+    const run = followed()
+    run.receive(['i', '0', 'l', 'a\nb\n'])
+    // Sent again after Redis lost them, ahead of the lines before them: not taken as the next ones.
+    run.receive(['i', '5', 'l', 'f\n'])
+    expect(text(run)).toEqual(['a', 'b'])
+    run.receive(['i', '1', 'l', 'b\nc\nd\ne\nf\n'])
+    run.receive(['i', '5', 'l', 'f\ng\n'])
+    expect(text(run)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g'])
+    expect(run.published).toBe(7)
+    // A line without an index (another node's end of the run) is always new.
+    run.receive(['l', 'error\n', 'e', '1'])
+    expect(text(run)).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'error'])
+    expect(run.done).toBe(true)
+  })
+})
