@@ -21,6 +21,14 @@ function postgresClientOf(storage: Storage): SQL {
   return (storage.db as unknown as { $client: SQL }).$client
 }
 
+/*
+ * Each multi-row statement below reads its rows from one JSON parameter, `LIMIT`ed to their number: the planner
+ * takes a set-returning function for 100 rows whatever it holds, and for 100 rows it joined the threads and runs by
+ * scanning the whole table (a hash join), on every commit; told their number (at most a few dozen), it looks each
+ * one up by its key. A young database (the bench's, a new deployment's) has small tables, where a scan costs little
+ * per row but still grows with every turn stored.
+ */
+
 /**
  * The thread store on Postgres, through Bun's SQL client (tagged statements: prepared once per connection and
  * reused, without drizzle's per-call query building on the hot path). Reads go to the pool; writes go through the
@@ -74,7 +82,7 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
         WITH v AS (
           SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(thread_id text, is_new boolean,
             account_id integer, deployment_id integer, agent_id integer, user_id integer, title text, run_id text,
-            message_id text, branch text, input text, attachments text, now bigint)
+            message_id text, branch text, input text, attachments text, now bigint) LIMIT ${rows.length}::int
         ), created AS (
           INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at,
                                     lease_epoch)
@@ -145,7 +153,7 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
     const ended: Array<{ id: string }> = await tx`
       WITH v AS (
         SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(run_id text, epoch integer,
-          status text, error text, ended_at bigint)
+          status text, error text, ended_at bigint) LIMIT ${rows.length}::int
       ), held AS (
         SELECT r.id FROM v JOIN chat_runs r ON r.id = v.run_id JOIN chat_threads t ON t.id = r.thread_id
          WHERE t.lease_epoch = v.epoch FOR SHARE OF t
@@ -185,7 +193,7 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
       WITH v AS (
         SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(thread_id text, id text, sort integer,
           content text, thinking text, graph_path text, tool_call text, status text, run_id text, created_at bigint,
-          updated_at bigint, epoch integer)
+          updated_at bigint, epoch integer) LIMIT ${rows.length}::int
       ), held AS (
         SELECT t.id FROM chat_threads t WHERE (t.id, t.lease_epoch) IN (SELECT thread_id, epoch FROM v) FOR SHARE
       ), saved AS (
