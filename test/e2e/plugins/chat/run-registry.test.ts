@@ -53,6 +53,36 @@ else {
   })
 
   describe('the Redis run registry', () => {
+    it('runs its scripts by their digest: once Redis holds a script, a turn sends none of its text', async () => {
+      const { nodes, url, prefix, close } = await redisNodes(1)
+      const [a] = nodes
+      const redis = new Bun.RedisClient(url)
+      const calls = async () => {
+        const text = String(await redis.send('INFO', ['commandstats']))
+        const count = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(text)?.[1] ?? 0)
+        return { eval: count('eval'), evalsha: count('evalsha') }
+      }
+      const turn = async () => {
+        const run = (await a.start(newRun()))!
+        a.end(run)
+        await settle(async () => (await redis.send('ZCARD', [`${prefix}runs`])) === 0)
+      }
+      try {
+        // Forgotten by Redis (a restart empties its cache): the first turn sends each script's text once.
+        await redis.send('SCRIPT', ['FLUSH'])
+        await turn()
+        const before = await calls()
+        for (let index = 0; index < 5; index++) await turn()
+        const after = await calls()
+        expect(after.eval - before.eval).toBe(0)
+        // Its claim and its release, each a script.
+        expect(after.evalsha - before.evalsha).toBe(10)
+      } finally {
+        redis.close()
+        await close()
+      }
+    })
+
     it('interrupts the run of a node that stopped renewing its lease: joiners get an error line, the thread is free', async () => {
       const { nodes, url, prefix, close } = await redisNodes(2, 300)
       const [a, b] = nodes
