@@ -33,15 +33,16 @@ end`
 /**
  * Claims the thread and message keys for ARGV[1] (record), ARGV[2] (leaseMs), ARGV[3] (holdMs), within the limits of
  * ARGV[5] (quota prefix, '' for none), ARGV[6] and ARGV[7] (most runs per user and per key): -1 or -2 when the user or
- * the key already has as many running on every node. Follows `QUOTAS`.
+ * the key already has as many running on every node. Follows `QUOTAS`. A run whose lease has ended (its node died)
+ * counts no more, counted out by its score (one command, not a removal and a count on every claim); the sweep that
+ * interrupts it takes it out of the set.
  */
 const CLAIM_WITHIN_LIMITS = `
 ${NOW}
 local sets, runId = quotas(ARGV[5], ARGV[1])
 local limits = { tonumber(ARGV[6]), tonumber(ARGV[7]) }
 for index, set in ipairs(sets) do
-  redis.call('ZREMRANGEBYSCORE', set, '-inf', now)
-  if redis.call('ZCARD', set) >= limits[index] then return -index end
+  if redis.call('ZCOUNT', set, '(' .. now, '+inf') >= limits[index] then return -index end
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
