@@ -15,7 +15,7 @@ import { createLoopBudget } from './loop-budget'
 import { RunLimitReached, type Run, type RunRegistry, type RunStart } from './run-registry'
 import type { RunAdmission, RunTicket } from './run-admission'
 import type { RunDeadlines } from './run-deadlines'
-import type { RunOutcome, ThreadStore } from './thread-store'
+import { MessageStored, type RunOutcome, type ThreadStore } from './thread-store'
 
 /** The error line of a run cut short by a shutdown. */
 const SHUTDOWN_MESSAGE = 'The server is shutting down; the run was interrupted'
@@ -262,8 +262,16 @@ export function createChatService(options: ChatServiceOptions) {
       const joined = joining(request, participant, active, devMode)
       // Joined in a thread the request did not name: read under the same policies as a named one.
       if (joined && active!.key.chatId !== chatId) await options.mayRead?.(participant, active!.key.chatId)
+      // Its run ended (or the lookup missed it) since the claim was refused: a new thread's message whose start would
+      // have checked it is answered from the thread that holds it, as that check would have.
+      if (!joined && isNewThread && request.messageId !== undefined && store.startChecksMessage) {
+        const stored = await store.threadOfUserMessage(participant.userId, participant.agent.id, messageId)
+        if (stored !== undefined) throw new MessageStored(stored)
+      }
       return joined ?? fixed(errorLine(BUSY))
     }
+    // A new thread's turn with a client's messageId whose start checks it (see `ThreadStore.startChecksMessage`).
+    const checkMessage = isNewThread && request.messageId !== undefined && store.startChecksMessage
     // The history is read in the turn's own transaction: exactly the messages before this turn's.
     const started = store.startTurn({
       thread: {
@@ -280,7 +288,21 @@ export function createChatService(options: ChatServiceOptions) {
       input: request.input,
       images: request.images,
       devMode,
+      checkMessage,
     })
+    if (checkMessage) {
+      // The start answers whether the user has the message already: the `__cutoff__` waits for it, so it names the
+      // thread that holds the message (whose state is the answer) rather than a new one. Other failures are the run's.
+      const stored = await started.then(
+        () => undefined,
+        (error: unknown) => (error instanceof MessageStored ? error : undefined),
+      )
+      if (stored) {
+        registry.end(run)
+        ticket?.release()
+        throw stored
+      }
+    }
     void runTurn(run, ticket, started, { request, participant, branch, devMode, runId })
     // The `__cutoff__` goes out at once; a request naming this thread before its start is committed commits it
     // first (see `open` and `abort`), so the chatId a client learns is always one its next request finds.
@@ -453,13 +475,20 @@ export function createChatService(options: ChatServiceOptions) {
       return startRun({ ...request, input: request.input }, participant, thread.id, branch, devMode)
     }
 
-    if (request.messageId !== undefined) {
+    // A finished messageId is answered from its thread, found by a read, or by the turn's start where that checks it.
+    const startChecks = request.input !== undefined && store.startChecksMessage
+    if (request.messageId !== undefined && !startChecks) {
       const finished = await store.threadOfUserMessage(userId, participant.agent.id, request.messageId)
       if (finished) return answerOf(finished)
     }
     // A messageId with no run and no answer, and nothing else: the request has nothing to do.
     if (request.input === undefined) throw emptyChatRequest()
-    return startRun({ ...request, input: request.input }, participant, undefined, branch, devMode)
+    try {
+      return await startRun({ ...request, input: request.input }, participant, undefined, branch, devMode)
+    } catch (error) {
+      if (error instanceof MessageStored) return answerOf(error.threadId)
+      throw error
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ import type { Storage } from '../../db/client'
 import { createPostgresWriteBatch, type PostgresTransaction } from '../../db/postgres-write-batch'
 import type { ThreadMessage } from './model'
 import {
+  MessageStored,
   RESTART_ERROR,
   threadTitle,
   toThreadMessage,
@@ -56,7 +57,9 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
   // already had messages: sent together, without waiting for each other's answers (one connection runs them in
   // order), so each history is read before its turn's user message is inserted. The start raises the thread's lease
   // epoch: the writes of any run before it are refused from now on. A turn whose thread is gone, or whose message
-  // the thread already holds, fails alone and writes nothing (its thread's epoch stays as it was).
+  // the thread already holds, fails alone and writes nothing (its thread's epoch stays as it was); so does a new
+  // thread's turn asked to check its message (`checkMessage`) that the user has in another thread already, which is
+  // told that thread (the same partial index on user messages a read of it would take).
   const startWrites = async (tx: PostgresTransaction, starts: PendingStart[]): Promise<Array<StartedTurn | Error>> => {
     const rows = starts.map(({ turn, now }) => ({
       thread_id: turn.thread.id,
@@ -72,6 +75,7 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
       input: turn.input,
       attachments: turn.images?.length ? JSON.stringify(turn.images) : null,
       now,
+      check_message: turn.checkMessage === true,
     }))
     // The histories first: sent before the statement that inserts the user messages.
     const histories = starts.map(({ turn }) =>
@@ -82,11 +86,18 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
         WITH v AS (
           SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(thread_id text, is_new boolean,
             account_id integer, deployment_id integer, agent_id integer, user_id integer, title text, run_id text,
-            message_id text, branch text, input text, attachments text, now bigint) LIMIT ${rows.length}::int
+            message_id text, branch text, input text, attachments text, now bigint, check_message boolean)
+           LIMIT ${rows.length}::int
+        ), stored AS (
+          SELECT DISTINCT ON (v.thread_id) v.thread_id, m.thread_id AS stored_in
+            FROM v JOIN chat_messages m ON m.id = v.message_id AND m.role = 'user'
+            JOIN chat_threads t ON t.id = m.thread_id AND t.user_id = v.user_id AND t.agent_id = v.agent_id
+           WHERE v.check_message
         ), created AS (
           INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at,
                                     lease_epoch)
-          SELECT thread_id, account_id, deployment_id, agent_id, user_id, title, now, now, 1 FROM v WHERE is_new
+          SELECT thread_id, account_id, deployment_id, agent_id, user_id, title, now, now, 1 FROM v
+           WHERE is_new AND thread_id NOT IN (SELECT thread_id FROM stored)
           RETURNING id, lease_epoch
         ), messages AS (
           INSERT INTO chat_messages (thread_id, id, sort, role, content, attachments, status, run_id, created_at,
@@ -111,15 +122,18 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
           SELECT v.run_id, v.thread_id, v.message_id, v.branch, 'running', v.now
             FROM v JOIN messages ON messages.thread_id = v.thread_id
         )
-        SELECT held.id AS "threadId", held.lease_epoch AS epoch, messages.sort
-          FROM held JOIN messages ON messages.thread_id = held.id` as Promise<
-        Array<{ threadId: string; epoch: number; sort: number }>
+        SELECT held.id AS "threadId", held.lease_epoch AS epoch, messages.sort, NULL AS "storedIn"
+          FROM held JOIN messages ON messages.thread_id = held.id
+        UNION ALL
+        SELECT thread_id, 0, 0, stored_in FROM stored` as Promise<
+        Array<{ threadId: string; epoch: number; sort: number; storedIn: string | null }>
       >,
       ...histories,
     ])
     const byThread = new Map(started.map((row) => [row.threadId, row]))
     return starts.map(({ turn }, index) => {
       const row = byThread.get(turn.thread.id)
+      if (row?.storedIn) return new MessageStored(row.storedIn)
       if (!row) return new Error(`the turn could not start in thread ${turn.thread.id}: gone, or holding its message`)
       return {
         history: read[index],
@@ -214,6 +228,7 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
   }
 
   return {
+    startChecksMessage: true,
     async thread(id) {
       const rows: ThreadRow[] = await client`
         SELECT id, account_id AS "accountId", deployment_id AS "deploymentId", agent_id AS "agentId", user_id AS "userId"
