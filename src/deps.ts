@@ -19,6 +19,7 @@ import type { SemanticStartupDeps } from '../plugins/semantic/startup'
 import type { WebDeps } from '../plugins/web'
 import { createEmbedTokens } from '../plugins/embed/embed-tokens'
 import { createUserProvisioner } from '../plugins/embed/provisioning'
+import { userChangesOver } from '../plugins/auth/user-changes'
 import { bindSemanticTools } from '../plugins/semantic/tools'
 import { createSemanticService, type SemanticService } from '../plugins/semantic/semantic-service'
 import type { DataSourceConfig } from '../plugins/semantic/sources/data-source'
@@ -110,7 +111,18 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
     directory: overrides.directory ?? createDirectory(storage),
     authenticateApiKey: overrides.authenticateApiKey ?? limits.forApiKeys(createApiKeyAuthenticator(storage)),
     embedTokens: overrides.embedTokens ?? limits.forEmbedTokens(createEmbedTokens(storage, clock)),
-    users: overrides.users ?? createUserProvisioner(storage, clock),
+    // Several nodes keep the users that chat requests name in memory, off every turn's path to the shared database.
+    users:
+      overrides.users ??
+      createUserProvisioner(
+        storage,
+        clock,
+        registry.shared
+          ? userChangesOver(registry, (error) =>
+              logger.warn('a user change could not be announced to the other nodes yet', { error }),
+            )
+          : undefined,
+      ),
     lifecycle,
     registry,
     semantic,

@@ -229,6 +229,8 @@ export type ClusterEvent =
   | { type: 'embed-sessions-recheck' }
   /** A deployment's AI engineer settings (its chat thread policies) changed. */
   | { type: 'policies-changed'; deploymentId: number }
+  /** A stored user's row, groups or attribute values changed (see `plugins/auth/user-changes.ts`). */
+  | { type: 'user-changed'; accountId: number; userId: number }
 
 const messageKey = (userId: number, agentId: number, messageId: string) => `${userId}:${agentId}:${messageId}`
 

@@ -20,6 +20,7 @@ import {
   SessionIdBody,
 } from './model'
 import { createUserProvisioner } from './provisioning'
+import { userChangesOver } from '../auth/user-changes'
 import { createSessionStore } from './sessions'
 import type { RunRegistry } from '../chat/run-registry'
 
@@ -36,8 +37,8 @@ export interface EmbedDeps extends AuthDeps {
   storage: Storage
   logger: Logger
   lifecycle: Pick<Lifecycle, 'onShutdown'>
-  /** Tells every node of a revocation, so open sockets of the session close at once. */
-  registry: Pick<RunRegistry, 'broadcast'>
+  /** Tells every node of a revocation, so open sockets of the session close at once, and of users provisioned. */
+  registry: Pick<RunRegistry, 'broadcast' | 'onBroadcast'>
 }
 
 /**
@@ -53,7 +54,13 @@ export function embedPlugin(deps: EmbedDeps) {
     storage,
     clock,
     directory: deps.directory,
-    provisioning: createUserProvisioner(storage, clock),
+    provisioning: createUserProvisioner(
+      storage,
+      clock,
+      userChangesOver(deps.registry, (error) =>
+        logger.warn('a user change could not be announced to the other nodes yet', { error }),
+      ),
+    ),
     sessions,
   })
 
