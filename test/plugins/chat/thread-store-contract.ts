@@ -166,6 +166,22 @@ export function threadStoreContract(name: string, open: () => Promise<ThreadStor
       expect((await store.thread(otherUser.thread.id))?.userId).toBe(harness.otherUserId)
     })
 
+    it('saves many answers of one commit, each with its own content, refusing only the stale ones', async () => {
+      const turns = Array.from({ length: 19 }, () => turn())
+      await Promise.all(turns.map((started) => store.startTurn(started)))
+      const refused = await store.saveMessages(() =>
+        turns.map((started, index) =>
+          answer(started, { content: `answer ${index} ${'x'.repeat(index * 500)}`, epoch: index === 11 ? 7 : 1 }),
+        ),
+      )
+      expect([...refused]).toEqual([turns[11].thread.id])
+      for (const [index, started] of turns.entries()) {
+        const stored = await store.messages(started.thread.id, false)
+        if (index === 11) expect(stored).toHaveLength(1)
+        else expect(stored[1].content).toBe(`answer ${index} ${'x'.repeat(index * 500)}`)
+      }
+    })
+
     it('ends a run with its outcome, error and time', async () => {
       for (const [outcome, error] of [
         ['completed', undefined],
