@@ -62,7 +62,8 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
   // epoch: the writes of any run before it are refused from now on. A turn whose thread is gone, or whose message
   // the thread already holds, fails alone and writes nothing (its thread's epoch stays as it was); so does a new
   // thread's turn asked to check its message (`checkMessage`) that the user has in another thread already, which is
-  // told that thread (the same partial index on user messages a read of it would take).
+  // told that thread (looked up by the message's id in the partial index on user messages, one lookup per turn:
+  // joined instead, the planner of a young database, whose statistics say the table is empty, read the whole index).
   const startWrites = async (tx: PostgresTransaction, starts: PendingStart[]): Promise<Array<StartedTurn | Error>> => {
     const rows = starts.map(({ turn, now }) => ({
       thread_id: turn.thread.id,
@@ -92,9 +93,12 @@ export function createPostgresThreadStore(storage: Storage, clock: () => number)
             message_id text, branch text, input text, attachments text, now bigint, check_message boolean)
            LIMIT ${rows.length}::int
         ), stored AS (
-          SELECT DISTINCT ON (v.thread_id) v.thread_id, m.thread_id AS stored_in
-            FROM v JOIN chat_messages m ON m.id = v.message_id AND m.role = 'user'
-            JOIN chat_threads t ON t.id = m.thread_id AND t.user_id = v.user_id AND t.agent_id = v.agent_id
+          SELECT v.thread_id, found.thread_id AS stored_in
+            FROM v CROSS JOIN LATERAL (
+              SELECT m.thread_id FROM chat_messages m
+               WHERE m.id = v.message_id AND m.role = 'user'
+                 AND (SELECT t.user_id = v.user_id AND t.agent_id = v.agent_id FROM chat_threads t WHERE t.id = m.thread_id)
+               LIMIT 1) found
            WHERE v.check_message
         ), created AS (
           INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at,
