@@ -5,7 +5,7 @@ import { NODE_LOST_MESSAGE } from '../../../../plugins/chat/interrupted-runs'
 import { encodeLine, encodedLine, errorLine } from '../../../../plugins/chat/lines'
 import { RedisRunRegistry } from '../../../../plugins/chat/redis-run-registry'
 import { FollowedRun } from '../../../../plugins/chat/redis-stream-follower'
-import { MemoryRunRegistry } from '../../../../plugins/chat/run-registry'
+import { MemoryRunRegistry, RunLimitReached } from '../../../../plugins/chat/run-registry'
 import { testAppStorage } from '../../../helpers/app'
 import { warnSkipped } from '../../../helpers/database-servers'
 import { redisAvailable, redisServer } from '../../../helpers/redis-server'
@@ -53,6 +53,26 @@ else {
   })
 
   describe('the Redis run registry', () => {
+    it('leaves the thread and the message free when a claim is over a limit, so a claim within it takes them', async () => {
+      const { nodes, close } = await redisNodes(2)
+      const [a, b] = nodes
+      try {
+        const limits = { keyId: 7, maxRunsPerUser: 1, maxRunsPerKey: 5 }
+        const first = (await a.start({ ...newRun(), limits }))!
+        const wanted = { ...newRun(), clientMessageId: true }
+        await expect(b.start({ ...wanted, limits })).rejects.toBeInstanceOf(RunLimitReached)
+        expect(await a.forChat(wanted.chatId)).toBeUndefined()
+        expect(await a.forMessage(wanted.userId, wanted.agentId, wanted.messageId)).toBeUndefined()
+        a.end(first)
+        await settle(async () => (await b.forChat(first.key.chatId)) === undefined)
+        const second = await b.start({ ...wanted, limits })
+        expect(second?.key.chatId).toBe(wanted.chatId)
+        b.end(second!)
+      } finally {
+        await close()
+      }
+    })
+
     it('runs its scripts by their digest: once Redis holds a script, a turn sends none of its text', async () => {
       const { nodes, url, prefix, close } = await redisNodes(1)
       const [a] = nodes
