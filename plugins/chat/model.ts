@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { ImageAttachment, ThreadMessage } from '../../db/repositories/threads/thread-message'
-import { SessionSettings } from '../embed/session-settings'
+import { SessionSettings } from '../auth/session-settings'
 
 export { ImageAttachment, ThreadMessage, ToolCall } from '../../db/repositories/threads/thread-message'
 
