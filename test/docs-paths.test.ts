@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'bun:test'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 
 const ROOT = resolve(import.meta.dir, '..')
 const AREAS = ['plugins', 'src', 'db', 'lib', 'test', 'bench', 'eval', 'harness', 'client', 'deploy', 'docs']
@@ -36,6 +36,18 @@ function namedPaths(markdown: string): string[] {
   return found.filter((path) => !PATTERN.test(path)).map((path) => path.replace(/:\d+(?::\d+)?$/, ''))
 }
 
+/**
+ * The repository paths a Markdown file's relative links point to (`[Testing](docs/testing.md)`, `../eval/README.md`),
+ * from the root and without their `#anchor`; links to other sites and to the service's own pages are left out.
+ */
+function linkedPaths(file: string, markdown: string): string[] {
+  const prose = markdown.replace(/^```[^\n]*\n[\s\S]*?^```/gm, '').replace(/`[^`\n]+`/g, '')
+  return [...prose.matchAll(/\]\(([^)\s]+)\)/g)]
+    .map(([, target]) => target!.split('#')[0]!)
+    .filter((target) => target !== '' && !/^[a-z]+:|^\//i.test(target))
+    .map((target) => join(dirname(file), target))
+}
+
 /** Folders and files git ignores by their plain path (`bench/results/`): written when the project runs, so named. */
 function ignoredPaths(root: string): string[] {
   const file = join(root, '.gitignore')
@@ -46,15 +58,16 @@ function ignoredPaths(root: string): string[] {
     .filter((line) => line !== '' && !line.startsWith('#') && !PATTERN.test(line) && !line.startsWith('!'))
 }
 
-/** `file: path` for each path the README or a chapter names that is not in the tree under `root`. */
+/** `file: path` for each path the README or a chapter names or links to that is not in the tree under `root`. */
 function missingPaths(root: string): string[] {
   const ignored = ignoredPaths(root)
-  return markdownFiles(root).flatMap((file) =>
-    namedPaths(readFileSync(join(root, file), 'utf8'))
+  return markdownFiles(root).flatMap((file) => {
+    const markdown = readFileSync(join(root, file), 'utf8')
+    return [...namedPaths(markdown), ...linkedPaths(file, markdown)]
       .filter((path) => !existsSync(join(root, path)))
       .filter((path) => !ignored.some((prefix) => path === prefix || path.startsWith(prefix.replace(/\/?$/, '/'))))
-      .map((path) => `${file}: ${path}`),
-  )
+      .map((path) => `${file}: ${path}`)
+  })
 }
 
 describe('paths named in the README and docs/', () => {
@@ -66,7 +79,7 @@ describe('paths named in the README and docs/', () => {
     expect(missingPaths(ROOT)).toEqual([])
   })
 
-  it('reports a planted wrong path, in a code span and in a fenced tree, and no right one', () => {
+  it('reports a planted wrong path, in a code span, a fenced tree or a relative link, and no right one', () => {
     mkdirSync(join(planted, 'docs'))
     mkdirSync(join(planted, 'plugins', 'auth'), { recursive: true })
     writeFileSync(join(planted, 'plugins', 'auth', 'deployment-authorization.ts'), '')
@@ -76,11 +89,17 @@ describe('paths named in the README and docs/', () => {
       'See `plugins/auth/deployment-authorization.ts:12` and `plugins/auth/access.ts`, per `plugins/<area>/`.\n\n' +
         '```\nplugins/auth/          keys\nplugins/chats/         moved\n```\n',
     )
-    writeFileSync(join(planted, 'docs', 'chat.md'), 'Results land in `bench/results/`; code in `src/main.ts`.\n')
+    writeFileSync(join(planted, 'docs', 'api.md'), '')
+    writeFileSync(
+      join(planted, 'docs', 'chat.md'),
+      'Results land in `bench/results/`; code in `src/main.ts`. See [the API](api.md#top), [tests](testing.md), ' +
+        '[the plugin](../plugins/auth/deployment-authorization.ts) and [the site](https://example.com/x.md).\n',
+    )
     expect(missingPaths(planted)).toEqual([
       'README.md: plugins/chats/',
       'README.md: plugins/auth/access.ts',
       'docs/chat.md: src/main.ts',
+      'docs/chat.md: docs/testing.md',
     ])
   })
 })
