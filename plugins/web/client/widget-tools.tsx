@@ -48,8 +48,8 @@ function RenameForm(props: { widget: EmbedWidget; onSave: (title: string) => voi
   )
 }
 
-export /** A widget's edit tools: rename, chart, wide or narrow, move earlier or later, remove. */
-function WidgetTools(props: {
+/** A widget's edit tools: rename, chart, wide or narrow, move earlier or later, remove. */
+export function WidgetTools(props: {
   widget: EmbedWidget
   /** How many widgets the dashboard has. */
   count: number
