@@ -8,6 +8,8 @@
  *   every embed session it serves. A node tells only itself; it never goes to other nodes.
  * - `policies-changed`: a deployment's AI engineer settings (its chat thread policies) changed; nodes that keep them
  *   in memory read them again.
+ * - `user-changed`: a stored user's row, groups or attribute values changed; nodes that keep users' access in memory
+ *   read that user again (`plugins/auth/user-changes.ts`).
  * - `abort`: stop the run `runId` (published by the node that was asked to, heard by the node that runs it).
  * - `ship`: a reader on another node wants the run `runId`: its node starts sending the run's lines to Redis. Published
  *   by the registry's lookup scripts inside Redis, once per run a reader first asks for.
@@ -18,6 +20,7 @@ export type ClusterEvent =
   | { type: 'embed-session-revoked'; accountId: number }
   | { type: 'embed-sessions-recheck' }
   | { type: 'policies-changed'; deploymentId: number }
+  | { type: 'user-changed'; accountId: number; userId: number }
   | { type: 'abort'; runId: string; reason: string }
   | { type: 'ship'; runId: string }
 

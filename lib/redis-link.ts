@@ -4,6 +4,9 @@
  */
 export const COMMAND_DEADLINE_MS = 2000
 
+/** The SHA-1 of each script sent, as `EVALSHA` names it (the scripts are a few constants). */
+const digests = new Map<string, string>()
+
 /**
  * One connection to Redis. Commands fail at once while it is down instead of queueing (a request must not hang on
  * an outage), and fail after a deadline while it does not answer; a command sent while it is disconnected connects it
@@ -39,6 +42,30 @@ export class RedisLink {
    * missed its deadline may still run once Redis reads it.
    */
   send(command: string, args: string[], deadlineMs = COMMAND_DEADLINE_MS): Promise<unknown> {
+    return command === 'EVAL' ? this.evaluate(args, deadlineMs) : this.dispatch(command, args, deadlineMs)
+  }
+
+  /**
+   * `EVAL script numkeys ...` sent as `EVALSHA`: Redis runs the script it has cached under that digest instead of
+   * reading (and hashing) its whole text on every call, a kilobyte and more a turn. A Redis that does not have it
+   * (restarted, or never sent it) answers NOSCRIPT without running anything, and gets the text once.
+   */
+  private async evaluate(args: string[], deadlineMs: number): Promise<unknown> {
+    const [script, ...rest] = args
+    let digest = digests.get(script)
+    if (digest === undefined) {
+      digest = new Bun.CryptoHasher('sha1').update(script).digest('hex')
+      digests.set(script, digest)
+    }
+    try {
+      return await this.dispatch('EVALSHA', [digest, ...rest], deadlineMs)
+    } catch (error) {
+      if (!String((error as Error)?.message ?? error).startsWith('NOSCRIPT')) throw error
+      return this.dispatch('EVAL', args, deadlineMs)
+    }
+  }
+
+  private dispatch(command: string, args: string[], deadlineMs: number): Promise<unknown> {
     const generation = this.generation
     const sent = this.client.connected
       ? this.client.send(command, args)

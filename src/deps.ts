@@ -18,6 +18,7 @@ import type { SemanticStartupDeps } from '../plugins/semantic/startup'
 import type { WebDeps } from '../plugins/web'
 import { createEmbedTokens, type EmbedTokens } from '../plugins/embed/embed-tokens'
 import { createUserProvisioner, type Provisioning } from '../plugins/embed/provisioning'
+import { userChangesOver } from '../plugins/auth/user-changes'
 import { bindSemanticTools } from '../plugins/semantic/tools'
 import { createSemanticService, type SemanticService } from '../plugins/semantic/semantic-service'
 import type { DataSourceConfig } from '../plugins/semantic/sources/data-source'
@@ -118,7 +119,17 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
     directory: overrides.directory ?? createDirectory(storage),
     authenticateApiKey: overrides.authenticateApiKey ?? limits.forApiKeys(createApiKeyAuthenticator(storage)),
     embedTokens: overrides.embedTokens ?? limits.forEmbedTokens(createEmbedTokens(storage, clock)),
-    users: overrides.users ?? createUserProvisioner(storage, clock),
+    // Several nodes keep the users that chat requests name in memory, off every turn's path to the shared database.
+    users:
+      overrides.users ??
+      createUserProvisioner(
+        storage,
+        clock,
+        userChangesOver(bus, (error) =>
+          logger.warn('a user change could not be announced to the other nodes yet', { error }),
+        ),
+        bus.shared,
+      ),
     lifecycle,
     registry,
     bus,

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 
 /** What the nodes sent a backing server and got back, summed over their connections to it. */
 export interface SocketTraffic {
@@ -20,9 +21,71 @@ export interface BackingTraffic {
   redis: SocketTraffic
   /** Commands by name, as INFO commandstats counts them: those the scripts run are counted too. */
   commands: Counts
+  /** What Postgres itself did apart from its socket traffic (see `PostgresWork`). */
+  work: PostgresWork
+}
+
+/**
+ * Where Postgres's CPU goes: running the statements (pg_stat_statements' execution time) against the rest of its
+ * backends' time (parse, bind, protocol, commit and its WAL flush), and its background processes apart; the WAL it
+ * wrote (`pg_stat_wal`): bytes, full-page images (pages written whole at their first change after a checkpoint) and
+ * flushes to disk.
+ */
+export interface PostgresWork {
+  /** Milliseconds, summed over the statements (pg_stat_statements' total_exec_time). */
+  executionMs: number
+  /** CPU milliseconds of the backends serving connections, and of each background process by its role. */
+  backendCpuMs: number
+  backgroundCpuMs: Counts
+  walBytes: number
+  walRecords: number
+  walFullPageImages: number
+  walWrites: number
+  walSyncs: number
+}
+
+/** CPU milliseconds of each child of the postmaster `pid`, with its role (`backend` or the process's title). */
+function postgresChildren(postmaster: number): Map<number, { role: string; cpuMs: number }> {
+  const children = new Map<number, { role: string; cpuMs: number }>()
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry)
+    if (!Number.isInteger(pid)) continue
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const fields = stat
+        .slice(stat.lastIndexOf(')') + 2)
+        .split(' ')
+        .map(Number)
+      if (fields[1] !== postmaster) continue
+      // `postgres: postgres service 127.0.0.1(41234) idle` for a backend, `postgres: walwriter` for the others.
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
+      const role = /\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\]/.test(title)
+        ? 'backend'
+        : title
+            .replace(/^postgres:\s*/, '')
+            .replace(/\s+\d.*$/, '')
+            .trim() || 'other'
+      // utime and stime (fields 14 and 15 of the line).
+      children.set(pid, { role, cpuMs: ((fields[11] + fields[12]) * 1000) / 100 })
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return children
 }
 
 const zero = (): SocketTraffic => ({ bytesSent: 0, bytesReceived: 0, writes: 0, reads: 0 })
+
+const noWork = (): PostgresWork => ({
+  executionMs: 0,
+  backendCpuMs: 0,
+  backgroundCpuMs: new Map(),
+  walBytes: 0,
+  walRecords: 0,
+  walFullPageImages: 0,
+  walWrites: 0,
+  walSyncs: 0,
+})
 
 /**
  * The TCP counters of every connection `pids` hold to `port` on this machine (`ss -tinp`), by local address: read
@@ -87,7 +150,13 @@ function countsDelta(before: Counts, after: Counts): Counts {
  * the rounds wrapped in `during`, summed over them: statements and transactions from pg_stat_statements, commands
  * from INFO, bytes and writes each way from the kernel's counters of the nodes' own connections.
  */
-export function backingTraffic(options: { postgresUrl: string; redisUrl: string; pids: number[] }) {
+export function backingTraffic(options: {
+  postgresUrl: string
+  redisUrl: string
+  pids: number[]
+  /** The postmaster, whose children's CPU is split between backends and background processes. */
+  postgresPid?: number
+}) {
   const pids = new Set(options.pids)
   const postgresPort = Number(new URL(options.postgresUrl).port)
   const redisPort = Number(new URL(options.redisUrl).port)
@@ -96,6 +165,7 @@ export function backingTraffic(options: { postgresUrl: string; redisUrl: string;
     statements: new Map(),
     redis: zero(),
     commands: new Map(),
+    work: noWork(),
   }
 
   // One connection each, kept: the measurement's own statements and commands are left out of what it counts.
@@ -116,6 +186,27 @@ export function backingTraffic(options: { postgresUrl: string; redisUrl: string;
     return counts
   }
 
+  /** Execution time and WAL so far (cumulative counters of the server). */
+  async function postgresWork(): Promise<Omit<PostgresWork, 'backendCpuMs' | 'backgroundCpuMs'>> {
+    const [statements] = await postgresClient.unsafe(
+      `SELECT coalesce(sum(total_exec_time), 0)::float8 AS ms FROM pg_stat_statements
+          WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_stat_wal%'`,
+    )
+    const [wal] = await postgresClient.unsafe(
+      `SELECT wal_records::float8 AS records, wal_fpi::float8 AS fpi, wal_bytes::float8 AS bytes,
+              wal_write::float8 AS writes, wal_sync::float8 AS syncs FROM pg_stat_wal`,
+    )
+    return {
+      executionMs: Number(statements.ms),
+      walBytes: Number(wal.bytes),
+      walRecords: Number(wal.records),
+      walFullPageImages: Number(wal.fpi),
+      walWrites: Number(wal.writes),
+      walSyncs: Number(wal.syncs),
+    }
+  }
+
   async function redisCounts(): Promise<Counts> {
     const commands: Counts = new Map()
     const text = String(await redisClient.send('INFO', ['commandstats']))
@@ -132,8 +223,12 @@ export function backingTraffic(options: { postgresUrl: string; redisUrl: string;
         redis: await redisCounts(),
         postgres: socketCounters(postgresPort, pids),
         redisSockets: socketCounters(redisPort, pids),
+        work: await postgresWork(),
+        children: options.postgresPid ? postgresChildren(options.postgresPid) : new Map(),
       }
       const result = await round()
+      const children = options.postgresPid ? postgresChildren(options.postgresPid) : new Map()
+      const work = await postgresWork()
       const postgres = socketCounters(postgresPort, pids)
       const redisSockets = socketCounters(redisPort, pids)
       const statements = await statementCounts()
@@ -146,6 +241,21 @@ export function backingTraffic(options: { postgresUrl: string; redisUrl: string;
       }
       add(total.statements, countsDelta(before.statements, statements))
       add(total.commands, countsDelta(before.redis, redis))
+      for (const key of [
+        'executionMs',
+        'walBytes',
+        'walRecords',
+        'walFullPageImages',
+        'walWrites',
+        'walSyncs',
+      ] as const)
+        total.work[key] += work[key] - before.work[key]
+      // Each child's growth (one started meanwhile from zero; one that exited meanwhile is not counted).
+      for (const [pid, child] of children) {
+        const grown = child.cpuMs - (before.children.get(pid)?.cpuMs ?? 0)
+        if (child.role === 'backend') total.work.backendCpuMs += grown
+        else total.work.backgroundCpuMs.set(child.role, (total.work.backgroundCpuMs.get(child.role) ?? 0) + grown)
+      }
       return result
     },
     total,

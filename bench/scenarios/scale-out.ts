@@ -78,9 +78,31 @@ function trafficRows(
     unit,
     note,
   })
-  const { postgres, redis, statements, commands } = traffic
+  const { postgres, redis, statements, commands, work } = traffic
   const commits = statements.get('COMMIT') ?? 0
+  const background = sum(work.backgroundCpuMs)
+  const ms = (value: number) => (value / turns).toFixed(3)
   return [
+    // Where Postgres's CPU goes: its statements' execution, the rest of its backends' time, its other processes.
+    row('Postgres statement execution time (pg_stat_statements)', work.executionMs, 'ms'),
+    row(
+      'Postgres backends’ CPU',
+      work.backendCpuMs,
+      'ms',
+      `execution ${ms(work.executionMs)} ms, the rest (parse, bind, protocol, commit, WAL flush) ${ms(work.backendCpuMs - work.executionMs)} ms`,
+    ),
+    row(
+      'Postgres background processes’ CPU',
+      background,
+      'ms',
+      [...work.backgroundCpuMs]
+        .sort((a, b) => b[1] - a[1])
+        .map(([role, cpu]) => `${role} ${ms(cpu)}`)
+        .join('; '),
+    ),
+    row('Postgres WAL bytes', work.walBytes, 'B', `${(work.walRecords / turns).toFixed(1)} records a turn`),
+    row('Postgres WAL full-page images', work.walFullPageImages, ''),
+    row('Postgres WAL flushes (fsync)', work.walSyncs, '', `${(work.walWrites / turns).toFixed(2)} writes a turn`),
     row('Postgres statements', sum(statements), '', perTurnNote(statements, turns, 10)),
     row('Postgres transactions (COMMIT)', commits, ''),
     row('Postgres round trips (the nodes’ writes to it)', postgres.writes, ''),
@@ -175,7 +197,12 @@ export async function scaleOutScenario(context: BenchContext): Promise<Row[]> {
     nodeCpuMs.fill(0)
     backingCpuMs.postgres = backingCpuMs.redis = 0
     // What the nodes' rounds cost Postgres and Redis: statements, commands, bytes and writes each way.
-    const traffic = backingTraffic({ postgresUrl: postgres.url, redisUrl: redis.url, pids: nodes.map((n) => n.pid) })
+    const traffic = backingTraffic({
+      postgresUrl: postgres.url,
+      redisUrl: redis.url,
+      pids: nodes.map((n) => n.pid),
+      postgresPid: postgres.pid,
+    })
     stops.push(traffic.close)
     const result = await alternate(config.rounds, oneNode, () => traffic.during(severalNodes))
     const one = medianOf(result.a, (round) => round.perSecond)

@@ -87,7 +87,7 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
       throw new BadRequestError('embedTenantProfile requires embedTenantName', 'EMBED_TENANT_REQUIRED')
 
     // One transaction: any error rolls back the tenant, the definitions, the user and the session together.
-    return storage.transaction(async (tx) => {
+    const { sessionId, userId } = await storage.transaction(async (tx) => {
       await sessions.prune(tx)
       const tenant =
         body.embedTenantName === undefined ? undefined : await findOrCreateTenant(tx, account.id, body.embedTenantName)
@@ -135,7 +135,10 @@ export function createSessionGenerator(deps: GenerateSessionDeps) {
         userAttributes,
         securityContext,
       })
-      return { sessionId }
+      return { sessionId, userId: user.userId }
     })
+    // Committed: the nodes that keep users' access in memory read this one again.
+    provisioning.changed(account.id, userId)
+    return { sessionId }
   }
 }

@@ -3,6 +3,7 @@ import type { AttributeValue, users } from '../../db/schema'
 import { BadRequestError, ForbiddenError } from '../../lib/errors'
 import { normalizeIdentity } from '../auth/normalize-identity'
 import type { ResolvedUser, UserAccess, UserProvisioner } from '../auth/user-provisioner'
+import type { UserChanges } from '../auth/user-changes'
 import { assertAttributeValue, assertUniqueNames } from './attribute-values'
 import { createCatalogQueries, type CatalogScope } from './catalog'
 import { CHAT_FORBIDDEN_WITH_INTERNAL_ID, checkIdentity, checkPictureUrl, type Identity } from './identity'
@@ -76,7 +77,25 @@ export interface Provisioning extends UserProvisioner {
   provision(tx: Db, request: ProvisionRequest): Promise<ResolvedUser>
   /** Tenant-wide access plus, for an embed tenant, that tenant's scoped groups and attributes (which win on a name clash). */
   snapshot(tx: Db, userId: number, embedTenantId: number | null): Promise<AccessSnapshot>
+  /** Announces that `provision` in a caller's transaction changed the user: called once that is committed. */
+  changed(accountId: number, userId: number): void
 }
+
+/**
+ * How old a user's access kept in memory may be (see `createUserProvisioner`): a change is announced to every node at
+ * once, and this bounds it should the announcement be lost.
+ */
+export const USERS_MAX_AGE_MS = 5_000
+
+/** How many users' access a node keeps in memory at most (the oldest go first). */
+const USERS_KEPT = 10_000
+
+/** Whether `sessionSettings` only names the user: provisioning it changes nothing stored, it only reads the user. */
+const namesOnly = (settings: SessionSettings) =>
+  settings.email === undefined &&
+  settings.groups === undefined &&
+  settings.userAttributes === undefined &&
+  settings.securityContext === undefined
 
 type UserQueries = ReturnType<Storage['repositories']['embedUsers']>
 
@@ -238,12 +257,66 @@ async function writeAttributeValues(
   }
 }
 
+/** Resolves a chat request's `sessionSettings` to its user, provisioning it first when the settings change it. */
+type SessionSettingsResolver = (accountId: number, settings: SessionSettings) => Promise<ResolvedUser>
+
+/**
+ * `resolve`, with the users that settings name by identity alone (they change nothing stored) kept in memory: the user
+ * each identity names and each user's access, as last read, for at most `USERS_MAX_AGE_MS`. A change heard on
+ * `changes` forgets that user (all users when changes may have been missed); a read under way when one comes is
+ * answered but not kept.
+ */
+function cachedByIdentity(resolve: SessionSettingsResolver, changes: UserChanges, clock: () => number) {
+  const userIds = new Map<string, number>()
+  const known = new Map<number, { user: ResolvedUser; readAt: number }>()
+  // Counts the changes heard: a read under way when one comes is answered but not kept.
+  let heard = 0
+  changes.listen((change) => {
+    heard++
+    if (change) known.delete(change.userId)
+    else known.clear()
+  })
+  const keep = <K, V>(map: Map<K, V>, key: K, value: V) => {
+    map.delete(key)
+    map.set(key, value)
+    if (map.size > USERS_KEPT) map.delete(map.keys().next().value as K)
+  }
+
+  return async (accountId: number, settings: SessionSettings): Promise<ResolvedUser> => {
+    if (!namesOnly(settings)) return resolve(accountId, settings)
+    const identity = checkIdentity(settings, CHAT_FORBIDDEN_WITH_INTERNAL_ID)
+    const key = `${accountId}:${identity.kind}:${identity.kind === 'internal' ? identity.username : identity.externalId}`
+    const userId = userIds.get(key)
+    const kept = userId === undefined ? undefined : known.get(userId)
+    if (kept && clock() - kept.readAt < USERS_MAX_AGE_MS) return kept.user
+    const before = heard
+    const readAt = clock()
+    const user = await resolve(accountId, settings)
+    if (heard === before) {
+      keep(userIds, key, user.userId)
+      keep(known, user.userId, { user, readAt })
+    }
+    return user
+  }
+}
+
 /**
  * The user provisioning rules (identity, profile, attribute values, group memberships), shared by generate-session, chat `sessionSettings`,
  * service tokens and `.../sql`: one implementation so the three entry points can never disagree on who a user is
  * or what they may see. Public calls that write each run in one transaction.
+ *
+ * With `changes` and `keepUsers` (several nodes on one database), a `sessionSettings` that only names a stored user (every chat turn
+ * of an embedded app or a backend names it again) is answered from memory, off the turn's path to the shared
+ * database: the user's access as last read, at most `USERS_MAX_AGE_MS` old. A provisioning that writes a user
+ * announces it once committed (`UserChanges.publish`), and every node forgets that user at once. A node that serves
+ * alone keeps no users (`keepUsers` false) but still announces, to whoever listens in the process.
  */
-export function createUserProvisioner(storage: Storage, clock: () => number): Provisioning {
+export function createUserProvisioner(
+  storage: Storage,
+  clock: () => number,
+  changes?: UserChanges,
+  keepUsers = changes !== undefined,
+): Provisioning {
   const catalog = createCatalogQueries(storage)
   const queries = storage.repositories.embedUsers()
   const { snapshot, accessIn } = createAccessReader(queries)
@@ -306,27 +379,37 @@ export function createUserProvisioner(storage: Storage, clock: () => number): Pr
     return { userId, kind: identity.kind, access: await accessIn(tx, userId, known) }
   }
 
+  async function resolveSessionSettings(accountId: number, settings: SessionSettings): Promise<ResolvedUser> {
+    const identity = checkIdentity(settings, CHAT_FORBIDDEN_WITH_INTERNAL_ID)
+    const request: ProvisionRequest = {
+      accountId,
+      identity,
+      email: settings.email,
+      groups: settings.groups,
+      userAttributes: settings.userAttributes,
+      securityContext: settings.securityContext,
+      scope: { accountId, embedTenantId: null },
+    }
+    try {
+      return await storage.readCommitted((db) => provision(db, request, readOnly))
+    } catch (error) {
+      if (!(error instanceof WriteNeeded)) throw error
+    }
+    const written = await storage.transaction((tx) => provision(tx, request))
+    changes?.publish({ accountId, userId: written.userId })
+    return written
+  }
+
   return {
     provision: (tx, request) => provision(tx, request),
     snapshot,
     accessOf: (userId: number) => accessIn(storage.db, userId),
-    async fromSessionSettings(accountId: number, settings: SessionSettings): Promise<ResolvedUser> {
-      const identity = checkIdentity(settings, CHAT_FORBIDDEN_WITH_INTERNAL_ID)
-      const request: ProvisionRequest = {
-        accountId,
-        identity,
-        email: settings.email,
-        groups: settings.groups,
-        userAttributes: settings.userAttributes,
-        securityContext: settings.securityContext,
-        scope: { accountId, embedTenantId: null },
-      }
-      try {
-        return await storage.readCommitted((db) => provision(db, request, readOnly))
-      } catch (error) {
-        if (!(error instanceof WriteNeeded)) throw error
-      }
-      return storage.transaction((tx) => provision(tx, request))
+    fromSessionSettings:
+      changes && keepUsers
+        ? cachedByIdentity(resolveSessionSettings, changes, clock)
+        : (accountId: number, settings: SessionSettings) => resolveSessionSettings(accountId, settings),
+    changed(accountId: number, userId: number): void {
+      changes?.publish({ accountId, userId })
     },
     async find(accountId: number, settings: { externalId?: string; internalId?: string }): Promise<number | undefined> {
       // The same rules as provisioning: an externalId that is not lowercase and trimmed is 400, never normalized

@@ -30,6 +30,19 @@ export interface NewTurn {
   images: ImageAttachment[] | undefined
   /** Whether the history comes back with `thinking` (development branches only). */
   devMode: boolean
+  /**
+   * Whether the start is refused, with `MessageStored`, when the user already has this message (a client's
+   * `messageId`, its idempotency key across its threads) in a thread with this agent: the start answers it, instead of
+   * a read before it (see `ThreadStore.startChecksMessage`).
+   */
+  checkMessage?: boolean
+}
+
+/** A turn start refused: the user's message is stored already, in `threadId`; nothing was written. */
+export class MessageStored extends Error {
+  constructor(readonly threadId: string) {
+    super(`the message is stored already, in thread ${threadId}`)
+  }
 }
 
 /** A stored turn start. */
@@ -78,6 +91,13 @@ export interface MessageSave {
  * its write is committed, never before.
  */
 export interface ThreadStore {
+  /**
+   * Whether a new thread's turn asks its start to check its message (`NewTurn.checkMessage`) rather than reading
+   * `threadOfUserMessage` first: on Postgres a read is a round trip and a statement of its own, while the start's
+   * statement checks it by the same index; on SQLite the read costs less than making the `__cutoff__` wait for the
+   * start's commit.
+   */
+  readonly startChecksMessage: boolean
   thread(id: string): Promise<ThreadRow | undefined>
   /** The thread's messages in order, in their wire shape (`thinking` only in development mode). */
   messages(threadId: string, devMode: boolean): Promise<ThreadMessage[]>

@@ -1,6 +1,7 @@
 import type { SQL } from 'bun'
 import { createPostgresWriteBatch, type PostgresTransaction } from '../../postgres/postgres-write-batch'
 import {
+  MessageStored,
   RESTART_ERROR,
   threadTitle,
   toThreadMessage,
@@ -14,6 +15,17 @@ import {
   type ThreadMessage,
   type ThreadStore,
 } from '.'
+
+/*
+ * Each multi-row statement below reads its rows from one JSON parameter, `LIMIT`ed to their number: the planner
+ * takes a set-returning function for 100 rows whatever it holds, and for 100 rows it joined the threads and runs by
+ * scanning the whole table (a hash join), on every commit; told their number (at most a few dozen), it looks each
+ * one up by its key. A young database (the bench's, a new deployment's) has small tables, where a scan costs little
+ * per row but still grows with every turn stored.
+ */
+
+/** How many messages one save statement carries (their contents are its text parameters, a fixed number of them). */
+const CONTENT_SLOTS = 8
 
 /**
  * The thread store on Postgres, through Bun's SQL client (tagged statements: prepared once per connection and
@@ -41,7 +53,10 @@ export function createPostgresThreadStore(client: SQL, clock: () => number): Thr
   // already had messages: sent together, without waiting for each other's answers (one connection runs them in
   // order), so each history is read before its turn's user message is inserted. The start raises the thread's lease
   // epoch: the writes of any run before it are refused from now on. A turn whose thread is gone, or whose message
-  // the thread already holds, fails alone and writes nothing (its thread's epoch stays as it was).
+  // the thread already holds, fails alone and writes nothing (its thread's epoch stays as it was); so does a new
+  // thread's turn asked to check its message (`checkMessage`) that the user has in another thread already, which is
+  // told that thread (looked up by the message's id in the partial index on user messages, one lookup per turn:
+  // joined instead, the planner of a young database, whose statistics say the table is empty, read the whole index).
   const startWrites = async (tx: PostgresTransaction, starts: PendingStart[]): Promise<Array<StartedTurn | Error>> => {
     const rows = starts.map(({ turn, now }) => ({
       thread_id: turn.thread.id,
@@ -57,6 +72,7 @@ export function createPostgresThreadStore(client: SQL, clock: () => number): Thr
       input: turn.input,
       attachments: turn.images?.length ? JSON.stringify(turn.images) : null,
       now,
+      check_message: turn.checkMessage === true,
     }))
     // The histories first: sent before the statement that inserts the user messages.
     const histories = starts.map(({ turn }) =>
@@ -67,11 +83,21 @@ export function createPostgresThreadStore(client: SQL, clock: () => number): Thr
         WITH v AS (
           SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(thread_id text, is_new boolean,
             account_id integer, deployment_id integer, agent_id integer, user_id integer, title text, run_id text,
-            message_id text, branch text, input text, attachments text, now bigint)
+            message_id text, branch text, input text, attachments text, now bigint, check_message boolean)
+           LIMIT ${rows.length}::int
+        ), stored AS (
+          SELECT v.thread_id, found.thread_id AS stored_in
+            FROM v CROSS JOIN LATERAL (
+              SELECT m.thread_id FROM chat_messages m
+               WHERE m.id = v.message_id AND m.role = 'user'
+                 AND (SELECT t.user_id = v.user_id AND t.agent_id = v.agent_id FROM chat_threads t WHERE t.id = m.thread_id)
+               LIMIT 1) found
+           WHERE v.check_message
         ), created AS (
           INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at,
                                     lease_epoch)
-          SELECT thread_id, account_id, deployment_id, agent_id, user_id, title, now, now, 1 FROM v WHERE is_new
+          SELECT thread_id, account_id, deployment_id, agent_id, user_id, title, now, now, 1 FROM v
+           WHERE is_new AND thread_id NOT IN (SELECT thread_id FROM stored)
           RETURNING id, lease_epoch
         ), messages AS (
           INSERT INTO chat_messages (thread_id, id, sort, role, content, attachments, status, run_id, created_at,
@@ -96,15 +122,18 @@ export function createPostgresThreadStore(client: SQL, clock: () => number): Thr
           SELECT v.run_id, v.thread_id, v.message_id, v.branch, 'running', v.now
             FROM v JOIN messages ON messages.thread_id = v.thread_id
         )
-        SELECT held.id AS "threadId", held.lease_epoch AS epoch, messages.sort
-          FROM held JOIN messages ON messages.thread_id = held.id` as Promise<
-        Array<{ threadId: string; epoch: number; sort: number }>
+        SELECT held.id AS "threadId", held.lease_epoch AS epoch, messages.sort, NULL AS "storedIn"
+          FROM held JOIN messages ON messages.thread_id = held.id
+        UNION ALL
+        SELECT thread_id, 0, 0, stored_in FROM stored` as Promise<
+        Array<{ threadId: string; epoch: number; sort: number; storedIn: string | null }>
       >,
       ...histories,
     ])
     const byThread = new Map(started.map((row) => [row.threadId, row]))
     return starts.map(({ turn }, index) => {
       const row = byThread.get(turn.thread.id)
+      if (row?.storedIn) return new MessageStored(row.storedIn)
       if (!row) return new Error(`the turn could not start in thread ${turn.thread.id}: gone, or holding its message`)
       return {
         history: read[index],
@@ -138,7 +167,7 @@ export function createPostgresThreadStore(client: SQL, clock: () => number): Thr
     const ended: Array<{ id: string }> = await tx`
       WITH v AS (
         SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(run_id text, epoch integer,
-          status text, error text, ended_at bigint)
+          status text, error text, ended_at bigint) LIMIT ${rows.length}::int
       ), held AS (
         SELECT r.id FROM v JOIN chat_runs r ON r.id = v.run_id JOIN chat_threads t ON t.id = r.thread_id
          WHERE t.lease_epoch = v.epoch FOR SHARE OF t
@@ -153,18 +182,27 @@ export function createPostgresThreadStore(client: SQL, clock: () => number): Thr
 
   // A save with nothing to append (an answer's end: its status) keeps the stored content as it is: an answer past
   // 2 KB is compressed out of line (TOAST), and appending '' still decompressed, compressed and wrote all of it again.
-  // Every message of the commit in one statement (one round trip however many runs are streaming), as one JSON
-  // parameter (one statement text, prepared once, whatever the number of rows). Fencing: a thread's rows are written
-  // only while its lease epoch is still the one the run started with, and the threads checked are locked FOR SHARE
-  // until the commit, so a node interrupting a run in its owner's place (it raises the epoch first) either waits
-  // for this commit or makes it refuse the rows; the statement returns the threads refused.
+  // Every message of the commit in one statement (one round trip however many runs are streaming; pipelined
+  // statements of `CONTENT_SLOTS` messages each past that), its small fields as one JSON parameter and its contents
+  // as text parameters of their own (one statement text, prepared once, whatever the number of rows): Postgres reads
+  // a JSON text character by character, twice (the cast checks it, the function reads it), which for an answer of
+  // 20 KB cost five times what taking it as a plain parameter does. Fencing: a thread's rows are written only while
+  // its lease epoch is still the one the run started with, and the threads checked are locked FOR SHARE until the
+  // commit, so a node interrupting a run in its owner's place (it raises the epoch first) either waits for this
+  // commit or makes it refuse the rows; the statement returns the threads refused.
   const saveWrites = async (tx: PostgresTransaction, saves: MessageSave[]): Promise<ReadonlySet<string>> => {
-    if (saves.length === 0) return new Set()
-    const rows = saves.map((message) => ({
+    const statements: Array<Promise<Array<{ threadId: string }>>> = []
+    for (let first = 0; first < saves.length; first += CONTENT_SLOTS)
+      statements.push(saveSome(tx, saves.slice(first, first + CONTENT_SLOTS)))
+    const refused = await Promise.all(statements)
+    return new Set(refused.flat().map((row) => row.threadId))
+  }
+  const saveSome = (tx: PostgresTransaction, saves: MessageSave[]): Promise<Array<{ threadId: string }>> => {
+    const rows = saves.map((message, index) => ({
       thread_id: message.threadId,
       id: message.id,
       sort: message.sort,
-      content: message.content,
+      slot: index + 1,
       thinking: message.thinking,
       graph_path: message.graphPath,
       tool_call: message.toolCall,
@@ -174,11 +212,18 @@ export function createPostgresThreadStore(client: SQL, clock: () => number): Thr
       updated_at: message.updatedAt,
       epoch: message.epoch,
     }))
-    const refused: Array<{ threadId: string }> = await tx`
+    const c = saves.map((message) => message.content)
+    while (c.length < CONTENT_SLOTS) c.push('')
+    return tx`
       WITH v AS (
-        SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(thread_id text, id text, sort integer,
-          content text, thinking text, graph_path text, tool_call text, status text, run_id text, created_at bigint,
-          updated_at bigint, epoch integer)
+        SELECT v.thread_id, v.id, v.sort, v.thinking, v.graph_path, v.tool_call, v.status, v.run_id, v.created_at,
+               v.updated_at, v.epoch,
+               (ARRAY[${c[0]}::text, ${c[1]}::text, ${c[2]}::text, ${c[3]}::text, ${c[4]}::text, ${c[5]}::text,
+                      ${c[6]}::text, ${c[7]}::text])[v.slot] AS content
+          FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(thread_id text, id text, sort integer,
+            slot integer, thinking text, graph_path text, tool_call text, status text, run_id text, created_at bigint,
+            updated_at bigint, epoch integer)
+         LIMIT ${rows.length}::int
       ), held AS (
         SELECT t.id FROM chat_threads t WHERE (t.id, t.lease_epoch) IN (SELECT thread_id, epoch FROM v) FOR SHARE
       ), saved AS (
@@ -195,10 +240,10 @@ export function createPostgresThreadStore(client: SQL, clock: () => number): Thr
           updated_at = excluded.updated_at
       )
       SELECT DISTINCT thread_id AS "threadId" FROM v WHERE thread_id NOT IN (SELECT id FROM held)`
-    return new Set(refused.map((row) => row.threadId))
   }
 
   return {
+    startChecksMessage: true,
     async thread(id) {
       const rows: ThreadRow[] = await client`
         SELECT id, account_id AS "accountId", deployment_id AS "deploymentId", agent_id AS "agentId", user_id AS "userId"

@@ -4,6 +4,7 @@ import type { SqliteConnection } from '../../sqlite/sqlite-connection'
 import { writeBatchOf } from '../../sqlite/write-batch'
 import {
   RESTART_ERROR,
+  MessageStored,
   threadTitle,
   toThreadMessage,
   userMessageOf,
@@ -80,6 +81,10 @@ export function createSqliteThreadStore(connection: SqliteConnection, clock: () 
   const batch = writeBatchOf(connection)
   const startTurnWrites = (turn: NewTurn, now: number): StartedTurn => {
     const { thread } = turn
+    if (turn.checkMessage) {
+      const stored = userMessage.get(turn.messageId, thread.userId, thread.agentId)
+      if (stored) throw new MessageStored(stored.threadId)
+    }
     const history = turn.isNewThread ? [] : messages(thread.id, turn.devMode)
     let epoch = 1
     if (turn.isNewThread)
@@ -123,6 +128,7 @@ export function createSqliteThreadStore(connection: SqliteConnection, clock: () 
   }
 
   return {
+    startChecksMessage: false,
     async thread(id) {
       return threadById.get(id) ?? undefined
     },

@@ -1,4 +1,5 @@
 import { BadRequestError } from '../../../lib/errors'
+import { MessageStored } from '../../../db/repositories/threads'
 import type { ChatRequest } from '../model'
 import { cutoffLine, errorLine, stateLine } from '../stream/lines'
 import type { TurnSource } from '../stream/run-readers'
@@ -84,12 +85,19 @@ export function createTurnOpener(
       return start(thread.id, request.input)
     }
 
-    if (request.messageId !== undefined) {
+    // A finished messageId is answered from its thread, found by a read, or by the turn's start where that checks it.
+    const startChecks = request.input !== undefined && store.startChecksMessage
+    if (request.messageId !== undefined && !startChecks) {
       const finished = await store.threadOfUserMessage(userId, participant.agent.id, request.messageId)
       if (finished) return answerOf(finished)
     }
     // A messageId with no run and no answer, and nothing else: the request has nothing to do.
     if (request.input === undefined) throw emptyChatRequest()
-    return start(undefined, request.input)
+    try {
+      return await start(undefined, request.input)
+    } catch (error) {
+      if (error instanceof MessageStored) return answerOf(error.threadId)
+      throw error
+    }
   }
 }

@@ -1,3 +1,4 @@
+import { MessageStored } from '../../../db/repositories/threads'
 import type { ChatRequest } from '../model'
 import { RunLimitReached, type RunStart } from '../registry/run-registry'
 import { type Run } from '../registry/run'
@@ -106,6 +107,12 @@ export function createRunStarter(options: ChatServiceOptions, services: TurnServ
     const joined = joinedRun(request, participant, active, turn.devMode)
     // Joined in a thread the request did not name: read under the same policies as a named one.
     if (joined && active!.key.chatId !== chatId) await options.mayRead?.(participant, active!.key.chatId)
+    // Its run ended (or the lookup missed it) since the claim was refused: a new thread's message whose start would
+    // have checked it is answered from the thread that holds it, as that check would have.
+    if (!joined && chatId === undefined && request.messageId !== undefined && store.startChecksMessage) {
+      const stored = await store.threadOfUserMessage(participant.userId, participant.agent.id, messageId)
+      if (stored !== undefined) throw new MessageStored(stored)
+    }
     return joined ?? fixedLines(errorLine(BUSY))
   }
 
@@ -130,6 +137,8 @@ export function createRunStarter(options: ChatServiceOptions, services: TurnServ
     }
     const run = await register(turn, { threadId, messageId, runId }, ticket)
     if (!run) return joinTaken(turn, threadId, messageId)
+    // A new thread's turn with a client's messageId whose start checks it (see `ThreadStore.startChecksMessage`).
+    const checkMessage = chatId === undefined && request.messageId !== undefined && store.startChecksMessage
     // The history is read in the turn's own transaction: exactly the messages before this turn's.
     const started = store.startTurn({
       thread: {
@@ -146,7 +155,21 @@ export function createRunStarter(options: ChatServiceOptions, services: TurnServ
       input: request.input,
       images: request.images,
       devMode: turn.devMode,
+      checkMessage,
     })
+    if (checkMessage) {
+      // The start answers whether the user has the message already: the `__cutoff__` waits for it, so it names the
+      // thread that holds the message (whose state is the answer) rather than a new one. Other failures are the run's.
+      const stored = await started.then(
+        () => undefined,
+        (error: unknown) => (error instanceof MessageStored ? error : undefined),
+      )
+      if (stored) {
+        registry.end(run)
+        ticket?.release()
+        throw stored
+      }
+    }
     void runTurn(services, run, { ...turn, request, runId, started, ticket })
     // The `__cutoff__` goes out at once; a request naming this thread before its start is committed commits it
     // first (`openTurn` and `abort` flush the writes of a thread with a run), so the chatId a client learns is

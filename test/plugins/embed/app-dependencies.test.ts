@@ -56,6 +56,9 @@ describe('embedPlugin with the app dependencies', () => {
     bus.subscribe((event) => heard.push(event))
     test = createTestApp({ bus })
     const sessionId = await mint(test, { externalId: 'cid' })
+    // Minting provisioned the user, and says so.
+    expect(heard.map((event) => event.type)).toEqual(['user-changed'])
+    heard.length = 0
     const response = await test.request('POST', '/api/v1/embed/session/revoke', { headers: admin, body: { sessionId } })
     expect(response.status).toBe(204)
     expect(heard).toEqual([{ type: 'embed-session-revoked', accountId: 1 }])

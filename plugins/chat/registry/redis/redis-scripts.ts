@@ -31,38 +31,67 @@ local function unquota(prefix, record)
 end`
 
 /**
- * Claims the thread and message keys for ARGV[1] (record), ARGV[2] (leaseMs), ARGV[3] (holdMs), within the limits of
- * ARGV[5] (quota prefix, '' for none), ARGV[6] and ARGV[7] (most runs per user and per key): -1 or -2 when the user or
- * the key already has as many running on every node. Follows `QUOTAS`.
+ * The run of ARGV[1] (record) counted in the limits of ARGV[5] (quota prefix, '' for none), ARGV[6] and ARGV[7] (most
+ * runs per user and per key): `overLimit()` is -1 or -2 when the user or the key already has as many running on every
+ * node (else nil), and `count(leaseMs)` counts the run in. A run whose lease has ended (its node died) counts no more,
+ * counted out by its score (one command a limit, not a removal and a count); the sweep that interrupts it takes it
+ * out of the sets, as a run's release does, and a set left empty is gone. Follows `QUOTAS` and `NOW`.
+ */
+const LIMITS = `
+local sets, runId = quotas(ARGV[5], ARGV[1])
+local function overLimit()
+  local limits = { tonumber(ARGV[6]), tonumber(ARGV[7]) }
+  for index, set in ipairs(sets) do
+    if redis.call('ZCOUNT', set, '(' .. now, '+inf') >= limits[index] then return -index end
+  end
+  return nil
+end
+local function count(leaseMs)
+  for _, set in ipairs(sets) do redis.call('ZADD', set, now + leaseMs, runId) end
+end`
+
+/**
+ * Claims the thread and message keys for ARGV[1] (record), ARGV[2] (leaseMs), ARGV[3] (holdMs), within the limits
+ * (see `LIMITS`). Follows `QUOTAS`.
  */
 const CLAIM_WITHIN_LIMITS = `
 ${NOW}
-local sets, runId = quotas(ARGV[5], ARGV[1])
-local limits = { tonumber(ARGV[6]), tonumber(ARGV[7]) }
-for index, set in ipairs(sets) do
-  redis.call('ZREMRANGEBYSCORE', set, '-inf', now)
-  if redis.call('ZCARD', set) >= limits[index] then return -index end
-end
+${LIMITS}
+local over = overLimit()
+if over then return over end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
 redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
-for _, set in ipairs(sets) do
-  redis.call('ZADD', set, now + tonumber(ARGV[2]), runId)
-  redis.call('PEXPIRE', set, ARGV[3])
-end
+count(tonumber(ARGV[2]))
 return 1`
 
 /**
  * KEYS thread, message, runs; ARGV record, leaseMs, holdMs, client message id ('1' or '0'), quota prefix, most runs per
  * user, most runs per key. 1 when the thread was free and a client's message not running elsewhere (two nodes given
  * the same new message each open a thread of their own), and both are now this run's; 0 when taken (a busy thread or
- * a run to join, which counts against no limit); -1 or -2 over the user's or the key's limit.
+ * a run to join, which counts against no limit); -1 or -2 over the user's or the key's limit. Each key is taken by
+ * `SET NX` (one command, not a look and a write), and given back when the claim fails after it.
  */
 export const CLAIM = `
-if ARGV[4] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local client = ARGV[4] == '1'
+if client and not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[3]) then return 0 end
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3]) then
+  if client then redis.call('DEL', KEYS[2]) end
+  return 0
+end
 ${QUOTAS}
-${CLAIM_WITHIN_LIMITS}`
+${NOW}
+${LIMITS}
+local over = overLimit()
+if over then
+  redis.call('DEL', KEYS[1])
+  if client then redis.call('DEL', KEYS[2]) end
+  return over
+end
+if not client then redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3]) end
+redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
+count(tonumber(ARGV[2]))
+return 1`
 
 /**
  * KEYS thread, message, runs; ARGV as `CLAIM`'s, then the holder's record ('' for none). Takes the thread from a run

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import type { MessageSave, NewTurn, RunOutcome, ThreadStore } from '../../../../db/repositories/threads'
+import {
+  MessageStored,
+  type MessageSave,
+  type NewTurn,
+  type RunOutcome,
+  type ThreadStore,
+} from '../../../../db/repositories/threads'
 import type { ThreadStoreHarness } from '../../../helpers/thread-stores'
 
 let sequence = 0
@@ -131,6 +137,49 @@ export function threadStoreContract(name: string, open: () => Promise<ThreadStor
       expect(await store.threadOfUserMessage(userId, agentId, 'assistant-id')).toBeUndefined()
       expect(await store.thread('no-such-thread')).toBeUndefined()
       expect(await store.messages('no-such-thread', false)).toEqual([])
+    })
+
+    it('refuses a new thread whose start checks its message when the user has it already, naming that thread', async () => {
+      const first = turn()
+      await store.startTurn(first)
+      // Queued together, in one commit: the refused start fails alone, and writes nothing.
+      const again = turn({ messageId: first.messageId, checkMessage: true })
+      const otherUser = turn({
+        thread: { id: unique('thread'), ...harness.owner, userId: harness.otherUserId },
+        messageId: first.messageId,
+        checkMessage: true,
+      })
+      const unchecked = turn({ messageId: first.messageId })
+      const [refused, ...started] = await Promise.allSettled([
+        store.startTurn(again),
+        store.startTurn(otherUser),
+        store.startTurn(unchecked),
+      ])
+      expect(refused.status).toBe('rejected')
+      const reason = (refused as PromiseRejectedResult).reason
+      expect(reason).toBeInstanceOf(MessageStored)
+      expect((reason as MessageStored).threadId).toBe(first.thread.id)
+      expect(await store.thread(again.thread.id)).toBeUndefined()
+      expect(await harness.run(again.runId)).toBeUndefined()
+      // Another user's message of the same id, and a start that does not check, start as before.
+      expect(started.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled'])
+      expect((await store.thread(otherUser.thread.id))?.userId).toBe(harness.otherUserId)
+    })
+
+    it('saves many answers of one commit, each with its own content, refusing only the stale ones', async () => {
+      const turns = Array.from({ length: 19 }, () => turn())
+      await Promise.all(turns.map((started) => store.startTurn(started)))
+      const refused = await store.saveMessages(() =>
+        turns.map((started, index) =>
+          answer(started, { content: `answer ${index} ${'x'.repeat(index * 500)}`, epoch: index === 11 ? 7 : 1 }),
+        ),
+      )
+      expect([...refused]).toEqual([turns[11].thread.id])
+      for (const [index, started] of turns.entries()) {
+        const stored = await store.messages(started.thread.id, false)
+        if (index === 11) expect(stored).toHaveLength(1)
+        else expect(stored[1].content).toBe(`answer ${index} ${'x'.repeat(index * 500)}`)
+      }
     })
 
     it('ends a run with its outcome, error and time', async () => {

@@ -5,6 +5,8 @@ import { NODE_LOST_MESSAGE } from '../../../../../plugins/chat/registry/interrup
 import { encodeLine, encodedLine, errorLine } from '../../../../../plugins/chat/stream/lines'
 import { FollowedRun } from '../../../../../plugins/chat/stream/redis-stream-follower'
 import { MemoryRunRegistry } from '../../../../../plugins/chat/registry/memory-run-registry'
+import { RunLimitReached } from '../../../../../plugins/chat/registry/run-registry'
+import { RedisRunRegistry } from '../../../../../plugins/chat/registry/redis/redis-run-registry'
 import { redisNode, testAppStorage } from '../../../../helpers/app'
 import { warnSkipped } from '../../../../helpers/database-servers'
 import { redisAvailable, redisServer } from '../../../../helpers/redis-server'
@@ -45,6 +47,56 @@ else {
   })
 
   describe('the Redis run registry', () => {
+    it('leaves the thread and the message free when a claim is over a limit, so a claim within it takes them', async () => {
+      const { nodes, close } = await redisNodes(2)
+      const [a, b] = nodes
+      try {
+        const limits = { keyId: 7, maxRunsPerUser: 1, maxRunsPerKey: 5 }
+        const first = (await a.start({ ...newRun(), limits }))!
+        const wanted = { ...newRun(), clientMessageId: true }
+        await expect(b.start({ ...wanted, limits })).rejects.toBeInstanceOf(RunLimitReached)
+        expect(await a.forChat(wanted.chatId)).toBeUndefined()
+        expect(await a.forMessage(wanted.userId, wanted.agentId, wanted.messageId)).toBeUndefined()
+        a.end(first)
+        await settle(async () => (await b.forChat(first.key.chatId)) === undefined)
+        const second = await b.start({ ...wanted, limits })
+        expect(second?.key.chatId).toBe(wanted.chatId)
+        b.end(second!)
+      } finally {
+        await close()
+      }
+    })
+
+    it('runs its scripts by their digest: once Redis holds a script, a turn sends none of its text', async () => {
+      const { nodes, url, prefix, close } = await redisNodes(1)
+      const [a] = nodes
+      const redis = new Bun.RedisClient(url)
+      const calls = async () => {
+        const text = String(await redis.send('INFO', ['commandstats']))
+        const count = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(text)?.[1] ?? 0)
+        return { eval: count('eval'), evalsha: count('evalsha') }
+      }
+      const turn = async () => {
+        const run = (await a.start(newRun()))!
+        a.end(run)
+        await settle(async () => (await redis.send('ZCARD', [`${prefix}runs`])) === 0)
+      }
+      try {
+        // Forgotten by Redis (a restart empties its cache): the first turn sends each script's text once.
+        await redis.send('SCRIPT', ['FLUSH'])
+        await turn()
+        const before = await calls()
+        for (let index = 0; index < 5; index++) await turn()
+        const after = await calls()
+        expect(after.eval - before.eval).toBe(0)
+        // Its claim and its release, each a script.
+        expect(after.evalsha - before.evalsha).toBe(10)
+      } finally {
+        redis.close()
+        await close()
+      }
+    })
+
     it('interrupts the run of a node that stopped renewing its lease: joiners get an error line, the thread is free', async () => {
       const { nodes, url, prefix, close } = await redisNodes(2, 300)
       const [a, b] = nodes
