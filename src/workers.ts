@@ -2,7 +2,7 @@ import type { Subprocess } from 'bun'
 import type { Config } from '../lib/config'
 import type { Logger } from '../lib/logger'
 import { frontPageUrl } from './front-page-url'
-import { StartupError } from './server-errors'
+import { StartupError } from './startup-error'
 
 /** Set in a worker's environment (its number, from 1): the process serves instead of supervising. */
 export const WORKER_VARIABLE = 'SERVICE_WORKER'

@@ -2,7 +2,12 @@ import { Elysia } from 'elysia'
 import { isDecimalInteger } from '../core/number-text'
 import type { Config } from '../../lib/config'
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../lib/errors'
-import { assertAdmin, assertDeploymentInScope, authorizeDeployment, deploymentIdParam } from './access'
+import {
+  assertAdmin,
+  assertDeploymentInScope,
+  authorizeDeployment,
+  deploymentIdParam,
+} from './deployment-authorization'
 import { readCredential } from './credentials'
 import type { AgentInfo, DeploymentInfo, Directory } from './directory'
 import type { ApiKeyAuthenticator, ApiKeyCaller, Caller, EmbedCaller, EmbedTokenVerifier } from './model'

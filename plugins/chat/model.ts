@@ -1,12 +1,12 @@
 import { t } from 'elysia'
 import { ImageAttachment, ThreadMessage } from '../../db/repositories/threads/thread-message'
-import { SessionSettings } from '../embed/session-settings'
+import { SessionSettings } from '../auth/session-settings'
 
 export { ImageAttachment, ThreadMessage, ToolCall } from '../../db/repositories/threads/thread-message'
 
 export const MESSAGE_ID_PATTERN = '^\\d{13,}-message$'
 
-/** Spec 2.1: the chat request body (the body itself is optional). */
+/** The chat request body: every field optional, and the body itself may be left out. */
 export const ChatRequest = t.Object(
   {
     activeBranchName: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
@@ -45,7 +45,7 @@ export const MessageLine = ThreadMessage
 
 export const ErrorLine = t.Object({ error: t.String() }, { additionalProperties: false })
 
-/** Spec 2.4: every line of the chat stream is one of these. One schema for emitters, docs and tests. */
+/** Every line of the chat stream is one of these JSON objects. One schema for emitters, docs and tests. */
 export const StreamLine = t.Union([CutoffLine, StateLine, MessageLine, ErrorLine])
 export type StreamLine = typeof StreamLine.static
 export type CutoffLine = typeof CutoffLine.static

@@ -1,7 +1,7 @@
 import type { Storage } from '../../db/client'
 import { ForbiddenError } from '../../lib/errors'
 import { createFreshCache } from '../../lib/fresh-cache'
-import { evaluateChatThreadPolicies, type ChatThreadRequest } from '../management/chat-thread-policies'
+import { evaluateChatThreadPolicies, type ChatThreadRequest } from '../management'
 import type { ChatThreadPolicyDTO } from '../management/model'
 import type { ChatRequest } from './model'
 import type { ClusterBus } from '../../lib/cluster-bus'

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import { first, type Db, type Storage } from '../../db/client'
 import { BadRequestError, ForbiddenError } from '../../lib/errors'
-import { assertDeploymentInScope, authorizeDeployment } from '../auth/access'
+import { assertDeploymentInScope, authorizeDeployment } from '../auth/deployment-authorization'
 import type { Directory } from '../auth/directory'
 import type { ApiKeyCaller } from '../auth/model'
 import type { CatalogScope } from './catalog'

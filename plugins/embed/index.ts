@@ -6,7 +6,7 @@ import type { Lifecycle } from '../../lib/lifecycle'
 import type { Logger } from '../../lib/logger'
 import { NotFoundError } from '../../lib/errors'
 import { authPlugin, type AuthDeps } from '../auth'
-import { assertAccountWide } from '../auth/access'
+import { assertAccountWide } from '../auth/deployment-authorization'
 import { createEmbedTenantAdmin } from './embed-tenants'
 import type { EmbedTokens } from './embed-tokens'
 import { createSessionGenerator } from './generate-session'
@@ -44,14 +44,18 @@ export interface EmbedDeps extends AuthDeps {
   bus: Pick<ClusterBus, 'publish'>
 }
 
-/**
- * Embed sessions: generate-session, the token exchange and
- * revocation, and the embed-tenant admin routes. Expired sessions are pruned on every mint and once a minute.
- */
+/** Embed sessions (generate-session, the token exchange and revocation) and the embed-tenant admin routes. */
 export function embedPlugin(deps: EmbedDeps) {
+  return new Elysia({ name: 'embed', seed: deps.instanceId }).use(sessionRoutes(deps)).use(embedTenantRoutes(deps))
+}
+
+/**
+ * Generate-session, the token exchange and revocation. Expired sessions are pruned on every mint and once a minute
+ * until the app shuts down.
+ */
+function sessionRoutes(deps: EmbedDeps) {
   const { storage, clock, logger } = deps
   const sessions = createSessionStore(storage, clock)
-  const tenants = createEmbedTenantAdmin(storage)
   const generateSession = createSessionGenerator({
     storage,
     clock,
@@ -66,7 +70,7 @@ export function embedPlugin(deps: EmbedDeps) {
   timer.unref()
   deps.lifecycle.onShutdown(() => clearInterval(timer))
 
-  return new Elysia({ name: 'embed', seed: deps.instanceId })
+  return new Elysia({ name: 'embed-sessions', seed: deps.instanceId })
     .use(authPlugin(deps))
     .post('/api/v1/embed/generate-session', ({ body, caller }) => generateSession(caller, body), {
       adminKey: true,
@@ -127,6 +131,16 @@ export function embedPlugin(deps: EmbedDeps) {
         },
       },
     )
+}
+
+/**
+ * The embed-tenant admin routes: a tenant's groups listed and deleted, the tenant deleted with everything scoped to
+ * it, and the two user-attribute routes v0.2.0 removed, which answer 404 saying so.
+ */
+function embedTenantRoutes(deps: EmbedDeps) {
+  const tenants = createEmbedTenantAdmin(deps.storage)
+  return new Elysia({ name: 'embed-tenants', seed: deps.instanceId })
+    .use(authPlugin(deps))
     .get(
       `${TENANTS}/groups`,
       ({ caller, params, query }) =>
@@ -189,13 +203,13 @@ export function embedPlugin(deps: EmbedDeps) {
     )
     .get(`${TENANTS}/user-attributes`, () => removedInV020('Listing embed-tenant user attributes'), {
       params: EmbedTenantParams,
-      // Removed in v0.2.0 (spec 9): not in the API document any more; the address says so with a 404.
+      // Gone since v0.2.0: left out of the API document, while the address answers 404 saying it was removed.
       detail: { hide: true },
     })
     .delete(`${TENANTS}/user-attributes/:id`, () => removedInV020('Deleting embed-tenant user attributes'), {
       ...noBody,
       params: EmbedTenantGroupParams,
-      // Removed in v0.2.0 (spec 9): not in the API document any more; the address says so with a 404.
+      // Gone since v0.2.0: left out of the API document, while the address answers 404 saying it was removed.
       detail: { hide: true },
     })
 }

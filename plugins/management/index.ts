@@ -13,7 +13,12 @@ import { workbookRoutes, type WorkbookRoutesDeps } from './routes/workbooks'
 /** The management API's routes together need what the workbook and settings routes need. */
 export type ManagementDeps = WorkbookRoutesDeps & SettingsRoutesDeps
 
-export { evaluateChatThreadPolicies, loadChatThreadPolicies } from './chat-thread-policies'
+export {
+  evaluateChatThreadPolicies,
+  loadChatThreadPolicies,
+  type ChatThreadDecision,
+  type ChatThreadRequest,
+} from './access/chat-thread-policies'
 export { findPublishedDashboard } from './dashboards/published'
 
 /**

@@ -1,7 +1,7 @@
 import { BadRequestError } from '../../lib/errors'
 import type { ApiKeyCaller, EmbedCaller } from '../auth/model'
-import type { UserAccess, UserProvisioner } from '../auth/user-access'
-import type { SessionSettings } from '../embed/session-settings'
+import type { UserAccess, UserProvisioner } from '../auth/user-provisioner'
+import type { SessionSettings } from '../auth/session-settings'
 import { WHOLE_MODEL } from './semantic-service'
 
 /**

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { SessionSettings } from '../embed/session-settings'
+import { SessionSettings } from '../auth/session-settings'
 
 /** The wire shapes of `.../meta`, `.../sql` and the `serviceMeta` / `serviceSqlApi` tools */
 

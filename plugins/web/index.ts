@@ -6,7 +6,7 @@ import { BadRequestError, NotFoundError, UnauthorizedError } from '../../lib/err
 import type { ViewerControls } from './dashboard-controls'
 import type { Directory } from '../auth/directory'
 import type { ApiKeyAuthenticator, EmbedCaller, EmbedTokenVerifier } from '../auth/model'
-import type { UserProvisioner } from '../auth/user-access'
+import type { UserProvisioner } from '../auth/user-provisioner'
 import type { SemanticService } from '../semantic/semantic-service'
 import { toCsv } from '../management/dashboards/widget-data'
 import { readableColumns } from './readable-columns'

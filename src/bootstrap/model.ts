@@ -124,3 +124,4 @@ export const BootstrapFile = t.Object({ accounts: t.Array(BootstrapAccount) }, {
 export type BootstrapFile = Static<typeof BootstrapFile>
 export type BootstrapAccount = Static<typeof BootstrapAccount>
 export type BootstrapDeployment = Static<typeof BootstrapDeployment>
+export type BootstrapApiKey = Static<typeof BootstrapApiKey>

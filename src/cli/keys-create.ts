@@ -5,7 +5,7 @@ import { openStorage } from '../../db/sqlite/sqlite-storage'
 import { loadConfig } from '../../lib/config'
 import { isUniqueViolation } from '../../db/unique-violation'
 import { hashSecret, randomToken } from '../../lib/secrets'
-import { withNamedFile } from '../server-errors'
+import { withNamedFile } from '../startup-error'
 import { requiredString, UsageError, type CliCommand } from './command'
 
 export interface NewApiKey {

@@ -4,7 +4,7 @@ import { dirname } from 'node:path'
 import { migrate } from '../../db/sqlite/migrate'
 import { connectPostgres, withoutPassword } from '../../db/postgres/postgres-connect'
 import { loadConfig } from '../../lib/config'
-import { withNamedFile } from '../server-errors'
+import { withNamedFile } from '../startup-error'
 import type { CliCommand } from './command'
 
 /** `service migrate`: what every start does first, on its own (before a deploy, say), reporting what it applied. */

@@ -2,7 +2,7 @@ import { describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { loadConfig } from '../../lib/config'
 import { DEMO_DASHBOARD_PUBLIC_ID } from '../../src/demo-dashboard'
 import { createLogger } from '../../lib/logger'
-import { prepareStorage } from '../../src/startup'
+import { prepareStorage } from '../../src/prepare-storage'
 import { createTestApp } from '../helpers/app'
 import { TEST_DEMO_DATA } from '../helpers/demo-data'
 

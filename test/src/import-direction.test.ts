@@ -125,8 +125,6 @@ const BACKEND_MODULES = [
   ),
 ]
 
-/** The start-up bootstrap still sits in `db/` until it moves to `src/`, and reads the plugins' models. */
-
 describe('import direction', () => {
   it('has no import cycle between modules, type-only imports included', () => {
     expect(importCycles(ROOT, ['plugins', 'lib', 'db', 'src', 'client'])).toEqual([])

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { BootstrapError } from '../../src/bootstrap/load'
 import { loadConfig } from '../../lib/config'
 import { createLogger } from '../../lib/logger'
-import { prepareStorage } from '../../src/startup'
+import { prepareStorage } from '../../src/prepare-storage'
 import { TEST_DEMO_DATA } from '../helpers/demo-data'
 
 let folder: string | undefined

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, lte, sql } from 'drizzle-orm'
+import { and, eq, isNotNull, lte, sql, type SQLWrapper } from 'drizzle-orm'
 import { preparedPer } from '../../prepared'
 import type { Tables } from '../../query-builder'
 import type { EmbedCatalogStatements, EmbedSessionStatements, EmbedUserStatements } from '.'
@@ -119,24 +119,22 @@ export function postgresCatalogStatements(tables: Tables): EmbedCatalogStatement
   return { groupByName, attributeByName, membershipsIn, insertMembership, deleteMembership }
 }
 
-/** Users as provisioning reads and writes them, as drizzle queries. */
-export function postgresUserStatements(tables: Tables): EmbedUserStatements {
-  const {
-    accounts,
-    externalUserCounts,
-    groupMemberships,
-    groups,
-    userAttributeDefinitions,
-    userAttributeValues,
-    users,
-  } = tables
-  const placeholder = sql.placeholder
-  /** A JSON column as its stored text: compared and written as text, never parsed and printed again. */
-  const asText = (column: typeof users.securityContext | typeof userAttributeValues.value) =>
-    sql<string | null>`${column}`
-  /** A value written as it is (stored JSON text), without the column's JSON encoding. */
-  const raw = (name: string) => sql`${placeholder(name)}`
+/** A JSON column as its stored text: compared and written as text, never parsed and printed again. */
+const asText = (column: SQLWrapper) => sql<string | null>`${column}`
+/** A value written as it is (stored JSON text), without the column's JSON encoding. */
+const raw = (name: string) => sql`${sql.placeholder(name)}`
 
+/** Users as provisioning reads and writes them, as drizzle queries: their access, their rows, their values. */
+export function postgresUserStatements(tables: Tables): EmbedUserStatements {
+  return { ...accessStatements(tables), ...userRowStatements(tables), ...attributeValueStatements(tables) }
+}
+
+/** What a user may see: group names, attribute values and the security context, read on every chat request. */
+function accessStatements(
+  tables: Tables,
+): Pick<EmbedUserStatements, 'membershipNames' | 'attributeValues' | 'securityContextOf'> {
+  const { groupMemberships, groups, userAttributeDefinitions, userAttributeValues, users } = tables
+  const placeholder = sql.placeholder
   // Single-table reads with scalar subqueries, filtered and sorted here: in SQLite a JOIN costs about ten times as
   // much per execution as these, and the snapshot is read on every chat request.
   const membershipNames = preparedPer((db) =>
@@ -170,6 +168,15 @@ export function postgresUserStatements(tables: Tables): EmbedUserStatements {
       .where(eq(users.id, placeholder('userId')))
       .prepare(),
   )
+  return { membershipNames, attributeValues, securityContextOf }
+}
+
+/** A user found by identity, the room for another external user, and a user inserted or updated. */
+function userRowStatements(
+  tables: Tables,
+): Pick<EmbedUserStatements, 'userByIdentity' | 'externalUserRoom' | 'insertUser' | 'updateUser'> {
+  const { accounts, externalUserCounts, groupMemberships, userAttributeValues, users } = tables
+  const placeholder = sql.placeholder
   const userByIdentity = preparedPer((db) =>
     db
       .select({
@@ -239,6 +246,15 @@ export function postgresUserStatements(tables: Tables): EmbedUserStatements {
       .where(eq(users.id, placeholder('userId')))
       .prepare(),
   )
+  return { userByIdentity, externalUserRoom, insertUser, updateUser }
+}
+
+/** A user's stored attribute values, one set or deleted. */
+function attributeValueStatements(
+  tables: Tables,
+): Pick<EmbedUserStatements, 'storedValues' | 'upsertValue' | 'deleteValue'> {
+  const { userAttributeValues } = tables
+  const placeholder = sql.placeholder
   const storedValues = preparedPer((db) =>
     db
       .select({ attributeId: userAttributeValues.attributeId, value: asText(userAttributeValues.value) })
@@ -268,16 +284,5 @@ export function postgresUserStatements(tables: Tables): EmbedUserStatements {
       .prepare(),
   )
 
-  return {
-    membershipNames,
-    attributeValues,
-    securityContextOf,
-    userByIdentity,
-    externalUserRoom,
-    insertUser,
-    updateUser,
-    storedValues,
-    upsertValue,
-    deleteValue,
-  }
+  return { storedValues, upsertValue, deleteValue }
 }

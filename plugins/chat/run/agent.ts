@@ -1,5 +1,5 @@
 import type { AgentInfo, DeploymentInfo } from '../../auth/directory'
-import type { UserAccess } from '../../auth/user-access'
+import type { UserAccess } from '../../auth/user-provisioner'
 import type { ImageAttachment, ThreadMessage } from '../model'
 
 /** Graph paths: the agent's own messages, its tool calls and results, and the final answer. */

@@ -7,7 +7,7 @@ import { dropUnknownFields, MAX_DEPTH, TOO_DEEP_MESSAGE, valueNestedDeeperThan }
 import { schemaErrors } from '../../../lib/schema-errors'
 import { encodeLine, errorLine } from './lines'
 import { t } from 'elysia'
-import { SessionSettings } from '../../embed/session-settings'
+import { SessionSettings } from '../../auth/session-settings'
 import { AbortRequest, CHAT_FREE_TEXT, ChatRequest } from '../model'
 import type { LineSocket, TurnSource } from './run-readers'
 

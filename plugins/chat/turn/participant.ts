@@ -1,9 +1,9 @@
 import { BadRequestError } from '../../../lib/errors'
 import type { AgentInfo, DeploymentInfo } from '../../auth/directory'
 import type { Caller } from '../../auth/model'
-import type { UserAccess, UserProvisioner } from '../../auth/user-access'
+import type { UserAccess, UserProvisioner } from '../../auth/user-provisioner'
 import { CHAT_FORBIDDEN_WITH_INTERNAL_ID, checkIdentity } from '../../embed/identity'
-import type { SessionSettings } from '../../embed/session-settings'
+import type { SessionSettings } from '../../auth/session-settings'
 
 /** What the chat routes authenticate: the caller, and the agent and deployment it talks to. */
 export interface ChatAccess {

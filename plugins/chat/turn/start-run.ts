@@ -1,4 +1,4 @@
-import { MessageStored } from '../../../db/repositories/threads'
+import { MessageStored, type ThreadStore } from '../../../db/repositories/threads'
 import type { ChatRequest } from '../model'
 import { RunLimitReached, type RunStart } from '../registry/run-registry'
 import { type Run } from '../registry/run'
@@ -17,6 +17,36 @@ export interface TurnToStart {
   chatId: string | undefined
   branch: string
   devMode: boolean
+}
+
+/**
+ * Stores the turn's start: the thread (when new), the run and the user message, committed together, with the
+ * thread's history as it stood before (exactly the messages before this turn's).
+ */
+function storeStart(
+  store: ThreadStore,
+  turn: TurnToStart,
+  ids: { threadId: string; messageId: string; runId: string },
+  checkMessage: boolean,
+): ReturnType<ThreadStore['startTurn']> {
+  const { participant, request } = turn
+  return store.startTurn({
+    thread: {
+      id: ids.threadId,
+      accountId: participant.deployment.accountId,
+      deploymentId: participant.deployment.id,
+      agentId: participant.agent.id,
+      userId: participant.userId,
+    },
+    isNewThread: turn.chatId === undefined,
+    runId: ids.runId,
+    messageId: ids.messageId,
+    branch: turn.branch,
+    input: request.input,
+    images: request.images,
+    devMode: turn.devMode,
+    checkMessage,
+  })
 }
 
 /**
@@ -139,24 +169,7 @@ export function createRunStarter(options: ChatServiceOptions, services: TurnServ
     if (!run) return joinTaken(turn, threadId, messageId)
     // A new thread's turn with a client's messageId whose start checks it (see `ThreadStore.startChecksMessage`).
     const checkMessage = chatId === undefined && request.messageId !== undefined && store.startChecksMessage
-    // The history is read in the turn's own transaction: exactly the messages before this turn's.
-    const started = store.startTurn({
-      thread: {
-        id: threadId,
-        accountId: participant.deployment.accountId,
-        deploymentId: participant.deployment.id,
-        agentId: participant.agent.id,
-        userId: participant.userId,
-      },
-      isNewThread: chatId === undefined,
-      runId,
-      messageId,
-      branch: turn.branch,
-      input: request.input,
-      images: request.images,
-      devMode: turn.devMode,
-      checkMessage,
-    })
+    const started = storeStart(store, turn, { threadId, messageId, runId }, checkMessage)
     if (checkMessage) {
       // The start answers whether the user has the message already: the `__cutoff__` waits for it, so it names the
       // thread that holds the message (whose state is the answer) rather than a new one. Other failures are the run's.

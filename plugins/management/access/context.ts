@@ -1,5 +1,5 @@
-import { eq, sql } from 'drizzle-orm'
-import type { Db, Storage } from '../../../db/client'
+import { and, eq, sql } from 'drizzle-orm'
+import { first, type Db, type Storage, type Tables } from '../../../db/client'
 import type { ApiKeyCaller } from '../../auth/model'
 import { actorOf, type Actor } from './key-policies'
 
@@ -15,6 +15,28 @@ export interface ManagementContext {
   now: number
   deploymentId: number
   actor: Actor
+}
+
+/** The tables whose rows belong to one deployment, named by its `deploymentId`. */
+type DeploymentTable = Tables['folders' | 'reports' | 'workbooks' | 'dashboards' | 'notifications']
+
+/**
+ * Row `id` of `table` when it belongs to the context's deployment: rows of other deployments are as invisible as
+ * rows that do not exist, so the caller's 404 never tells one from the other.
+ */
+export function rowOfDeployment<T extends DeploymentTable>(
+  context: ManagementContext,
+  table: T,
+  id: number,
+): Promise<T['$inferSelect'] | undefined> {
+  // Widened to the union, whose select drizzle can type; the signature keeps each caller's own row type.
+  const anyTable: DeploymentTable = table
+  return first(
+    context.db
+      .select()
+      .from(anyTable)
+      .where(and(eq(anyTable.id, id), eq(anyTable.deploymentId, context.deploymentId))),
+  )
 }
 
 /** A context inside a transaction: the only kind that writes, so no write happens outside one. */

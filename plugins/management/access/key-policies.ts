@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import { first, type Db, type Storage } from '../../../db/client'
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../../lib/errors'
-import { assertKeyWithinReach } from '../../auth/access'
+import { assertKeyWithinReach } from '../../auth/deployment-authorization'
 import type { ApiKeyCaller } from '../../auth/model'
 import type { KeyPolicy, KeyRole, PolicyAction, UpdateKeyPolicyInput } from '../model'
 

@@ -5,7 +5,7 @@ import type { dashboards } from '../../../db/schema'
 import { BadRequestError, ConflictError, NotFoundError } from '../../../lib/errors'
 import { randomToken } from '../../../lib/secrets'
 import { requireAction } from '../access/key-policies'
-import { isoTime, writing, type ManagementContext, type WriteContext } from '../access/context'
+import { isoTime, rowOfDeployment, writing, type ManagementContext, type WriteContext } from '../access/context'
 import type {
   AiWidgetThread,
   Dashboard,
@@ -80,13 +80,7 @@ export function toDashboard(row: DashboardRow): Dashboard {
 
 /** A dashboard of the context's deployment, or 404. */
 export async function requireDashboard(context: ManagementContext, id: number): Promise<DashboardRow> {
-  const { dashboards } = context.storage.tables
-  const row = await first(
-    context.db
-      .select()
-      .from(dashboards)
-      .where(and(eq(dashboards.id, id), eq(dashboards.deploymentId, context.deploymentId))),
-  )
+  const row = await rowOfDeployment(context, context.storage.tables.dashboards, id)
   if (!row) throw new NotFoundError(`Dashboard ${id} not found`, 'DASHBOARD_NOT_FOUND')
   return row
 }

@@ -2,7 +2,7 @@ import { t } from 'elysia'
 import { SqlResult } from '../../semantic/model'
 import { Id, ListResponse, Name, Nullable, PageQuery, SemanticSql, Timestamp } from './common'
 
-/** Schemas of dashboards, notifications, dbt syncs and app configuration; re-exported by `model.ts`. */
+/** Schemas of dashboards, notifications, dbt syncs and app configuration; re-exported by the model's `index.ts`. */
 
 // ---------------------------------------------------------------- dashboards
 

@@ -5,7 +5,7 @@ import { BadRequestError, NotFoundError } from '../../../lib/errors'
 import { normalizeIdentity } from '../../auth/normalize-identity'
 import { checkExternalId } from '../../embed/identity'
 import { requireAction } from '../access/key-policies'
-import { isoTime, writing, type ManagementContext } from '../access/context'
+import { isoTime, rowOfDeployment, writing, type ManagementContext } from '../access/context'
 import type {
   CreateNotificationInput,
   DashboardFilter,
@@ -51,13 +51,7 @@ async function toNotifications(context: ManagementContext, rows: NotificationRow
 }
 
 async function requireNotification(context: ManagementContext, id: number): Promise<NotificationRow> {
-  const { notifications } = context.storage.tables
-  const row = await first(
-    context.db
-      .select()
-      .from(notifications)
-      .where(and(eq(notifications.id, id), eq(notifications.deploymentId, context.deploymentId))),
-  )
+  const row = await rowOfDeployment(context, context.storage.tables.notifications, id)
   if (!row) throw new NotFoundError(`Notification ${id} not found`, 'NOTIFICATION_NOT_FOUND')
   return row
 }

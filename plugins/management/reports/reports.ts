@@ -1,10 +1,9 @@
 import { and, asc, eq, inArray } from 'drizzle-orm'
-import { first } from '../../../db/client'
 import type { TextRules } from '../../../db/text-rules'
 import type { reportPlacements, reports } from '../../../db/schema'
 import { BadRequestError, NotFoundError } from '../../../lib/errors'
 import { requireAction, type Actor } from '../access/key-policies'
-import { isoTime, isoTimeOrNull, writing, type ManagementContext } from '../access/context'
+import { isoTime, isoTimeOrNull, rowOfDeployment, writing, type ManagementContext } from '../access/context'
 import { assertFolderReference } from '../workbooks/folders'
 import type {
   ConnectReportToWorkbookInput,
@@ -68,13 +67,7 @@ async function toReports(context: ManagementContext, rows: ReportRow[]): Promise
 
 /** A report of the context's deployment, or 404. */
 export async function requireReport(context: ManagementContext, id: number): Promise<ReportRow> {
-  const { reports } = context.storage.tables
-  const row = await first(
-    context.db
-      .select()
-      .from(reports)
-      .where(and(eq(reports.id, id), eq(reports.deploymentId, context.deploymentId))),
-  )
+  const row = await rowOfDeployment(context, context.storage.tables.reports, id)
   if (!row) throw new NotFoundError(`Report ${id} not found`, 'REPORT_NOT_FOUND')
   return row
 }

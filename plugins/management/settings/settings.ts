@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
 import { first, type Db, type Storage } from '../../../db/client'
-import { assertAccountWide } from '../../auth/access'
+import { assertAccountWide } from '../../auth/deployment-authorization'
 import { requireAction, type Actor } from '../access/key-policies'
 import { isoTimeOrNull, writing, type ManagementContext } from '../access/context'
 import type {

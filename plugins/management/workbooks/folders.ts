@@ -1,9 +1,9 @@
-import { and, count, eq } from 'drizzle-orm'
+import { count, eq } from 'drizzle-orm'
 import { first } from '../../../db/client'
 import type { folders } from '../../../db/schema'
 import { BadRequestError, ConflictError, NotFoundError } from '../../../lib/errors'
 import { requireAction } from '../access/key-policies'
-import { isoTime, writing, type ManagementContext } from '../access/context'
+import { isoTime, rowOfDeployment, writing, type ManagementContext } from '../access/context'
 import type { CreateFolderInput, Folder, FoldersListQuery, FoldersListResponse, UpdateFolderInput } from '../model'
 import { contentSorts, listPage, withDeprecatedTotals } from '../pagination'
 
@@ -21,13 +21,7 @@ function toFolder(row: FolderRow): Folder {
 }
 
 function folderRow(context: ManagementContext, id: number): Promise<FolderRow | undefined> {
-  const { folders } = context.storage.tables
-  return first(
-    context.db
-      .select()
-      .from(folders)
-      .where(and(eq(folders.id, id), eq(folders.deploymentId, context.deploymentId))),
-  )
+  return rowOfDeployment(context, context.storage.tables.folders, id)
 }
 
 /** A folder of the context's deployment, or 404 (other deployments' folders are invisible). */

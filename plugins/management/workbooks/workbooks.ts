@@ -3,7 +3,7 @@ import { first } from '../../../db/client'
 import type { workbooks } from '../../../db/schema'
 import { ConflictError, NotFoundError } from '../../../lib/errors'
 import { requireAction } from '../access/key-policies'
-import { isoTime, writing, type ManagementContext, type WriteContext } from '../access/context'
+import { isoTime, rowOfDeployment, writing, type ManagementContext, type WriteContext } from '../access/context'
 import type {
   CreateWorkbookInput,
   UpdateWorkbookInput,
@@ -58,13 +58,7 @@ export async function workbookById(context: ManagementContext, id: number): Prom
 
 /** A workbook of the context's deployment, or 404. */
 export async function requireWorkbook(context: ManagementContext, id: number): Promise<WorkbookRow> {
-  const { workbooks } = context.storage.tables
-  const row = await first(
-    context.db
-      .select()
-      .from(workbooks)
-      .where(and(eq(workbooks.id, id), eq(workbooks.deploymentId, context.deploymentId))),
-  )
+  const row = await rowOfDeployment(context, context.storage.tables.workbooks, id)
   if (!row) throw new NotFoundError(`Workbook ${id} not found`, 'WORKBOOK_NOT_FOUND')
   return row
 }

@@ -1,4 +1,4 @@
-import type { UserAccess } from '../../auth/user-access'
+import type { UserAccess } from '../../auth/user-provisioner'
 import type { FilterOperator } from './model-file'
 import { evaluateCondition, resolveValues } from './policy-expression'
 import type { Cube, Dimension, Member, Policy, PolicyFilter, SemanticModel } from './semantic-model'

@@ -1,4 +1,4 @@
-import type { UserAccess } from '../../auth/user-access'
+import type { UserAccess } from '../../auth/user-provisioner'
 
 /**
  * The small, safe expression language of access policies: `{ path }`, `{ path == null }`, `{ path != null }`,

@@ -19,6 +19,33 @@ function group(tables: Map<string, TableInfo>, name: string): TableInfo {
   return table
 }
 
+/** A column as `information_schema.columns` describes it (`column_name`, `data_type`, `column_comment`). */
+function columnOf(row: Row): TableInfo['columns'][number] {
+  return {
+    name: String(row.column_name),
+    type: String(row.data_type),
+    ...(row.column_comment ? { comment: String(row.column_comment) } : {}),
+  }
+}
+
+/**
+ * Key columns (`table_name`, `column_name`, and for a foreign key `ref_table` and `ref_column`) added to the tables
+ * read, as primary key or foreign key; keys of tables not read are left out.
+ */
+function addKeys(tables: Map<string, TableInfo>, keys: Row[], isPrimary: (key: Row) => boolean): void {
+  for (const key of keys) {
+    const table = tables.get(String(key.table_name))
+    if (!table) continue
+    if (isPrimary(key)) table.primaryKey.push(String(key.column_name))
+    else if (key.ref_table)
+      table.foreignKeys.push({
+        column: String(key.column_name),
+        table: String(key.ref_table),
+        column2: String(key.ref_column),
+      })
+  }
+}
+
 /** Tables of a Postgres schema (default: the connection's current schema) with their keys. */
 async function postgresTables(url: string, schema: string | undefined): Promise<TableInfo[]> {
   const client = new Bun.SQL(url, { max: 1, connectionTimeout: 10 } as Bun.SQL.Options)
@@ -38,11 +65,7 @@ async function postgresTables(url: string, schema: string | undefined): Promise<
     for (const column of columns) {
       const table = group(tables, String(column.table_name))
       if (column.table_comment) table.comment = String(column.table_comment)
-      table.columns.push({
-        name: String(column.column_name),
-        type: String(column.data_type),
-        ...(column.column_comment ? { comment: String(column.column_comment) } : {}),
-      })
+      table.columns.push(columnOf(column))
     }
     const keys = (await client.unsafe(
       `SELECT con.contype AS kind, cl.relname AS table_name, a.attname AS column_name, rcl.relname AS ref_table, ra.attname AS ref_column
@@ -56,17 +79,7 @@ async function postgresTables(url: string, schema: string | undefined): Promise<
        WHERE ns.nspname = $1 AND con.contype IN ('p', 'f')`,
       [name],
     )) as Row[]
-    for (const key of keys) {
-      const table = tables.get(String(key.table_name))
-      if (!table) continue
-      if (key.kind === 'p') table.primaryKey.push(String(key.column_name))
-      else
-        table.foreignKeys.push({
-          column: String(key.column_name),
-          table: String(key.ref_table),
-          column2: String(key.ref_column),
-        })
-    }
+    addKeys(tables, keys, (key) => key.kind === 'p')
     return [...tables.values()]
   } finally {
     await client.close({ timeout: 1 })
@@ -84,12 +97,7 @@ async function mysqlTables(url: string, schema: string | undefined): Promise<Tab
       'SELECT TABLE_NAME AS table_name, COLUMN_NAME AS column_name, COLUMN_TYPE AS data_type, COLUMN_COMMENT AS column_comment FROM information_schema.columns WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, ORDINAL_POSITION',
       [name],
     )) as Row[]
-    for (const column of columns)
-      group(tables, String(column.table_name)).columns.push({
-        name: String(column.column_name),
-        type: String(column.data_type),
-        ...(column.column_comment ? { comment: String(column.column_comment) } : {}),
-      })
+    for (const column of columns) group(tables, String(column.table_name)).columns.push(columnOf(column))
     const comments = (await client.unsafe(
       "SELECT TABLE_NAME AS table_name, TABLE_COMMENT AS table_comment FROM information_schema.tables WHERE TABLE_SCHEMA = ? AND TABLE_COMMENT <> '' AND TABLE_COMMENT <> 'VIEW'",
       [name],
@@ -102,17 +110,7 @@ async function mysqlTables(url: string, schema: string | undefined): Promise<Tab
       'SELECT TABLE_NAME AS table_name, COLUMN_NAME AS column_name, CONSTRAINT_NAME AS constraint_name, REFERENCED_TABLE_NAME AS ref_table, REFERENCED_COLUMN_NAME AS ref_column FROM information_schema.key_column_usage WHERE TABLE_SCHEMA = ?',
       [name],
     )) as Row[]
-    for (const key of keys) {
-      const table = tables.get(String(key.table_name))
-      if (!table) continue
-      if (key.constraint_name === 'PRIMARY') table.primaryKey.push(String(key.column_name))
-      else if (key.ref_table)
-        table.foreignKeys.push({
-          column: String(key.column_name),
-          table: String(key.ref_table),
-          column2: String(key.ref_column),
-        })
-    }
+    addKeys(tables, keys, (key) => key.constraint_name === 'PRIMARY')
     return [...tables.values()]
   } finally {
     await client.close({ timeout: 1 })

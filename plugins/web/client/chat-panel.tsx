@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact'
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { problems } from './api'
-import { ChatController, type ChatNotice } from './chat-controller'
+import { ChatController, type ChatNotice, type ChatView } from './chat-controller'
 import { queriesOf, turnsOf } from './chat-steps'
 import { AnswerItem, QuestionItem, StepsSummary } from './chat-turn'
 import type { EmbedSession, ReadySession } from './embed-session'
@@ -36,8 +36,6 @@ export function ChatPanel({
   )
   const [view, setView] = useState(controller?.view)
   const [input, setInput] = useState('')
-  const log = useRef<HTMLDivElement>(null)
-  const messagesList = useRef<HTMLOListElement>(null)
   const inputId = `${surface}-chat-input`
 
   useEffect(() => {
@@ -48,8 +46,100 @@ export function ChatPanel({
     return () => controller.dispose()
   }, [controller])
 
-  // Follow the answer as it grows (also when a chart or table below it changes height), unless the reader
-  // scrolled up to read something earlier: then a button offers the new messages instead.
+  const follow = useFollowedLog(view, controller)
+
+  if (!agent || !controller || !view) return <p class="chat-empty">{problems.noAgent.detail}</p>
+
+  const ask = (question: string) => {
+    const text = question.trim()
+    if (!text || view.streaming || view.restoring) return
+    setInput('')
+    follow.resume()
+    // A question the thread did not take (refused, or the service out of reach) comes back to the box, unless
+    // something else was typed meanwhile: never lost.
+    void controller.send(text).then((taken) => {
+      if (!taken) setInput((current) => (current === '' ? question : current))
+    })
+  }
+  const send = () => ask(input)
+
+  const items = logItems(view, controller, ready, session)
+  const answering = view.streaming && !view.restoring
+
+  return (
+    <div class="chat" data-surface={surface}>
+      <div
+        class="chat-log"
+        ref={follow.log}
+        role="log"
+        aria-label={`Conversation with ${agent.name}`}
+        aria-live="polite"
+        aria-busy={view.streaming || view.restoring}
+        tabIndex={0}
+        onScroll={follow.onScroll}
+      >
+        {items.length === 0 && !view.restoring && (
+          <div class="chat-intro">
+            <p>
+              Ask {agent.name} a question about the data in {context.deployment.name}. Answers show the queries they
+              ran.
+            </p>
+            {context.starterQuestions.length > 0 && (
+              <ul class="starters" aria-label="Suggested questions">
+                {context.starterQuestions.map((question) => (
+                  <li key={question}>
+                    <button type="button" class="starter" onClick={() => ask(question)}>
+                      {question}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        )}
+        <ol class="chat-messages" ref={follow.messagesList}>
+          {items}
+        </ol>
+      </div>
+      {follow.unseen && (
+        <button type="button" class="new-messages" onClick={follow.showNew}>
+          New messages ↓
+        </button>
+      )}
+      <p class="sr-only" role="status">
+        {answering ? `${agent.name} is answering…` : ''}
+      </p>
+      <Composer
+        inputId={inputId}
+        input={input}
+        onInput={setInput}
+        send={send}
+        view={view}
+        stop={() => void controller.stop()}
+      />
+    </div>
+  )
+}
+
+function notice(entry: ChatNotice) {
+  return (
+    <li
+      class={`msg msg-notice msg-${entry.kind}`}
+      key={`notice-${entry.id}`}
+      role={entry.kind === 'error' ? 'alert' : undefined}
+    >
+      {entry.text}
+    </li>
+  )
+}
+
+/**
+ * Follows the log as the answer grows (also when a chart or table below it changes height), unless the reader
+ * scrolled up to read something earlier: then `unseen` says new messages came, and `showNew` follows again.
+ */
+function useFollowedLog(view: ChatView | undefined, controller: ChatController | null | undefined) {
+  const log = useRef<HTMLDivElement>(null)
+  const messagesList = useRef<HTMLOListElement>(null)
   const following = useRef(true)
   const lastTop = useRef(0)
   const lastHeight = useRef(0)
@@ -70,22 +160,39 @@ export function ChatPanel({
     return () => observer.disconnect()
   }, [controller])
 
-  if (!agent || !controller || !view) return <p class="chat-empty">{problems.noAgent.detail}</p>
-
-  const ask = (question: string) => {
-    const text = question.trim()
-    if (!text || view.streaming || view.restoring) return
-    setInput('')
+  const resume = () => {
     following.current = true
     setUnseen(false)
-    // A question the thread did not take (refused, or the service out of reach) comes back to the box, unless
-    // something else was typed meanwhile: never lost.
-    void controller.send(text).then((taken) => {
-      if (!taken) setInput((current) => (current === '' ? question : current))
-    })
   }
-  const send = () => ask(input)
+  /** The new messages shown: the log at its bottom, followed again. */
+  const showNew = () => {
+    resume()
+    toBottom()
+  }
+  const onScroll = (event: { currentTarget: HTMLDivElement }) => {
+    const element = event.currentTarget
+    const atBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 48
+    // Only the reader scrolls up (the page itself only ever scrolls down, and content may grow between its
+    // scroll and this event), so moving up stops following and reaching the bottom resumes it.
+    if (atBottom) {
+      following.current = true
+      setUnseen(false)
+    } else if (element.scrollTop < lastTop.current - 2 && element.scrollHeight >= lastHeight.current)
+      following.current = false
+    // (A move up while the content shrank is the browser clamping the position, as when a chart replaces a
+    // long table: not the reader.)
+    lastTop.current = element.scrollTop
+    lastHeight.current = element.scrollHeight
+  }
+  return { log, messagesList, unseen, resume, showNew, onScroll }
+}
 
+/**
+ * The log's items in order: each turn's question, a summary of its steps, and its answer (with Add to dashboard
+ * for a creator, when it drew from a query), with the notices placed where they happened.
+ */
+function logItems(view: ChatView, controller: ChatController, ready: ReadySession, session: EmbedSession) {
+  const { context, token } = ready
   const items: ComponentChildren[] = []
   const notices = [...view.notices]
   const turns = turnsOf(view.messages)
@@ -131,123 +238,56 @@ export function ChatPanel({
     }
   }
   for (const rest of notices) items.push(notice(rest))
-  const answering = view.streaming && !view.restoring
-
-  return (
-    <div class="chat" data-surface={surface}>
-      <div
-        class="chat-log"
-        ref={log}
-        role="log"
-        aria-label={`Conversation with ${agent.name}`}
-        aria-live="polite"
-        aria-busy={view.streaming || view.restoring}
-        tabIndex={0}
-        onScroll={(event) => {
-          const element = event.currentTarget
-          const atBottom = element.scrollHeight - element.scrollTop - element.clientHeight < 48
-          // Only the reader scrolls up (the page itself only ever scrolls down, and content may grow between its
-          // scroll and this event), so moving up stops following and reaching the bottom resumes it.
-          if (atBottom) {
-            following.current = true
-            setUnseen(false)
-          } else if (element.scrollTop < lastTop.current - 2 && element.scrollHeight >= lastHeight.current)
-            following.current = false
-          // (A move up while the content shrank is the browser clamping the position, as when a chart replaces a
-          // long table: not the reader.)
-          lastTop.current = element.scrollTop
-          lastHeight.current = element.scrollHeight
-        }}
-      >
-        {items.length === 0 && !view.restoring && (
-          <div class="chat-intro">
-            <p>
-              Ask {agent.name} a question about the data in {context.deployment.name}. Answers show the queries they
-              ran.
-            </p>
-            {context.starterQuestions.length > 0 && (
-              <ul class="starters" aria-label="Suggested questions">
-                {context.starterQuestions.map((question) => (
-                  <li key={question}>
-                    <button type="button" class="starter" onClick={() => ask(question)}>
-                      {question}
-                    </button>
-                  </li>
-                ))}
-              </ul>
-            )}
-          </div>
-        )}
-        <ol class="chat-messages" ref={messagesList}>
-          {items}
-        </ol>
-      </div>
-      {unseen && (
-        <button
-          type="button"
-          class="new-messages"
-          onClick={() => {
-            following.current = true
-            setUnseen(false)
-            toBottom()
-          }}
-        >
-          New messages ↓
-        </button>
-      )}
-      <p class="sr-only" role="status">
-        {answering ? `${agent.name} is answering…` : ''}
-      </p>
-      <form
-        class="composer"
-        onSubmit={(event) => {
-          event.preventDefault()
-          send()
-        }}
-      >
-        <label for={inputId} class="sr-only">
-          Ask a question about your data
-        </label>
-        <textarea
-          id={inputId}
-          rows={2}
-          value={input}
-          placeholder="Ask a question about your data"
-          onInput={(event) => setInput(event.currentTarget.value)}
-          onKeyDown={(event) => {
-            if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
-              event.preventDefault()
-              send()
-            }
-          }}
-        />
-        <div class="composer-actions">
-          {view.streaming && (
-            <button type="button" class="button-stop" onClick={() => void controller.stop()} disabled={!view.canStop}>
-              Stop
-            </button>
-          )}
-          <button
-            type="submit"
-            class="button-primary"
-            disabled={view.streaming || view.restoring || input.trim() === ''}
-          >
-            Send
-          </button>
-        </div>
-      </form>
-    </div>
-  )
+  return items
 }
 
-function notice(entry: ChatNotice) {
+/** The question box with Send, and Stop while an answer streams. Enter sends, Shift+Enter starts a new line. */
+function Composer(props: {
+  inputId: string
+  input: string
+  onInput: (input: string) => void
+  send: () => void
+  view: ChatView
+  stop: () => void
+}) {
   return (
-    <li
-      class={`msg msg-notice msg-${entry.kind}`}
-      key={`notice-${entry.id}`}
-      role={entry.kind === 'error' ? 'alert' : undefined}
+    <form
+      class="composer"
+      onSubmit={(event) => {
+        event.preventDefault()
+        props.send()
+      }}
     >
-      {entry.text}
-    </li>
+      <label for={props.inputId} class="sr-only">
+        Ask a question about your data
+      </label>
+      <textarea
+        id={props.inputId}
+        rows={2}
+        value={props.input}
+        placeholder="Ask a question about your data"
+        onInput={(event) => props.onInput(event.currentTarget.value)}
+        onKeyDown={(event) => {
+          if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+            event.preventDefault()
+            props.send()
+          }
+        }}
+      />
+      <div class="composer-actions">
+        {props.view.streaming && (
+          <button type="button" class="button-stop" onClick={props.stop} disabled={!props.view.canStop}>
+            Stop
+          </button>
+        )}
+        <button
+          type="submit"
+          class="button-primary"
+          disabled={props.view.streaming || props.view.restoring || props.input.trim() === ''}
+        >
+          Send
+        </button>
+      </div>
+    </form>
   )
 }

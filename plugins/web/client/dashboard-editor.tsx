@@ -1,23 +1,16 @@
+import type { HTMLAttributes } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
-import type { EmbedDashboard, EmbedWidget, SavedEmbedWidget, WidgetChange, WidgetChart } from '../model'
+import type { EmbedDashboard, EmbedWidget, SavedEmbedWidget } from '../model'
 import { describeError, PlatformApiError } from './api'
 import { dashboardApi } from './dashboard-api'
 import type { EmbedSession } from './embed-session'
 import { WidgetCard } from './widget-card'
-
-type Change = Omit<WidgetChange, 'checksum'>
+import { WidgetTools, type Change } from './widget-tools'
 
 /** The last change, and how to take it back. */
 type Undo =
   | { kind: 'change'; label: string; widgetId: string; before: Change }
   | { kind: 'remove'; label: string; widget: EmbedWidget }
-
-const CHARTS: ReadonlyArray<[WidgetChart, string]> = [
-  ['line', 'Line chart'],
-  ['bar', 'Bar chart'],
-  ['table', 'Table'],
-  ['kpi', 'KPI'],
-]
 
 /** The widgets with one saved in its new place, every position renumbered. */
 function placed(widgets: EmbedWidget[], saved: SavedEmbedWidget): EmbedWidget[] {
@@ -38,63 +31,18 @@ function before(widget: EmbedWidget, change: Change): Change {
   return Object.fromEntries(Object.keys(change).map((key) => [key, values[key as keyof Change]])) as Change
 }
 
-function RenameForm(props: { widget: EmbedWidget; onSave: (title: string) => void; onCancel: () => void }) {
-  const [title, setTitle] = useState(props.widget.title)
-  const inputId = `rename-${props.widget.id}`
-  return (
-    <form
-      class="widget-rename"
-      onSubmit={(event) => {
-        event.preventDefault()
-        const next = title.trim()
-        if (next && next !== props.widget.title) props.onSave(next)
-        else props.onCancel()
-      }}
-      onKeyDown={(event) => {
-        if (event.key === 'Escape') props.onCancel()
-      }}
-    >
-      <label for={inputId} class="sr-only">
-        New title of {props.widget.title}
-      </label>
-      <input
-        id={inputId}
-        value={title}
-        maxLength={200}
-        ref={(element) => element?.focus()}
-        onInput={(event) => setTitle(event.currentTarget.value)}
-      />
-      <button type="submit" class="button-quiet">
-        Save
-      </button>
-      <button type="button" class="button-quiet" onClick={props.onCancel}>
-        Cancel
-      </button>
-    </form>
-  )
-}
-
 /**
- * A creator's dashboard: each widget can be renamed, shown as another chart, made wide or narrow, moved (buttons,
- * dragging, or the arrow keys on a focused widget) and removed, and the last change undone. Every save carries the
- * checksum the page last read; when someone else saved meanwhile (409) the page shows their version and says so.
+ * The dashboard's widgets as saved, and the saves that change them: each carries the checksum last read, is refused
+ * while another is under way, can be undone once, and says what it did (or why not) in the notice.
  */
-export function DashboardEditor(props: {
-  dashboard: EmbedDashboard
-  publicId: string
-  token: string
-  session: EmbedSession
-  controls: string
-}) {
+function useWidgetEdits(props: { dashboard: EmbedDashboard; publicId: string; token: string; session: EmbedSession }) {
   const { publicId, token, session } = props
   const [widgets, setWidgets] = useState(props.dashboard.widgets)
   const checksum = useRef(props.dashboard.checksum)
   const [undo, setUndo] = useState<Undo>()
   const [notice, setNotice] = useState<{ text: string; problem: boolean }>()
   const [busy, setBusy] = useState(false)
-  const [renaming, setRenaming] = useState<string>()
   const [focusId, setFocusId] = useState<string>()
-  const dragged = useRef<string | undefined>(undefined)
 
   // The dashboard read again (an answer pinned from the chat panel) replaces what is shown.
   useEffect(() => {
@@ -193,6 +141,58 @@ export function DashboardEditor(props: {
     })
   }
 
+  return { widgets, busy, undo, notice, change, move, remove, undoLast }
+}
+
+/**
+ * A creator's dashboard: each widget can be renamed, shown as another chart, made wide or narrow, moved (buttons,
+ * dragging, or the arrow keys on a focused widget) and removed, and the last change undone. Every save carries the
+ * checksum the page last read; when someone else saved meanwhile (409) the page shows their version and says so.
+ */
+export function DashboardEditor(props: {
+  dashboard: EmbedDashboard
+  publicId: string
+  token: string
+  session: EmbedSession
+  controls: string
+}) {
+  const { publicId, token, session } = props
+  const { widgets, busy, undo, notice, change, move, remove, undoLast } = useWidgetEdits(props)
+  const [renaming, setRenaming] = useState<string>()
+  const dragged = useRef<string | undefined>(undefined)
+
+  /** A widget's handlers for moving it: the arrow keys while it has the focus, or dragging it onto another. */
+  const movable = (widget: EmbedWidget): HTMLAttributes<HTMLElement> => ({
+    tabIndex: 0,
+    draggable: renaming !== widget.id,
+    'aria-roledescription': 'movable widget',
+    'aria-description': `Place ${widget.position + 1} of ${widgets.length}. Arrow keys move it.`,
+    onKeyDown: (event) => {
+      if (event.target !== event.currentTarget || busy) return
+      const step = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 }[event.key]
+      if (step === undefined) return
+      event.preventDefault()
+      move(widget, widget.position + step)
+    },
+    onDragStart: (event) => {
+      dragged.current = widget.id
+      event.dataTransfer?.setData('text/plain', widget.id)
+      if (event.dataTransfer) event.dataTransfer.effectAllowed = 'move'
+    },
+    onDragOver: (event) => {
+      if (dragged.current && dragged.current !== widget.id) event.preventDefault()
+    },
+    onDrop: (event) => {
+      event.preventDefault()
+      const moving = widgets.find((candidate) => candidate.id === dragged.current)
+      dragged.current = undefined
+      if (moving) move(moving, widget.position)
+    },
+    onDragEnd: () => {
+      dragged.current = undefined
+    },
+  })
+
   return (
     <>
       <div class="dashboard-edit-bar">
@@ -225,110 +225,18 @@ export function DashboardEditor(props: {
             session={session}
             allowDownload={!props.dashboard.restrictDataDownload}
             controls={props.controls}
-            editing={{
-              tabIndex: 0,
-              draggable: renaming !== widget.id,
-              'aria-roledescription': 'movable widget',
-              'aria-description': `Place ${widget.position + 1} of ${widgets.length}. Arrow keys move it.`,
-              onKeyDown: (event) => {
-                if (event.target !== event.currentTarget || busy) return
-                const step = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 }[event.key]
-                if (step === undefined) return
-                event.preventDefault()
-                move(widget, widget.position + step)
-              },
-              onDragStart: (event) => {
-                dragged.current = widget.id
-                event.dataTransfer?.setData('text/plain', widget.id)
-                if (event.dataTransfer) event.dataTransfer.effectAllowed = 'move'
-              },
-              onDragOver: (event) => {
-                if (dragged.current && dragged.current !== widget.id) event.preventDefault()
-              },
-              onDrop: (event) => {
-                event.preventDefault()
-                const moving = widgets.find((candidate) => candidate.id === dragged.current)
-                dragged.current = undefined
-                if (moving) move(moving, widget.position)
-              },
-              onDragEnd: () => {
-                dragged.current = undefined
-              },
-            }}
+            editing={movable(widget)}
             tools={
-              <div class="widget-tools" role="group" aria-label={`Edit ${widget.title}`}>
-                {renaming === widget.id ? (
-                  <RenameForm
-                    widget={widget}
-                    onCancel={() => setRenaming(undefined)}
-                    onSave={(title) => {
-                      setRenaming(undefined)
-                      void change(widget, { title }, `Renamed “${widget.title}” to “${title}”`)
-                    }}
-                  />
-                ) : (
-                  <button type="button" class="button-quiet" disabled={busy} onClick={() => setRenaming(widget.id)}>
-                    Rename
-                  </button>
-                )}
-                <label class="sr-only" for={`chart-${widget.id}`}>
-                  Chart of {widget.title}
-                </label>
-                <select
-                  id={`chart-${widget.id}`}
-                  class="widget-chart"
-                  value={widget.chart}
-                  disabled={busy}
-                  onChange={(event) => {
-                    const chart = event.currentTarget.value as WidgetChart
-                    const name = CHARTS.find(([value]) => value === chart)?.[1] ?? chart
-                    void change(widget, { chart }, `Showed “${widget.title}” as ${name.toLowerCase()}`)
-                  }}
-                >
-                  {CHARTS.map(([value, name]) => (
-                    <option value={value}>{name}</option>
-                  ))}
-                </select>
-                <button
-                  type="button"
-                  class="button-quiet"
-                  disabled={busy}
-                  aria-pressed={widget.size === 'wide'}
-                  onClick={() => {
-                    const size = widget.size === 'wide' ? 'narrow' : 'wide'
-                    void change(widget, { size }, `Made “${widget.title}” ${size}`)
-                  }}
-                >
-                  Wide
-                </button>
-                <button
-                  type="button"
-                  class="button-quiet"
-                  disabled={busy || widget.position === 0}
-                  aria-label={`Move ${widget.title} earlier`}
-                  onClick={() => move(widget, widget.position - 1)}
-                >
-                  ←
-                </button>
-                <button
-                  type="button"
-                  class="button-quiet"
-                  disabled={busy || widget.position === widgets.length - 1}
-                  aria-label={`Move ${widget.title} later`}
-                  onClick={() => move(widget, widget.position + 1)}
-                >
-                  →
-                </button>
-                <button
-                  type="button"
-                  class="button-quiet widget-remove"
-                  disabled={busy}
-                  aria-label={`Remove ${widget.title}`}
-                  onClick={() => void remove(widget)}
-                >
-                  Remove
-                </button>
-              </div>
+              <WidgetTools
+                widget={widget}
+                count={widgets.length}
+                busy={busy}
+                renaming={renaming === widget.id}
+                onRenaming={(open) => setRenaming(open ? widget.id : undefined)}
+                change={(body, label) => void change(widget, body, label)}
+                move={(position) => move(widget, position)}
+                remove={() => void remove(widget)}
+              />
             }
           />
         ))}

@@ -3,7 +3,7 @@ import { count } from 'drizzle-orm'
 import { first } from '../../../db/client'
 import { loadConfig } from '../../../lib/config'
 import { createLogger } from '../../../lib/logger'
-import { prepareStorage } from '../../../src/startup'
+import { prepareStorage } from '../../../src/prepare-storage'
 import { postgresAvailable, warnSkipped } from '../../helpers/database-servers'
 import { POSTGRES_START_MS, postgresStarted, throwawayPostgresDatabase } from '../../helpers/postgres-databases'
 

@@ -8,8 +8,7 @@ import { answerOf, Tally } from './questions/ask'
 import { clinic } from './questions/clinic'
 import { expectedRows, score } from './questions/score'
 
-/** The clinic model and its data: a schema the analyst was not grown on. */
-
+// The clinic model and its data: a schema the analyst was not grown on.
 let test: TestApp
 let data: Database
 

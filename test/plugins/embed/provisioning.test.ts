@@ -4,7 +4,7 @@ import { createTestApp, type TestApp } from '../../helpers/app'
 import { testBootstrap } from '../../helpers/fixtures'
 import { groupsOf, userRow, valuesOf } from './helpers'
 import type { SessionSettings } from '../../../plugins/auth/session-settings'
-import type { UserAccess } from '../../../plugins/auth/user-access'
+import type { UserAccess } from '../../../plugins/auth/user-provisioner'
 
 let test: TestApp
 afterEach(() => test?.close())

@@ -8,7 +8,7 @@ import {
   parseValueTemplate,
   resolveValues,
 } from '../../../plugins/semantic/semantic-model/policy-expression'
-import type { UserAccess } from '../../../plugins/auth/user-access'
+import type { UserAccess } from '../../../plugins/auth/user-provisioner'
 import { user } from './helpers'
 
 const access: UserAccess = {

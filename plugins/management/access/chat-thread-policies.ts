@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm'
-import { first, type Storage } from '../../db/client'
-import type { ChatThreadAction, ChatThreadPolicyDTO, ChatThreadResourceType } from './model'
+import { first, type Storage } from '../../../db/client'
+import type { ChatThreadAction, ChatThreadPolicyDTO, ChatThreadResourceType } from '../model'
 
 /**
  * Chat thread policies (`AIEngineerSettings.chatThreadPolicies`): deployment-wide allow and deny rules on chat

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { evaluateChatThreadPolicies, loadChatThreadPolicies } from '../../../plugins/management'
-import type { ChatThreadPolicyDTO } from '../../../plugins/management/model'
-import { D1, managementApp, type ManagementApp } from './helpers'
+import { evaluateChatThreadPolicies, loadChatThreadPolicies } from '../../../../plugins/management'
+import type { ChatThreadPolicyDTO } from '../../../../plugins/management/model'
+import { D1, managementApp, type ManagementApp } from '../helpers'
 
 let app: ManagementApp
 afterEach(() => app?.close())
