@@ -73,52 +73,52 @@ async function startWrites(tx: PostgresTransaction, starts: PendingStart[]): Pro
   )
   const [started, ...read] = await Promise.all([
     tx`
-        WITH v AS (
-          SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(thread_id text, is_new boolean,
-            account_id integer, deployment_id integer, agent_id integer, user_id integer, title text, run_id text,
-            message_id text, branch text, input text, attachments text, now bigint, check_message boolean)
-           LIMIT ${rows.length}::int
-        ), stored AS (
-          SELECT v.thread_id, found.thread_id AS stored_in
-            FROM v CROSS JOIN LATERAL (
-              SELECT m.thread_id FROM chat_messages m
-               WHERE m.id = v.message_id AND m.role = 'user'
-                 AND (SELECT t.user_id = v.user_id AND t.agent_id = v.agent_id FROM chat_threads t WHERE t.id = m.thread_id)
-               LIMIT 1) found
-           WHERE v.check_message
-        ), created AS (
-          INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at,
-                                    lease_epoch)
-          SELECT thread_id, account_id, deployment_id, agent_id, user_id, title, now, now, 1 FROM v
-           WHERE is_new AND thread_id NOT IN (SELECT thread_id FROM stored)
-          RETURNING id, lease_epoch
-        ), messages AS (
-          INSERT INTO chat_messages (thread_id, id, sort, role, content, attachments, status, run_id, created_at,
-                                     updated_at)
-          SELECT v.thread_id, v.message_id,
-                 coalesce((SELECT max(m.sort) FROM chat_messages m WHERE m.thread_id = v.thread_id), 0) + 1, 'user',
-                 v.input, v.attachments, 'complete', v.run_id, v.now, v.now
-            FROM v
-           WHERE v.thread_id IN (SELECT id FROM created)
-              OR (NOT v.is_new AND EXISTS (SELECT 1 FROM chat_threads t WHERE t.id = v.thread_id))
-          ON CONFLICT (thread_id, id) DO NOTHING
-          RETURNING thread_id, sort
-        ), touched AS (
-          UPDATE chat_threads t SET updated_at = v.now, lease_epoch = t.lease_epoch + 1
-            FROM v JOIN messages ON messages.thread_id = v.thread_id
-           WHERE NOT v.is_new AND t.id = v.thread_id
-          RETURNING t.id, t.lease_epoch
-        ), held AS (
-          SELECT id, lease_epoch FROM created UNION ALL SELECT id, lease_epoch FROM touched
-        ), runs AS (
-          INSERT INTO chat_runs (id, thread_id, message_id, branch, status, started_at)
-          SELECT v.run_id, v.thread_id, v.message_id, v.branch, 'running', v.now
-            FROM v JOIN messages ON messages.thread_id = v.thread_id
-        )
-        SELECT held.id AS "threadId", held.lease_epoch AS epoch, messages.sort, NULL AS "storedIn"
-          FROM held JOIN messages ON messages.thread_id = held.id
-        UNION ALL
-        SELECT thread_id, 0, 0, stored_in FROM stored` as Promise<
+      WITH v AS (
+        SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(thread_id text, is_new boolean,
+          account_id integer, deployment_id integer, agent_id integer, user_id integer, title text, run_id text,
+          message_id text, branch text, input text, attachments text, now bigint, check_message boolean)
+         LIMIT ${rows.length}::int
+      ), stored AS (
+        SELECT v.thread_id, found.thread_id AS stored_in
+          FROM v CROSS JOIN LATERAL (
+            SELECT m.thread_id FROM chat_messages m
+             WHERE m.id = v.message_id AND m.role = 'user'
+               AND (SELECT t.user_id = v.user_id AND t.agent_id = v.agent_id FROM chat_threads t WHERE t.id = m.thread_id)
+             LIMIT 1) found
+         WHERE v.check_message
+      ), created AS (
+        INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at,
+                                  lease_epoch)
+        SELECT thread_id, account_id, deployment_id, agent_id, user_id, title, now, now, 1 FROM v
+         WHERE is_new AND thread_id NOT IN (SELECT thread_id FROM stored)
+        RETURNING id, lease_epoch
+      ), messages AS (
+        INSERT INTO chat_messages (thread_id, id, sort, role, content, attachments, status, run_id, created_at,
+                                   updated_at)
+        SELECT v.thread_id, v.message_id,
+               coalesce((SELECT max(m.sort) FROM chat_messages m WHERE m.thread_id = v.thread_id), 0) + 1, 'user',
+               v.input, v.attachments, 'complete', v.run_id, v.now, v.now
+          FROM v
+         WHERE v.thread_id IN (SELECT id FROM created)
+            OR (NOT v.is_new AND EXISTS (SELECT 1 FROM chat_threads t WHERE t.id = v.thread_id))
+        ON CONFLICT (thread_id, id) DO NOTHING
+        RETURNING thread_id, sort
+      ), touched AS (
+        UPDATE chat_threads t SET updated_at = v.now, lease_epoch = t.lease_epoch + 1
+          FROM v JOIN messages ON messages.thread_id = v.thread_id
+         WHERE NOT v.is_new AND t.id = v.thread_id
+        RETURNING t.id, t.lease_epoch
+      ), held AS (
+        SELECT id, lease_epoch FROM created UNION ALL SELECT id, lease_epoch FROM touched
+      ), runs AS (
+        INSERT INTO chat_runs (id, thread_id, message_id, branch, status, started_at)
+        SELECT v.run_id, v.thread_id, v.message_id, v.branch, 'running', v.now
+          FROM v JOIN messages ON messages.thread_id = v.thread_id
+      )
+      SELECT held.id AS "threadId", held.lease_epoch AS epoch, messages.sort, NULL AS "storedIn"
+        FROM held JOIN messages ON messages.thread_id = held.id
+      UNION ALL
+      SELECT thread_id, 0, 0, stored_in FROM stored` as Promise<
       Array<{ threadId: string; epoch: number; sort: number; storedIn: string | null }>
     >,
     ...histories,
@@ -157,16 +157,16 @@ async function endWrites(tx: PostgresTransaction, ends: PendingEnd[]): Promise<b
     ended_at: end.now,
   }))
   const ended: Array<{ id: string }> = await tx`
-      WITH v AS (
-        SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(run_id text, epoch integer,
-          status text, error text, ended_at bigint) LIMIT ${rows.length}::int
-      ), held AS (
-        SELECT r.id FROM v JOIN chat_runs r ON r.id = v.run_id JOIN chat_threads t ON t.id = r.thread_id
-         WHERE t.lease_epoch = v.epoch FOR SHARE OF t
-      )
-      UPDATE chat_runs r SET status = v.status, error = v.error, ended_at = v.ended_at
-        FROM v WHERE r.id = v.run_id AND r.id IN (SELECT id FROM held)
-      RETURNING r.id`
+    WITH v AS (
+      SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(run_id text, epoch integer,
+        status text, error text, ended_at bigint) LIMIT ${rows.length}::int
+    ), held AS (
+      SELECT r.id FROM v JOIN chat_runs r ON r.id = v.run_id JOIN chat_threads t ON t.id = r.thread_id
+       WHERE t.lease_epoch = v.epoch FOR SHARE OF t
+    )
+    UPDATE chat_runs r SET status = v.status, error = v.error, ended_at = v.ended_at
+      FROM v WHERE r.id = v.run_id AND r.id IN (SELECT id FROM held)
+    RETURNING r.id`
   const done = new Set(ended.map((row) => row.id))
   return ends.map((end) => done.has(end.runId))
 }
@@ -208,31 +208,31 @@ function saveSome(tx: PostgresTransaction, saves: MessageSave[]): Promise<Array<
   const c = saves.map((message) => message.content)
   while (c.length < CONTENT_SLOTS) c.push('')
   return tx`
-      WITH v AS (
-        SELECT v.thread_id, v.id, v.sort, v.thinking, v.graph_path, v.tool_call, v.status, v.run_id, v.created_at,
-               v.updated_at, v.epoch,
-               (ARRAY[${c[0]}::text, ${c[1]}::text, ${c[2]}::text, ${c[3]}::text, ${c[4]}::text, ${c[5]}::text,
-                      ${c[6]}::text, ${c[7]}::text])[v.slot] AS content
-          FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(thread_id text, id text, sort integer,
-            slot integer, thinking text, graph_path text, tool_call text, status text, run_id text, created_at bigint,
-            updated_at bigint, epoch integer)
-         LIMIT ${rows.length}::int
-      ), held AS (
-        SELECT t.id FROM chat_threads t WHERE (t.id, t.lease_epoch) IN (SELECT thread_id, epoch FROM v) FOR SHARE
-      ), saved AS (
-        INSERT INTO chat_messages (thread_id, id, sort, role, content, thinking, graph_path, tool_call, status, run_id,
-                                   created_at, updated_at)
-        SELECT thread_id, id, sort, 'assistant', content, thinking, graph_path, tool_call, status, run_id, created_at,
-               updated_at
-          FROM v WHERE thread_id IN (SELECT id FROM held)
-        ON CONFLICT (thread_id, id) DO UPDATE SET
-          content = CASE WHEN excluded.content = '' THEN chat_messages.content
-                         ELSE chat_messages.content || excluded.content END,
-          thinking = excluded.thinking,
-          graph_path = excluded.graph_path, tool_call = excluded.tool_call, status = excluded.status,
-          updated_at = excluded.updated_at
-      )
-      SELECT DISTINCT thread_id AS "threadId" FROM v WHERE thread_id NOT IN (SELECT id FROM held)`
+    WITH v AS (
+      SELECT v.thread_id, v.id, v.sort, v.thinking, v.graph_path, v.tool_call, v.status, v.run_id, v.created_at,
+             v.updated_at, v.epoch,
+             (ARRAY[${c[0]}::text, ${c[1]}::text, ${c[2]}::text, ${c[3]}::text, ${c[4]}::text, ${c[5]}::text,
+                    ${c[6]}::text, ${c[7]}::text])[v.slot] AS content
+        FROM json_to_recordset(${JSON.stringify(rows)}::text::json) AS v(thread_id text, id text, sort integer,
+          slot integer, thinking text, graph_path text, tool_call text, status text, run_id text, created_at bigint,
+          updated_at bigint, epoch integer)
+       LIMIT ${rows.length}::int
+    ), held AS (
+      SELECT t.id FROM chat_threads t WHERE (t.id, t.lease_epoch) IN (SELECT thread_id, epoch FROM v) FOR SHARE
+    ), saved AS (
+      INSERT INTO chat_messages (thread_id, id, sort, role, content, thinking, graph_path, tool_call, status, run_id,
+                                 created_at, updated_at)
+      SELECT thread_id, id, sort, 'assistant', content, thinking, graph_path, tool_call, status, run_id, created_at,
+             updated_at
+        FROM v WHERE thread_id IN (SELECT id FROM held)
+      ON CONFLICT (thread_id, id) DO UPDATE SET
+        content = CASE WHEN excluded.content = '' THEN chat_messages.content
+                       ELSE chat_messages.content || excluded.content END,
+        thinking = excluded.thinking,
+        graph_path = excluded.graph_path, tool_call = excluded.tool_call, status = excluded.status,
+        updated_at = excluded.updated_at
+    )
+    SELECT DISTINCT thread_id AS "threadId" FROM v WHERE thread_id NOT IN (SELECT id FROM held)`
 }
 
 /**
@@ -280,18 +280,18 @@ function recoverInterruptedRuns(client: SQL, now: number): Promise<number> {
   return client.begin(async (tx) => {
     // First, so a writer still alive is refused from here on (its writes lock the thread rows they check).
     await tx`UPDATE chat_threads SET lease_epoch = lease_epoch + 1
-                  WHERE id IN (SELECT thread_id FROM chat_runs WHERE status = 'running')`
+              WHERE id IN (SELECT thread_id FROM chat_runs WHERE status = 'running')`
     await tx`UPDATE chat_messages SET status = 'interrupted', updated_at = ${now} WHERE status = 'in_process'`
     // Each running run's last answer, through the (thread_id, sort) index.
     await tx`
-          UPDATE chat_messages SET status = 'interrupted', updated_at = ${now}
-           WHERE (thread_id, sort) IN (
-             SELECT r.thread_id, (SELECT max(m.sort) FROM chat_messages m
-                                   WHERE m.thread_id = r.thread_id AND m.run_id = r.id AND m.role = 'assistant')
-               FROM chat_runs r WHERE r.status = 'running')`
+      UPDATE chat_messages SET status = 'interrupted', updated_at = ${now}
+       WHERE (thread_id, sort) IN (
+         SELECT r.thread_id, (SELECT max(m.sort) FROM chat_messages m
+                               WHERE m.thread_id = r.thread_id AND m.run_id = r.id AND m.role = 'assistant')
+           FROM chat_runs r WHERE r.status = 'running')`
     const ended = await tx`
-          UPDATE chat_runs SET status = 'interrupted', ended_at = ${now}, error = ${RESTART_ERROR}
-           WHERE status = 'running'`
+      UPDATE chat_runs SET status = 'interrupted', ended_at = ${now}, error = ${RESTART_ERROR}
+       WHERE status = 'running'`
     return ended.count as number
   })
 }
