@@ -61,8 +61,9 @@ export interface BenchOptions {
   server?: 'auto' | 'binary' | 'source'
   soakMs?: number
   /**
-   * Runs the server from source under Bun's CPU profiler, which writes a `.cpuprofile` and a markdown summary into
-   * this folder when the server stops (one pair per server process the run starts).
+   * Runs the server from source under Bun's CPU profiler, which writes a `.cpuprofile` into this folder when the
+   * server stops (one per server process the run starts; its markdown summary, `--cpu-prof-md`, stops a server at
+   * start on Bun 1.4).
    */
   profileDir?: string
   /** How many nodes the several-nodes scenario runs (2 unless given). */
@@ -125,7 +126,7 @@ function profiledCommand(dir: string): ServerCommand {
   const [bun, ...rest] = source.argv
   return {
     ...source,
-    argv: [bun, '--cpu-prof', '--cpu-prof-md', `--cpu-prof-dir=${out}`, ...rest],
+    argv: [bun, '--cpu-prof', `--cpu-prof-dir=${out}`, ...rest],
     note: `${source.note} under --cpu-prof (into ${out})`,
   }
 }
