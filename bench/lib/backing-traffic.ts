@@ -23,6 +23,11 @@ export interface BackingTraffic {
   commands: Counts
   /** What Postgres itself did apart from its socket traffic (see `PostgresWork`). */
   work: PostgresWork
+  /**
+   * Row operations by table and kind (`chat_runs update`, `chat_runs HOT update`...), from pg_stat_user_tables: an
+   * update that is not HOT writes a new entry in every index of its table, a HOT one in none.
+   */
+  rows: Counts
 }
 
 /**
@@ -166,6 +171,7 @@ export function backingTraffic(options: {
     redis: zero(),
     commands: new Map(),
     work: noWork(),
+    rows: new Map(),
   }
 
   // One connection each, kept: the measurement's own statements and commands are left out of what it counts.
@@ -207,6 +213,22 @@ export function backingTraffic(options: {
     }
   }
 
+  async function rowCounts(): Promise<Counts> {
+    const tables: Array<{ table: string; inserted: string; updated: string; hot: string; deleted: string }> =
+      await postgresClient.unsafe(
+        `SELECT relname AS table, n_tup_ins::float8 AS inserted, n_tup_upd::float8 AS updated,
+                n_tup_hot_upd::float8 AS hot, n_tup_del::float8 AS deleted FROM pg_stat_user_tables`,
+      )
+    const counts: Counts = new Map()
+    for (const row of tables) {
+      counts.set(`${row.table} insert`, Number(row.inserted))
+      counts.set(`${row.table} update`, Number(row.updated) - Number(row.hot))
+      counts.set(`${row.table} HOT update`, Number(row.hot))
+      counts.set(`${row.table} delete`, Number(row.deleted))
+    }
+    return counts
+  }
+
   async function redisCounts(): Promise<Counts> {
     const commands: Counts = new Map()
     const text = String(await redisClient.send('INFO', ['commandstats']))
@@ -224,6 +246,7 @@ export function backingTraffic(options: {
         postgres: socketCounters(postgresPort, pids),
         redisSockets: socketCounters(redisPort, pids),
         work: await postgresWork(),
+        rows: await rowCounts(),
         children: options.postgresPid ? postgresChildren(options.postgresPid) : new Map(),
       }
       const result = await round()
@@ -232,6 +255,7 @@ export function backingTraffic(options: {
       const postgres = socketCounters(postgresPort, pids)
       const redisSockets = socketCounters(redisPort, pids)
       const statements = await statementCounts()
+      const rows = await rowCounts()
       const redis = await redisCounts()
       const postgresDelta = socketDelta(before.postgres, postgres)
       const redisDelta = socketDelta(before.redisSockets, redisSockets)
@@ -241,6 +265,7 @@ export function backingTraffic(options: {
       }
       add(total.statements, countsDelta(before.statements, statements))
       add(total.commands, countsDelta(before.redis, redis))
+      add(total.rows, countsDelta(before.rows, rows))
       for (const key of [
         'executionMs',
         'walBytes',

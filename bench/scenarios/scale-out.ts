@@ -78,7 +78,7 @@ function trafficRows(
     unit,
     note,
   })
-  const { postgres, redis, statements, commands, work } = traffic
+  const { postgres, redis, statements, commands, work, rows } = traffic
   const commits = statements.get('COMMIT') ?? 0
   const background = sum(work.backgroundCpuMs)
   const ms = (value: number) => (value / turns).toFixed(3)
@@ -105,6 +105,7 @@ function trafficRows(
     row('Postgres WAL flushes (fsync)', work.walSyncs, '', `${(work.walWrites / turns).toFixed(2)} writes a turn`),
     row('Postgres statements', sum(statements), '', perTurnNote(statements, turns, 10)),
     row('Postgres transactions (COMMIT)', commits, ''),
+    row('Postgres rows written (inserted, updated, deleted)', sum(rows), '', perTurnNote(rows, turns, 10, 40)),
     row('Postgres round trips (the nodes’ writes to it)', postgres.writes, ''),
     row('bytes to Postgres', postgres.bytesSent, 'B'),
     row('bytes from Postgres', postgres.bytesReceived, 'B'),
