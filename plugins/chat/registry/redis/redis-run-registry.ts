@@ -6,10 +6,11 @@ import { RedisKeys, type LeaseRecord } from './redis-keys'
 import { OrphanedRuns } from './orphaned-runs'
 import { OwnedRun, type RunShipping } from './owned-run'
 import { AbandonedClaims } from './abandoned-claims'
+import { RunBoundaries } from './run-boundaries'
 import type { ClusterEvent } from '../../../../lib/cluster-bus'
 import type { RedisClusterBus } from '../../../../lib/redis-cluster-bus'
 import { RedisLink } from '../../../../lib/redis-link'
-import { CLAIM, TAKE_OVER, CLAIM_EXPIRED, CLAIM_ONE, FIND_BY_MESSAGE, FIND_BY_THREAD, RENEW } from './redis-scripts'
+import { TAKE_OVER, CLAIM_EXPIRED, CLAIM_ONE, FIND_BY_MESSAGE, FIND_BY_THREAD, RENEW } from './redis-scripts'
 import { StreamFollower } from '../../stream/redis-stream-follower'
 import { LEASE_LOST_MESSAGE, Run } from '../run'
 import {
@@ -34,10 +35,22 @@ export interface RedisRunRegistryOptions {
   leaseMs?: number
   /** How long the log of a finished run stays readable. */
   retainMs?: number
+  /**
+   * How long a claim or a release waits for others of this node to share its script call while several runs are
+   * live (see `GATHER_MS`); 0 gathers only those of one turn of the event loop.
+   */
+  gatherMs?: number
 }
 
 /** How much longer than the time between renewals an abort waits for a sign of life from the run's node. */
 const ABORT_MARGIN_MS = 500
+
+/**
+ * How long a claim or a release waits for others to share its script call, once the node runs `GATHER_SIBLINGS` runs
+ * or more (as Postgres's `commit_delay` waits with `commit_siblings` transactions open): fewer would seldom find one.
+ */
+export const GATHER_MS = 0
+const GATHER_SIBLINGS = 4
 
 /**
  * The run registry shared by every node through Redis. A run executes on the node that started it, in memory as
@@ -56,6 +69,8 @@ export class RedisRunRegistry implements RunRegistry {
   private readonly follower: StreamFollower
   /** Claims whose answer never came: ended as soon as Redis answers again. */
   private readonly abandoned: AbandonedClaims
+  /** The claims and releases of this node's runs, gathered into script calls. */
+  private readonly boundaries: RunBoundaries
   private readonly local = new Map<string, OwnedRun>()
   private readonly byRunId = new Map<string, OwnedRun>()
   private readonly idle = new Set<() => void>()
@@ -92,7 +107,16 @@ export class RedisRunRegistry implements RunRegistry {
     this.reader = new RedisLink(options.url)
     this.follower = new StreamFollower(this.reader, this.commands, options.logger)
     this.abandoned = new AbandonedClaims(this.commands, this.keys.runs)
+    const gatherMs = options.gatherMs ?? GATHER_MS
+    this.boundaries = new RunBoundaries({
+      commands: this.commands,
+      runs: this.keys.runs,
+      leaseMs: this.leaseMs,
+      holdMs: this.holdMs,
+      gatherMs: () => (this.local.size >= GATHER_SIBLINGS ? gatherMs : 0),
+    })
     this.shipping = {
+      boundaries: this.boundaries,
       commands: this.commands,
       keys: this.keys,
       logger: options.logger,
@@ -160,21 +184,43 @@ export class RedisRunRegistry implements RunRegistry {
     if (this.local.has(start.chatId)) return undefined
     const { runId, clientMessageId, limits, ...key } = start
     const record = JSON.stringify({ runId, node: this.node, key, keyId: limits?.keyId } satisfies LeaseRecord)
-    const claimArgs = [
+    const thread = this.keys.thread(key.chatId)
+    const message = this.keys.message(key)
+    const sets = this.keys.quotaSets(limits !== undefined, key.userId, limits?.keyId)
+    let claimed = await this.claim(
       record,
-      String(this.leaseMs),
-      String(this.holdMs),
-      clientMessageId ? '1' : '0',
-      limits ? this.keys.quota : '',
-      String(limits?.maxRunsPerUser ?? 0),
-      String(limits?.maxRunsPerKey ?? 0),
-    ]
-    const claimKeys = ['3', this.keys.thread(key.chatId), this.keys.message(key), this.keys.runs]
-    let claimed = await this.claim(record, [CLAIM, ...claimKeys, ...claimArgs])
-    if (claimed === 0) claimed = await this.takeOverEnded(key.chatId, record, [TAKE_OVER, ...claimKeys, ...claimArgs])
+      this.boundaries.claim({
+        thread,
+        message,
+        record,
+        runId,
+        clientMessageId: clientMessageId === true,
+        sets,
+        mostPerUser: limits?.maxRunsPerUser ?? 0,
+        mostPerKey: limits?.maxRunsPerKey ?? 0,
+      }),
+    )
+    if (claimed === 0)
+      claimed = await this.takeOverEnded(key.chatId, record, (holder) =>
+        this.call('EVAL', [
+          TAKE_OVER,
+          '3',
+          thread,
+          message,
+          this.keys.runs,
+          record,
+          String(this.leaseMs),
+          String(this.holdMs),
+          clientMessageId ? '1' : '0',
+          limits ? this.keys.quota : '',
+          String(limits?.maxRunsPerUser ?? 0),
+          String(limits?.maxRunsPerKey ?? 0),
+          holder,
+        ]),
+      )
     if (claimed === -1 || claimed === -2) throw new RunLimitReached(claimed === -1 ? 'user' : 'key')
     if (claimed !== 1) return undefined
-    const owned = new OwnedRun(new Run(key), runId, record, this.shipping)
+    const owned = new OwnedRun(new Run(key), runId, record, sets, this.shipping)
     this.local.set(key.chatId, owned)
     this.byRunId.set(runId, owned)
     return owned.run
@@ -185,10 +231,14 @@ export class RedisRunRegistry implements RunRegistry {
    * holder's client got the last line first, and its next message may reach this node before that release does. The
    * release may also land between the failed claim and this look at the holder: the thread is then free to claim.
    */
-  private async takeOverEnded(chatId: string, record: string, args: string[]): Promise<unknown> {
+  private async takeOverEnded(
+    chatId: string,
+    record: string,
+    takeOver: (holder: string) => Promise<unknown>,
+  ): Promise<unknown> {
     const holder = (await this.call('GET', [this.keys.thread(chatId)])) as string | null
     if (holder && !(await runHasEnded(this.options.storage, (JSON.parse(holder) as LeaseRecord).runId))) return 0
-    return this.claim(record, [...args, holder ?? ''])
+    return this.claim(record, takeOver(holder ?? ''))
   }
 
   end(run: Run): void {
@@ -368,14 +418,20 @@ export class RedisRunRegistry implements RunRegistry {
 
   /**
    * A claim of a thread (`CLAIM` or `TAKE_OVER`) on a request's path. Without an answer it may still be made once
-   * Redis reads it: its lease is then ended, so the thread does not stay held by a run that never started.
+   * Redis reads it: its lease is then ended, so the thread does not stay held by a run that never started. A Redis
+   * failure becomes 503, not 500.
    */
-  private async claim(record: string, args: string[]): Promise<unknown> {
+  private async claim(record: string, made: Promise<unknown>): Promise<unknown> {
     try {
-      return await this.call('EVAL', args)
+      return await made
     } catch (error) {
       this.abandoned.add(record)
-      throw error
+      if (error instanceof RunRegistryUnavailableError) throw error
+      this.options.logger.warn('Redis command failed', {
+        command: 'EVAL',
+        error: (error as Error)?.message ?? String(error),
+      })
+      throw new RunRegistryUnavailableError()
     }
   }
 
