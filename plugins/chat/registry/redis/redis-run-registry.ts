@@ -35,22 +35,10 @@ export interface RedisRunRegistryOptions {
   leaseMs?: number
   /** How long the log of a finished run stays readable. */
   retainMs?: number
-  /**
-   * How long a claim or a release waits for others of this node to share its script call while several runs are
-   * live (see `GATHER_MS`); 0 gathers only those of one turn of the event loop.
-   */
-  gatherMs?: number
 }
 
 /** How much longer than the time between renewals an abort waits for a sign of life from the run's node. */
 const ABORT_MARGIN_MS = 500
-
-/**
- * How long a claim or a release waits for others to share its script call, once the node runs `GATHER_SIBLINGS` runs
- * or more (as Postgres's `commit_delay` waits with `commit_siblings` transactions open): fewer would seldom find one.
- */
-export const GATHER_MS = 0
-const GATHER_SIBLINGS = 4
 
 /**
  * The run registry shared by every node through Redis. A run executes on the node that started it, in memory as
@@ -107,13 +95,11 @@ export class RedisRunRegistry implements RunRegistry {
     this.reader = new RedisLink(options.url)
     this.follower = new StreamFollower(this.reader, this.commands, options.logger)
     this.abandoned = new AbandonedClaims(this.commands, this.keys.runs)
-    const gatherMs = options.gatherMs ?? GATHER_MS
     this.boundaries = new RunBoundaries({
       commands: this.commands,
       runs: this.keys.runs,
       leaseMs: this.leaseMs,
       holdMs: this.holdMs,
-      gatherMs: () => (this.local.size >= GATHER_SIBLINGS ? gatherMs : 0),
     })
     this.shipping = {
       boundaries: this.boundaries,

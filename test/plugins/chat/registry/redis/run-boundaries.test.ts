@@ -22,8 +22,8 @@ function fakeLink(answer?: (args: string[]) => Promise<unknown>) {
   return { link: link as unknown as RedisLink, calls }
 }
 
-const boundaries = (link: RedisLink, gatherMs = 0) =>
-  new RunBoundaries({ commands: link, runs: 'runs', leaseMs: 10_000, holdMs: 20_000, gatherMs: () => gatherMs })
+const boundaries = (link: RedisLink) =>
+  new RunBoundaries({ commands: link, runs: 'runs', leaseMs: 10_000, holdMs: 20_000 })
 
 const claim = (id: string): Claim => ({
   thread: `thread:${id}`,
@@ -98,19 +98,22 @@ describe('the claims and releases of a node, gathered into script calls', () => 
     for (const outcome of outcomes) expect(String((outcome as PromiseRejectedResult).reason)).toContain('2 runs')
   })
 
-  it('gathers for as long as it is told, and sends a full batch at once', async () => {
+  it('gathers the claims of one turn of the event loop, awaits within it included, and sends a full batch at once', async () => {
     const { link, calls } = fakeLink()
-    const batch = boundaries(link, 30)
+    const batch = boundaries(link)
     const first = batch.claim(claim('a'))
-    await Bun.sleep(5)
+    await Promise.resolve()
     const second = batch.claim(claim('b'))
     expect(await Promise.all([first, second])).toEqual([1, 1])
     expect(calls).toHaveLength(1)
+    // A later turn's claim is a call of its own.
+    expect(await batch.claim(claim('c'))).toBe(1)
+    expect(calls).toHaveLength(2)
 
     const many = Array.from({ length: 70 }, (_, index) => batch.claim(claim(`run-${index}`)))
-    // The 64th went with the 63 before it at once; the rest waits for the window.
-    expect(calls).toHaveLength(2)
+    // The 64th went with the 63 before it at once; the rest waits for the end of the turn.
+    expect(calls).toHaveLength(3)
     expect(await Promise.all(many)).toEqual(many.map(() => 1))
-    expect(calls.map((args) => (Number(args[1]) - 1) / 2)).toEqual([2, 64, 6])
+    expect(calls.map((args) => (Number(args[1]) - 1) / 2)).toEqual([2, 1, 64, 6])
   })
 })
