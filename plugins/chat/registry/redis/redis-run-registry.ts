@@ -289,8 +289,10 @@ export class RedisRunRegistry implements RunRegistry {
     this.stopListening()
     for (const timer of this.timers) clearInterval(timer)
     this.follower.close()
-    // Commands are answered in order: once this one is, every line and release sent before it is in Redis. Not
-    // waited for long when Redis is down or does not answer.
+    // The releases (and claims) still gathering for this turn of the event loop leave now. Commands are answered in
+    // order: once the PING is, every line and release sent before it is in Redis. Not waited for long when Redis is
+    // down or does not answer.
+    this.boundaries.flush()
     if (this.commands.client.connected) await this.commands.send('PING', []).catch(() => {})
     this.commands.close()
     this.reader.close()

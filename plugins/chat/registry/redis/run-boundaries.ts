@@ -86,8 +86,11 @@ export class RunBoundaries {
     setImmediate(() => this.flush())
   }
 
-  /** Sends what is queued: a flush that finds nothing (a full batch went already) sends nothing. */
-  private flush(): void {
+  /**
+   * Sends what is queued now (the node closes: what it ended last goes before it does). A flush that finds nothing
+   * (a full batch went already) sends nothing.
+   */
+  flush(): void {
     this.scheduled = false
     const { releases, claims } = this
     this.releases = []

@@ -161,6 +161,24 @@ else {
         }
       })
 
+      it('sends the releases still gathering when the node closes, before it closes', async () => {
+        const { nodes, url, prefix, close } = await redisNodes(1)
+        const [a] = nodes
+        const redis = new Bun.RedisClient(url)
+        try {
+          const key = newRun()
+          const run = (await a.start(key))!
+          // Ended and closed in one turn of the event loop, as a node shutting down does with its last run.
+          a.end(run)
+          await a.close()
+          expect(await redis.send('EXISTS', [`${prefix}thread:${key.chatId}`])).toBe(0)
+          expect(await redis.send('ZCARD', [`${prefix}runs`])).toBe(0)
+        } finally {
+          redis.close()
+          await close()
+        }
+      })
+
       it('fails every claim of a call Redis refuses with 503, and none of them waits', async () => {
         const { nodes, close } = await redisNodes(1)
         const [a] = nodes
