@@ -6,11 +6,11 @@ import { RedisKeys, type LeaseRecord } from './redis-keys'
 import { OrphanedRuns } from './orphaned-runs'
 import { OwnedRun, type RunShipping } from './owned-run'
 import { AbandonedClaims } from './abandoned-claims'
-import { RunBoundaries } from './run-boundaries'
+import { RunBoundaries, type Claim } from './run-boundaries'
 import type { ClusterEvent } from '../../../../lib/cluster-bus'
 import type { RedisClusterBus } from '../../../../lib/redis-cluster-bus'
 import { RedisLink } from '../../../../lib/redis-link'
-import { TAKE_OVER, CLAIM_EXPIRED, CLAIM_ONE, FIND_BY_MESSAGE, FIND_BY_THREAD, RENEW } from './redis-scripts'
+import { CLAIM_EXPIRED, CLAIM_ONE, FIND_BY_MESSAGE, FIND_BY_THREAD, RENEW } from './redis-scripts'
 import { StreamFollower } from '../../stream/redis-stream-follower'
 import { LEASE_LOST_MESSAGE, Run } from '../run'
 import {
@@ -170,39 +170,21 @@ export class RedisRunRegistry implements RunRegistry {
     if (this.local.has(start.chatId)) return undefined
     const { runId, clientMessageId, limits, ...key } = start
     const record = JSON.stringify({ runId, node: this.node, key, keyId: limits?.keyId } satisfies LeaseRecord)
-    const thread = this.keys.thread(key.chatId)
-    const message = this.keys.message(key)
     const sets = this.keys.quotaSets(limits !== undefined, key.userId, limits?.keyId)
-    let claimed = await this.claim(
+    const claim: Claim = {
+      thread: this.keys.thread(key.chatId),
+      message: this.keys.message(key),
       record,
-      this.boundaries.claim({
-        thread,
-        message,
-        record,
-        runId,
-        clientMessageId: clientMessageId === true,
-        sets,
-        mostPerUser: limits?.maxRunsPerUser ?? 0,
-        mostPerKey: limits?.maxRunsPerKey ?? 0,
-      }),
-    )
+      runId,
+      clientMessageId: clientMessageId === true,
+      sets,
+      mostPerUser: limits?.maxRunsPerUser ?? 0,
+      mostPerKey: limits?.maxRunsPerKey ?? 0,
+    }
+    let claimed = await this.claim(record, this.boundaries.claim(claim))
     if (claimed === 0)
       claimed = await this.takeOverEnded(key.chatId, record, (holder) =>
-        this.call('EVAL', [
-          TAKE_OVER,
-          '3',
-          thread,
-          message,
-          this.keys.runs,
-          record,
-          String(this.leaseMs),
-          String(this.holdMs),
-          clientMessageId ? '1' : '0',
-          limits ? this.keys.quota : '',
-          String(limits?.maxRunsPerUser ?? 0),
-          String(limits?.maxRunsPerKey ?? 0),
-          holder,
-        ]),
+        this.boundaries.takeOver(claim, limits ? this.keys.quota : '', holder),
       )
     if (claimed === -1 || claimed === -2) throw new RunLimitReached(claimed === -1 ? 'user' : 'key')
     if (claimed !== 1) return undefined

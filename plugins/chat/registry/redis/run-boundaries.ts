@@ -1,5 +1,5 @@
 import type { RedisLink } from '../../../../lib/redis-link'
-import { CLAIM, RELEASE_UNREAD } from './redis-scripts'
+import { CLAIM, RELEASE_UNREAD, TAKE_OVER } from './redis-scripts'
 
 /** A run's claim of its thread and its message, as `CLAIM` makes it. */
 export interface Claim {
@@ -69,6 +69,29 @@ export class RunBoundaries {
       this.claims.push({ item: claim, resolve, reject })
       this.schedule()
     })
+  }
+
+  /**
+   * Takes the thread from `holder` ('' for none), a run that has ended in storage, or claims it if free (see
+   * `TAKE_OVER`): rare, so a call of its own, sent at once. Outcomes as `claim`'s.
+   */
+  takeOver(claim: Claim, quotaPrefix: string, holder: string): Promise<unknown> {
+    const { commands, runs, leaseMs, holdMs } = this.options
+    return commands.send('EVAL', [
+      TAKE_OVER,
+      '3',
+      claim.thread,
+      claim.message,
+      runs,
+      claim.record,
+      String(leaseMs),
+      String(holdMs),
+      claim.clientMessageId ? '1' : '0',
+      quotaPrefix,
+      String(claim.mostPerUser),
+      String(claim.mostPerKey),
+      holder,
+    ])
   }
 
   /** 1 released, 0 wanted by a reader elsewhere after all (see `RELEASE_UNREAD`). */
