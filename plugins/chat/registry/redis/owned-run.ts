@@ -1,12 +1,15 @@
 import type { Logger } from '../../../../lib/logger'
 import type { RedisKeys } from './redis-keys'
 import type { RedisLink } from '../../../../lib/redis-link'
-import { RELEASE, RELEASE_UNREAD } from './redis-scripts'
+import { RELEASE } from './redis-scripts'
+import type { QuotaSets, RunBoundaries } from './run-boundaries'
 import { INDEX_FIELD, LINES_FIELD } from '../../stream/redis-stream-follower'
 import type { Run, RunSink } from '../run'
 
 /** What an owned run sends its log and its release with: the registry's connection and keys. */
 export interface RunShipping {
+  /** Where a run nobody elsewhere read is released, with the other runs of the node that end close by. */
+  boundaries: RunBoundaries
   commands: RedisLink
   keys: RedisKeys
   logger: Logger
@@ -34,6 +37,8 @@ export class OwnedRun implements RunSink {
     readonly run: Run,
     readonly runId: string,
     readonly record: string,
+    /** The sets the run counts in for the run limits of every node together. */
+    private readonly sets: QuotaSets,
     private readonly shipping: RunShipping,
   ) {
     run.sink = this
@@ -114,18 +119,16 @@ export class OwnedRun implements RunSink {
 
   /** The end of a run no reader elsewhere wanted so far. */
   private releaseUnread(): void {
-    const { commands, keys } = this.shipping
-    commands
-      .send('EVAL', [
-        RELEASE_UNREAD,
-        '4',
-        keys.thread(this.run.key.chatId),
-        keys.message(this.run.key),
-        keys.runs,
-        keys.wanted(this.runId),
-        this.record,
-        keys.quota,
-      ])
+    const { boundaries, keys } = this.shipping
+    boundaries
+      .release({
+        thread: keys.thread(this.run.key.chatId),
+        message: keys.message(this.run.key),
+        wanted: keys.wanted(this.runId),
+        record: this.record,
+        runId: this.runId,
+        sets: this.sets,
+      })
       .then(
         (released) => {
           if (released !== 1) this.want()

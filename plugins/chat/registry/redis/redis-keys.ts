@@ -1,4 +1,5 @@
 import type { RunKey } from '../run'
+import type { QuotaSets } from './run-boundaries'
 
 /** A lease record: which run holds the thread, on which node, and the API key it counts against. */
 export interface LeaseRecord {
@@ -51,6 +52,15 @@ export class RedisKeys {
   /** The prefix of the sorted sets of runs per user and per API key, for the run limits of every node together. */
   get quota(): string {
     return `${this.prefix}quota:`
+  }
+
+  /**
+   * The sets a run of `userId` (and of the API key `keyId`) counts in, named as the scripts' `quotas` names them from
+   * its record; none for a run without limits.
+   */
+  quotaSets(limited: boolean, userId: number, keyId: number | undefined): QuotaSets {
+    if (!limited) return { user: '', key: '' }
+    return { user: `${this.quota}u:${userId}`, key: keyId === undefined ? '' : `${this.quota}k:${keyId}` }
   }
 
   /** The sorted set of live runs, scored by when their lease ends. */

@@ -6,10 +6,11 @@ import { RedisKeys, type LeaseRecord } from './redis-keys'
 import { OrphanedRuns } from './orphaned-runs'
 import { OwnedRun, type RunShipping } from './owned-run'
 import { AbandonedClaims } from './abandoned-claims'
+import { RunBoundaries, type Claim } from './run-boundaries'
 import type { ClusterEvent } from '../../../../lib/cluster-bus'
 import type { RedisClusterBus } from '../../../../lib/redis-cluster-bus'
 import { RedisLink } from '../../../../lib/redis-link'
-import { CLAIM, TAKE_OVER, CLAIM_EXPIRED, CLAIM_ONE, FIND_BY_MESSAGE, FIND_BY_THREAD, RENEW } from './redis-scripts'
+import { CLAIM_EXPIRED, CLAIM_ONE, FIND_BY_MESSAGE, FIND_BY_THREAD, RENEW } from './redis-scripts'
 import { StreamFollower } from '../../stream/redis-stream-follower'
 import { LEASE_LOST_MESSAGE, Run } from '../run'
 import {
@@ -56,6 +57,8 @@ export class RedisRunRegistry implements RunRegistry {
   private readonly follower: StreamFollower
   /** Claims whose answer never came: ended as soon as Redis answers again. */
   private readonly abandoned: AbandonedClaims
+  /** The claims and releases of this node's runs, gathered into script calls. */
+  private readonly boundaries: RunBoundaries
   private readonly local = new Map<string, OwnedRun>()
   private readonly byRunId = new Map<string, OwnedRun>()
   private readonly idle = new Set<() => void>()
@@ -92,7 +95,14 @@ export class RedisRunRegistry implements RunRegistry {
     this.reader = new RedisLink(options.url)
     this.follower = new StreamFollower(this.reader, this.commands, options.logger)
     this.abandoned = new AbandonedClaims(this.commands, this.keys.runs)
+    this.boundaries = new RunBoundaries({
+      commands: this.commands,
+      runs: this.keys.runs,
+      leaseMs: this.leaseMs,
+      holdMs: this.holdMs,
+    })
     this.shipping = {
+      boundaries: this.boundaries,
       commands: this.commands,
       keys: this.keys,
       logger: options.logger,
@@ -160,21 +170,25 @@ export class RedisRunRegistry implements RunRegistry {
     if (this.local.has(start.chatId)) return undefined
     const { runId, clientMessageId, limits, ...key } = start
     const record = JSON.stringify({ runId, node: this.node, key, keyId: limits?.keyId } satisfies LeaseRecord)
-    const claimArgs = [
+    const sets = this.keys.quotaSets(limits !== undefined, key.userId, limits?.keyId)
+    const claim: Claim = {
+      thread: this.keys.thread(key.chatId),
+      message: this.keys.message(key),
       record,
-      String(this.leaseMs),
-      String(this.holdMs),
-      clientMessageId ? '1' : '0',
-      limits ? this.keys.quota : '',
-      String(limits?.maxRunsPerUser ?? 0),
-      String(limits?.maxRunsPerKey ?? 0),
-    ]
-    const claimKeys = ['3', this.keys.thread(key.chatId), this.keys.message(key), this.keys.runs]
-    let claimed = await this.claim(record, [CLAIM, ...claimKeys, ...claimArgs])
-    if (claimed === 0) claimed = await this.takeOverEnded(key.chatId, record, [TAKE_OVER, ...claimKeys, ...claimArgs])
+      runId,
+      clientMessageId: clientMessageId === true,
+      sets,
+      mostPerUser: limits?.maxRunsPerUser ?? 0,
+      mostPerKey: limits?.maxRunsPerKey ?? 0,
+    }
+    let claimed = await this.claim(record, this.boundaries.claim(claim))
+    if (claimed === 0)
+      claimed = await this.takeOverEnded(key.chatId, record, (holder) =>
+        this.boundaries.takeOver(claim, limits ? this.keys.quota : '', holder),
+      )
     if (claimed === -1 || claimed === -2) throw new RunLimitReached(claimed === -1 ? 'user' : 'key')
     if (claimed !== 1) return undefined
-    const owned = new OwnedRun(new Run(key), runId, record, this.shipping)
+    const owned = new OwnedRun(new Run(key), runId, record, sets, this.shipping)
     this.local.set(key.chatId, owned)
     this.byRunId.set(runId, owned)
     return owned.run
@@ -185,10 +199,14 @@ export class RedisRunRegistry implements RunRegistry {
    * holder's client got the last line first, and its next message may reach this node before that release does. The
    * release may also land between the failed claim and this look at the holder: the thread is then free to claim.
    */
-  private async takeOverEnded(chatId: string, record: string, args: string[]): Promise<unknown> {
+  private async takeOverEnded(
+    chatId: string,
+    record: string,
+    takeOver: (holder: string) => Promise<unknown>,
+  ): Promise<unknown> {
     const holder = (await this.call('GET', [this.keys.thread(chatId)])) as string | null
     if (holder && !(await runHasEnded(this.options.storage, (JSON.parse(holder) as LeaseRecord).runId))) return 0
-    return this.claim(record, [...args, holder ?? ''])
+    return this.claim(record, takeOver(holder ?? ''))
   }
 
   end(run: Run): void {
@@ -253,8 +271,10 @@ export class RedisRunRegistry implements RunRegistry {
     this.stopListening()
     for (const timer of this.timers) clearInterval(timer)
     this.follower.close()
-    // Commands are answered in order: once this one is, every line and release sent before it is in Redis. Not
-    // waited for long when Redis is down or does not answer.
+    // The releases (and claims) still gathering for this turn of the event loop leave now. Commands are answered in
+    // order: once the PING is, every line and release sent before it is in Redis. Not waited for long when Redis is
+    // down or does not answer.
+    this.boundaries.flush()
     if (this.commands.client.connected) await this.commands.send('PING', []).catch(() => {})
     this.commands.close()
     this.reader.close()
@@ -368,14 +388,20 @@ export class RedisRunRegistry implements RunRegistry {
 
   /**
    * A claim of a thread (`CLAIM` or `TAKE_OVER`) on a request's path. Without an answer it may still be made once
-   * Redis reads it: its lease is then ended, so the thread does not stay held by a run that never started.
+   * Redis reads it: its lease is then ended, so the thread does not stay held by a run that never started. A Redis
+   * failure becomes 503, not 500.
    */
-  private async claim(record: string, args: string[]): Promise<unknown> {
+  private async claim(record: string, made: Promise<unknown>): Promise<unknown> {
     try {
-      return await this.call('EVAL', args)
+      return await made
     } catch (error) {
       this.abandoned.add(record)
-      throw error
+      if (error instanceof RunRegistryUnavailableError) throw error
+      this.options.logger.warn('Redis command failed', {
+        command: 'EVAL',
+        error: (error as Error)?.message ?? String(error),
+      })
+      throw new RunRegistryUnavailableError()
     }
   }
 

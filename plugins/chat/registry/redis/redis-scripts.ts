@@ -66,35 +66,57 @@ count(tonumber(ARGV[2]))
 return 1`
 
 /**
- * KEYS thread, message, runs; ARGV record, leaseMs, holdMs, client message id ('1' or '0'), quota prefix, most runs per
- * user, most runs per key. 1 when the thread was free and a client's message not running elsewhere (two nodes given
- * the same new message each open a thread of their own), and both are now this run's; 0 when taken (a busy thread or
- * a run to join, which counts against no limit); -1 or -2 over the user's or the key's limit. Each key is taken by
- * `SET NX` (one command, not a look and a write), and given back when the claim fails after it.
+ * KEYS runs, then (thread, message) per claim; ARGV leaseMs, holdMs, then (record, run id, client message id '1' or
+ * '0', user's set, most runs per user, key's set, most runs per key) per claim, a set '' when it has no limit. The
+ * claims of one node gathered into one call, made one after the other as if each were a call of its own: of two
+ * claims of one thread the first wins, and each counts the runs of the claims before it. Each claim's outcome, in
+ * order: 1 when the thread was free and a client's message not running elsewhere (two nodes given the same new
+ * message each open a thread of their own), and both are now this run's; 0 when taken (a busy thread or a run to
+ * join, which counts against no limit); -1 or -2 over the user's or the key's limit. Each key is taken by `SET NX`
+ * (one command, not a look and a write), and given back when the claim fails after it. The node names the sets and
+ * the run id, so no claim decodes its record; a run whose lease has ended (its node died) counts no more, counted
+ * out by its score (see `LIMITS`).
  */
 export const CLAIM = `
-local client = ARGV[4] == '1'
-if client and not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[3]) then return 0 end
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3]) then
-  if client then redis.call('DEL', KEYS[2]) end
-  return 0
+local clock = redis.call('TIME')
+local now = clock[1] * 1000 + math.floor(clock[2] / 1000)
+local leaseEnd = now + tonumber(ARGV[1])
+local hold = ARGV[2]
+local live = '(' .. now
+local function full(set, most)
+  return set ~= '' and redis.call('ZCOUNT', set, live, '+inf') >= tonumber(most)
 end
-${QUOTAS}
-${NOW}
-${LIMITS}
-local over = overLimit()
-if over then
-  redis.call('DEL', KEYS[1])
-  if client then redis.call('DEL', KEYS[2]) end
-  return over
+local function claim(thread, message, record, runId, client, userSet, mostPerUser, keySet, mostPerKey)
+  if client and not redis.call('SET', message, record, 'NX', 'PX', hold) then return 0 end
+  if not redis.call('SET', thread, record, 'NX', 'PX', hold) then
+    if client then redis.call('DEL', message) end
+    return 0
+  end
+  local over = nil
+  if full(userSet, mostPerUser) then over = -1 elseif full(keySet, mostPerKey) then over = -2 end
+  if over then
+    redis.call('DEL', thread)
+    if client then redis.call('DEL', message) end
+    return over
+  end
+  if not client then redis.call('SET', message, record, 'PX', hold) end
+  redis.call('ZADD', KEYS[1], leaseEnd, record)
+  if userSet ~= '' then redis.call('ZADD', userSet, leaseEnd, runId) end
+  if keySet ~= '' then redis.call('ZADD', keySet, leaseEnd, runId) end
+  return 1
 end
-if not client then redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3]) end
-redis.call('ZADD', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
-count(tonumber(ARGV[2]))
-return 1`
+local outcomes = {}
+for index = 0, (#KEYS - 1) / 2 - 1 do
+  local at = 2 + 7 * index
+  outcomes[index + 1] = claim(KEYS[2 + 2 * index], KEYS[3 + 2 * index], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3] == '1',
+    ARGV[at + 4], ARGV[at + 5], ARGV[at + 6], ARGV[at + 7])
+end
+return outcomes`
 
 /**
- * KEYS thread, message, runs; ARGV as `CLAIM`'s, then the holder's record ('' for none). Takes the thread from a run
+ * KEYS thread, message, runs; ARGV record, leaseMs, holdMs, client message id ('1' or '0'), quota prefix, most runs per
+ * user, most runs per key, then the holder's record ('' for none); outcomes as a claim's (see `CLAIM`), one run's
+ * alone (taking over is rare: not gathered with other claims). Takes the thread from a run
  * that storage holds as ended but whose node has not released it yet (its client may have read the last line and
  * sent the next message to another node first), or claims it if that release has landed since. The ended run no
  * longer counts against its limits. The holder's own release then leaves the thread alone: it deletes only its own
@@ -215,19 +237,35 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 return 1`
 
 /**
- * KEYS thread, message, runs, wanted; ARGV record, quota prefix. Frees the thread, the message key and the places in
- * the limits of a run whose lines never went to Redis, unless a reader elsewhere wants them (0: the caller sends every
- * line, then RELEASE). Atomic with the lookups that mark a run wanted: a reader either finds the run and gets its
- * whole log, or finds it ended.
+ * KEYS runs, then (thread, message, wanted) per run; ARGV holdMs, then (record, run id, user's set, key's set) per
+ * run, a set '' when the run counts in none. The releases of one node's runs whose lines never went to Redis, gathered into one
+ * call: each frees the thread, the message key and the places in the limits of its run, unless a reader elsewhere
+ * wants its lines (0: the caller sends every line, then RELEASE); 1 when released. Atomic with the lookups that mark
+ * a run wanted: a reader either finds the run and gets its whole log, or finds it ended. A key is taken with
+ * `GETDEL` and set again, for its hold, in the rare case it was another run's (one that took the thread over from
+ * this ended run, or claimed it after this run's hold ran out): one command where a look and a delete were two.
  */
 export const RELEASE_UNREAD = `
-if redis.call('EXISTS', KEYS[4]) == 1 then return 0 end
-${QUOTAS}
-unquota(ARGV[2], ARGV[1])
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
-redis.call('ZREM', KEYS[3], ARGV[1])
-return 1`
+local function free(key, record, hold)
+  local holder = redis.call('GETDEL', key)
+  if holder and holder ~= record then redis.call('SET', key, holder, 'PX', hold) end
+end
+local outcomes = {}
+for index = 0, (#KEYS - 1) / 3 - 1 do
+  local at = 4 * index
+  if redis.call('EXISTS', KEYS[4 + 3 * index]) == 1 then
+    outcomes[index + 1] = 0
+  else
+    local record, runId, userSet, keySet = ARGV[at + 2], ARGV[at + 3], ARGV[at + 4], ARGV[at + 5]
+    if userSet ~= '' then redis.call('ZREM', userSet, runId) end
+    if keySet ~= '' then redis.call('ZREM', keySet, runId) end
+    free(KEYS[2 + 3 * index], record, ARGV[1])
+    free(KEYS[3 + 3 * index], record, ARGV[1])
+    redis.call('ZREM', KEYS[1], record)
+    outcomes[index + 1] = 1
+  end
+end
+return outcomes`
 
 /**
  * KEYS runs; ARGV limit, quota prefix. Takes the runs whose lease has ended out of the set, and out of their limits,

@@ -5,7 +5,8 @@ import { NODE_LOST_MESSAGE } from '../../../../../plugins/chat/registry/interrup
 import { encodeLine, encodedLine, errorLine } from '../../../../../plugins/chat/stream/lines'
 import { FollowedRun } from '../../../../../plugins/chat/stream/redis-stream-follower'
 import { MemoryRunRegistry } from '../../../../../plugins/chat/registry/memory-run-registry'
-import { RunLimitReached } from '../../../../../plugins/chat/registry/run-registry'
+import { RunLimitReached, RunRegistryUnavailableError } from '../../../../../plugins/chat/registry/run-registry'
+import { CLAIM } from '../../../../../plugins/chat/registry/redis/redis-scripts'
 import { RedisRunRegistry } from '../../../../../plugins/chat/registry/redis/redis-run-registry'
 import { redisNode, testAppStorage } from '../../../../helpers/app'
 import { warnSkipped } from '../../../../helpers/database-servers'
@@ -95,6 +96,113 @@ else {
         redis.close()
         await close()
       }
+    })
+
+    describe('claims made together, sent as one script call', () => {
+      const evalshaCalls = async (redis: Bun.RedisClient) =>
+        Number(/cmdstat_evalsha:calls=(\d+)/.exec(String(await redis.send('INFO', ['commandstats'])))?.[1] ?? 0)
+
+      it('gives a thread claimed twice in one call to the first claim only', async () => {
+        const { nodes, url, close } = await redisNodes(2)
+        const [a, b] = nodes
+        const redis = new Bun.RedisClient(url)
+        try {
+          const key = newRun()
+          const before = await evalshaCalls(redis)
+          const [first, second] = await Promise.all([
+            a.start(key),
+            a.start({ ...key, runId: 'second', messageId: '1700000000009-message' }),
+          ])
+          // Both claims went in one call (the second's look at the holder is a plain GET).
+          expect((await evalshaCalls(redis)) - before).toBe(1)
+          expect(first?.key.messageId).toBe(key.messageId)
+          expect(second).toBeUndefined()
+          expect((await b.forChat(key.chatId))?.key.messageId).toBe(key.messageId)
+          a.end(first!)
+          await settle(async () => (await b.forChat(key.chatId)) === undefined)
+        } finally {
+          redis.close()
+          await close()
+        }
+      })
+
+      it('fails only the claim over its limit, counting the claims before it in the same call', async () => {
+        const { nodes, url, close } = await redisNodes(1)
+        const [a] = nodes
+        const redis = new Bun.RedisClient(url)
+        try {
+          const limits = { keyId: 7, maxRunsPerUser: 1, maxRunsPerKey: 2 }
+          const starts = [
+            { ...newRun(1), limits },
+            { ...newRun(1), limits, clientMessageId: true },
+            { ...newRun(2), limits },
+            { ...newRun(3), limits },
+          ]
+          const before = await evalshaCalls(redis)
+          const outcomes = await Promise.allSettled(starts.map((start) => a.start(start)))
+          expect((await evalshaCalls(redis)) - before).toBe(1)
+          const [first, overUser, other, overKey] = outcomes
+          expect(first.status).toBe('fulfilled')
+          expect(other.status).toBe('fulfilled')
+          expect(overUser.status === 'rejected' && (overUser.reason as RunLimitReached).limit).toBe('user')
+          expect(overKey.status === 'rejected' && (overKey.reason as RunLimitReached).limit).toBe('key')
+          // The refused ones left their threads and messages free.
+          for (const refused of [starts[1], starts[3]]) {
+            expect(await a.forChat(refused.chatId)).toBeUndefined()
+            expect(await a.forMessage(refused.userId, refused.agentId, refused.messageId)).toBeUndefined()
+          }
+          for (const outcome of outcomes) if (outcome.status === 'fulfilled') a.end(outcome.value!)
+          // Their runs ended, the places in the limits are free again.
+          await settle(async () => (await a.forChat(starts[2].chatId)) === undefined)
+          expect(await a.start({ ...newRun(3), limits })).toBeDefined()
+        } finally {
+          redis.close()
+          await close()
+        }
+      })
+
+      it('sends the releases still gathering when the node closes, before it closes', async () => {
+        const { nodes, url, prefix, close } = await redisNodes(1)
+        const [a] = nodes
+        const redis = new Bun.RedisClient(url)
+        try {
+          const key = newRun()
+          const run = (await a.start(key))!
+          // Ended and closed in one turn of the event loop, as a node shutting down does with its last run.
+          a.end(run)
+          await a.close()
+          expect(await redis.send('EXISTS', [`${prefix}thread:${key.chatId}`])).toBe(0)
+          expect(await redis.send('ZCARD', [`${prefix}runs`])).toBe(0)
+        } finally {
+          redis.close()
+          await close()
+        }
+      })
+
+      it('fails every claim of a call Redis refuses with 503, and none of them waits', async () => {
+        const { nodes, close } = await redisNodes(1)
+        const [a] = nodes
+        const commands = (a as unknown as { commands: { send(command: string, args: string[]): Promise<unknown> } })
+          .commands
+        const send = commands.send.bind(commands)
+        let refused = 0
+        commands.send = (command, args) => {
+          if (command !== 'EVAL' || args[0] !== CLAIM) return send(command, args)
+          refused++
+          return Promise.reject(new Error('ERR Error running script: out of memory'))
+        }
+        try {
+          const outcomes = await Promise.allSettled([a.start(newRun()), a.start(newRun()), a.start(newRun())])
+          expect(refused).toBe(1)
+          for (const outcome of outcomes) {
+            expect(outcome.status).toBe('rejected')
+            expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(RunRegistryUnavailableError)
+          }
+        } finally {
+          commands.send = send
+          await close()
+        }
+      })
     })
 
     it('interrupts the run of a node that stopped renewing its lease: joiners get an error line, the thread is free', async () => {
