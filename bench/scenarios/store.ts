@@ -117,7 +117,8 @@ export async function storeScenario(context: BenchContext): Promise<Row[]> {
     note,
   })
   const answer = answerOf(context)
-  const count = context.config.mode === 'full' ? 4000 : 1000
+  const warm = context.config.mode === 'tiny' ? 8 : 100
+  const count = { full: 4000, quick: 1000, tiny: 64 }[context.config.mode]
   const postgres = missing ? undefined : await startPostgres(context.dir)
   const stopPostgres = postgres ? tracked(context, () => postgres.stop()) : undefined
   try {
@@ -126,7 +127,7 @@ export async function storeScenario(context: BenchContext): Promise<Row[]> {
       const sqlite = openStorage(join(context.dir, `store-${concurrency}.db`))
       let sqliteMs: number
       try {
-        await turns(sqlite, concurrency, 100, answer, 'warm')
+        await turns(sqlite, concurrency, warm, answer, 'warm')
         const before = ownCpuMs()
         await turns(sqlite, concurrency, turnsNow, answer, 'turn')
         sqliteMs = (ownCpuMs() - before) / turnsNow
@@ -137,7 +138,7 @@ export async function storeScenario(context: BenchContext): Promise<Row[]> {
       if (!postgres) continue
       const storage = await openPostgresStorage(postgres.url, { poolSize: 10 })
       try {
-        await turns(storage, concurrency, 100, answer, `warm-${concurrency}`)
+        await turns(storage, concurrency, warm, answer, `warm-${concurrency}`)
         const before = { client: ownCpuMs(), server: cpuMsOfTrees([postgres.pid!]) }
         await turns(storage, concurrency, turnsNow, answer, `turn-${concurrency}`)
         const server = (cpuMsOfTrees([postgres.pid!]) - before.server) / turnsNow
