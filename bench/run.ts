@@ -37,6 +37,7 @@ import { noisyNeighbourScenario } from './scenarios/noisy-neighbour'
 import { parseDuration, soakScenario } from './scenarios/soak'
 import { startupScenario } from './scenarios/startup'
 import { sweepScenario } from './scenarios/sweep'
+import { storeScenario } from './scenarios/store'
 import { websocketScenario } from './scenarios/websocket'
 
 export const SCENARIOS = [
@@ -45,6 +46,7 @@ export const SCENARIOS = [
   'rejoin',
   'websocket',
   'nodes',
+  'store',
   'workers',
   'sweep',
   'sessions',
@@ -203,6 +205,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     if (selected('websocket')) rows.push(...(await websocketScenario(ctx)))
     if (selected('rejoin')) rows.push(...(await rejoinScenario(ctx)))
     if (selected('nodes')) rows.push(...(await scaleOutScenario(ctx)))
+    if (selected('store')) rows.push(...(await storeScenario(ctx)))
     if (selected('workers')) rows.push(...(await workersScenario(ctx)))
     if (selected('sweep')) rows.push(...(await sweepScenario(ctx)))
     if (selected('sessions')) rows.push(...(await generateSessionScenario(ctx)))

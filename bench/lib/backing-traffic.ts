@@ -25,7 +25,8 @@ export interface BackingTraffic {
   work: PostgresWork
   /**
    * Row operations by table and kind (`chat_runs update`, `chat_runs HOT update`...), from pg_stat_user_tables: an
-   * update that is not HOT writes a new entry in every index of its table, a HOT one in none.
+   * update that is not HOT writes a new entry in every index of its table, a HOT one in none. Backends report these
+   * at most once a second, so a short round may miss its last second's.
    */
   rows: Counts
 }

@@ -37,6 +37,7 @@ describe('runBench', () => {
         'start-up',
         'sweep: open runs',
         'sweep: protocol turn',
+        'thread store alone: a protocol turn’s writes, no HTTP, no agent',
         'websocket protocol turn',
         // Without Postgres and redis-server (CI installs both) these say so and are left out; the nodes on Postgres
         // need a build that keeps its state there.
@@ -77,6 +78,20 @@ describe('runBench', () => {
       expect(perTurn('Redis commands (those scripts run included)')).toBeGreaterThan(0)
       // A commit's turn starts, saves and ends each go as one multi-row statement over a JSON parameter.
       expect(byFigure('Postgres statements per turn, two nodes')?.note).toContain('json_to_recordset')
+      // Each turn stores a new thread, its two messages and its run, and ends the run (the counts of the last second
+      // may not be in yet: backends report them at most once a second).
+      expect(perTurn('Postgres rows written (inserted, updated, deleted)')).toBeGreaterThan(1)
+      expect(byFigure('Postgres rows written (inserted, updated, deleted) per turn, two nodes')?.note).toContain(
+        'chat_runs insert',
+      )
+    }
+    // The thread store alone: what storing a turn costs on SQLite, and on Postgres when it is installed.
+    for (const concurrency of [1, 8, 32]) {
+      expect(byFigure(`CPU per turn on SQLite, ${concurrency} at a time`)?.value).toBeGreaterThan(0)
+      if (!backingServersMissing())
+        expect(
+          byFigure(`Postgres’s CPU per turn, ${concurrency} at a time (baseline: SQLite’s)`)?.ratio,
+        ).toBeGreaterThan(0)
     }
     // Every overload turn was either admitted and completed or refused with 429, nothing else.
     const admitted = byFigure('turns admitted (200)')?.value
