@@ -148,16 +148,18 @@ export async function startNodes(context: BenchContext, stops: Array<() => Promi
 /** Several nodes: a run on the first node, its joiners on the second (on the same one when there is only one). */
 export async function rejoinAcrossNodes(context: BenchContext, nodes: RunningServer[]): Promise<Row[]> {
   const { rejoin } = context.config
+  const joining = nodes.at(1) ?? nodes[0]
   const trials: Trial[] = []
+  // The joining node's CPU over the trials: what its joins and fan-out cost, steadier on a busy machine than the lag.
+  const cpuBefore = cpuMsOfTrees([joining.pid])
   for (let index = 0; index < rejoin.trials; index++)
-    trials.push(
-      await rejoinTrial(context, chatUrlOf(nodes[0], AGENTS.rejoin), chatUrlOf(nodes.at(1) ?? nodes[0], AGENTS.rejoin)),
-    )
-  return rejoinRows(
-    context,
-    `several nodes: rejoin across nodes (${rejoin.tokens} tokens at ${rejoin.delayMs} ms on one node, ${rejoin.joiners} joiners on the other${rejoin.trials > 1 ? `, ${rejoin.trials} runs` : ''})`,
-    trials,
-  )
+    trials.push(await rejoinTrial(context, chatUrlOf(nodes[0], AGENTS.rejoin), chatUrlOf(joining, AGENTS.rejoin)))
+  const cpuMs = (cpuMsOfTrees([joining.pid]) - cpuBefore) / rejoin.trials
+  const scenario = `several nodes: rejoin across nodes (${rejoin.tokens} tokens at ${rejoin.delayMs} ms on one node, ${rejoin.joiners} joiners on the other${rejoin.trials > 1 ? `, ${rejoin.trials} runs` : ''})`
+  return [
+    ...rejoinRows(context, scenario, trials),
+    { scenario, figure: "the joining node's CPU per run (its joins and fan-out)", value: cpuMs, unit: 'ms' },
+  ]
 }
 
 /** The several-nodes scenario's cross-node rejoin alone (`--only nodes-rejoin`): the nodes, no protocol rounds. */
