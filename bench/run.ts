@@ -2,6 +2,9 @@
  * `npm run bench [-- --quick | --soak 10m] [--only protocol,analyst,...] [--server auto|binary|source] [--profile <dir>]
  * [--nodes N]`
  *
+ * `--only nodes-rejoin` runs the several-nodes scenario's cross-node rejoin alone (nodes, Postgres and Redis started,
+ * no protocol rounds): a few seconds.
+ *
  * Starts the server under test as a real process (its own temporary database and bootstrap, LOG_LEVEL=warn,
  * ANALYST_DELAY_MS=0, run limits lifted but for the overload scenario, 127.0.0.1), records the lines of its turns for the baseline server, runs the scenarios,
  * prints one table and writes it as JSON under `bench/results/`. Every loop is bounded; every process it starts is
@@ -31,7 +34,7 @@ import { generateSessionScenario } from './scenarios/generate-session'
 import { overloadScenario } from './scenarios/overload'
 import { protocolBody, protocolScenario } from './scenarios/protocol'
 import { rejoinScenario } from './scenarios/rejoin'
-import { scaleOutScenario } from './scenarios/scale-out'
+import { nodesRejoinScenario, scaleOutScenario } from './scenarios/scale-out'
 import { workersScenario } from './scenarios/workers'
 import { noisyNeighbourScenario } from './scenarios/noisy-neighbour'
 import { parseDuration, soakScenario } from './scenarios/soak'
@@ -46,6 +49,7 @@ export const SCENARIOS = [
   'rejoin',
   'websocket',
   'nodes',
+  'nodes-rejoin',
   'store',
   'workers',
   'sweep',
@@ -205,6 +209,8 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     if (selected('websocket')) rows.push(...(await websocketScenario(ctx)))
     if (selected('rejoin')) rows.push(...(await rejoinScenario(ctx)))
     if (selected('nodes')) rows.push(...(await scaleOutScenario(ctx)))
+    // Part of `nodes`: run on its own only when named alone.
+    else if (options.only?.includes('nodes-rejoin')) rows.push(...(await nodesRejoinScenario(ctx)))
     if (selected('store')) rows.push(...(await storeScenario(ctx)))
     if (selected('workers')) rows.push(...(await workersScenario(ctx)))
     if (selected('sweep')) rows.push(...(await sweepScenario(ctx)))

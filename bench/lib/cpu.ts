@@ -71,3 +71,9 @@ export function machineCpuTicks(): { busy: number; total: number } {
     return { busy: Number.NaN, total: Number.NaN }
   }
 }
+
+/** CPU time, in milliseconds, that the process `pid` itself has spent in the kernel so far (0 once it is gone). */
+export function systemCpuMsOf(pid: number): number {
+  // stime is field 15 of the whole line.
+  return ((statOf(pid)?.[12] ?? 0) * 1000) / TICKS_PER_SECOND
+}

@@ -9,7 +9,7 @@ import {
 import { backingTraffic, perTurnNote, sum } from '../lib/backing-traffic'
 import { AGENTS, serverEnv, type BenchContext } from '../lib/context'
 import { BENCH_ACCOUNT } from '../lib/bootstrap'
-import { cpuMsOfTrees } from '../lib/cpu'
+import { cpuMsOfTrees, systemCpuMsOf } from '../lib/cpu'
 import { alternate, closedLoop, medianOf, withServerCpu, type LoadResult } from '../lib/load'
 import { postTurn } from '../lib/ndjson-client'
 import type { Row } from '../lib/report'
@@ -118,6 +118,77 @@ function trafficRows(
 }
 
 /**
+ * Postgres, Redis and `config.nodes` nodes on them, each stop pushed onto `stops`; undefined (said in the log) when
+ * this build does not keep its state in Postgres.
+ */
+export async function startNodes(context: BenchContext, stops: Array<() => Promise<void>>) {
+  const postgres = await startPostgres(context.dir)
+  stops.push(tracked(context, postgres.stop))
+  const redis = await startRedis(context.dir)
+  context.pids.push(redis.pid)
+  stops.push(tracked(context, redis.stop))
+  const nodes: RunningServer[] = []
+  // One after the other: the first migrates Postgres and applies the bootstrap. Each has a SQLite path of its own
+  // (unused on Postgres), so a build that ignored DATABASE_URL could not touch the server under test's file.
+  for (let index = 0; index < context.config.nodes; index++) {
+    const { server, stop } = await startExtraServer(context, {
+      DATABASE_URL: postgres.url,
+      REDIS_URL: redis.url,
+      DB_PATH: join(context.dir, `node-${index + 1}.db`),
+    })
+    nodes.push(server)
+    stops.push(stop)
+    if (index === 0 && !(await holdsServiceTables(postgres.url))) {
+      context.log(`  several nodes: ${NO_POSTGRES_STORAGE}`)
+      return undefined
+    }
+  }
+  return { postgres, redis, nodes }
+}
+
+/** Several nodes: a run on the first node, its joiners on the second (on the same one when there is only one). */
+export async function rejoinAcrossNodes(context: BenchContext, nodes: RunningServer[]): Promise<Row[]> {
+  const { rejoin } = context.config
+  const joining = nodes.at(1) ?? nodes[0]
+  const trials: Trial[] = []
+  // The joining node's CPU over the trials: what its joins and fan-out cost, steadier on a busy machine than the lag.
+  const cpuBefore = cpuMsOfTrees([joining.pid])
+  const systemBefore = systemCpuMsOf(joining.pid)
+  for (let index = 0; index < rejoin.trials; index++)
+    trials.push(await rejoinTrial(context, chatUrlOf(nodes[0], AGENTS.rejoin), chatUrlOf(joining, AGENTS.rejoin)))
+  const cpuMs = (cpuMsOfTrees([joining.pid]) - cpuBefore) / rejoin.trials
+  const systemMs = (systemCpuMsOf(joining.pid) - systemBefore) / rejoin.trials
+  const scenario = `several nodes: rejoin across nodes (${rejoin.tokens} tokens at ${rejoin.delayMs} ms on one node, ${rejoin.joiners} joiners on the other${rejoin.trials > 1 ? `, ${rejoin.trials} runs` : ''})`
+  return [
+    ...rejoinRows(context, scenario, trials),
+    {
+      scenario,
+      figure: "the joining node's CPU per run (its joins and fan-out)",
+      value: cpuMs,
+      unit: 'ms',
+      // Most of a socket write's cost is the kernel's (on loopback, the receiving side's too).
+      note: `${systemMs.toFixed(0)} ms of it in the kernel`,
+    },
+  ]
+}
+
+/** The several-nodes scenario's cross-node rejoin alone (`--only nodes-rejoin`): the nodes, no protocol rounds. */
+export async function nodesRejoinScenario(context: BenchContext): Promise<Row[]> {
+  const missing = backingServersMissing()
+  if (missing) {
+    context.log(`  several nodes: skipped, ${missing}`)
+    return []
+  }
+  const stops: Array<() => Promise<void>> = []
+  try {
+    const cluster = await startNodes(context, stops)
+    return cluster ? await rejoinAcrossNodes(context, cluster.nodes) : []
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined)
+  }
+}
+
+/**
  * Several nodes: the protocol turn on one node with SQLite (the server under test) against two nodes (`--nodes N`:
  * N) sharing one
  * Postgres and one Redis, the client sending each turn to the next node in turn as a round-robin load balancer
@@ -136,27 +207,9 @@ export async function scaleOutScenario(context: BenchContext): Promise<Row[]> {
   const { config } = context
   const stops: Array<() => Promise<void>> = []
   try {
-    const postgres = await startPostgres(context.dir)
-    stops.push(tracked(context, postgres.stop))
-    const redis = await startRedis(context.dir)
-    context.pids.push(redis.pid)
-    stops.push(tracked(context, redis.stop))
-    const nodes: RunningServer[] = []
-    // One after the other: the first migrates Postgres and applies the bootstrap. Each has a SQLite path of its own
-    // (unused on Postgres), so a build that ignored DATABASE_URL could not touch the server under test's file.
-    for (let index = 0; index < config.nodes; index++) {
-      const { server, stop } = await startExtraServer(context, {
-        DATABASE_URL: postgres.url,
-        REDIS_URL: redis.url,
-        DB_PATH: join(context.dir, `node-${index + 1}.db`),
-      })
-      nodes.push(server)
-      stops.push(stop)
-      if (index === 0 && !(await holdsServiceTables(postgres.url))) {
-        context.log(`  several nodes: ${NO_POSTGRES_STORAGE}`)
-        return []
-      }
-    }
+    const cluster = await startNodes(context, stops)
+    if (!cluster) return []
+    const { postgres, redis, nodes } = cluster
 
     const concurrency = Math.max(...config.protocol.concurrency)
     const many = nodesName(nodes.length)
@@ -274,24 +327,7 @@ export async function scaleOutScenario(context: BenchContext): Promise<Row[]> {
       },
     ]
 
-    // Across nodes: a run on the first, its joiners on the second (on the same one when there is only one).
-    const { rejoin } = config
-    const trials: Trial[] = []
-    for (let index = 0; index < rejoin.trials; index++)
-      trials.push(
-        await rejoinTrial(
-          context,
-          chatUrlOf(nodes[0], AGENTS.rejoin),
-          chatUrlOf(nodes.at(1) ?? nodes[0], AGENTS.rejoin),
-        ),
-      )
-    rows.push(
-      ...rejoinRows(
-        context,
-        `several nodes: rejoin across nodes (${rejoin.tokens} tokens at ${rejoin.delayMs} ms on one node, ${rejoin.joiners} joiners on the other${rejoin.trials > 1 ? `, ${rejoin.trials} runs` : ''})`,
-        trials,
-      ),
-    )
+    rows.push(...(await rejoinAcrossNodes(context, nodes)))
     return rows
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined)

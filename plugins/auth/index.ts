@@ -118,14 +118,16 @@ export function authPlugin(deps: AuthDeps) {
    */
   function authenticated<T>(authenticate: (context: AuthContext) => Promise<T>) {
     const results = new WeakMap<Request, T>()
+    // The hooks name the parts of the request they read: Elysia parses only what its hooks and handler name, and a
+    // context passed on whole made it parse every request's cookies too, which no route reads.
     return {
-      async transform(context: AuthContext & { request: Request }) {
-        results.set(context.request, await authenticate(context))
+      async transform({ request, headers, params, query }: AuthContext & { request: Request }) {
+        results.set(request, await authenticate({ headers, params, query }))
         // A body's own faults (not JSON, unknown fields) are told only to a caller whose credentials passed.
-        checkBodyAfterAuthentication(context.request)
+        checkBodyAfterAuthentication(request)
       },
-      async resolve(context: AuthContext & { request: Request }): Promise<T> {
-        return results.get(context.request) ?? authenticate(context)
+      async resolve({ request, headers, params, query }: AuthContext & { request: Request }): Promise<T> {
+        return results.get(request) ?? authenticate({ headers, params, query })
       },
     }
   }

@@ -111,7 +111,23 @@ export async function runningRuns(storage: Storage): Promise<Array<{ id: string;
 
 /** Whether storage holds run `runId` as ended (completed, failed, aborted or interrupted). */
 export async function runHasEnded(storage: Storage, runId: string): Promise<boolean> {
-  const { chatRuns } = storage.tables
-  const row = await first(storage.db.select({ status: chatRuns.status }).from(chatRuns).where(eq(chatRuns.id, runId)))
+  let statement = runStatuses.get(storage)
+  if (!statement) runStatuses.set(storage, (statement = runStatus(storage)))
+  const [row] = await statement.execute({ runId })
   return row !== undefined && row.status !== 'running'
 }
+
+/**
+ * A run's status by its id, prepared once per storage: every joiner of a run followed from another node asks it (a
+ * thousand in a couple of seconds), and building the query each time cost more than running it.
+ */
+function runStatus(storage: Storage) {
+  const { chatRuns } = storage.tables
+  return storage.db
+    .select({ status: chatRuns.status })
+    .from(chatRuns)
+    .where(eq(chatRuns.id, sql.placeholder('runId')))
+    .prepare()
+}
+
+const runStatuses = new WeakMap<Storage, ReturnType<typeof runStatus>>()

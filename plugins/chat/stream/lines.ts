@@ -31,11 +31,12 @@ export function encodedLine(json: string): EncodedLine {
 }
 
 /**
- * The NDJSON of several lines at once, for a direct stream's `write`. A single line read by several readers goes as
- * its bytes, encoded once and shared (`shared`). Anything else goes as text: the socket's sink encodes it straight
- * into its own buffer, so a reader's chunk costs no `Uint8Array` of its own (the turn's end, a whole thread in
- * `__state__`, was otherwise a string, its copy with `\n` and its bytes, for each of ten thousand runs ending
- * together).
+ * The NDJSON of several lines at once, for a direct stream's `write`. Lines read by several readers (`shared`) go as
+ * bytes made once: a single line's own, and a span of several lines that a second reader asks for (readers caught up
+ * all ask for the same span: a thousand joiners of a run they are a few lines behind). Anything else goes as text:
+ * the socket's sink encodes it straight into its own buffer, so a reader's chunk costs no `Uint8Array` of its own
+ * (the turn's end, a whole thread in `__state__`, was otherwise a string, its copy with `\n` and its bytes, for each
+ * of ten thousand runs ending together).
  */
 export function encodeLines(
   lines: readonly EncodedLine[],
@@ -45,6 +46,24 @@ export function encodeLines(
   view?: LineView,
 ): string | Uint8Array {
   if (to - from === 1 && shared) return (view ? view(lines[from]) : lines[from]).bytes
+  if (!shared) return textOf(lines, from, to, view)
+  const last = lastSpans.get(lines)
+  if (!last || last.from !== from || last.to !== to || last.view !== view) {
+    // A span asked for once (a joiner's replay) stays text; the second reader asking for it makes its bytes.
+    lastSpans.set(lines, { from, to, view, bytes: undefined })
+    return textOf(lines, from, to, view)
+  }
+  last.bytes ??= encoder.encode(textOf(lines, from, to, view))
+  return last.bytes
+}
+
+/** The span of a log last asked for by one of several readers, by log (its published part never changes). */
+const lastSpans = new WeakMap<
+  readonly EncodedLine[],
+  { from: number; to: number; view: LineView | undefined; bytes: Uint8Array | undefined }
+>()
+
+function textOf(lines: readonly EncodedLine[], from: number, to: number, view?: LineView): string {
   let text = ''
   if (view) for (let index = from; index < to; index++) text += `${view(lines[index]).json}\n`
   else for (let index = from; index < to; index++) text += `${lines[index].json}\n`

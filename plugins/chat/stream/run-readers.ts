@@ -52,26 +52,34 @@ export function ndjsonReader(
  * The reader behind `ndjsonStream`: a direct stream (Bun writes its chunks straight to the socket, without a queue
  * and a promise round trip per chunk, which mattered with a thousand readers of one run) and a class (ten thousand
  * held streams are ten thousand of these: methods on a prototype cost nothing per stream where a set of closures
- * costs a function and a scope each). Backpressure: the loop waits for the socket to take each chunk, so a reader
- * that does not read stops advancing its cursor until `onAppend` drops it.
+ * costs a function and a scope each). A reader that is caught up writes the next lines from the run's wake-up
+ * itself, synchronously: no promise and no resumed loop per reader and line. Backpressure: when the socket does not
+ * take a chunk at once, the reader waits for it, its cursor stops, and `onAppend` drops it once it is too far behind.
  */
 class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
   readonly type = 'direct' as const
   private cursor = 0
   private started = false
   private closed = false
+  /** A write the socket has not taken yet: lines wait until it has. */
+  private writing = false
   /** The line to end with instead of the rest of the run (set by `interrupt`). */
   private interruptedBy: EncodedLine | undefined
   private controller: ReadableStreamDirectController | undefined
-  /** Resumes the loop waiting for lines. */
-  private settle: (() => void) | undefined
+  /** Settles `pull`'s promise: Bun ends the response once it settles, so it does when the reader ends. */
+  private finished: { resolve(): void; reject(error: unknown): void } | undefined
   private wakeScheduled = false
   /** Called on every appended line (bound once, it is also the key to stop listening). */
   private readonly listener = () => this.onAppend()
   private readonly wakeSoon = () => {
     this.wakeScheduled = false
-    this.release()
+    this.pump()
   }
+  private readonly written = () => {
+    this.writing = false
+    this.pump()
+  }
+  private readonly failed = (error: unknown) => this.fail(error)
 
   constructor(
     private readonly source: TurnSource,
@@ -79,9 +87,9 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
     private readonly hooks: ReaderHooks,
   ) {}
 
-  async pull(controller: ReadableStreamDirectController): Promise<void> {
+  pull(controller: ReadableStreamDirectController): Promise<void> | undefined {
     // The socket calls this once; a reader calls it again after it settled, which is only once the turn is sent.
-    if (this.started) return
+    if (this.started) return undefined
     this.started = true
     this.controller = controller
     const { head, run } = this.source
@@ -89,27 +97,15 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
       controller.write(encodeLines(head, 0, head.length))
       this.hooks.onLines?.(head.length)
     }
-    if (!run) return this.close()
-    run.listen(this.listener)
-    while (!this.closed) {
-      if (this.interruptedBy) return this.endWith(this.interruptedBy)
-      const end = run.published
-      if (this.cursor < end) {
-        const bytes = encodeLines(run.lines, this.cursor, end, run.readerCount > 1, this.source.view)
-        this.hooks.onLines?.(end - this.cursor)
-        this.cursor = end
-        const written = controller.write(bytes)
-        if (written instanceof Promise) await written
-        const flushed = controller.flush()
-        if (flushed instanceof Promise) await flushed
-      } else if (run.done) {
-        return this.close()
-      } else {
-        await new Promise<void>((resolve) => {
-          this.settle = resolve
-        })
-      }
+    if (!run) {
+      this.close()
+      return undefined
     }
+    return new Promise<void>((resolve, reject) => {
+      this.finished = { resolve, reject }
+      run.listen(this.listener)
+      this.pump()
+    })
   }
 
   /** Ends the stream with `line` after what was sent so far; the run goes on for its other readers. */
@@ -117,7 +113,7 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
     if (this.closed || this.interruptedBy) return
     this.interruptedBy = line
     // A reader that has not started yet ends with it as soon as the socket asks for its first chunk.
-    this.release()
+    if (this.finished) this.pump()
   }
 
   cancel(): void {
@@ -125,7 +121,39 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
     this.closed = true
     this.source.run?.unlisten(this.listener)
     this.hooks.onClose?.()
-    this.release()
+    this.finished?.resolve()
+  }
+
+  /**
+   * Writes what the run has published and this reader has not sent, until it is caught up, the socket asks it to
+   * wait, or the run is done. Runs from a wake-up shared by every reader of the run: whatever goes wrong with this
+   * reader's socket ends this reader only.
+   */
+  private pump(): void {
+    const run = this.source.run!
+    try {
+      while (!this.closed && !this.writing) {
+        if (this.interruptedBy) return this.endWith(this.interruptedBy)
+        const end = run.published
+        if (this.cursor >= end) {
+          if (run.done) this.close()
+          return
+        }
+        const bytes = encodeLines(run.lines, this.cursor, end, run.readerCount > 1, this.source.view)
+        this.hooks.onLines?.(end - this.cursor)
+        this.cursor = end
+        // No flush: a chunk under the sink's high-water mark waits in its buffer for Bun's auto-flush, which sends
+        // it once this turn of the event loop has run its microtasks, so the line still leaves at once, without a
+        // second call into the sink per reader and line (a thousand readers of a run at a line every 10 ms).
+        const written = this.controller!.write(bytes)
+        if (written instanceof Promise) {
+          this.writing = true
+          written.then(this.written, this.failed)
+        }
+      }
+    } catch (error) {
+      this.fail(error)
+    }
   }
 
   // Runs on every publication of the log, whether or not the client is reading: a reader that lets the live log run
@@ -134,16 +162,10 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
   private onAppend(): void {
     if (this.closed) return
     if (this.source.run!.published - this.cursor > this.maxLagLines) return this.drop()
-    if (this.settle && !this.wakeScheduled) {
+    if (!this.writing && !this.wakeScheduled) {
       this.wakeScheduled = true
       this.source.run!.wakeLater(this.wakeSoon)
     }
-  }
-
-  private release(): void {
-    const settle = this.settle
-    this.settle = undefined
-    settle?.()
   }
 
   private close(): void {
@@ -152,6 +174,17 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
     this.source.run?.unlisten(this.listener)
     this.controller?.close()
     this.hooks.onClose?.()
+    this.finished?.resolve()
+  }
+
+  /** The socket refused a write: the reader ends, and Bun is told through `pull`'s promise. */
+  private fail(error: unknown): void {
+    if (!this.closed) {
+      this.closed = true
+      this.source.run?.unlisten(this.listener)
+      this.hooks.onClose?.()
+    }
+    this.finished?.reject(error)
   }
 
   /** Ends the stream with `line` instead of the rest of the run. */
@@ -162,12 +195,12 @@ class NdjsonSource implements Bun.DirectUnderlyingSource<Uint8Array> {
     this.controller!.close()
     this.hooks.onLines?.(1)
     this.hooks.onClose?.()
+    this.finished?.resolve()
   }
 
-  /** Too far behind the live run: the error line asking to rejoin, and the loop waiting for lines is let go. */
+  /** Too far behind the live run: the error line asking to rejoin, and the reader is let go. */
   private drop(): void {
     this.endWith(TOO_SLOW)
-    this.release()
   }
 }
 

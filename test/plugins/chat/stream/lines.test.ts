@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { deltaLines, encodeLine, encodeLines } from '../../../../plugins/chat/stream/lines'
+import { deltaLines, encodedLine, encodeLine, encodeLines, type LineView } from '../../../../plugins/chat/stream/lines'
 
 const decoder = new TextDecoder()
 
@@ -54,9 +54,28 @@ describe('encodeLines', () => {
   it('gives one reader text for its socket to encode, and several readers of one line its bytes made once', () => {
     const line = deltaLines({ id: 'm', sort: 1, graphPath: ['final'] })('héllo')
     expect(typeof encodeLines([line], 0, 1)).toBe('string')
-    expect(typeof encodeLines([line, line], 0, 2, true)).toBe('string')
+    expect(typeof encodeLines([line, line], 0, 2)).toBe('string')
     const shared = encodeLines([line], 0, 1, true)
     expect(shared).toBeInstanceOf(Uint8Array)
     expect(encodeLines([line], 0, 1, true)).toBe(shared)
+  })
+
+  it('gives several readers of one span of a log its bytes made once, and a new span or view its own', () => {
+    const delta = deltaLines({ id: 'm', sort: 1, graphPath: ['final'] })
+    const log = [delta('a'), delta('b'), delta('c')]
+    // Asked for once (a joiner's replay), the span is text for the socket to encode; asked for again, bytes.
+    expect(typeof encodeLines(log, 0, 2, true)).toBe('string')
+    const span = encodeLines(log, 0, 2, true)
+    expect(span).toBeInstanceOf(Uint8Array)
+    expect(encodeLines(log, 0, 2, true)).toBe(span)
+    expect(text(span)).toBe(`${log[0].json}\n${log[1].json}\n`)
+    const upper: LineView = (line) => encodedLine(line.json.toUpperCase())
+    expect(text(encodeLines(log, 0, 2, true, upper))).toBe(
+      `${log[0].json.toUpperCase()}\n${log[1].json.toUpperCase()}\n`,
+    )
+    expect(text(encodeLines(log, 1, 3, true))).toBe(`${log[1].json}\n${log[2].json}\n`)
+    // Another log with the same span is not taken for this one.
+    const other = [delta('x'), delta('y')]
+    expect(text(encodeLines(other, 0, 2, true))).toBe(`${other[0].json}\n${other[1].json}\n`)
   })
 })
