@@ -397,11 +397,7 @@ export class RedisRunRegistry implements RunRegistry {
     } catch (error) {
       this.abandoned.add(record)
       if (error instanceof RunRegistryUnavailableError) throw error
-      this.options.logger.warn('Redis command failed', {
-        command: 'EVAL',
-        error: (error as Error)?.message ?? String(error),
-      })
-      throw new RunRegistryUnavailableError()
+      return this.unavailable('EVAL', error)
     }
   }
 
@@ -410,8 +406,13 @@ export class RedisRunRegistry implements RunRegistry {
     try {
       return await this.commands.send(command, args)
     } catch (error) {
-      this.options.logger.warn('Redis command failed', { command, error: (error as Error)?.message ?? String(error) })
-      throw new RunRegistryUnavailableError()
+      return this.unavailable(command, error)
     }
+  }
+
+  /** Logs a failed command and answers its request 503. */
+  private unavailable(command: string, error: unknown): never {
+    this.options.logger.warn('Redis command failed', { command, error: (error as Error)?.message ?? String(error) })
+    throw new RunRegistryUnavailableError()
   }
 }
