@@ -85,7 +85,7 @@ describe.skipIf(!chromiumAvailable)('GET / in a browser', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'docs-embedded-pages.png') })
     // The README, one click away, links to every chapter on this server.
     await page.goto(`${server.url}/readme`)
-    const chapter = page.getByRole('link', { name: 'Several nodes' })
+    const chapter = page.getByRole('link', { name: 'Several nodes', exact: true })
     await chapter.waitFor()
     expect(await chapter.getAttribute('href')).toBe(`${server.url}/docs/several-nodes`)
     expect(log.unexpected()).toEqual([])
