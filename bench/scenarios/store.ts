@@ -1,4 +1,5 @@
 import { join } from 'node:path'
+import { SQL } from 'bun'
 import type { Storage } from '../../db/client'
 import { openPostgresStorage } from '../../db/postgres/postgres-storage'
 import type { MessageSave } from '../../db/repositories/threads'
@@ -93,6 +94,49 @@ async function turns(storage: Storage, concurrency: number, count: number, answe
   )
 }
 
+/**
+ * The least any way of storing a turn could cost Postgres that keeps the answer: each turn one row holding the
+ * answer's bytes, the rows of the turns ready together inserted in one transaction (a statement each, pipelined, one
+ * commit at a time), `concurrency` turns at a time. The gap between the thread store's figure and this one is what its
+ * five rows a turn, their indexes and foreign keys, and its three commits cost over the bytes themselves.
+ */
+async function oneRowTurns(sql: SQL, concurrency: number, count: number, answer: string, prefix: string) {
+  let pending: Array<{ id: string; done(): void; failed(error: unknown): void }> = []
+  let committing: Promise<void> | undefined
+  const commit = async (): Promise<void> => {
+    while (pending.length > 0) {
+      const rows = pending
+      pending = []
+      try {
+        await sql.begin((tx) =>
+          Promise.all(
+            rows.map(
+              (row) =>
+                tx`INSERT INTO bench_one_row_turns (id, user_id, answer, created_at) VALUES (${row.id}, 1, ${answer}, ${Date.now()})`,
+            ),
+          ),
+        )
+        for (const row of rows) row.done()
+      } catch (error) {
+        for (const row of rows) row.failed(error)
+      }
+    }
+    committing = undefined
+  }
+  const store = (id: string) =>
+    new Promise<void>((done, failed) => {
+      pending.push({ id, done, failed })
+      committing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(commit)
+    })
+  let next = 0
+  let left = count
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (left-- > 0) await store(`${prefix}-${next++}`)
+    }),
+  )
+}
+
 /** This process's CPU so far, in milliseconds. */
 const ownCpuMs = () => {
   const { user, system } = process.cpuUsage()
@@ -154,6 +198,22 @@ export async function storeScenario(context: BenchContext): Promise<Row[]> {
         )
       } finally {
         await storage.close()
+      }
+      const sql = new SQL(postgres.url, { max: 2 })
+      try {
+        await sql`CREATE TABLE IF NOT EXISTS bench_one_row_turns (id text PRIMARY KEY, user_id integer NOT NULL,
+                    answer text NOT NULL, created_at bigint NOT NULL)`
+        await oneRowTurns(sql, concurrency, warm, answer, `warm-${concurrency}`)
+        const before = cpuMsOfTrees([postgres.pid!])
+        await oneRowTurns(sql, concurrency, turnsNow, answer, `turn-${concurrency}`)
+        rows.push(
+          row(
+            `Postgres’s CPU per turn, one row of the answer a turn, ${concurrency} at a time (any design’s floor)`,
+            (cpuMsOfTrees([postgres.pid!]) - before) / turnsNow,
+          ),
+        )
+      } finally {
+        await sql.close()
       }
     }
   } finally {

@@ -88,10 +88,16 @@ describe('runBench', () => {
     // The thread store alone: what storing a turn costs on SQLite, and on Postgres when it is installed.
     for (const concurrency of [1, 8, 32]) {
       expect(byFigure(`CPU per turn on SQLite, ${concurrency} at a time`)?.value).toBeGreaterThan(0)
-      if (!backingServersMissing())
+      if (!backingServersMissing()) {
         expect(
           byFigure(`Postgres’s CPU per turn, ${concurrency} at a time (baseline: SQLite’s)`)?.ratio,
         ).toBeGreaterThan(0)
+        expect(
+          byFigure(
+            `Postgres’s CPU per turn, one row of the answer a turn, ${concurrency} at a time (any design’s floor)`,
+          )?.value,
+        ).toBeGreaterThan(0)
+      }
     }
     // Every overload turn was either admitted and completed or refused with 429, nothing else.
     const admitted = byFigure('turns admitted (200)')?.value
