@@ -66,8 +66,11 @@ export function checkExternalId(externalId: string): string {
   return externalId
 }
 
-/** `http://` or `https://`, then a host, and nothing a browser would have to repair (spaces, backslashes). */
-const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#\\]+([/?#][^\s\\]*)?$/i
+/**
+ * `http://` or `https://`, then a host, and nothing a browser would have to repair (spaces, backslashes) or that no
+ * URL may hold (control characters: the parser drops tabs and newlines silently and percent-encodes the others).
+ */
+const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#\\\x00-\x1f\x7f-\x9f]+([/?#][^\s\\\x00-\x1f\x7f-\x9f]*)?$/i
 
 /** 400 unless `picture` is an absolute http(s) URL. Only the syntax is checked; the URL is never fetched. */
 export function checkPictureUrl(picture: string): void {

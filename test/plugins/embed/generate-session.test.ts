@@ -314,6 +314,10 @@ describe(`${ROUTE} user profile and email`, () => {
       ' https://cdn.example.com/a.png',
       'http:\\\\cdn.example.com\\a.png',
       'https://cdn.example.com/a b.png',
+      // Control characters, which no URL holds: the parser would percent-encode them (or drop tabs) unasked.
+      'https://cdn.example.com/a\u0001.png',
+      'https://cdn.example.com/a.png\u007f',
+      'https://cdn.ex\u0085ample.com/a.png',
     ]) {
       const response = await generate(test, {
         deploymentId: 1,
