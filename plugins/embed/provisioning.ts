@@ -6,7 +6,7 @@ import type { ResolvedUser, UserAccess, UserProvisioner } from '../auth/user-pro
 import type { UserChanges } from '../auth/user-changes'
 import { assertAttributeValue, assertUniqueNames } from './attribute-values'
 import { createCatalogQueries, type CatalogScope } from './catalog'
-import { CHAT_FORBIDDEN_WITH_INTERNAL_ID, checkIdentity, checkPictureUrl, type Identity } from './identity'
+import { CHAT_FORBIDDEN_WITH_INTERNAL_ID, checkEmail, checkIdentity, checkPictureUrl, type Identity } from './identity'
 import type { SessionSettings, UserAttributeInput } from '../auth/session-settings'
 
 /** What one provisioning call may change of a user; the fields of generate-session and chat `sessionSettings`. */
@@ -335,6 +335,7 @@ export function createUserProvisioner(
       attributes.map((attribute) => attribute.name),
       'DUPLICATE_USER_ATTRIBUTE',
     )
+    if (request.email !== undefined) checkEmail(request.email)
     if (request.userProfile?.picture !== undefined) checkPictureUrl(request.userProfile.picture)
     if (request.tenantGroups !== undefined && scope.embedTenantId === null)
       throw new BadRequestError('tenantGroups requires an embed tenant', 'EMBED_TENANT_REQUIRED')
