@@ -45,10 +45,11 @@ export type NewSession = Pick<
 
 export interface EmbedSessionStatements {
   insertSession: Statement<NewSession, unknown>
-  /** Sessions whose exchange window or token lifetime ended by `now`, deleted; their ids. */
+  /**
+   * Sessions whose exchange window or token lifetime ended by `now`, deleted; their ids. A revoked session stays until
+   * then, so its tokens are told apart from forged ones (`EMBED_SESSION_REVOKED`) for as long as they could be used.
+   */
   pruneExpired: Statement<{ now: number }, Array<{ id: number }>>
-  /** Revoked sessions, deleted; their ids. */
-  pruneRevoked: Statement<undefined, Array<{ id: number }>>
 }
 
 export interface EmbedCatalogStatements {

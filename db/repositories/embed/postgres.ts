@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, lte, sql, type SQLWrapper } from 'drizzle-orm'
+import { and, eq, lte, sql, type SQLWrapper } from 'drizzle-orm'
 import { preparedPer } from '../../prepared'
 import type { Tables } from '../../query-builder'
 import type { EmbedCatalogStatements, EmbedSessionStatements, EmbedUserStatements } from '.'
@@ -32,9 +32,8 @@ export function postgresSessionStatements(tables: Tables): EmbedSessionStatement
       .prepare(),
   )
 
-  // Two statements rather than one OR, so each uses its index (embed_sessions_expires, embed_sessions_revoked).
-  // Prepared once: every generate-session prunes first, and building and compiling them per call cost a tenth of
-  // its CPU.
+  // Prepared once: every generate-session prunes first, and building and compiling it per call cost a tenth of its
+  // CPU.
   const pruneExpired = preparedPer((db) =>
     db
       .delete(embedSessions)
@@ -42,10 +41,7 @@ export function postgresSessionStatements(tables: Tables): EmbedSessionStatement
       .returning({ id: embedSessions.id })
       .prepare(),
   )
-  const pruneRevoked = preparedPer((db) =>
-    db.delete(embedSessions).where(isNotNull(embedSessions.revokedAt)).returning({ id: embedSessions.id }).prepare(),
-  )
-  return { insertSession, pruneExpired, pruneRevoked }
+  return { insertSession, pruneExpired }
 }
 
 /**

@@ -148,8 +148,6 @@ export function sqliteSessionStatements(sqlite: Database): EmbedSessionStatement
         userAttributes: JSON.stringify(values.userAttributes),
       })
     }),
-    // Two statements rather than one OR, so each uses its index (embed_sessions_expires, embed_sessions_revoked).
     pruneExpired: rows<{ id: number }>(sqlite, 'DELETE FROM embed_sessions WHERE expires_at <= $now RETURNING id'),
-    pruneRevoked: rows<{ id: number }>(sqlite, 'DELETE FROM embed_sessions WHERE revoked_at IS NOT NULL RETURNING id'),
   }
 }
