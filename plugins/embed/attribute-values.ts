@@ -42,3 +42,50 @@ export function assertUniqueNames(field: string, names: readonly string[], code:
     seen.add(name)
   }
 }
+
+/** How a definition's `defaultValue` (text) is written for each type. */
+const DEFAULT_FORMS: Record<AttributeType, string> = {
+  string: 'any text',
+  number: 'a number such as 42 or 2.5',
+  boolean: 'true or false',
+  string_array: 'a JSON array of strings such as ["a","b"]',
+  number_array: 'a JSON array of numbers such as [1,2]',
+}
+
+/**
+ * The value a definition's `defaultValue` text stands for, read by its type: the text itself for a string, a decimal
+ * number, `true` or `false`, or a JSON array of the element type; undefined when it is none of these.
+ */
+export function readDefaultValue(type: AttributeType, text: string): AttributeValue | undefined {
+  let value: unknown
+  switch (type) {
+    case 'string':
+      return text
+    case 'number':
+      value = /^\s*-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(text) ? Number(text) : undefined
+      break
+    case 'boolean':
+      value = text === 'true' ? true : text === 'false' ? false : undefined
+      break
+    default:
+      try {
+        value = JSON.parse(text)
+      } catch {
+        value = undefined
+      }
+  }
+  return value !== undefined && matches(type, value as AttributeValue) ? (value as AttributeValue) : undefined
+}
+
+/** What is wrong with a definition's `defaultValue` (see `readDefaultValue`); undefined when it reads as its type. */
+export function defaultValueProblem(type: AttributeType, text: string): string | undefined {
+  return readDefaultValue(type, text) === undefined
+    ? `${JSON.stringify(text)} is not a default of type ${type}: write ${DEFAULT_FORMS[type]}`
+    : undefined
+}
+
+/** 400 unless the definition's `defaultValue` reads as a value of its type. */
+export function assertDefaultValue(field: string, type: AttributeType, text: string): void {
+  const problem = defaultValueProblem(type, text)
+  if (problem) throw new BadRequestError(`${field}: ${problem}`, 'INVALID_DEFAULT_VALUE')
+}

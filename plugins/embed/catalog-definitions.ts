@@ -3,7 +3,7 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
 import { first, type Db, type Tables } from '../../db/client'
 import type { AttributeType } from './model'
 import { BadRequestError } from '../../lib/errors'
-import { assertUniqueNames } from './attribute-values'
+import { assertDefaultValue, assertUniqueNames } from './attribute-values'
 import type { CatalogScope, GroupNamespace } from './catalog'
 
 /**
@@ -43,8 +43,9 @@ function attributesIn({ userAttributeDefinitions }: Tables, scope: CatalogScope)
 }
 
 /**
- * Checks a request's definitions against the scope without writing: duplicate names (400) and a type that differs
- * from the stored one (400 `cannot change type`). Run before any upsert, so a failing request upserts nothing.
+ * Checks a request's definitions against the scope without writing: duplicate names (400), a default that is not a
+ * value of the definition's type (400) and a type that differs from the stored one (400 `cannot change type`). Run
+ * before any upsert, so a failing request upserts nothing.
  */
 export async function checkDefinitions(
   db: Db,
@@ -77,6 +78,10 @@ export async function checkDefinitions(
     attributeDefinitions.map((definition) => definition.name),
     'DUPLICATE_ATTRIBUTE_DEFINITION',
   )
+  attributeDefinitions.forEach((definition, index) => {
+    if (definition.defaultValue !== undefined)
+      assertDefaultValue(`userAttributeDefinitions[${index}].defaultValue`, definition.type, definition.defaultValue)
+  })
   if (attributeDefinitions.length === 0) return
   const stored = await db
     .select({ name: userAttributeDefinitions.name, type: userAttributeDefinitions.type })

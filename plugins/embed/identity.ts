@@ -66,8 +66,24 @@ export function checkExternalId(externalId: string): string {
   return externalId
 }
 
-/** `http://` or `https://`, then a host, and nothing a browser would have to repair (spaces, backslashes). */
-const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#\\]+([/?#][^\s\\]*)?$/i
+/** An email address as far as its syntax goes: text, one `@`, text, and no whitespace inside. */
+const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+$/
+
+/**
+ * 400 unless `email` reads as an email address (around spaces are trimmed, as provisioning stores it); an empty one is
+ * allowed, and clears the stored address. Nothing is sent to it: the syntax is all there is to check.
+ */
+export function checkEmail(email: string): void {
+  const address = email.trim()
+  if (address !== '' && !EMAIL_ADDRESS.test(address))
+    throw new BadRequestError('email must be an email address, such as name@example.com', 'INVALID_EMAIL')
+}
+
+/**
+ * `http://` or `https://`, then a host, and nothing a browser would have to repair (spaces, backslashes) or that no
+ * URL may hold (control characters: the parser drops tabs and newlines silently and percent-encodes the others).
+ */
+const ABSOLUTE_HTTP_URL = /^https?:\/\/[^\s/?#\\\x00-\x1f\x7f-\x9f]+([/?#][^\s\\\x00-\x1f\x7f-\x9f]*)?$/i
 
 /** 400 unless `picture` is an absolute http(s) URL. Only the syntax is checked; the URL is never fetched. */
 export function checkPictureUrl(picture: string): void {

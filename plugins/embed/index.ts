@@ -7,6 +7,9 @@ import type { Logger } from '../../lib/logger'
 import { NotFoundError } from '../../lib/errors'
 import { authPlugin, type AuthDeps } from '../auth'
 import { assertAccountWide } from '../auth/deployment-authorization'
+import type { ApiKeyCaller } from '../auth/model'
+import { actorOf, requireAction } from '../management/access/key-policies'
+import type { PolicyAction } from '../management/model'
 import { createEmbedTenantAdmin } from './embed-tenants'
 import type { EmbedTokens } from './embed-tokens'
 import { createSessionGenerator } from './generate-session'
@@ -139,12 +142,18 @@ function sessionRoutes(deps: EmbedDeps) {
  */
 function embedTenantRoutes(deps: EmbedDeps) {
   const tenants = createEmbedTenantAdmin(deps.storage)
+  // The key's policy applies here as on the management API: a tenant's groups are content to read, and deleting
+  // them, or the tenant with its dashboards, is deleting content (a viewer key reads only).
+  const requirePolicy = async (caller: ApiKeyCaller, action: PolicyAction) =>
+    requireAction(await actorOf(deps.storage, caller), action)
   return new Elysia({ name: 'embed-tenants', seed: deps.instanceId })
     .use(authPlugin(deps))
     .get(
       `${TENANTS}/groups`,
-      ({ caller, params, query }) =>
-        tenants.listGroups(caller.accountId, params.embedTenantName, query.first, query.after),
+      async ({ caller, params, query }) => {
+        await requirePolicy(caller, 'ContentRead')
+        return tenants.listGroups(caller.accountId, params.embedTenantName, query.first, query.after)
+      },
       {
         adminKey: true,
         params: EmbedTenantParams,
@@ -153,7 +162,7 @@ function embedTenantRoutes(deps: EmbedDeps) {
         detail: {
           summary: 'List the groups of an embed tenant',
           description:
-            'Groups bootstrapped with `groupDefinitions`, oldest first. Cursor pagination: `first` (default 20, at most 100) and `after` (the previous `endCursor`).',
+            'Groups bootstrapped with `groupDefinitions`, oldest first. Cursor pagination: `first` (default 20, at most 100) and `after` (the previous `endCursor`). Admin key whose policy has ContentRead.',
           tags: ['Embed tenants'],
           security: ADMIN_SECURITY,
         },
@@ -163,6 +172,7 @@ function embedTenantRoutes(deps: EmbedDeps) {
       `${TENANTS}/groups/:id`,
       async ({ caller, params, set }) => {
         assertAccountWide(caller, 'Deleting an embed tenant group')
+        await requirePolicy(caller, 'ContentManage')
         await tenants.deleteGroup(caller.accountId, params.embedTenantName, params.id)
         set.status = 204
         return null
@@ -173,7 +183,8 @@ function embedTenantRoutes(deps: EmbedDeps) {
         params: EmbedTenantGroupParams,
         detail: {
           summary: 'Delete a group of an embed tenant',
-          description: 'Its memberships go with it. Unscoped admin key (a tenant spans deployments).',
+          description:
+            'Its memberships go with it. Unscoped admin key (a tenant spans deployments) whose policy has ContentManage.',
           tags: ['Embed tenants'],
           security: ADMIN_SECURITY,
         },
@@ -183,6 +194,7 @@ function embedTenantRoutes(deps: EmbedDeps) {
       TENANTS,
       async ({ caller, params, set }) => {
         assertAccountWide(caller, 'Deleting an embed tenant')
+        await requirePolicy(caller, 'ContentManage')
         await tenants.deleteTenant(caller.accountId, params.embedTenantName)
         set.status = 204
         return null
@@ -195,7 +207,7 @@ function embedTenantRoutes(deps: EmbedDeps) {
           operationId: 'deleteEmbedTenant',
           summary: 'Delete an embed tenant',
           description:
-            'Deletes the tenant and everything scoped to it: groups, memberships, attribute definitions and values, sessions. Unscoped admin key (a tenant spans deployments). A trailing slash is accepted.',
+            'Deletes the tenant and everything scoped to it: groups, memberships, attribute definitions and values, sessions, dashboards. Unscoped admin key (a tenant spans deployments) whose policy has ContentManage. A trailing slash is accepted.',
           tags: ['Embed tenants'],
           security: ADMIN_SECURITY,
         },

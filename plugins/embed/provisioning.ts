@@ -4,9 +4,9 @@ import { BadRequestError, ForbiddenError } from '../../lib/errors'
 import { normalizeIdentity } from '../auth/normalize-identity'
 import type { ResolvedUser, UserAccess, UserProvisioner } from '../auth/user-provisioner'
 import type { UserChanges } from '../auth/user-changes'
-import { assertAttributeValue, assertUniqueNames } from './attribute-values'
+import { assertAttributeValue, assertUniqueNames, readDefaultValue } from './attribute-values'
 import { createCatalogQueries, type CatalogScope } from './catalog'
-import { CHAT_FORBIDDEN_WITH_INTERNAL_ID, checkIdentity, checkPictureUrl, type Identity } from './identity'
+import { CHAT_FORBIDDEN_WITH_INTERNAL_ID, checkEmail, checkIdentity, checkPictureUrl, type Identity } from './identity'
 import type { SessionSettings, UserAttributeInput } from '../auth/session-settings'
 
 /** What one provisioning call may change of a user; the fields of generate-session and chat `sessionSettings`. */
@@ -36,6 +36,8 @@ type StoredUser = Pick<typeof users.$inferSelect, 'id' | 'email' | 'displayName'
   hasMemberships: number
   /** Whether the user has any attribute value (1) or none (0). */
   hasAttributeValues: number
+  /** Whether the user's account has any attribute definition with a default value (1) or none (0). */
+  hasAttributeDefaults: number
 }
 
 /** What a caller already read of the user the access snapshot is for, so the snapshot need not read it again. */
@@ -45,6 +47,7 @@ interface KnownUser {
   /** False when the user has none (undefined: unknown, read them). */
   hasMemberships?: boolean
   hasAttributeValues?: boolean
+  hasAttributeDefaults?: boolean
 }
 
 /**
@@ -101,7 +104,7 @@ type UserQueries = ReturnType<Storage['repositories']['embedUsers']>
 
 /** Reads what a user may see: their groups, attribute values and security context. */
 function createAccessReader(queries: UserQueries) {
-  const { membershipNames, attributeValues, securityContextOf } = queries
+  const { membershipNames, attributeValues, attributeDefaults, securityContextOf } = queries
 
   async function snapshot(
     tx: Db,
@@ -122,6 +125,17 @@ function createAccessReader(queries: UserQueries) {
       )
     const userAttributes: Record<string, AttributeValue> = {}
     for (const row of values) userAttributes[row.name] = JSON.parse(row.value) as AttributeValue
+    // A definition's default stands in for a value the user does not have: the tenant's default before the
+    // tenant-wide one, and any value of the user before either.
+    if (known?.hasAttributeDefaults !== false) {
+      const defaults = (await attributeDefaults(tx).execute({ userId, tenant })).sort(
+        (left, right) => Number(right.tenant !== null) - Number(left.tenant !== null) || byText(left.name, right.name),
+      )
+      for (const row of defaults) {
+        const value = Object.hasOwn(userAttributes, row.name) ? undefined : readDefaultValue(row.type, row.defaultValue)
+        if (value !== undefined) userAttributes[row.name] = value
+      }
+    }
     const names = (
       known?.hasMemberships === false ? [] : await membershipNames(tx).execute({ tenant, userId })
     ).flatMap((row) => (row.name === null ? [] : [row.name]))
@@ -147,6 +161,7 @@ const knownFrom = (user: StoredUser): KnownUser => ({
   securityContext: user.securityContext,
   hasMemberships: user.hasMemberships === 1,
   hasAttributeValues: user.hasAttributeValues === 1,
+  hasAttributeDefaults: user.hasAttributeDefaults === 1,
 })
 
 /** Finds, creates and updates stored users by their identity, within the external user limit. */
@@ -335,6 +350,7 @@ export function createUserProvisioner(
       attributes.map((attribute) => attribute.name),
       'DUPLICATE_USER_ATTRIBUTE',
     )
+    if (request.email !== undefined) checkEmail(request.email)
     if (request.userProfile?.picture !== undefined) checkPictureUrl(request.userProfile.picture)
     if (request.tenantGroups !== undefined && scope.embedTenantId === null)
       throw new BadRequestError('tenantGroups requires an embed tenant', 'EMBED_TENANT_REQUIRED')
@@ -375,6 +391,7 @@ export function createUserProvisioner(
       securityContext: user.securityContext,
       hasMemberships: groupIds === undefined && tenantGroupIds === undefined ? user.hasMemberships : undefined,
       hasAttributeValues: attributes.length === 0 ? user.hasAttributeValues : undefined,
+      hasAttributeDefaults: user.hasAttributeDefaults,
     }
     return { userId, kind: identity.kind, access: await accessIn(tx, userId, known) }
   }

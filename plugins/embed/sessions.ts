@@ -56,12 +56,10 @@ export function createSessionStore(storage: Storage, clock: () => number) {
       })
       .prepare(),
   )
-  const { insertSession, pruneExpired, pruneRevoked } = storage.repositories.embedSessions()
+  const { insertSession, pruneExpired } = storage.repositories.embedSessions()
 
   async function pruneIn(tx: Db): Promise<number> {
-    const expired = await pruneExpired(tx).execute({ now: clock() })
-    const revoked = await pruneRevoked(tx).execute()
-    return expired.length + revoked.length
+    return (await pruneExpired(tx).execute({ now: clock() })).length
   }
 
   return {
@@ -126,8 +124,10 @@ export function createSessionStore(storage: Storage, clock: () => number) {
     },
 
     /**
-     * Deletes sessions past their exchange window or token lifetime, and revoked ones, in `tx` when given (the
-     * caller's transaction), else in a transaction of its own. Returns how many.
+     * Deletes sessions past their exchange window or token lifetime, in `tx` when given (the caller's transaction),
+     * else in a transaction of its own. Returns how many. A revoked session is kept until then: its tokens, which
+     * the host page may still hold, keep answering `EMBED_SESSION_REVOKED` (the page says "Access was revoked"),
+     * not `INVALID_EMBED_TOKEN` as a token of no session would.
      */
     prune(tx?: Db): Promise<number> {
       return tx ? pruneIn(tx) : storage.transaction(pruneIn)

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { extname } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { normalizeIdentity } from '../../plugins/auth/normalize-identity'
+import { defaultValueProblem } from '../../plugins/embed/attribute-values'
 import { schemaErrors } from '../../lib/schema-errors'
 import { BootstrapFile } from './model'
 
@@ -124,6 +125,11 @@ export function validateBootstrap(document: unknown, source: string): BootstrapF
       (index) => `${at}.userAttributes[${index}].name`,
       'attribute name',
     )
+    ;(account.userAttributes ?? []).forEach((attribute, index) => {
+      const problem =
+        attribute.defaultValue === undefined ? undefined : defaultValueProblem(attribute.type, attribute.defaultValue)
+      if (problem) problems.push(`${at}.userAttributes[${index}].defaultValue: ${problem}`)
+    })
     duplicates(
       account.embedTenants ?? [],
       (tenant) => tenant.name,

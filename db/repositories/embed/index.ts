@@ -45,10 +45,11 @@ export type NewSession = Pick<
 
 export interface EmbedSessionStatements {
   insertSession: Statement<NewSession, unknown>
-  /** Sessions whose exchange window or token lifetime ended by `now`, deleted; their ids. */
+  /**
+   * Sessions whose exchange window or token lifetime ended by `now`, deleted; their ids. A revoked session stays until
+   * then, so its tokens are told apart from forged ones (`EMBED_SESSION_REVOKED`) for as long as they could be used.
+   */
   pruneExpired: Statement<{ now: number }, Array<{ id: number }>>
-  /** Revoked sessions, deleted; their ids. */
-  pruneRevoked: Statement<undefined, Array<{ id: number }>>
 }
 
 export interface EmbedCatalogStatements {
@@ -79,14 +80,22 @@ export interface EmbedUserStatements {
     { userId: number },
     Array<{ name: string | null; tenant: number | null; value: string | null }>
   >
+  /**
+   * The default values (as written in the definition) of the attributes of the user's account, tenant-wide or in
+   * `tenant`, that have one, with their types and tenants.
+   */
+  attributeDefaults: Statement<
+    { userId: number; tenant: number },
+    Array<{ name: string; tenant: number | null; type: AttributeType; defaultValue: string }>
+  >
   securityContextOf: Statement<{ userId: number }, Array<{ securityContext: string | null }>>
   /**
-   * The user of that identity, and whether it has memberships and attribute values to read at all (most have none,
-   * and each read is a statement on every chat request): 1 or 0.
+   * The user of that identity, and whether it has memberships and attribute values, and its account attribute
+   * defaults, to read at all (most have none, and each read is a statement on every chat request): 1 or 0.
    */
   userByIdentity: Statement<
     { accountId: number; kind: 'internal' | 'external'; identity: string },
-    Array<Profile & { id: number; hasMemberships: number; hasAttributeValues: number }>
+    Array<Profile & { id: number; hasMemberships: number; hasAttributeValues: number; hasAttributeDefaults: number }>
   >
   /** The account's limit of external users and how many it has. */
   externalUserRoom: Statement<{ accountId: number }, Array<{ limit: number; count: number }>>

@@ -32,9 +32,8 @@ export function postgresSessionStatements(tables: Tables): EmbedSessionStatement
       .prepare(),
   )
 
-  // Two statements rather than one OR, so each uses its index (embed_sessions_expires, embed_sessions_revoked).
-  // Prepared once: every generate-session prunes first, and building and compiling them per call cost a tenth of
-  // its CPU.
+  // Prepared once: every generate-session prunes first, and building and compiling it per call cost a tenth of its
+  // CPU.
   const pruneExpired = preparedPer((db) =>
     db
       .delete(embedSessions)
@@ -42,10 +41,7 @@ export function postgresSessionStatements(tables: Tables): EmbedSessionStatement
       .returning({ id: embedSessions.id })
       .prepare(),
   )
-  const pruneRevoked = preparedPer((db) =>
-    db.delete(embedSessions).where(isNotNull(embedSessions.revokedAt)).returning({ id: embedSessions.id }).prepare(),
-  )
-  return { insertSession, pruneExpired, pruneRevoked }
+  return { insertSession, pruneExpired }
 }
 
 /**
@@ -132,7 +128,7 @@ export function postgresUserStatements(tables: Tables): EmbedUserStatements {
 /** What a user may see: group names, attribute values and the security context, read on every chat request. */
 function accessStatements(
   tables: Tables,
-): Pick<EmbedUserStatements, 'membershipNames' | 'attributeValues' | 'securityContextOf'> {
+): Pick<EmbedUserStatements, 'membershipNames' | 'attributeValues' | 'attributeDefaults' | 'securityContextOf'> {
   const { groupMemberships, groups, userAttributeDefinitions, userAttributeValues, users } = tables
   const placeholder = sql.placeholder
   // Single-table reads with scalar subqueries, filtered and sorted here: in SQLite a JOIN costs about ten times as
@@ -161,6 +157,25 @@ function accessStatements(
       .where(eq(userAttributeValues.userId, placeholder('userId')))
       .prepare(),
   )
+  const attributeDefaults = preparedPer((db) =>
+    db
+      .select({
+        name: userAttributeDefinitions.name,
+        tenant: userAttributeDefinitions.embedTenantId,
+        type: userAttributeDefinitions.type,
+        defaultValue: sql<string>`${userAttributeDefinitions.defaultValue}`,
+      })
+      .from(userAttributeDefinitions)
+      .where(
+        and(
+          sql`${userAttributeDefinitions.accountId} = (SELECT ${users.accountId} FROM ${users}
+            WHERE ${users.id} = ${placeholder('userId')})`,
+          isNotNull(userAttributeDefinitions.defaultValue),
+          sql`coalesce(${userAttributeDefinitions.embedTenantId}, 0) IN (0, ${placeholder('tenant')})`,
+        ),
+      )
+      .prepare(),
+  )
   const securityContextOf = preparedPer((db) =>
     db
       .select({ securityContext: asText(users.securityContext) })
@@ -168,14 +183,15 @@ function accessStatements(
       .where(eq(users.id, placeholder('userId')))
       .prepare(),
   )
-  return { membershipNames, attributeValues, securityContextOf }
+  return { membershipNames, attributeValues, attributeDefaults, securityContextOf }
 }
 
 /** A user found by identity, the room for another external user, and a user inserted or updated. */
 function userRowStatements(
   tables: Tables,
 ): Pick<EmbedUserStatements, 'userByIdentity' | 'externalUserRoom' | 'insertUser' | 'updateUser'> {
-  const { accounts, externalUserCounts, groupMemberships, userAttributeValues, users } = tables
+  const { accounts, externalUserCounts, groupMemberships, userAttributeDefinitions, userAttributeValues, users } =
+    tables
   const placeholder = sql.placeholder
   const userByIdentity = preparedPer((db) =>
     db
@@ -191,6 +207,9 @@ function userRowStatements(
           WHERE ${groupMemberships.userId} = ${users.id})`.mapWith(Number),
         hasAttributeValues: sql<number>`EXISTS (SELECT 1 FROM ${userAttributeValues}
           WHERE ${userAttributeValues.userId} = ${users.id})`.mapWith(Number),
+        hasAttributeDefaults: sql<number>`EXISTS (SELECT 1 FROM ${userAttributeDefinitions}
+          WHERE ${userAttributeDefinitions.accountId} = ${users.accountId}
+            AND ${userAttributeDefinitions.defaultValue} IS NOT NULL)`.mapWith(Number),
       })
       .from(users)
       .where(

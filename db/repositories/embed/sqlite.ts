@@ -49,6 +49,12 @@ export function sqliteUserStatements(sqlite: Database): EmbedUserStatements {
               (SELECT embed_tenant_id FROM user_attribute_definitions d WHERE d.id = v.attribute_id) AS tenant, value
          FROM user_attribute_values v WHERE v.user_id = $userId`,
     ),
+    attributeDefaults: rows<{ name: string; tenant: number | null; type: AttributeType; defaultValue: string }>(
+      sqlite,
+      `SELECT name, embed_tenant_id AS tenant, type, default_value AS defaultValue FROM user_attribute_definitions
+        WHERE account_id = (SELECT account_id FROM users WHERE id = $userId) AND default_value IS NOT NULL
+          AND ifnull(embed_tenant_id, 0) IN (0, $tenant)`,
+    ),
     securityContextOf: rows<{ securityContext: string | null }>(
       sqlite,
       'SELECT security_context AS securityContext FROM users WHERE id = $userId',
@@ -61,11 +67,14 @@ export function sqliteUserStatements(sqlite: Database): EmbedUserStatements {
       securityContext: string | null
       hasMemberships: number
       hasAttributeValues: number
+      hasAttributeDefaults: number
     }>(
       sqlite,
       `SELECT id, email, display_name AS displayName, picture, security_context AS securityContext,
               EXISTS (SELECT 1 FROM group_memberships m WHERE m.user_id = users.id) AS hasMemberships,
-              EXISTS (SELECT 1 FROM user_attribute_values v WHERE v.user_id = users.id) AS hasAttributeValues
+              EXISTS (SELECT 1 FROM user_attribute_values v WHERE v.user_id = users.id) AS hasAttributeValues,
+              EXISTS (SELECT 1 FROM user_attribute_definitions d
+                       WHERE d.account_id = users.account_id AND d.default_value IS NOT NULL) AS hasAttributeDefaults
          FROM users WHERE account_id = $accountId AND kind = $kind AND identity = $identity`,
     ),
     externalUserRoom: rows<{ limit: number; count: number }>(
@@ -148,8 +157,6 @@ export function sqliteSessionStatements(sqlite: Database): EmbedSessionStatement
         userAttributes: JSON.stringify(values.userAttributes),
       })
     }),
-    // Two statements rather than one OR, so each uses its index (embed_sessions_expires, embed_sessions_revoked).
     pruneExpired: rows<{ id: number }>(sqlite, 'DELETE FROM embed_sessions WHERE expires_at <= $now RETURNING id'),
-    pruneRevoked: rows<{ id: number }>(sqlite, 'DELETE FROM embed_sessions WHERE revoked_at IS NOT NULL RETURNING id'),
   }
 }

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm'
 import { first, type Db, type Storage } from '../../../db/client'
+import { BadRequestError } from '../../../lib/errors'
 import { assertAccountWide } from '../../auth/deployment-authorization'
 import { requireAction, type Actor } from '../access/key-policies'
 import { isoTimeOrNull, writing, type ManagementContext } from '../access/context'
@@ -39,6 +40,23 @@ export async function getAppConfig(storage: Storage, actor: Actor): Promise<AppC
 }
 
 /**
+ * 400 when two localized titles name the same locale: one of them would be dropped wherever a title is picked.
+ * Locale tags are compared ignoring case, as BCP 47 compares them (`pt-BR` and `pt-br` are one locale).
+ */
+function assertDistinctLocales(titles: readonly { locale: string }[]): void {
+  const seen = new Set<string>()
+  for (const [index, { locale }] of titles.entries()) {
+    const key = locale.toLowerCase()
+    if (seen.has(key))
+      throw new BadRequestError(
+        `creatorMode.localizedTitles[${index}].locale: locale "${locale}" is given twice`,
+        'DUPLICATE_LOCALE',
+      )
+    seen.add(key)
+  }
+}
+
+/**
  * Changes only the fields sent (nested objects field by field; `localizedTitles` is replaced whole). The
  * configuration is the whole account's, so a key scoped to some deployments may read it but not change it.
  */
@@ -50,6 +68,7 @@ export async function updateAppConfig(
 ): Promise<AppConfigResponse> {
   requireAction(actor, 'SettingsManage')
   assertAccountWide(actor, 'Changing the app configuration')
+  assertDistinctLocales(input.creatorMode?.localizedTitles ?? [])
   const { appConfigs } = storage.tables
   // Read and written in one transaction, so two changes of different fields at once both survive. The row is
   // claimed first (made with the defaults when missing): on Postgres a second change waits there until this one

@@ -229,6 +229,80 @@ describe(`${ROUTE} definitions`, () => {
   })
 })
 
+describe(`${ROUTE} default values`, () => {
+  const grantedAttributes = async () => JSON.parse((await sessionRows(test)).at(-1)!.userAttributes) as unknown
+
+  it("gives a user without a value the definition's default, read by its type, and a user's value before it", async () => {
+    test = createTestApp()
+    const defined = await creator({
+      userAttributeDefinitions: [
+        { name: 'region', type: 'string', defaultValue: 'Asia' },
+        { name: 'seats', type: 'number', defaultValue: '5' },
+        { name: 'trial', type: 'boolean', defaultValue: 'true' },
+        { name: 'codes', type: 'number_array', defaultValue: '[1,2]' },
+      ],
+    })
+    expect(defined.status).toBe(200)
+    expect(await grantedAttributes()).toEqual({ region: 'Asia', seats: 5, trial: true, codes: [1, 2] })
+    // The user's own value of the tenant's attribute wins over its default.
+    await creator({ userAttributes: [{ name: 'seats', value: 9 }] })
+    expect(await grantedAttributes()).toEqual({ region: 'Asia', seats: 9, trial: true, codes: [1, 2] })
+    // So does a tenant-wide value of the same name, which u2 has.
+    await generate(test, { deploymentId: 1, externalId: 'u2', userAttributes: [{ name: 'region', value: 'Europe' }] })
+    await creator({}, 'u2')
+    expect(await grantedAttributes()).toEqual({ region: 'Europe', seats: 5, trial: true, codes: [1, 2] })
+    // Outside the tenant its defaults do not apply.
+    await generate(test, { deploymentId: 1, externalId: 'u1' })
+    expect(await grantedAttributes()).toEqual({})
+  })
+
+  it("keeps a session's queries to the default region of its tenant", async () => {
+    test = createTestApp()
+    const minted = await creator({
+      userAttributeDefinitions: [{ name: 'region', type: 'string', defaultValue: 'Asia' }],
+    })
+    const exchanged = await test.request('POST', '/api/v1/embed/session/token', {
+      body: { sessionId: minted.body.sessionId },
+    })
+    const { token } = (await exchanged.json()) as { token: string }
+    const response = await test.request('POST', '/api/v1/deployments/1/sql', {
+      headers: { authorization: `Embed-Token ${token}` },
+      body: { query: 'SELECT customers.region, MEASURE(orders.count) FROM orders GROUP BY 1' },
+    })
+    const body = (await response.json()) as { data: string[][] }
+    expect(response.status).toBe(200)
+    expect(body.data.map((row) => row[0])).toEqual(['Asia'])
+  })
+
+  it('returns 400 for a default that is not a value of its type, upserting nothing', async () => {
+    test = createTestApp()
+    const before = await snapshotTables(test)
+    const cases: Array<[string, string, string]> = [
+      ['number', 'many', 'a number such as 42 or 2.5'],
+      ['boolean', 'yes', 'true or false'],
+      ['string_array', '["a",1]', 'a JSON array of strings such as ["a","b"]'],
+      ['number_array', '1,2', 'a JSON array of numbers such as [1,2]'],
+    ]
+    for (const [type, defaultValue, form] of cases) {
+      const response = await creator({
+        groupDefinitions: [{ name: 'editors' }],
+        userAttributeDefinitions: [
+          { name: 'ok', type: 'string', defaultValue: 'fine' },
+          { name: 'bad', type, defaultValue },
+        ],
+      })
+      expect(response).toEqual({
+        status: 400,
+        body: {
+          error: `userAttributeDefinitions[1].defaultValue: ${JSON.stringify(defaultValue)} is not a default of type ${type}: write ${form}`,
+          code: 'INVALID_DEFAULT_VALUE',
+        },
+      })
+    }
+    expect(await snapshotTables(test)).toEqual(before)
+  })
+})
+
 describe(`${ROUTE} name resolution`, () => {
   it("resolves groups and attributes only against the tenant's scoped catalog", async () => {
     test = createTestApp()

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { first } from '../../../db/client'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
-import { keys } from '../../helpers/fixtures'
+import { keys, testBootstrap } from '../../helpers/fixtures'
 import {
   attributeCatalog,
   countRows,
@@ -210,6 +210,45 @@ describe('DELETE /api/v1/embed-tenants/:embedTenantName', () => {
     expect((await send(test, 'DELETE', '/api/v1/embed-tenants/tenant-two', apiKey(keys.otherAdmin))).status).toBe(404)
     expect((await send(test, 'DELETE', '/api/v1/embed-tenants/tenant-two', apiKey(keys.member))).status).toBe(403)
     expect(await tenantRow(test, 'tenant-two')).toBeDefined()
+  })
+})
+
+describe("embed-tenant admin routes and the key's policy", () => {
+  const viewerKey = 'ak_test_viewer_admin_0123456789'
+
+  it('let an admin key whose policy only reads list groups, and refuse it deleting a group or the tenant', async () => {
+    const bootstrap = testBootstrap()
+    bootstrap.accounts[0].apiKeys!.push({ name: 'viewer', key: viewerKey, admin: true, role: 'viewer' })
+    test = createTestApp({ bootstrap })
+    await defineGroups(['editors'])
+    const viewer = apiKey(viewerKey)
+    const listed = await send(test, 'GET', GROUPS, viewer)
+    expect(listed.status).toBe(200)
+    const [{ id }] = (listed.body as unknown as Page).items
+    const refused = {
+      status: 403,
+      body: { error: 'This API key lacks the ContentManage permission', code: 'PERMISSION_DENIED' },
+    }
+    expect(await send(test, 'DELETE', `${GROUPS}/${id}`, viewer)).toEqual(refused)
+    expect(await send(test, 'DELETE', '/api/v1/embed-tenants/tenant-one', viewer)).toEqual(refused)
+    expect((await page()).items.map((group) => group.name)).toEqual(['editors'])
+    expect(await tenantRow(test, 'tenant-one')).toBeDefined()
+  })
+
+  it('refuse listing groups to an admin key whose policy does not read content', async () => {
+    test = createTestApp()
+    const { apiKeys } = test.storage.tables
+    await test.ready
+    const secrets = await send(test, 'PUT', '/api/v1/api-keys/3/policy', apiKey(keys.admin), {
+      actions: ['SecretsManage'],
+    })
+    expect(secrets.status).toBe(200)
+    const scoped = await first(test.storage.db.select({ name: apiKeys.name }).from(apiKeys).where(eq(apiKeys.id, 3)))
+    expect(scoped?.name).toBe('scoped')
+    expect(await send(test, 'GET', GROUPS, apiKey(keys.scoped))).toEqual({
+      status: 403,
+      body: { error: 'This API key lacks the ContentRead permission', code: 'PERMISSION_DENIED' },
+    })
   })
 })
 

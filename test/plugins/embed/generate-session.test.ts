@@ -294,6 +294,24 @@ describe(`${ROUTE} user profile and email`, () => {
     })
   })
 
+  it('returns 400 for an email that is not an address and keeps the saved one; an empty one clears it', async () => {
+    test = createTestApp()
+    await generate(test, { deploymentId: 1, externalId: 'u1', email: 'u1@example.com' })
+    for (const email of ['not-an-email', 'u1@', '@example.com', 'u 1@example.com', 'u1@example.com, u2@example.com']) {
+      expect(await generate(test, { deploymentId: 1, externalId: 'u1', email })).toEqual({
+        status: 400,
+        body: { error: 'email must be an email address, such as name@example.com', code: 'INVALID_EMAIL' },
+      })
+    }
+    expect(await generate(test, { deploymentId: 1, externalId: 'u2', email: 'nobody' })).toMatchObject({ status: 400 })
+    expect(await userRow(test, 'u2')).toBeUndefined()
+    expect((await userRow(test, 'u1'))?.email).toBe('u1@example.com')
+    expect((await generate(test, { deploymentId: 1, externalId: 'u1', email: ' u1@example.org ' })).status).toBe(200)
+    expect((await userRow(test, 'u1'))?.email).toBe('u1@example.org')
+    expect((await generate(test, { deploymentId: 1, externalId: 'u1', email: '' })).status).toBe(200)
+    expect((await userRow(test, 'u1'))?.email).toBeNull()
+  })
+
   it('returns 400 for a picture that is not an absolute http(s) URL and keeps the saved one', async () => {
     test = createTestApp()
     await generate(test, {
@@ -314,6 +332,10 @@ describe(`${ROUTE} user profile and email`, () => {
       ' https://cdn.example.com/a.png',
       'http:\\\\cdn.example.com\\a.png',
       'https://cdn.example.com/a b.png',
+      // Control characters, which no URL holds: the parser would percent-encode them (or drop tabs) unasked.
+      'https://cdn.example.com/a\u0001.png',
+      'https://cdn.example.com/a.png\u007f',
+      'https://cdn.ex\u0085ample.com/a.png',
     ]) {
       const response = await generate(test, {
         deploymentId: 1,

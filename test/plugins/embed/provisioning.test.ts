@@ -126,6 +126,18 @@ describe('createUserProvisioner fromSessionSettings', () => {
     expect((await userRow(test, 'alice@acme.com', 'internal'))?.email).not.toBe('x@y.z')
   })
 
+  it('refuses an email that is not an address before provisioning anyone', async () => {
+    test = createTestApp()
+    expect(
+      await failure(() => test.deps.users.fromSessionSettings(ACME, { externalId: 'dora', email: 'dora at acme' })),
+    ).toEqual({
+      status: 400,
+      error: 'email must be an email address, such as name@example.com',
+      code: 'INVALID_EMAIL',
+    })
+    expect(await userRow(test, 'dora')).toBeUndefined()
+  })
+
   it("never resolves an external user's id given as internalId", async () => {
     test = createTestApp()
     await test.deps.users.fromSessionSettings(ACME, { externalId: 'carol' })

@@ -13,6 +13,7 @@ afterEach(() => test?.close())
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
 
 /** A probe with a deployment route behind `deploymentAccess`, the macro of `.../meta` and `.../sql`. */
 function probe(app: TestApp) {
@@ -99,17 +100,27 @@ describe('POST /api/v1/embed/session/token', () => {
     })
   })
 
-  it('deletes expired and revoked sessions when the next one is minted, and keeps the live ones', async () => {
+  it('deletes expired sessions when the next one is minted, revoked ones once their time is up, and keeps the live ones', async () => {
     const clock = testClock()
     test = createTestApp({ clock })
     await mint(test, { externalId: 'u1' })
     const revoked = await mint(test, { externalId: 'u2' })
+    const token = (await exchange(test, revoked)).body.token as string
     expect((await send(test, 'POST', '/api/v1/embed/session/revoke', admin, { sessionId: revoked })).status).toBe(204)
     clock.advance(5 * MINUTE)
     const live = await mint(test, { externalId: 'u3' })
-    // The first session expired unexchanged, the second was revoked: both are gone, the new one alone is left.
-    expect(await countRows(test, 'embed_sessions')).toBe(1)
+    // The first session expired unexchanged and is gone; the revoked one stays while its token could be used, so the
+    // token still says it was revoked (the page then says so) rather than that it names no session.
+    expect(await countRows(test, 'embed_sessions')).toBe(2)
+    expect(await probe(test)(1, token)).toEqual({
+      status: 401,
+      body: { error: 'Embed session was revoked', code: 'EMBED_SESSION_REVOKED' },
+    })
     expect((await exchange(test, live)).status).toBe(200)
+    clock.advance(DAY)
+    await mint(test, { externalId: 'u4' })
+    // The revoked session's token would have expired by now, and the exchanged live one's too: only the new one is left.
+    expect(await countRows(test, 'embed_sessions')).toBe(1)
   })
 
   it('returns 401 for an unknown session id and 400 for a body without one', async () => {

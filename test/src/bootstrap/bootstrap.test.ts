@@ -105,6 +105,27 @@ describe('loadBootstrapFile', () => {
     ])
   })
 
+  it('names an attribute default that is not a value of its type', () => {
+    const document = {
+      accounts: [
+        {
+          name: 'acme',
+          plan: 'enterprise',
+          userAttributes: [
+            { name: 'region', type: 'string', defaultValue: 'Europe' },
+            { name: 'seats', type: 'number', defaultValue: 'many' },
+            { name: 'codes', type: 'number_array', defaultValue: '[1, 2]' },
+          ],
+        },
+      ],
+    }
+    expect(() => validateBootstrap(document, 'file.yaml')).toThrow(
+      'accounts[0].userAttributes[1].defaultValue: "many" is not a default of type number: write a number such as 42 or 2.5',
+    )
+    document.accounts[0].userAttributes[1].defaultValue = '12'
+    expect(validateBootstrap(document, 'file.yaml').accounts[0].userAttributes).toHaveLength(3)
+  })
+
   it('reports a file that does not parse', () => {
     withTempDir((dir) => {
       const path = join(dir, 'bootstrap.yaml')

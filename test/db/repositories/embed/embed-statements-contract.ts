@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { eq } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
 import type { Db, Storage } from '../../../../db/client'
 import type { NewSession } from '../../../../db/repositories/embed'
 import type { StorageKind } from '../../../helpers/storages'
@@ -141,32 +141,34 @@ export function embedStatementsContract(kinds: StorageKind[]) {
           expect(row).toMatchObject({ ...minted, exchangedAt: null, revokedAt: null })
         })
 
-        it('prunes the sessions past their time, and the revoked ones, returning their ids and leaving the rest', async () => {
-          const { insertSession, pruneExpired, pruneRevoked } = storage.repositories.embedSessions()
-          const [late, onTime, due, revoked] = [
+        it('prunes the sessions past their time, revoked or not, returning their ids and leaving the rest', async () => {
+          const { insertSession, pruneExpired } = storage.repositories.embedSessions()
+          const [late, onTime, due, revoked, revokedLate] = [
             session({ expiresAt: 50_000 }),
             session({ expiresAt: 60_001 }),
             session({ expiresAt: 60_000 }),
             session({ expiresAt: 90_000 }),
+            session({ expiresAt: 40_000 }),
           ]
           await inTransaction(async (tx) => {
-            for (const minted of [late, onTime, due, revoked]) await insertSession(tx).execute(minted)
+            for (const minted of [late, onTime, due, revoked, revokedLate]) await insertSession(tx).execute(minted)
           })
           const { embedSessions } = storage.tables
           await inTransaction(async (tx) =>
-            tx.update(embedSessions).set({ revokedAt: 2 }).where(eq(embedSessions.publicId, revoked.publicId)),
+            tx
+              .update(embedSessions)
+              .set({ revokedAt: 2 })
+              .where(inArray(embedSessions.publicId, [revoked.publicId, revokedLate.publicId])),
           )
           const idOf = async (minted: NewSession) => (await stored(minted.publicId))[0]?.id
-          const expectedExpired = [await idOf(late), await idOf(due)]
-          const revokedId = await idOf(revoked)
+          const expectedExpired = [await idOf(late), await idOf(due), await idOf(revokedLate)]
 
           const expired = await inTransaction(async (tx) => pruneExpired(tx).execute({ now: 60_000 }))
-          expect(expired.map((row) => row.id).sort()).toEqual(expect.arrayContaining(expectedExpired as number[]))
-          expect(expired.map((row) => row.id)).not.toContain(await idOf(onTime))
-          const pruned = await inTransaction(async (tx) => pruneRevoked(tx).execute())
-          expect(pruned).toEqual([{ id: revokedId as number }])
-          expect(await stored(onTime.publicId)).toHaveLength(1)
-          for (const gone of [late, due, revoked]) expect(await stored(gone.publicId)).toEqual([])
+          expect(expired.map((row) => row.id)).toEqual(expect.arrayContaining(expectedExpired as number[]))
+          for (const kept of [onTime, revoked]) expect(expired.map((row) => row.id)).not.toContain(await idOf(kept))
+          // A revoked session stays until its time is up, so its tokens still say they were revoked.
+          for (const kept of [onTime, revoked]) expect(await stored(kept.publicId)).toHaveLength(1)
+          for (const gone of [late, due, revokedLate]) expect(await stored(gone.publicId)).toEqual([])
         })
       })
 
@@ -255,7 +257,9 @@ export function embedStatementsContract(kinds: StorageKind[]) {
           const found = await inTransaction(async (tx) =>
             userByIdentity(tx).execute({ accountId: ids.accountId, kind: 'external', identity }),
           )
-          expect(found).toEqual([{ id: inserted.id, ...profile, hasMemberships: 0, hasAttributeValues: 0 }])
+          expect(found).toEqual([
+            { id: inserted.id, ...profile, hasMemberships: 0, hasAttributeValues: 0, hasAttributeDefaults: 0 },
+          ])
           expect(
             await inTransaction(async (tx) =>
               userByIdentity(tx).execute({ accountId: ids.otherAccountId, kind: 'external', identity }),
@@ -282,7 +286,7 @@ export function embedStatementsContract(kinds: StorageKind[]) {
           const [found] = await inTransaction(async (tx) =>
             userByIdentity(tx).execute({ accountId: ids.accountId, kind: 'external', identity }),
           )
-          expect(found).toEqual({ id, ...changed, hasMemberships: 0, hasAttributeValues: 0 })
+          expect(found).toEqual({ id, ...changed, hasMemberships: 0, hasAttributeValues: 0, hasAttributeDefaults: 0 })
           const { users } = storage.tables
           const [row] = await storage.db.select({ updatedAt: users.updatedAt }).from(users).where(eq(users.id, id))
           expect(row.updatedAt).toBe(6)
@@ -322,6 +326,65 @@ export function embedStatementsContract(kinds: StorageKind[]) {
           expect(await inTransaction(async (tx) => storedValues(tx).execute({ userId }))).toEqual([
             { attributeId: attributes[1], value: '2' },
           ])
+        })
+
+        it('reads the defaults of the user’s account, tenant-wide and in the tenant asked for, and tells there are some', async () => {
+          // In the second account, so the first account's users keep having no defaults to read.
+          const { embedTenants, userAttributeDefinitions } = storage.tables
+          const { insertUser, userByIdentity, attributeDefaults } = storage.repositories.embedUsers()
+          const identity = unique('external')
+          const accountId = ids.otherAccountId
+          const [{ id: userId }] = await inTransaction(async (tx) =>
+            insertUser(tx).execute({ ...profile, accountId, identity, now: 5 }),
+          )
+          const hasDefaults = async () =>
+            (
+              await inTransaction(async (tx) => userByIdentity(tx).execute({ accountId, kind: 'external', identity }))
+            )[0].hasAttributeDefaults
+          expect(await hasDefaults()).toBe(0)
+          const [tenant, other] = await inTransaction(async (tx) =>
+            tx
+              .insert(embedTenants)
+              .values([
+                { accountId, name: unique('east'), createdAt: 1 },
+                { accountId, name: unique('west'), createdAt: 1 },
+              ])
+              .returning({ id: embedTenants.id }),
+          )
+          await inTransaction(async (tx) =>
+            tx.insert(userAttributeDefinitions).values([
+              { accountId, embedTenantId: null, name: 'region', type: 'string', defaultValue: 'Europe', createdAt: 1 },
+              { accountId, embedTenantId: null, name: 'tier', type: 'number', createdAt: 1 },
+              { accountId, embedTenantId: tenant.id, name: 'tier', type: 'number', defaultValue: '2', createdAt: 1 },
+              { accountId, embedTenantId: other.id, name: 'tier', type: 'number', defaultValue: '3', createdAt: 1 },
+              {
+                accountId: ids.accountId,
+                embedTenantId: null,
+                name: 'x',
+                type: 'string',
+                defaultValue: 'y',
+                createdAt: 1,
+              },
+            ]),
+          )
+          expect(await hasDefaults()).toBe(1)
+          const defaults = async (tenant: number) =>
+            (await inTransaction(async (tx) => attributeDefaults(tx).execute({ userId, tenant }))).sort(
+              (left, right) => Number(left.tenant ?? 0) - Number(right.tenant ?? 0),
+            )
+          expect(await defaults(0)).toEqual([{ name: 'region', tenant: null, type: 'string', defaultValue: 'Europe' }])
+          expect(await defaults(tenant.id)).toEqual([
+            { name: 'region', tenant: null, type: 'string', defaultValue: 'Europe' },
+            { name: 'tier', tenant: tenant.id, type: 'number', defaultValue: '2' },
+          ])
+          // Left as found: the other cases count the accounts' users and read the first account's defaults.
+          await inTransaction(async (tx) => {
+            await tx.delete(storage.tables.users).where(eq(storage.tables.users.id, userId))
+            await tx.delete(userAttributeDefinitions).where(eq(userAttributeDefinitions.accountId, accountId))
+            await tx
+              .delete(userAttributeDefinitions)
+              .where(and(eq(userAttributeDefinitions.accountId, ids.accountId), eq(userAttributeDefinitions.name, 'x')))
+          })
         })
 
         it('names a user’s groups tenant-wide and in the tenant asked for, and no other tenant’s', async () => {

@@ -46,6 +46,32 @@ describe('GET/PATCH /api/v1/app-config', () => {
     expect((await app.call('GET', '/api/v1/app-config')).body.applyThemeGlobally).toBe(false)
   })
 
+  it('returns 400 when two localized titles name the same locale, in any case, and keeps the stored titles', async () => {
+    app = managementApp()
+    const titles = [{ locale: 'de', value: 'Umsatz' }]
+    await app.call('PATCH', '/api/v1/app-config', { creatorMode: { localizedTitles: titles } })
+    for (const twice of [
+      [
+        { locale: 'pt-BR', value: 'Receita' },
+        { locale: 'pt-BR', value: 'Faturamento' },
+      ],
+      [
+        { locale: 'fr', value: 'Chiffre' },
+        { locale: 'FR', value: "Chiffre d'affaires" },
+      ],
+    ]) {
+      const refused = await app.call('PATCH', '/api/v1/app-config', { creatorMode: { localizedTitles: twice } })
+      expect(refused).toMatchObject({
+        status: 400,
+        body: {
+          error: `creatorMode.localizedTitles[1].locale: locale "${twice[1].locale}" is given twice`,
+          code: 'DUPLICATE_LOCALE',
+        },
+      })
+    }
+    expect((await app.call('GET', '/api/v1/app-config')).body.creatorMode.localizedTitles).toEqual(titles)
+  })
+
   it('returns 401 without a key', async () => {
     app = managementApp()
     expect((await app.call('GET', '/api/v1/app-config', undefined, '')).status).toBe(401)
