@@ -48,38 +48,55 @@ const DEFAULT_FORMS: Record<AttributeType, string> = {
   string: 'any text',
   number: 'a number such as 42 or 2.5',
   boolean: 'true or false',
-  string_array: 'a JSON array of strings such as ["a","b"]',
-  number_array: 'a JSON array of numbers such as [1,2]',
+  string_array: 'a list such as a,b or a JSON array of strings such as ["a","b"]',
+  number_array: 'a list such as 1,2 or a JSON array of numbers such as [1,2]',
 }
+
+const NUMBER = /^\s*-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/
 
 /**
  * The value a definition's `defaultValue` text stands for, read by its type: the text itself for a string, a decimal
- * number, `true` or `false`, or a JSON array of the element type; undefined when it is none of these.
+ * number, `true` or `false`, or for an array a JSON array of the element type or a comma-separated list (one item
+ * alone is a list of one). Empty text is no default (undefined), as is text that reads as none of these.
  */
 export function readDefaultValue(type: AttributeType, text: string): AttributeValue | undefined {
+  const trimmed = text.trim()
+  if (trimmed === '') return undefined
   let value: unknown
   switch (type) {
     case 'string':
       return text
     case 'number':
-      value = /^\s*-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(text) ? Number(text) : undefined
+      value = NUMBER.test(trimmed) ? Number(trimmed) : undefined
       break
     case 'boolean':
-      value = text === 'true' ? true : text === 'false' ? false : undefined
+      value = /^true$/i.test(trimmed) ? true : /^false$/i.test(trimmed) ? false : undefined
       break
     default:
-      try {
-        value = JSON.parse(text)
-      } catch {
-        value = undefined
+      if (trimmed.startsWith('['))
+        try {
+          value = JSON.parse(trimmed)
+        } catch {
+          value = undefined
+        }
+      else {
+        const items = trimmed
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item !== '')
+        value =
+          type === 'string_array' ? items : items.every((item) => NUMBER.test(item)) ? items.map(Number) : undefined
       }
   }
   return value !== undefined && matches(type, value as AttributeValue) ? (value as AttributeValue) : undefined
 }
 
-/** What is wrong with a definition's `defaultValue` (see `readDefaultValue`); undefined when it reads as its type. */
+/**
+ * What is wrong with a definition's `defaultValue` (see `readDefaultValue`); undefined when it reads as its type or is
+ * empty (no default).
+ */
 export function defaultValueProblem(type: AttributeType, text: string): string | undefined {
-  return readDefaultValue(type, text) === undefined
+  return text.trim() !== '' && readDefaultValue(type, text) === undefined
     ? `${JSON.stringify(text)} is not a default of type ${type}: write ${DEFAULT_FORMS[type]}`
     : undefined
 }

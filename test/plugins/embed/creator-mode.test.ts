@@ -280,8 +280,8 @@ describe(`${ROUTE} default values`, () => {
     const cases: Array<[string, string, string]> = [
       ['number', 'many', 'a number such as 42 or 2.5'],
       ['boolean', 'yes', 'true or false'],
-      ['string_array', '["a",1]', 'a JSON array of strings such as ["a","b"]'],
-      ['number_array', '1,2', 'a JSON array of numbers such as [1,2]'],
+      ['string_array', '["a",1]', 'a list such as a,b or a JSON array of strings such as ["a","b"]'],
+      ['number_array', '1,two', 'a list such as 1,2 or a JSON array of numbers such as [1,2]'],
     ]
     for (const [type, defaultValue, form] of cases) {
       const response = await creator({
@@ -300,6 +300,26 @@ describe(`${ROUTE} default values`, () => {
       })
     }
     expect(await snapshotTables(test)).toEqual(before)
+  })
+
+  it('reads a list default written without brackets, one item as a list of one, and empty text as no default', async () => {
+    test = createTestApp()
+    const defined = await creator({
+      userAttributeDefinitions: [
+        { name: 'regions', type: 'string_array', defaultValue: 'Asia, Europe' },
+        { name: 'teams', type: 'string_array', defaultValue: 'Sales' },
+        { name: 'codes', type: 'number_array', defaultValue: '1, 2.5' },
+        { name: 'seats', type: 'number', defaultValue: '' },
+        { name: 'trial', type: 'boolean', defaultValue: ' TRUE ' },
+      ],
+    })
+    expect(defined.status).toBe(200)
+    expect(await grantedAttributes()).toEqual({
+      regions: ['Asia', 'Europe'],
+      teams: ['Sales'],
+      codes: [1, 2.5],
+      trial: true,
+    })
   })
 })
 
