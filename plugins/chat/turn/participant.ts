@@ -81,6 +81,8 @@ export async function abortingUser(
   caller: Caller,
   sessionSettings: SessionSettings | undefined,
 ): Promise<number | null> {
+  // As for a turn: the token names the user, but a body that breaks the rules of sessionSettings is 400 whoever sends it.
+  if (caller.kind !== 'apiKey' && sessionSettings) checkIdentity(sessionSettings, CHAT_FORBIDDEN_WITH_INTERNAL_ID)
   if (caller.kind === 'embed') return caller.userId
   // An unknown user owns no thread: -1 matches none, so the abort answers "not yours" rather than acting for the account.
   if (caller.kind === 'serviceToken')
