@@ -93,6 +93,9 @@ export class SocketSession<Access> {
     } catch {
       return this.enqueue({ error: 'Malformed message: expected one JSON chat request' })
     }
+    // As over HTTP, where such a body is 'Invalid request body: expected object'.
+    if (typeof request !== 'object' || request === null || Array.isArray(request))
+      return this.enqueue({ error: 'Invalid message: expected object' })
     // As over HTTP, before anything walks the message: validation recurses, and 100,000 levels ran it out of stack.
     if (valueNestedDeeperThan(request, MAX_DEPTH)) return this.enqueue({ error: TOO_DEEP_MESSAGE })
     // Also in fields the schema drops, as over HTTP, where the whole body is checked.

@@ -108,6 +108,14 @@ describe('GET {chat_base_url}/chat/ws', () => {
     client.socket.close()
   })
 
+  it('answers a message that is JSON but no object as HTTP answers such a body, naming no internal path', async () => {
+    const client = await connect()
+    for (const message of ['null', '5', '[]', 'true', '[{"type":"abort"}]']) client.send(message)
+    await client.waitFor((line) => 'error' in line, 5)
+    expect(client.lines).toEqual(Array(5).fill({ error: 'Invalid message: expected object' }))
+    client.socket.close()
+  })
+
   it('closes with 1009 for a message over the body limit, as HTTP answers 413', async () => {
     const limit = test.deps.config.maxBodyBytes
     const client = await connect()
