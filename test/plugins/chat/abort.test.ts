@@ -176,6 +176,17 @@ describe('POST {chat_base_url}/chat/abort', () => {
     hold.open()
   })
 
+  it('answers 400 for an internal user that does not exist, as the chat does, and the run goes on', async () => {
+    const { chatId, hold } = await startSlowTurn({ externalId: 'alice' })
+    const body = { chatId, sessionSettings: { internalId: ' Nobody@Acme.com ' } }
+    const chat = await test.request('POST', `${chatBase()}/stream-chat-state`, { headers: admin, body })
+    const abort = await test.request('POST', `${chatBase()}/abort`, { headers: admin, body })
+    expect({ status: abort.status, body: await abort.json() }).toEqual({ status: chat.status, body: await chat.json() })
+    expect(abort.status).toBe(400)
+    expect(await test.deps.metrics.render()).toContain('chat_active_runs 1')
+    hold.open()
+  })
+
   it('lets the owner abort with the same sessionSettings', async () => {
     const { reader, chatId } = await startSlowTurn({ externalId: 'alice' })
     const response = await test.request('POST', `${chatBase()}/abort`, {
