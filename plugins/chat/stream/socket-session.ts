@@ -128,7 +128,7 @@ export class SocketSession<Access> {
    * holds, the socket gets the error line and closes at once.
    */
   async recheck(): Promise<void> {
-    if (!this.closed) await this.access(true)
+    if (!this.closed) await this.access('recheck')
   }
 
   /**
@@ -162,9 +162,11 @@ export class SocketSession<Access> {
    * The caller as of now, or undefined once the socket was closed for a credential that no longer holds. While the
    * database does not answer the credential can be neither confirmed nor refused: the socket stays open, a turn about
    * to start gets the error line with the queued ones dropped, and a recheck during a turn leaves it alone (the next
-   * turn checks again).
+   * turn checks again). A credential over its request rate refuses that one message, as HTTP answers it 429: the
+   * turn or abort gets the error line and the socket stays open for the next.
    */
-  private async access(duringTurn = false): Promise<Access | undefined> {
+  private async access(purpose: 'turn' | 'abort' | 'recheck'): Promise<Access | undefined> {
+    const duringTurn = purpose === 'recheck'
     try {
       return await this.handlers.authenticate()
     } catch (error) {
@@ -177,6 +179,12 @@ export class SocketSession<Access> {
           this.sendError(down.message)
           this.queue.length = 0
         }
+        return undefined
+      }
+      if (error instanceof AppError && error.status === 429) {
+        // An abort's line waits its turn, so it never lands among the lines of a turn in progress.
+        if (purpose === 'turn') this.sendError(error.message)
+        else if (purpose === 'abort') this.enqueue({ error: error.message })
         return undefined
       }
       const message = error instanceof AppError ? error.message : 'Credentials could not be checked'
@@ -202,7 +210,7 @@ export class SocketSession<Access> {
     }
     const chatId = request.chatId ?? this.current?.chatId
     if (!chatId) return this.enqueue({ error: 'Nothing to abort' })
-    const access = await this.access()
+    const access = await this.access('abort')
     if (!access) return
     try {
       await this.handlers.abort(access, chatId, this.userId, request.sessionSettings)
@@ -224,8 +232,13 @@ export class SocketSession<Access> {
         const { request } = next
         // From here until its run is known, an abort of "the current run" means this turn's.
         this.opening = true
-        const access = await this.access()
-        if (!access) return
+        const access = await this.access('turn')
+        if (!access) {
+          // Refused (its line is sent) or the socket closed: the next queued message, if any is left, is checked anew.
+          this.opening = false
+          this.abortOnOpen = undefined
+          continue
+        }
         let source: TurnSource
         try {
           const opened = await this.handlers.openTurn(access, request)

@@ -229,6 +229,34 @@ describe('GET {chat_base_url}/chat/ws', () => {
     other.socket.close()
   })
 
+  it("answers a message over the key's request rate with an error line, as HTTP answers 429, and stays open", async () => {
+    await test.app.stop(true)
+    await test.close()
+    let now = Date.UTC(2026, 6, 20, 12, 0, 0)
+    // The upgrade and each turn are a request of the key: a burst of 2 lets the upgrade and one turn through.
+    test = createTestApp({
+      agents: () => createScriptedAgent(() => script),
+      config: { apiKeyRateLimit: { perSecond: 1, burst: 2 } },
+      clock: () => now,
+    })
+    origin = `ws://127.0.0.1:${listen(test.app).port}`
+    const client = await connect()
+    const request = { input: 'Hi', sessionSettings: { externalId: 'a' } }
+    client.send(request)
+    client.send(request)
+    await client.waitFor(ended, 2)
+    expect(client.lines.filter(ended)).toEqual([
+      expect.objectContaining({ id: '__state__' }),
+      { error: 'Too many requests for this API key; retry in 1 s' },
+    ])
+    expect(client.socket.readyState).toBe(WebSocket.OPEN)
+    now += 1_000
+    client.send(request)
+    await client.waitFor(ended, 3)
+    expect(client.lines.filter(ended).at(-1)).toEqual(expect.objectContaining({ id: '__state__' }))
+    client.socket.close()
+  })
+
   it('keeps the run going when the socket closes', async () => {
     const { hold, client } = await heldTurn('A', 'B')
     client.socket.close()
