@@ -52,6 +52,16 @@ const abortMessageCheck = TypeCompiler.Compile(AbortMessage)
 /** A queued client message: a chat request, or the error line of an invalid one, sent in its turn. */
 type Queued = { request: ChatRequest } | { error: string }
 
+/**
+ * Requests one socket may have waiting behind its turn in progress. Each may hold a body as large as the body limit:
+ * without a bound, a client that sends faster than its turns end would grow the server's memory without end.
+ */
+export const MAX_WAITING_REQUESTS = 16
+/** Queued messages of any kind (an error line is small) past which a socket is taken for a flood and closed. */
+const MAX_QUEUED = 1_000
+/** Close code of a socket that flooded the server with messages (RFC 6455: policy violation). */
+const FLOOD_CLOSE_CODE = 1008
+
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /**
@@ -115,10 +125,27 @@ export class SocketSession<Access> {
       dropUnknownFields(ChatRequest, request)
     if (!chatRequestCheck.Check(request))
       return this.enqueue({ error: schemaErrors(ChatRequest, request)[0] ?? 'Invalid chat request' })
+    if (this.waitingRequests() >= MAX_WAITING_REQUESTS)
+      return this.enqueue({
+        error: `Too many requests waiting on this socket (${MAX_WAITING_REQUESTS}): send the next once a turn has ended`,
+      })
     this.enqueue({ request })
   }
 
+  private waitingRequests(): number {
+    let count = 0
+    for (const item of this.queue) if ('request' in item) count++
+    return count
+  }
+
   private enqueue(item: Queued): void {
+    if (this.queue.length >= MAX_QUEUED) {
+      this.closed = true
+      this.queue.length = 0
+      this.current?.stop()
+      this.socket.close(FLOOD_CLOSE_CODE, 'Too many messages waiting on this socket')
+      return
+    }
     this.queue.push(item)
     if (!this.pumping) void this.pump()
   }

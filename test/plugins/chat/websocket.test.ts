@@ -257,6 +257,32 @@ describe('GET {chat_base_url}/chat/ws', () => {
     client.socket.close()
   })
 
+  it('holds at most 16 requests waiting behind a turn: one more gets an error line in its turn', async () => {
+    const { hold, client } = await heldTurn('A', 'B')
+    for (let index = 0; index < 18; index++) client.send({ input: `Q${index}`, sessionSettings: { externalId: 'b' } })
+    await Bun.sleep(20)
+    hold.open()
+    await client.waitFor(ended, 19)
+    const ends = client.lines.filter(ended)
+    expect(ends.slice(0, 17).every((line) => line.id === '__state__')).toBe(true)
+    expect(ends.slice(17)).toEqual(
+      Array(2).fill({ error: 'Too many requests waiting on this socket (16): send the next once a turn has ended' }),
+    )
+    expect(client.socket.readyState).toBe(WebSocket.OPEN)
+    client.socket.close()
+  })
+
+  it('closes a socket that floods it with over a thousand messages waiting (1008), and the run goes on', async () => {
+    const { hold, client } = await heldTurn('A', 'B')
+    const closed = new Promise<number>((resolve) => (client.socket.onclose = (event) => resolve(event.code)))
+    for (let index = 0; index < 1_100; index++) client.send('not json')
+    expect(await closed).toBe(1008)
+    hold.open()
+    const completed = async () => (await storedRuns(test.storage)).filter((run) => run.status === 'completed').length
+    for (let index = 0; index < 200 && (await completed()) === 0; index++) await Bun.sleep(5)
+    expect(await completed()).toBe(1)
+  })
+
   it('keeps the run going when the socket closes', async () => {
     const { hold, client } = await heldTurn('A', 'B')
     client.socket.close()
