@@ -136,8 +136,10 @@ function integer(
 ): number {
   const raw = environment[name]
   if (raw === undefined || raw.trim() === '') return fallback
-  const value = Number(raw.trim())
-  if (!Number.isInteger(value) || value < min || value > max) {
+  // Decimal digits only: Number() would also read '0x10' as 16 and '1e3' as 1000, a port or limit nobody meant.
+  const digits = raw.trim()
+  const value = /^\d+$/.test(digits) ? Number(digits) : Number.NaN
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
     problems.push(`${name}: expected an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`)
     return fallback
   }

@@ -8,6 +8,7 @@ import { startWalCheckpointer } from './wal-checkpointer'
 import { prepareSemanticLayer } from '../plugins/semantic/startup'
 import { demoDataPath } from '../plugins/semantic/demo/demo-data-file'
 import { frontPageUrl } from './front-page-url'
+import { demoKeyNotice } from './demo-key-notice'
 import { superviseWorkers, workerNumber, type WorkerListening } from './workers'
 
 /**
@@ -19,12 +20,8 @@ export async function serve(environment: Record<string, string | undefined> = pr
   const config = loadConfig(environment)
   const worker = workerNumber(environment)
   // A worker's every line says which worker wrote it: they share one output and one port.
-  const logger = createLogger(
-    config.logLevel,
-    worker === undefined ? {} : { worker },
-    undefined,
-    resolveLogFormat(config.logFormat),
-  )
+  const logFormat = resolveLogFormat(config.logFormat)
+  const logger = createLogger(config.logLevel, worker === undefined ? {} : { worker }, undefined, logFormat)
   if (config.workers > 1 && worker === undefined) return superviseWorkers(config, environment, logger)
   // Before anything is stored: a start that cannot listen must not seed the demo and print its key (shown once)
   // only to fail. Workers share the port on purpose; their supervisor checked it.
@@ -33,10 +30,7 @@ export async function serve(environment: Record<string, string | undefined> = pr
   if (demoApiKey) {
     // Printed before listening so the key is not lost if the port turns out to be taken.
     const port = config.port === 0 ? '<port>' : config.port
-    process.stdout.write(
-      `\nDemo admin API key (shown once, stored only as a hash): ${demoApiKey}\n` +
-        `Try: curl -H "Authorization: Api-Key ${demoApiKey}" http://localhost:${port}/api/v1/deployments/1/meta\n\n`,
-    )
+    process.stdout.write(demoKeyNotice(demoApiKey, port, logFormat))
   }
   const deps = createDeps(config, storage, { logger, dataSources })
   // Write-ahead log checkpoints run on a worker thread, never inside a request (registered first: stops last).

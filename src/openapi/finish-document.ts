@@ -76,8 +76,10 @@ run. An invalid message gets an error line, not a closed socket. Credentials are
 
 \`\`\`
 {"id":"__cutoff__","sort":0,"state":{"chatId":"c_9f2d","isStreaming":false}}
-{"id":"1752998400000-message","role":"user","content":"How many orders per region?","isDelta":false,"sort":1}
-{"id":"m_2","role":"assistant","content":"Europe","isDelta":true,"isInProcess":true,"sort":2,"graphPath":["final"]}
+{"id":"1752998400000-message","role":"user","content":"How many orders per region?","isDelta":false,"isInProcess":false,"sort":1}
+{"id":"m_2","role":"assistant","sort":2,"graphPath":["final"],"content":"","isDelta":false,"isInProcess":true}
+{"id":"m_2","role":"assistant","sort":2,"graphPath":["final"],"content":"Europe","isDelta":true,"isInProcess":true}
+{"id":"m_2","role":"assistant","sort":2,"graphPath":["final"],"content":"","isDelta":true,"isInProcess":false}
 {"id":"__state__","sort":3,"state":{"messages":[...]}}
 \`\`\`
 Errors after the stream started are lines \`{"error":"..."}\`, the last of the stream.`

@@ -10,6 +10,11 @@ import { nameSchemas } from './named-schemas'
 import { referencePage } from './reference-page'
 
 const SCRIPT_PATH = `/openapi/assets/api-reference-${scalarVersion}.js`
+/**
+ * The reference's own addresses, left out of the document it serves. Not hidden: a hidden route is one the app does
+ * not offer (a removed operation), so another method asked of these would be 404 instead of 405 with `Allow`.
+ */
+const OWN_PATHS = ['/openapi', '/openapi/json', SCRIPT_PATH]
 
 export interface ApiDocsOptions {
   info: { title: string; version: string; description: string }
@@ -30,7 +35,7 @@ export function createApiDocs(options: ApiDocsOptions) {
     if (!app) throw new Error('createApiDocs: attach(app) was not called')
     if (!document) nameSchemas()
     document ??= finishDocument(
-      toOpenAPISchema(app, undefined, undefined, undefined, '3.1.0'),
+      toOpenAPISchema(app, { paths: OWN_PATHS }, undefined, undefined, '3.1.0'),
       options.info,
       options.securitySchemes,
       routeBodies(app),
@@ -44,10 +49,8 @@ export function createApiDocs(options: ApiDocsOptions) {
     iconUrl: options.iconUrl,
   })
   const plugin = new Elysia({ name: 'api-docs', seed: options.instanceId })
-    .get('/openapi', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }), {
-      detail: { hide: true },
-    })
-    .get('/openapi/json', () => build(), { detail: { hide: true } })
+    .get('/openapi', () => new Response(page, { headers: { 'content-type': 'text/html; charset=utf-8' } }))
+    .get('/openapi/json', () => build())
     .get(
       SCRIPT_PATH,
       () =>
@@ -58,7 +61,6 @@ export function createApiDocs(options: ApiDocsOptions) {
             'cache-control': 'public, max-age=31536000, immutable',
           },
         }),
-      { detail: { hide: true } },
     )
   return {
     plugin,

@@ -55,6 +55,16 @@ describe('loadConfig', () => {
     }
   })
 
+  it('reads a number only as decimal digits, so PORT=0x10 is refused instead of listening on port 16', () => {
+    for (const raw of ['0x10', '1e3', '0b11', '0o17', '+80', '-0', '1.0', 'Infinity'])
+      expect(() => loadConfig({ PORT: raw })).toThrow(
+        `PORT: expected an integer from 0 to 65535, got ${JSON.stringify(raw)}`,
+      )
+    expect(() => loadConfig({ CHAT_MAX_RUNS_PER_KEY: '1e3' })).toThrow('CHAT_MAX_RUNS_PER_KEY: expected an integer')
+    expect(loadConfig({ PORT: ' 8080 ' }).port).toBe(8080)
+    expect(loadConfig({ PORT: '0080' }).port).toBe(80)
+  })
+
   it('refuses a DEMO_API_KEY that no Authorization header could carry: spaces, or outside printable ASCII', () => {
     for (const key of ['has space in it 1234567890', 'ak_démo_key_0123456789'])
       expect(() => loadConfig({ DEMO_API_KEY: key })).toThrow(

@@ -52,6 +52,16 @@ const abortMessageCheck = TypeCompiler.Compile(AbortMessage)
 /** A queued client message: a chat request, or the error line of an invalid one, sent in its turn. */
 type Queued = { request: ChatRequest } | { error: string }
 
+/**
+ * Requests one socket may have waiting behind its turn in progress. Each may hold a body as large as the body limit:
+ * without a bound, a client that sends faster than its turns end would grow the server's memory without end.
+ */
+export const MAX_WAITING_REQUESTS = 16
+/** Queued messages of any kind (an error line is small) past which a socket is taken for a flood and closed. */
+const MAX_QUEUED = 1_000
+/** Close code of a socket that flooded the server with messages (RFC 6455: policy violation). */
+const FLOOD_CLOSE_CODE = 1008
+
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /**
@@ -93,6 +103,9 @@ export class SocketSession<Access> {
     } catch {
       return this.enqueue({ error: 'Malformed message: expected one JSON chat request' })
     }
+    // As over HTTP, where such a body is 'Invalid request body: expected object'.
+    if (typeof request !== 'object' || request === null || Array.isArray(request))
+      return this.enqueue({ error: 'Invalid message: expected object' })
     // As over HTTP, before anything walks the message: validation recurses, and 100,000 levels ran it out of stack.
     if (valueNestedDeeperThan(request, MAX_DEPTH)) return this.enqueue({ error: TOO_DEEP_MESSAGE })
     // Also in fields the schema drops, as over HTTP, where the whole body is checked.
@@ -112,10 +125,27 @@ export class SocketSession<Access> {
       dropUnknownFields(ChatRequest, request)
     if (!chatRequestCheck.Check(request))
       return this.enqueue({ error: schemaErrors(ChatRequest, request)[0] ?? 'Invalid chat request' })
+    if (this.waitingRequests() >= MAX_WAITING_REQUESTS)
+      return this.enqueue({
+        error: `Too many requests waiting on this socket (${MAX_WAITING_REQUESTS}): send the next once a turn has ended`,
+      })
     this.enqueue({ request })
   }
 
+  private waitingRequests(): number {
+    let count = 0
+    for (const item of this.queue) if ('request' in item) count++
+    return count
+  }
+
   private enqueue(item: Queued): void {
+    if (this.queue.length >= MAX_QUEUED) {
+      this.closed = true
+      this.queue.length = 0
+      this.current?.stop()
+      this.socket.close(FLOOD_CLOSE_CODE, 'Too many messages waiting on this socket')
+      return
+    }
     this.queue.push(item)
     if (!this.pumping) void this.pump()
   }
@@ -125,7 +155,7 @@ export class SocketSession<Access> {
    * holds, the socket gets the error line and closes at once.
    */
   async recheck(): Promise<void> {
-    if (!this.closed) await this.access(true)
+    if (!this.closed) await this.access('recheck')
   }
 
   /**
@@ -159,9 +189,11 @@ export class SocketSession<Access> {
    * The caller as of now, or undefined once the socket was closed for a credential that no longer holds. While the
    * database does not answer the credential can be neither confirmed nor refused: the socket stays open, a turn about
    * to start gets the error line with the queued ones dropped, and a recheck during a turn leaves it alone (the next
-   * turn checks again).
+   * turn checks again). A credential over its request rate refuses that one message, as HTTP answers it 429: the
+   * turn or abort gets the error line and the socket stays open for the next.
    */
-  private async access(duringTurn = false): Promise<Access | undefined> {
+  private async access(purpose: 'turn' | 'abort' | 'recheck'): Promise<Access | undefined> {
+    const duringTurn = purpose === 'recheck'
     try {
       return await this.handlers.authenticate()
     } catch (error) {
@@ -174,6 +206,12 @@ export class SocketSession<Access> {
           this.sendError(down.message)
           this.queue.length = 0
         }
+        return undefined
+      }
+      if (error instanceof AppError && error.status === 429) {
+        // An abort's line waits its turn, so it never lands among the lines of a turn in progress.
+        if (purpose === 'turn') this.sendError(error.message)
+        else if (purpose === 'abort') this.enqueue({ error: error.message })
         return undefined
       }
       const message = error instanceof AppError ? error.message : 'Credentials could not be checked'
@@ -199,7 +237,7 @@ export class SocketSession<Access> {
     }
     const chatId = request.chatId ?? this.current?.chatId
     if (!chatId) return this.enqueue({ error: 'Nothing to abort' })
-    const access = await this.access()
+    const access = await this.access('abort')
     if (!access) return
     try {
       await this.handlers.abort(access, chatId, this.userId, request.sessionSettings)
@@ -221,8 +259,13 @@ export class SocketSession<Access> {
         const { request } = next
         // From here until its run is known, an abort of "the current run" means this turn's.
         this.opening = true
-        const access = await this.access()
-        if (!access) return
+        const access = await this.access('turn')
+        if (!access) {
+          // Refused (its line is sent) or the socket closed: the next queued message, if any is left, is checked anew.
+          this.opening = false
+          this.abortOnOpen = undefined
+          continue
+        }
         let source: TurnSource
         try {
           const opened = await this.handlers.openTurn(access, request)

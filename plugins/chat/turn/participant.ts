@@ -1,4 +1,5 @@
 import { BadRequestError } from '../../../lib/errors'
+import { normalizeIdentity } from '../../auth/normalize-identity'
 import type { AgentInfo, DeploymentInfo } from '../../auth/directory'
 import type { Caller } from '../../auth/model'
 import type { UserAccess, UserProvisioner } from '../../auth/user-provisioner'
@@ -81,12 +82,20 @@ export async function abortingUser(
   caller: Caller,
   sessionSettings: SessionSettings | undefined,
 ): Promise<number | null> {
+  // As for a turn: the token names the user, but a body that breaks the rules of sessionSettings is 400 whoever sends it.
+  if (caller.kind !== 'apiKey' && sessionSettings) checkIdentity(sessionSettings, CHAT_FORBIDDEN_WITH_INTERNAL_ID)
   if (caller.kind === 'embed') return caller.userId
   // An unknown user owns no thread: -1 matches none, so the abort answers "not yours" rather than acting for the account.
   if (caller.kind === 'serviceToken')
     return (await users.find(caller.accountId, { externalId: caller.externalId })) ?? -1
   if (!sessionSettings) return null
-  return (await users.find(caller.accountId, sessionSettings)) ?? -1
+  const found = await users.find(caller.accountId, sessionSettings)
+  // An internal user is never created by a request: one that does not exist is bad input here as in the chat.
+  if (found === undefined && sessionSettings.externalId === undefined && sessionSettings.internalId !== undefined) {
+    const username = normalizeIdentity(sessionSettings.internalId)
+    throw new BadRequestError(`Internal user ${username} not found`, 'INTERNAL_USER_NOT_FOUND')
+  }
+  return found ?? -1
 }
 
 /** What `caller` may abort with `agent`: its account's threads, in its deployments, of `userId` (null: any). */

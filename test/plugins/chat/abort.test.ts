@@ -153,6 +153,40 @@ describe('POST {chat_base_url}/chat/abort', () => {
     hold.open()
   })
 
+  it('holds the rules of sessionSettings under an embed token too (400), as the chat does', async () => {
+    const minted = await test.request('POST', '/api/v1/embed/generate-session', {
+      headers: admin,
+      body: { deploymentId: 1, externalId: 'alice' },
+    })
+    const { sessionId } = (await minted.json()) as { sessionId: string }
+    const exchanged = await test.request('POST', '/api/v1/embed/session/token', { body: { sessionId } })
+    const viewer = { authorization: `Embed-Token ${((await exchanged.json()) as { token: string }).token}` }
+    const { chatId, hold } = await startSlowTurn({ externalId: 'alice' })
+    for (const sessionSettings of [{}, { externalId: 'Alice' }, { internalId: 'bob', groups: ['sales'] }]) {
+      const body = { chatId, sessionSettings }
+      const chat = await test.request('POST', `${chatBase()}/stream-chat-state`, { headers: viewer, body })
+      const abort = await test.request('POST', `${chatBase()}/abort`, { headers: viewer, body })
+      expect({ sessionSettings, status: abort.status, body: await abort.json() }).toEqual({
+        sessionSettings,
+        status: 400,
+        body: await chat.json(),
+      })
+    }
+    expect(await test.deps.metrics.render()).toContain('chat_active_runs 1')
+    hold.open()
+  })
+
+  it('answers 400 for an internal user that does not exist, as the chat does, and the run goes on', async () => {
+    const { chatId, hold } = await startSlowTurn({ externalId: 'alice' })
+    const body = { chatId, sessionSettings: { internalId: ' Nobody@Acme.com ' } }
+    const chat = await test.request('POST', `${chatBase()}/stream-chat-state`, { headers: admin, body })
+    const abort = await test.request('POST', `${chatBase()}/abort`, { headers: admin, body })
+    expect({ status: abort.status, body: await abort.json() }).toEqual({ status: chat.status, body: await chat.json() })
+    expect(abort.status).toBe(400)
+    expect(await test.deps.metrics.render()).toContain('chat_active_runs 1')
+    hold.open()
+  })
+
   it('lets the owner abort with the same sessionSettings', async () => {
     const { reader, chatId } = await startSlowTurn({ externalId: 'alice' })
     const response = await test.request('POST', `${chatBase()}/abort`, {

@@ -108,6 +108,14 @@ describe('GET {chat_base_url}/chat/ws', () => {
     client.socket.close()
   })
 
+  it('answers a message that is JSON but no object as HTTP answers such a body, naming no internal path', async () => {
+    const client = await connect()
+    for (const message of ['null', '5', '[]', 'true', '[{"type":"abort"}]']) client.send(message)
+    await client.waitFor((line) => 'error' in line, 5)
+    expect(client.lines).toEqual(Array(5).fill({ error: 'Invalid message: expected object' }))
+    client.socket.close()
+  })
+
   it('closes with 1009 for a message over the body limit, as HTTP answers 413', async () => {
     const limit = test.deps.config.maxBodyBytes
     const client = await connect()
@@ -219,6 +227,60 @@ describe('GET {chat_base_url}/chat/ws', () => {
     expect(owner.lines.at(-1)).toEqual({ error: 'Run aborted' })
     owner.socket.close()
     other.socket.close()
+  })
+
+  it("answers a message over the key's request rate with an error line, as HTTP answers 429, and stays open", async () => {
+    await test.app.stop(true)
+    await test.close()
+    let now = Date.UTC(2026, 6, 20, 12, 0, 0)
+    // The upgrade and each turn are a request of the key: a burst of 2 lets the upgrade and one turn through.
+    test = createTestApp({
+      agents: () => createScriptedAgent(() => script),
+      config: { apiKeyRateLimit: { perSecond: 1, burst: 2 } },
+      clock: () => now,
+    })
+    origin = `ws://127.0.0.1:${listen(test.app).port}`
+    const client = await connect()
+    const request = { input: 'Hi', sessionSettings: { externalId: 'a' } }
+    client.send(request)
+    client.send(request)
+    await client.waitFor(ended, 2)
+    expect(client.lines.filter(ended)).toEqual([
+      expect.objectContaining({ id: '__state__' }),
+      { error: 'Too many requests for this API key; retry in 1 s' },
+    ])
+    expect(client.socket.readyState).toBe(WebSocket.OPEN)
+    now += 1_000
+    client.send(request)
+    await client.waitFor(ended, 3)
+    expect(client.lines.filter(ended).at(-1)).toEqual(expect.objectContaining({ id: '__state__' }))
+    client.socket.close()
+  })
+
+  it('holds at most 16 requests waiting behind a turn: one more gets an error line in its turn', async () => {
+    const { hold, client } = await heldTurn('A', 'B')
+    for (let index = 0; index < 18; index++) client.send({ input: `Q${index}`, sessionSettings: { externalId: 'b' } })
+    await Bun.sleep(20)
+    hold.open()
+    await client.waitFor(ended, 19)
+    const ends = client.lines.filter(ended)
+    expect(ends.slice(0, 17).every((line) => line.id === '__state__')).toBe(true)
+    expect(ends.slice(17)).toEqual(
+      Array(2).fill({ error: 'Too many requests waiting on this socket (16): send the next once a turn has ended' }),
+    )
+    expect(client.socket.readyState).toBe(WebSocket.OPEN)
+    client.socket.close()
+  })
+
+  it('closes a socket that floods it with over a thousand messages waiting (1008), and the run goes on', async () => {
+    const { hold, client } = await heldTurn('A', 'B')
+    const closed = new Promise<number>((resolve) => (client.socket.onclose = (event) => resolve(event.code)))
+    for (let index = 0; index < 1_100; index++) client.send('not json')
+    expect(await closed).toBe(1008)
+    hold.open()
+    const completed = async () => (await storedRuns(test.storage)).filter((run) => run.status === 'completed').length
+    for (let index = 0; index < 200 && (await completed()) === 0; index++) await Bun.sleep(5)
+    expect(await completed()).toBe(1)
   })
 
   it('keeps the run going when the socket closes', async () => {

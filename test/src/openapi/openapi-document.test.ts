@@ -3,7 +3,9 @@ import { spawnSync } from 'bun'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTestApp, type TestApp } from '../../helpers/app'
+import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
+import { chatBase, mergeLines, readLines, type Line } from '../../helpers/chat'
+import { keys } from '../../helpers/fixtures'
 
 type Json = Record<string, any>
 const root = join(import.meta.dir, '..', '..', '..')
@@ -260,6 +262,33 @@ describe('GET /openapi/json', () => {
     expect(stream.responses['200'].content['application/json'].example[0]).toMatchObject({ id: '__cutoff__' })
     expect(operation('runSemanticSql')!.operation.responses['200'].content['application/json'].example.totalRows).toBe(
       2,
+    )
+  })
+  it("shows a chat stream whose lines have the fields the server's own lines of each kind have", async () => {
+    const example = operation('streamChatState')!.operation.responses['200'].content['application/json']
+      .example as Line[]
+    const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: apiKey(keys.admin),
+      body: { input: 'How many orders per region?', sessionSettings: { externalId: 'openapi-example' } },
+    })
+    const served = await readLines(response)
+    // The kind of a line: the sentinels by id, a message by its role and whether it opens, grows or closes it.
+    const kind = (line: Line) =>
+      line.id === '__cutoff__' || line.id === '__state__'
+        ? line.id
+        : `${line.role} ${line.toolCall ? 'tool' : line.isDelta ? 'delta' : 'opening'}`
+    const fields = (lines: Line[]) => {
+      const byKind = new Map<string, string>()
+      for (const line of lines) byKind.set(kind(line), Object.keys(line).sort().join(','))
+      return byKind
+    }
+    const servedFields = fields(served)
+    for (const [exampleKind, exampleFields] of fields(example))
+      expect([exampleKind, exampleFields]).toEqual([exampleKind, servedFields.get(exampleKind)!])
+    // Each message is opened before its deltas, and the final snapshot holds the messages the lines built.
+    const state = example.at(-1) as { state: { messages: unknown[] } }
+    expect(state.state.messages).toEqual(
+      mergeLines(example.slice(1, -1)).map((message) => ({ ...message, isDelta: false })),
     )
   })
 })
