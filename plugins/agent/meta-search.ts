@@ -1,4 +1,5 @@
 import type { ServiceMetaInput } from '../semantic/model'
+import { sqlMember, sqlName } from '../semantic/query/sql-names'
 import { editDistance, placeForms } from './offline/lexicon'
 import type { AnalystTools } from './tool-calls'
 
@@ -81,9 +82,9 @@ export async function searchMeta(tools: AnalystTools, input: ServiceMetaInput): 
   const valueSearches = terms.length
     ? cubes.flatMap((cube) =>
         (cube.dimensions ?? []).filter(searchable).map(async (member): Promise<ValueHit[]> => {
-          const where = terms.map((term) => `${member.name} ILIKE '%${term}%'`).join(' OR ')
+          const where = terms.map((term) => `${sqlMember(member.name!)} ILIKE '%${term}%'`).join(' OR ')
           const data = await rows(
-            `SELECT ${member.name} FROM ${cube.name} WHERE ${where} GROUP BY 1 ORDER BY 1 LIMIT 50`,
+            `SELECT ${sqlMember(member.name!)} FROM ${sqlName(cube.name!)} WHERE ${where} GROUP BY 1 ORDER BY 1 LIMIT 50`,
           )
           return data.flatMap((row) => (row[0] ? [{ member: member.name!, value: row[0] }] : []))
         }),
@@ -93,7 +94,9 @@ export async function searchMeta(tools: AnalystTools, input: ServiceMetaInput): 
     (cube.dimensions ?? [])
       .filter((member) => member.type === 'time')
       .map(async (member): Promise<DateSpan> => {
-        const [row] = await rows(`SELECT MIN(${member.name}) AS first, MAX(${member.name}) AS latest FROM ${cube.name}`)
+        const [row] = await rows(
+          `SELECT MIN(${sqlMember(member.name!)}) AS first, MAX(${sqlMember(member.name!)}) AS latest FROM ${sqlName(cube.name!)}`,
+        )
         return { member: member.name!, first: row?.[0] ?? null, latest: row?.[1] ?? null }
       }),
   )
@@ -107,7 +110,9 @@ export async function searchMeta(tools: AnalystTools, input: ServiceMetaInput): 
     const near = await Promise.all(
       cubes.flatMap((cube) =>
         (cube.dimensions ?? []).filter(searchable).map(async (member): Promise<ValueHit[]> => {
-          const data = await rows(`SELECT ${member.name} FROM ${cube.name} GROUP BY 1 ORDER BY 1 LIMIT ${NEAR_LIMIT}`)
+          const data = await rows(
+            `SELECT ${sqlMember(member.name!)} FROM ${sqlName(cube.name!)} GROUP BY 1 ORDER BY 1 LIMIT ${NEAR_LIMIT}`,
+          )
           if (data.length >= NEAR_LIMIT) return []
           return data.flatMap((row) =>
             row[0] && missed.some((term) => nearValue(row[0]!, term)) ? [{ member: member.name!, value: row[0] }] : [],
