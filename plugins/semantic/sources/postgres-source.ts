@@ -48,7 +48,8 @@ export function openPostgresClient(config: DataSourceConfig): Bun.SQL {
     TimeZone: 'UTC',
     application_name: 'analytics-chat-service',
   }
-  if (config.schema) connection.search_path = config.schema
+  // One schema, quoted as an identifier: unquoted, Postgres would fold `Sales` to `sales` and refuse `Sales Data`.
+  if (config.schema) connection.search_path = `"${config.schema.replace(/"/g, '""')}"`
   return new Bun.SQL(
     config.url as string,
     {

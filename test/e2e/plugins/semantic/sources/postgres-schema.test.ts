@@ -1,0 +1,44 @@
+import { afterAll, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runCli } from '../../../../../src/cli/index'
+import { postgresAvailable, sourcePostgresServer, warnSkipped } from '../../../../helpers/database-servers'
+import { queryModel } from '../../../../plugins/semantic/helpers'
+
+// A Postgres schema named as people name things (capitals, a space), the `schema` of a data source and of
+// `model generate`: unquoted, Postgres folded the name to lower case or refused it in the connection's search_path.
+const folder = mkdtempSync(join(tmpdir(), 'postgres-schema-'))
+afterAll(() => rmSync(folder, { recursive: true, force: true }))
+
+describe.skipIf(!postgresAvailable)('a Postgres source in a schema named with capitals and a space', () => {
+  it('generates a model from the schema and answers queries over it', async () => {
+    const server = await sourcePostgresServer()
+    const client = new Bun.SQL(server.url, { max: 1 })
+    await client.unsafe(`DROP SCHEMA IF EXISTS "Sales Data" CASCADE`)
+    await client.unsafe(`CREATE SCHEMA "Sales Data"`)
+    await client.unsafe(
+      `CREATE TABLE "Sales Data"."Order" (id INTEGER PRIMARY KEY, "Region" TEXT, amount NUMERIC(10, 2))`,
+    )
+    await client.unsafe(`INSERT INTO "Sales Data"."Order" VALUES (1, 'Europe', 10.5), (2, 'Europe', 4), (3, 'Asia', 7)`)
+    await client.close()
+    const model = join(folder, 'model')
+    const errors: string[] = []
+    const code = await runCli(['model', 'generate', '--from', server.url, '--schema', 'Sales Data', '--out', model], {
+      out: () => {},
+      err: (text) => void errors.push(text),
+      env: process.env,
+    })
+    expect(errors.join('')).toBe('')
+    expect(code).toBe(0)
+    const [rows] = await queryModel(model, { type: 'postgres', url: server.url, schema: 'Sales Data' }, [
+      'SELECT "Order"."Region", MEASURE("Order".count) FROM "Order" GROUP BY 1',
+    ])
+    expect(rows).toEqual([
+      ['Asia', '1'],
+      ['Europe', '2'],
+    ])
+  }, 180_000)
+})
+
+if (!postgresAvailable) warnSkipped('the Postgres schema test')
