@@ -80,7 +80,7 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
   for (const [file, def] of generation.files) {
     texts.set(
       file,
-      `# Generated from the table ${String(def.sql_table)}; edit freely (titles, synonyms, descriptions, measures, access policies).\n${stringify({ cubes: [def] }, { lineWidth: 0, aliasDuplicateObjects: false })}`,
+      `# Generated from the table ${String(def.sql_table ?? String(def.sql).slice('SELECT * FROM '.length))}; edit freely (titles, synonyms, descriptions, measures, access policies).\n${stringify({ cubes: [def] }, { lineWidth: 0, aliasDuplicateObjects: false })}`,
     )
   }
   const { check } = generation
@@ -104,7 +104,11 @@ function cubeOf(generation: Generation, plan: Plan): Record<string, unknown> {
   measures.list.push(...distinctCounts(generation, draft, label, measures))
   const joins = joinsOf(generation, plan)
 
-  const cube: Record<string, unknown> = { name, sql_table: table.name, title: titleWords(plan.plural) }
+  // `sql_table` splits a dotted name into schema and table: a table named with a dot is read through `sql`.
+  const source = table.name.includes('.')
+    ? { sql: `SELECT * FROM ${generation.q(table.name)}` }
+    : { sql_table: table.name }
+  const cube: Record<string, unknown> = { name, ...source, title: titleWords(plan.plural) }
   if (table.comment) cube.description = table.comment
   const everyday = ENTITY_SYNONYMS[plan.singular.at(-1) ?? '']
   if (everyday) cube.synonyms = everyday.filter((word) => !plan.plural.includes(word))

@@ -99,7 +99,7 @@ export function addRoleCubes(generation: Generation): void {
     const words = role.role as string[]
     const cube: Record<string, unknown> = {
       name: role.name,
-      sql_table: role.source,
+      ...(source.sql_table === undefined ? { sql: source.sql } : { sql_table: source.sql_table }),
       title: titleWords([...words.slice(0, -1), ...pluralWords(words[words.length - 1])]),
       description: `${titleOfName(role.source as string)} rows in the role of ${words.join(' ')}.`,
       role_of: sourceName,

@@ -12,9 +12,36 @@ export function dimensionTypeOf(type: string): DimensionType {
   return 'string'
 }
 
-/** A cube or member name the model accepts: letters, digits and underscores, not starting with a digit. */
+/** Latin letters Unicode does not split into a plain letter and an accent, as their languages spell them in ASCII. */
+const LATIN: Record<string, string> = {
+  ø: 'o',
+  Ø: 'O',
+  æ: 'ae',
+  Æ: 'AE',
+  œ: 'oe',
+  Œ: 'OE',
+  ß: 'ss',
+  ł: 'l',
+  Ł: 'L',
+  đ: 'd',
+  Đ: 'D',
+  ð: 'd',
+  Ð: 'D',
+  þ: 'th',
+  Þ: 'TH',
+  ı: 'i',
+}
+
+/**
+ * A cube or member name the model accepts: letters, digits and underscores, not starting with a digit. Accented
+ * letters lose their accents (`Tåble_État` → `Table_Etat`) rather than become underscores (`T_ble__tat`).
+ */
 export function safeName(name: string): string {
-  const cleaned = name.replace(/[^A-Za-z0-9_]/g, '_')
+  const cleaned = name
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\x00-\x7f]/g, (letter) => LATIN[letter] ?? letter)
+    .replace(/[^A-Za-z0-9_]/g, '_')
   return /^[A-Za-z_]/.test(cleaned) ? cleaned : `_${cleaned}`
 }
 
