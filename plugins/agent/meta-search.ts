@@ -28,14 +28,15 @@ interface MetaLike {
 
 /**
  * Searched words without their endings (`returns` finds `returned`), three letters or more, at most twelve; a word
- * written with hyphens whole ("no-show"), and a people's word also as its place ("asian" finds "Asia").
+ * written with hyphens whole ("no-show"), and a people's word also as its place ("asian" finds "Asia"). Letters of
+ * every script belong to their word: "crème" is searched whole, not as "cr" and "me".
  */
 const searchWords = (query: string) =>
   [
     ...new Set(
       query
         .toLowerCase()
-        .split(/[^a-z0-9-]+/)
+        .split(/[^\p{L}\p{N}-]+/u)
         .map((word) => word.replace(/^-+|-+$/g, ''))
         .flatMap((word) =>
           word.includes('-') ? [word] : [word.replace(/(ies|es|s|ed|ing)$/, ''), ...placeForms(word)],

@@ -234,6 +234,21 @@ export function readDroppedFilters(draft: QuestionDraft): void {
 }
 
 /**
+ * A breakdown named only by words that say nothing in most questions ("by group", "by type", "by level"), where the
+ * model has a dimension of that name: its words, else none. Passed over, such a breakdown was dropped for a total.
+ */
+function breakdownOfCommonWords(
+  index: MetaIndex,
+  phrase: readonly string[],
+  tokens: Tokens,
+  near: Set<string>,
+): string[] {
+  const candidates = phrase.filter((word) => STOPWORDS.has(word) && tokens.find([word]) >= 0)
+  const member = candidates.length ? matchDimension(index, candidates, near) : undefined
+  return member ? candidates.filter((word) => mentionsMember(member, word)) : []
+}
+
+/**
  * The granularity, a ranked count ("top 5"), a single record ranked by a number of its own, and the dimensions the
  * question names by phrases ("by region", "which customers"), with the attributes shown beside them.
  */
@@ -251,7 +266,9 @@ export function readDimensionPhrases(draft: QuestionDraft): void {
   // Dimensions named by phrases (before the measure, so the measure can be one that reaches them).
   const everywhere = new Set(index.cubes.map((cube) => cube.name))
   for (const phrase of dimensionPhrases(tokens)) {
-    const free = phrase.words.filter((word) => !STOPWORDS.has(word) && !GRANULARITY[word] && tokens.find([word]) >= 0)
+    let free = phrase.words.filter((word) => !STOPWORDS.has(word) && !GRANULARITY[word] && tokens.find([word]) >= 0)
+    if (free.length === 0 && phrase.origin === 'by')
+      free = breakdownOfCommonWords(index, phrase.words, tokens, everywhere)
     if (free.length === 0) continue
     const member = matchDimension(index, free, everywhere)
     // A breakdown asked for that names nothing of the model stays unknown, never dropped for a total.
