@@ -76,8 +76,12 @@ export async function searchMeta(tools: AnalystTools, input: ServiceMetaInput): 
   const whole = (await tools.serviceMeta({})) as MetaLike
   const cubes = (whole?.cubes ?? []).filter((cube) => cube.type !== 'view' && cube.name)
   const terms = searchWords(query)
+  let answered = 0
+  let failure: string | undefined
   const rows = async (sqlQuery: string) => {
-    const result = (await tools.serviceSqlApi({ sqlQuery })) as { data?: Array<Array<string | null>> }
+    const result = (await tools.serviceSqlApi({ sqlQuery })) as { data?: Array<Array<string | null>>; error?: string }
+    if (typeof result?.error === 'string') failure ??= result.error
+    else answered++
     return result?.data ?? []
   }
   const valueSearches = terms.length
@@ -102,6 +106,9 @@ export async function searchMeta(tools: AnalystTools, input: ServiceMetaInput): 
       }),
   )
   const [values, dates] = await Promise.all([Promise.all(valueSearches), Promise.all(dateSearches)])
+  // Not one search answered (the database is down, say): the question's words were not looked up, which is no
+  // finding that the data lacks them.
+  if (answered === 0 && failure !== undefined) return { error: failure }
   const hits = values.flat()
   // Words no value contains may be misspelled: the values of the shorter lists are read for near ones.
   const missed = terms.filter(
