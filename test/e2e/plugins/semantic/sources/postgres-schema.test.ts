@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createPostgresSource } from '../../../../../plugins/semantic/sources/postgres-source'
 import { runCli } from '../../../../../src/cli/index'
 import { postgresAvailable, sourcePostgresServer, warnSkipped } from '../../../../helpers/database-servers'
 import { queryModel } from '../../../../plugins/semantic/helpers'
@@ -9,10 +10,11 @@ import { queryModel } from '../../../../plugins/semantic/helpers'
 // A Postgres schema named as people name things (capitals, a space), the `schema` of a data source and of
 // `model generate`: unquoted, Postgres folded the name to lower case or refused it in the connection's search_path.
 const folder = mkdtempSync(join(tmpdir(), 'postgres-schema-'))
+const limits = { maxConnections: 2, queryTimeoutMs: 5_000 }
 afterAll(() => rmSync(folder, { recursive: true, force: true }))
 
-describe.skipIf(!postgresAvailable)('a Postgres source in a schema named with capitals and a space', () => {
-  it('generates a model from the schema and answers queries over it', async () => {
+describe.skipIf(!postgresAvailable)('the schema of a Postgres source', () => {
+  it('may be named with capitals and a space: a model generated from it answers queries over it', async () => {
     const server = await sourcePostgresServer()
     const client = new Bun.SQL(server.url, { max: 1 })
     await client.unsafe(`DROP SCHEMA IF EXISTS "Sales Data" CASCADE`)
@@ -38,6 +40,29 @@ describe.skipIf(!postgresAvailable)('a Postgres source in a schema named with ca
       ['Asia', '1'],
       ['Europe', '2'],
     ])
+  }, 180_000)
+
+  it('is unavailable, not a bad query, while its schema does not exist, and ready once it does', async () => {
+    const server = await sourcePostgresServer()
+    const client = new Bun.SQL(server.url, { max: 1 })
+    await client.unsafe(`DROP SCHEMA IF EXISTS "Later" CASCADE`)
+    const source = createPostgresSource({ type: 'postgres', url: server.url, schema: 'Later', ...limits }, 7)
+    try {
+      expect(await source.health()).toEqual({ ok: false, error: 'schema not found' })
+      expect(await source.connect().catch((error: Error) => error)).toMatchObject({ status: 503 })
+      expect(await source.query('SELECT COUNT(*) FROM shops', [], 1).catch((error: Error) => error)).toMatchObject({
+        status: 503,
+        code: 'DATA_SOURCE_UNAVAILABLE',
+        category: 'schema not found',
+      })
+      await client.unsafe(`CREATE SCHEMA "Later"`)
+      await client.unsafe(`CREATE TABLE "Later".shops (id INTEGER)`)
+      expect(await source.health()).toEqual({ ok: true })
+      expect((await source.query('SELECT COUNT(*) FROM shops', [], 1)).rows.map((row) => Number(row[0]))).toEqual([0])
+    } finally {
+      await source.close()
+      await client.close()
+    }
   }, 180_000)
 })
 
