@@ -40,12 +40,23 @@ export function createDuckdbSource(config: DataSourceConfig, deploymentId?: numb
     open++
     try {
       const connection = await (await database()).connect()
-      // Integer division as SQLite and Postgres divide integers; the schema unqualified names resolve in.
-      await connection.run('SET integer_division = true')
-      // Times with a zone (`timestamptz`) read, and truncate, in UTC as on every source, whatever the machine's zone.
-      await connection.run("SET TimeZone = 'UTC'").catch(() => {})
-      if (config.schema) await connection.run(`SET schema = '${config.schema.replace(/'/g, "''")}'`)
-      return connection
+      try {
+        // Integer division as SQLite and Postgres divide integers; the schema unqualified names resolve in.
+        await connection.run('SET integer_division = true')
+        // Times with a zone (`timestamptz`) read, and truncate, in UTC as on every source, whatever the machine's zone.
+        await connection.run("SET TimeZone = 'UTC'").catch(() => {})
+        if (config.schema)
+          await connection.run(`SET schema = '${config.schema.replace(/'/g, "''")}'`).catch((error: Error) => {
+            throw new DataSourceUnavailableError(deploymentId, redact(error.message), 'schema not found')
+          })
+        return connection
+      } catch (error) {
+        // A connection set up wrong is no connection of the pool: the source is configured wrong, not the query.
+        connection.closeSync()
+        throw error instanceof DataSourceUnavailableError
+          ? error
+          : new DataSourceUnavailableError(deploymentId, redact((error as Error).message))
+      }
     } catch (error) {
       open--
       throw error
