@@ -50,13 +50,19 @@ const ENTITY_SYNONYMS: Record<string, string[]> = {
 export function generateModel(tables: TableInfo[], options: GenerateOptions = {}): GeneratedModel {
   const quoting = options.quoting ?? 'double'
   const inferred: string[] = []
-  const cubeNames = new Set(tables.map((table) => safeName(table.name)))
-  const plans = tables.map((table) => planOf(table, options, inferred))
+  // Names the query parser tells apart: it reads `Order` and `order`, or `a b` and `a_b` made safe, as one cube.
+  const cubeNames = new Set<string>()
+  const plans = tables.map((table) => {
+    let name = safeName(table.name)
+    for (let index = 2; cubeNames.has(name.toLowerCase()); index++) name = `${safeName(table.name)}_${index}`
+    cubeNames.add(name.toLowerCase())
+    return planOf(table, options, inferred, name)
+  })
   const plansByTable = new Map(plans.map((plan) => [plan.table.name, plan]))
   const byWords = new Map<string, TableInfo>()
   for (const table of tables) byWords.set(singularWords(table.name).join(' '), table)
   const declaredKeys = tables.some((table) => table.foreignKeys.length > 0)
-  for (const plan of plans) planJoins(plan, { planOf: plansByTable, byWords, cubeNames, declaredKeys }, inferred)
+  for (const plan of plans) planJoins(plan, { planOf: plansByTable, byWords, declaredKeys }, inferred)
 
   const generation: Generation = {
     quoting,

@@ -96,7 +96,7 @@ export interface Generation {
   q: (name: string) => string
   inferred: string[]
   check: string[]
-  /** Every cube name taken so far, role cubes included. */
+  /** Every cube name taken so far, role cubes included, in lower case. */
   cubeNames: Set<string>
   planOf: Map<string, Plan>
   files: Map<string, Record<string, unknown>>
@@ -127,7 +127,7 @@ function columnFactsOf(column: TableInfo['columns'][number], options: GenerateOp
 }
 
 /** A table's plan, keys first: a table without a declared primary key gets `id` or `<table>_id` when it has one. */
-export function planOf(table: TableInfo, options: GenerateOptions, inferred: string[]): Plan {
+export function planOf(table: TableInfo, options: GenerateOptions, inferred: string[], name: string): Plan {
   const singularName = singularWords(table.name)
   const columns = table.columns.map((column) => columnFactsOf(column, options))
   let primaryKey = table.primaryKey
@@ -142,7 +142,7 @@ export function planOf(table: TableInfo, options: GenerateOptions, inferred: str
   }
   return {
     table,
-    name: safeName(table.name),
+    name,
     singular: singularName,
     plural: pluralWords(table.name),
     columns,
@@ -161,18 +161,17 @@ export function planJoins(
     planOf: Map<string, Plan>
     /** Each table by its name's words in the singular. */
     byWords: Map<string, TableInfo>
-    cubeNames: Set<string>
     /** Whether any table of the database declares a foreign key. */
     declaredKeys: boolean
   },
   inferred: string[],
 ): void {
   const { table } = plan
-  const { planOf, byWords, cubeNames, declaredKeys } = tables
+  const { planOf, byWords, declaredKeys } = tables
   const position = (column: string) => table.columns.findIndex((entry) => entry.name === column)
   if (table.foreignKeys.length > 0) {
     for (const key of [...table.foreignKeys].sort((a, b) => position(a.column) - position(b.column)))
-      if (cubeNames.has(safeName(key.table)))
+      if (planOf.has(key.table))
         plan.joins.push({ column: key.column, target: key.table, targetColumn: key.column2, inferred: false })
     return
   }

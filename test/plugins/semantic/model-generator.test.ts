@@ -342,6 +342,33 @@ describe('keys and joins', () => {
     ).not.toThrow()
   })
 
+  it('names every table and column apart as queries read names, whatever their case', () => {
+    const { files } = generateModel([
+      table(
+        'Order',
+        [
+          ['id', 'INTEGER'],
+          ['Total', 'INTEGER'],
+          ['total', 'INTEGER'],
+        ],
+        ['id'],
+      ),
+      table('order', [['id', 'INTEGER']], ['id']),
+      table('a b', [['id', 'INTEGER']], ['id']),
+      table('a_b', [['id', 'INTEGER']], ['id']),
+    ])
+    const model = loadModel(
+      'generated',
+      [...files].map(([file, text]) => ({ file, text })),
+    )
+    const names = [...model.cubes.keys()]
+    expect(names).toHaveLength(4)
+    expect(new Set(names.map((name) => name.toLowerCase())).size).toBe(4)
+    const members = [...(model.cubes.get('Order')?.dimensions.keys() ?? [])]
+    expect(new Set(members.map((name) => name.toLowerCase())).size).toBe(members.length)
+    expect(model.cubes.get('Order')?.dimensions.size).toBe(3)
+  })
+
   it('reads a table named with a dot through sql, since sql_table takes a dot for a schema', () => {
     const { files } = generateModel([
       table(
