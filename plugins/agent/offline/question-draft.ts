@@ -7,7 +7,7 @@ import { findPeriods, spanOf, yearEarlier, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
 import { readSpelling, type Reading } from './lexicon'
 import { countedThings, mentionsMember } from './question-cues'
-import { expandMonthAbbreviations, STOPWORDS, words } from './words'
+import { BREAKDOWN_NOUNS, expandMonthAbbreviations, STOPWORDS, words } from './words'
 import {
   GRANULARITY,
   valuesOf,
@@ -234,8 +234,9 @@ export function readDroppedFilters(draft: QuestionDraft): void {
 }
 
 /**
- * A breakdown named only by words that say nothing in most questions ("by group", "by type", "by level"), where the
- * model has a dimension of that name: its words, else none. Passed over, such a breakdown was dropped for a total.
+ * A breakdown named only by words that say nothing in most questions ("by group", "by type", "by level"): the words
+ * of the model's dimension of that name; else those that name a breakdown, which the model lacks; else none. Passed
+ * over, such a breakdown was dropped for a total.
  */
 function breakdownOfCommonWords(
   index: MetaIndex,
@@ -245,7 +246,9 @@ function breakdownOfCommonWords(
 ): string[] {
   const candidates = phrase.filter((word) => STOPWORDS.has(word) && tokens.find([word]) >= 0)
   const member = candidates.length ? matchDimension(index, candidates, near) : undefined
-  return member ? candidates.filter((word) => mentionsMember(member, word)) : []
+  return member
+    ? candidates.filter((word) => mentionsMember(member, word))
+    : candidates.filter((word) => BREAKDOWN_NOUNS.has(word))
 }
 
 /**
