@@ -85,7 +85,13 @@ export function createDuckdbSource(config: DataSourceConfig, deploymentId?: numb
       return reader.getRowsJson() as unknown[][]
     } catch (error) {
       if (timedOut || /INTERRUPT/i.test((error as Error).message)) throw new QueryTimeoutError(config.queryTimeoutMs)
-      throw new QueryExecutionError(redact((error as Error).message))
+      const message = (error as Error).message
+      throw new QueryExecutionError(
+        redact(message),
+        /^(Catalog Error: Table with name .* does not exist|Binder Error: Referenced column .* not found)/.test(
+          message,
+        ),
+      )
     } finally {
       clearTimeout(timer)
       release(connection)

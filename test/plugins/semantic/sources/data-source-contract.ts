@@ -58,6 +58,19 @@ export function dataSourceContract(
       ).toEqual([120])
     })
 
+    it('tells a table or column the database lacks (the model and the database disagree) from other failures', async () => {
+      const failure = (sql: string) => subject.source.query(sql, [], 1).catch((error: Error) => error)
+      for (const sql of ['SELECT COUNT(*) FROM no_such_table', 'SELECT no_such_column FROM products'])
+        expect({ sql, failure: await failure(sql) }).toMatchObject({
+          sql,
+          failure: { constructor: QueryExecutionError, missingObject: true },
+        })
+      expect(await failure('SELECT FROM WHERE')).toMatchObject({
+        constructor: QueryExecutionError,
+        missingObject: false,
+      })
+    })
+
     it('stops a statement past its limit with 504 QUERY_TIMEOUT, and keeps answering', async () => {
       const outcome = await subject.source.query(subject.slowSql, [], 1).catch((error: Error) => error)
       expect(outcome).toMatchObject({ status: 504, code: 'QUERY_TIMEOUT' })
