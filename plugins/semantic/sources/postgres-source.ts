@@ -78,8 +78,13 @@ export function openPostgresClient(config: DataSourceConfig): Bun.SQL {
     TimeZone: 'UTC',
     application_name: 'analytics-chat-service',
   }
-  // One schema, quoted as an identifier: unquoted, Postgres would fold `Sales` to `sales` and refuse `Sales Data`.
-  if (config.schema) connection.search_path = `"${config.schema.replace(/"/g, '""')}"`
+  // The schema quoted as an identifier: unquoted, Postgres would fold `Sales` to `sales` and refuse `Sales Data`.
+  // Then its name in lower case, as an unquoted `CREATE SCHEMA Sales` made it, which the name as written once found.
+  if (config.schema) {
+    const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`
+    const lower = config.schema.toLowerCase()
+    connection.search_path = lower === config.schema ? quoted(lower) : `${quoted(config.schema)}, ${quoted(lower)}`
+  }
   return new Bun.SQL(
     config.url as string,
     {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createPostgresSource } from '../../../../../plugins/semantic/sources/postgres-source'
@@ -40,6 +40,30 @@ describe.skipIf(!postgresAvailable)('the schema of a Postgres source', () => {
       ['Asia', '1'],
       ['Europe', '2'],
     ])
+  }, 180_000)
+
+  it('may be named in capitals where an unquoted CREATE SCHEMA made it lower case', async () => {
+    const server = await sourcePostgresServer()
+    const client = new Bun.SQL(server.url, { max: 1 })
+    await client.unsafe('DROP SCHEMA IF EXISTS folded CASCADE')
+    await client.unsafe('CREATE SCHEMA Folded')
+    await client.unsafe('CREATE TABLE Folded.shops (id INTEGER)')
+    await client.unsafe('INSERT INTO Folded.shops VALUES (1), (2)')
+    await client.close()
+    const source = createPostgresSource({ type: 'postgres', url: server.url, schema: 'Folded', ...limits }, 7)
+    try {
+      expect(await source.health()).toEqual({ ok: true })
+      expect((await source.query('SELECT COUNT(*) FROM shops', [], 1)).rows.map((row) => Number(row[0]))).toEqual([2])
+    } finally {
+      await source.close()
+    }
+    const out = join(folder, 'folded')
+    const code = await runCli(['model', 'generate', '--from', server.url, '--schema', 'Folded', '--out', out], {
+      out: () => {},
+      err: () => {},
+      env: process.env,
+    })
+    expect({ code, files: readdirSync(out) }).toEqual({ code: 0, files: ['shops.yml'] })
   }, 180_000)
 
   it('is unavailable, not a bad query, while its schema does not exist, and ready once it does', async () => {
