@@ -1,6 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, it } from 'bun:test'
 import { join } from 'node:path'
+import { parseQuery } from '../../../plugins/semantic/query/query-parser'
 import { queryModel, scratchModel } from './helpers'
 
 // A table, its columns and the model's members named by words SQL reserves, columns read without `sql` (the column
@@ -43,5 +44,20 @@ describe('a model named by reserved words, on SQLite', () => {
       [['2024-02-01 00:00:00', '2']],
       [['5']],
     ])
+  })
+})
+
+describe('a query that writes a reserved word bare', () => {
+  it('is told to quote it, where the parser only said what it expected', () => {
+    for (const sql of [
+      'SELECT MEASURE(order.count) FROM order',
+      'SELECT MEASURE("order".count) FROM order',
+      'SELECT "order"."group" AS from FROM "order"',
+    ])
+      expect(() => parseQuery(sql)).toThrow(/(order|from) is a word SQL reserves: write it in double quotes/)
+    // Inside quotes, a reserved word is no name written bare.
+    expect(() => parseQuery("SELECT orders.status FROM orders WHERE orders.status = 'from order.x' AND")).not.toThrow(
+      /reserves/,
+    )
   })
 })
