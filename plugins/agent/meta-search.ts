@@ -1,4 +1,5 @@
 import type { ServiceMetaInput } from '../semantic/model'
+import { sqlMember, sqlName } from '../semantic/query/sql-names'
 import { editDistance, placeForms } from './offline/lexicon'
 import type { AnalystTools } from './tool-calls'
 
@@ -27,14 +28,15 @@ interface MetaLike {
 
 /**
  * Searched words without their endings (`returns` finds `returned`), three letters or more, at most twelve; a word
- * written with hyphens whole ("no-show"), and a people's word also as its place ("asian" finds "Asia").
+ * written with hyphens whole ("no-show"), and a people's word also as its place ("asian" finds "Asia"). Letters of
+ * every script belong to their word: "crème" is searched whole, not as "cr" and "me".
  */
 const searchWords = (query: string) =>
   [
     ...new Set(
       query
         .toLowerCase()
-        .split(/[^a-z0-9-]+/)
+        .split(/[^\p{L}\p{N}-]+/u)
         .map((word) => word.replace(/^-+|-+$/g, ''))
         .flatMap((word) =>
           word.includes('-') ? [word] : [word.replace(/(ies|es|s|ed|ing)$/, ''), ...placeForms(word)],
@@ -74,16 +76,20 @@ export async function searchMeta(tools: AnalystTools, input: ServiceMetaInput): 
   const whole = (await tools.serviceMeta({})) as MetaLike
   const cubes = (whole?.cubes ?? []).filter((cube) => cube.type !== 'view' && cube.name)
   const terms = searchWords(query)
+  let answered = 0
+  let failure: string | undefined
   const rows = async (sqlQuery: string) => {
-    const result = (await tools.serviceSqlApi({ sqlQuery })) as { data?: Array<Array<string | null>> }
+    const result = (await tools.serviceSqlApi({ sqlQuery })) as { data?: Array<Array<string | null>>; error?: string }
+    if (typeof result?.error === 'string') failure ??= result.error
+    else answered++
     return result?.data ?? []
   }
   const valueSearches = terms.length
     ? cubes.flatMap((cube) =>
         (cube.dimensions ?? []).filter(searchable).map(async (member): Promise<ValueHit[]> => {
-          const where = terms.map((term) => `${member.name} ILIKE '%${term}%'`).join(' OR ')
+          const where = terms.map((term) => `${sqlMember(member.name!)} ILIKE '%${term}%'`).join(' OR ')
           const data = await rows(
-            `SELECT ${member.name} FROM ${cube.name} WHERE ${where} GROUP BY 1 ORDER BY 1 LIMIT 50`,
+            `SELECT ${sqlMember(member.name!)} FROM ${sqlName(cube.name!)} WHERE ${where} GROUP BY 1 ORDER BY 1 LIMIT 50`,
           )
           return data.flatMap((row) => (row[0] ? [{ member: member.name!, value: row[0] }] : []))
         }),
@@ -93,11 +99,16 @@ export async function searchMeta(tools: AnalystTools, input: ServiceMetaInput): 
     (cube.dimensions ?? [])
       .filter((member) => member.type === 'time')
       .map(async (member): Promise<DateSpan> => {
-        const [row] = await rows(`SELECT MIN(${member.name}) AS first, MAX(${member.name}) AS latest FROM ${cube.name}`)
+        const [row] = await rows(
+          `SELECT MIN(${sqlMember(member.name!)}) AS first, MAX(${sqlMember(member.name!)}) AS latest FROM ${sqlName(cube.name!)}`,
+        )
         return { member: member.name!, first: row?.[0] ?? null, latest: row?.[1] ?? null }
       }),
   )
   const [values, dates] = await Promise.all([Promise.all(valueSearches), Promise.all(dateSearches)])
+  // Not one search answered (the database is down, say): the question's words were not looked up, which is no
+  // finding that the data lacks them.
+  if (answered === 0 && failure !== undefined) return { error: failure }
   const hits = values.flat()
   // Words no value contains may be misspelled: the values of the shorter lists are read for near ones.
   const missed = terms.filter(
@@ -107,7 +118,9 @@ export async function searchMeta(tools: AnalystTools, input: ServiceMetaInput): 
     const near = await Promise.all(
       cubes.flatMap((cube) =>
         (cube.dimensions ?? []).filter(searchable).map(async (member): Promise<ValueHit[]> => {
-          const data = await rows(`SELECT ${member.name} FROM ${cube.name} GROUP BY 1 ORDER BY 1 LIMIT ${NEAR_LIMIT}`)
+          const data = await rows(
+            `SELECT ${sqlMember(member.name!)} FROM ${sqlName(cube.name!)} GROUP BY 1 ORDER BY 1 LIMIT ${NEAR_LIMIT}`,
+          )
           if (data.length >= NEAR_LIMIT) return []
           return data.flatMap((row) =>
             row[0] && missed.some((term) => nearValue(row[0]!, term)) ? [{ member: member.name!, value: row[0] }] : [],

@@ -14,7 +14,8 @@ Always work in this order:
    from the latest date in the data, not from today.
 2. Call serviceSqlApi with Postgres-style SQL over the cubes: dimensions as cube.member, measures as
    MEASURE(cube.member); GROUP BY every selected dimension; DATE_TRUNC('month', cube.time_dimension) for time
-   granularity; filters in WHERE; ORDER BY and LIMIT for top and bottom N (use the N the user asked for).
+   granularity; filters in WHERE; ORDER BY and LIMIT for top and bottom N (use the N the user asked for). A cube or
+   member named by a word SQL reserves goes in double quotes ("order"."group", FROM "order").
    Group people and things by their primary key and show the name beside it (customers.id, customers.name), so two
    customers with the same name stay two rows; where serviceMeta gives a cube a "label", that dimension is what names
    its rows. Map the user's words to members by their titles, descriptions and "synonyms" (a measure whose synonyms

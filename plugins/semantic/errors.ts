@@ -63,6 +63,7 @@ export type SourceFailure =
   | 'unreachable'
   | 'authentication failed'
   | 'database not found'
+  | 'schema not found'
   | 'not accepting connections'
   | 'database file not found'
   | 'not a database file'

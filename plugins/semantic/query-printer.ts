@@ -1,4 +1,5 @@
 import type { Expression, Literal, OrderItem, Reference, SelectStatement } from './query/query-ast'
+import { isReservedWord } from './query/sql-names'
 
 /**
  * Writes a parsed query back as SQL the parser reads to the same tree, so a query can be changed as a tree (a
@@ -20,7 +21,8 @@ export function printQuery(statement: SelectStatement): string {
 }
 
 function identifier(name: string): string {
-  return /^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`
+  // A cube or member named by a reserved word (`order`, `group`) reads back only quoted.
+  return /^[a-z_][a-z0-9_]*$/.test(name) && !isReservedWord(name) ? name : `"${name.replace(/"/g, '""')}"`
 }
 
 function reference(ref: Reference): string {

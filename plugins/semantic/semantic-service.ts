@@ -418,7 +418,9 @@ async function execute(
     })
     // The database's own words stay in the log: they differ by source, and may name its tables, users or files.
     throw new InvalidQueryError(
-      'The database could not run the query (its reason is in the server log); try a simpler form of it',
+      error.missingObject
+        ? `The model of deployment ${context.deployment.id} names a table or column its database does not have (the database's reason is in the server log): the model and the database disagree, not the query`
+        : 'The database could not run the query (its reason is in the server log); try a simpler form of it',
     )
   })
   // Average columns are their sum over their count (selected after the visible columns), divided exactly.

@@ -281,6 +281,8 @@ export const OPERATIONS: Record<string, OperationNotes> = {
 
   [`GET ${DEPLOYMENT}/meta`]: {
     id: 'getSemanticModel',
+    // MODEL_INVALID: a deployment's model first loaded after the start (another node's bootstrap named it) is broken.
+    errors: [409],
     examples: {
       responses: {
         200: {
@@ -302,9 +304,10 @@ export const OPERATIONS: Record<string, OperationNotes> = {
   },
   [`POST ${DEPLOYMENT}/sql`]: {
     id: 'runSemanticSql',
-    // Too many of the account's queries wait for the source; the deployment's data source does not answer (or its
-    // circuit is open); the query ran past the statement limit, or the database did not answer within it.
-    errors: [429, 503, 504],
+    // The deployment's model first loaded after the start is broken (MODEL_INVALID); too many of the account's
+    // queries wait for the source; the deployment's data source does not answer (or its circuit is open); the query
+    // ran past the statement limit, or the database did not answer within it.
+    errors: [409, 429, 503, 504],
     examples: {
       request: { query: 'SELECT customers.region, MEASURE(orders.count) FROM orders GROUP BY 1 ORDER BY 2 DESC' },
       responses: {

@@ -181,6 +181,13 @@ export function decide(questions: string[], exchanges: ToolExchange[]): Action {
   if (future) return decline({ kind: 'future', phrase: future[0] }, 'The question asks for a forecast.')
 
   const search = exchanges.find((exchange) => exchange.name === 'serviceMeta' && exchange.input.searchQuery)
+  const searchError = (search?.output as { error?: unknown } | undefined)?.error
+  if (typeof searchError === 'string')
+    return {
+      kind: 'answer',
+      reasoning: 'The search for values and dates failed.',
+      text: `I could not look up the values and dates your question names: ${searchError}`,
+    }
   const lookup = search ? lookupOf(search.output) : undefined
   const source =
     search && typeof search.output === 'object' && search.output !== null ? (search.output as object) : undefined

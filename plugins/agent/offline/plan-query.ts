@@ -1,3 +1,4 @@
+import { sqlMember, sqlName } from '../../semantic/query/sql-names'
 import type { BooleanFilter, Frame, Resolved, ValueFilter } from './frame'
 import type { MetaIndex, MetaMember } from './meta-index'
 import { withKeys } from './question'
@@ -29,9 +30,11 @@ export interface PlannedQuery {
 }
 
 const quote = (value: string) => `'${value.replace(/'/g, "''")}'`
-/** A safe column alias from a member: `customers.region` → `region`. */
+/** A safe column alias from a member: `customers.region` → `region` (`"from"` for a reserved word). */
 export const alias = (member: MetaMember, suffix = '') =>
-  `${member.name}${suffix}`.replace(/[^a-z0-9_]/gi, '_').toLowerCase()
+  sqlName(`${member.name}${suffix}`.replace(/[^a-z0-9_]/gi, '_').toLowerCase())
+/** A member as the query names it: quoted where a model names a cube or member by a reserved word (`"order".id`). */
+const ref = (member: MetaMember) => sqlMember(member.path)
 
 interface Spec {
   measures: MetaMember[]
@@ -49,38 +52,38 @@ interface Spec {
 function where(spec: Pick<Spec, 'time' | 'range' | 'values' | 'booleans'>): string[] {
   const clauses: string[] = []
   if (spec.range && spec.time) {
-    if (spec.range.from) clauses.push(`${spec.time.path} >= ${quote(spec.range.from)}`)
-    if (spec.range.to) clauses.push(`${spec.time.path} < ${quote(spec.range.to)}`)
+    if (spec.range.from) clauses.push(`${ref(spec.time)} >= ${quote(spec.range.from)}`)
+    if (spec.range.to) clauses.push(`${ref(spec.time)} < ${quote(spec.range.to)}`)
   }
   for (const filter of spec.values) {
     if (filter.op === 'none') {
-      clauses.push(`${filter.member.path} IS NULL`)
+      clauses.push(`${ref(filter.member)} IS NULL`)
       continue
     }
     if (filter.op) {
-      clauses.push(`${filter.member.path} ${filter.op} ${Number(filter.values[0])}`)
+      clauses.push(`${ref(filter.member)} ${filter.op} ${Number(filter.values[0])}`)
       continue
     }
     const list = filter.values.map(quote).join(', ')
     clauses.push(
       filter.values.length === 1
-        ? `${filter.member.path} ${filter.negated ? '<>' : '='} ${list}`
-        : `${filter.member.path} ${filter.negated ? 'NOT IN' : 'IN'} (${list})`,
+        ? `${ref(filter.member)} ${filter.negated ? '<>' : '='} ${list}`
+        : `${ref(filter.member)} ${filter.negated ? 'NOT IN' : 'IN'} (${list})`,
     )
   }
-  for (const filter of spec.booleans) clauses.push(`${filter.member.path} = ${filter.value ? 'TRUE' : 'FALSE'}`)
+  for (const filter of spec.booleans) clauses.push(`${ref(filter.member)} = ${filter.value ? 'TRUE' : 'FALSE'}`)
   return clauses
 }
 
 /** One semantic SQL query: labels, then `MEASURE()` columns, filtered, grouped, ordered and limited. */
 function build(spec: Spec): { sql: string; labels: number } {
-  const select = spec.dimensions.map((dim) => `${dim.path} AS ${alias(dim)}`)
+  const select = spec.dimensions.map((dim) => `${ref(dim)} AS ${alias(dim)}`)
   if (spec.granularity && spec.time)
-    select.push(`DATE_TRUNC('${spec.granularity}', ${spec.time.path}) AS ${alias(spec.time, `_${spec.granularity}`)}`)
+    select.push(`DATE_TRUNC('${spec.granularity}', ${ref(spec.time)}) AS ${alias(spec.time, `_${spec.granularity}`)}`)
   const labels = select.length
-  for (const measure of spec.measures) select.push(`MEASURE(${measure.path}) AS ${alias(measure)}`)
+  for (const measure of spec.measures) select.push(`MEASURE(${ref(measure)}) AS ${alias(measure)}`)
   const clauses = where(spec)
-  let sql = `SELECT ${select.join(', ')} FROM ${spec.measures[0].cube}`
+  let sql = `SELECT ${select.join(', ')} FROM ${sqlName(spec.measures[0].cube)}`
   if (clauses.length) sql += ` WHERE ${clauses.join(' AND ')}`
   if (labels > 0) sql += ` GROUP BY ${Array.from({ length: labels }, (_, index) => index + 1).join(', ')}`
   // One row more than asked: a row level with the last one asked for is a tie, said rather than cut off.
@@ -166,9 +169,9 @@ export function planQueries(
       return [query({ ...base, measures: [frame.measure, ...analysis.drivers] }, 'main')]
     case 'record': {
       const show = analysis.show.filter((member) => member !== analysis.attribute)
-      const select = [...show, analysis.attribute].map((member) => `${member.path} AS ${alias(member)}`)
+      const select = [...show, analysis.attribute].map((member) => `${ref(member)} AS ${alias(member)}`)
       const clauses = where({ ...base, time: frame.timeDimension })
-      let sql = `SELECT ${select.join(', ')} FROM ${analysis.attribute.cube}`
+      let sql = `SELECT ${select.join(', ')} FROM ${sqlName(analysis.attribute.cube)}`
       if (clauses.length) sql += ` WHERE ${clauses.join(' AND ')}`
       sql += ` ORDER BY ${select.length} ${analysis.direction.toUpperCase()} LIMIT ${(frame.top?.n ?? 1) + 1}`
       return [{ sql, labels: show.length, role: 'main', title: title('main'), measures: [analysis.attribute] }]
@@ -212,5 +215,5 @@ export function queriesBeyondRows(main: PlannedQuery, resolved: Resolved, index:
 
 /** The query for the latest date of a time dimension (relative ranges count back from it). */
 export function latestDateQuery(time: MetaMember): string {
-  return `SELECT MAX(${time.path}) AS latest FROM ${time.cube}`
+  return `SELECT MAX(${ref(time)}) AS latest FROM ${sqlName(time.cube)}`
 }

@@ -5,7 +5,7 @@ import type { Tokens } from './tokens'
 import { FILLER } from './lexicon'
 import { hasWeekday } from './question-cues'
 import type { MeasureFit, QuestionDraft } from './question-draft'
-import { INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
+import { BREAKDOWN_NOUNS, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
 import { GRANULARITY } from './question-phrases'
 
 /**
@@ -158,7 +158,12 @@ export function unknownWords(draft: QuestionDraft): string[] {
     )
     .map(({ word }) => word)
   for (const word of draft.unmatched)
-    if (tokens.find([word]) >= 0 && !unknown.includes(word) && !STOPWORDS.has(word) && !INTENT_WORDS.has(word))
+    if (
+      tokens.find([word]) >= 0 &&
+      !unknown.includes(word) &&
+      (!STOPWORDS.has(word) || BREAKDOWN_NOUNS.has(word)) &&
+      !INTENT_WORDS.has(word)
+    )
       unknown.push(word)
   // Weekdays are no period of the data (granularityOf passes them over): said plainly, not read as days or weeks.
   const weekday = /\b(days? of (the )?week|weekdays?|day-of-week)\b/.exec(text)

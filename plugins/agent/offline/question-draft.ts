@@ -7,7 +7,7 @@ import { findPeriods, spanOf, yearEarlier, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
 import { readSpelling, type Reading } from './lexicon'
 import { countedThings, mentionsMember } from './question-cues'
-import { expandMonthAbbreviations, STOPWORDS, words } from './words'
+import { BREAKDOWN_NOUNS, expandMonthAbbreviations, STOPWORDS, words } from './words'
 import {
   GRANULARITY,
   valuesOf,
@@ -234,6 +234,24 @@ export function readDroppedFilters(draft: QuestionDraft): void {
 }
 
 /**
+ * A breakdown named only by words that say nothing in most questions ("by group", "by type", "by level"): the words
+ * of the model's dimension of that name; else those that name a breakdown, which the model lacks; else none. Passed
+ * over, such a breakdown was dropped for a total.
+ */
+function breakdownOfCommonWords(
+  index: MetaIndex,
+  phrase: readonly string[],
+  tokens: Tokens,
+  near: Set<string>,
+): string[] {
+  const candidates = phrase.filter((word) => STOPWORDS.has(word) && tokens.find([word]) >= 0)
+  const member = candidates.length ? matchDimension(index, candidates, near) : undefined
+  return member
+    ? candidates.filter((word) => mentionsMember(member, word))
+    : candidates.filter((word) => BREAKDOWN_NOUNS.has(word))
+}
+
+/**
  * The granularity, a ranked count ("top 5"), a single record ranked by a number of its own, and the dimensions the
  * question names by phrases ("by region", "which customers"), with the attributes shown beside them.
  */
@@ -251,7 +269,9 @@ export function readDimensionPhrases(draft: QuestionDraft): void {
   // Dimensions named by phrases (before the measure, so the measure can be one that reaches them).
   const everywhere = new Set(index.cubes.map((cube) => cube.name))
   for (const phrase of dimensionPhrases(tokens)) {
-    const free = phrase.words.filter((word) => !STOPWORDS.has(word) && !GRANULARITY[word] && tokens.find([word]) >= 0)
+    let free = phrase.words.filter((word) => !STOPWORDS.has(word) && !GRANULARITY[word] && tokens.find([word]) >= 0)
+    if (free.length === 0 && phrase.origin === 'by')
+      free = breakdownOfCommonWords(index, phrase.words, tokens, everywhere)
     if (free.length === 0) continue
     const member = matchDimension(index, free, everywhere)
     // A breakdown asked for that names nothing of the model stays unknown, never dropped for a total.

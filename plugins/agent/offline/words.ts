@@ -164,6 +164,13 @@ export const STOPWORDS =
   exactly roughly approximately about around total overall named called whose hi hello hey thanks thank still yet
   everything anything`)
 
+/**
+ * Stopwords that name a breakdown after "by" ("revenue by group", "by type"): a model's dimension of that name, else a
+ * breakdown the question asks for and the model lacks, never nothing.
+ */
+export const BREAKDOWN_NOUNS = set(`group groups type types kind kinds level levels value values item items place
+  places thing things figure figures result results amount amounts`)
+
 /** Words that say what kind of analysis is asked; understood, never a member or a value. */
 export const INTENT_WORDS = set(`growth grow grew grown growing change changes changed changing increase increased
   increasing decrease decreased decreasing rise rose risen fall fell fallen drop dropped dropping decline declined

@@ -4,6 +4,7 @@ import { planJoins, type JoinTree } from '../semantic-model/join-graph'
 import type { AggregateFunction } from '../query/query-ast'
 import { type ColumnType, type QueryPlan, type Resolved } from '../query/query-plan'
 import { normalizeTime } from '../query/query-planner'
+import { isReservedWord } from '../query/sql-names'
 import { ruleValueFor } from '../query/value-range'
 import type { Cube, Dimension, Edge, Measure, SemanticModel } from '../semantic-model/semantic-model'
 import { renderTemplate } from '../semantic-model/templates'
@@ -68,6 +69,11 @@ class Compiler {
 
   /** Renders a cube's own template: `{CUBE}` and the cube's name become its alias, `{member}` that dimension. */
   private template(cube: Cube, sql: string): string {
+    // A column named by a reserved word (a dimension `from` without `sql` reads `{CUBE}.from`) is quoted: SQLite
+    // refuses the bare word even after a dot.
+    const column = /^\{CUBE\}\.([A-Za-z_][A-Za-z0-9_]*)$/.exec(sql)
+    if (column && isReservedWord(column[1]))
+      return `${this.alias(cube.name)}.${this.dialect.quoteIdentifier(column[1])}`
     return renderTemplate(sql, (reference) => {
       const own = reference.head === 'CUBE' || reference.head === cube.name
       const name = reference.tail ?? (own ? undefined : reference.head)

@@ -1,5 +1,6 @@
 import { Parser } from 'node-sql-parser/build/postgresql'
 import { InvalidQueryError } from '../errors'
+import { isReservedWord } from './sql-names'
 import {
   GRANULARITIES,
   type AggregateFunction,
@@ -447,6 +448,18 @@ function bracketsDeeperThan(sql: string, limit: number): boolean {
  * Parses one Postgres-style SELECT over cubes. Everything else (other statements, several statements, WITH,
  * UNION, subqueries, joins, table functions, window functions, ...) is refused with `InvalidQueryError`.
  */
+/**
+ * A word SQL reserves written bare where a name goes (`FROM order`, `order.total`, `AS from`), outside quotes: a
+ * model may name a cube or member so (a table `order`), and the parser's own complaint does not say why.
+ */
+function bareReservedName(sql: string): string | undefined {
+  const unquoted = sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"/g, "''")
+  // An alias first: in `AS from FROM t`, the word after FROM is the keyword itself.
+  for (const pattern of [/\bAS\s+([A-Za-z_]\w*)/gi, /\b([A-Za-z_]\w*)\s*\.\s*[A-Za-z_"]/g, /\bFROM\s+([A-Za-z_]\w*)/gi])
+    for (const match of unquoted.matchAll(pattern)) if (isReservedWord(match[1])) return match[1]
+  return undefined
+}
+
 export function parseQuery(sql: string): SelectStatement {
   if (typeof sql !== 'string' || sql.trim() === '') fail('The query is empty')
   if (sql.length > MAX_QUERY_LENGTH) fail(`The query is longer than ${MAX_QUERY_LENGTH} characters`)
@@ -458,8 +471,9 @@ export function parseQuery(sql: string): SelectStatement {
     const keyword = leadingKeyword(sql)
     if (keyword && keyword !== 'SELECT' && keyword !== 'WITH') fail(`Only SELECT is allowed, got ${keyword}`)
     const message = (error as Error).message ?? ''
+    const reserved = bareReservedName(sql)
     return fail(
-      `Cannot parse the query (one SELECT over cubes is expected): ${message.length > 300 ? `${message.slice(0, 300)}...` : message}`,
+      `Cannot parse the query (one SELECT over cubes is expected): ${reserved ? `${reserved} is a word SQL reserves: write it in double quotes where it names a cube, member or alias ("${reserved}".id, FROM "${reserved}"). ` : ''}${message.length > 300 ? `${message.slice(0, 300)}...` : message}`,
     )
   }
   const statements = Array.isArray(ast) ? ast : [ast]

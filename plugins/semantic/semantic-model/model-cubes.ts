@@ -54,11 +54,13 @@ export interface CubeDraft {
 
 export function draftOf(plan: Plan, q: (name: string) => string): CubeDraft {
   const taken = new Set<string>()
+  // Compared in lower case: the query parser reads `Total` and `total` as one member.
+  const free = (name: string) => !taken.has(name.toLowerCase())
   const unique = (...candidates: string[]) => {
-    let found = candidates.find((candidate) => !taken.has(candidate))
+    let found = candidates.find(free)
     for (let index = 2; found === undefined; index++)
-      if (!taken.has(`${candidates.at(-1)}_${index}`)) found = `${candidates.at(-1)}_${index}`
-    taken.add(found)
+      if (free(`${candidates.at(-1)}_${index}`)) found = `${candidates.at(-1)}_${index}`
+    taken.add(found.toLowerCase())
     return found
   }
   const personal =

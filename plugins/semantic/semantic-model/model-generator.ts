@@ -50,13 +50,19 @@ const ENTITY_SYNONYMS: Record<string, string[]> = {
 export function generateModel(tables: TableInfo[], options: GenerateOptions = {}): GeneratedModel {
   const quoting = options.quoting ?? 'double'
   const inferred: string[] = []
-  const cubeNames = new Set(tables.map((table) => safeName(table.name)))
-  const plans = tables.map((table) => planOf(table, options, inferred))
+  // Names the query parser tells apart: it reads `Order` and `order`, or `a b` and `a_b` made safe, as one cube.
+  const cubeNames = new Set<string>()
+  const plans = tables.map((table) => {
+    let name = safeName(table.name)
+    for (let index = 2; cubeNames.has(name.toLowerCase()); index++) name = `${safeName(table.name)}_${index}`
+    cubeNames.add(name.toLowerCase())
+    return planOf(table, options, inferred, name)
+  })
   const plansByTable = new Map(plans.map((plan) => [plan.table.name, plan]))
   const byWords = new Map<string, TableInfo>()
   for (const table of tables) byWords.set(singularWords(table.name).join(' '), table)
   const declaredKeys = tables.some((table) => table.foreignKeys.length > 0)
-  for (const plan of plans) planJoins(plan, { planOf: plansByTable, byWords, cubeNames, declaredKeys }, inferred)
+  for (const plan of plans) planJoins(plan, { planOf: plansByTable, byWords, declaredKeys }, inferred)
 
   const generation: Generation = {
     quoting,
@@ -80,7 +86,7 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
   for (const [file, def] of generation.files) {
     texts.set(
       file,
-      `# Generated from the table ${String(def.sql_table)}; edit freely (titles, synonyms, descriptions, measures, access policies).\n${stringify({ cubes: [def] }, { lineWidth: 0, aliasDuplicateObjects: false })}`,
+      `# Generated from the table ${String(def.sql_table ?? String(def.sql).slice('SELECT * FROM '.length))}; edit freely (titles, synonyms, descriptions, measures, access policies).\n${stringify({ cubes: [def] }, { lineWidth: 0, aliasDuplicateObjects: false })}`,
     )
   }
   const { check } = generation
@@ -104,7 +110,11 @@ function cubeOf(generation: Generation, plan: Plan): Record<string, unknown> {
   measures.list.push(...distinctCounts(generation, draft, label, measures))
   const joins = joinsOf(generation, plan)
 
-  const cube: Record<string, unknown> = { name, sql_table: table.name, title: titleWords(plan.plural) }
+  // `sql_table` splits a dotted name into schema and table: a table named with a dot is read through `sql`.
+  const source = table.name.includes('.')
+    ? { sql: `SELECT * FROM ${generation.q(table.name)}` }
+    : { sql_table: table.name }
+  const cube: Record<string, unknown> = { name, ...source, title: titleWords(plan.plural) }
   if (table.comment) cube.description = table.comment
   const everyday = ENTITY_SYNONYMS[plan.singular.at(-1) ?? '']
   if (everyday) cube.synonyms = everyday.filter((word) => !plan.plural.includes(word))

@@ -10,12 +10,12 @@ export function joinsOf(generation: Generation, plan: Plan): Array<Record<string
   const joins: Array<Record<string, unknown>> = []
   const joined = new Set<string>()
   for (const join of plan.joins) {
-    const target = safeName(join.target)
+    const target = (generation.planOf.get(join.target) as Plan).name
     const role = roleWords(join.column, join.target)
     const roleName = role?.join(' ')
     const selfReference = join.target === table.name
-    if (!selfReference && !joined.has(target)) {
-      joined.add(target)
+    if (!selfReference && !joined.has(target.toLowerCase())) {
+      joined.add(target.toLowerCase())
       const entry: Record<string, unknown> = {
         name: target,
         relationship: 'many_to_one',
@@ -32,11 +32,12 @@ export function joinsOf(generation: Generation, plan: Plan): Array<Record<string
         ? ['manager']
         : role
     if (!words) continue
+    const taken = (name: string) => cubeNames.has(name.toLowerCase()) || joined.has(name.toLowerCase())
     let roleCube = safeName(words.join('_'))
-    if (cubeNames.has(roleCube) || joined.has(roleCube)) roleCube = safeName(`${join.target}_${words.join('_')}`)
-    if (cubeNames.has(roleCube) || joined.has(roleCube)) continue
-    cubeNames.add(roleCube)
-    joined.add(roleCube)
+    if (taken(roleCube)) roleCube = safeName(`${join.target}_${words.join('_')}`)
+    if (taken(roleCube)) continue
+    cubeNames.add(roleCube.toLowerCase())
+    joined.add(roleCube.toLowerCase())
     const entry: Record<string, unknown> = {
       name: roleCube,
       relationship: 'many_to_one',
@@ -93,13 +94,13 @@ export function nameSales(generation: Generation): void {
 export function addRoleCubes(generation: Generation): void {
   const { files } = generation
   for (const role of generation.roleCubes) {
-    const sourceName = safeName(role.source as string)
+    const sourceName = (generation.planOf.get(role.source as string) as Plan).name
     const source = files.get(`${sourceName}.yml`) as Record<string, unknown>
     const sourceTitle = titleWords(singularWords(role.source as string))
     const words = role.role as string[]
     const cube: Record<string, unknown> = {
       name: role.name,
-      sql_table: role.source,
+      ...(source.sql_table === undefined ? { sql: source.sql } : { sql_table: source.sql_table }),
       title: titleWords([...words.slice(0, -1), ...pluralWords(words[words.length - 1])]),
       description: `${titleOfName(role.source as string)} rows in the role of ${words.join(' ')}.`,
       role_of: sourceName,

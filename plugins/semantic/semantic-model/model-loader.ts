@@ -70,7 +70,8 @@ export function parseModelFile(source: ModelSource, problems: ModelProblem[]): P
 
 function parseAndCheck(source: ModelSource, problems: ModelProblem[]): ParsedFile | undefined {
   const lineCounter = new LineCounter()
-  const document = parseDocument(source.text, { lineCounter, prettyErrors: false })
+  // Merge keys (`<<: *shared`) are how YAML anchors are shared between cubes, as Cube's own loader reads them.
+  const document = parseDocument(source.text, { lineCounter, prettyErrors: false, merge: true })
   if (document.errors.length > 0) {
     for (const error of document.errors.slice(0, 5))
       problems.push({

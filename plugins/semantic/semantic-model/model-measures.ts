@@ -216,13 +216,13 @@ export function recordRevenue(generation: Generation, plan: Plan, measures: Cube
   if (isLine) {
     for (const join of plan.joins)
       if ((generation.planOf.get(join.target) as Plan).columns.some((column) => column.type === 'time'))
-        generation.salesHeaders.add(safeName(join.target))
+        generation.salesHeaders.add((generation.planOf.get(join.target) as Plan).name)
   } else generation.salesHeaders.add(plan.name)
   generation.revenues.set(plan.name, revenue)
   if (isLine)
     generation.lineHeaders.set(
       plan.name,
-      plan.joins.map((join) => safeName(join.target)),
+      plan.joins.map((join) => (generation.planOf.get(join.target) as Plan).name),
     )
 }
 

@@ -6,12 +6,12 @@
 /** Words always written in capitals in a title. */
 const ACRONYMS = new Set(['id', 'url', 'sku', 'vat', 'gst', 'iso', 'ip', 'uuid', 'isbn', 'ean', 'upc', 'api', 'usd'])
 
-/** The words of a name, as written (case kept). */
+/** The words of a name, as written (case kept): letters of every script, so `Ünïcødé Tåble` is "Ünïcødé", "Tåble". */
 export function splitWords(name: string): string[] {
   return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .split(/[^A-Za-z0-9]+/)
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, '$1 $2')
+    .split(/[^\p{L}\p{M}\p{N}]+/u)
     .filter((word) => word.length > 0)
 }
 
@@ -27,7 +27,7 @@ export function titleWords(words: string[], allCaps = false): string {
       const lower = word.toLowerCase()
       if (ACRONYMS.has(lower)) return lower.toUpperCase()
       // A word written in capitals inside a mixed-case name (`customerID`, `HTTPStatus`) is an acronym.
-      if (!allCaps && word.length >= 2 && word === word.toUpperCase() && /[A-Z]/.test(word)) return word
+      if (!allCaps && word.length >= 2 && word === word.toUpperCase() && /\p{Lu}/u.test(word)) return word
       return index === 0 ? lower.charAt(0).toUpperCase() + lower.slice(1) : lower
     })
     .join(' ')

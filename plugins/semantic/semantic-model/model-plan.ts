@@ -12,9 +12,36 @@ export function dimensionTypeOf(type: string): DimensionType {
   return 'string'
 }
 
-/** A cube or member name the model accepts: letters, digits and underscores, not starting with a digit. */
+/** Latin letters Unicode does not split into a plain letter and an accent, as their languages spell them in ASCII. */
+const LATIN: Record<string, string> = {
+  ø: 'o',
+  Ø: 'O',
+  æ: 'ae',
+  Æ: 'AE',
+  œ: 'oe',
+  Œ: 'OE',
+  ß: 'ss',
+  ł: 'l',
+  Ł: 'L',
+  đ: 'd',
+  Đ: 'D',
+  ð: 'd',
+  Ð: 'D',
+  þ: 'th',
+  Þ: 'TH',
+  ı: 'i',
+}
+
+/**
+ * A cube or member name the model accepts: letters, digits and underscores, not starting with a digit. Accented
+ * letters lose their accents (`Tåble_État` → `Table_Etat`) rather than become underscores (`T_ble__tat`).
+ */
 export function safeName(name: string): string {
-  const cleaned = name.replace(/[^A-Za-z0-9_]/g, '_')
+  const cleaned = name
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\x00-\x7f]/g, (letter) => LATIN[letter] ?? letter)
+    .replace(/[^A-Za-z0-9_]/g, '_')
   return /^[A-Za-z_]/.test(cleaned) ? cleaned : `_${cleaned}`
 }
 
@@ -69,7 +96,7 @@ export interface Generation {
   q: (name: string) => string
   inferred: string[]
   check: string[]
-  /** Every cube name taken so far, role cubes included. */
+  /** Every cube name taken so far, role cubes included, in lower case. */
   cubeNames: Set<string>
   planOf: Map<string, Plan>
   files: Map<string, Record<string, unknown>>
@@ -100,7 +127,7 @@ function columnFactsOf(column: TableInfo['columns'][number], options: GenerateOp
 }
 
 /** A table's plan, keys first: a table without a declared primary key gets `id` or `<table>_id` when it has one. */
-export function planOf(table: TableInfo, options: GenerateOptions, inferred: string[]): Plan {
+export function planOf(table: TableInfo, options: GenerateOptions, inferred: string[], name: string): Plan {
   const singularName = singularWords(table.name)
   const columns = table.columns.map((column) => columnFactsOf(column, options))
   let primaryKey = table.primaryKey
@@ -115,7 +142,7 @@ export function planOf(table: TableInfo, options: GenerateOptions, inferred: str
   }
   return {
     table,
-    name: safeName(table.name),
+    name,
     singular: singularName,
     plural: pluralWords(table.name),
     columns,
@@ -134,18 +161,17 @@ export function planJoins(
     planOf: Map<string, Plan>
     /** Each table by its name's words in the singular. */
     byWords: Map<string, TableInfo>
-    cubeNames: Set<string>
     /** Whether any table of the database declares a foreign key. */
     declaredKeys: boolean
   },
   inferred: string[],
 ): void {
   const { table } = plan
-  const { planOf, byWords, cubeNames, declaredKeys } = tables
+  const { planOf, byWords, declaredKeys } = tables
   const position = (column: string) => table.columns.findIndex((entry) => entry.name === column)
   if (table.foreignKeys.length > 0) {
     for (const key of [...table.foreignKeys].sort((a, b) => position(a.column) - position(b.column)))
-      if (cubeNames.has(safeName(key.table)))
+      if (planOf.has(key.table))
         plan.joins.push({ column: key.column, target: key.table, targetColumn: key.column2, inferred: false })
     return
   }

@@ -52,7 +52,15 @@ export interface DataSource {
 }
 
 /** A failure inside the database (a model with broken SQL, say): a server-side problem, not the caller's. */
-export class QueryExecutionError extends Error {}
+export class QueryExecutionError extends Error {
+  constructor(
+    message: string,
+    /** The database has no table or column of that name: the model and its database disagree. */
+    readonly missingObject = false,
+  ) {
+    super(message)
+  }
+}
 
 /** Removes anything shaped like a connection URL or a password setting from a driver's message. */
 export function redact(message: string): string {

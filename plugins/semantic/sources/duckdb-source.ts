@@ -40,12 +40,23 @@ export function createDuckdbSource(config: DataSourceConfig, deploymentId?: numb
     open++
     try {
       const connection = await (await database()).connect()
-      // Integer division as SQLite and Postgres divide integers; the schema unqualified names resolve in.
-      await connection.run('SET integer_division = true')
-      // Times with a zone (`timestamptz`) read, and truncate, in UTC as on every source, whatever the machine's zone.
-      await connection.run("SET TimeZone = 'UTC'").catch(() => {})
-      if (config.schema) await connection.run(`SET schema = '${config.schema.replace(/'/g, "''")}'`)
-      return connection
+      try {
+        // Integer division as SQLite and Postgres divide integers; the schema unqualified names resolve in.
+        await connection.run('SET integer_division = true')
+        // Times with a zone (`timestamptz`) read, and truncate, in UTC as on every source, whatever the machine's zone.
+        await connection.run("SET TimeZone = 'UTC'").catch(() => {})
+        if (config.schema)
+          await connection.run(`SET schema = '${config.schema.replace(/'/g, "''")}'`).catch((error: Error) => {
+            throw new DataSourceUnavailableError(deploymentId, redact(error.message), 'schema not found')
+          })
+        return connection
+      } catch (error) {
+        // A connection set up wrong is no connection of the pool: the source is configured wrong, not the query.
+        connection.closeSync()
+        throw error instanceof DataSourceUnavailableError
+          ? error
+          : new DataSourceUnavailableError(deploymentId, redact((error as Error).message))
+      }
     } catch (error) {
       open--
       throw error
@@ -74,7 +85,13 @@ export function createDuckdbSource(config: DataSourceConfig, deploymentId?: numb
       return reader.getRowsJson() as unknown[][]
     } catch (error) {
       if (timedOut || /INTERRUPT/i.test((error as Error).message)) throw new QueryTimeoutError(config.queryTimeoutMs)
-      throw new QueryExecutionError(redact((error as Error).message))
+      const message = (error as Error).message
+      throw new QueryExecutionError(
+        redact(message),
+        /^(Catalog Error: Table with name .* does not exist|Binder Error: Referenced column .* not found)/.test(
+          message,
+        ),
+      )
     } finally {
       clearTimeout(timer)
       release(connection)

@@ -51,7 +51,12 @@ async function postgresTables(url: string, schema: string | undefined): Promise<
   const client = new Bun.SQL(url, { max: 1, connectionTimeout: 10 } as Bun.SQL.Options)
   try {
     const [{ current }] = (await client.unsafe('SELECT current_schema() AS current')) as Array<{ current: string }>
-    const name = schema ?? current
+    // The schema as written, else in lower case, as an unquoted `CREATE SCHEMA Sales` made it (the source does the same).
+    const [{ found }] = (await client.unsafe(
+      'SELECT COALESCE((SELECT nspname FROM pg_namespace WHERE nspname = $1), (SELECT nspname FROM pg_namespace WHERE nspname = lower($1))) AS found',
+      [schema ?? current],
+    )) as Array<{ found: string | null }>
+    const name = found ?? schema ?? current
     const tables = new Map<string, TableInfo>()
     const columns = (await client.unsafe(
       `SELECT c.table_name, c.column_name, c.data_type,

@@ -136,7 +136,9 @@ export class QueryPool {
         if (message.ok) job.resolve({ rows: message.rows, totalRows: message.totalRows })
         else
           job.reject(
-            message.unavailable ? new UnreadableFileError(message.error) : new QueryExecutionError(message.error),
+            message.unavailable
+              ? new UnreadableFileError(message.error)
+              : new QueryExecutionError(message.error, /^no such (table|column)\b/.test(message.error)),
           )
       },
       onExit: (from, exitCode, signalCode) => {

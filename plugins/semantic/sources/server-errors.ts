@@ -33,7 +33,8 @@ export function classifyServerError(error: unknown, deploymentId: number | undef
     if (state === '57014') return new QueryTimeoutError(timeoutMs)
     if (POSTGRES_UNAVAILABLE.test(state))
       return new DataSourceUnavailableError(deploymentId, redact(message), postgresFailure(state))
-    return new QueryExecutionError(redact(message))
+    // 42P01 undefined table, 42703 undefined column.
+    return new QueryExecutionError(redact(message), state === '42P01' || state === '42703')
   }
   if (code === 'ERR_MYSQL_SERVER_ERROR') {
     const number = Number(errno)
@@ -41,7 +42,8 @@ export function classifyServerError(error: unknown, deploymentId: number | undef
     if (number === 1969 || number === 3024) return new QueryTimeoutError(timeoutMs)
     if (MYSQL_UNAVAILABLE.has(number))
       return new DataSourceUnavailableError(deploymentId, redact(message), mysqlFailure(number))
-    return new QueryExecutionError(redact(message))
+    // 1146 no such table, 1054 unknown column.
+    return new QueryExecutionError(redact(message), number === 1146 || number === 1054)
   }
   if (/SYNTAX|INVALID_.*(PARAM|ARG)/i.test(code)) return new QueryExecutionError(redact(message))
   // The connection's handshake got no reply in time: a server that accepts connections but does not answer.

@@ -90,6 +90,7 @@ describe('the system prompt and tools for real models', () => {
       'never silently dropped',
       'never by member names',
       'every period side by side with\n   the change',
+      'goes in double quotes ("order"."group", FROM "order")',
     ])
       expect(SYSTEM_PROMPT).toContain(rule)
     const descriptions = Object.fromEntries(first.tools.map((tool) => [tool.function.name, tool.function.description]))

@@ -323,6 +323,16 @@ describe('the offline analyst', () => {
     expect(versus).toContain('Revenue went from')
   })
 
+  it('declines a breakdown by a word the model has no dimension for (by group, by type), never answering a total', async () => {
+    for (const question of ['Revenue by group', 'Number of orders by type']) {
+      const answer = finalAnswer(mergeLines(await ask(question)))?.content ?? ''
+      expect({ question, answer: answer.split('\n')[0] }).toEqual({
+        question,
+        answer: expect.stringMatching(/^I could not map that question to the data: I could not map "(group|type)"/),
+      })
+    }
+  })
+
   it('names words of any script it could not map, whole (Ümsatz was quoted back as msatz)', async () => {
     const answer = finalAnswer(mergeLines(await ask('Ümsatz nach Région?')))?.content ?? ''
     expect(answer).toContain('"Ümsatz nach Région"')

@@ -141,6 +141,27 @@ describe('titles from names', () => {
     expect([plural('category'), plural('address'), plural('invoice')]).toEqual(['categories', 'addresses', 'invoices'])
   })
 
+  it('keeps the letters of every script in titles, and names members by their letters without accents', () => {
+    expect(titleOfName('Ünïcødé Tåble')).toBe('Ünïcødé tåble')
+    expect(titleOfName('naïve column')).toBe('Naïve column')
+    expect(titleOfName('ÉTAT')).toBe('État')
+    expect(titleOfName('prixUnitaireTTC')).toBe('Prix unitaire TTC')
+    const model = cubes([
+      table('Ünïcødé Tåble', [
+        ['naïve column', 'TEXT'],
+        ['ÉTAT', 'TEXT'],
+        ['Straße', 'TEXT'],
+      ]),
+    ])
+    const cube = model.get('Unicode_Table')
+    expect(cube?.title).toBe('Ünïcødé tåbles')
+    expect(cube?.dimensions.map((entry) => [entry.name, entry.title])).toEqual([
+      ['naive_column', 'Naïve column'],
+      ['ETAT', 'État'],
+      ['Strasse', 'Straße'],
+    ])
+  })
+
   it("gives a column that alone says nothing its cube's name", () => {
     const model = cubes(STORE)
     expect(dimension(model.get('Invoice'), 'Total')?.title).toBe('Invoice total')
@@ -319,6 +340,65 @@ describe('keys and joins', () => {
         [...files].map(([file, text]) => ({ file, text })),
       ),
     ).not.toThrow()
+  })
+
+  it('names every table and column apart as queries read names, whatever their case', () => {
+    const { files } = generateModel([
+      table(
+        'Order',
+        [
+          ['id', 'INTEGER'],
+          ['Total', 'INTEGER'],
+          ['total', 'INTEGER'],
+        ],
+        ['id'],
+      ),
+      table('order', [['id', 'INTEGER']], ['id']),
+      table('a b', [['id', 'INTEGER']], ['id']),
+      table('a_b', [['id', 'INTEGER']], ['id']),
+    ])
+    const model = loadModel(
+      'generated',
+      [...files].map(([file, text]) => ({ file, text })),
+    )
+    const names = [...model.cubes.keys()]
+    expect(names).toHaveLength(4)
+    expect(new Set(names.map((name) => name.toLowerCase())).size).toBe(4)
+    const members = [...(model.cubes.get('Order')?.dimensions.keys() ?? [])]
+    expect(new Set(members.map((name) => name.toLowerCase())).size).toBe(members.length)
+    expect(model.cubes.get('Order')?.dimensions.size).toBe(3)
+  })
+
+  it('reads a table named with a dot through sql, since sql_table takes a dot for a schema', () => {
+    const { files } = generateModel([
+      table(
+        'sales.2024',
+        [
+          ['id', 'INTEGER'],
+          ['amount', 'REAL'],
+        ],
+        ['id'],
+      ),
+    ])
+    const cube = cubes([
+      table(
+        'sales.2024',
+        [
+          ['id', 'INTEGER'],
+          ['amount', 'REAL'],
+        ],
+        ['id'],
+      ),
+    ]).get('sales_2024')
+    expect(cube).toMatchObject({ sql: 'SELECT * FROM "sales.2024"' })
+    expect(cube).not.toHaveProperty('sql_table')
+    expect(files.get('sales_2024.yml')).toStartWith('# Generated from the table "sales.2024";')
+    expect(
+      loadModel(
+        'generated',
+        [...files].map(([file, text]) => ({ file, text })),
+      ).cubes.has('sales_2024'),
+    ).toBe(true)
   })
 
   it('writes comments as descriptions and a model that loads', () => {

@@ -110,6 +110,28 @@ describe('loadModel', () => {
     ).toThrow('b.yml:2: orders: duplicate name: orders is already defined at a.yml:2')
   })
 
+  it('reads YAML merge keys, so cubes share an anchor under an x- key', () => {
+    const text = `x-money: &money
+  type: sum
+  format: currency
+cubes:
+  - name: orders
+    sql_table: orders
+    measures:
+      - name: total
+        sql: amount
+        <<: *money
+      - name: tax
+        sql: tax
+        <<: *money
+`
+    const model = loadModel('test', [{ file: 'model.yml', text }])
+    expect([...(model.cubes.get('orders')?.measures.values() ?? [])].map((measure) => measure.type)).toEqual([
+      'sum',
+      'sum',
+    ])
+  })
+
   it('reports YAML syntax errors with their line', () => {
     expect(problems(`${ORDERS}  - name: [broken\n`)[0]).toMatch(/^model\.yml:\d+: : /)
   })

@@ -8,16 +8,19 @@ export interface ContractSubject {
   slowSql: string
   /** The id of the connection a query runs on (pooled sources: the pool-reuse test). */
   connectionIdSql?: string
+  /** The same source with `schema` set (sources that take one). */
+  inSchema?: (schema: string) => DataSource
 }
 
 /**
  * The DataSource contract, run against every implementation: bound parameters, row cap with the full count,
- * read-only sessions, a statement limit that stops the query, pooled connections, health, close.
+ * read-only sessions, a statement limit that stops the query, pooled connections, a schema that does not exist,
+ * health, close.
  */
 export function dataSourceContract(
   name: string,
   make: () => Promise<ContractSubject>,
-  options: { skip?: boolean; pooled?: boolean } = {},
+  options: { skip?: boolean; pooled?: boolean; schemas?: boolean } = {},
 ) {
   describe.skipIf(Boolean(options.skip))(`DataSource contract: ${name}`, () => {
     let subject: ContractSubject
@@ -55,6 +58,19 @@ export function dataSourceContract(
       ).toEqual([120])
     })
 
+    it('tells a table or column the database lacks (the model and the database disagree) from other failures', async () => {
+      const failure = (sql: string) => subject.source.query(sql, [], 1).catch((error: Error) => error)
+      for (const sql of ['SELECT COUNT(*) FROM no_such_table', 'SELECT no_such_column FROM products'])
+        expect({ sql, failure: await failure(sql) }).toMatchObject({
+          sql,
+          failure: { constructor: QueryExecutionError, missingObject: true },
+        })
+      expect(await failure('SELECT FROM WHERE')).toMatchObject({
+        constructor: QueryExecutionError,
+        missingObject: false,
+      })
+    })
+
     it('stops a statement past its limit with 504 QUERY_TIMEOUT, and keeps answering', async () => {
       const outcome = await subject.source.query(subject.slowSql, [], 1).catch((error: Error) => error)
       expect(outcome).toMatchObject({ status: 504, code: 'QUERY_TIMEOUT' })
@@ -62,6 +78,23 @@ export function dataSourceContract(
         (await subject.source.query('SELECT COUNT(*) FROM regions', [], 1)).rows.map((row) => Number(row[0])),
       ).toEqual([6])
     }, 30_000)
+
+    // Only sources that take a schema (SQLite does not).
+    if (options.schemas)
+      it('is unavailable, not a bad query, while the schema it names does not exist', async () => {
+        const source = subject.inSchema!('no_such_schema')
+        try {
+          expect(await source.health()).toMatchObject({ ok: false })
+          expect(
+            await source.query('SELECT COUNT(*) FROM products', [], 1).catch((error: Error) => error),
+          ).toMatchObject({
+            status: 503,
+            code: 'DATA_SOURCE_UNAVAILABLE',
+          })
+        } finally {
+          await source.close()
+        }
+      })
 
     // Only sources with a connection pool of their own (the SQLite workers are shared by every source).
     if (options.pooled)

@@ -18,7 +18,15 @@ dataSourceContract('sqlite', async () => {
   }
 })
 
-dataSourceContract('duckdb', async () => ({
-  source: createDuckdbSource({ ...(await duckdbDemoSource()).config, ...limits }),
-  slowSql: 'SELECT COUNT(*) FROM range(100000000000) AS a(x) WHERE x % 7 = 3',
-}))
+dataSourceContract(
+  'duckdb',
+  async () => {
+    const { config } = await duckdbDemoSource()
+    return {
+      source: createDuckdbSource({ ...config, ...limits }),
+      slowSql: 'SELECT COUNT(*) FROM range(100000000000) AS a(x) WHERE x % 7 = 3',
+      inSchema: (schema) => createDuckdbSource({ ...config, ...limits, schema }),
+    }
+  },
+  { schemas: true },
+)

@@ -30,6 +30,14 @@ describe("a database's own error text", () => {
     measures:
       - name: count
         type: count
+  - name: odd
+    sql: SELECT no_such_function_here(1) AS x
+    dimensions:
+      - name: x
+        type: number
+    measures:
+      - name: count
+        type: count
 `,
   )
   const semantic = demoService()
@@ -44,8 +52,17 @@ describe("a database's own error text", () => {
       .query({ deployment, access: WHOLE_MODEL }, 'SELECT MEASURE(broken.count) FROM broken')
       .catch((error: Error & { code?: string; status?: number }) => error)
     expect(refused).toMatchObject({ status: 400, code: 'INVALID_QUERY' })
-    expect((refused as Error).message).toStartWith('The database could not run the query')
+    // A table the database lacks: the model and the database disagree, which no other form of the query mends.
+    expect((refused as Error).message).toStartWith(
+      'The model of deployment 9 names a table or column its database does not have',
+    )
     expect((refused as Error).message).not.toContain('no_such_table_here')
     expect((refused as Error).message).not.toContain('no such table')
+    const odd = await semantic
+      .query({ deployment, access: WHOLE_MODEL }, 'SELECT MEASURE(odd.count) FROM odd')
+      .catch((error: Error & { code?: string; status?: number }) => error)
+    expect(odd).toMatchObject({ status: 400, code: 'INVALID_QUERY' })
+    expect((odd as Error).message).toStartWith('The database could not run the query')
+    expect((odd as Error).message).not.toContain('no_such_function_here')
   }, 30_000)
 })

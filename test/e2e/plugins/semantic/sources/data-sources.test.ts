@@ -9,22 +9,30 @@ const limits = { maxConnections: 2, queryTimeoutMs: 500 }
 
 dataSourceContract(
   'postgres',
-  async () => ({
-    source: createPostgresSource({ ...(await postgresDemoSource()).config, ...limits }),
-    slowSql: 'SELECT COUNT(*) FROM generate_series(1, 200000000)',
-    connectionIdSql: 'SELECT pg_backend_pid()',
-  }),
-  { skip: !postgresAvailable, pooled: true },
+  async () => {
+    const { config } = await postgresDemoSource()
+    return {
+      source: createPostgresSource({ ...config, ...limits }),
+      slowSql: 'SELECT COUNT(*) FROM generate_series(1, 200000000)',
+      connectionIdSql: 'SELECT pg_backend_pid()',
+      inSchema: (schema) => createPostgresSource({ ...config, ...limits, schema }),
+    }
+  },
+  { skip: !postgresAvailable, pooled: true, schemas: true },
 )
 
 dataSourceContract(
   'mariadb',
-  async () => ({
-    source: createMysqlSource({ ...(await mariadbDemoSource()).config, ...limits }),
-    slowSql: 'SELECT SLEEP(5)',
-    connectionIdSql: 'SELECT CONNECTION_ID()',
-  }),
-  { skip: !mariadbAvailable, pooled: true },
+  async () => {
+    const { config } = await mariadbDemoSource()
+    return {
+      source: createMysqlSource({ ...config, ...limits }),
+      slowSql: 'SELECT SLEEP(5)',
+      connectionIdSql: 'SELECT CONNECTION_ID()',
+      inSchema: (schema) => createMysqlSource({ ...config, ...limits, schema }),
+    }
+  },
+  { skip: !mariadbAvailable, pooled: true, schemas: true },
 )
 
 if (!postgresAvailable) warnSkipped('the Postgres DataSource contract')
