@@ -30,6 +30,21 @@ export class ModelError extends AppError {
   }
 }
 
+/**
+ * `error` as a caller over HTTP sees it: each file named from the model's folder (`orders.yml`,
+ * `branches/dev/orders.yml`) and the model by its folder's last name, so an API key's holder learns what to fix and
+ * nothing of the server's folders. The operator's log keeps the whole paths.
+ */
+export function modelErrorForCaller(error: ModelError, folder: string): ModelError {
+  const prefix = `${folder.replace(/\/+$/, '')}/`
+  const name = folder.replace(/\/+$/, '').split('/').at(-1) || folder
+  const shown = (path: string) => (path.startsWith(prefix) ? path.slice(prefix.length) : path === folder ? name : path)
+  return new ModelError(
+    error.label.startsWith(folder) ? `${name}${error.label.slice(folder.length)}` : name,
+    error.problems.map((problem) => ({ ...problem, file: shown(problem.file) })),
+  )
+}
+
 /** A query the semantic layer refuses: unknown or hidden members, anything but one SELECT over cubes, ... */
 export class InvalidQueryError extends BadRequestError {
   constructor(message: string) {

@@ -11,7 +11,7 @@ import { cacheKey } from './cache-key'
 import { demoDataPath, ensureDemoDataFile, type DemoDataFile } from './demo/demo-data-file'
 import { DEMO_DATA_VERSION } from './demo/demo-data'
 import { loadDemoModel } from './demo/demo-model'
-import { InvalidQueryError } from './errors'
+import { InvalidQueryError, ModelError, modelErrorForCaller } from './errors'
 import { readFolderModel } from './semantic-model/folder-model'
 import { buildMeta } from './meta'
 import { loadModel } from './semantic-model/model-loader'
@@ -111,7 +111,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
     fairShare: options.fairShare,
     breaker: options.breaker,
   })
-  const { load, demoData, demoPath, demoFileMade } = createModelLoader(options)
+  const { load, loadAtStart, demoData, demoPath, demoFileMade } = createModelLoader(options)
   const entries = { max: options.cacheEntries ?? 500, ttl: 10 * 60_000 }
   const answers = new LRUCache<string, { result: SqlResult; computedAt: number }>(entries)
   const rows = createRowReader(set, logger, entries)
@@ -211,7 +211,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
       for (const deployment of deployments) {
         const configured = options.dataSources?.has(deployment.id)
         for (const branch of deployment.branches) {
-          const loaded = load(deployment, branch)
+          const loaded = loadAtStart(deployment, branch)
           if (!configured && loaded.dataPath === demoPath) demoData()
           if (!configured && branch === deployment.defaultBranch) fileSources.set(deployment.id, loaded.dataPath)
           count++
@@ -298,8 +298,22 @@ function createModelLoader(options: Pick<SemanticServiceOptions, 'config' | 'log
     return branch
   }
 
-  /** The model of a deployment branch; throws `ModelError` for a broken model, 400 for an unknown branch. */
+  /**
+   * The model of a deployment branch for a request; throws `ModelError` for a broken model (logged with its paths,
+   * told to the caller with the files named from the model's folder), 400 for an unknown branch.
+   */
   function load(deployment: DeploymentRef, branchName?: string): LoadedModel {
+    try {
+      return loadAtStart(deployment, branchName)
+    } catch (error) {
+      if (!(error instanceof ModelError) || deployment.model === 'demo') throw error
+      logger.error('a deployment model could not be loaded', { deploymentId: deployment.id, error: error.message })
+      throw modelErrorForCaller(error, deployment.model)
+    }
+  }
+
+  /** The model of a deployment branch; throws `ModelError` naming the files' whole paths, 400 for an unknown branch. */
+  function loadAtStart(deployment: DeploymentRef, branchName?: string): LoadedModel {
     const branch = branchOf(deployment, branchName)
     const overlay = branch === deployment.defaultBranch ? undefined : branch
     const key =
@@ -328,7 +342,7 @@ function createModelLoader(options: Pick<SemanticServiceOptions, 'config' | 'log
 
   /** The demo data file if something has read it yet. */
   const demoFileMade = () => demoFile
-  return { load, demoData, demoPath, demoFileMade }
+  return { load, loadAtStart, demoData, demoPath, demoFileMade }
 }
 
 /**

@@ -10,7 +10,7 @@ import { buildMeta } from '../../../plugins/semantic/meta'
 import { accessView } from '../../../plugins/semantic/semantic-model/access-policy'
 import { prepareSemanticLayer } from '../../../plugins/semantic/startup'
 import { createTestApp } from '../../helpers/app'
-import { testBootstrap } from '../../helpers/fixtures'
+import { keys, testBootstrap } from '../../helpers/fixtures'
 
 /** The problems `loadModel` reports for `text` (one file named `model.yml`), as `file:line: member: message`. */
 function problems(text: string, branch?: string): string[] {
@@ -332,6 +332,28 @@ describe('prepareSemanticLayer', () => {
       await expect(prepareSemanticLayer(test.deps)).rejects.toThrow(
         `${root}/orders.yml:13: orders.status: type: expected one of string, number, time, boolean`,
       )
+    } finally {
+      void test.close()
+    }
+  })
+})
+
+describe('a deployment model first loaded after the start', () => {
+  it('answers 409 MODEL_INVALID naming file, line and member from the model folder, not the server path', async () => {
+    const root = folder({ 'orders.yml': ORDERS.replace('type: string', 'type: text') })
+    const bootstrap = testBootstrap()
+    bootstrap.accounts[0].deployments?.push({ id: 7, name: 'Broken', model: root, agents: [] })
+    const test = createTestApp({ bootstrap })
+    try {
+      const response = await test.request('GET', '/api/v1/deployments/7/meta', {
+        headers: { authorization: `Api-Key ${keys.admin}` },
+      })
+      const body = (await response.json()) as { error: string; code: string }
+      expect(response.status).toBe(409)
+      expect(body.code).toBe('MODEL_INVALID')
+      expect(body.error).toContain('orders.yml:13: orders.status: type: expected one of string, number, time, boolean')
+      expect(body.error).not.toContain(root)
+      expect(body.error).not.toContain(tmpdir())
     } finally {
       void test.close()
     }
