@@ -29,7 +29,12 @@ files of the same names.`,
     const from = requiredString(args, 'from')
     const out = requiredString(args, 'out')
     const schema = typeof args.values.schema === 'string' ? args.values.schema : undefined
-    if (!/^[a-z]+:\/\//i.test(from) && !existsSync(from)) throw new UsageError(`--from: no database file at ${from}`)
+    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(from)?.[1]
+    if (scheme !== undefined && !/^(postgres|postgresql|mysql|mariadb)$/i.test(scheme))
+      throw new UsageError(
+        `--from: ${scheme}:// is not a database this reads; give a postgres:// or mysql:// (mariadb://) URL, a .duckdb file or a SQLite file`,
+      )
+    if (scheme === undefined && !existsSync(from)) throw new UsageError(`--from: no database file at ${from}`)
     let generated: GeneratedModel
     try {
       // `demo-data`'s own bookkeeping table is no data to ask about.

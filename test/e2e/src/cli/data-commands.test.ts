@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, describe, expect, it } from 'bun:test'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createSemanticService } from '../../../../plugins/semantic/semantic-service'
@@ -213,5 +213,14 @@ describe('model generate', () => {
     const again = await cli('model', 'generate', '--from', config.path as string, '--out', out)
     expect(again.code).toBe(2)
     expect(again.err).toContain('pass --force to overwrite')
+  })
+
+  it('answers 2 naming the forms it reads for a URL of another kind, writing nothing', async () => {
+    const out = join(folder, 'model-of-a-web-page')
+    const result = await cli('model', 'generate', '--from', 'http://user:secret@example.com/db', '--out', out)
+    expect(result.code).toBe(2)
+    expect(result.err).toContain('--from: http:// is not a database this reads; give a postgres:// or mysql://')
+    expect(result.err).not.toContain('secret')
+    expect(existsSync(out)).toBe(false)
   })
 })
