@@ -61,6 +61,7 @@ export type ChatRequest = {
   images?: Array<ImageAttachment>
   input?: string
   isDefaultBranch?: boolean
+  /** A millisecond timestamp of 13 or more digits, then -message, such as 1767225600000-message. */
   messageId?: string
   sessionSettings?: {
     externalId?: string

@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
-import { Value, type ValueError } from '@sinclair/typebox/value'
+import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value'
 
 /** Turns a JSON pointer (`/accounts/0/apiKeys/1/key`) into a readable path (`accounts[0].apiKeys[1].key`). */
 export function readablePath(pointer: string, root = ''): string {
@@ -53,6 +53,34 @@ export function numberExpectation(schema: NumberSchema): string {
   return `expected ${kind}`
 }
 
+/** A schema's kind in words (`a string`, `an array of numbers`); undefined for one this cannot name. */
+function kindInWords(schema: TSchema | undefined, plural = false): string | undefined {
+  const { type, items } = (schema ?? {}) as { type?: unknown; items?: TSchema }
+  const words: Record<string, [string, string]> = {
+    string: ['a string', 'strings'],
+    number: ['a number', 'numbers'],
+    integer: ['an integer', 'integers'],
+    boolean: ['a boolean', 'booleans'],
+    object: ['an object', 'objects'],
+    null: ['null', 'nulls'],
+  }
+  if (type === 'array') {
+    const of = kindInWords(items, true)
+    return of && !plural ? `an array of ${of}` : undefined
+  }
+  const word = typeof type === 'string' ? words[type] : undefined
+  return word?.[plural ? 1 : 0]
+}
+
+/** What a union of plain kinds takes: `expected a string, a number, an array of strings or null`. */
+function unionExpectation(schema: TSchema): string | undefined {
+  const anyOf = (schema as { anyOf?: TSchema[] }).anyOf
+  if (!Array.isArray(anyOf) || anyOf.length < 2) return undefined
+  const kinds = anyOf.map((member) => kindInWords(member))
+  if (kinds.some((kind) => kind === undefined)) return undefined
+  return `expected ${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1)}`
+}
+
 /** One plain sentence for one TypeBox error, e.g. `plan: expected one of free, starter, premium, enterprise`. */
 export function describeValueError(error: ValueError, root = ''): string {
   const path = readablePath(error.path, root)
@@ -63,6 +91,14 @@ export function describeValueError(error: ValueError, root = ''): string {
   // Not "expected union value": the field takes a number, so say which.
   const number = numberFromText(error.schema)
   if (number) return `${path}: ${numberExpectation(number)}`
+  if (error.type === ValueErrorType.Union) {
+    const kinds = unionExpectation(error.schema)
+    if (kinds) return `${path}: ${kinds}`
+  }
+  // A pattern says little to a reader: its schema's description says what the text must be.
+  const { description } = error.schema as { description?: unknown }
+  if (error.type === ValueErrorType.StringPattern && typeof description === 'string' && description !== '')
+    return `${path}: expected text of this form: ${description.charAt(0).toLowerCase()}${description.slice(1).replace(/\.$/, '')}`
   return `${path}: ${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`
 }
 

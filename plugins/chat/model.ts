@@ -14,7 +14,13 @@ export const ChatRequest = t.Object(
     images: t.Optional(t.Array(ImageAttachment, { maxItems: 10 })),
     input: t.Optional(t.String({ maxLength: 100_000 })),
     isDefaultBranch: t.Optional(t.Boolean()),
-    messageId: t.Optional(t.String({ pattern: MESSAGE_ID_PATTERN, maxLength: 100 })),
+    messageId: t.Optional(
+      t.String({
+        pattern: MESSAGE_ID_PATTERN,
+        maxLength: 100,
+        description: 'A millisecond timestamp of 13 or more digits, then -message, such as 1767225600000-message.',
+      }),
+    ),
     sessionSettings: t.Optional(SessionSettings),
   },
   { additionalProperties: false },
