@@ -72,11 +72,22 @@ export function chooseMeasure(draft: QuestionDraft, fit: MeasureFit): void {
       choice = scored.find((entry) => entry.matched > 0 && fits(entry.candidate, pendingMembers)) ?? choice
     return choice
   }
-  let choice = pick(score(unused.filter((word) => ![...filterNouns].some((noun) => sameWord(noun, word)))))
+  const withoutFilters = unused.filter((word) => ![...filterNouns].some((noun) => sameWord(noun, word)))
+  // "Number of orders by user", where the user is a number column: its words name the breakdown, not the measure, and
+  // a measure of that column ("Total user") is no answer to "total by user" ("by units sold" may name the measure
+  // of a ranking, but no column's).
+  const numberBy = new Set(
+    pending.filter((entry) => entry.origin === 'by' && entry.member.type === 'number').flatMap((entry) => entry.words),
+  )
+  const scoreOf = (free: string[]) =>
+    score(free.filter((word) => !numberBy.has(word))).filter(
+      (entry) => !distinctive(entry.candidate).some((word) => numberBy.has(word)),
+    )
+  let choice = pick(scoreOf(withoutFilters))
   // "VIP customers" qualifies the filter, unless nothing else names what to count ("how many VIP customers").
   let qualifierOnly = false
   if (!choice || choice.matched === 0) {
-    const retry = pick(score(unused))
+    const retry = pick(scoreOf(unused))
     if (retry && retry.matched > 0) qualifierOnly = true
     choice = retry ?? choice
   }
