@@ -4,8 +4,20 @@ import { type ColumnFacts, type Generation, type Plan, roleWords, safeName } fro
 
 // What a numeric column is, by its words.
 const KEY_WORDS = new Set(['id', 'key', 'code', 'zip', 'postal', 'postcode', 'phone', 'fax', 'no', 'ssn', 'ean', 'sku'])
-/** Last words of a number column that names who or what a row points at (`author`, `created_by`): no quantity. */
+/**
+ * Last words of a number column that names who or what a row points at (`author`, `created_by`, `user` where no
+ * users table is in the database): no quantity.
+ */
 const REFERENCE_WORDS = new Set([
+  'user',
+  'customer',
+  'client',
+  'employee',
+  'member',
+  'person',
+  'vendor',
+  'supplier',
+  'manager',
   'author',
   'owner',
   'creator',

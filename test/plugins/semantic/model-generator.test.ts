@@ -286,6 +286,20 @@ describe('measures by what a column is', () => {
       { name: 'users', relationship: 'many_to_one', sql: '{CUBE}.user = {users}.id', inferred: true },
     ])
     expect(reviews?.joins?.map((join) => join.name)).toEqual(['products'])
+    // Without a users table, a user is still someone, not a number to add up.
+    const alone = cubes([
+      table(
+        'orders',
+        [
+          ['id', 'INTEGER'],
+          ['user', 'INTEGER'],
+          ['customer', 'INTEGER'],
+          ['total', 'REAL'],
+        ],
+        ['id'],
+      ),
+    ])
+    expect(sums(alone.get('orders'))).toEqual(['total'])
   })
 
   it('averages and maxes durations and sizes instead of summing them', () => {
