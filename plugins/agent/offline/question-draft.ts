@@ -233,18 +233,26 @@ export function readDroppedFilters(draft: QuestionDraft): void {
   }
 }
 
-/** Whether words of the question besides a phrase's name a cube: its noun, or a word of its own members. */
+/**
+ * Whether words of the question besides a phrase's name a cube: its noun, or a word of its members' names or
+ * titles ("average total" names the orders' average_total), counting words aside.
+ */
 function namesCube(tokens: Tokens, index: MetaIndex, cube: string, phrase: readonly string[]): boolean {
   const entry = index.cubes.find((candidate) => candidate.name === cube)
   if (!entry) return false
   const own = [
     cubeNoun(cube),
-    ...[...entry.measures, ...entry.dimensions].flatMap((member) => distinctive(member)),
-  ].filter((word) => !STOPWORDS.has(word) && !phrase.some((said) => sameWord(said, word)))
+    ...[...entry.measures, ...entry.dimensions].flatMap((member) => [
+      ...distinctive(member),
+      ...words(member.title),
+      ...words(member.name.split('.').pop() ?? ''),
+    ]),
+  ].filter((word) => word.length > 2 && !COUNTING.has(word) && !phrase.some((said) => sameWord(said, word)))
   return tokens.list.some(
-    (word) => !phrase.includes(word) && !STOPWORDS.has(word) && own.some((ownWord) => sameWord(ownWord, word)),
+    (word) => !phrase.includes(word) && !COUNTING.has(word) && own.some((ownWord) => sameWord(ownWord, word)),
   )
 }
+const COUNTING = new Set(['number', 'count', 'many', 'how', 'the', 'and', 'all'])
 
 /**
  * A breakdown named only by words that say nothing in most questions ("by group", "by type", "by level"): the words
@@ -291,7 +299,10 @@ export function readDimensionPhrases(draft: QuestionDraft): void {
     // does not reach it: "number of orders by user" is by the orders' user, not by a user the orders cannot name.)
     const named = matchDimension(index, free, everywhere)
     // (Every word its own: "by units sold" names the measure, not the quantity column.)
-    const numbered = phrase.origin === 'by' ? matchDimension(index, free, everywhere, true) : undefined
+    // ("Average revenue per user" divides by the users, which a column of their numbers does not count.)
+    const perAverage =
+      tokens.has('average') && ['per', 'each', 'every'].includes(tokens.list[tokens.find([free[0]]) - 1])
+    const numbered = phrase.origin === 'by' && !perAverage ? matchDimension(index, free, everywhere, true) : undefined
     const column = numbered && free.every((word) => mentionsMember(numbered, word)) ? numbered : undefined
     const member =
       named && column && !reach(index, column.cube).has(named.cube) && namesCube(tokens, index, column.cube, free)

@@ -121,10 +121,61 @@ describe('a breakdown by a number column named without _id', () => {
   })
 
   it("takes the orders' user column over a users table the orders do not reach", () => {
-    const { text, queries } = run({ cubes: [orders, reviews, users] }, 'Number of orders by user')
-    expect(queries).toEqual([
-      'SELECT orders."user" AS "user", MEASURE(orders.count) AS count FROM orders GROUP BY 1 ORDER BY 2 DESC',
+    for (const question of ['Number of orders by user', 'How many orders per user?']) {
+      const { text, queries } = run({ cubes: [orders, reviews, users] }, question)
+      expect(queries).toEqual([
+        'SELECT orders."user" AS "user", MEASURE(orders.count) AS count FROM orders GROUP BY 1 ORDER BY 2 DESC',
+      ])
+      expect(text).not.toContain('does not link')
+    }
+  })
+})
+
+describe('a count of things only a number column names', () => {
+  const shop = { cubes: [orders, reviews] }
+
+  it('declines "number of users" where no table is of users, never answering the sum of the user column', () => {
+    for (const question of ['Number of users', 'How many users?', 'Count of users', 'Number of users by user']) {
+      const { text, queries } = run(shop, question)
+      expect(queries).toEqual([])
+      expect(text).toStartWith('I could not map that question to the data')
+      expect(text).not.toContain('**Total user')
+    }
+  })
+
+  it('declines an average per user that no count of users can divide', () => {
+    for (const question of ['Average revenue per user', 'Average number of orders per user']) {
+      const { text, queries } = run(shop, question)
+      expect(queries).toEqual([])
+      expect(text).toContain('I could not map "user"')
+    }
+  })
+
+  it("counts a users table's rows where there is one", () => {
+    expect(run({ cubes: [orders, reviews, users] }, 'Number of users').queries).toEqual([
+      'SELECT MEASURE(users.count) AS count FROM users',
     ])
-    expect(text).not.toContain('does not link')
+  })
+})
+
+describe('an aggregate by a cube named by the breakdown', () => {
+  // The generator's model today: the orders' user joined to the users table.
+  const joined = { cubes: [{ ...orders, joins: [{ name: 'users', relationship: 'many_to_one' }] }, reviews, users] }
+
+  it('reads "average total by user" as the average by user, never the number of users', () => {
+    const { text, queries } = run(joined, 'Average total by user')
+    expect(queries).toEqual([expect.stringContaining('MEASURE(orders.average_total) AS average_total FROM orders')])
+    expect(queries[0]).toContain('users.name AS name')
+    expect(text).not.toContain('Number of users')
+    expect(run(joined, 'Sum of total by user').queries).toEqual([
+      expect.stringContaining('users.name AS name, MEASURE(orders.total_total) AS total_total FROM orders'),
+    ])
+  })
+
+  it('still counts the orders by user, and the users where they are asked for', () => {
+    expect(run(joined, 'Number of orders by user').queries).toEqual([
+      expect.stringContaining('users.name AS name, MEASURE(orders.count) AS count FROM orders'),
+    ])
+    expect(run(joined, 'How many users?').queries).toEqual(['SELECT MEASURE(users.count) AS count FROM users'])
   })
 })
