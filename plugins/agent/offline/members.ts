@@ -281,12 +281,21 @@ export function keyOf(index: MetaIndex, label: MetaMember): MetaMember | undefin
   return cubeOf(index, label.cube)?.dimensions.find((dim) => dim.primaryKey)
 }
 
-/** The dimension a phrase names: a member (`region`, `order status`) or a cube (`products` → its name). */
-export function matchDimension(index: MetaIndex, phrase: readonly string[], near: Set<string>): MetaMember | undefined {
+/**
+ * The dimension a phrase names: a member (`region`, `order status`) or a cube (`products` → its name). A number
+ * dimension only when `numbers` says so (a breakdown asked for by name, "by user" where `user` is a number column):
+ * elsewhere its words are a quantity's ("average total"), not a breakdown's.
+ */
+export function matchDimension(
+  index: MetaIndex,
+  phrase: readonly string[],
+  near: Set<string>,
+  numbers = false,
+): MetaMember | undefined {
   let best: { member: MetaMember; score: number } | undefined
   for (const cube of index.cubes)
     for (const member of cube.dimensions) {
-      if (member.primaryKey || member.type === 'time' || member.type === 'number') continue
+      if (member.primaryKey || member.type === 'time' || (member.type === 'number') !== numbers) continue
       if (/(^|_)id$/.test(member.name) && !phrase.includes('id')) continue
       // "Order amount" is not named by "orders": the cube's noun names the cube, not the member.
       const own = distinctive(member).filter(
@@ -302,7 +311,7 @@ export function matchDimension(index: MetaIndex, phrase: readonly string[], near
         (mentions(phrase, cubeNoun(member.cube)) ? 1 : 0)
       if (!best || score > best.score) best = { member, score }
     }
-  if (best) return best.member
+  if (best || numbers) return best?.member
   // "By store": the things of a cube, by their label, or by their key when nothing names them.
   for (const cube of index.cubes)
     if (phrase.some((word) => sameWord(word, cubeNoun(cube.name)))) {

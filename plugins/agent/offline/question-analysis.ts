@@ -1,6 +1,16 @@
+import type { MetaMember } from './meta-index'
 import type { Analysis, Frame } from './frame'
 import { ASC, CUES, DESC, ascending, denominatorFor, peopleCube, superlative } from './intents'
-import { cubeNoun, cubeOf, distinctive, labelDimension, namesRows, reach, timeDimensionFor } from './members'
+import {
+  cubeNoun,
+  cubeOf,
+  distinctive,
+  labelDimension,
+  matchDimension,
+  namesRows,
+  reach,
+  timeDimensionFor,
+} from './members'
 import type { Tokens } from './tokens'
 import { FILLER } from './lexicon'
 import { hasWeekday } from './question-cues'
@@ -46,6 +56,12 @@ export function placeBreakdowns(draft: QuestionDraft): void {
   }
 }
 
+/** A number dimension of the measure's own cube that a word names wholly (`user` for "per user"). */
+function columnNamed(draft: QuestionDraft, measure: MetaMember, noun: string): MetaMember | undefined {
+  const column = matchDimension(draft.index, [noun], new Set([measure.cube]), true)
+  return column && column.cube === measure.cube ? column : undefined
+}
+
 /** What kind of analysis the question asks for, and what it ranks. */
 export function readAnalysis(draft: QuestionDraft, fit: MeasureFit): { analysis: Analysis; top: Frame['top'] } {
   const { tokens, index, dimensions, record, counted, per, granularity, periods, growth, text } = draft
@@ -57,6 +73,18 @@ export function readAnalysis(draft: QuestionDraft, fit: MeasureFit): { analysis:
     for (const word of record.words) tokens.useWord(word)
     for (const member of record.show) tokens.useWord(cubeNoun(member.cube))
     top = { n: counted?.n ?? 1, direction: record.direction }
+  } else if (
+    per &&
+    measure &&
+    !per.average &&
+    !reach(index, measure.cube).has(per.cube) &&
+    columnNamed(draft, measure, per.noun)
+  ) {
+    // "Orders per user" where the orders name their user by a number column and do not reach the users table: by
+    // that column, not the users' own count by user.
+    const column = columnNamed(draft, measure, per.noun) as MetaMember
+    if (!dimensions.includes(column)) dimensions.push(column)
+    tokens.useWord(per.noun)
   } else if (per && measure) {
     // "Orders per customer" lists the customers, each with its orders (things with names are rows to list);
     // "average revenue per customer", "orders per customer on average" divide by the customers who ordered, and

@@ -2,12 +2,12 @@ import type { DateSpan, ValueHit } from '../meta-search'
 import type { BooleanFilter, Granularity, ValueFilter } from './frame'
 import { CUES, booleansOf, numberFilters, perEntity, rankedCount, recordOf } from './intents'
 import type { MetaIndex, MetaMember } from './meta-index'
-import { distinctive, matchDimension, reach, vocabularyOf } from './members'
+import { cubeNoun, distinctive, matchDimension, reach, vocabularyOf } from './members'
 import { findPeriods, spanOf, yearEarlier, type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
 import { readSpelling, type Reading } from './lexicon'
 import { countedThings, mentionsMember } from './question-cues'
-import { BREAKDOWN_NOUNS, expandMonthAbbreviations, STOPWORDS, words } from './words'
+import { BREAKDOWN_NOUNS, expandMonthAbbreviations, sameWord, STOPWORDS, words } from './words'
 import {
   GRANULARITY,
   valuesOf,
@@ -234,6 +234,27 @@ export function readDroppedFilters(draft: QuestionDraft): void {
 }
 
 /**
+ * Whether words of the question besides a phrase's name a cube: its noun, or a word of its members' names or
+ * titles ("average total" names the orders' average_total), counting words aside.
+ */
+function namesCube(tokens: Tokens, index: MetaIndex, cube: string, phrase: readonly string[]): boolean {
+  const entry = index.cubes.find((candidate) => candidate.name === cube)
+  if (!entry) return false
+  const own = [
+    cubeNoun(cube),
+    ...[...entry.measures, ...entry.dimensions].flatMap((member) => [
+      ...distinctive(member),
+      ...words(member.title),
+      ...words(member.name.split('.').pop() ?? ''),
+    ]),
+  ].filter((word) => word.length > 2 && !COUNTING.has(word) && !phrase.some((said) => sameWord(said, word)))
+  return tokens.list.some(
+    (word) => !phrase.includes(word) && !COUNTING.has(word) && own.some((ownWord) => sameWord(ownWord, word)),
+  )
+}
+const COUNTING = new Set(['number', 'count', 'many', 'how', 'the', 'and', 'all'])
+
+/**
  * A breakdown named only by words that say nothing in most questions ("by group", "by type", "by level"): the words
  * of the model's dimension of that name; else those that name a breakdown, which the model lacks; else none. Passed
  * over, such a breakdown was dropped for a total.
@@ -273,7 +294,20 @@ export function readDimensionPhrases(draft: QuestionDraft): void {
     if (free.length === 0 && phrase.origin === 'by')
       free = breakdownOfCommonWords(index, phrase.words, tokens, everywhere)
     if (free.length === 0) continue
-    const member = matchDimension(index, free, everywhere)
+    // ("By user" where the user is a number column, and no other dimension or cube is named so: a breakdown by it.
+    // Also where a users cube is named so, but the cube of that column, which the rest of the question names,
+    // does not reach it: "number of orders by user" is by the orders' user, not by a user the orders cannot name.)
+    const named = matchDimension(index, free, everywhere)
+    // (Every word its own: "by units sold" names the measure, not the quantity column.)
+    // ("Average revenue per user" divides by the users, which a column of their numbers does not count.)
+    const perAverage =
+      tokens.has('average') && ['per', 'each', 'every'].includes(tokens.list[tokens.find([free[0]]) - 1])
+    const numbered = phrase.origin === 'by' && !perAverage ? matchDimension(index, free, everywhere, true) : undefined
+    const column = numbered && free.every((word) => mentionsMember(numbered, word)) ? numbered : undefined
+    const member =
+      named && column && !reach(index, column.cube).has(named.cube) && namesCube(tokens, index, column.cube, free)
+        ? column
+        : (named ?? column)
     // A breakdown asked for that names nothing of the model stays unknown, never dropped for a total.
     if (!member && phrase.origin === 'by') unmatched.push(...free)
     if (!member || pending.some((entry) => entry.member === member)) continue

@@ -1,7 +1,7 @@
 import { CUES, superlative } from './intents'
 import type { MetaCube, MetaMember } from './meta-index'
-import { cubeNoun, cubeOf, distinctive, namesRows, reach, scoreMeasure } from './members'
-import { countedThings, ORDERING, ORIGINAL_SYNONYM } from './question-cues'
+import { cubeNoun, cubeOf, distinctive, namesRows, reach, sameNoun, scoreMeasure } from './members'
+import { countedThings, mentionsMember, ORDERING, ORIGINAL_SYNONYM } from './question-cues'
 import type { MeasureFit, QuestionDraft } from './question-draft'
 import { GROUPS, sameWord } from './words'
 
@@ -72,11 +72,47 @@ export function chooseMeasure(draft: QuestionDraft, fit: MeasureFit): void {
       choice = scored.find((entry) => entry.matched > 0 && fits(entry.candidate, pendingMembers)) ?? choice
     return choice
   }
-  let choice = pick(score(unused.filter((word) => ![...filterNouns].some((noun) => sameWord(noun, word)))))
+  const withoutFilters = unused.filter((word) => ![...filterNouns].some((noun) => sameWord(noun, word)))
+  // "Number of orders by user", where the user is a number column: its words name the breakdown, not the measure, and
+  // a measure of that column ("Total user") is no answer to "total by user" ("by units sold" may name the measure
+  // of a ranking, but no column's).
+  // (Nor do the words of a breakdown that names nothing: "average number of orders per user" where users are only
+  // a column is declined by "user", not answered with "Total user per order".)
+  const numberBy = new Set([
+    ...pending
+      .filter((entry) => entry.origin === 'by' && entry.member.type === 'number')
+      .flatMap((entry) => entry.words),
+    ...draft.unmatched.filter(
+      (word) => tokens.has('average') && ['per', 'each', 'every'].includes(tokens.list[tokens.find([word]) - 1]),
+    ),
+  ])
+  const scoreOf = (free: string[], apart: Set<string> = numberBy) =>
+    score(free.filter((word) => !apart.has(word))).filter(
+      (entry) => !distinctive(entry.candidate).some((word) => apart.has(word)),
+    )
+  let choice = pick(scoreOf(withoutFilters))
+  // "Number of orders by user", "Average total by user": where the question breaks down and ranks nothing, the
+  // words of its breakdowns name them, not the measure, while the rest of it names one ("orders") or asks for a sum
+  // or an average; the users' count or a "Total user" found by "user" alone would drop the breakdown asked for.
+  let aggregated = false
+  if (choice && choice.matched > 0 && pending.length > 0 && pending.every((entry) => entry.origin === 'by')) {
+    const breakdownWords = new Set(pending.flatMap((entry) => entry.words))
+    const rest = withoutFilters.filter((word) => !breakdownWords.has(word))
+    const own = pick(scoreOf(rest, new Set([...numberBy, ...breakdownWords])))
+    const namedByBreakdown = !score(rest).some((entry) => entry.candidate === choice?.candidate && entry.matched > 0)
+    const aggregate = tokens.raw.some((word) => ['average', 'avg', 'mean', 'sum', 'total'].includes(word))
+    if (
+      own &&
+      namedByBreakdown &&
+      fits(own.candidate, pendingMembers) &&
+      (own.matched > 0 || (aggregate && own.score > 0 && !['count', 'count_distinct'].includes(own.candidate.type)))
+    )
+      ((choice = own), (aggregated = own.matched === 0))
+  }
   // "VIP customers" qualifies the filter, unless nothing else names what to count ("how many VIP customers").
   let qualifierOnly = false
-  if (!choice || choice.matched === 0) {
-    const retry = pick(score(unused))
+  if (!choice || (choice.matched === 0 && !aggregated)) {
+    const retry = pick(scoreOf(unused))
     if (retry && retry.matched > 0) qualifierOnly = true
     choice = retry ?? choice
   }
@@ -178,7 +214,62 @@ export function countTheThingsNamed(draft: QuestionDraft, fit: MeasureFit): void
   // the question names; "how many customers ordered" counts the customers who ordered, not those who signed up.
   const countedCube = countedThings(tokens, index)
   if (countedCube) countThingsAfterHowMany(draft, fit, countedCube)
+  else notACount(draft, fit)
   if (draft.measure) for (const word of distinctive(draft.measure)) tokens.useWord(word)
+}
+
+/** Where "how many", "number of" or "count of" stands: the word after it, which names the things counted. */
+function countedWord(draft: QuestionDraft): string | undefined {
+  const { tokens } = draft
+  const many = tokens.find(['many'])
+  if (many >= 0) return tokens.list[many + 1]
+  for (const lead of [
+    ['number', 'of'],
+    ['count', 'of'],
+  ]) {
+    const at = tokens.find(lead)
+    if (at >= 0) return tokens.list[at + 2]
+  }
+  return undefined
+}
+
+/**
+ * "Number of users" where no table is of users, only a number column `user`: a sum titled by the word ("Total user",
+ * the sum of that column) or the count of other rows is no count of users, so there is no measure; the word stays
+ * unknown and the question is declined, not answered with another figure. Where a table is of users, its count.
+ */
+function notACount(draft: QuestionDraft, fit: MeasureFit): void {
+  const { measure, tokens, index } = draft
+  const noun = countedWord(draft)
+  if (!measure || !noun || measure.type === 'count_distinct') return
+  const things = index.cubes.find(
+    (cube) => sameNoun(noun, cubeNoun(cube.name)) || (cube.synonyms ?? []).some((word) => sameWord(word, noun)),
+  )
+  if (measure.type === 'count') {
+    const column = index.cubes.some((cube) =>
+      cube.dimensions.some((dim) => dim.type === 'number' && !dim.primaryKey && mentionsMember(dim, noun)),
+    )
+    if (things || !column || sameNoun(noun, cubeNoun(measure.cube))) return
+  } else {
+    const said = distinctive(measure).filter(
+      (word) => word.length > 2 && tokens.list.some((entry) => sameWord(entry, word)),
+    )
+    if (said.length === 0 || !said.every((word) => sameWord(word, noun))) return
+    const count = things?.measures.find((entry) => entry.type === 'count')
+    if (things) {
+      if (
+        count &&
+        fit.fits(
+          count,
+          draft.pending.map((entry) => entry.member),
+        )
+      )
+        draft.measure = count
+      return
+    }
+  }
+  draft.measure = undefined
+  draft.unmatched.push(noun)
 }
 
 /**
@@ -214,7 +305,7 @@ function countThingsAfterHowMany(draft: QuestionDraft, fit: MeasureFit, countedC
   if (
     measure &&
     !['count', 'count_distinct'].includes(measure.type) &&
-    tokens.has('many') &&
+    (tokens.has('many') || tokens.find(['number', 'of']) >= 0 || tokens.find(['count', 'of']) >= 0) &&
     distinctive(measure)
       .filter((word) => word.length > 2 && tokens.list.some((entry) => sameWord(entry, word)))
       .every((word) => sameWord(word, cubeNoun(countedCube)))

@@ -76,6 +76,7 @@ export function generateModel(tables: TableInfo[], options: GenerateOptions = {}
     revenues: new Map(),
     lineHeaders: new Map(),
     roleCubes: [],
+    tableWords: new Set(byWords.keys()),
   }
   for (const plan of plans) generation.files.set(`${plan.name}.yml`, cubeOf(generation, plan))
   nameLineRevenues(generation)

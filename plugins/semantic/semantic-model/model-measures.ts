@@ -4,6 +4,36 @@ import { type ColumnFacts, type Generation, type Plan, roleWords, safeName } fro
 
 // What a numeric column is, by its words.
 const KEY_WORDS = new Set(['id', 'key', 'code', 'zip', 'postal', 'postcode', 'phone', 'fax', 'no', 'ssn', 'ean', 'sku'])
+/**
+ * Last words of a number column that names who or what a row points at (`author`, `created_by`, `user` where no
+ * users table is in the database): no quantity.
+ */
+const REFERENCE_WORDS = new Set([
+  'user',
+  'customer',
+  'client',
+  'employee',
+  'member',
+  'person',
+  'vendor',
+  'supplier',
+  'manager',
+  'author',
+  'owner',
+  'creator',
+  'assignee',
+  'reporter',
+  'editor',
+  'reviewer',
+  'parent',
+  'buyer',
+  'seller',
+  'sender',
+  'recipient',
+  'ref',
+  'fk',
+  'by',
+])
 const CALENDAR_WORDS = new Set(['year', 'month', 'day', 'week', 'quarter', 'hour', 'minute'])
 const MONEY_WORDS = new Set([
   'amount',
@@ -170,6 +200,9 @@ function columnMeasures(
   }
   const { isLine } = measures
   if (has(KEY_WORDS) || has(CALENDAR_WORDS) || draft.foreignColumns.has(column.name)) return
+  // A reference without a key's suffix (`user` beside a users table, `author`): its sum ("Total user") is no number
+  // anyone asks for, and would answer "orders by user" as one; it stays a dimension to break down by.
+  if (generation.tableWords.has(singularWords(column.name).join(' ')) || REFERENCE_WORDS.has(words.at(-1) ?? '')) return
   if (column === line.price || (has(PRICE_WORDS) && !has(MONEY_WORDS))) {
     aggregate('avg', 'average').format = 'currency'
     aggregate('min', 'lowest').format = 'currency'

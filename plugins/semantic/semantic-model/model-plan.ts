@@ -72,13 +72,18 @@ export interface Plan {
   joins: Array<{ column: string; target: string; targetColumn: string; inferred: boolean }>
 }
 
-/** The table a column's words point at (`customer_id`, `CustomerId` → customer or customers), when one does. */
+/**
+ * The table a column's words point at (`customer_id`, `CustomerId` → customer or customers; `user` → users, a
+ * column named as a table's row is), when one does.
+ */
 function referencedTable(words: string[], byWords: Map<string, TableInfo>): TableInfo | undefined {
   if (words.length < 2 || !/^(id|key)$/.test(words[words.length - 1])) {
     // `customerid` in one word.
     const last = words[words.length - 1] ?? ''
     if (words.length === 1 && /^[a-z]+id$/.test(last) && last.length > 3)
       return byWords.get(singular(last.slice(0, -2)))
+    // `user`, `product`: the row of another table, by its name alone (the caller checks the key's type).
+    if (words.length > 0) return byWords.get([...words.slice(0, -1), singular(last)].join(' '))
     return undefined
   }
   const stem = words.slice(0, -1)
@@ -106,6 +111,8 @@ export interface Generation {
   revenues: Map<string, Record<string, unknown>>
   lineHeaders: Map<string, string[]>
   roleCubes: Array<Record<string, unknown>>
+  /** Each table's name in singular words (`order line`): a number column named so is a reference to its rows. */
+  tableWords: Set<string>
 }
 
 /** A column as the model reads it: its words, and the dimension type its database type and name say. */

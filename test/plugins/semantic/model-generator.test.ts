@@ -12,7 +12,7 @@ type Cube = {
   synonyms?: string[]
   description?: string
   role_of?: string
-  joins?: Array<{ name: string; sql: string; role?: string; inferred?: boolean }>
+  joins?: Array<{ name: string; relationship?: string; sql: string; role?: string; inferred?: boolean }>
   dimensions: Array<{ name: string; title: string; sql?: string; primary_key?: boolean; description?: string }>
   measures?: Array<{ name: string; type: string; sql?: string; title: string; synonyms?: string[] }>
 }
@@ -227,6 +227,79 @@ describe('measures by what a column is', () => {
     )
     expect(sums.filter((sum) => /Id\b|Price"?$|UnitPrice$/.test(sum))).toEqual([])
     expect(measure(model.get('Track'), 'average_UnitPrice')?.type).toBe('avg')
+  })
+
+  it('never sums a reference named without a key suffix (user, product, author): it is a dimension, joined where a table has that name', () => {
+    const shop = cubes(
+      [
+        table(
+          'users',
+          [
+            ['id', 'INTEGER'],
+            ['name', 'TEXT'],
+          ],
+          ['id'],
+        ),
+        table(
+          'products',
+          [
+            ['id', 'INTEGER'],
+            ['name', 'TEXT'],
+          ],
+          ['id'],
+        ),
+        table(
+          'orders',
+          [
+            ['id', 'INTEGER'],
+            ['user', 'INTEGER'],
+            ['total', 'REAL'],
+            ['status', 'TEXT'],
+            ['created_at', 'TEXT'],
+          ],
+          ['id'],
+        ),
+        table(
+          'reviews',
+          [
+            ['id', 'INTEGER'],
+            ['product', 'INTEGER'],
+            ['author', 'INTEGER'],
+            ['created_by', 'INTEGER'],
+            ['rating', 'REAL'],
+            ['points', 'INTEGER'],
+          ],
+          ['id'],
+        ),
+      ],
+      true,
+    )
+    const orders = shop.get('orders')
+    const reviews = shop.get('reviews')
+    const sums = (cube: Cube | undefined) =>
+      (cube?.measures ?? []).filter((entry) => entry.type === 'sum').map((entry) => entry.sql)
+    expect(sums(orders)).toEqual(['total'])
+    expect(sums(reviews)).toEqual(['points'])
+    for (const name of ['user']) expect(dimension(orders, name)).toMatchObject({ title: 'User' })
+    for (const name of ['product', 'author', 'created_by']) expect(dimension(reviews, name)).toBeDefined()
+    expect(orders?.joins).toEqual([
+      { name: 'users', relationship: 'many_to_one', sql: '{CUBE}.user = {users}.id', inferred: true },
+    ])
+    expect(reviews?.joins?.map((join) => join.name)).toEqual(['products'])
+    // Without a users table, a user is still someone, not a number to add up.
+    const alone = cubes([
+      table(
+        'orders',
+        [
+          ['id', 'INTEGER'],
+          ['user', 'INTEGER'],
+          ['customer', 'INTEGER'],
+          ['total', 'REAL'],
+        ],
+        ['id'],
+      ),
+    ])
+    expect(sums(alone.get('orders'))).toEqual(['total'])
   })
 
   it('averages and maxes durations and sizes instead of summing them', () => {
