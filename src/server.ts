@@ -33,6 +33,12 @@ export async function serve(environment: Record<string, string | undefined> = pr
     process.stdout.write(demoKeyNotice(demoApiKey, port, logFormat))
   }
   const deps = createDeps(config, storage, { logger, dataSources })
+  // Nodes already running keep keys, accounts, deployments and agents in memory: the bootstrap this start applied
+  // may have revoked or changed them. Redis not answering yet is no reason not to start: the bus sends it later.
+  if (deps.bus.shared && config.bootstrapFile)
+    deps.bus
+      .publish({ type: 'bootstrap-applied' })
+      .catch((error: unknown) => logger.warn('the other nodes could not be told of the bootstrap yet', { error }))
   // Write-ahead log checkpoints run on a worker thread, never inside a request (registered first: stops last).
   const checkpointer = startWalCheckpointer(storage, logger)
   deps.lifecycle.onShutdown(() => checkpointer.stop())
