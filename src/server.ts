@@ -10,6 +10,7 @@ import { demoDataPath } from '../plugins/semantic/demo/demo-data-file'
 import { frontPageUrl } from './front-page-url'
 import { demoKeyNotice } from './demo-key-notice'
 import { superviseWorkers, workerNumber, type WorkerListening } from './workers'
+import { shareWorkerMetrics } from './worker-metrics'
 
 /**
  * The server (`service serve`): configuration, storage, bootstrap, the app on its port, and a graceful SIGTERM.
@@ -44,6 +45,8 @@ export async function serve(environment: Record<string, string | undefined> = pr
   deps.lifecycle.onShutdown(() => checkpointer.stop())
   // Before listening: every model must load, and the demo data must exist before the first question.
   await withNamedFile('DEMO_DATA_PATH', demoDataPath(config), () => prepareSemanticLayer(deps))
+  // Workers share the port: whichever is scraped answers `/metrics` for all of them.
+  if (worker !== undefined && process.send) shareWorkerMetrics(deps.metrics, (message) => process.send?.(message))
   const app = createApp(deps)
 
   try {
