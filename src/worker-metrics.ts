@@ -79,9 +79,9 @@ export function createMetricsRelay(workers: () => Iterable<Subprocess>) {
   let lastId = 0
   const collections = new Map<number, { received: MetricsJson[]; expected: number; finish(): void }>()
   return {
-    /** Handles `message` if it is one of these; false for any other message. */
-    receive(from: Subprocess, message: unknown): boolean {
-      if (!isMetricsMessage(message)) return false
+    /** Handles a worker's message (`from`); anything else a worker sends is left alone. */
+    receive(from: Subprocess, message: unknown): void {
+      if (!isMetricsMessage(message)) return
       if (message.type === 'metrics-report') {
         const collection = collections.get(message.id)
         if (collection) {
@@ -110,7 +110,6 @@ export function createMetricsRelay(workers: () => Iterable<Subprocess>) {
             // A worker exiting right now: the others still answer.
           }
       }
-      return true
     },
   }
 }

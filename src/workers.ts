@@ -3,7 +3,7 @@ import type { Config } from '../lib/config'
 import type { Logger } from '../lib/logger'
 import { frontPageUrl } from './front-page-url'
 import { StartupError } from './startup-error'
-import { createMetricsRelay } from './worker-metrics'
+import { createMetricsRelay, type WorkerMetricsMessage } from './worker-metrics'
 
 /** Set in a worker's environment (its number, from 1): the process serves instead of supervising. */
 export const WORKER_VARIABLE = 'SERVICE_WORKER'
@@ -83,11 +83,11 @@ export async function superviseWorkers(
         env: { ...env, PORT: String(port), [WORKER_VARIABLE]: String(number) },
         stdio: ['ignore', 'inherit', 'inherit'],
         serialization: 'json',
-        ipc(message: unknown) {
-          if (metricsRelay.receive(child, message)) return
-          if ((message as WorkerListening | null)?.type !== 'listening' || listening) return
+        ipc(message: WorkerListening | WorkerMetricsMessage) {
+          if (message?.type !== 'listening') return metricsRelay.receive(child, message)
+          if (listening) return
           listening = true
-          port = (message as WorkerListening).port
+          port = message.port
           const worker = { number, process: child, startedAt: Date.now() }
           workers.set(number, worker)
           resolve(worker)
