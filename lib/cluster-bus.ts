@@ -10,6 +10,9 @@
  *   in memory read them again.
  * - `user-changed`: a stored user's row, groups or attribute values changed; nodes that keep users' access in memory
  *   read that user again (`plugins/auth/user-changes.ts`).
+ * - `bootstrap-applied`: a node applied the bootstrap file as it started, which may have revoked, demoted or
+ *   rescoped API keys, or changed accounts, deployments (their service-token settings) and agents; nodes that keep
+ *   them in memory read them again.
  * - `abort`: stop the run `runId` (published by the node that was asked to, heard by the node that runs it).
  * - `ship`: a reader on another node wants the run `runId`: its node starts sending the run's lines to Redis. Published
  *   by the registry's lookup scripts inside Redis, once per run a reader first asks for.
@@ -21,6 +24,7 @@ export type ClusterEvent =
   | { type: 'embed-sessions-recheck' }
   | { type: 'policies-changed'; deploymentId: number }
   | { type: 'user-changed'; accountId: number; userId: number }
+  | { type: 'bootstrap-applied' }
   | { type: 'abort'; runId: string; reason: string }
   | { type: 'ship'; runId: string }
 

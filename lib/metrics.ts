@@ -17,6 +17,10 @@ const LLM_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120]
 
 let processRegistry: Registry | undefined
 
+/** One process's series as prom-client's `getMetricsAsJSON` gives them (plain data, sent between processes). */
+export type MetricsJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>
+type Aggregator = 'sum' | 'first' | 'min' | 'max' | 'average' | 'omit'
+
 /**
  * The process metrics of the Prometheus client conventions (`process_cpu_seconds_total`,
  * `process_resident_memory_bytes`, event-loop lag, heap): one registry per process, because they describe the
@@ -78,10 +82,11 @@ export class Metrics {
 
   constructor(options: MetricsOptions = {}) {
     this.prefix = options.prefix ?? 'acs'
-    this.gauge('build_info', 'Always 1; the labels say which build runs', { labelNames: ['version', 'runtime'] }).set(
-      { version, runtime: `bun ${typeof Bun === 'undefined' ? 'unknown' : Bun.version}` },
-      1,
-    )
+    this.gauge('build_info', 'Always 1; the labels say which build runs', {
+      labelNames: ['version', 'runtime'],
+      // One build however many processes report it: gathered from workers, it stays 1.
+      aggregator: 'first',
+    }).set({ version, runtime: `bun ${typeof Bun === 'undefined' ? 'unknown' : Bun.version}` }, 1)
     this.semanticQueries = this.counter('semantic_queries_total', 'Semantic SQL queries by cache use and outcome', [
       'cache',
       'outcome',
@@ -121,7 +126,7 @@ export class Metrics {
   gauge<L extends string = string>(
     name: string,
     help: string,
-    options: { labelNames?: readonly L[]; collect?: () => number } = {},
+    options: { labelNames?: readonly L[]; collect?: () => number; aggregator?: Aggregator } = {},
   ): Gauge<L> {
     const existing = this.existing<Gauge<L>>(name)
     if (existing) return existing
@@ -131,6 +136,7 @@ export class Metrics {
       help,
       labelNames: options.labelNames ?? [],
       registers: [this.registry],
+      ...(options.aggregator && { aggregator: options.aggregator }),
       ...(read && {
         collect(this: Gauge<L>) {
           this.set(read())
@@ -157,10 +163,34 @@ export class Metrics {
     )
   }
 
-  /** The Prometheus text of the process metrics and this app's. */
+  /**
+   * The Prometheus text of the process metrics and this app's; with `gatherFrom`, of every process that reports
+   * them, added up as prom-client's cluster aggregation does (counters and histograms summed, the build once), or of
+   * this process alone when they do not answer.
+   */
   async render(): Promise<string> {
+    const everyProcess = await this.peers?.().catch(() => undefined)
+    if (everyProcess?.length) {
+      const AggregatorRegistry = require('prom-client/lib/cluster') as typeof import('prom-client').AggregatorRegistry
+      return AggregatorRegistry.aggregate(everyProcess).metrics()
+    }
     return `${await processMetrics().metrics()}\n${await this.registry.metrics()}`
   }
+
+  /** The process metrics and this app's as prom-client's JSON, for another process to add up with its own. */
+  async json(): Promise<MetricsJson> {
+    return [...(await processMetrics().getMetricsAsJSON()), ...(await this.registry.getMetricsAsJSON())]
+  }
+
+  /**
+   * Makes `render` answer for a group of processes that share one port (the workers of one machine), whichever of
+   * them is scraped: `gather` resolves with the `json()` of each (this one's included), or undefined.
+   */
+  gatherFrom(gather: () => Promise<MetricsJson[] | undefined>): void {
+    this.peers = gather
+  }
+
+  private peers?: () => Promise<MetricsJson[] | undefined>
 
   readonly contentType = this.registry.contentType
 

@@ -116,8 +116,10 @@ export function createDeps(config: Config, storage: Storage, overrides: DepsOver
     metrics,
     clock,
     instanceId: overrides.instanceId ?? randomToken(8),
-    directory: overrides.directory ?? createDirectory(storage),
-    authenticateApiKey: overrides.authenticateApiKey ?? limits.forApiKeys(createApiKeyAuthenticator(storage)),
+    // Several nodes read them again when another node's start applies the bootstrap (`bootstrap-applied`).
+    directory: overrides.directory ?? createDirectory(storage, { bus, clock }),
+    authenticateApiKey:
+      overrides.authenticateApiKey ?? limits.forApiKeys(createApiKeyAuthenticator(storage, { bus, clock })),
     embedTokens: overrides.embedTokens ?? limits.forEmbedTokens(createEmbedTokens(storage, clock)),
     // Several nodes keep the users that chat requests name in memory, off every turn's path to the shared database.
     users:

@@ -10,6 +10,7 @@ import { demoDataPath } from '../plugins/semantic/demo/demo-data-file'
 import { frontPageUrl } from './front-page-url'
 import { demoKeyNotice } from './demo-key-notice'
 import { superviseWorkers, workerNumber, type WorkerListening } from './workers'
+import { shareWorkerMetrics } from './worker-metrics'
 
 /**
  * The server (`service serve`): configuration, storage, bootstrap, the app on its port, and a graceful SIGTERM.
@@ -33,11 +34,19 @@ export async function serve(environment: Record<string, string | undefined> = pr
     process.stdout.write(demoKeyNotice(demoApiKey, port, logFormat))
   }
   const deps = createDeps(config, storage, { logger, dataSources })
+  // Nodes already running keep keys, accounts, deployments and agents in memory: the bootstrap this start applied
+  // may have revoked or changed them. Redis not answering yet is no reason not to start: the bus sends it later.
+  if (deps.bus.shared && config.bootstrapFile)
+    deps.bus
+      .publish({ type: 'bootstrap-applied' })
+      .catch((error: unknown) => logger.warn('the other nodes could not be told of the bootstrap yet', { error }))
   // Write-ahead log checkpoints run on a worker thread, never inside a request (registered first: stops last).
   const checkpointer = startWalCheckpointer(storage, logger)
   deps.lifecycle.onShutdown(() => checkpointer.stop())
   // Before listening: every model must load, and the demo data must exist before the first question.
   await withNamedFile('DEMO_DATA_PATH', demoDataPath(config), () => prepareSemanticLayer(deps))
+  // Workers share the port: whichever is scraped answers `/metrics` for all of them.
+  if (worker !== undefined && process.send) shareWorkerMetrics(deps.metrics, (message) => process.send?.(message))
   const app = createApp(deps)
 
   try {

@@ -3,6 +3,7 @@ import type { Config } from '../lib/config'
 import type { Logger } from '../lib/logger'
 import { frontPageUrl } from './front-page-url'
 import { StartupError } from './startup-error'
+import { createMetricsRelay, type WorkerMetricsMessage } from './worker-metrics'
 
 /** Set in a worker's environment (its number, from 1): the process serves instead of supervising. */
 export const WORKER_VARIABLE = 'SERVICE_WORKER'
@@ -70,6 +71,8 @@ export async function superviseWorkers(
   const children = new Set<Subprocess>()
   let port = config.port
   let stopping = false
+  // A scrape of the shared port reaches one worker; it asks here for the series of all of them.
+  const metricsRelay = createMetricsRelay(() => [...workers.values()].map((worker) => worker.process))
 
   const start = (number: number): Promise<Worker> =>
     new Promise((resolve, reject) => {
@@ -80,8 +83,9 @@ export async function superviseWorkers(
         env: { ...env, PORT: String(port), [WORKER_VARIABLE]: String(number) },
         stdio: ['ignore', 'inherit', 'inherit'],
         serialization: 'json',
-        ipc(message: WorkerListening) {
-          if (message?.type !== 'listening' || listening) return
+        ipc(message: WorkerListening | WorkerMetricsMessage) {
+          if (message?.type !== 'listening') return metricsRelay.receive(child, message)
+          if (listening) return
           listening = true
           port = message.port
           const worker = { number, process: child, startedAt: Date.now() }

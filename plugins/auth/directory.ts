@@ -1,5 +1,6 @@
 import { eq, isNotNull, sql } from 'drizzle-orm'
 import type { Storage } from '../../db/client'
+import type { ClusterBus } from '../../lib/cluster-bus'
 import type { accounts, agents, deployments } from '../../db/schema'
 
 /** A deployment as every area sees it: its row, its account's name and its branches. */
@@ -24,12 +25,25 @@ export type AccountInfo = Pick<
 >
 
 /**
+ * How long a node that shares its storage with others answers from the accounts, deployments and agents it keeps in
+ * memory: another node's start may apply a bootstrap file that changes them (a plan, a deployment's service-token
+ * secret or switch). The change is announced over the cluster bus (`bootstrap-applied`); this bounds it should the
+ * announcement be lost.
+ */
+export const DIRECTORY_MAX_AGE_MS = 5_000
+
+/**
  * Read-only lookups of accounts, deployments and agents with prepared statements, shared by every area that
  * needs to know where a request is going. Every chat request asks for its agent, deployment and account, so found
- * rows are kept in memory: these tables change only when the bootstrap is applied, at start, before the directory
- * is created. Whatever changes them while the server runs must call `forget()`.
+ * rows are kept in memory: these tables change only when the bootstrap is applied, at a start. One process applied
+ * it before the directory existed, so it keeps them for good; several nodes (a `shared` cluster bus) read them again
+ * when another node's start announces it applied the bootstrap, and at least every `DIRECTORY_MAX_AGE_MS`.
+ * Whatever else changes them while the server runs must call `forget()`.
  */
-export function createDirectory(storage: Storage) {
+export function createDirectory(
+  storage: Storage,
+  cluster?: { bus: Pick<ClusterBus, 'shared' | 'subscribe'>; clock: () => number },
+) {
   const { db } = storage
   const { accounts, agents, deploymentBranches, deployments } = storage.tables
   const deploymentById = db
@@ -87,22 +101,41 @@ export function createDirectory(storage: Storage) {
     .where(isNotNull(deployments.tokenAuthSecret))
     .prepare()
   let tokenSecrets: Promise<Array<{ id: number; accountId: number; secret: string }>> | undefined
+  let tokenSecretsReadAt = 0
 
+  type Remembered<V> = { value: V; readAt: number }
   /** Only rows that exist are kept: a lookup of an unknown id or name always asks the database. */
   const cache = {
-    deployments: new Map<number, DeploymentInfo>(),
-    agents: new Map<number, AgentInfo>(),
-    accountsByName: new Map<string, AccountInfo>(),
-    accounts: new Map<number, AccountInfo>(),
+    deployments: new Map<number, Remembered<DeploymentInfo>>(),
+    agents: new Map<number, Remembered<AgentInfo>>(),
+    accountsByName: new Map<string, Remembered<AccountInfo>>(),
+    accounts: new Map<number, Remembered<AccountInfo>>(),
   }
+  const shared = cluster?.bus.shared === true
+  const now = cluster?.clock ?? (() => 0)
+  const fresh = (readAt: number) => !shared || now() - readAt < DIRECTORY_MAX_AGE_MS
+  // Raised by `forget`: a read under way then may hold a row as it was, and is not kept.
+  let generation = 0
   // A remembered row is answered without a query; every request of a running server finds its rows here.
-  const remembered = async <K, V>(map: Map<K, V>, key: K, load: () => Promise<V | undefined>) => {
+  const remembered = async <K, V>(map: Map<K, Remembered<V>>, key: K, load: () => Promise<V | undefined>) => {
     const known = map.get(key)
-    if (known !== undefined) return known
+    if (known !== undefined && fresh(known.readAt)) return known.value
+    const readAt = now()
+    const readIn = generation
     const value = await load()
-    if (value !== undefined) map.set(key, value)
+    if (value !== undefined && readIn === generation) map.set(key, { value, readAt })
     return value
   }
+  const forget = () => {
+    generation++
+    for (const map of Object.values(cache)) map.clear()
+    tokenSecrets = undefined
+  }
+  if (cluster && shared)
+    cluster.bus.subscribe((event) => {
+      // Back on the bus after losing it: announcements made meanwhile never came.
+      if (event.type === 'bootstrap-applied' || event.type === 'embed-sessions-recheck') forget()
+    })
 
   function deployment(id: number): Promise<DeploymentInfo | undefined> {
     return remembered(cache.deployments, id, async () => {
@@ -136,6 +169,8 @@ export function createDirectory(storage: Storage) {
      * deployment (403) from one that is not genuine (401). Read once, then kept until `forget`.
      */
     tokenSecrets(): Promise<Array<{ id: number; accountId: number; secret: string }>> {
+      if (tokenSecrets && !fresh(tokenSecretsReadAt)) tokenSecrets = undefined
+      if (!tokenSecrets) tokenSecretsReadAt = now()
       tokenSecrets ??= tokenSecretRows
         .execute()
         .then((rows) =>
@@ -145,10 +180,7 @@ export function createDirectory(storage: Storage) {
       return tokenSecrets
     },
     /** Drops what is kept in memory (after the tables changed). */
-    forget(): void {
-      for (const map of Object.values(cache)) map.clear()
-      tokenSecrets = undefined
-    },
+    forget,
   }
 }
 

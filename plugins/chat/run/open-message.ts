@@ -135,6 +135,8 @@ interface Save {
 }
 
 const RETRY_MS = 1000
+/** While the database stays unreachable, one warning this often says saves still fail (the first says it at once). */
+const OUTAGE_LOG_EVERY_MS = 30_000
 
 /**
  * The save state of every open assistant message, and the rule that a line goes to clients only once what it shows
@@ -153,6 +155,13 @@ export class OpenMessages {
   private readonly failing = new Set<Run>()
   private queued = false
   private retry: ReturnType<typeof setTimeout> | undefined
+  /**
+   * The database did not answer the last save: changes wait for the retry timer instead of each trying again at
+   * once (a streaming run changes its message with every token, which made an attempt and a warning each).
+   */
+  private waitForRetry = false
+  /** Since when the database has not answered, how many saves failed meanwhile, and when that was last logged. */
+  private unreachable: { since: number; failures: number; loggedAt: number } | undefined
 
   constructor(
     private readonly storage: MessageStorage,
@@ -174,7 +183,7 @@ export class OpenMessages {
   }
 
   private schedule(): void {
-    if (this.queued || this.changed.size === 0) return
+    if (this.queued || this.waitForRetry || this.changed.size === 0) return
     this.queued = true
     const save: Save = { written: false, messages: [], before: [], runs: [], lengths: [] }
     this.storage
@@ -247,6 +256,11 @@ export class OpenMessages {
   }
 
   private saved(save: Save, refused: ReadonlySet<string>): void {
+    if (this.unreachable) {
+      const { since, failures } = this.unreachable
+      this.unreachable = undefined
+      this.logger.info('chat messages are saved again', { failedSaves: failures, ms: this.clock() - since })
+    }
     for (let index = 0; index < save.runs.length; index++) {
       const run = save.runs[index]
       this.failing.delete(run)
@@ -267,8 +281,19 @@ export class OpenMessages {
   /** Nothing of the save is stored: its messages stay changed, its lines unsent, and it is tried again. */
   private failed(save: Save, error: unknown): void {
     const down = asStorageUnavailable(error)
-    if (down) this.logger.warn('chat messages could not be saved; retrying', { reason: down.reason })
-    else this.logger.error('chat messages could not be saved; retrying', { error })
+    if (!down) this.logger.error('chat messages could not be saved; retrying', { error })
+    else {
+      const now = this.clock()
+      const outage = (this.unreachable ??= { since: now, failures: 0, loggedAt: Number.NEGATIVE_INFINITY })
+      outage.failures++
+      if (now - outage.loggedAt >= OUTAGE_LOG_EVERY_MS) {
+        outage.loggedAt = now
+        this.logger.warn('chat messages could not be saved; retrying', {
+          reason: down.reason,
+          failedSaves: outage.failures,
+        })
+      }
+    }
     if (!save.written) this.queued = false
     save.messages.forEach((message, index) => {
       const before = save.before[index]
@@ -284,7 +309,12 @@ export class OpenMessages {
       this.tell(run, false)
     }
     clearTimeout(this.retry)
-    this.retry = setTimeout(() => this.schedule(), RETRY_MS)
+    // Unreachable: every change waits for this retry. Another failure: the next change tries again at once.
+    this.waitForRetry = down !== undefined
+    this.retry = setTimeout(() => {
+      this.waitForRetry = false
+      this.schedule()
+    }, RETRY_MS)
     this.retry.unref?.()
   }
 }

@@ -121,6 +121,29 @@ describe.skipIf(!redisAvailable)('WORKERS', () => {
     expect([...workersServing(server, '/healthz')].sort()).toEqual([1, 2])
   }, 60_000)
 
+  it('answers /metrics for every worker, whichever one a scrape reaches', async () => {
+    const { server } = await startWorkers('metrics')
+    // A new connection each time: requests and scrapes reach both workers, and each scrape counts the requests of both.
+    const scrape = async () => {
+      const response = await fetch(`${server.url}/metrics`, { headers: { connection: 'close' } })
+      return response.text()
+    }
+    const healthzCount = (text: string) =>
+      Number(/^acs_http_requests_total\{[^}]*route="\/healthz",status="200"\} (\d+)$/m.exec(text)?.[1] ?? 0)
+    const before = healthzCount(await scrape())
+    for (let index = 0; index < 40; index++) {
+      const response = await fetch(`${server.url}/healthz`, { headers: { connection: 'close' } })
+      expect(response.status).toBe(200)
+    }
+    await waitFor(() => workersServing(server, '/healthz').size === 2, 'requests reaching both workers')
+    for (let index = 0; index < 8; index++) {
+      const text = await scrape()
+      expect(healthzCount(text)).toBe(before + 40)
+      expect(text).toMatch(/^acs_build_info\{[^}]*\} 1$/m)
+      expect(text).toMatch(/^process_cpu_seconds_total \d/m)
+    }
+  }, 60_000)
+
   it('shares runs between the workers: any connection rejoins a run, and its thread is busy on every worker', async () => {
     const { server } = await startWorkers('shared')
     const chat = (body: object, requestId: string) =>

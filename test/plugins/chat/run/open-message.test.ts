@@ -10,14 +10,17 @@ function manualStorage() {
   let queue: Array<{ work: () => unknown; resolve(value: unknown): void; reject(error: unknown): void }> = []
   let failNext = false
   let unreachable = false
+  let attempts = 0
   /** The lease epoch of each thread, as storage holds it (1 unless a test moves it on). */
   const epochs = new Map<string, number>()
   const storage: MessageStorage = {
     saveMessages: (take) =>
       new Promise<ReadonlySet<string>>((resolve, reject) => {
         const work = () => {
-          // A database that cannot be reached fails the commit before its writes are taken.
-          if (unreachable) throw new Error('connection refused')
+          attempts++
+          // A database that cannot be reached fails the commit before its writes are taken, as Bun's driver does.
+          if (unreachable)
+            throw Object.assign(new Error('connection refused'), { code: 'ERR_POSTGRES_CONNECTION_REFUSED' })
           const saves = take()
           if (failNext) throw new Error('disk full')
           const refused = new Set<string>()
@@ -41,6 +44,8 @@ function manualStorage() {
     /** Another node takes the thread over: its lease epoch moves on. */
     takeOver: (threadId: string) => void epochs.set(threadId, (epochs.get(threadId) ?? 1) + 1),
     setUnreachable: (value: boolean) => void (unreachable = value),
+    /** Commits tried so far. */
+    attempts: () => attempts,
     async commit() {
       const items = queue
       queue = []
@@ -83,6 +88,33 @@ describe('OpenMessages', () => {
     await commit()
     expect(run.published).toBe(1)
     expect(rows.get('a')?.content).toBe('Alpha ')
+    messages.close()
+  })
+
+  it('waits for its retry while the database cannot be reached, and warns once for the outage', async () => {
+    const { storage, rows, commit, setUnreachable, attempts } = manualStorage()
+    const logged: Array<{ level: string; msg: string }> = []
+    const logger = createLogger('info', {}, (text) => void logged.push(JSON.parse(text)))
+    const messages = new OpenMessages(storage, () => 0, logger)
+    const run = newRun()
+    const message = newMessage(run)
+    setUnreachable(true)
+    // A run streaming 50 tokens while the database is down.
+    for (let index = 0; index < 50; index++) {
+      message.appendText(`${index} `)
+      messages.append(run, message, line(`${index} `))
+      await commit()
+    }
+    expect(attempts()).toBe(1)
+    expect(logged.filter((entry) => entry.level === 'warn')).toHaveLength(1)
+    expect(run.published).toBe(0)
+    setUnreachable(false)
+    await Bun.sleep(1100)
+    await commit()
+    expect(attempts()).toBe(2)
+    expect(run.published).toBe(50)
+    expect(rows.get('a')?.content.split(' ')).toHaveLength(51)
+    expect(logged.at(-1)).toMatchObject({ level: 'info', msg: 'chat messages are saved again', failedSaves: 1 })
     messages.close()
   })
 
