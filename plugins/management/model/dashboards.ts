@@ -369,7 +369,9 @@ export const UpdateAppConfigInput = t.Object(
       t.Object(
         {
           mode: t.Optional(AppTheme.properties.mode),
-          primaryColor: t.Optional(Nullable(t.String({ pattern: '^#[0-9A-Fa-f]{6}$' }))),
+          primaryColor: t.Optional(
+            Nullable(t.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'A # and six hex digits, e.g. `#1A73E8`' })),
+          ),
         },
         { additionalProperties: false },
       ),
