@@ -99,7 +99,21 @@ async function checkRecipients(
   const { db } = context
   const { embedTenants, users } = context.storage.tables
   const checked: NotificationRecipient[] = []
-  for (const [index, recipient] of recipients.entries()) checked.push(await checkRecipient(recipient, index))
+  // A recipient named twice would get every delivery twice: 400, as other duplicates are.
+  const seen = new Map<string, number>()
+  for (const [index, recipient] of recipients.entries()) {
+    const normalized = await checkRecipient(recipient, index)
+    for (const key of recipientKeys(normalized)) {
+      const earlier = seen.get(key)
+      if (earlier !== undefined)
+        throw new BadRequestError(
+          `recipients[${index}]: the same recipient as recipients[${earlier}]`,
+          'DUPLICATE_RECIPIENT',
+        )
+      seen.set(key, index)
+    }
+    checked.push(normalized)
+  }
   return checked
 
   async function checkRecipient(recipient: NotificationRecipient, index: number): Promise<NotificationRecipient> {
@@ -150,6 +164,16 @@ async function checkRecipients(
     }
     return recipient
   }
+}
+
+/** What names a recipient: a console user's id and email (each alone names them), an embed user's tenant and id. */
+function recipientKeys(recipient: NotificationRecipient): string[] {
+  if (recipient.kind === 'embedUser')
+    return [JSON.stringify(['embedUser', recipient.embedTenantName, recipient.externalId])]
+  const keys: string[] = []
+  if (recipient.userId !== undefined) keys.push(JSON.stringify(['userId', recipient.userId]))
+  if (recipient.email !== undefined) keys.push(JSON.stringify(['email', recipient.email]))
+  return keys
 }
 
 /** Whether a stored recipient has every one of `fields`, with the same value and type. */

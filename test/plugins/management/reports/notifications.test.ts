@@ -144,6 +144,65 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
     }
   })
 
+  it('returns 400 DUPLICATE_RECIPIENT for a recipient named twice (email in any case), and stores nothing', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const base = { name: 'N', schedule, dashboardId: dashboard.id }
+    const bob = await userId('bob')
+    const twice: [unknown[], string][] = [
+      [
+        [
+          { kind: 'user', email: 'a@b.co' },
+          { kind: 'user', email: 'A@B.co', username: 'a' },
+        ],
+        'recipients[1]',
+      ],
+      [
+        [
+          { kind: 'user', userId: bob },
+          { kind: 'user', email: 'c@d.co' },
+          { kind: 'user', userId: bob },
+        ],
+        'recipients[2]',
+      ],
+      [
+        [
+          { kind: 'embedUser', embedTenantName: 'tenant-one', externalId: 'u-1' },
+          { kind: 'embedUser', embedTenantName: 'tenant-one', externalId: 'u-1' },
+        ],
+        'recipients[1]',
+      ],
+    ]
+    for (const [recipients, at] of twice) {
+      const response = await app.call('POST', `${D1}/notifications`, { ...base, recipients })
+      expect(response).toMatchObject({ status: 400, body: { code: 'DUPLICATE_RECIPIENT' } })
+      expect(response.body.error).toStartWith(`${at}: the same recipient as`)
+    }
+    const created = await app.call('POST', `${D1}/notifications`, {
+      ...base,
+      recipients: [{ kind: 'user', email: 'a@b.co' }],
+    })
+    const patched = await app.call('PATCH', `${D1}/notifications/${created.body.id}`, {
+      recipients: [
+        { kind: 'user', email: 'a@b.co' },
+        { kind: 'user', email: 'a@b.co' },
+      ],
+    })
+    expect(patched).toMatchObject({ status: 400, body: { code: 'DUPLICATE_RECIPIENT' } })
+    expect((await app.call('GET', `${D1}/notifications`)).body.items).toHaveLength(1)
+    // Different people stay different: two emails, two external ids of one tenant.
+    const distinct = await app.call('POST', `${D1}/notifications`, {
+      ...base,
+      recipients: [
+        { kind: 'user', email: 'a@b.co' },
+        { kind: 'user', email: 'b@b.co' },
+        { kind: 'embedUser', embedTenantName: 'tenant-one', externalId: 'u-1' },
+        { kind: 'embedUser', embedTenantName: 'tenant-one', externalId: 'u-2' },
+      ],
+    })
+    expect(distinct.status).toBe(201)
+  })
+
   it('needs NotificationsManage: a viewer key gets 403', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
