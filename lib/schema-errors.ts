@@ -37,6 +37,17 @@ function numberFromText(schema: TSchema): NumberSchema | undefined {
   return text && number ? (number as NumberSchema) : undefined
 }
 
+/** Whether `schema` is the text-or-boolean union a query flag is validated with (`?shared=true` arrives as text). */
+function isBooleanFromText(schema: TSchema): boolean {
+  const anyOf = (schema as { anyOf?: Array<Record<string, unknown>> }).anyOf
+  return (
+    Array.isArray(anyOf) &&
+    anyOf.length === 2 &&
+    anyOf.some((member) => member.type === 'string' && member.format === 'boolean') &&
+    anyOf.some((member) => member.type === 'boolean')
+  )
+}
+
 /** Whether `schema` is a plain integer or number schema. */
 export function isNumberSchema(schema: unknown): schema is NumberSchema {
   const type = (schema as { type?: unknown } | undefined)?.type
@@ -156,6 +167,7 @@ export function describeValueError(error: ValueError, root = ''): string {
   // Not "expected union value": the field takes a number, so say which.
   const number = numberFromText(error.schema)
   if (number) return `${path}: ${numberExpectation(number)}`
+  if (isBooleanFromText(error.schema)) return `${path}: expected true or false`
   if (error.type === ValueErrorType.Union) {
     const member = errorOfMemberOfKind(error)
     if (member) return describeValueError(member, root)
