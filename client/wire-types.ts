@@ -97,6 +97,7 @@ export type ConnectReportToWorkbookInput = {
 }
 
 export type CreateFolderInput = {
+  /** Text that is not blank (not only white space) */
   name: Name
   parentId?: Id | null
 }
@@ -104,6 +105,7 @@ export type CreateFolderInput = {
 export type CreateNotificationInput = {
   dashboardId?: number
   dashboardPublicId?: string
+  /** Text that is not blank (not only white space) */
   name: Name
   schedule: NotificationSchedule
   enabled?: boolean
@@ -113,6 +115,7 @@ export type CreateNotificationInput = {
 }
 
 export type CreateReportInput = {
+  /** Text that is not blank (not only white space) */
   name: Name
   /** Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders` */
   query: SemanticSql
@@ -121,11 +124,13 @@ export type CreateReportInput = {
 }
 
 export type CreateReportSnapshotInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
   fillMissingRows?: FillMissingRows | null
 }
 
 export type CreateWorkbookInput = {
+  /** Text that is not blank (not only white space) */
   name: Name
   slug?: string | null
   /** Take the slug from the workbook that has it instead of failing with 409 */
@@ -171,6 +176,7 @@ export type Dashboard = {
 
 export type DashboardConfigInput = {
   workbookId: Id
+  /** Text that is not blank (not only white space) */
   name: Name
   widgets?: Array<DashboardWidgetInput>
   filters?: Array<DashboardFilter>
@@ -237,6 +243,7 @@ export type DashboardWidget = {
 export type DashboardWidgetInput = {
   id?: string
   kind?: "number" | "bar" | "line" | "table"
+  /** Text that is not blank (not only white space) */
   title?: string
   /** Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders` */
   query?: string
@@ -287,6 +294,7 @@ export type DeploymentParams = {
 export type DuplicateWorkbookInput = {
   /** Clone from the shared workspace: the source must be a shared workbook */
   shared?: boolean
+  /** Text that is not blank (not only white space) */
   name?: string
 }
 
@@ -504,6 +512,7 @@ export type MetaResult = {
   cubes: Array<MetaCube>
 }
 
+/** Text that is not blank (not only white space) */
 export type Name = string
 
 export type Notification = {
@@ -779,6 +788,7 @@ export type UpdateAppConfigInput = {
 }
 
 export type UpdateDashboardInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
   widgets?: Array<DashboardWidgetInput>
   filters?: Array<DashboardFilter>
@@ -790,6 +800,7 @@ export type UpdateDashboardInput = {
 }
 
 export type UpdateFolderInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
   parentId?: Id | null
 }
@@ -801,6 +812,7 @@ export type UpdateKeyPolicyInput = {
 }
 
 export type UpdateNotificationInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
   schedule?: {
     frequency: "hourly" | "daily" | "weekly" | "monthly"
@@ -821,6 +833,7 @@ export type UpdatePublishedAiWidgetThreadInput = {
 }
 
 export type UpdateReportInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
   /** Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders` */
   query?: string
@@ -829,11 +842,13 @@ export type UpdateReportInput = {
 }
 
 export type UpdateReportSnapshotInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
   fillMissingRows?: FillMissingRows | null
 }
 
 export type UpdateWorkbookInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
   slug?: string | null
   /** Take the slug from the workbook that has it instead of failing with 409 */

@@ -4,7 +4,13 @@ import { t } from 'elysia'
 /** Building blocks shared by the management schemas. */
 export const Id = t.Integer({ minimum: 1 })
 export const Timestamp = t.String({ description: 'ISO 8601 date and time' })
-export const Name = t.String({ minLength: 1, maxLength: 200 })
+/** A name shows in lists and pickers: one of only spaces would be an empty entry no one can tell apart. */
+export const Name = t.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description: 'Text that is not blank (not only white space)',
+})
 export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
 /** Semantic SQL over the deployment's cubes, as `POST .../sql` takes it. */
 export const SemanticSql = t.String({

@@ -59,6 +59,28 @@ describe('POST /api/v1/deployments/:deploymentId/reports', () => {
     })
     expect((await app.call('GET', `${D1}/reports`)).body.count).toBe(0)
   })
+
+  it('returns 400 for a name of only white space in every collection, and keeps names with spaces around text', async () => {
+    app = managementApp()
+    const blank = { error: 'name: expected text of this form: text that is not blank (not only white space)' }
+    for (const name of [' ', '\t\n ', '\u00a0']) {
+      for (const [path, body] of [
+        ['reports', { name, query }],
+        ['folders', { name }],
+        ['workbooks', { name }],
+      ] as const) {
+        const refused = await app.call('POST', `${D1}/${path}`, body)
+        expect(refused).toMatchObject({ status: 400, body: { ...blank, code: 'VALIDATION_FAILED' } })
+      }
+    }
+    const report = await app.call('POST', `${D1}/reports`, { name: ' Revenue ', query })
+    expect(report).toMatchObject({ status: 201, body: { name: ' Revenue ' } })
+    expect(await app.call('PATCH', `${D1}/reports/${report.body.id}`, { name: '  ' })).toMatchObject({
+      status: 400,
+      body: blank,
+    })
+    expect((await app.call('GET', `${D1}/reports/${report.body.id}`)).body.name).toBe(' Revenue ')
+  })
 })
 
 describe('GET/PATCH/DELETE /api/v1/deployments/:deploymentId/reports/:reportId', () => {
