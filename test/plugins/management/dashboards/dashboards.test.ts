@@ -276,6 +276,15 @@ describe('filters and time grains checked when a dashboard is saved', () => {
         { timeGrains: [{ member: 'orders.status', granularity: 'month' }] },
         'timeGrains[0].member: DATE_TRUNC takes a time dimension',
       ],
+      [
+        {
+          timeGrains: [
+            { member: 'orders.created_at', granularity: 'week' },
+            { member: 'Orders.Created_At', granularity: 'month' },
+          ],
+        },
+        'timeGrains[1].member: Orders.Created_At has a time grain already (timeGrains[0])',
+      ],
     ] as const) {
       const created = await board(controls)
       expect({ named, status: created.status, code: created.body.code }).toEqual({

@@ -380,6 +380,15 @@ describe('filters and time grains of a notification', () => {
       ],
       [{ timeGrains: [{ member: 'orders.status', granularity: 'week' }] }, 'timeGrains[0].member:'],
       [
+        {
+          timeGrains: [
+            { member: 'orders.created_at', granularity: 'week' },
+            { member: 'Orders.Created_At', granularity: 'month' },
+          ],
+        },
+        'timeGrains[1].member: Orders.Created_At has a time grain already (timeGrains[0])',
+      ],
+      [
         { filters: [{ member: 'orders.created_at', operator: 'inDateRange', values: ['2024-01-01'] }] },
         'filters[0].values: a date range is two dates',
       ],
