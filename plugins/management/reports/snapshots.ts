@@ -11,7 +11,7 @@ import type {
   ReportSnapshotsListResponse,
   UpdateReportSnapshotInput,
 } from '../model'
-import { Name } from '../model/common'
+import { derivedName } from '../derived-name'
 import { byCreation, listPage } from '../pagination'
 import { requireReport } from './reports'
 
@@ -43,22 +43,6 @@ async function requireSnapshot(context: ManagementContext, reportId: number, id:
 }
 
 /**
- * The report's name and the time, within the limit of a name (the name cut short, never split inside a character),
- * so a client can send back the name it read.
- */
-function defaultSnapshotName(reportName: string, time: string): string {
-  const suffix = ` (${time})`
-  const room = Name.maxLength! - suffix.length
-  if (reportName.length <= room) return `${reportName}${suffix}`
-  let cut = ''
-  for (const character of reportName) {
-    if (cut.length + character.length > room - 1) break
-    cut += character
-  }
-  return `${cut}…${suffix}`
-}
-
-/**
  * Freezes the report's current query with its fill-missing-rows setting, so later edits of the report leave the
  * snapshot as it was. The default name is the report's name and the time of the snapshot.
  */
@@ -76,7 +60,7 @@ export async function createReportSnapshot(
       .insert(reportSnapshots)
       .values({
         reportId,
-        name: input.name ?? defaultSnapshotName(report.name, isoTime(context.now)),
+        name: input.name ?? derivedName(report.name, { suffix: ` (${isoTime(context.now)})` }),
         query: report.query,
         fillMissingRows: input.fillMissingRows ?? null,
         createdAt: context.now,
