@@ -50,6 +50,8 @@ export type AppTheme = {
 
 export type AttributeType = "string" | "number" | "boolean" | "string_array" | "number_array"
 
+export type BodyId = number
+
 export type ChatParams = {
   accountName: string
   agentId: string
@@ -99,7 +101,7 @@ export type ConnectReportToWorkbookInput = {
 export type CreateFolderInput = {
   /** Text that is not blank (not only white space) */
   name: Name
-  parentId?: Id | null
+  parentId?: BodyId | null
 }
 
 export type CreateNotificationInput = {
@@ -119,7 +121,7 @@ export type CreateReportInput = {
   name: Name
   /** Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders` */
   query: SemanticSql
-  folderId?: Id | null
+  folderId?: BodyId | null
   definition?: Record<string, unknown> | null
 }
 
@@ -175,7 +177,7 @@ export type Dashboard = {
 }
 
 export type DashboardConfigInput = {
-  workbookId: Id
+  workbookId: BodyId
   /** Text that is not blank (not only white space) */
   name: Name
   widgets?: Array<DashboardWidgetInput>
@@ -802,7 +804,7 @@ export type UpdateDashboardInput = {
 export type UpdateFolderInput = {
   /** Text that is not blank (not only white space) */
   name?: string
-  parentId?: Id | null
+  parentId?: BodyId | null
 }
 
 /** Exactly one of `role` (a preset) and `actions` (a custom set). */
@@ -837,7 +839,7 @@ export type UpdateReportInput = {
   name?: string
   /** Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders` */
   query?: string
-  folderId?: Id | null
+  folderId?: BodyId | null
   definition?: Record<string, unknown> | null
 }
 

@@ -1,6 +1,7 @@
 import { t } from 'elysia'
 import {
   ContentSortBy,
+  BodyId,
   Id,
   ListResponse,
   ListResponseWithTotals,
@@ -109,13 +110,13 @@ export const Folder = t.Object({
 export type Folder = typeof Folder.static
 
 export const CreateFolderInput = t.Object(
-  { name: Name, parentId: t.Optional(Nullable(Id)) },
+  { name: Name, parentId: t.Optional(Nullable(BodyId)) },
   { additionalProperties: false },
 )
 export type CreateFolderInput = typeof CreateFolderInput.static
 
 export const UpdateFolderInput = t.Object(
-  { name: t.Optional(Name), parentId: t.Optional(Nullable(Id)) },
+  { name: t.Optional(Name), parentId: t.Optional(Nullable(BodyId)) },
   { additionalProperties: false },
 )
 export type UpdateFolderInput = typeof UpdateFolderInput.static
@@ -163,7 +164,7 @@ export const CreateReportInput = t.Object(
   {
     name: Name,
     query: SemanticSql,
-    folderId: t.Optional(Nullable(Id)),
+    folderId: t.Optional(Nullable(BodyId)),
     definition: t.Optional(Nullable(t.Record(t.String(), t.Unknown(), { description: 'Chart and layout settings' }))),
   },
   { additionalProperties: false },

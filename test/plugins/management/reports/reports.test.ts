@@ -60,6 +60,27 @@ describe('POST /api/v1/deployments/:deploymentId/reports', () => {
     expect((await app.call('GET', `${D1}/reports`)).body.count).toBe(0)
   })
 
+  it('returns 400 for a body id sent as text, as every body integer of the API takes JSON numbers only', async () => {
+    app = managementApp()
+    const folder = await app.call('POST', `${D1}/folders`, { name: 'F' })
+    const workbook = await app.call('POST', `${D1}/workbooks`, { name: 'W' })
+    const text = String(folder.body.id)
+    for (const [path, body, field] of [
+      ['reports', { name: 'R', query, folderId: text }, 'folderId: expected an integer or null'],
+      ['folders', { name: 'F2', parentId: text }, 'parentId: expected an integer or null'],
+      ['dashboards', { name: 'D', workbookId: String(workbook.body.id) }, 'workbookId: expected integer'],
+    ] as const) {
+      expect(await app.call('POST', `${D1}/${path}`, body)).toMatchObject({
+        status: 400,
+        body: { error: field, code: 'VALIDATION_FAILED' },
+      })
+    }
+    expect((await app.call('GET', `${D1}/reports`)).body.count).toBe(0)
+    // Path and query ids are text by nature and still read as numbers.
+    expect((await app.call('GET', `${D1}/reports?folderId=${text}`)).status).toBe(200)
+    expect((await app.call('GET', `${D1}/folders/${text}`)).status).toBe(200)
+  })
+
   it('returns 400 for a name of only white space in every collection, and keeps names with spaces around text', async () => {
     app = managementApp()
     const blank = { error: 'name: expected text of this form: text that is not blank (not only white space)' }
