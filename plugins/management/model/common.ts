@@ -24,6 +24,7 @@ export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Nul
 export const SemanticSql = t.String({
   minLength: 1,
   maxLength: 100_000,
+  pattern: '\\S', // a query of only white space asks for nothing
   description: 'Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders`',
 })
 

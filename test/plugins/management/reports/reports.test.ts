@@ -81,7 +81,7 @@ describe('POST /api/v1/deployments/:deploymentId/reports', () => {
     expect((await app.call('GET', `${D1}/folders/${text}`)).status).toBe(200)
   })
 
-  it('returns 400 for a name of only white space in every collection, and keeps names with spaces around text', async () => {
+  it('returns 400 for a name or query of only white space, and keeps names with spaces around text', async () => {
     app = managementApp()
     const blank = { error: 'name: expected text of this form: text that is not blank (not only white space)' }
     for (const name of [' ', '\t\n ', '\u00a0']) {
@@ -94,6 +94,12 @@ describe('POST /api/v1/deployments/:deploymentId/reports', () => {
         expect(refused).toMatchObject({ status: 400, body: { ...blank, code: 'VALIDATION_FAILED' } })
       }
     }
+    expect(await app.call('POST', `${D1}/reports`, { name: 'Revenue', query: ' \n ' })).toMatchObject({
+      status: 400,
+      body: {
+        error: 'query: expected text of this form: semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders`',
+      },
+    })
     const report = await app.call('POST', `${D1}/reports`, { name: ' Revenue ', query })
     expect(report).toMatchObject({ status: 201, body: { name: ' Revenue ' } })
     expect(await app.call('PATCH', `${D1}/reports/${report.body.id}`, { name: '  ' })).toMatchObject({
