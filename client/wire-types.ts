@@ -92,6 +92,7 @@ export type ChatThreadPolicyDTO = {
 export type ChatThreadResourceType = "agent" | "thread" | "*"
 
 export type ConnectReportToWorkbookInput = {
+  /** The spreadsheet's id in its own service */
   externalWorkbookId: string
   /** Where results start, e.g. `Sheet1!A1` */
   resultLocation: string

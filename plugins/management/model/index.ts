@@ -193,9 +193,29 @@ export type ReportsListResponse = typeof ReportsListResponse.static
 
 export const ConnectReportToWorkbookInput = t.Object(
   {
-    externalWorkbookId: t.String({ minLength: 1, maxLength: 200 }),
-    resultLocation: t.String({ minLength: 1, maxLength: 200, description: 'Where results start, e.g. `Sheet1!A1`' }),
-    endResultCell: t.Optional(Nullable(t.String({ minLength: 1, maxLength: 200 }))),
+    // Not blank: a spreadsheet or cell named by white space names none.
+    externalWorkbookId: t.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '\\S',
+      description: "The spreadsheet's id in its own service",
+    }),
+    resultLocation: t.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '\\S',
+      description: 'Where results start, e.g. `Sheet1!A1`',
+    }),
+    endResultCell: t.Optional(
+      Nullable(
+        t.String({
+          minLength: 1,
+          maxLength: 200,
+          pattern: '\\S',
+          description: 'The last cell of the results, e.g. `D20`',
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 )

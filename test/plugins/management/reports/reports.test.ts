@@ -341,7 +341,7 @@ describe('PUT /api/v1/deployments/:deploymentId/reports/:reportId/connect-workbo
     expect((await app.call('GET', `${D1}/reports/${id}`)).body.name).toBe('Revenue')
   })
 
-  it('returns 404 for an unknown report and 400 for a body without resultLocation', async () => {
+  it('returns 404 for an unknown report and 400 for a body without resultLocation or with a blank one', async () => {
     app = managementApp()
     const missing = await app.call('PUT', `${D1}/reports/42/connect-workbook`, {
       externalWorkbookId: 'x',
@@ -352,6 +352,24 @@ describe('PUT /api/v1/deployments/:deploymentId/reports/:reportId/connect-workbo
     const bad = await app.call('PUT', `${D1}/reports/${id}/connect-workbook`, { externalWorkbookId: 'x' })
     expect(bad.status).toBe(400)
     expect(bad.body.error).toContain('resultLocation')
+    for (const [body, error] of [
+      [
+        { externalWorkbookId: ' ', resultLocation: 'A1' },
+        "externalWorkbookId: expected text of this form: the spreadsheet's id in its own service",
+      ],
+      [
+        { externalWorkbookId: 'x', resultLocation: '  ' },
+        'resultLocation: expected text of this form: where results start, e.g. `Sheet1!A1`',
+      ],
+      [
+        { externalWorkbookId: 'x', resultLocation: 'A1', endResultCell: '\t' },
+        'endResultCell: expected text of this form: the last cell of the results, e.g. `D20`',
+      ],
+    ] as const) {
+      const blank = await app.call('PUT', `${D1}/reports/${id}/connect-workbook`, body)
+      expect(blank).toMatchObject({ status: 400, body: { error, code: 'VALIDATION_FAILED' } })
+    }
+    expect((await app.call('GET', `${D1}/reports/${id}`)).body.externalWorkbookPlacements).toEqual([])
   })
 
   it('disconnects a workbook, and answers 404 for a workbook that is not connected', async () => {
