@@ -541,6 +541,7 @@ export type Notification = {
 export type NotificationRecipient = {
   kind: "user"
   userId?: number
+  /** An email address, e.g. `ann@example.com` */
   email?: string
   username?: string
 } | {

@@ -212,7 +212,14 @@ export const NotificationRecipient = t.Union([
     {
       kind: t.Literal('user'),
       userId: t.Optional(BodyId),
-      email: t.Optional(t.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' })),
+      email: t.Optional(
+        t.String({
+          minLength: 3,
+          maxLength: 320,
+          pattern: '^[^\\s@]+@[^\\s@]+$',
+          description: 'An email address, e.g. `ann@example.com`',
+        }),
+      ),
       username: t.Optional(t.String({ minLength: 1, maxLength: 320 })),
     },
     { additionalProperties: false },

@@ -144,6 +144,23 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
     }
   })
 
+  it('says what a recipient lacks: an email that is no address, a kind that is neither', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const base = { name: 'N', schedule, dashboardId: dashboard.id }
+    for (const [recipient, error] of [
+      [
+        { kind: 'user', email: 'bob' },
+        'recipients[0].email: expected text of this form: an email address, e.g. `ann@example.com`',
+      ],
+      [{ kind: 'robot', email: 'a@b.co' }, 'recipients[0].kind: expected one of user, embedUser'],
+      [{ kind: 'embedUser', embedTenantName: 'tenant-one' }, 'recipients[0].externalId: required'],
+    ] as const) {
+      const refused = await app.call('POST', `${D1}/notifications`, { ...base, recipients: [recipient] })
+      expect(refused).toMatchObject({ status: 400, body: { error, code: 'VALIDATION_FAILED' } })
+    }
+  })
+
   it('returns 400 DUPLICATE_RECIPIENT for a recipient named twice (email in any case), and stores nothing', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
