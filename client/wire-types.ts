@@ -244,6 +244,7 @@ export type DashboardWidget = {
 
 /** A widget: `kind`, `title` and `query`, or `source` (a chat answer of this deployment), whose query, period, chart and title the widget takes (`kind` and `title` override them). `id` is generated when omitted. */
 export type DashboardWidgetInput = {
+  /** Letters, digits, `_` and `-`, such as `revenue-by-month` */
   id?: string
   kind?: "number" | "bar" | "line" | "table"
   /** Text that is not blank (not only white space) */
@@ -831,6 +832,7 @@ export type UpdateNotificationInput = {
 export type UpdatePublishedAiWidgetThreadInput = {
   /** The chat thread (`chatId`) behind the widget */
   threadId: string
+  /** Letters, digits, `_` and `-`, such as `revenue-by-month` */
   widgetId: string
   /** The dashboard's checksum as you last read it */
   checksum?: string

@@ -12,7 +12,12 @@ const Member = t.String({
   pattern: '^[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*$',
   description: '`cube.member`',
 })
-const WidgetId = t.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' })
+const WidgetId = t.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description: 'Letters, digits, `_` and `-`, such as `revenue-by-month`',
+})
 
 export const DashboardWidgetKind = t.Union([
   t.Literal('number'),
