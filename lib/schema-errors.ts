@@ -167,6 +167,8 @@ export function describeValueError(error: ValueError, root = ''): string {
   // Not "expected union value": the field takes a number, so say which.
   const number = numberFromText(error.schema)
   if (number) return `${path}: ${numberExpectation(number)}`
+  // A body number says what it takes as a query or path number does, bounds included, in one sentence.
+  if (isNumberSchema(error.schema)) return `${path}: ${numberExpectation(error.schema)}`
   if (isBooleanFromText(error.schema)) return `${path}: expected true or false`
   if (error.type === ValueErrorType.Union) {
     const member = errorOfMemberOfKind(error)

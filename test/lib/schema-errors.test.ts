@@ -33,9 +33,11 @@ describe('schemaErrors', () => {
       'slug: expected text of this form: lowercase words joined by `-`',
     ])
     expect(schemaErrors(schema, { slug: null, folderId: 0, nested: null })).toEqual([
-      'folderId: expected integer to be greater or equal to 1',
+      'folderId: expected an integer of at least 1',
     ])
-    expect(schemaErrors(schema, { slug: null, folderId: 1.5, nested: null })).toEqual(['folderId: expected integer'])
+    expect(schemaErrors(schema, { slug: null, folderId: 1.5, nested: null })).toEqual([
+      'folderId: expected an integer of at least 1',
+    ])
     // A kind no member takes still lists the kinds.
     expect(schemaErrors(schema, { slug: 5, folderId: null, nested: null })).toEqual(['slug: expected a string or null'])
   })

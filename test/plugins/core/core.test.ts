@@ -143,10 +143,10 @@ describe('corePlugin', () => {
       return { status: response.status, body: await response.json() }
     }
     for (const value of ['0', 'x', '1'])
-      expect(await generate({ deploymentId: value })).toEqual(refused('deploymentId: expected integer'))
-    expect(await generate({ deploymentId: 0 })).toEqual(
-      refused('deploymentId: expected integer to be greater or equal to 1'),
-    )
+      expect(await generate({ deploymentId: value })).toEqual(
+        refused('deploymentId: expected an integer of at least 1'),
+      )
+    expect(await generate({ deploymentId: 0 })).toEqual(refused('deploymentId: expected an integer of at least 1'))
     expect(await generate({})).toEqual(refused('deploymentId: required'))
   })
 

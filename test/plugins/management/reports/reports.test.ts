@@ -68,7 +68,11 @@ describe('POST /api/v1/deployments/:deploymentId/reports', () => {
     for (const [path, body, field] of [
       ['reports', { name: 'R', query, folderId: text }, 'folderId: expected an integer or null'],
       ['folders', { name: 'F2', parentId: text }, 'parentId: expected an integer or null'],
-      ['dashboards', { name: 'D', workbookId: String(workbook.body.id) }, 'workbookId: expected integer'],
+      [
+        'dashboards',
+        { name: 'D', workbookId: String(workbook.body.id) },
+        'workbookId: expected an integer of at least 1',
+      ],
     ] as const) {
       expect(await app.call('POST', `${D1}/${path}`, body)).toMatchObject({
         status: 400,
