@@ -184,6 +184,32 @@ function hasFields(fields: Record<string, string | number>) {
     Object.entries(fields).every(([name, value]) => (recipient as Record<string, unknown>)[name] === value)
 }
 
+/**
+ * The forms a console user takes among recipients: by `userId`, or by the email that is the user's username. A
+ * notification to Ann by id is one to ann@example.com, so a filter by either finds it.
+ */
+async function consoleUserForms(
+  context: ManagementContext,
+  user: { id: number } | { email: string },
+): Promise<Record<string, string | number>[]> {
+  const { users } = context.storage.tables
+  const known = await first(
+    context.db
+      .select({ id: users.id, identity: users.identity })
+      .from(users)
+      .where(
+        and(
+          'id' in user ? eq(users.id, user.id) : eq(users.identity, user.email),
+          eq(users.accountId, context.actor.accountId),
+          eq(users.kind, 'internal'),
+        ),
+      ),
+  )
+  const forms: Record<string, string | number>[] = ['id' in user ? { userId: user.id } : { email: user.email }]
+  if (known) forms.push('id' in user ? { email: normalizeIdentity(known.identity) } : { userId: known.id })
+  return forms.map((fields) => ({ kind: 'user', ...fields }))
+}
+
 export async function getNotification(context: ManagementContext, id: number): Promise<Notification> {
   requireAction(context.actor, 'ContentRead')
   return (await toNotifications(context, [await requireNotification(context, id)]))[0]
@@ -191,7 +217,8 @@ export async function getNotification(context: ManagementContext, id: number): P
 
 /**
  * Notifications, oldest first, cursor-paginated. Recipient filters: `recipientUserId` or `recipientEmail` for
- * console users; `recipientEmbedTenantName` with `recipientExternalId` (both or neither) for embed users.
+ * console users (either finds a user named by the other), `recipientEmbedTenantName` with `recipientExternalId`
+ * (both or neither) for embed users.
  */
 export async function listNotifications(
   context: ManagementContext,
@@ -216,16 +243,19 @@ export async function listNotifications(
       ),
     )
   // Recipients live in a JSON value, which each database searches with functions of its own: they are matched
-  // here instead, each filter by some recipient having all of its fields.
-  const wanted: Record<string, string | number>[] = []
-  if (query.recipientUserId !== undefined) wanted.push({ kind: 'user', userId: query.recipientUserId })
-  if (query.recipientEmail !== undefined) wanted.push({ kind: 'user', email: normalizeIdentity(query.recipientEmail) })
+  // here instead, each filter by some recipient having all the fields of one of its forms.
+  const wanted: Record<string, string | number>[][] = []
+  if (query.recipientUserId !== undefined) wanted.push(await consoleUserForms(context, { id: query.recipientUserId }))
+  if (query.recipientEmail !== undefined)
+    wanted.push(await consoleUserForms(context, { email: normalizeIdentity(query.recipientEmail) }))
   if (query.recipientEmbedTenantName !== undefined && query.recipientExternalId !== undefined)
-    wanted.push({
-      kind: 'embedUser',
-      embedTenantName: query.recipientEmbedTenantName,
-      externalId: query.recipientExternalId,
-    })
+    wanted.push([
+      {
+        kind: 'embedUser',
+        embedTenantName: query.recipientEmbedTenantName,
+        externalId: query.recipientExternalId,
+      },
+    ])
   const page = await listPage(context.db, {
     table: notifications,
     where: filters,
@@ -235,7 +265,9 @@ export async function listNotifications(
     keep:
       wanted.length === 0
         ? undefined
-        : (row) => Array.isArray(row.recipients) && wanted.every((fields) => row.recipients.some(hasFields(fields))),
+        : (row) =>
+            Array.isArray(row.recipients) &&
+            wanted.every((forms) => forms.some((fields) => row.recipients.some(hasFields(fields)))),
   })
   return { items: await toNotifications(context, page.rows), pageInfo: page.pageInfo }
 }

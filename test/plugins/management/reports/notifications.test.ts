@@ -259,6 +259,25 @@ describe('GET /api/v1/deployments/:deploymentId/notifications', () => {
     expect(await names('recipientEmail=nobody@acme.com')).toEqual([])
   })
 
+  it('finds a console user named by userId through the email that is their username, and the other way round', async () => {
+    app = managementApp()
+    await seed()
+    const alice = await userId('alice@acme.com')
+    const dashboard = (await app.call('GET', `${D1}/dashboards`)).body.items[0].id
+    await app.call('POST', `${D1}/notifications`, {
+      dashboardId: dashboard,
+      name: 'to-alice-id',
+      schedule,
+      recipients: [{ kind: 'user', userId: alice }],
+    })
+    // One person, whichever way the notification or the filter names them.
+    expect(await names(`recipientUserId=${alice}`)).toEqual(['to-alice-mail', 'to-alice-id'])
+    expect(await names('recipientEmail=ALICE@acme.com')).toEqual(['to-alice-mail', 'to-alice-id'])
+    // The filter's text is read as a username, as console users sign in with it.
+    expect(await names('recipientEmail=bob')).toEqual(['to-bob'])
+    expect(await names(`recipientUserId=${await userId('bob')}&recipientEmail=alice@acme.com`)).toEqual([])
+  })
+
   it('filters by embed recipient with tenant and external id together, and refuses one without the other', async () => {
     app = managementApp()
     await seed()
