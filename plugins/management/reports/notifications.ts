@@ -103,7 +103,7 @@ async function checkRecipients(
   const seen = new Map<string, number>()
   for (const [index, recipient] of recipients.entries()) {
     const normalized = await checkRecipient(recipient, index)
-    for (const key of recipientKeys(normalized)) {
+    for (const key of await recipientKeys(context, normalized)) {
       const earlier = seen.get(key)
       if (earlier !== undefined)
         throw new BadRequestError(
@@ -166,14 +166,21 @@ async function checkRecipients(
   }
 }
 
-/** What names a recipient: a console user's id and email (each alone names them), an embed user's tenant and id. */
-function recipientKeys(recipient: NotificationRecipient): string[] {
+/**
+ * What names a recipient: an embed user's tenant and id; a console user's id and the email that is their username,
+ * whichever of the two was sent (each alone names them).
+ */
+async function recipientKeys(context: ManagementContext, recipient: NotificationRecipient): Promise<string[]> {
   if (recipient.kind === 'embedUser')
     return [JSON.stringify(['embedUser', recipient.embedTenantName, recipient.externalId])]
-  const keys: string[] = []
-  if (recipient.userId !== undefined) keys.push(JSON.stringify(['userId', recipient.userId]))
-  if (recipient.email !== undefined) keys.push(JSON.stringify(['email', recipient.email]))
-  return keys
+  const forms: Record<string, string | number>[] = []
+  if (recipient.userId !== undefined) forms.push(...(await consoleUserForms(context, { id: recipient.userId })))
+  if (recipient.email !== undefined) forms.push(...(await consoleUserForms(context, { email: recipient.email })))
+  return [
+    ...new Set(
+      forms.map((form) => JSON.stringify(form.userId !== undefined ? ['userId', form.userId] : ['email', form.email])),
+    ),
+  ]
 }
 
 /** Whether a stored recipient has every one of `fields`, with the same value and type. */

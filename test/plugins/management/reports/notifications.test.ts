@@ -182,6 +182,14 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
         ],
         'recipients[2]',
       ],
+      // alice by id and by the email that is her username: one person.
+      [
+        [
+          { kind: 'user', userId: await userId('alice@acme.com') },
+          { kind: 'user', email: 'Alice@Acme.com' },
+        ],
+        'recipients[1]',
+      ],
       [
         [
           { kind: 'embedUser', embedTenantName: 'tenant-one', externalId: 'u-1' },
