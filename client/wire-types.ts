@@ -50,6 +50,8 @@ export type AppTheme = {
 
 export type AttributeType = "string" | "number" | "boolean" | "string_array" | "number_array"
 
+export type BodyId = number
+
 export type ChatParams = {
   accountName: string
   agentId: string
@@ -90,6 +92,7 @@ export type ChatThreadPolicyDTO = {
 export type ChatThreadResourceType = "agent" | "thread" | "*"
 
 export type ConnectReportToWorkbookInput = {
+  /** The spreadsheet's id in its own service */
   externalWorkbookId: string
   /** Where results start, e.g. `Sheet1!A1` */
   resultLocation: string
@@ -97,13 +100,15 @@ export type ConnectReportToWorkbookInput = {
 }
 
 export type CreateFolderInput = {
+  /** Text that is not blank (not only white space) */
   name: Name
-  parentId?: Id | null
+  parentId?: BodyId | null
 }
 
 export type CreateNotificationInput = {
   dashboardId?: number
   dashboardPublicId?: string
+  /** Text that is not blank (not only white space) */
   name: Name
   schedule: NotificationSchedule
   enabled?: boolean
@@ -113,19 +118,22 @@ export type CreateNotificationInput = {
 }
 
 export type CreateReportInput = {
+  /** Text that is not blank (not only white space) */
   name: Name
   /** Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders` */
   query: SemanticSql
-  folderId?: Id | null
+  folderId?: BodyId | null
   definition?: Record<string, unknown> | null
 }
 
 export type CreateReportSnapshotInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
   fillMissingRows?: FillMissingRows | null
 }
 
 export type CreateWorkbookInput = {
+  /** Text that is not blank (not only white space) */
   name: Name
   slug?: string | null
   /** Take the slug from the workbook that has it instead of failing with 409 */
@@ -170,7 +178,8 @@ export type Dashboard = {
 }
 
 export type DashboardConfigInput = {
-  workbookId: Id
+  workbookId: BodyId
+  /** Text that is not blank (not only white space) */
   name: Name
   widgets?: Array<DashboardWidgetInput>
   filters?: Array<DashboardFilter>
@@ -235,8 +244,10 @@ export type DashboardWidget = {
 
 /** A widget: `kind`, `title` and `query`, or `source` (a chat answer of this deployment), whose query, period, chart and title the widget takes (`kind` and `title` override them). `id` is generated when omitted. */
 export type DashboardWidgetInput = {
+  /** Letters, digits, `_` and `-`, such as `revenue-by-month` */
   id?: string
   kind?: "number" | "bar" | "line" | "table"
+  /** Text that is not blank (not only white space) */
   title?: string
   /** Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders` */
   query?: string
@@ -287,6 +298,7 @@ export type DeploymentParams = {
 export type DuplicateWorkbookInput = {
   /** Clone from the shared workspace: the source must be a shared workbook */
   shared?: boolean
+  /** Text that is not blank (not only white space) */
   name?: string
 }
 
@@ -504,6 +516,7 @@ export type MetaResult = {
   cubes: Array<MetaCube>
 }
 
+/** Text that is not blank (not only white space) */
 export type Name = string
 
 export type Notification = {
@@ -529,6 +542,7 @@ export type Notification = {
 export type NotificationRecipient = {
   kind: "user"
   userId?: number
+  /** An email address, e.g. `ann@example.com` */
   email?: string
   username?: string
 } | {
@@ -779,6 +793,7 @@ export type UpdateAppConfigInput = {
 }
 
 export type UpdateDashboardInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
   widgets?: Array<DashboardWidgetInput>
   filters?: Array<DashboardFilter>
@@ -790,8 +805,9 @@ export type UpdateDashboardInput = {
 }
 
 export type UpdateFolderInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
-  parentId?: Id | null
+  parentId?: BodyId | null
 }
 
 /** Exactly one of `role` (a preset) and `actions` (a custom set). */
@@ -801,6 +817,7 @@ export type UpdateKeyPolicyInput = {
 }
 
 export type UpdateNotificationInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
   schedule?: {
     frequency: "hourly" | "daily" | "weekly" | "monthly"
@@ -815,25 +832,29 @@ export type UpdateNotificationInput = {
 export type UpdatePublishedAiWidgetThreadInput = {
   /** The chat thread (`chatId`) behind the widget */
   threadId: string
+  /** Letters, digits, `_` and `-`, such as `revenue-by-month` */
   widgetId: string
   /** The dashboard's checksum as you last read it */
   checksum?: string
 }
 
 export type UpdateReportInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
   /** Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders` */
   query?: string
-  folderId?: Id | null
+  folderId?: BodyId | null
   definition?: Record<string, unknown> | null
 }
 
 export type UpdateReportSnapshotInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
   fillMissingRows?: FillMissingRows | null
 }
 
 export type UpdateWorkbookInput = {
+  /** Text that is not blank (not only white space) */
   name?: string
   slug?: string | null
   /** Take the slug from the workbook that has it instead of failing with 409 */

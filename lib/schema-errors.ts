@@ -37,6 +37,17 @@ function numberFromText(schema: TSchema): NumberSchema | undefined {
   return text && number ? (number as NumberSchema) : undefined
 }
 
+/** Whether `schema` is the text-or-boolean union a query flag is validated with (`?shared=true` arrives as text). */
+function isBooleanFromText(schema: TSchema): boolean {
+  const anyOf = (schema as { anyOf?: Array<Record<string, unknown>> }).anyOf
+  return (
+    Array.isArray(anyOf) &&
+    anyOf.length === 2 &&
+    anyOf.some((member) => member.type === 'string' && member.format === 'boolean') &&
+    anyOf.some((member) => member.type === 'boolean')
+  )
+}
+
 /** Whether `schema` is a plain integer or number schema. */
 export function isNumberSchema(schema: unknown): schema is NumberSchema {
   const type = (schema as { type?: unknown } | undefined)?.type
@@ -81,6 +92,71 @@ function unionExpectation(schema: TSchema): string | undefined {
   return `expected ${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1)}`
 }
 
+/** The plain members of a union, nested unions opened (`Nullable(Id)` in a body may hold a text-or-number union). */
+function unionMembers(schema: TSchema): TSchema[] {
+  const anyOf = (schema as { anyOf?: TSchema[] }).anyOf
+  return Array.isArray(anyOf) ? anyOf.flatMap(unionMembers) : [schema]
+}
+
+/** Whether `value` is of the JSON kind `schema` takes, whatever the schema's other rules say. */
+function isOfKind(schema: TSchema, value: unknown): boolean {
+  switch ((schema as { type?: unknown }).type) {
+    case 'string':
+      return typeof value === 'string'
+    case 'integer':
+    case 'number':
+      return typeof value === 'number'
+    case 'boolean':
+      return typeof value === 'boolean'
+    case 'null':
+      return value === null
+    case 'array':
+      return Array.isArray(value)
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value)
+    default:
+      return false
+  }
+}
+
+/**
+ * The error of the one member of a union that takes values of the value's kind: a slug in `string or null` that
+ * breaks the slug's pattern fails that pattern, and saying it must be "a string or null" misleads the caller who sent
+ * a string; among objects, the one the value's tag names. Undefined when no member, or more than one, takes that kind.
+ */
+function errorOfMemberOfKind(error: ValueError): ValueError | undefined {
+  const members = unionMembers(error.schema).filter((member) => isOfKind(member, error.value))
+  const tagged = members.length === 1 ? { member: members[0]! } : memberByTag(members, error)
+  if (!tagged || 'error' in tagged) return tagged?.error
+  const { member } = tagged
+  const inner = Value.Errors(member, error.value).First()
+  return inner && { ...inner, path: `${error.path}${inner.path}` }
+}
+
+/**
+ * The member of a union of objects that the value's tag names (`{ kind: 'user', ... }` among objects told apart by a
+ * constant `kind`), or the error of the tag itself when it names none, where "an object or an object" said nothing.
+ */
+function memberByTag(members: TSchema[], error: ValueError): { member: TSchema } | { error: ValueError } | undefined {
+  type Tagged = TSchema & { properties?: Record<string, { const?: unknown }> }
+  const objects = members as Tagged[]
+  if (objects.length < 2 || objects.some((member) => member.type !== 'object')) return undefined
+  const tag = Object.keys(objects[0]!.properties ?? {}).find((name) =>
+    objects.every((member) => ['string', 'number'].includes(typeof member.properties?.[name]?.const)),
+  )
+  if (tag === undefined) return undefined
+  const sent = (error.value as Record<string, unknown>)[tag]
+  const named = objects.find((member) => member.properties![tag]!.const === sent)
+  if (named) return { member: named }
+  const choices = { anyOf: objects.map((member) => ({ const: member.properties![tag]!.const })) } as unknown as TSchema
+  return { error: { ...error, type: ValueErrorType.Union, schema: choices, path: `${error.path}/${tag}`, value: sent } }
+}
+
+/** A description continuing a sentence: its first letter in lower case, unless it opens an acronym (`BCP 47 tag`). */
+function sentenceMiddle(description: string): string {
+  return /^[A-Z]{2}/.test(description) ? description : `${description.charAt(0).toLowerCase()}${description.slice(1)}`
+}
+
 /** One plain sentence for one TypeBox error, e.g. `plan: expected one of free, starter, premium, enterprise`. */
 export function describeValueError(error: ValueError, root = ''): string {
   const path = readablePath(error.path, root)
@@ -91,14 +167,19 @@ export function describeValueError(error: ValueError, root = ''): string {
   // Not "expected union value": the field takes a number, so say which.
   const number = numberFromText(error.schema)
   if (number) return `${path}: ${numberExpectation(number)}`
+  // A body number says what it takes as a query or path number does, bounds included, in one sentence.
+  if (isNumberSchema(error.schema)) return `${path}: ${numberExpectation(error.schema)}`
+  if (isBooleanFromText(error.schema)) return `${path}: expected true or false`
   if (error.type === ValueErrorType.Union) {
+    const member = errorOfMemberOfKind(error)
+    if (member) return describeValueError(member, root)
     const kinds = unionExpectation(error.schema)
     if (kinds) return `${path}: ${kinds}`
   }
   // A pattern says little to a reader: its schema's description says what the text must be.
   const { description } = error.schema as { description?: unknown }
   if (error.type === ValueErrorType.StringPattern && typeof description === 'string' && description !== '')
-    return `${path}: expected text of this form: ${description.charAt(0).toLowerCase()}${description.slice(1).replace(/\.$/, '')}`
+    return `${path}: expected text of this form: ${sentenceMiddle(description).replace(/\.$/, '')}`
   return `${path}: ${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}`
 }
 

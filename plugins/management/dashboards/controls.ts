@@ -6,7 +6,7 @@ import type { WidgetQueryCheck } from './query-check'
 /**
  * Refuses filters and time grains a dashboard could never apply, naming them, as its widgets are: a member the
  * model does not have (or a measure: filters go into WHERE), a time grain on what is not a time, a date range that
- * is not two dates. Such controls were saved and then silently left out of every widget (a dashboard's own, or a
+ * is not two dates, a second time grain for one member. Such controls were saved and then silently left out of every widget (a dashboard's own, or a
  * notification's, applied when the dashboard runs for it).
  */
 export function checkDashboardControls(
@@ -46,7 +46,17 @@ export function checkDashboardControls(
     const { cube, ref } = quoted(filter.member)
     planned(`${at}.member`, `SELECT ${ref} FROM ${cube} WHERE ${ref} IS NULL`)
   })
+  // One grain per member: a second would contradict the first, and whichever the dashboard read last would win.
+  const grained = new Map<string, number>()
   timeGrains.forEach((grain, index) => {
+    const member = grain.member.toLowerCase() // names in a query are read in any case
+    const earlier = grained.get(member)
+    if (earlier !== undefined)
+      throw new BadRequestError(
+        `timeGrains[${index}].member: ${grain.member} has a time grain already (timeGrains[${earlier}])`,
+        'INVALID_DASHBOARD_CONTROL',
+      )
+    grained.set(member, index)
     const { cube, ref } = quoted(grain.member)
     planned(`timeGrains[${index}].member`, `SELECT DATE_TRUNC('${grain.granularity}', ${ref}) FROM ${cube}`)
   })

@@ -1,15 +1,30 @@
-import type { TSchema } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { t } from 'elysia'
 
 /** Building blocks shared by the management schemas. */
+/** A positive integer id in a path or query, where it arrives as text. */
 export const Id = t.Integer({ minimum: 1 })
+/**
+ * A positive integer id in a JSON body: JSON numbers only, as every body integer of the API takes them (`"7"` is the
+ * wrong type, not a number to convert). Elysia's own integer would read text too, but only in these schemas.
+ */
+export const BodyId = Type.Integer({ minimum: 1 })
+/** A body integer within bounds, JSON numbers only (see `BodyId`). */
+export const BodyInteger = (options: { minimum: number; maximum: number; description: string }) => Type.Integer(options)
 export const Timestamp = t.String({ description: 'ISO 8601 date and time' })
-export const Name = t.String({ minLength: 1, maxLength: 200 })
+/** A name shows in lists and pickers: one of only spaces would be an empty entry no one can tell apart. */
+export const Name = t.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  description: 'Text that is not blank (not only white space)',
+})
 export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
 /** Semantic SQL over the deployment's cubes, as `POST .../sql` takes it. */
 export const SemanticSql = t.String({
   minLength: 1,
   maxLength: 100_000,
+  pattern: '\\S', // a query of only white space asks for nothing
   description: 'Semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders`',
 })
 

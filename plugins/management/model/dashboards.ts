@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { SqlResult } from '../../semantic/model'
-import { Id, ListResponse, Name, Nullable, PageQuery, SemanticSql, Timestamp } from './common'
+import { BodyId, BodyInteger, Id, ListResponse, Name, Nullable, PageQuery, SemanticSql, Timestamp } from './common'
 
 /** Schemas of dashboards, notifications, dbt syncs and app configuration; re-exported by the model's `index.ts`. */
 
@@ -12,7 +12,12 @@ const Member = t.String({
   pattern: '^[A-Za-z_][A-Za-z0-9_]*\\.[A-Za-z_][A-Za-z0-9_]*$',
   description: '`cube.member`',
 })
-const WidgetId = t.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' })
+const WidgetId = t.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description: 'Letters, digits, `_` and `-`, such as `revenue-by-month`',
+})
 
 export const DashboardWidgetKind = t.Union([
   t.Literal('number'),
@@ -45,8 +50,10 @@ export const RelativePeriod = t.Object(
     member: Member,
     kind: t.Union([t.Literal('trailing'), t.Literal('this'), t.Literal('previous')]),
     unit: t.Union([t.Literal('day'), t.Literal('week'), t.Literal('month'), t.Literal('quarter'), t.Literal('year')]),
-    amount: t.Optional(t.Integer({ minimum: 1, maximum: 1000, description: 'For `trailing`: how many units' })),
-    yearsBack: t.Optional(t.Integer({ minimum: 1, maximum: 100, description: 'The same period that many years back' })),
+    amount: t.Optional(BodyInteger({ minimum: 1, maximum: 1000, description: 'For `trailing`: how many units' })),
+    yearsBack: t.Optional(
+      BodyInteger({ minimum: 1, maximum: 100, description: 'The same period that many years back' }),
+    ),
     label: t.String({ minLength: 1, maxLength: 100, description: 'As the question said it: `the last 6 months`' }),
   },
   { additionalProperties: false },
@@ -158,7 +165,7 @@ const DashboardConfigFields = {
 
 /** `widgets` became optional in v0.2.1. */
 export const DashboardConfigInput = t.Object(
-  { workbookId: Id, name: Name, ...DashboardConfigFields },
+  { workbookId: BodyId, name: Name, ...DashboardConfigFields },
   { additionalProperties: false },
 )
 export type DashboardConfigInput = typeof DashboardConfigInput.static
@@ -209,8 +216,15 @@ export const NotificationRecipient = t.Union([
   t.Object(
     {
       kind: t.Literal('user'),
-      userId: t.Optional(Id),
-      email: t.Optional(t.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' })),
+      userId: t.Optional(BodyId),
+      email: t.Optional(
+        t.String({
+          minLength: 3,
+          maxLength: 320,
+          pattern: '^[^\\s@]+@[^\\s@]+$',
+          description: 'An email address, e.g. `ann@example.com`',
+        }),
+      ),
       username: t.Optional(t.String({ minLength: 1, maxLength: 320 })),
     },
     { additionalProperties: false },
@@ -266,7 +280,7 @@ const NotificationFields = {
 /** Exactly one of `dashboardId` and `dashboardPublicId` (checked by the service, so the message says so). */
 export const CreateNotificationInput = t.Object(
   {
-    dashboardId: t.Optional(Id),
+    dashboardId: t.Optional(BodyId),
     dashboardPublicId: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
     ...NotificationFields,
   },
@@ -369,7 +383,9 @@ export const UpdateAppConfigInput = t.Object(
       t.Object(
         {
           mode: t.Optional(AppTheme.properties.mode),
-          primaryColor: t.Optional(Nullable(t.String({ pattern: '^#[0-9A-Fa-f]{6}$' }))),
+          primaryColor: t.Optional(
+            Nullable(t.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'A # and six hex digits, e.g. `#1A73E8`' })),
+          ),
         },
         { additionalProperties: false },
       ),

@@ -1,6 +1,7 @@
 import { t } from 'elysia'
 import {
   ContentSortBy,
+  BodyId,
   Id,
   ListResponse,
   ListResponseWithTotals,
@@ -109,13 +110,13 @@ export const Folder = t.Object({
 export type Folder = typeof Folder.static
 
 export const CreateFolderInput = t.Object(
-  { name: Name, parentId: t.Optional(Nullable(Id)) },
+  { name: Name, parentId: t.Optional(Nullable(BodyId)) },
   { additionalProperties: false },
 )
 export type CreateFolderInput = typeof CreateFolderInput.static
 
 export const UpdateFolderInput = t.Object(
-  { name: t.Optional(Name), parentId: t.Optional(Nullable(Id)) },
+  { name: t.Optional(Name), parentId: t.Optional(Nullable(BodyId)) },
   { additionalProperties: false },
 )
 export type UpdateFolderInput = typeof UpdateFolderInput.static
@@ -163,7 +164,7 @@ export const CreateReportInput = t.Object(
   {
     name: Name,
     query: SemanticSql,
-    folderId: t.Optional(Nullable(Id)),
+    folderId: t.Optional(Nullable(BodyId)),
     definition: t.Optional(Nullable(t.Record(t.String(), t.Unknown(), { description: 'Chart and layout settings' }))),
   },
   { additionalProperties: false },
@@ -192,9 +193,29 @@ export type ReportsListResponse = typeof ReportsListResponse.static
 
 export const ConnectReportToWorkbookInput = t.Object(
   {
-    externalWorkbookId: t.String({ minLength: 1, maxLength: 200 }),
-    resultLocation: t.String({ minLength: 1, maxLength: 200, description: 'Where results start, e.g. `Sheet1!A1`' }),
-    endResultCell: t.Optional(Nullable(t.String({ minLength: 1, maxLength: 200 }))),
+    // Not blank: a spreadsheet or cell named by white space names none.
+    externalWorkbookId: t.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '\\S',
+      description: "The spreadsheet's id in its own service",
+    }),
+    resultLocation: t.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '\\S',
+      description: 'Where results start, e.g. `Sheet1!A1`',
+    }),
+    endResultCell: t.Optional(
+      Nullable(
+        t.String({
+          minLength: 1,
+          maxLength: 200,
+          pattern: '\\S',
+          description: 'The last cell of the results, e.g. `D20`',
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 )

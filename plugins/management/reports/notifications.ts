@@ -99,7 +99,21 @@ async function checkRecipients(
   const { db } = context
   const { embedTenants, users } = context.storage.tables
   const checked: NotificationRecipient[] = []
-  for (const [index, recipient] of recipients.entries()) checked.push(await checkRecipient(recipient, index))
+  // A recipient named twice would get every delivery twice: 400, as other duplicates are.
+  const seen = new Map<string, number>()
+  for (const [index, recipient] of recipients.entries()) {
+    const normalized = await checkRecipient(recipient, index)
+    for (const key of await recipientKeys(context, normalized)) {
+      const earlier = seen.get(key)
+      if (earlier !== undefined)
+        throw new BadRequestError(
+          `recipients[${index}]: the same recipient as recipients[${earlier}]`,
+          'DUPLICATE_RECIPIENT',
+        )
+      seen.set(key, index)
+    }
+    checked.push(normalized)
+  }
   return checked
 
   async function checkRecipient(recipient: NotificationRecipient, index: number): Promise<NotificationRecipient> {
@@ -152,12 +166,55 @@ async function checkRecipients(
   }
 }
 
+/**
+ * What names a recipient: an embed user's tenant and id; a console user's id and the email that is their username,
+ * whichever of the two was sent (each alone names them).
+ */
+async function recipientKeys(context: ManagementContext, recipient: NotificationRecipient): Promise<string[]> {
+  if (recipient.kind === 'embedUser')
+    return [JSON.stringify(['embedUser', recipient.embedTenantName, recipient.externalId])]
+  const forms: Record<string, string | number>[] = []
+  if (recipient.userId !== undefined) forms.push(...(await consoleUserForms(context, { id: recipient.userId })))
+  if (recipient.email !== undefined) forms.push(...(await consoleUserForms(context, { email: recipient.email })))
+  return [
+    ...new Set(
+      forms.map((form) => JSON.stringify(form.userId !== undefined ? ['userId', form.userId] : ['email', form.email])),
+    ),
+  ]
+}
+
 /** Whether a stored recipient has every one of `fields`, with the same value and type. */
 function hasFields(fields: Record<string, string | number>) {
   return (recipient: unknown) =>
     typeof recipient === 'object' &&
     recipient !== null &&
     Object.entries(fields).every(([name, value]) => (recipient as Record<string, unknown>)[name] === value)
+}
+
+/**
+ * The forms a console user takes among recipients: by `userId`, or by the email that is the user's username. A
+ * notification to Ann by id is one to ann@example.com, so a filter by either finds it.
+ */
+async function consoleUserForms(
+  context: ManagementContext,
+  user: { id: number } | { email: string },
+): Promise<Record<string, string | number>[]> {
+  const { users } = context.storage.tables
+  const known = await first(
+    context.db
+      .select({ id: users.id, identity: users.identity })
+      .from(users)
+      .where(
+        and(
+          'id' in user ? eq(users.id, user.id) : eq(users.identity, user.email),
+          eq(users.accountId, context.actor.accountId),
+          eq(users.kind, 'internal'),
+        ),
+      ),
+  )
+  const forms: Record<string, string | number>[] = ['id' in user ? { userId: user.id } : { email: user.email }]
+  if (known) forms.push('id' in user ? { email: normalizeIdentity(known.identity) } : { userId: known.id })
+  return forms.map((fields) => ({ kind: 'user', ...fields }))
 }
 
 export async function getNotification(context: ManagementContext, id: number): Promise<Notification> {
@@ -167,7 +224,8 @@ export async function getNotification(context: ManagementContext, id: number): P
 
 /**
  * Notifications, oldest first, cursor-paginated. Recipient filters: `recipientUserId` or `recipientEmail` for
- * console users; `recipientEmbedTenantName` with `recipientExternalId` (both or neither) for embed users.
+ * console users (either finds a user named by the other), `recipientEmbedTenantName` with `recipientExternalId`
+ * (both or neither) for embed users.
  */
 export async function listNotifications(
   context: ManagementContext,
@@ -192,16 +250,19 @@ export async function listNotifications(
       ),
     )
   // Recipients live in a JSON value, which each database searches with functions of its own: they are matched
-  // here instead, each filter by some recipient having all of its fields.
-  const wanted: Record<string, string | number>[] = []
-  if (query.recipientUserId !== undefined) wanted.push({ kind: 'user', userId: query.recipientUserId })
-  if (query.recipientEmail !== undefined) wanted.push({ kind: 'user', email: normalizeIdentity(query.recipientEmail) })
+  // here instead, each filter by some recipient having all the fields of one of its forms.
+  const wanted: Record<string, string | number>[][] = []
+  if (query.recipientUserId !== undefined) wanted.push(await consoleUserForms(context, { id: query.recipientUserId }))
+  if (query.recipientEmail !== undefined)
+    wanted.push(await consoleUserForms(context, { email: normalizeIdentity(query.recipientEmail) }))
   if (query.recipientEmbedTenantName !== undefined && query.recipientExternalId !== undefined)
-    wanted.push({
-      kind: 'embedUser',
-      embedTenantName: query.recipientEmbedTenantName,
-      externalId: query.recipientExternalId,
-    })
+    wanted.push([
+      {
+        kind: 'embedUser',
+        embedTenantName: query.recipientEmbedTenantName,
+        externalId: query.recipientExternalId,
+      },
+    ])
   const page = await listPage(context.db, {
     table: notifications,
     where: filters,
@@ -211,7 +272,9 @@ export async function listNotifications(
     keep:
       wanted.length === 0
         ? undefined
-        : (row) => Array.isArray(row.recipients) && wanted.every((fields) => row.recipients.some(hasFields(fields))),
+        : (row) =>
+            Array.isArray(row.recipients) &&
+            wanted.every((forms) => forms.some((fields) => row.recipients.some(hasFields(fields)))),
   })
   return { items: await toNotifications(context, page.rows), pageInfo: page.pageInfo }
 }

@@ -11,6 +11,7 @@ import type {
   ReportSnapshotsListResponse,
   UpdateReportSnapshotInput,
 } from '../model'
+import { derivedName } from '../derived-name'
 import { byCreation, listPage } from '../pagination'
 import { requireReport } from './reports'
 
@@ -59,7 +60,7 @@ export async function createReportSnapshot(
       .insert(reportSnapshots)
       .values({
         reportId,
-        name: input.name ?? `${report.name} (${isoTime(context.now)})`,
+        name: input.name ?? derivedName(report.name, { suffix: ` (${isoTime(context.now)})` }),
         query: report.query,
         fillMissingRows: input.fillMissingRows ?? null,
         createdAt: context.now,

@@ -5,6 +5,7 @@ import { requireAction } from '../access/key-policies'
 import { writing, type ManagementContext } from '../access/context'
 import { insertDashboard, toDashboard } from '../dashboards/dashboards'
 import type { DuplicateWorkbookInput, Workbook } from '../model'
+import { derivedName } from '../derived-name'
 import { requireWorkbook, toWorkbooks } from './workbooks'
 
 /**
@@ -29,7 +30,7 @@ export async function duplicateWorkbook(
       .insert(workbooks)
       .values({
         deploymentId: context.deploymentId,
-        name: input.name ?? `Copy of ${source.name}`,
+        name: input.name ?? derivedName(source.name, { prefix: 'Copy of ' }),
         slug: null,
         shared: input.shared ? false : source.shared,
         ownerKeyId: context.actor.keyId,

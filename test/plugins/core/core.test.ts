@@ -143,11 +143,33 @@ describe('corePlugin', () => {
       return { status: response.status, body: await response.json() }
     }
     for (const value of ['0', 'x', '1'])
-      expect(await generate({ deploymentId: value })).toEqual(refused('deploymentId: expected integer'))
-    expect(await generate({ deploymentId: 0 })).toEqual(
-      refused('deploymentId: expected integer to be greater or equal to 1'),
-    )
+      expect(await generate({ deploymentId: value })).toEqual(
+        refused('deploymentId: expected an integer of at least 1'),
+      )
+    expect(await generate({ deploymentId: 0 })).toEqual(refused('deploymentId: expected an integer of at least 1'))
     expect(await generate({})).toEqual(refused('deploymentId: required'))
+  })
+
+  it('says a query flag takes true or false, where it named the text format the framework checks', async () => {
+    test = createTestApp()
+    for (const [list, flag] of [
+      ['workbooks', 'shared'],
+      ['dashboards', 'published'],
+    ]) {
+      for (const value of ['maybe', '1', '']) {
+        const response = await test.request('GET', `/api/v1/deployments/1/${list}?${flag}=${value}`, {
+          headers: apiKey(keys.admin),
+        })
+        expect({ status: response.status, body: await response.json() }).toEqual({
+          status: 400,
+          body: { error: `query ${flag}: expected true or false`, code: 'VALIDATION_FAILED' },
+        })
+      }
+      const accepted = await test.request('GET', `/api/v1/deployments/1/${list}?${flag}=false`, {
+        headers: apiKey(keys.admin),
+      })
+      expect(accepted.status).toBe(200)
+    }
   })
 
   it('returns 400, not 500, when a failing field is an object with its own toString', async () => {

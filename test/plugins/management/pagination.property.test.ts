@@ -21,15 +21,18 @@ const lists = [
   { path: 'workbooks', sortBy: 'name', create: (name: string) => ({ name }) },
 ] as const
 
+// Names as the API takes them: not blank (a name of only white space is refused).
+const visibleName = fc.string({ minLength: 1, maxLength: 6 }).filter((text) => /\S/.test(text))
+
 describe('cursor pagination', () => {
   it('yields every existing item exactly once, in order, while items are added between pages', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...lists),
         fc.constantFrom('asc', 'desc'),
-        fc.array(fc.string({ minLength: 1, maxLength: 6 }), { minLength: 0, maxLength: 25 }),
+        fc.array(visibleName, { minLength: 0, maxLength: 25 }),
         fc.integer({ min: 1, max: 7 }),
-        fc.array(fc.array(fc.string({ minLength: 1, maxLength: 6 }), { maxLength: 3 }), { maxLength: 30 }),
+        fc.array(fc.array(visibleName, { maxLength: 3 }), { maxLength: 30 }),
         fc.array(fc.nat({ max: 2000 }), { maxLength: 30 }),
         async (list, sortOrder, names, first, additions, clockSteps) => {
           // Each run works in a fresh deployment-wide state: delete what the previous run created.

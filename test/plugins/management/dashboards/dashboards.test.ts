@@ -61,7 +61,7 @@ describe('POST /api/v1/deployments/:deploymentId/dashboards', () => {
     expect(created.body.useBoardDashboards).toBe(true)
   })
 
-  it('returns 400 for an unknown widget kind, duplicate widget ids, a bad member and an unknown workbook', async () => {
+  it('returns 400 for an unknown widget kind, duplicate or malformed widget ids, a bad member and an unknown workbook', async () => {
     app = managementApp()
     const workbook = await app.call('POST', `${D1}/workbooks`, { name: 'Sales' })
     const base = { workbookId: workbook.body.id, name: 'Board' }
@@ -78,6 +78,13 @@ describe('POST /api/v1/deployments/:deploymentId/dashboards', () => {
       filters: [{ member: 'region', operator: 'equals', values: [] }],
     })
     expect(badMember.status).toBe(400)
+    const spaced = await app.call('POST', `${D1}/dashboards`, { ...base, widgets: [{ ...widget, id: 'a b' }] })
+    expect(spaced).toMatchObject({
+      status: 400,
+      body: {
+        error: 'widgets[0].id: expected text of this form: letters, digits, `_` and `-`, such as `revenue-by-month`',
+      },
+    })
     const unknown = await app.call('POST', `${D1}/dashboards`, { workbookId: 999, name: 'Board' })
     expect(unknown).toMatchObject({ status: 400, body: { code: 'UNKNOWN_WORKBOOK' } })
     expect((await app.call('GET', `${D1}/dashboards`)).body.items).toEqual([])
@@ -275,6 +282,15 @@ describe('filters and time grains checked when a dashboard is saved', () => {
       [
         { timeGrains: [{ member: 'orders.status', granularity: 'month' }] },
         'timeGrains[0].member: DATE_TRUNC takes a time dimension',
+      ],
+      [
+        {
+          timeGrains: [
+            { member: 'orders.created_at', granularity: 'week' },
+            { member: 'Orders.Created_At', granularity: 'month' },
+          ],
+        },
+        'timeGrains[1].member: Orders.Created_At has a time grain already (timeGrains[0])',
       ],
     ] as const) {
       const created = await board(controls)

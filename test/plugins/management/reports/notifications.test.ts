@@ -144,6 +144,90 @@ describe('POST /api/v1/deployments/:deploymentId/notifications', () => {
     }
   })
 
+  it('says what a recipient lacks: an email that is no address, a kind that is neither', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const base = { name: 'N', schedule, dashboardId: dashboard.id }
+    for (const [recipient, error] of [
+      [
+        { kind: 'user', email: 'bob' },
+        'recipients[0].email: expected text of this form: an email address, e.g. `ann@example.com`',
+      ],
+      [{ kind: 'robot', email: 'a@b.co' }, 'recipients[0].kind: expected one of user, embedUser'],
+      [{ kind: 'embedUser', embedTenantName: 'tenant-one' }, 'recipients[0].externalId: required'],
+    ] as const) {
+      const refused = await app.call('POST', `${D1}/notifications`, { ...base, recipients: [recipient] })
+      expect(refused).toMatchObject({ status: 400, body: { error, code: 'VALIDATION_FAILED' } })
+    }
+  })
+
+  it('returns 400 DUPLICATE_RECIPIENT for a recipient named twice (email in any case), and stores nothing', async () => {
+    app = managementApp()
+    const { dashboard } = await workbookWithDashboard(app)
+    const base = { name: 'N', schedule, dashboardId: dashboard.id }
+    const bob = await userId('bob')
+    const twice: [unknown[], string][] = [
+      [
+        [
+          { kind: 'user', email: 'a@b.co' },
+          { kind: 'user', email: 'A@B.co', username: 'a' },
+        ],
+        'recipients[1]',
+      ],
+      [
+        [
+          { kind: 'user', userId: bob },
+          { kind: 'user', email: 'c@d.co' },
+          { kind: 'user', userId: bob },
+        ],
+        'recipients[2]',
+      ],
+      // alice by id and by the email that is her username: one person.
+      [
+        [
+          { kind: 'user', userId: await userId('alice@acme.com') },
+          { kind: 'user', email: 'Alice@Acme.com' },
+        ],
+        'recipients[1]',
+      ],
+      [
+        [
+          { kind: 'embedUser', embedTenantName: 'tenant-one', externalId: 'u-1' },
+          { kind: 'embedUser', embedTenantName: 'tenant-one', externalId: 'u-1' },
+        ],
+        'recipients[1]',
+      ],
+    ]
+    for (const [recipients, at] of twice) {
+      const response = await app.call('POST', `${D1}/notifications`, { ...base, recipients })
+      expect(response).toMatchObject({ status: 400, body: { code: 'DUPLICATE_RECIPIENT' } })
+      expect(response.body.error).toStartWith(`${at}: the same recipient as`)
+    }
+    const created = await app.call('POST', `${D1}/notifications`, {
+      ...base,
+      recipients: [{ kind: 'user', email: 'a@b.co' }],
+    })
+    const patched = await app.call('PATCH', `${D1}/notifications/${created.body.id}`, {
+      recipients: [
+        { kind: 'user', email: 'a@b.co' },
+        { kind: 'user', email: 'a@b.co' },
+      ],
+    })
+    expect(patched).toMatchObject({ status: 400, body: { code: 'DUPLICATE_RECIPIENT' } })
+    expect((await app.call('GET', `${D1}/notifications`)).body.items).toHaveLength(1)
+    // Different people stay different: two emails, two external ids of one tenant.
+    const distinct = await app.call('POST', `${D1}/notifications`, {
+      ...base,
+      recipients: [
+        { kind: 'user', email: 'a@b.co' },
+        { kind: 'user', email: 'b@b.co' },
+        { kind: 'embedUser', embedTenantName: 'tenant-one', externalId: 'u-1' },
+        { kind: 'embedUser', embedTenantName: 'tenant-one', externalId: 'u-2' },
+      ],
+    })
+    expect(distinct.status).toBe(201)
+  })
+
   it('needs NotificationsManage: a viewer key gets 403', async () => {
     app = managementApp()
     const { dashboard } = await workbookWithDashboard(app)
@@ -181,6 +265,25 @@ describe('GET /api/v1/deployments/:deploymentId/notifications', () => {
     expect(await names(`recipientUserId=${await userId('bob')}`)).toEqual(['to-bob'])
     expect(await names('recipientEmail=alice@acme.com')).toEqual(['to-alice-mail'])
     expect(await names('recipientEmail=nobody@acme.com')).toEqual([])
+  })
+
+  it('finds a console user named by userId through the email that is their username, and the other way round', async () => {
+    app = managementApp()
+    await seed()
+    const alice = await userId('alice@acme.com')
+    const dashboard = (await app.call('GET', `${D1}/dashboards`)).body.items[0].id
+    await app.call('POST', `${D1}/notifications`, {
+      dashboardId: dashboard,
+      name: 'to-alice-id',
+      schedule,
+      recipients: [{ kind: 'user', userId: alice }],
+    })
+    // One person, whichever way the notification or the filter names them.
+    expect(await names(`recipientUserId=${alice}`)).toEqual(['to-alice-mail', 'to-alice-id'])
+    expect(await names('recipientEmail=ALICE@acme.com')).toEqual(['to-alice-mail', 'to-alice-id'])
+    // The filter's text is read as a username, as console users sign in with it.
+    expect(await names('recipientEmail=bob')).toEqual(['to-bob'])
+    expect(await names(`recipientUserId=${await userId('bob')}&recipientEmail=alice@acme.com`)).toEqual([])
   })
 
   it('filters by embed recipient with tenant and external id together, and refuses one without the other', async () => {
@@ -320,6 +423,15 @@ describe('filters and time grains of a notification', () => {
         'filters[0].member: Unknown member orders.nope',
       ],
       [{ timeGrains: [{ member: 'orders.status', granularity: 'week' }] }, 'timeGrains[0].member:'],
+      [
+        {
+          timeGrains: [
+            { member: 'orders.created_at', granularity: 'week' },
+            { member: 'Orders.Created_At', granularity: 'month' },
+          ],
+        },
+        'timeGrains[1].member: Orders.Created_At has a time grain already (timeGrains[0])',
+      ],
       [
         { filters: [{ member: 'orders.created_at', operator: 'inDateRange', values: ['2024-01-01'] }] },
         'filters[0].values: a date range is two dates',

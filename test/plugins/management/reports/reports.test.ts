@@ -59,6 +59,59 @@ describe('POST /api/v1/deployments/:deploymentId/reports', () => {
     })
     expect((await app.call('GET', `${D1}/reports`)).body.count).toBe(0)
   })
+
+  it('returns 400 for a body id sent as text, as every body integer of the API takes JSON numbers only', async () => {
+    app = managementApp()
+    const folder = await app.call('POST', `${D1}/folders`, { name: 'F' })
+    const workbook = await app.call('POST', `${D1}/workbooks`, { name: 'W' })
+    const text = String(folder.body.id)
+    for (const [path, body, field] of [
+      ['reports', { name: 'R', query, folderId: text }, 'folderId: expected an integer or null'],
+      ['folders', { name: 'F2', parentId: text }, 'parentId: expected an integer or null'],
+      [
+        'dashboards',
+        { name: 'D', workbookId: String(workbook.body.id) },
+        'workbookId: expected an integer of at least 1',
+      ],
+    ] as const) {
+      expect(await app.call('POST', `${D1}/${path}`, body)).toMatchObject({
+        status: 400,
+        body: { error: field, code: 'VALIDATION_FAILED' },
+      })
+    }
+    expect((await app.call('GET', `${D1}/reports`)).body.count).toBe(0)
+    // Path and query ids are text by nature and still read as numbers.
+    expect((await app.call('GET', `${D1}/reports?folderId=${text}`)).status).toBe(200)
+    expect((await app.call('GET', `${D1}/folders/${text}`)).status).toBe(200)
+  })
+
+  it('returns 400 for a name or query of only white space, and keeps names with spaces around text', async () => {
+    app = managementApp()
+    const blank = { error: 'name: expected text of this form: text that is not blank (not only white space)' }
+    for (const name of [' ', '\t\n ', '\u00a0']) {
+      for (const [path, body] of [
+        ['reports', { name, query }],
+        ['folders', { name }],
+        ['workbooks', { name }],
+      ] as const) {
+        const refused = await app.call('POST', `${D1}/${path}`, body)
+        expect(refused).toMatchObject({ status: 400, body: { ...blank, code: 'VALIDATION_FAILED' } })
+      }
+    }
+    expect(await app.call('POST', `${D1}/reports`, { name: 'Revenue', query: ' \n ' })).toMatchObject({
+      status: 400,
+      body: {
+        error: 'query: expected text of this form: semantic SQL, e.g. `SELECT MEASURE(orders.count) FROM orders`',
+      },
+    })
+    const report = await app.call('POST', `${D1}/reports`, { name: ' Revenue ', query })
+    expect(report).toMatchObject({ status: 201, body: { name: ' Revenue ' } })
+    expect(await app.call('PATCH', `${D1}/reports/${report.body.id}`, { name: '  ' })).toMatchObject({
+      status: 400,
+      body: blank,
+    })
+    expect((await app.call('GET', `${D1}/reports/${report.body.id}`)).body.name).toBe(' Revenue ')
+  })
 })
 
 describe('GET/PATCH/DELETE /api/v1/deployments/:deploymentId/reports/:reportId', () => {
@@ -292,7 +345,7 @@ describe('PUT /api/v1/deployments/:deploymentId/reports/:reportId/connect-workbo
     expect((await app.call('GET', `${D1}/reports/${id}`)).body.name).toBe('Revenue')
   })
 
-  it('returns 404 for an unknown report and 400 for a body without resultLocation', async () => {
+  it('returns 404 for an unknown report and 400 for a body without resultLocation or with a blank one', async () => {
     app = managementApp()
     const missing = await app.call('PUT', `${D1}/reports/42/connect-workbook`, {
       externalWorkbookId: 'x',
@@ -303,6 +356,24 @@ describe('PUT /api/v1/deployments/:deploymentId/reports/:reportId/connect-workbo
     const bad = await app.call('PUT', `${D1}/reports/${id}/connect-workbook`, { externalWorkbookId: 'x' })
     expect(bad.status).toBe(400)
     expect(bad.body.error).toContain('resultLocation')
+    for (const [body, error] of [
+      [
+        { externalWorkbookId: ' ', resultLocation: 'A1' },
+        "externalWorkbookId: expected text of this form: the spreadsheet's id in its own service",
+      ],
+      [
+        { externalWorkbookId: 'x', resultLocation: '  ' },
+        'resultLocation: expected text of this form: where results start, e.g. `Sheet1!A1`',
+      ],
+      [
+        { externalWorkbookId: 'x', resultLocation: 'A1', endResultCell: '\t' },
+        'endResultCell: expected text of this form: the last cell of the results, e.g. `D20`',
+      ],
+    ] as const) {
+      const blank = await app.call('PUT', `${D1}/reports/${id}/connect-workbook`, body)
+      expect(blank).toMatchObject({ status: 400, body: { error, code: 'VALIDATION_FAILED' } })
+    }
+    expect((await app.call('GET', `${D1}/reports/${id}`)).body.externalWorkbookPlacements).toEqual([])
   })
 
   it('disconnects a workbook, and answers 404 for a workbook that is not connected', async () => {

@@ -43,6 +43,23 @@ describe('POST /api/v1/deployments/:deploymentId/reports/:reportId/snapshots', (
     expect(snapshot.body).toMatchObject({ name: 'Revenue (2026-07-20T12:00:00.000Z)', fillMissingRows: null })
   })
 
+  it("cuts a long report's name in the default name to the limit a name has, so the name read can be sent back", async () => {
+    app = managementApp()
+    const long = await app.call('POST', `${D1}/reports`, {
+      name: `${'a'.repeat(170)}${'📈'.repeat(15)}`,
+      query: 'SELECT 1',
+    })
+    const snapshot = await app.call('POST', `${D1}/reports/${long.body.id}/snapshots`)
+    expect(snapshot.status).toBe(201)
+    const name: string = snapshot.body.name
+    expect(name.length).toBeLessThanOrEqual(200)
+    expect(name).toEndWith('… (2026-07-20T12:00:00.000Z)')
+    expect(name).toStartWith(`${'a'.repeat(170)}📈`)
+    expect(name.isWellFormed()).toBe(true) // no emoji split in half
+    const renamed = await app.call('PATCH', `${D1}/reports/${long.body.id}/snapshots/${snapshot.body.id}`, { name })
+    expect(renamed).toMatchObject({ status: 200, body: { name } })
+  })
+
   it('returns 400 for fillMissingRows without excludedDimensions and 404 for an unknown report', async () => {
     app = managementApp()
     const { id } = await report()

@@ -39,8 +39,15 @@ describe('GET/PATCH /api/v1/app-config', () => {
 
   it('returns 400 for a bad locale or color, and 403 without SettingsManage', async () => {
     app = managementApp()
-    expect((await app.call('PATCH', '/api/v1/app-config', { embedding: { locale: 'not a locale' } })).status).toBe(400)
-    expect((await app.call('PATCH', '/api/v1/app-config', { appTheme: { primaryColor: 'red' } })).status).toBe(400)
+    // The message says what the text must be, not "a string or null" to a caller who sent a string.
+    expect(await app.call('PATCH', '/api/v1/app-config', { embedding: { locale: 'not a locale' } })).toMatchObject({
+      status: 400,
+      body: { error: 'embedding.locale: expected text of this form: BCP 47 tag, e.g. `en` or `pt-BR`' },
+    })
+    expect(await app.call('PATCH', '/api/v1/app-config', { appTheme: { primaryColor: 'red' } })).toMatchObject({
+      status: 400,
+      body: { error: 'appTheme.primaryColor: expected text of this form: a # and six hex digits, e.g. `#1A73E8`' },
+    })
     const refused = await app.call('PATCH', '/api/v1/app-config', { applyThemeGlobally: true }, keys.member)
     expect(refused).toMatchObject({ status: 403, body: { error: 'This API key lacks the SettingsManage permission' } })
     expect((await app.call('GET', '/api/v1/app-config')).body.applyThemeGlobally).toBe(false)

@@ -49,8 +49,10 @@ describe('POST /api/v1/deployments/:deploymentId/workbooks', () => {
   it('returns 400 for a slug that is not lowercase words joined by dashes', async () => {
     app = managementApp()
     const refused = await app.call('POST', `${D1}/workbooks`, { name: 'Sales', slug: 'Sales Board' })
-    expect(refused.status).toBe(400)
-    expect(refused.body.error).toContain('slug')
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: 'slug: expected text of this form: lowercase words joined by `-`', code: 'VALIDATION_FAILED' },
+    })
   })
 })
 
@@ -80,6 +82,22 @@ describe('PATCH/GET/DELETE /api/v1/deployments/:deploymentId/workbooks/:workbook
 })
 
 describe('POST /api/v1/deployments/:deploymentId/workbooks/:workbookId/duplicate', () => {
+  it('names the copy of a workbook with the longest name within the limit, so it can be sent back and copied again', async () => {
+    app = managementApp()
+    const workbook = await app.call('POST', `${D1}/workbooks`, { name: `${'w'.repeat(190)}${'📈'.repeat(5)}` })
+    const copy = await app.call('POST', `${D1}/workbooks/${workbook.body.id}/duplicate`)
+    expect(copy.status).toBe(201)
+    const name: string = copy.body.name
+    expect(name.length).toBeLessThanOrEqual(200)
+    expect(name).toStartWith(`Copy of ${'w'.repeat(190)}`)
+    expect(name).toEndWith('…')
+    expect(name.isWellFormed()).toBe(true) // no emoji split in half
+    expect(await app.call('PATCH', `${D1}/workbooks/${copy.body.id}`, { name })).toMatchObject({ status: 200 })
+    const again = await app.call('POST', `${D1}/workbooks/${copy.body.id}/duplicate`)
+    expect(again.body.name).toStartWith('Copy of Copy of ')
+    expect(again.body.name.length).toBeLessThanOrEqual(200)
+  })
+
   it('copies a workbook and its dashboard for the caller without a body', async () => {
     app = managementApp()
     const { workbook, dashboard } = await workbookWithDashboard(app, { published: true, widgets: 2 })
