@@ -268,6 +268,37 @@ describe('names a creator typed, with markup and long words', () => {
         expect(log.unexpected()).toEqual([])
         await context.close()
       })
+
+  it('cuts a long display name short at 375 px, so the title keeps its room, on the dashboard and in the chat', async () => {
+    const displayName = `${markup}Maximiliana Bartholomew-Featherstonehaugh`
+    const context = await browser.newContext({ viewport: { width: 375, height: 900 }, locale: 'en-US' })
+    for (const [page, path] of [
+      ['dashboard', `/embed/dashboard/${publicId}?session=`],
+      ['chat', '/embed/chat?sessionId='],
+    ] as const) {
+      const tab = await context.newPage()
+      const log = watch(tab)
+      const session = { ...viewerSession('long-name', 'Asia'), userProfile: { displayName } }
+      await tab.goto(`${server.url}${path}${await server.mintSession(session)}`)
+      await tab.locator('.user-name').waitFor()
+      if (page === 'dashboard') await widgetsDrawn(tab, 1)
+      expect(await tab.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0)
+      const name = tab.locator('.user-name')
+      expect(await name.textContent()).toBe(displayName)
+      expect(await name.getAttribute('title')).toBe(displayName)
+      expect(await tab.locator('.user-name img').count()).toBe(0)
+      const nameBox = (await name.boundingBox())!
+      expect(nameBox.x + nameBox.width).toBeLessThanOrEqual(375)
+      // The title is laid out in words, not one letter a line beside the name.
+      const title = (await tab.locator('h1').boundingBox())!
+      if (page === 'dashboard') expect(title.width).toBeGreaterThanOrEqual(100)
+      // The agent's name ("Analyst") on one line, where it broke before its last letter.
+      else expect(title.height).toBeLessThan(40)
+      await screenshot(tab, `answer-dashboards-long-user-name-${page}-375`)
+      expect(log.unexpected()).toEqual([])
+    }
+    await context.close()
+  })
 })
 
 describe('a removal on the embedded dashboard', () => {
