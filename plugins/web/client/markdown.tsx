@@ -37,7 +37,15 @@ function closeOpenMarks(text: string): string {
 }
 
 /** A table of an answer, its cells read as inline Markdown; it scrolls sideways inside its card when too wide. */
-export function TableView({ table, caption }: { table: MarkdownTable; caption?: string }) {
+export function TableView({
+  table,
+  caption,
+  document = false,
+}: {
+  table: MarkdownTable
+  caption?: string
+  document?: boolean
+}) {
   const { headers, align, rows } = table
   return (
     <div class="table-scroll">
@@ -47,7 +55,7 @@ export function TableView({ table, caption }: { table: MarkdownTable; caption?: 
           <tr>
             {headers.map((cell, column) => (
               <th scope="col" class={align[column] && `align-${align[column]}`}>
-                {inline(cell)}
+                {inline(cell, document)}
               </th>
             ))}
           </tr>
@@ -56,7 +64,7 @@ export function TableView({ table, caption }: { table: MarkdownTable; caption?: 
           {rows.map((row) => (
             <tr>
               {headers.map((_, column) => (
-                <td class={align[column] && `align-${align[column]}`}>{inline(row[column] ?? '')}</td>
+                <td class={align[column] && `align-${align[column]}`}>{inline(row[column] ?? '', document)}</td>
               ))}
             </tr>
           ))}
@@ -75,7 +83,7 @@ function blocks(text: string, withoutTables: boolean, document = false): Compone
   const out: ComponentChildren[] = []
   let paragraph: string[] = []
   const flush = () => {
-    if (paragraph.length) out.push(<p key={out.length}>{inline(paragraph.join('\n'))}</p>)
+    if (paragraph.length) out.push(<p key={out.length}>{inline(paragraph.join('\n'), document)}</p>)
     paragraph = []
   }
   for (let index = 0; index < lines.length; index++) {
@@ -106,7 +114,7 @@ function blocks(text: string, withoutTables: boolean, document = false): Compone
         const Tag = (['h1', 'h2', 'h3', 'h4'] as const)[heading[1].length - 1]
         out.push(
           <Tag key={out.length} id={headingId(heading[2])}>
-            {inline(heading[2])}
+            {inline(heading[2], document)}
           </Tag>,
         )
         continue
@@ -125,7 +133,7 @@ function blocks(text: string, withoutTables: boolean, document = false): Compone
         rows.push(splitRow(lines[index]))
       index--
       if (withoutTables) continue
-      out.push(<TableView key={out.length} table={{ headers: header, align, rows }} />)
+      out.push(<TableView key={out.length} table={{ headers: header, align, rows }} document={document} />)
       continue
     }
     if (BULLET.test(line)) {
@@ -191,7 +199,7 @@ function listAt(lines: string[], from: number) {
 function listItem(lines: string[], withoutTables: boolean, document: boolean): ComponentChildren {
   const text = lines.join('\n').trimEnd()
   const simple = !text.includes('\n\n') && !lines.slice(1).some((line) => FENCE.test(line) || BULLET.test(line))
-  if (simple && !lines[0].trimStart().startsWith('|') && !FENCE.test(lines[0])) return inline(lines.join(' '))
+  if (simple && !lines[0].trimStart().startsWith('|') && !FENCE.test(lines[0])) return inline(lines.join(' '), document)
   return blocks(text, withoutTables, document)
 }
 
@@ -200,7 +208,16 @@ function listItem(lines: string[], withoutTables: boolean, document: boolean): C
 const INLINE =
   /(\\([!-/:-@[-`{-~])|\*\*((?:\\.|[^*\\])+)\*\*|(?<![\p{L}\p{N}_\\])__([^_]+)__(?![\p{L}\p{N}_])|`([^`]+)`|\*((?:\\.|[^*\s\\])(?:\\.|[^*\\])*)\*|(?<![\p{L}\p{N}_\\])_([^_\s](?:[^_]*[^_\s])?)_(?![\p{L}\p{N}_])|\[([^\]]+)\]\((https?:\/\/[^\s)]+|#[\w-]+)\))/gu
 
-function inline(text: string): ComponentChildren[] {
+/**
+ * A page of its own (the README, a chapter of the docs) opens links to this server's other pages in place, as a
+ * site's links between its pages do; an answer's links, and any to another site, open in a new tab.
+ */
+function opensInPlace(href: string, document: boolean): boolean {
+  if (href.startsWith('#')) return true
+  return document && typeof window !== 'undefined' && href.startsWith(`${window.location.origin}/`)
+}
+
+function inline(text: string, document = false): ComponentChildren[] {
   const out: ComponentChildren[] = []
   const pattern = new RegExp(INLINE)
   let position = 0
@@ -209,12 +226,12 @@ function inline(text: string): ComponentChildren[] {
     position = match.index + match[0].length
     const [, , escaped, bold, boldAlt, code, italic, italicAlt, linkText, href] = match
     if (escaped) out.push(escaped)
-    else if (bold ?? boldAlt) out.push(<strong>{inline(bold ?? boldAlt)}</strong>)
+    else if (bold ?? boldAlt) out.push(<strong>{inline(bold ?? boldAlt, document)}</strong>)
     else if (code) out.push(<code>{code}</code>)
-    else if (italic ?? italicAlt) out.push(<em>{inline(italic ?? italicAlt)}</em>)
+    else if (italic ?? italicAlt) out.push(<em>{inline(italic ?? italicAlt, document)}</em>)
     else if (linkText)
       out.push(
-        href.startsWith('#') ? (
+        opensInPlace(href, document) ? (
           <a href={href}>{linkText}</a>
         ) : (
           <a href={href} target="_blank" rel="noopener noreferrer">
