@@ -432,6 +432,11 @@ describe('a dashboard made in the standalone chat', () => {
     await widgetsDrawn(page, 1)
     expect(await page.locator('h1').textContent()).toBe('Board from the chat')
     expect(await titles(page)).toEqual(['Revenue by Status, all time'])
+    // Nothing to undo yet: the button looks it, not only to a screen reader.
+    const look = (name: RegExp) =>
+      page.getByRole('button', { name }).evaluate((button) => getComputedStyle(button).color)
+    expect(await page.getByRole('button', { name: 'Undo' }).isDisabled()).toBe(true)
+    expect(await look(/^Undo$/)).not.toBe(await look(/^Download /))
 
     await page.goBack()
     await page.locator('li.msg-final:not([data-streaming]) .pin-answer').waitFor()
