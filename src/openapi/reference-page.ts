@@ -20,6 +20,15 @@ export function referencePage(options: {
     agent: { disabled: true },
     mcp: { disabled: true },
     theme: 'default',
+    // The examples' credential headers as the server reads them: the scheme word before the secret, so a copied
+    // example with a real key in place of the placeholder works, where a bare secret is 401.
+    authentication: {
+      securitySchemes: {
+        ApiKey: { value: 'Api-Key YOUR_API_KEY' },
+        EmbedToken: { value: 'Embed-Token YOUR_EMBED_TOKEN' },
+        ServiceAuthToken: { value: 'YOUR_SERVICE_JWT' },
+      },
+    },
   }
   return `<!doctype html>
 <html lang="en">

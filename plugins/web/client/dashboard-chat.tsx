@@ -5,16 +5,39 @@ import type { EmbedSession, ReadySession } from './embed-session'
 const PANEL_ID = 'agent-panel'
 /** What the open panel covers on a narrow screen: the page but its header's chat controls. */
 const BEHIND_PANEL = ':scope > :not(.page-header), .page-header h1, .user-chip'
+/** Whether this tab had the panel open, so a reload (even mid-answer) shows the chat where the reader left it. */
+const OPEN_KEY = 'embed-chat-panel-open'
+
+function wasOpenBefore(): boolean {
+  try {
+    return window.sessionStorage.getItem(OPEN_KEY) === 'true'
+  } catch {
+    return false
+  }
+}
+
+function rememberOpen(open: boolean): void {
+  try {
+    if (open) window.sessionStorage.setItem(OPEN_KEY, 'true')
+    else window.sessionStorage.removeItem(OPEN_KEY)
+  } catch {
+    // Storage switched off: the panel starts closed after a reload, as it did before.
+  }
+}
 
 /**
  * The AI chat of a dashboard: a launcher bubble that opens and closes the agent panel. The panel's chat is created
  * on first opening and then kept, so closing it does not lose a running answer. Escape closes it and focus goes back
- * to the launcher.
+ * to the launcher. A panel open at a reload opens again, and its chat rejoins the answer that was running.
  */
 export function DashboardChat({ session, ready }: { session: EmbedSession; ready: ReadySession }) {
   const agent = ready.context.agent
-  const [open, setOpen] = useState(false)
-  const [created, setCreated] = useState(false)
+  const [open, setOpenState] = useState(wasOpenBefore)
+  const [created, setCreated] = useState(open)
+  const setOpen = (value: boolean) => {
+    rememberOpen(value)
+    setOpenState(value)
+  }
   const launcher = useRef<HTMLButtonElement>(null)
   const panel = useRef<HTMLElement>(null)
   const wasOpen = useRef(false)

@@ -77,10 +77,17 @@ export function formatKpi(value: number): string {
   return Math.abs(value) >= 10_000 ? formatCompact(value) : formatNumber(value)
 }
 
-/** Up to two initials from a display name: `Eva Europa` → `EE`, `anna` → `A`; `?` when there is no name. */
+/**
+ * Up to two initials from a display name: `Eva Europa` → `EE`, `anna` → `A`, `"Ann" (Sales)` → `AS`; each the first
+ * letter or digit of a word, so quotes, brackets and markup a name may hold are not shown as initials; `?` when the
+ * name has no letter or digit.
+ */
 export function initials(displayName: string | null | undefined): string {
-  const words = (displayName ?? '').trim().split(/\s+/).filter(Boolean)
+  const words = (displayName ?? '')
+    .split(/\s+/)
+    .map((word) => /[\p{L}\p{N}]/u.exec(word)?.[0])
+    .filter((letter) => letter !== undefined)
   if (words.length === 0) return '?'
   const letters = words.length === 1 ? [words[0]] : [words[0], words[words.length - 1]]
-  return letters.map((word) => Array.from(word)[0].toUpperCase()).join('')
+  return letters.map((letter) => letter.toUpperCase()).join('')
 }

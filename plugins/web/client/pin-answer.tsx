@@ -6,6 +6,20 @@ import { DASHBOARD_CHANGED_EVENT, dashboardApi } from './dashboard-api'
 type Listed = EmbedDashboardsList['items']
 
 /**
+ * The dashboard's page with this page's session, in this tab: the tab keeps the session's token, so the dashboard
+ * opens without a new session, and Back returns to the chat with its thread.
+ */
+function dashboardAddress(publicId: string): string {
+  const here = new URL(window.location.href)
+  const target = new URL(`/embed/dashboard/${encodeURIComponent(publicId)}`, here.origin)
+  const session = here.searchParams.get('sessionId') ?? here.searchParams.get('session')
+  if (session) target.searchParams.set('session', session)
+  const theme = here.searchParams.get('theme')
+  if (theme) target.searchParams.set('theme', theme)
+  return `${target.pathname}${target.search}`
+}
+
+/**
  * "Add to dashboard" under a chat answer that drew from a query, for creator-mode sessions: pick one of the embed
  * tenant's dashboards or name a new one; the widget keeps the answer's query, not its rows.
  */
@@ -20,7 +34,7 @@ export function PinAnswer(props: {
   const [dashboards, setDashboards] = useState<Listed | undefined>()
   const [title, setTitle] = useState('')
   const [busy, setBusy] = useState(false)
-  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>()
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string; publicId?: string; name?: string } | undefined>()
   const toggle = useRef<HTMLButtonElement>(null)
   const groupId = `pin-${messageId}`
 
@@ -38,7 +52,7 @@ export function PinAnswer(props: {
     setBusy(true)
     try {
       const widget = await dashboardApi.pin(token, publicId, { chatId, messageId })
-      setOutcome({ ok: true, text: `Added “${widget.title}” to “${name}”.` })
+      setOutcome({ ok: true, text: `Added “${widget.title}” to “${name}”.`, publicId, name })
       setOpen(false)
       toggle.current?.focus()
       window.dispatchEvent(new CustomEvent(DASHBOARD_CHANGED_EVENT, { detail: { publicId } }))
@@ -136,6 +150,12 @@ export function PinAnswer(props: {
         <p class={outcome.ok ? 'pin-done' : 'pin-error'} role={outcome.ok ? 'status' : 'alert'}>
           {outcome.text}
         </p>
+      )}
+      {/* On the standalone chat, the dashboard is one click away; a dashboard's own chat panel shows it already. */}
+      {outcome?.publicId && document.body.dataset.page === 'chat' && (
+        <a class="pin-open" href={dashboardAddress(outcome.publicId)}>
+          Open “{outcome.name}”
+        </a>
       )}
     </div>
   )

@@ -177,6 +177,8 @@ for (const width of [1280, 375]) {
       await answer.getByRole('button', { name: 'Add to dashboard' }).click()
       await answer.getByRole('button', { name: new RegExp(`^Board ${width}`) }).click()
       await answer.locator('.pin-done').waitFor()
+      // The dashboard is the page itself: no link to open it.
+      expect(await answer.locator('.pin-open').count()).toBe(0)
       await page.keyboard.press('Escape')
       await widgetsDrawn(page, 3)
       expect((await titles(page))[2]).toBe('Revenue by month, all time')
@@ -268,6 +270,37 @@ describe('names a creator typed, with markup and long words', () => {
         expect(log.unexpected()).toEqual([])
         await context.close()
       })
+
+  it('cuts a long display name short at 375 px, so the title keeps its room, on the dashboard and in the chat', async () => {
+    const displayName = `${markup}Maximiliana Bartholomew-Featherstonehaugh`
+    const context = await browser.newContext({ viewport: { width: 375, height: 900 }, locale: 'en-US' })
+    for (const [page, path] of [
+      ['dashboard', `/embed/dashboard/${publicId}?session=`],
+      ['chat', '/embed/chat?sessionId='],
+    ] as const) {
+      const tab = await context.newPage()
+      const log = watch(tab)
+      const session = { ...viewerSession('long-name', 'Asia'), userProfile: { displayName } }
+      await tab.goto(`${server.url}${path}${await server.mintSession(session)}`)
+      await tab.locator('.user-name').waitFor()
+      if (page === 'dashboard') await widgetsDrawn(tab, 1)
+      expect(await tab.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0)
+      const name = tab.locator('.user-name')
+      expect(await name.textContent()).toBe(displayName)
+      expect(await name.getAttribute('title')).toBe(displayName)
+      expect(await tab.locator('.user-name img').count()).toBe(0)
+      const nameBox = (await name.boundingBox())!
+      expect(nameBox.x + nameBox.width).toBeLessThanOrEqual(375)
+      // The title is laid out in words, not one letter a line beside the name.
+      const title = (await tab.locator('h1').boundingBox())!
+      if (page === 'dashboard') expect(title.width).toBeGreaterThanOrEqual(100)
+      // The agent's name ("Analyst") on one line, where it broke before its last letter.
+      else expect(title.height).toBeLessThan(40)
+      await screenshot(tab, `answer-dashboards-long-user-name-${page}-375`)
+      expect(log.unexpected()).toEqual([])
+    }
+    await context.close()
+  })
 })
 
 describe('a removal on the embedded dashboard', () => {
@@ -370,6 +403,44 @@ describe("the front door's embed preview", () => {
     await board.locator('.kpi-value').waitFor()
     expect(await board.locator('.widget h2').allTextContents()).toEqual(['Number of orders, all time'])
     expect(await board.getByRole('button', { name: /Rename|Remove|Undo/ }).count()).toBe(0)
+    expect(log.unexpected()).toEqual([])
+    await context.close()
+  })
+})
+
+describe('a dashboard made in the standalone chat', () => {
+  it('opens from the chat in the same tab with the same session, and Back returns to the thread', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' })
+    const page = await context.newPage()
+    const log = watch(page)
+    const sessionId = await server.mintSession(creatorSession('opal', 'Europe'))
+    await page.goto(`${server.url}/embed/chat?sessionId=${sessionId}&theme=dark`)
+    await ask(page, 'revenue by status', 1)
+    const answer = page.locator('li.msg-final').first()
+    await answer.getByRole('button', { name: 'Add to dashboard' }).click()
+    await answer.getByLabel('New dashboard').fill('Board from the chat')
+    await answer.getByRole('button', { name: 'Create and add' }).click()
+    const open = answer.getByRole('link', { name: 'Open “Board from the chat”' })
+    await open.waitFor()
+    expect(await open.getAttribute('target')).toBeNull()
+
+    await open.click()
+    await page.waitForURL(/\/embed\/dashboard\/pd_[^?]+\?session=/)
+    const address = new URL(page.url())
+    expect(address.searchParams.get('session')).toBe(sessionId)
+    expect(address.searchParams.get('theme')).toBe('dark')
+    await widgetsDrawn(page, 1)
+    expect(await page.locator('h1').textContent()).toBe('Board from the chat')
+    expect(await titles(page)).toEqual(['Revenue by Status, all time'])
+    // Nothing to undo yet: the button looks it, not only to a screen reader.
+    const look = (name: RegExp) =>
+      page.getByRole('button', { name }).evaluate((button) => getComputedStyle(button).color)
+    expect(await page.getByRole('button', { name: 'Undo' }).isDisabled()).toBe(true)
+    expect(await look(/^Undo$/)).not.toBe(await look(/^Download /))
+
+    await page.goBack()
+    await page.locator('li.msg-final:not([data-streaming]) .pin-answer').waitFor()
+    expect(await page.locator('.msg-user .bubble').textContent()).toContain('revenue by status')
     expect(log.unexpected()).toEqual([])
     await context.close()
   })

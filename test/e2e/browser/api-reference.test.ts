@@ -56,4 +56,36 @@ describe.skipIf(!chromiumAvailable)('GET /openapi in a browser', () => {
       await page.close()
     }
   }, 60_000)
+
+  it("shows credential headers in the examples as the server reads them: the scheme's word, then the secret", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    try {
+      await page.goto(`${origin}/openapi`)
+      await page.locator('nav, aside').getByText('Embed', { exact: true }).first().click({ timeout: 30_000 })
+      await page
+        .getByText(/generate.?session/i)
+        .first()
+        .click()
+      const example = () =>
+        page
+          .locator('pre, code, .cm-content')
+          .evaluateAll((elements) =>
+            elements
+              .map((element) => element.textContent ?? '')
+              .find((text) => text.includes('curl') && text.includes('/api/v1/embed/generate-session')),
+          )
+      await page.waitForFunction(
+        () =>
+          [...document.querySelectorAll('pre, code, .cm-content')].some((element) =>
+            element.textContent?.includes('/api/v1/embed/generate-session \\'),
+          ),
+        undefined,
+        { timeout: 15_000 },
+      )
+      // A key pasted in place of the placeholder works as copied, where a bare key is refused.
+      expect(await example()).toContain("--header 'Authorization: Api-Key YOUR_API_KEY'")
+    } finally {
+      await page.close()
+    }
+  }, 60_000)
 })

@@ -355,6 +355,38 @@ describe.skipIf(!chromiumAvailable)('GET /embed/dashboard/:publicId in a browser
       expect(covered).toEqual([])
     })
 
+  it('opens the AI chat again after a reload mid-answer, following the answer still running', async () => {
+    const { page, log } = await openDashboard({ externalId: 'panel-reload' }, { publicId: small.publicId })
+    await widgetsDrawn(page)
+    await page.locator('button.launcher').click()
+    const held = server.control.pauseNext()
+    await page.locator('#dashboard-chat-input').fill('Orders by region')
+    await page.keyboard.press('Enter')
+    await held.reached
+    await page.locator('#agent-panel [data-final="true"][data-streaming="true"]').waitFor()
+    const partial = await page.locator('#agent-panel [data-final="true"]').textContent()
+
+    await page.reload()
+    // The panel is open where the reader left it, with the question once and the partial answer still streaming.
+    await page.locator('#agent-panel [data-final="true"][data-streaming="true"]').waitFor()
+    expect(await page.locator('button.launcher').getAttribute('aria-expanded')).toBe('true')
+    expect(await page.locator('#agent-panel').isVisible()).toBe(true)
+    expect(await page.locator('#agent-panel [data-final="true"]').textContent()).toBe(partial)
+    expect(await page.locator('#agent-panel .msg-user').count()).toBe(1)
+    held.release()
+    await page.locator('#agent-panel [data-final="true"]:not([data-streaming])').waitFor()
+    expect(await page.locator('#agent-panel .msg-flag').count()).toBe(0)
+
+    // Closed, it stays closed at the next reload.
+    await page.locator('button.launcher').click()
+    await page.locator('#agent-panel').waitFor({ state: 'hidden' })
+    await page.reload()
+    await widgetsDrawn(page)
+    expect(await page.locator('button.launcher').getAttribute('aria-expanded')).toBe('false')
+    expect(await page.locator('#agent-panel').isHidden()).toBe(true)
+    expect(log.unexpected()).toEqual([])
+  })
+
   it("offers a CSV download of the viewer's rows, and none when the dashboard restricts data download", async () => {
     const { page, log } = await openDashboard({
       externalId: 'viewer-europe',

@@ -88,6 +88,22 @@ describe.skipIf(!chromiumAvailable)('GET / in a browser', () => {
     const chapter = page.getByRole('link', { name: 'Several nodes', exact: true })
     await chapter.waitFor()
     expect(await chapter.getAttribute('href')).toBe(`${server.url}/docs/several-nodes`)
+    // A chapter opens in this tab, as a site's links between its pages do; another site's page in a new one.
+    expect(await chapter.getAttribute('target')).toBeNull()
+    await chapter.click()
+    await page.waitForURL(`${server.url}/docs/several-nodes`)
+    await page.goto(`${server.url}/docs/embedding`)
+    const outside = page.getByRole('link', { name: 'uPlot', exact: true })
+    await outside.waitFor()
+    expect(await outside.getAttribute('target')).toBe('_blank')
+    // Numbered steps with code under them read as three steps, each with its commands in a code block.
+    await page.goto(`${server.url}/docs/connecting-a-database`)
+    const steps = page.locator('article ol').first().locator(':scope > li')
+    await steps.first().waitFor()
+    expect(await steps.count()).toBe(3)
+    expect(await steps.nth(0).locator('pre code').textContent()).toStartWith('npm run cli -- model generate')
+    expect(await steps.nth(1).locator('pre code').textContent()).toStartWith('accounts:\n  - name: acme')
+    expect(await page.locator('article').textContent()).not.toContain('```')
     expect(log.unexpected()).toEqual([])
   })
 

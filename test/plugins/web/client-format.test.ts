@@ -11,6 +11,13 @@ describe('initials', () => {
   it('shows a question mark when there is no name to take letters from', () => {
     expect(initials(null)).toBe('?')
     expect(initials('   ')).toBe('?')
+    expect(initials('<> --')).toBe('?')
+  })
+
+  it('takes letters and digits only, never the quotes, brackets or markup a name holds', () => {
+    expect(initials('<img src=x onerror=alert(1)>')).toBe('IO')
+    expect(initials('"Ann" (Sales)')).toBe('AS')
+    expect(initials('— Bo 7th')).toBe('B7')
   })
 })
 

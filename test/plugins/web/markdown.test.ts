@@ -10,7 +10,9 @@ function html(node: unknown): string {
   const vnode = node as VNode<{ children?: unknown }>
   if (typeof vnode.type === 'function') return html((vnode.type as (props: unknown) => unknown)(vnode.props))
   const tag = vnode.type as string | undefined
-  return tag ? `<${tag}>${html(vnode.props.children)}</${tag}>` : html(vnode.props.children)
+  const start = (vnode.props as { start?: number }).start
+  const open = start === undefined ? tag : `${tag} start=${start}`
+  return tag ? `<${open}>${html(vnode.props.children)}</${tag}>` : html(vnode.props.children)
 }
 
 const render = (text: string) => html(Markdown({ text }))
@@ -38,5 +40,47 @@ describe('Markdown', () => {
 
   it('reads escapes inside table cells', () => {
     expect(render('| Product |\n|---|\n| Deluxe\\_Kit \\| big |')).toContain('<td>Deluxe_Kit | big</td>')
+  })
+
+  it('keeps a numbered step whole with the code block and the text indented under it, and the steps numbered on', () => {
+    const steps = [
+      '1. Describe your tables:',
+      '',
+      '   ```sh',
+      '   npm run cli -- model generate',
+      '     --out ./models/shop',
+      '   ```',
+      '',
+      '   It prints what it inferred.',
+      '',
+      '2. Point a deployment at it:',
+      '',
+      '   ```yaml',
+      '   deployments:',
+      '     - id: 3',
+      '   ```',
+      '',
+      '3. Ask.',
+      '',
+      'After the list.',
+    ].join('\n')
+    expect(render(steps)).toBe(
+      '<ol>' +
+        '<li><p>Describe your tables:</p><pre><code>npm run cli -- model generate\n  --out ./models/shop</code></pre>' +
+        '<p>It prints what it inferred.</p></li>' +
+        '<li><p>Point a deployment at it:</p><pre><code>deployments:\n  - id: 3</code></pre></li>' +
+        '<li>Ask.</li>' +
+        '</ol><p>After the list.</p>',
+    )
+  })
+
+  it('nests a list indented under an item, and starts a numbered list at its first number', () => {
+    expect(render('- a\n  - b\n  - c\n- d')).toBe('<ul><li><p>a</p><ul><li>b</li><li>c</li></ul></li><li>d</li></ul>')
+    expect(render('3. c\n4. d')).toBe('<ol start=3><li>c</li><li>d</li></ol>')
+  })
+
+  it('reads a line indented less than its item as more of its text, and a fence indented up to three spaces', () => {
+    expect(render('- one\n two\n- three')).toBe('<ul><li>one two</li><li>three</li></ul>')
+    expect(render('  ```\n  x = 1\n  ```')).toBe('<pre><code>x = 1</code></pre>')
   })
 })
