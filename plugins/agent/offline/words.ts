@@ -162,7 +162,7 @@ export const STOPWORDS =
   things items item new break it its please want wanted need needed ok okay filter filters s t d ll re ve m given give gave giving granted paid pay pays paying buy buys earn earns
   receive receives get gets getting generating bringing bring in out our ours overall currently current actually
   exactly roughly approximately about around total overall named called whose hi hello hey thanks thank still yet
-  everything anything`)
+  everything anything where whereas whether while`)
 
 /**
  * Stopwords that name a breakdown after "by" ("revenue by group", "by type"): a model's dimension of that name, else a

@@ -226,6 +226,14 @@ describe('the offline analyst', () => {
     })
   }
 
+  it('reads "where" as the word it is, never as a misspelling of "were", and filters by the value after it', async () => {
+    const answer = finalAnswer(mergeLines(await ask('Revenue where status is completed')))?.content ?? ''
+    expect(answer).toStartWith('**Revenue, all time (Status: completed)**')
+    expect(answer).not.toContain('I read')
+    const [[revenue]] = data.query("SELECT SUM(amount) FROM orders WHERE status = 'completed'").values() as number[][]
+    expect(answer).toContain(formatValue(revenue, member('money')))
+  })
+
   it('says when an answer came from the cache, with the time it was computed', async () => {
     const question = 'How many orders were returned in 2022?'
     const first = finalAnswer(mergeLines(await ask(question)))?.content ?? ''
