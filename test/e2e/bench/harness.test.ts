@@ -92,11 +92,12 @@ describe('runBench', () => {
         expect(
           byFigure(`Postgres’s CPU per turn, ${concurrency} at a time (baseline: SQLite’s)`)?.ratio,
         ).toBeGreaterThan(0)
+        // A floor of about 0.05 ms a turn: the tiny round's few hundred turns may fit in one 10 ms clock tick.
         expect(
           byFigure(
             `Postgres’s CPU per turn, one row of the answer a turn, ${concurrency} at a time (any design’s floor)`,
           )?.value,
-        ).toBeGreaterThan(0)
+        ).toBeGreaterThanOrEqual(0)
       }
     }
     // Every overload turn was either admitted and completed or refused with 429, nothing else.
