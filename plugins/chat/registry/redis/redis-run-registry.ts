@@ -163,7 +163,12 @@ export class RedisRunRegistry implements RunRegistry {
     ])) as string | null
     if (!record) return undefined
     const parsed = JSON.parse(record) as LeaseRecord
-    return this.byRunId.get(parsed.runId)?.run ?? this.followed(record)
+    const local = this.byRunId.get(parsed.runId)?.run
+    if (local) return local
+    // Over in storage, though its node has yet to release the message (a release waits for its turn of the event
+    // loop): the answer reads as stored, as `forChat` reads the thread, not as a run to replay.
+    if (await runHasEnded(this.options.storage, parsed.runId)) return undefined
+    return this.followed(record)
   }
 
   async start(start: RunStart): Promise<Run | undefined> {
