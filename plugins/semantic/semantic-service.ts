@@ -1,20 +1,15 @@
-import { statSync } from 'node:fs'
 import { LRUCache } from 'lru-cache'
 import type { Metrics } from '../../lib/metrics'
 import type { Config } from '../../lib/config'
-import { BadRequestError } from '../../lib/errors'
 import { columnTitleOf } from './column-titles'
+import { createModelLoader, type DeploymentRef, type LoadedModel } from './deployment-models'
 import type { Logger } from '../../lib/logger'
 import type { UserAccess } from '../auth/user-provisioner'
 import { accessView } from './semantic-model/access-policy'
 import { cacheKey } from './cache-key'
-import { demoDataPath, ensureDemoDataFile, type DemoDataFile } from './demo/demo-data-file'
-import { DEMO_DATA_VERSION } from './demo/demo-data'
-import { loadDemoModel } from './demo/demo-model'
-import { InvalidQueryError, ModelError, modelErrorForCaller } from './errors'
-import { readFolderModel } from './semantic-model/folder-model'
+import type { DemoDataFile } from './demo/demo-data-file'
+import { InvalidQueryError } from './errors'
 import { buildMeta } from './meta'
-import { loadModel } from './semantic-model/model-loader'
 import { ROW_CAP, type MetaResult, type SqlResult } from './model'
 import { compileQuery } from './compile/query-compiler'
 import { parseQuery } from './query/query-parser'
@@ -31,15 +26,8 @@ import type { CircuitBreakerOptions } from './sources/circuit-breaker'
 import { createSourceSet, type SourceSet } from './sources/source-set'
 import type { SemanticModel } from './semantic-model/semantic-model'
 
-/** What the semantic layer needs to know of a deployment (a `DeploymentInfo` fits). */
-export interface DeploymentRef {
-  id: number
-  /** Whose deployment: sources serve accounts in turn (a `DeploymentInfo` has it; without it, the deployment's own turn). */
-  accountId?: number
-  model: string
-  branches: string[]
-  defaultBranch: string
-}
+/** What the semantic layer needs to know of a deployment, defined beside the loader of its models. */
+export type { DeploymentRef }
 
 /** Whose data, on which deployment and branch. `access.userId` null reads the whole model, policies bypassed. */
 export interface SemanticContext {
@@ -76,16 +64,6 @@ export interface SemanticServiceOptions {
 
 /** How a query was answered: from a cache, by joining the same query running for another caller, or by running it. */
 type CacheUse = 'hit' | 'shared' | 'miss'
-
-interface LoadedModel {
-  /** Which model this is (built-in variant or folder and branch overlay): two deployments with the same key run the same model. */
-  key: string
-  model: SemanticModel
-  /** The SQLite file the model reads when its deployment names no data source. */
-  dataPath: string
-  /** Part of every result cache key: results of another data file or generation never match. */
-  dataVersion: string
-}
 
 /** The rows of one compiled query over one data file: the part of an answer any caller asking it may share. */
 interface QueryRows {
@@ -264,86 +242,6 @@ const accessKey = (access: UserAccess) =>
   access.userId === null
     ? null
     : { groups: access.groups, userAttributes: access.userAttributes, securityContext: access.securityContext }
-
-/**
- * The models of deployment branches, loaded once per model and branch (the built-in demo model, or a model folder
- * with a branch's overlay), and the demo data file they read when their folder has no `data.db`.
- */
-function createModelLoader(options: Pick<SemanticServiceOptions, 'config' | 'logger'>) {
-  const { logger } = options
-  const models = new Map<string, LoadedModel>()
-  const demoPath = demoDataPath(options.config)
-  let demoFile: DemoDataFile | undefined
-
-  function demoData(): DemoDataFile {
-    if (!demoFile) {
-      demoFile = ensureDemoDataFile(demoPath)
-      if (demoFile.generated)
-        logger.info('demo data generated', {
-          path: demoFile.path,
-          ms: Math.round(demoFile.milliseconds),
-          bytes: demoFile.bytes,
-        })
-    }
-    return demoFile
-  }
-
-  function branchOf(deployment: DeploymentRef, branchName: string | undefined): string {
-    const branch = branchName ?? deployment.defaultBranch
-    if (!deployment.branches.includes(branch))
-      throw new BadRequestError(
-        `Branch ${branch} not found in deployment ${deployment.id}; its branches are ${deployment.branches.join(', ')}`,
-        'BRANCH_NOT_FOUND',
-      )
-    return branch
-  }
-
-  /**
-   * The model of a deployment branch for a request; throws `ModelError` for a broken model (logged with its paths,
-   * told to the caller with the files named from the model's folder), 400 for an unknown branch.
-   */
-  function load(deployment: DeploymentRef, branchName?: string): LoadedModel {
-    try {
-      return loadAtStart(deployment, branchName)
-    } catch (error) {
-      if (!(error instanceof ModelError) || deployment.model === 'demo') throw error
-      logger.error('a deployment model could not be loaded', { deploymentId: deployment.id, error: error.message })
-      throw modelErrorForCaller(error, deployment.model)
-    }
-  }
-
-  /** The model of a deployment branch; throws `ModelError` naming the files' whole paths, 400 for an unknown branch. */
-  function loadAtStart(deployment: DeploymentRef, branchName?: string): LoadedModel {
-    const branch = branchOf(deployment, branchName)
-    const overlay = branch === deployment.defaultBranch ? undefined : branch
-    const key =
-      deployment.model === 'demo' ? `demo:${overlay ? 'dev' : 'main'}` : `folder:${deployment.model}:${overlay ?? ''}`
-    let loaded = models.get(key)
-    if (!loaded) {
-      if (deployment.model === 'demo') {
-        loaded = {
-          key,
-          model: loadDemoModel(overlay ? 'dev' : 'main'),
-          dataPath: demoPath,
-          dataVersion: `demo-v${DEMO_DATA_VERSION}:${demoPath}`,
-        }
-      } else {
-        const files = readFolderModel(deployment.model, overlay)
-        const model = loadModel(`${deployment.model}${overlay ? ` (branch ${overlay})` : ''}`, files.base, files.branch)
-        const stat = files.dataPath ? statSync(files.dataPath) : undefined
-        loaded = files.dataPath
-          ? { key, model, dataPath: files.dataPath, dataVersion: `${files.dataPath}:${stat?.mtimeMs}:${stat?.size}` }
-          : { key, model, dataPath: demoPath, dataVersion: `demo-v${DEMO_DATA_VERSION}:${demoPath}` }
-      }
-      models.set(key, loaded)
-    }
-    return loaded
-  }
-
-  /** The demo data file if something has read it yet. */
-  const demoFileMade = () => demoFile
-  return { load, loadAtStart, demoData, demoPath, demoFileMade }
-}
 
 /**
  * The rows of compiled queries, from a cache or from one execution shared by callers asking the same query while it
