@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'bun:test'
-import { decide, type ToolExchange } from '../../../plugins/agent/offline/decide'
+import { decide } from '../../../plugins/agent/offline/decide'
+import { runAnalyst } from './run-analyst'
 import { indexMeta } from '../../../plugins/agent/offline/meta-index'
 
 /**
@@ -112,31 +113,11 @@ const libraryMeta = {
 }
 
 /** Runs the analyst to its answer: the meta, a search that finds nothing, and one row for every query. */
-function run(
-  question: string | string[],
-  data: string[][] = [['Ann Lee', '1', '7']],
-): { text: string; queries: string[] } {
-  const exchanges: ToolExchange[] = []
-  const queries: string[] = []
-  for (let step = 0; step < 6; step++) {
-    const action = decide(Array.isArray(question) ? question : [question], exchanges)
-    if (action.kind === 'answer') return { text: action.text, queries }
-    for (const call of action.calls) {
-      if (call.name === 'serviceMeta')
-        exchanges.push({
-          ...call,
-          output: call.input.searchQuery
-            ? { ...libraryMeta, values: [], dates: [{ member: 'loans.borrowed_at', latest: '2025-06-30' }] }
-            : libraryMeta,
-        })
-      else {
-        queries.push(String(call.input.sqlQuery))
-        exchanges.push({ ...call, output: { schema: [{ name: 'x' }], data, totalRows: data.length } })
-      }
-    }
-  }
-  return { text: '', queries }
-}
+const run = (question: string | string[], data: string[][] = [['Ann Lee', '1', '7']]) =>
+  runAnalyst(libraryMeta, question, {
+    search: { ...libraryMeta, values: [], dates: [{ member: 'loans.borrowed_at', latest: '2025-06-30' }] },
+    data,
+  })
 
 describe('the offline analyst on a model it was not grown on', () => {
   it('reads "revenue" as the money the model sums, never a discount', () => {

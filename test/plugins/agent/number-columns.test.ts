@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { decide, type ToolExchange } from '../../../plugins/agent/offline/decide'
+import { runAnalyst } from './run-analyst'
 
 /**
  * The offline analyst on a model generated from a shop whose orders name their user by a number column `user` (no
@@ -60,23 +60,7 @@ const users = {
   ],
 }
 
-function run(meta: { cubes: unknown[] }, question: string): { text: string; queries: string[] } {
-  const exchanges: ToolExchange[] = []
-  const queries: string[] = []
-  for (let step = 0; step < 6; step++) {
-    const action = decide([question], exchanges)
-    if (action.kind === 'answer') return { text: action.text, queries }
-    for (const call of action.calls) {
-      if (call.name === 'serviceMeta')
-        exchanges.push({ ...call, output: call.input.searchQuery ? { ...meta, values: [], dates: [] } : meta })
-      else {
-        queries.push(String(call.input.sqlQuery))
-        exchanges.push({ ...call, output: { schema: [{ name: 'x' }], data: [['3', '7']], totalRows: 1 } })
-      }
-    }
-  }
-  return { text: '', queries }
-}
+const run = (meta: { cubes: unknown[] }, question: string) => runAnalyst(meta, question, { data: [['3', '7']] })
 
 describe('a breakdown by a number column named without _id', () => {
   const shop = { cubes: [orders, reviews] }

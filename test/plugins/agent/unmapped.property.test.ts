@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'bun:test'
 import fc from 'fast-check'
-import { decide, type ToolExchange } from '../../../plugins/agent/offline/decide'
+import { runAnalyst } from './run-analyst'
 import { demoMeta } from './demo-meta'
 
 /**
@@ -8,32 +8,14 @@ import { demoMeta } from './demo-meta'
  * for the made-up words (the lookup of a model that has none of them), and, should it ask for any query, an error
  * result (a query for a question it cannot map is already a defect the property reports).
  */
-function answer(question: string): { text: string; queries: string[] } {
-  const exchanges: ToolExchange[] = []
-  const queries: string[] = []
-  for (let step = 0; step < 6; step++) {
-    const action = decide([question], exchanges)
-    if (action.kind === 'answer') return { text: action.text, queries }
-    for (const call of action.calls) {
-      if (call.name === 'serviceMeta')
-        exchanges.push({
-          ...call,
-          output: call.input.searchQuery
-            ? {
-                ...demoMeta,
-                values: [],
-                dates: [{ member: 'orders.created_at', first: '2021-01-01', latest: '2025-12-31' }],
-              }
-            : demoMeta,
-        })
-      else {
-        queries.push(String(call.input.sqlQuery))
-        exchanges.push({ ...call, output: { schema: [{ name: 'x' }], data: [['1']], totalRows: 1 } })
-      }
-    }
-  }
-  return { text: '', queries }
-}
+const answer = (question: string) =>
+  runAnalyst(demoMeta, question, {
+    search: {
+      ...demoMeta,
+      values: [],
+      dates: [{ member: 'orders.created_at', first: '2021-01-01', latest: '2025-12-31' }],
+    },
+  })
 
 // Made-up words: no member, cube or value of the demo model has them, nor does the analyst's vocabulary.
 const unknownWord = fc
