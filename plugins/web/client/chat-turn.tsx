@@ -5,11 +5,11 @@ import { queriesOf, stepsSummary } from './chat-steps'
 import type { EmbedContext } from '../model'
 import { Avatar } from './avatar'
 import { Chart } from './chart'
-import { answerFigure, plainCell } from './answer-figure'
+import { answerFigure } from './answer-figure'
 import { chartable, type Series } from './chart-series'
 import { DataTable } from './charts'
 import { formatNumber } from './format'
-import { Markdown, TableView } from './markdown'
+import { leadingBold, Markdown, TableView } from './markdown'
 import { firstTable } from './markdown-table'
 
 /** A turn's steps as one line ("2 queries, 0.3 s") that opens to show each query's SQL. */
@@ -77,8 +77,7 @@ function AnswerFigure({ series, table, title }: { series: Series; table: Compone
  * falls back to its last query's result.
  */
 function figureOf(answer: ChatMessage, steps: ChatMessage[]) {
-  const heading = /^\*\*(.+?)\*\*/.exec(answer.content.trim())?.[1]
-  const title = heading === undefined ? undefined : plainCell(heading)
+  const title = leadingBold(answer.content)
   const own = answerFigure(answer.content)
   if (own)
     return { title: title ?? 'Answer', series: own.series, table: <TableView table={own.table} caption={title} /> }

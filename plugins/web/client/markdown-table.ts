@@ -1,45 +1,41 @@
+import type { PhrasingContent, Table } from 'mdast'
+import { toString } from 'mdast-util-to-string'
+import { parseMarkdown, visit } from './markdown-tree'
+
 /** Markdown tables (GitHub's form: a header row, a `---` row with `:` for alignment, body rows), read as cells. */
 
 export type Align = 'left' | 'right' | 'center' | undefined
 
-/** A row's cells, trimmed; `\|` is a pipe inside a cell, not a border. */
-export function splitRow(line: string): string[] {
-  const trimmed = line
-    .trim()
-    .replace(/^\|/, '')
-    .replace(/(?<!\\)\|$/, '')
-  return trimmed.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, '|'))
-}
-
-export function isSeparator(line: string): boolean {
-  return /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.test(line)
-}
-
-export function alignments(line: string): Align[] {
-  return splitRow(line).map((cell) =>
-    cell.startsWith(':') && cell.endsWith(':') ? 'center' : cell.endsWith(':') ? 'right' : undefined,
-  )
-}
-
 export interface MarkdownTable {
+  /** Each header's text, its marks gone (`**Europe**` → `Europe`, `A\_B` → `A_B`). */
   headers: string[]
   align: Align[]
-  /** Each row has as many cells as there are headers (missing ones are empty). */
+  /** Each cell's text, as `headers`; each row has as many cells as there are headers (missing ones are empty). */
   rows: string[][]
+  /** The cells as parsed (emphasis, code and links kept), the header row first, each as wide as `headers`. */
+  cells: PhrasingContent[][][]
 }
 
-/** The first table of a text, or undefined when it has none. Its cells are Markdown still (`**Europe**`). */
-export function firstTable(text: string): MarkdownTable | undefined {
-  const lines = text.replace(/\r\n?/g, '\n').split('\n')
-  for (let index = 0; index + 1 < lines.length; index++) {
-    if (!lines[index].trimStart().startsWith('|') || !isSeparator(lines[index + 1])) continue
-    const headers = splitRow(lines[index])
-    const rows: string[][] = []
-    for (let row = index + 2; row < lines.length && lines[row].trimStart().startsWith('|'); row++) {
-      const cells = splitRow(lines[row])
-      rows.push(headers.map((_, column) => cells[column] ?? ''))
-    }
-    return { headers, align: alignments(lines[index + 1]), rows }
+/** A table of the tree as cells. */
+export function tableOf(node: Table): MarkdownTable {
+  const width = node.children[0]?.children.length ?? 0
+  const cells = node.children.map((row) =>
+    Array.from({ length: width }, (_, column) => row.children[column]?.children ?? []),
+  )
+  const texts = cells.map((row) => row.map((cell) => toString(cell)))
+  return {
+    headers: texts[0] ?? [],
+    align: Array.from({ length: width }, (_, column) => node.align?.[column] ?? undefined),
+    rows: texts.slice(1),
+    cells,
   }
-  return undefined
+}
+
+/** The first table of a text (in a list or a quote too), or undefined when it has none. */
+export function firstTable(text: string): MarkdownTable | undefined {
+  let found: Table | undefined
+  visit(parseMarkdown(text), (node) => {
+    if (node.type === 'table') found ??= node
+  })
+  return found && tableOf(found)
 }

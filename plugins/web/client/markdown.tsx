@@ -1,10 +1,13 @@
+import type { Heading, List, ListItem, Nodes, PhrasingContent, RootContent, Table } from 'mdast'
+import { toString } from 'mdast-util-to-string'
 import type { ComponentChildren } from 'preact'
-import { alignments, isSeparator, splitRow, type MarkdownTable } from './markdown-table'
+import { tableOf, type MarkdownTable } from './markdown-table'
+import { definitionsOf, parseMarkdown } from './markdown-tree'
 
 /**
- * The small part of Markdown the analysts write: paragraphs, headings, bullet and numbered lists, fenced code,
- * tables (with `---:` alignment and `\|` escapes) and inline bold, italics, code and links. It builds elements, never
- * HTML strings, so model output cannot inject markup; links open only http(s) URLs.
+ * Markdown as CommonMark reads it, with GitHub's tables: answers, the README and the docs. It builds elements from
+ * the syntax tree, never HTML strings, so model output cannot inject markup (raw HTML shows as its text, images as
+ * their description); links open only http(s) addresses and anchors of the page.
  */
 export function Markdown({
   text,
@@ -15,7 +18,8 @@ export function Markdown({
   withoutTables?: boolean
   document?: boolean
 }) {
-  return <>{blocks(closeOpenMarks(text), withoutTables, document)}</>
+  const tree = parseMarkdown(closeOpenMarks(text))
+  return <>{blocks(tree.children, { withoutTables, document, definitions: definitionsOf(tree) })}</>
 }
 
 /** A heading's anchor as GitHub makes it: `Embedded pages` → `embedded-pages`. */
@@ -27,6 +31,13 @@ export function headingId(text: string): string {
     .replace(/\s/g, '-')
 }
 
+/** The text of an answer's bold first words (`**Revenue by region**, 2024 ...`), its title; undefined without. */
+export function leadingBold(text: string): string | undefined {
+  const first = parseMarkdown(text).children[0]
+  const lead = first?.type === 'paragraph' ? first.children[0] : undefined
+  return lead?.type === 'strong' ? toString(lead) : undefined
+}
+
 /** While an answer streams in, a `**` or a backtick may be open: close it, so the reader sees bold, not asterisks. */
 function closeOpenMarks(text: string): string {
   let closed = text
@@ -36,7 +47,16 @@ function closeOpenMarks(text: string): string {
   return closed
 }
 
-/** A table of an answer, its cells read as inline Markdown; it scrolls sideways inside its card when too wide. */
+interface Options {
+  /** Leaves tables out: the answer shows its result as a chart with the table one click away. */
+  withoutTables: boolean
+  /** A page of its own (the README, a chapter of the docs): headings at their own level, with anchors. */
+  document: boolean
+  /** The text's link definitions, for its reference links. */
+  definitions: ReadonlyMap<string, string>
+}
+
+/** A table of an answer, its cells drawn with their marks; it scrolls sideways inside its card when too wide. */
 export function TableView({
   table,
   caption,
@@ -46,25 +66,27 @@ export function TableView({
   caption?: string
   document?: boolean
 }) {
-  const { headers, align, rows } = table
+  const options: Options = { withoutTables: false, document, definitions: new Map() }
+  const [header = [], ...body] = table.cells
+  const alignment = (column: number) => table.align[column] && `align-${table.align[column]}`
   return (
     <div class="table-scroll">
       <table>
         {caption && <caption class="sr-only">{caption}</caption>}
         <thead>
           <tr>
-            {headers.map((cell, column) => (
-              <th scope="col" class={align[column] && `align-${align[column]}`}>
-                {inline(cell, document)}
+            {header.map((cell, column) => (
+              <th scope="col" class={alignment(column)}>
+                {phrasing(cell, options)}
               </th>
             ))}
           </tr>
         </thead>
         <tbody>
-          {rows.map((row) => (
+          {body.map((row) => (
             <tr>
-              {headers.map((_, column) => (
-                <td class={align[column] && `align-${align[column]}`}>{inline(row[column] ?? '', document)}</td>
+              {row.map((cell, column) => (
+                <td class={alignment(column)}>{phrasing(cell, options)}</td>
               ))}
             </tr>
           ))}
@@ -74,172 +96,123 @@ export function TableView({
   )
 }
 
-/**
- * `withoutTables` leaves tables out: the answer shows its result as a chart with the table one click away.
- * `document` renders a page of its own (the README): headings at their own level, with anchors.
- */
-function blocks(text: string, withoutTables: boolean, document = false): ComponentChildren[] {
-  const lines = text.replace(/\r\n?/g, '\n').split('\n')
-  const out: ComponentChildren[] = []
-  let paragraph: string[] = []
-  const flush = () => {
-    if (paragraph.length) out.push(<p key={out.length}>{inline(paragraph.join('\n'), document)}</p>)
-    paragraph = []
-  }
-  for (let index = 0; index < lines.length; index++) {
-    const line = lines[index]
-    if (line.trim() === '') {
-      flush()
-      continue
-    }
-    const fence = FENCE.exec(line)
-    if (fence) {
-      flush()
-      // Up to three spaces may come before a fence; as many are taken off each line of the code.
-      const indent = new RegExp(`^ {0,${fence[1].length}}`)
-      const code: string[] = []
-      for (index++; index < lines.length && !FENCE.test(lines[index]); index++)
-        code.push(lines[index].replace(indent, ''))
-      out.push(
-        <pre key={out.length}>
-          <code>{code.join('\n')}</code>
-        </pre>,
+function blocks(nodes: RootContent[], options: Options): ComponentChildren[] {
+  return nodes.map((node, index) => block(node, options, index))
+}
+
+function block(node: RootContent, options: Options, key: number): ComponentChildren {
+  switch (node.type) {
+    case 'paragraph':
+      return <p key={key}>{phrasing(node.children, options)}</p>
+    case 'heading':
+      return heading(node, options, key)
+    case 'list':
+      return list(node, options, key)
+    case 'code':
+      return (
+        <pre key={key}>
+          <code>{node.value}</code>
+        </pre>
       )
-      continue
-    }
-    const heading = /^(#{1,4})\s+(.*)$/.exec(line)
-    if (heading) {
-      flush()
-      if (document) {
-        const Tag = (['h1', 'h2', 'h3', 'h4'] as const)[heading[1].length - 1]
-        out.push(
-          <Tag key={out.length} id={headingId(heading[2])}>
-            {inline(heading[2], document)}
-          </Tag>,
-        )
-        continue
-      }
-      // Headings inside a message stay below the page's own headings.
-      const Tag = (['h3', 'h4', 'h5', 'h6'] as const)[heading[1].length - 1]
-      out.push(<Tag key={out.length}>{inline(heading[2])}</Tag>)
-      continue
-    }
-    if (line.trimStart().startsWith('|') && index + 1 < lines.length && isSeparator(lines[index + 1])) {
-      flush()
-      const header = splitRow(line)
-      const align = alignments(lines[index + 1])
-      const rows: string[][] = []
-      for (index += 2; index < lines.length && lines[index].trimStart().startsWith('|'); index++)
-        rows.push(splitRow(lines[index]))
-      index--
-      if (withoutTables) continue
-      out.push(<TableView key={out.length} table={{ headers: header, align, rows }} document={document} />)
-      continue
-    }
-    if (BULLET.test(line)) {
-      flush()
-      const list = listAt(lines, index)
-      index = list.end - 1
-      const List = list.ordered ? 'ol' : 'ul'
-      out.push(
-        <List key={out.length} start={list.start === 1 ? undefined : list.start}>
-          {list.items.map((item) => (
-            <li>{listItem(item, withoutTables, document)}</li>
-          ))}
-        </List>,
+    case 'blockquote':
+      return <blockquote key={key}>{blocks(node.children, options)}</blockquote>
+    case 'thematicBreak':
+      return <hr key={key} />
+    case 'table':
+      return options.withoutTables ? null : (
+        <TableView key={key} table={tableOf(node as Table)} document={options.document} />
       )
-      continue
+    case 'html':
+      // Shown as the text it is: markup in an answer is never the page's.
+      return <p key={key}>{node.value}</p>
+    default:
+      // Definitions are read by the links that use them; nothing else is parsed.
+      return null
+  }
+}
+
+function heading(node: Heading, options: Options, key: number): ComponentChildren {
+  const content = phrasing(node.children, options)
+  if (options.document) {
+    const Tag = (['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const)[node.depth - 1]
+    return (
+      <Tag key={key} id={headingId(toString(node))}>
+        {content}
+      </Tag>
+    )
+  }
+  // Headings inside a message stay below the page's own headings.
+  const Tag = (['h3', 'h4', 'h5', 'h6'] as const)[Math.min(node.depth, 4) - 1]
+  return <Tag key={key}>{content}</Tag>
+}
+
+function list(node: List, options: Options, key: number): ComponentChildren {
+  const List = node.ordered ? 'ol' : 'ul'
+  const start = node.ordered && typeof node.start === 'number' && node.start !== 1 ? node.start : undefined
+  return (
+    <List key={key} start={start}>
+      {node.children.map((item) => (
+        <li>{listItem(item, node, options)}</li>
+      ))}
+    </List>
+  )
+}
+
+/** A tight list's paragraphs show as their text alone, as CommonMark draws them; a loose list's as paragraphs. */
+function listItem(item: ListItem, parent: List, options: Options): ComponentChildren {
+  if (parent.spread || item.spread) return blocks(item.children, options)
+  return item.children.map((child, index) =>
+    child.type === 'paragraph' ? phrasing(child.children, options) : block(child, options, index),
+  )
+}
+
+function phrasing(nodes: PhrasingContent[], options: Options): ComponentChildren[] {
+  return nodes.map((node) => inline(node, options))
+}
+
+function inline(node: PhrasingContent, options: Options): ComponentChildren {
+  switch (node.type) {
+    case 'text':
+      return node.value
+    case 'strong':
+      return <strong>{phrasing(node.children, options)}</strong>
+    case 'emphasis':
+      return <em>{phrasing(node.children, options)}</em>
+    case 'inlineCode':
+      return <code>{node.value}</code>
+    case 'break':
+      return <br />
+    case 'link':
+      return link(node.url, phrasing(node.children, options), options)
+    case 'linkReference': {
+      const url = options.definitions.get(node.identifier)
+      const content = phrasing(node.children, options)
+      return url === undefined ? content : link(url, content, options)
     }
-    paragraph.push(line)
+    case 'html':
+      return node.value
+    default:
+      // An image shows its description: an answer never makes the browser fetch another site's picture.
+      return toString(node as Nodes)
   }
-  flush()
-  return out
 }
-
-const FENCE = /^( {0,3})```/
-const BULLET = /^(\s*)([-*+]|\d+[.)])\s+/
 
 /**
- * The list that starts at `lines[from]`: its items, each the lines written under its marker (taken back by the
- * marker's width, so a code block, a table or a list inside an item is read as one), up to the first line that belongs
- * to none. A blank line between items, or before a line indented under an item, does not end it.
- */
-function listAt(lines: string[], from: number) {
-  const first = BULLET.exec(lines[from])!
-  const ordered = /\d/.test(first[2])
-  const start = ordered ? Number.parseInt(first[2], 10) : 1
-  const indent = first[1].length
-  const items: string[][] = []
-  let width = 0
-  let index = from
-  for (; index < lines.length; index++) {
-    const line = lines[index]
-    const marker = BULLET.exec(line)
-    if (marker && marker[1].length === indent && /\d/.test(marker[2]) === ordered) {
-      width = marker[0].length
-      items.push([line.slice(width)])
-    } else if (line.trim() === '') {
-      // A blank line stays in the list when what follows is indented under the item or is its next item.
-      const next = lines.slice(index + 1).findIndex((later) => later.trim() !== '')
-      if (next < 0) break
-      const following = lines[index + 1 + next]
-      const sibling = BULLET.exec(following)
-      const inside = following.length - following.trimStart().length >= width
-      if (!inside && !(sibling && sibling[1].length === indent)) break
-      items[items.length - 1].push('')
-    } else if (line.length - line.trimStart().length >= width) items[items.length - 1].push(line.slice(width))
-    // A line indented less than the item's text goes on with its paragraph, as it always has.
-    else if (/^\s+\S/.test(line)) items[items.length - 1].push(line.trim())
-    else break
-  }
-  return { ordered, start, items, end: index }
-}
-
-/** An item of one paragraph shows its text alone (a tight list); one of several blocks shows each. */
-function listItem(lines: string[], withoutTables: boolean, document: boolean): ComponentChildren {
-  const text = lines.join('\n').trimEnd()
-  const simple = !text.includes('\n\n') && !lines.slice(1).some((line) => FENCE.test(line) || BULLET.test(line))
-  if (simple && !lines[0].trimStart().startsWith('|') && !FENCE.test(lines[0])) return inline(lines.join(' '), document)
-  return blocks(text, withoutTables, document)
-}
-
-// As CommonMark has them: a backslash before punctuation makes it a plain character (`\\*`), and `_` opens or
-// closes emphasis only at a word's edge, so `orders.average_amount` stays one word.
-const INLINE =
-  /(\\([!-/:-@[-`{-~])|\*\*((?:\\.|[^*\\])+)\*\*|(?<![\p{L}\p{N}_\\])__([^_]+)__(?![\p{L}\p{N}_])|`([^`]+)`|\*((?:\\.|[^*\s\\])(?:\\.|[^*\\])*)\*|(?<![\p{L}\p{N}_\\])_([^_\s](?:[^_]*[^_\s])?)_(?![\p{L}\p{N}_])|\[([^\]]+)\]\((https?:\/\/[^\s)]+|#[\w-]+)\))/gu
-
-/**
- * A page of its own (the README, a chapter of the docs) opens links to this server's other pages in place, as a
+ * A link to an http(s) address or an anchor of the page; any other (`javascript:`, a file of the repository) keeps
+ * only its text. A page of its own (the README, a chapter of the docs) opens this server's other pages in place, as a
  * site's links between its pages do; an answer's links, and any to another site, open in a new tab.
  */
+function link(url: string, content: ComponentChildren, options: Options): ComponentChildren {
+  if (!/^(https?:\/\/|#)/i.test(url)) return content
+  if (opensInPlace(url, options.document)) return <a href={url}>{content}</a>
+  return (
+    <a href={url} target="_blank" rel="noopener noreferrer">
+      {content}
+    </a>
+  )
+}
+
 function opensInPlace(href: string, document: boolean): boolean {
   if (href.startsWith('#')) return true
   return document && typeof window !== 'undefined' && href.startsWith(`${window.location.origin}/`)
-}
-
-function inline(text: string, document = false): ComponentChildren[] {
-  const out: ComponentChildren[] = []
-  const pattern = new RegExp(INLINE)
-  let position = 0
-  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
-    if (match.index > position) out.push(text.slice(position, match.index))
-    position = match.index + match[0].length
-    const [, , escaped, bold, boldAlt, code, italic, italicAlt, linkText, href] = match
-    if (escaped) out.push(escaped)
-    else if (bold ?? boldAlt) out.push(<strong>{inline(bold ?? boldAlt, document)}</strong>)
-    else if (code) out.push(<code>{code}</code>)
-    else if (italic ?? italicAlt) out.push(<em>{inline(italic ?? italicAlt, document)}</em>)
-    else if (linkText)
-      out.push(
-        opensInPlace(href, document) ? (
-          <a href={href}>{linkText}</a>
-        ) : (
-          <a href={href} target="_blank" rel="noopener noreferrer">
-            {linkText}
-          </a>
-        ),
-      )
-  }
-  if (position < text.length) out.push(text.slice(position))
-  return out
 }

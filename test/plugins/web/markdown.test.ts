@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import type { VNode } from 'preact'
-import { Markdown } from '../../../plugins/web/client/markdown'
+import { leadingBold, Markdown } from '../../../plugins/web/client/markdown'
+import { firstTable } from '../../../plugins/web/client/markdown-table'
 
 /** The elements a component builds, as compact HTML-like text (`<p>a <strong>b</strong></p>`), components expanded. */
 function html(node: unknown): string {
@@ -10,12 +11,14 @@ function html(node: unknown): string {
   const vnode = node as VNode<{ children?: unknown }>
   if (typeof vnode.type === 'function') return html((vnode.type as (props: unknown) => unknown)(vnode.props))
   const tag = vnode.type as string | undefined
-  const start = (vnode.props as { start?: number }).start
-  const open = start === undefined ? tag : `${tag} start=${start}`
+  const { start, href, id } = vnode.props as { start?: number; href?: string; id?: string }
+  const attributes = [start !== undefined && ` start=${start}`, href && ` href=${href}`, id && ` id=${id}`]
+  const open = `${tag}${attributes.filter(Boolean).join('')}`
   return tag ? `<${open}>${html(vnode.props.children)}</${tag}>` : html(vnode.props.children)
 }
 
 const render = (text: string) => html(Markdown({ text }))
+const page = (text: string) => html(Markdown({ text, document: true }))
 
 describe('Markdown', () => {
   it('keeps underscores inside identifiers: orders.average_amount is one word, not emphasis', () => {
@@ -69,18 +72,65 @@ describe('Markdown', () => {
         '<li><p>Describe your tables:</p><pre><code>npm run cli -- model generate\n  --out ./models/shop</code></pre>' +
         '<p>It prints what it inferred.</p></li>' +
         '<li><p>Point a deployment at it:</p><pre><code>deployments:\n  - id: 3</code></pre></li>' +
-        '<li>Ask.</li>' +
+        '<li><p>Ask.</p></li>' +
         '</ol><p>After the list.</p>',
     )
   })
 
   it('nests a list indented under an item, and starts a numbered list at its first number', () => {
-    expect(render('- a\n  - b\n  - c\n- d')).toBe('<ul><li><p>a</p><ul><li>b</li><li>c</li></ul></li><li>d</li></ul>')
+    // A tight list (no blank line between its items) shows its items' text without paragraphs, as CommonMark draws it.
+    expect(render('- a\n  - b\n  - c\n- d')).toBe('<ul><li>a<ul><li>b</li><li>c</li></ul></li><li>d</li></ul>')
     expect(render('3. c\n4. d')).toBe('<ol start=3><li>c</li><li>d</li></ol>')
   })
 
   it('reads a line indented less than its item as more of its text, and a fence indented up to three spaces', () => {
-    expect(render('- one\n two\n- three')).toBe('<ul><li>one two</li><li>three</li></ul>')
+    expect(render('- one\n two\n- three')).toBe('<ul><li>one\ntwo</li><li>three</li></ul>')
     expect(render('  ```\n  x = 1\n  ```')).toBe('<pre><code>x = 1</code></pre>')
+  })
+
+  it('reads the CommonMark the hand-written subset missed: quotes, setext and deep headings, autolinks, hard breaks', () => {
+    expect(render('> Revenue is net of refunds.')).toBe('<blockquote><p>Revenue is net of refunds.</p></blockquote>')
+    expect(page('Title\n=====\n\n##### Deep')).toBe('<h1 id=title>Title</h1><h5 id=deep>Deep</h5>')
+    expect(render('See <https://a.example/x>.')).toBe('<p>See <a href=https://a.example/x>https://a.example/x</a>.</p>')
+    expect(render('one  \ntwo')).toBe('<p>one<br></br>two</p>')
+    expect(render('**total `x`** and *it*')).toBe('<p><strong>total <code>x</code></strong> and <em>it</em></p>')
+    expect(render('---')).toBe('<hr></hr>')
+  })
+
+  it('resolves reference links to their definitions, and shows a link without one as its text', () => {
+    expect(render('Read [the guide][g].\n\n[g]: https://a.example/guide')).toBe(
+      '<p>Read <a href=https://a.example/guide>the guide</a>.</p>',
+    )
+  })
+
+  it('never injects markup, runs a script address or loads a picture from model output', () => {
+    expect(render('<img src=x onerror=alert(1)>')).toBe('<p><img src=x onerror=alert(1)></p>')
+    expect(render('a <b>bold</b> claim')).toBe('<p>a <b>bold</b> claim</p>')
+    expect(render('[click](javascript:alert(1))')).toBe('<p>click</p>')
+    expect(render('![a chart](https://tracker.example/pixel.png)')).toBe('<p>a chart</p>')
+  })
+
+  it('leaves tables out when the answer draws its table as a chart', () => {
+    const text = 'Top:\n\n| A | B |\n|---|--:|\n| x | 1 |'
+    expect(html(Markdown({ text, withoutTables: true }))).toBe('<p>Top:</p>')
+    expect(render(text)).toContain('<th>A</th>')
+  })
+})
+
+describe('firstTable and leadingBold', () => {
+  it('reads a table as CommonMark and GitHub do: text cells, alignment, cells padded to the header', () => {
+    const table = firstTable('**Revenue**\n\n| Region | Revenue |\n|:--|--:|\n| **Europe** | 1,200 |\n| A\\|B |')!
+    expect(table.headers).toEqual(['Region', 'Revenue'])
+    expect(table.align).toEqual(['left', 'right'])
+    expect(table.rows).toEqual([
+      ['Europe', '1,200'],
+      ['A|B', ''],
+    ])
+    expect(firstTable('no | table here')).toBeUndefined()
+  })
+
+  it("takes an answer's title from its bold first words only", () => {
+    expect(leadingBold('**Revenue by region, 2024**\n\nEurope leads.')).toBe('Revenue by region, 2024')
+    expect(leadingBold('Europe leads with **40%**.')).toBeUndefined()
   })
 })
