@@ -13,13 +13,16 @@ export function Markdown({
   text,
   withoutTables = false,
   document = false,
+  linkAddress,
 }: {
   text: string
   withoutTables?: boolean
   document?: boolean
+  /** Where each link of the text goes (undefined: it keeps only its text), when not where it says. */
+  linkAddress?: (url: string) => string | undefined
 }) {
   const tree = parseMarkdown(closeOpenMarks(text))
-  return <>{blocks(tree.children, { withoutTables, document, definitions: definitionsOf(tree) })}</>
+  return <>{blocks(tree.children, { withoutTables, document, definitions: definitionsOf(tree), linkAddress })}</>
 }
 
 /** A heading's anchor as GitHub makes it: `Embedded pages` → `embedded-pages`. */
@@ -54,6 +57,7 @@ interface Options {
   document: boolean
   /** The text's link definitions, for its reference links. */
   definitions: ReadonlyMap<string, string>
+  linkAddress?: (url: string) => string | undefined
 }
 
 /** A table of an answer, its cells drawn with their marks; it scrolls sideways inside its card when too wide. */
@@ -202,8 +206,9 @@ function inline(node: PhrasingContent, options: Options): ComponentChildren {
  * only its text. A page of its own (the README, a chapter of the docs) opens this server's other pages in place, as a
  * site's links between its pages do; an answer's links, and any to another site, open in a new tab.
  */
-function link(url: string, content: ComponentChildren, options: Options): ComponentChildren {
-  if (!/^(https?:\/\/|#)/i.test(url)) return content
+function link(written: string, content: ComponentChildren, options: Options): ComponentChildren {
+  const url = options.linkAddress ? options.linkAddress(written) : written
+  if (url === undefined || !/^(https?:\/\/|#)/i.test(url)) return content
   if (opensInPlace(url, options.document)) return <a href={url}>{content}</a>
   return (
     <a href={url} target="_blank" rel="noopener noreferrer">

@@ -3,17 +3,17 @@ import { describeError, pageFetch } from './api'
 import { Markdown } from './markdown'
 
 /**
- * Links between the README and the docs, written for a repository (`docs/x.md`, `x.md#part`, `../README.md`), as
- * addresses of this server (`origin`); a link to another file of the repository keeps only its text.
+ * A link between the README and the docs, written for a repository (`docs/x.md`, `x.md#part`, `../README.md`), as
+ * an address of this server (`origin`); anchors and web addresses stay as they are, and a link to another file of the
+ * repository is undefined (it keeps only its text).
  */
-export function serverDocLinks(text: string, origin: string): string {
-  return text
-    .replace(/\]\((?:\.\/)?docs\/([\w-]+)\.md(#[\w-]+)?\)/g, `](${origin}/docs/$1$2)`)
-    .replace(/\]\(\.\.\/README\.md(#[\w-]+)?\)/g, `](${origin}/readme$1)`)
-    .replace(/\]\(([\w-]+)\.md(#[\w-]+)?\)/g, (_whole, name: string, anchor = '') =>
-      name === 'README' ? `](${origin}/readme${anchor})` : `](${origin}/docs/${name}${anchor})`,
-    )
-    .replace(/\[([^\]]+)\]\((?!https?:\/\/|#)[^)\s]+\)/g, '$1')
+export function serverDocAddress(url: string, origin: string): string | undefined {
+  if (/^(https?:\/\/|#)/i.test(url)) return url
+  const file = /^(?:\.\/)?(?:(docs\/)|(\.\.\/))?([\w-]+)\.md(#[\w-]+)?$/.exec(url)
+  if (!file) return undefined
+  const [, inDocs, above, name, anchor = ''] = file
+  if (name === 'README' && !inDocs) return `${origin}/readme${anchor}`
+  return above ? undefined : `${origin}/docs/${name}${anchor}`
 }
 
 /** The Markdown this page shows: `/docs/<name>` shows that chapter, `/readme` the README. */
@@ -30,11 +30,7 @@ export function ReadmePage() {
   const [error, setError] = useState<string>()
   useEffect(() => {
     pageFetch(markdownAddress(window.location.pathname), { credentials: 'omit' })
-      .then(async (response) =>
-        response.ok
-          ? setText(serverDocLinks(await response.text(), window.location.origin))
-          : setError(`HTTP ${response.status}`),
-      )
+      .then(async (response) => (response.ok ? setText(await response.text()) : setError(`HTTP ${response.status}`)))
       .catch((caught: unknown) => setError(describeError(caught)))
   }, [])
   useEffect(() => {
@@ -56,7 +52,7 @@ export function ReadmePage() {
         {error && <p role="alert">The page could not be loaded: {error}</p>}
         {text && (
           <article>
-            <Markdown text={text} document />
+            <Markdown text={text} document linkAddress={(url) => serverDocAddress(url, window.location.origin)} />
           </article>
         )}
       </main>

@@ -110,6 +110,15 @@ describe('Markdown', () => {
     expect(render('![a chart](https://tracker.example/pixel.png)')).toBe('<p>a chart</p>')
   })
 
+  it('sends links where the page says, and leaves code as written', () => {
+    const linkAddress = (url: string) => (url.endsWith('.md') ? `https://docs.example/${url.slice(0, -3)}` : undefined)
+    const text = 'See [setup](setup.md) and [that file](run.ts).\n\n```md\n[setup](setup.md)\n```'
+    expect(html(Markdown({ text, linkAddress }))).toBe(
+      '<p>See <a href=https://docs.example/setup>setup</a> and that file.</p>' +
+        '<pre><code>[setup](setup.md)</code></pre>',
+    )
+  })
+
   it('leaves tables out when the answer draws its table as a chart', () => {
     const text = 'Top:\n\n| A | B |\n|---|--:|\n| x | 1 |'
     expect(html(Markdown({ text, withoutTables: true }))).toBe('<p>Top:</p>')
