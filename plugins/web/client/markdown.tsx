@@ -1,6 +1,6 @@
-import type { Heading, List, ListItem, Nodes, PhrasingContent, RootContent, Table } from 'mdast'
+import type { Heading, List, ListItem, Nodes, PhrasingContent, RootContent } from 'mdast'
 import { toString } from 'mdast-util-to-string'
-import type { ComponentChildren } from 'preact'
+import { Fragment, type ComponentChildren } from 'preact'
 import { tableOf, type MarkdownTable } from './markdown-table'
 import { definitionsOf, parseMarkdown } from './markdown-tree'
 
@@ -61,16 +61,11 @@ interface Options {
 }
 
 /** A table of an answer, its cells drawn with their marks; it scrolls sideways inside its card when too wide. */
-export function TableView({
-  table,
-  caption,
-  document = false,
-}: {
-  table: MarkdownTable
-  caption?: string
-  document?: boolean
-}) {
-  const options: Options = { withoutTables: false, document, definitions: new Map() }
+export function TableView({ table, caption }: { table: MarkdownTable; caption?: string }) {
+  return tableView(table, { withoutTables: false, document: false, definitions: new Map() }, caption)
+}
+
+function tableView(table: MarkdownTable, options: Options, caption?: string) {
   const [header = [], ...body] = table.cells
   const alignment = (column: number) => table.align[column] && `align-${table.align[column]}`
   return (
@@ -123,9 +118,7 @@ function block(node: RootContent, options: Options, key: number): ComponentChild
     case 'thematicBreak':
       return <hr key={key} />
     case 'table':
-      return options.withoutTables ? null : (
-        <TableView key={key} table={tableOf(node as Table)} document={options.document} />
-      )
+      return options.withoutTables ? null : <Fragment key={key}>{tableView(tableOf(node), options)}</Fragment>
     case 'html':
       // Shown as the text it is: markup in an answer is never the page's.
       return <p key={key}>{node.value}</p>

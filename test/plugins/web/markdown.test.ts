@@ -112,10 +112,12 @@ describe('Markdown', () => {
 
   it('sends links where the page says, and leaves code as written', () => {
     const linkAddress = (url: string) => (url.endsWith('.md') ? `https://docs.example/${url.slice(0, -3)}` : undefined)
-    const text = 'See [setup](setup.md) and [that file](run.ts).\n\n```md\n[setup](setup.md)\n```'
+    const text =
+      'See [setup](setup.md) and [that file](run.ts).\n\n```md\n[setup](setup.md)\n```\n\n| [Setup](setup.md) |\n|---|'
     expect(html(Markdown({ text, linkAddress }))).toBe(
       '<p>See <a href=https://docs.example/setup>setup</a> and that file.</p>' +
-        '<pre><code>[setup](setup.md)</code></pre>',
+        '<pre><code>[setup](setup.md)</code></pre>' +
+        '<div><table><thead><tr><th><a href=https://docs.example/setup>Setup</a></th></tr></thead><tbody></tbody></table></div>',
     )
   })
 
