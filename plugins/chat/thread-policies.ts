@@ -69,6 +69,10 @@ export function createThreadPolicyGuard(
         )
       return check(deploymentId, requests)
     },
+    /** Starting a thread without a message (a request with neither input nor a thread): `ChatThreadCreate`. */
+    create(deploymentId: number, agentId: number): Promise<void> {
+      return check(deploymentId, [{ action: 'ChatThreadCreate', resourceType: 'agent', resourceId: String(agentId) }])
+    },
     /** Reading a thread the request reached by its `messageId` (a rejoin, a finished message): `ChatThreadRead`. */
     read(deploymentId: number, agentId: number, chatId: string): Promise<void> {
       return check(deploymentId, [

@@ -104,6 +104,11 @@ export interface ThreadStore {
   /** The thread holding the user's message `messageId` with this agent, if any. */
   threadOfUserMessage(userId: number, agentId: number, messageId: string): Promise<string | undefined>
   /**
+   * Creates a thread without messages (a request that asks for a new thread and sends nothing to it), in the next
+   * group commit; its first turn then starts in it as in any thread that exists.
+   */
+  createThread(thread: ThreadRow): Promise<void>
+  /**
    * Starts a turn: the thread (when new), the run and the user message, committed together (in the next group
    * commit), with the thread's history as it stood before.
    */

@@ -261,6 +261,16 @@ export function createPostgresThreadStore(client: SQL, clock: () => number): Thr
          LIMIT 1`
       return rows[0]?.threadId
     },
+    createThread(thread) {
+      const now = clock()
+      return batch.run(async (tx) => {
+        await tx`
+          INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at,
+                                    lease_epoch)
+          VALUES (${thread.id}, ${thread.accountId}, ${thread.deploymentId}, ${thread.agentId}, ${thread.userId}, NULL,
+                  ${now}, ${now}, 1)`
+      })
+    },
     startTurn: (turn) => startTurn({ turn, now: clock() }),
     endRun: (runId, epoch, status, error) => endRun({ runId, epoch, status, error: error ?? null, now: clock() }),
     saveMessages(take) {

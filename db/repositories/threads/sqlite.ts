@@ -138,6 +138,21 @@ export function createSqliteThreadStore(connection: SqliteConnection, clock: () 
     async threadOfUserMessage(userId, agentId, messageId) {
       return userMessage.get(messageId, userId, agentId)?.threadId
     },
+    createThread(thread) {
+      return batch.run(() => {
+        const now = clock()
+        insertThread.run(
+          thread.id,
+          thread.accountId,
+          thread.deploymentId,
+          thread.agentId,
+          thread.userId,
+          null,
+          now,
+          now,
+        )
+      })
+    },
     startTurn: (turn) => batch.run(() => startTurnWrites(turn, clock())),
     endRun: (runId, epoch, status, error) =>
       batch.run(() => endRun.run(status, error ?? null, clock(), runId, epoch).changes === 1),

@@ -1,7 +1,7 @@
 import type { Storage } from '../../../db/client'
 import type { ClusterBus } from '../../../lib/cluster-bus'
 import type { Config } from '../../../lib/config'
-import { ShuttingDownError } from '../../../lib/errors'
+import { BadRequestError, ShuttingDownError } from '../../../lib/errors'
 import type { Lifecycle } from '../../../lib/lifecycle'
 import type { Logger } from '../../../lib/logger'
 import type { Metrics } from '../../../lib/metrics'
@@ -15,7 +15,6 @@ import type { AgentFactory } from '../run/agent'
 import type { TurnSource } from '../stream/run-readers'
 import { createThreadPolicyGuard } from '../thread-policies'
 import { createChatService } from './chat-service'
-import { emptyChatRequest } from './open-turn'
 import { abortingUser, abortScope, resolveParticipant, type ChatAccess } from './participant'
 
 /** What the chat's turns need from the app. */
@@ -69,6 +68,7 @@ export function createChatTurns(deps: ChatTurnsDeps) {
     deadlines: createRunDeadlines(limits),
     ready,
     mayRead: ({ deployment, agent }, threadId) => policies.read(deployment.id, agent.id, threadId),
+    mayCreate: ({ deployment, agent }) => policies.create(deployment.id, agent.id),
   })
   deps.lifecycle.onShutdown(() => chat.shutdown(deps.config.shutdownGraceMs))
 
@@ -81,8 +81,9 @@ export function createChatTurns(deps: ChatTurnsDeps) {
       const { caller, agent, deployment } = access
       // Before anything is provisioned or stored: a load balancer sends the request to another node.
       if (deps.lifecycle.isShuttingDown) throw new ShuttingDownError()
-      if (request.input === undefined && request.chatId === undefined && request.messageId === undefined)
-        throw emptyChatRequest()
+      // Images belong to the user message a request's input makes: without one they would be dropped unseen.
+      if (request.input === undefined && request.images?.length)
+        throw new BadRequestError('images: send them with input, the message they belong to', 'IMAGES_WITHOUT_INPUT')
       await policies.chat(deployment.id, agent.id, request)
       const participant = await resolveParticipant(deps.users, caller, agent, deployment, request.sessionSettings)
       return { source: await chat.open(request, participant), userId: participant.userId }

@@ -1,4 +1,3 @@
-import { BadRequestError } from '../../../lib/errors'
 import { MessageStored } from '../../../db/repositories/threads'
 import type { ChatRequest } from '../model'
 import { cutoffLine, errorLine, stateLine } from '../stream/lines'
@@ -8,18 +7,13 @@ import type { ChatParticipant } from './participant'
 import type { TurnToStart } from './start-run'
 import { BUSY, fixedLines, type ChatServiceOptions } from './turn-context'
 
-/** 400 for a request with nothing to do: no input, no thread to read, no run or answer of its `messageId`. */
-export function emptyChatRequest(): BadRequestError {
-  return new BadRequestError('Send input to start a chat, or chatId to read one', 'EMPTY_CHAT_REQUEST')
-}
-
 /**
  * Answers one chat request: joins the active run of its `messageId` (here or on another node), reads a finished
  * message's or a thread's state from the store, or starts a run with `startRun`. A thread-level problem (unknown
  * thread, busy thread, unknown branch) is an error line, never a throw.
  */
 export function createTurnOpener(
-  options: Pick<ChatServiceOptions, 'store' | 'registry' | 'mayRead'>,
+  options: Pick<ChatServiceOptions, 'store' | 'registry' | 'mayRead' | 'mayCreate'>,
   startRun: (turn: TurnToStart) => Promise<TurnSource>,
 ) {
   const { store, registry } = options
@@ -91,8 +85,20 @@ export function createTurnOpener(
       const finished = await store.threadOfUserMessage(userId, participant.agent.id, request.messageId)
       if (finished) return answerOf(finished)
     }
-    // A messageId with no run and no answer, and nothing else: the request has nothing to do.
-    if (request.input === undefined) throw emptyChatRequest()
+    // No input and no thread (nor a run or answer of its messageId): the request body is optional, and a request
+    // without one asks for a new thread, created now so the chatId its __cutoff__ gives can be sent input or read.
+    if (request.input === undefined) {
+      await options.mayCreate?.(participant)
+      const chatId = Bun.randomUUIDv7()
+      await store.createThread({
+        id: chatId,
+        accountId: deployment.accountId,
+        deploymentId: deployment.id,
+        agentId: participant.agent.id,
+        userId,
+      })
+      return fixedLines(cutoffLine(chatId, false), stateLine([]))
+    }
     try {
       return await start(undefined, request.input)
     } catch (error) {

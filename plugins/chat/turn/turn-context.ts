@@ -31,6 +31,8 @@ export interface ChatServiceOptions {
    * a request reaches by its `messageId` rather than names: the route checked the `chatId` it named itself.
    */
   mayRead?: (participant: ChatParticipant, threadId: string) => Promise<void>
+  /** Throws when `participant` may not start a thread (the deployment's thread policies). */
+  mayCreate?: (participant: ChatParticipant) => Promise<void>
 }
 
 /** The error line of a turn sent to a thread whose run is still going (the client joins it, or waits). */

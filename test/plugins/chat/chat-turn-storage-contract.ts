@@ -297,5 +297,18 @@ export function chatTurnStorage(name: string, open: () => Promise<ThreadStoreHar
       expect(again.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
       expect((again[1].state as { messages: Line[] }).messages).toEqual(state.messages)
     })
+
+    it('stores the empty thread a request without input or chatId gets, and starts its first turn in it', async () => {
+      const empty = await (await read({})).rest()
+      expect(empty.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
+      const chatId = (empty[0].state as { chatId: string }).chatId
+      expect(await store.thread(chatId)).toMatchObject({ id: chatId, userId: harness.owner.userId })
+      expect(await store.messages(chatId, false)).toEqual([])
+      const lines = await (await read({ chatId, input: 'First words' })).rest()
+      expect(lines[0].state).toEqual({ chatId, isStreaming: false })
+      const messages = (lines.at(-1)!.state as { messages: Line[] }).messages
+      expect(messages[0]).toMatchObject({ role: 'user', content: 'First words', sort: 1 })
+      expect(await store.messages(chatId, false)).toEqual(messages as never)
+    })
   })
 }

@@ -4,6 +4,7 @@ import { apiKey, createTestApp, testClock, type TestApp } from '../../helpers/ap
 import { storedMessages, threadOwners } from '../../helpers/chat-rows'
 import { chatBase, lineReader, messageId, readLines } from '../../helpers/chat'
 import { keys, tokenSecrets } from '../../helpers/fixtures'
+import { embedSession } from '../../helpers/embed-sessions'
 import { gate } from '../../helpers/gates'
 import { serviceToken } from '../../helpers/tokens'
 
@@ -68,10 +69,6 @@ describe('POST {chat_base_url}/chat/stream-chat-state before the stream starts',
     await expectError(await stream({ input: 'x', sessionSettings: { email: 'a@b.c' } }), 400)
   })
 
-  it('answers 400 for a request with neither input nor chatId', async () => {
-    await expectError(await stream({ sessionSettings: { externalId: 'a' } }), 400, /input/)
-  })
-
   it('answers 401 without credentials or with a wrong key, 403 without the right, 404 for unknown account or agent', async () => {
     await expectError(await stream({ input: 'x' }, {}), 401)
     await expectError(await stream({ input: 'x' }, apiKey('ak_wrong_0123456789abcdef')), 401)
@@ -104,7 +101,15 @@ describe('POST {chat_base_url}/chat/stream-chat-state before the stream starts',
     await expectError(member, 403)
   })
 
-  it('accepts an absent body as a request without input (400 here, not 500)', async () => {
+  it('answers 400 for images without input, with or without a chatId, since there is no message to attach them to', async () => {
+    const images = [{ mimeType: 'image/png', data: 'aGVsbG8=' }]
+    await expectError(await stream({ images, sessionSettings: { externalId: 'a' } }), 400, /^images: /)
+    const created = await readLines(await stream({ input: 'x', sessionSettings: { externalId: 'a' } }))
+    const chatId = (created[0].state as { chatId: string }).chatId
+    await expectError(await stream({ chatId, images, sessionSettings: { externalId: 'a' } }), 400, /^images: /)
+  })
+
+  it('answers an absent body under an API key with 400 for the missing sessionSettings, not 500', async () => {
     const response = await test.request('POST', `${chatBase()}/stream-chat-state`, { headers: apiKey(keys.admin) })
     await expectError(response, 400)
   })
@@ -168,13 +173,41 @@ describe('POST {chat_base_url}/chat/stream-chat-state with the messageId of anot
     expect((idleThread.at(-1)!.state as { messages: unknown[] }).messages).toHaveLength(2)
   })
 
-  it('answers 400 EMPTY_CHAT_REQUEST for a messageId of no run and no answer, without input or chatId', async () => {
-    const response = await stream({ messageId: messageId(8), sessionSettings: user })
-    expect(response.status).toBe(400)
-    expect(await response.json()).toEqual({
-      error: 'Send input to start a chat, or chatId to read one',
-      code: 'EMPTY_CHAT_REQUEST',
+  it('answers a messageId of no run and no answer, without input or chatId, with a new empty thread', async () => {
+    const lines = await readLines(await stream({ messageId: messageId(8), sessionSettings: user }))
+    expect(lines.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
+    expect(lines[1].state).toEqual({ messages: [] })
+  })
+})
+
+describe('POST {chat_base_url}/chat/stream-chat-state without input or chatId', () => {
+  it('creates an empty thread: __cutoff__ with its new chatId, then __state__ without messages', async () => {
+    const lines = await readLines(await stream({ sessionSettings: { externalId: 'starter' } }))
+    expect(lines).toEqual([
+      { id: '__cutoff__', sort: 0, state: { chatId: expect.any(String), isStreaming: false } },
+      { id: '__state__', sort: 1, state: { messages: [] } },
+    ])
+    const chatId = (lines[0].state as { chatId: string }).chatId
+    // The thread is stored: it reads back empty, takes its first message, and stays its user's alone.
+    const read = await readLines(await stream({ chatId, sessionSettings: { externalId: 'starter' } }))
+    expect(read).toEqual(lines)
+    const turn = await readLines(await stream({ chatId, input: 'Hello', sessionSettings: { externalId: 'starter' } }))
+    expect(turn[0].state).toEqual({ chatId, isStreaming: false })
+    expect(turn[1]).toMatchObject({ role: 'user', content: 'Hello', sort: 1 })
+    expect(turn.at(-1)!.id).toBe('__state__')
+    const foreign = await readLines(await stream({ chatId, sessionSettings: { externalId: 'someone-else' } }))
+    expect(foreign).toEqual([{ error: `Chat ${chatId} not found` }])
+  })
+
+  it('gives a new thread to a request without a body under an embed token, as the body is optional', async () => {
+    const { token } = await embedSession(test, 'embedded-starter')
+    const response = await test.request('POST', `${chatBase()}/stream-chat-state`, {
+      headers: { authorization: `Embed-Token ${token}` },
     })
+    expect(response.status).toBe(200)
+    const lines = await readLines(response)
+    expect(lines.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
+    expect(lines[1].state).toEqual({ messages: [] })
   })
 })
 

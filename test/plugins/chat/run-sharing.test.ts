@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { createScriptedAgent, type Script } from '../../../plugins/chat/run/scripted-agent'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
-import { chatBase, lineReader, messageId } from '../../helpers/chat'
+import { chatBase, lineReader, messageId, readLines } from '../../helpers/chat'
 import { keys } from '../../helpers/fixtures'
 import { gate } from '../../helpers/gates'
 
@@ -33,13 +33,16 @@ describe('joining an active run by its messageId', () => {
     const running = await open(1, keys.admin, { sessionSettings: alice, input: 'Revenue?', messageId: messageId(7) })
     const chatId = ((await running.next())!.state as { chatId: string }).chatId
 
-    // By messageId alone, agent 2 has no run and no answer of it: a request with nothing to do.
-    const byMessage = await test.request('POST', `${chatBase('acme', 2)}/stream-chat-state`, {
-      headers: apiKey(keys.scoped),
-      body: { sessionSettings: alice, messageId: messageId(7) },
-    })
-    expect(byMessage.status).toBe(400)
-    expect(((await byMessage.json()) as { code: string }).code).toBe('EMPTY_CHAT_REQUEST')
+    // By messageId alone, agent 2 has no run and no answer of it: the request gets a new thread of its own, empty.
+    const byMessage = await readLines(
+      await test.request('POST', `${chatBase('acme', 2)}/stream-chat-state`, {
+        headers: apiKey(keys.scoped),
+        body: { sessionSettings: alice, messageId: messageId(7) },
+      }),
+    )
+    expect(byMessage.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
+    expect((byMessage[0].state as { chatId: string }).chatId).not.toBe(chatId)
+    expect(byMessage[1].state).toEqual({ messages: [] })
     const byChatReader = await open(2, keys.scoped, { sessionSettings: alice, chatId, messageId: messageId(7) })
     // A request that joined would wait here for the held run: read its first line, then let the run finish.
     const first = await byChatReader.next()

@@ -44,6 +44,10 @@ describe('chatThreadPolicies on the chat', () => {
     })
     const state = await readLines(await chat({ chatId }))
     expect(state.map((line) => line.id)).toEqual(['__cutoff__', '__state__'])
+    // A request with neither input nor chatId would start an empty thread: refused alike.
+    const empty = await chat({})
+    expect(empty.status).toBe(403)
+    expect(((await empty.json()) as { code: string }).code).toBe('CHAT_POLICY_DENIED')
   })
 
   it('refuses to read a thread that a deny policy names, and only that one', async () => {

@@ -72,6 +72,19 @@ export function threadStoreContract(name: string, open: () => Promise<ThreadStor
       expect(await harness.run(first.runId)).toMatchObject({ status: 'running', endedAt: null })
     })
 
+    it('creates a thread without messages, whose first turn starts in it with the lease epoch raised', async () => {
+      const thread = { id: unique('thread'), ...harness.owner }
+      await store.createThread(thread)
+      expect(await store.thread(thread.id)).toEqual(thread)
+      expect(await store.messages(thread.id, false)).toEqual([])
+      const first = turn({ thread, isNewThread: false })
+      const started = await store.startTurn(first)
+      expect(started.history).toEqual([])
+      expect(started.userMessage).toMatchObject({ id: first.messageId, role: 'user', sort: 1 })
+      expect(started.epoch).toBe(2)
+      expect(await store.messages(thread.id, false)).toEqual([started.userMessage])
+    })
+
     it('returns the history before the turn, and continues the sort after the last message', async () => {
       const first = turn()
       await store.startTurn(first)
