@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs'
 import type { Config } from '../../lib/config'
 import { BadRequestError } from '../../lib/errors'
 import type { Logger } from '../../lib/logger'
@@ -26,7 +25,10 @@ export interface LoadedModel {
   model: SemanticModel
   /** The SQLite file the model reads when its deployment names no data source. */
   dataPath: string
-  /** Part of every result cache key: results of another data file or generation never match. */
+  /**
+   * Part of every result cache key: results of another data file or generation never match (a file's changes since
+   * are told by its source's stamp).
+   */
   dataVersion: string
 }
 
@@ -95,9 +97,8 @@ export function createModelLoader(options: { config: Pick<Config, 'dbPath' | 'de
       } else {
         const files = readFolderModel(deployment.model, overlay)
         const model = loadModel(`${deployment.model}${overlay ? ` (branch ${overlay})` : ''}`, files.base, files.branch)
-        const stat = files.dataPath ? statSync(files.dataPath) : undefined
         loaded = files.dataPath
-          ? { key, model, dataPath: files.dataPath, dataVersion: `${files.dataPath}:${stat?.mtimeMs}:${stat?.size}` }
+          ? { key, model, dataPath: files.dataPath, dataVersion: files.dataPath }
           : { key, model, dataPath: demoPath, dataVersion: `demo-v${DEMO_DATA_VERSION}:${demoPath}` }
       }
       models.set(key, loaded)

@@ -54,6 +54,11 @@ export interface SemanticServiceOptions {
   /** How each source shares its places among accounts (`QUERIES_PER_ACCOUNT`, `QUERY_QUEUE_PER_ACCOUNT`). */
   fairShare?: { perAccount?: number; queuePerAccount?: number }
   cacheEntries?: number
+  /**
+   * How long an answer is kept when its source cannot tell whether its data changed (a database server, DuckDB);
+   * default 10 s. Answers over a SQLite file are kept until the file changes (at most 10 minutes).
+   */
+  unstampedCacheMs?: number
   /** Where queries are counted and timed, by how the caches answered them. */
   metrics?: Pick<Metrics, 'semanticQueries' | 'semanticQueryDuration'>
   /** The data source of each deployment that names one (the bootstrap file's `dataSource`, resolved). */
@@ -108,12 +113,19 @@ export function createSemanticService(options: SemanticServiceOptions) {
 
   /**
    * The deployment's configured source, else a SQLite file (its model folder's `data.db` or the demo data), and
-   * the data version cache keys carry (results of another source, file or generation never match).
+   * the data version cache keys carry: results of another source, file or generation never match, nor results
+   * from before the source's data changed. A source that cannot tell has its answers kept only briefly.
    */
   function sourceOf(deployment: DeploymentRef, loaded: LoadedModel): ReadSource {
     const config = options.dataSources?.get(deployment.id)
-    if (!config) return { source: set.file(loaded.dataPath), dataVersion: loaded.dataVersion }
-    return { source: set.configured(deployment.id, config), dataVersion: `deployment:${deployment.id}` }
+    // The built-in demo data is the service's own, made once for its version.
+    if (!config && loaded.dataPath === demoPath) return { source: set.file(demoPath), dataVersion: loaded.dataVersion }
+    const source = config ? set.configured(deployment.id, config) : set.file(loaded.dataPath)
+    const where = config ? `deployment:${deployment.id}` : loaded.dataVersion
+    const stamp = source.dataStamp()
+    return stamp === undefined
+      ? { source, dataVersion: where, keepMs: options.unstampedCacheMs ?? 10_000 }
+      : { source, dataVersion: `${where}:${stamp}` }
   }
 
   return {
@@ -153,7 +165,7 @@ export function createSemanticService(options: SemanticServiceOptions) {
         return failed(error, use.cache)
       }
       const result: SqlResult = { schema, data: found.data, totalRows: found.totalRows }
-      answers.set(asked, { result, computedAt: found.computedAt })
+      answers.set(asked, { result, computedAt: found.computedAt }, { ttl: read.keepMs })
       return counted(use.cache === 'hit' ? fromCache(result, found.computedAt) : result, use.cache, startedAt)
     },
 
@@ -223,10 +235,12 @@ export function createSemanticService(options: SemanticServiceOptions) {
 
 type CompiledQuery = ReturnType<typeof compileQuery>
 
-/** Where a deployment's rows are read, and the data version cache keys carry. */
+/** Where a deployment's rows are read, the data version cache keys carry, and how long its answers are kept. */
 interface ReadSource {
   source: DataSource
   dataVersion: string
+  /** Set when the version cannot tell a change of the data: answers are kept this long, not the cache's default. */
+  keepMs?: number
 }
 
 /** An answer from the cache says so, with when the database computed it: the data may have changed since. */
@@ -282,7 +296,7 @@ function createRowReader(set: SourceSet, logger: Logger, entries: { max: number;
     const startedAt = performance.now()
     const execution = execute(set, logger, context, read.source, compiled, maxRows)
       .then((rows) => {
-        rowCache.set(key, rows)
+        rowCache.set(key, rows, { ttl: read.keepMs })
         logger.debug('semantic query', {
           deploymentId: context.deployment.id,
           ms: Math.round(performance.now() - startedAt),

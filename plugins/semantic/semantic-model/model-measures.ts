@@ -162,7 +162,7 @@ function markRevenue(
 /**
  * The measures of one number column, by what its words say it is: a price's average, lowest and highest; a length
  * or size averaged and maxed; a rate averaged; money summed and averaged (a sale's revenue, with its largest and
- * smallest); a line's quantity as units sold; anything else summed. Keys, codes and years get none.
+ * smallest); a line's quantity as units sold; each of them summed too. Keys, codes and years get none.
  */
 function columnMeasures(
   generation: Generation,
@@ -203,15 +203,21 @@ function columnMeasures(
   // A reference without a key's suffix (`user` beside a users table, `author`): its sum ("Total user") is no number
   // anyone asks for, and would answer "orders by user" as one; it stays a dimension to break down by.
   if (generation.tableWords.has(singularWords(column.name).join(' ')) || REFERENCE_WORDS.has(words.at(-1) ?? '')) return
+  // Every number that is no key has its sum, as a model's author expects; a price's, a length's or a rate's comes
+  // after the measures people ask of it, so a question that names only the column is answered by those.
   if (column === line.price || (has(PRICE_WORDS) && !has(MONEY_WORDS))) {
     aggregate('avg', 'average').format = 'currency'
     aggregate('min', 'lowest').format = 'currency'
     aggregate('max', 'highest').format = 'currency'
+    // Not money to rank by: "which category grew fastest" is its sales, never its prices added up.
+    sum()
   } else if (has(MEASURED_WORDS) && !has(MONEY_WORDS)) {
     aggregate('avg', 'average')
     aggregate('max', has(new Set(['size', 'bytes', 'weight', 'height', 'width', 'depth'])) ? 'largest' : 'longest')
+    sum()
   } else if (has(AVERAGED_WORDS) && !(column.words.includes('discount') && !isLine)) {
     aggregate('avg', 'average')
+    sum()
   } else if (has(MONEY_WORDS)) {
     const total = sum()
     total.format = 'currency'

@@ -113,6 +113,7 @@ export function withCircuitBreaker(source: DataSource, options: CircuitBreakerOp
         clearTimeout(timer)
       }
     },
+    dataStamp: () => source.dataStamp(),
     close: () => source.close(),
   }
 }

@@ -47,6 +47,12 @@ export interface DataSource {
   query(sql: string, params: Parameter[], maxRows: number): Promise<QueryOutput>
   /** Whether a trivial query answers now. Never throws. */
   health(): Promise<SourceHealth>
+  /**
+   * A stamp of the data, read without asking the database (a file's size and time), that changes whenever a query
+   * could answer differently; undefined when the source cannot tell (a database server, or the files a DuckDB query
+   * reads), so answers from it are kept only briefly. Never throws.
+   */
+  dataStamp(): string | undefined
   /** Closes every connection; later queries fail. */
   close(): Promise<void>
 }

@@ -115,6 +115,8 @@ export function createDuckdbSource(config: DataSourceConfig, deploymentId?: numb
         (error: Error) => ({ ok: false as const, error: failureOf(error) }),
       )
     },
+    // The database file is held read-only, but a model's `sql` may read Parquet or CSV files that change.
+    dataStamp: () => undefined,
     async close() {
       for (const connection of idle.splice(0)) connection.closeSync()
       const opened = instance

@@ -77,7 +77,7 @@ export function withDeadline<T>(
  */
 export function serverSourceMethods(
   run: (sql: string, params: Parameter[]) => Promise<unknown[][]>,
-): Pick<DataSource, 'connect' | 'query' | 'health'> {
+): Pick<DataSource, 'connect' | 'query' | 'health' | 'dataStamp'> {
   return {
     async connect() {
       await run('SELECT 1', [])
@@ -94,6 +94,8 @@ export function serverSourceMethods(
         (error: Error) => ({ ok: false as const, error: failureOf(error) }),
       )
     },
+    // Only the server knows when its tables change.
+    dataStamp: () => undefined,
   }
 }
 

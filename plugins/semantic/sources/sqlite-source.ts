@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readSync } from 'node:fs'
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs'
 import { DataSourceUnavailableError } from '../errors'
 import type { DataSource } from './data-source'
 import { sqliteDialect } from './dialects/sqlite-dialect'
@@ -23,6 +23,23 @@ function readable(path: string): boolean {
   } finally {
     if (fd !== undefined) closeSync(fd)
   }
+}
+
+/**
+ * The size and modification time of a file and of its write-ahead log: a writer's commit changes one of them (the
+ * log while it is in WAL mode, the file itself otherwise or at a checkpoint).
+ */
+function fileStamp(path: string): string {
+  const of = (file: string) => {
+    try {
+      const stat = statSync(file, { throwIfNoEntry: false })
+      return stat ? `${stat.size}@${stat.mtimeMs}` : '-'
+    } catch {
+      // Not there for this user: the query will say so.
+      return '?'
+    }
+  }
+  return `${of(path)}/${of(`${path}-wal`)}`
 }
 
 /**
@@ -68,6 +85,7 @@ export function createSqliteSource(options: {
       if (!existsSync(path)) return { ok: false, error: 'database file not found' }
       return readable(path) ? { ok: true } : { ok: false, error: 'not a database file' }
     },
+    dataStamp: () => fileStamp(path),
     async close() {},
   }
 }

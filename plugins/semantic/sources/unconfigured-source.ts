@@ -27,6 +27,7 @@ export function unconfiguredSource(
     async health() {
       return { ok: false, error: 'invalid configuration' }
     },
+    dataStamp: () => undefined,
     async close() {},
   }
 }

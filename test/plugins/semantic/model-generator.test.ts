@@ -14,7 +14,7 @@ type Cube = {
   role_of?: string
   joins?: Array<{ name: string; relationship?: string; sql: string; role?: string; inferred?: boolean }>
   dimensions: Array<{ name: string; title: string; sql?: string; primary_key?: boolean; description?: string }>
-  measures?: Array<{ name: string; type: string; sql?: string; title: string; synonyms?: string[] }>
+  measures?: Array<{ name: string; type: string; sql?: string; title: string; synonyms?: string[]; format?: string }>
 }
 
 const table = (
@@ -213,7 +213,7 @@ describe('measures by what a column is', () => {
     expect(invoice?.synonyms).toEqual(expect.arrayContaining(['orders']))
   })
 
-  it("makes a line's revenue of its unit price and quantity, and never sums a price, key or id", () => {
+  it("makes a line's revenue of its unit price and quantity, sums a price after its average, never a key or id", () => {
     const line = model.get('InvoiceLine')
     expect(measure(line, 'revenue')).toMatchObject({
       type: 'sum',
@@ -225,8 +225,17 @@ describe('measures by what a column is', () => {
     const sums = [...model.values()].flatMap((cube) =>
       (cube.measures ?? []).filter((entry) => entry.type === 'sum').map((entry) => `${cube.name}.${entry.sql}`),
     )
-    expect(sums.filter((sum) => /Id\b|Price"?$|UnitPrice$/.test(sum))).toEqual([])
-    expect(measure(model.get('Track'), 'average_UnitPrice')?.type).toBe('avg')
+    expect(sums.filter((sum) => /Id\b/.test(sum))).toEqual([])
+    // A price's sum comes after its average, lowest and highest, and is no money to rank categories by.
+    const track = model.get('Track')
+    expect(
+      track?.measures?.filter((entry) => /UnitPrice/.test(entry.sql ?? '')).map((entry) => [entry.type, entry.format]),
+    ).toEqual([
+      ['avg', 'currency'],
+      ['min', 'currency'],
+      ['max', 'currency'],
+      ['sum', undefined],
+    ])
   })
 
   it('never sums a reference named without a key suffix (user, product, author): it is a dimension, joined where a table has that name', () => {
@@ -279,7 +288,7 @@ describe('measures by what a column is', () => {
     const sums = (cube: Cube | undefined) =>
       (cube?.measures ?? []).filter((entry) => entry.type === 'sum').map((entry) => entry.sql)
     expect(sums(orders)).toEqual(['total'])
-    expect(sums(reviews)).toEqual(['points'])
+    expect(sums(reviews)).toEqual(['rating', 'points'])
     for (const name of ['user']) expect(dimension(orders, name)).toMatchObject({ title: 'User' })
     for (const name of ['product', 'author', 'created_by']) expect(dimension(reviews, name)).toBeDefined()
     expect(orders?.joins).toEqual([
@@ -302,11 +311,11 @@ describe('measures by what a column is', () => {
     expect(sums(alone.get('orders'))).toEqual(['total'])
   })
 
-  it('averages and maxes durations and sizes instead of summing them', () => {
+  it('averages and maxes durations and sizes, and sums them after', () => {
     const track = model.get('Track')
     expect(
       track?.measures?.filter((entry) => /Milliseconds|Bytes/.test(entry.sql ?? '')).map((entry) => entry.type),
-    ).toEqual(['avg', 'max', 'avg', 'max'])
+    ).toEqual(['avg', 'max', 'sum', 'avg', 'max', 'sum'])
   })
 
   it('counts the distinct entities a table references', () => {

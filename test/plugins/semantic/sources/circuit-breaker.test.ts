@@ -22,6 +22,7 @@ function scriptedSource() {
       calls.health++
       return health()
     },
+    dataStamp: () => undefined,
     close: async () => {},
   }
   return {
