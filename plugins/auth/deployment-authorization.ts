@@ -9,7 +9,7 @@ import type { ApiKeyCaller, Caller } from './model'
 export function deploymentIdParam(raw: string | undefined): number {
   const id = raw !== undefined && /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : Number.NaN
   if (!Number.isSafeInteger(id))
-    throw new BadRequestError('path deploymentId: expected a positive integer', 'VALIDATION_FAILED')
+    throw new BadRequestError('path deploymentId: expected an integer of at least 1', 'VALIDATION_FAILED')
   return id
 }
 

@@ -12,9 +12,9 @@ export type UserAttributeInput = typeof UserAttributeInput.static
 
 /**
  * `sessionSettings` of a chat request and of `.../sql`: who is asking. Exactly one of `externalId` and
- * `internalId`; `email`, `groups`, `securityContext` and `userAttributes` only with `externalId`. The cross-field
- * rules are checked by the provisioner (`checkIdentity` in `plugins/embed/identity.ts`), so the message names the
- * field.
+ * `internalId`; `groups`, `securityContext` and `userAttributes` only with `externalId` (an `email` beside
+ * `internalId` is taken and ignored: the internal user's stored profile applies). The cross-field rules are checked
+ * by the provisioner (`checkIdentity` in `plugins/embed/identity.ts`), so the message names the field.
  */
 export const SessionSettings = t.Object(
   {

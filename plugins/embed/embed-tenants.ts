@@ -11,18 +11,19 @@ function encodeCursor(id: number): string {
   return Buffer.from(`g:${id}`).toString('base64url')
 }
 
-/** `first` of a list query: an integer from 1 to 100, 20 when omitted (400 as the other lists say it). */
+/** `first` of a list query: an integer from 1 to 100, 20 when omitted (400 in the words every other list uses). */
 export function parsePageSize(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 20
   const value = isDecimalInteger(raw) ? Number(raw) : NaN
   if (!(value >= 1 && value <= 100))
-    throw new BadRequestError('first: expected an integer from 1 to 100', 'VALIDATION_FAILED')
+    throw new BadRequestError('query first: expected an integer from 1 to 100', 'VALIDATION_FAILED')
   return value
 }
 
 function decodeCursor(cursor: string): number {
   const match = CURSOR.exec(Buffer.from(cursor, 'base64url').toString('utf8'))
-  if (!match) throw new BadRequestError('after: not a cursor returned by this endpoint', 'INVALID_CURSOR')
+  if (!match)
+    throw new BadRequestError('after: not a cursor of this list; pass pageInfo.endCursor unchanged', 'INVALID_CURSOR')
   return Number(match[1])
 }
 

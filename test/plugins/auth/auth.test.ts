@@ -112,7 +112,7 @@ describe('authPlugin', () => {
       const response = await get(`/probe/deployments/${id}`, apiKey(keys.admin))
       expect(response.status).toBe(400)
       expect(response.body).toEqual({
-        error: 'path deploymentId: expected a positive integer',
+        error: 'path deploymentId: expected an integer of at least 1',
         code: 'VALIDATION_FAILED',
       })
     }

@@ -98,12 +98,15 @@ describe('GET /api/v1/embed-tenants/:embedTenantName/groups', () => {
     for (const first of ['0', '101', 'ten', '1.5', '-1']) {
       const response = await send(test, 'GET', `${GROUPS}?first=${first}`)
       expect(response.status).toBe(400)
-      expect(response.body).toEqual({ error: 'first: expected an integer from 1 to 100', code: 'VALIDATION_FAILED' })
+      expect(response.body).toEqual({
+        error: 'query first: expected an integer from 1 to 100',
+        code: 'VALIDATION_FAILED',
+      })
     }
     const response = await send(test, 'GET', `${GROUPS}?after=bm9wZQ`)
     expect(response).toEqual({
       status: 400,
-      body: { error: 'after: not a cursor returned by this endpoint', code: 'INVALID_CURSOR' },
+      body: { error: 'after: not a cursor of this list; pass pageInfo.endCursor unchanged', code: 'INVALID_CURSOR' },
     })
   })
 
