@@ -1,8 +1,9 @@
-import { afterAll } from 'bun:test'
+import { afterAll, beforeAll } from 'bun:test'
 import { readdirSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { testStorage } from './helpers/bootstrapped-postgres'
 import { postgresServer, stopDatabaseServers } from './helpers/database-servers'
+import { ensureDemoDataFile } from '../plugins/semantic/demo/demo-data-file'
 import { TEST_DEMO_DATA } from './helpers/demo-data'
 import { removeDemoSourceFiles } from './helpers/demo-sources'
 import { CLINIC_FOLDER } from './fixtures/clinic/make-data'
@@ -16,6 +17,12 @@ if (testStorage === 'postgres') {
   server.pathname = '/postgres'
   process.env.TEST_POSTGRES_URL = server.toString()
 }
+
+// The shared demo data is made once before any test, outside every test's time limit: made by the first test that
+// reads it (about 2 s alone, more on a busy machine), it pushed that test past bun's default 5 s.
+beforeAll(() => {
+  ensureDemoDataFile(TEST_DEMO_DATA)
+}, 120_000)
 
 // Preloaded by bunfig.toml: hooks here run once for the whole run. The run leaves no files behind: the shared demo
 // data file goes, with its journal and any unfinished temporary copy.
