@@ -3,12 +3,12 @@ import * as chat from '../../plugins/chat/model'
 import * as embed from '../../plugins/embed/model'
 import * as management from '../../plugins/management/model'
 import * as semantic from '../../plugins/semantic/model'
+import { SCHEMA_NAME } from '../../lib/schema-name'
 
 /** The modules whose exported schemas are the API's named types (the same the TypeScript client is written from). */
 const MODULES: Array<Record<string, unknown>> = [chat, embed, management, semantic]
 
-/** The extension keyword that carries a schema's name through the generator, to `finishDocument`. */
-export const SCHEMA_NAME = 'x-schema-name'
+export { SCHEMA_NAME } from '../../lib/schema-name'
 
 let named = false
 
@@ -16,8 +16,9 @@ let named = false
  * Marks every exported object or union schema of the model modules with its export name (`FoldersListResponse`,
  * `ChatRequest`, ...), once. The generator copies the keyword wherever the schema appears; `finishDocument` then
  * puts each named schema once under `components.schemas` and refers to it there, so the document names the types
- * the specification names. A schema exported under two names keeps the first. (A copy made where the module was
- * loaded, as `t.Optional(ToolCall)` makes one, is not marked: it stays written out in place.)
+ * the specification names. A schema exported under two names keeps the first. A copy made where a module was loaded
+ * (`t.Optional(ToolCall)` makes one) is not marked here: a schema copied so is named where it is declared
+ * (`named` in lib/schema-name.ts).
  */
 export function nameSchemas(): void {
   if (named) return

@@ -1,4 +1,5 @@
 import { Type as t } from '@sinclair/typebox'
+import { named } from '../../../lib/schema-name'
 
 /*
  * A thread's messages as the service stores them and as they go out on the wire (the chat API declares its stream
@@ -17,11 +18,14 @@ export const ImageAttachment = t.Object(
 export type ImageAttachment = typeof ImageAttachment.static
 
 /** A tool the agent called: its name, and its input and result as JSON-encoded strings. */
-export const ToolCall = t.Object({
-  name: t.String(),
-  input: t.String(),
-  result: t.Optional(t.String()),
-})
+export const ToolCall = t.Object(
+  {
+    name: t.String(),
+    input: t.String(),
+    result: t.Optional(t.String()),
+  },
+  named('ToolCall'),
+)
 export type ToolCall = typeof ToolCall.static
 
 const Role = t.Union([t.Literal('user'), t.Literal('assistant')])

@@ -217,6 +217,8 @@ describe('GET /openapi/json', () => {
       'ChatThreadPolicyDTO',
       'NotificationRecipient',
       'ChatRequest',
+      'ImageAttachment',
+      'ToolCall',
       'Report',
       'ReportSnapshot',
       'Dashboard',
