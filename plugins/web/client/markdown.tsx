@@ -67,7 +67,15 @@ function parseWithMarksClosed(text: string): Root {
   if ((written.match(/\*\*/g)?.length ?? 0) % 2 === 1)
     closed = closed.endsWith('**') ? closed.slice(0, -2) : `${closed}**`
   if ((written.match(/`/g)?.length ?? 0) % 2 === 1) closed += '`'
-  return closed === text.trimEnd() ? tree : parseMarkdown(closed)
+  if (closed === text.trimEnd()) return tree
+  // Only the top-level block the text ends in is read again, closed (with the text's link definitions, for its
+  // reference links): the whole answer twice cost twice as much on every line streamed in.
+  const lastTop = tree.children.at(-1)?.position?.start.offset ?? 0
+  const definitions = tree.children
+    .filter((node) => node.type === 'definition')
+    .map((node) => text.slice(node.position?.start.offset, node.position?.end.offset))
+  const again = parseMarkdown([...definitions, closed.slice(lastTop)].join('\n\n')).children
+  return { ...tree, children: [...tree.children.slice(0, -1), ...again.filter((node) => node.type !== 'definition')] }
 }
 
 /** The block of running text a tree ends in, inside lists, quotes and tables; undefined when it ends otherwise. */

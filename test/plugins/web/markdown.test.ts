@@ -131,6 +131,10 @@ describe('Markdown', () => {
     expect(render(code)).toBe('<pre><code>print(2 ** 10)</code></pre><p>That is 1024.</p>')
     expect(render('Use `a ** b` for powers.')).toBe('<p>Use <code>a ** b</code> for powers.</p>')
     expect(render('A stray ** here.\n\nDone.')).toBe('<p>A stray ** here.</p><p>Done.</p>')
+    // The block closed is read again with the text's link definitions: its reference links still go somewhere.
+    expect(render('[g]: https://a.example/guide\n\n1. See\n2. [the guide][g], **bold')).toBe(
+      '<ol><li>See</li><li><a href=https://a.example/guide>the guide</a>, <strong>bold</strong></li></ol>',
+    )
   })
 
   it("draws a page's text as written, adding no mark at its end", () => {
