@@ -1,8 +1,8 @@
-import type { Heading, List, ListItem, Nodes, PhrasingContent, RootContent } from 'mdast'
+import type { Heading, List, ListItem, Nodes, Paragraph, PhrasingContent, Root, RootContent, TableCell } from 'mdast'
 import { toString } from 'mdast-util-to-string'
 import { Fragment, type ComponentChildren } from 'preact'
 import { tableOf, type MarkdownTable } from './markdown-table'
-import { definitionsOf, parseMarkdown } from './markdown-tree'
+import { definitionsOf, parseMarkdown, visit } from './markdown-tree'
 
 /**
  * Markdown as CommonMark reads it, with GitHub's tables: answers, the README and the docs. It builds elements from
@@ -21,7 +21,8 @@ export function Markdown({
   /** Where each link of the text goes (undefined: it keeps only its text), when not where it says. */
   linkAddress?: (url: string) => string | undefined
 }) {
-  const tree = parseMarkdown(closeOpenMarks(text))
+  // A page of its own is never streamed: its text is drawn as written.
+  const tree = document ? parseMarkdown(text) : parseWithMarksClosed(text)
   return <>{blocks(tree.children, { withoutTables, document, definitions: definitionsOf(tree), linkAddress })}</>
 }
 
@@ -41,13 +42,48 @@ export function leadingBold(text: string): string | undefined {
   return lead?.type === 'strong' ? toString(lead) : undefined
 }
 
-/** While an answer streams in, a `**` or a backtick may be open: close it, so the reader sees bold, not asterisks. */
-function closeOpenMarks(text: string): string {
-  let closed = text
-  if ((closed.match(/\*\*/g)?.length ?? 0) % 2 === 1)
+/**
+ * While an answer streams in, a `**` or a backtick may be open at its end: closed, so the reader sees bold, not
+ * asterisks. Only the block the text ends in (a paragraph, a heading, a table's cell) is looked at: marks in a code
+ * block or an earlier paragraph are the text's own, and closing them added a stray `**` after its last word.
+ */
+function parseWithMarksClosed(text: string): Root {
+  const tree = parseMarkdown(text)
+  const last = lastTextBlock(tree)
+  const start = last?.position?.start.offset
+  const end = last?.position?.end.offset
+  if (!last || start === undefined || end === undefined) return tree
+  // A code span's asterisks and backticks are its own: `a ** b` opens no bold.
+  let written = text.slice(start, end)
+  visit(last, (node) => {
+    const span = node.type === 'inlineCode' ? node.position : undefined
+    if (span?.start.offset !== undefined && span.end.offset !== undefined)
+      written =
+        written.slice(0, span.start.offset - start) +
+        ' '.repeat(span.end.offset - span.start.offset) +
+        written.slice(span.end.offset - start)
+  })
+  let closed = text.trimEnd()
+  if ((written.match(/\*\*/g)?.length ?? 0) % 2 === 1)
     closed = closed.endsWith('**') ? closed.slice(0, -2) : `${closed}**`
-  if ((closed.replace(/```/g, '').match(/`/g)?.length ?? 0) % 2 === 1) closed += '`'
-  return closed
+  if ((written.match(/`/g)?.length ?? 0) % 2 === 1) closed += '`'
+  if (closed === text.trimEnd()) return tree
+  // Only the top-level block the text ends in is read again, closed (with the text's link definitions, for its
+  // reference links): the whole answer twice cost twice as much on every line streamed in.
+  const lastTop = tree.children.at(-1)?.position?.start.offset ?? 0
+  const definitions = tree.children
+    .filter((node) => node.type === 'definition')
+    .map((node) => text.slice(node.position?.start.offset, node.position?.end.offset))
+  const again = parseMarkdown([...definitions, closed.slice(lastTop)].join('\n\n')).children
+  return { ...tree, children: [...tree.children.slice(0, -1), ...again.filter((node) => node.type !== 'definition')] }
+}
+
+/** The block of running text a tree ends in, inside lists, quotes and tables; undefined when it ends otherwise. */
+function lastTextBlock(tree: Root): Paragraph | Heading | TableCell | undefined {
+  let node: Nodes | undefined = tree.children.at(-1)
+  while (node && ['list', 'listItem', 'blockquote', 'table', 'tableRow'].includes(node.type))
+    node = (node as { children: Nodes[] }).children.at(-1)
+  return node?.type === 'paragraph' || node?.type === 'heading' || node?.type === 'tableCell' ? node : undefined
 }
 
 interface Options {
