@@ -23,7 +23,8 @@ export function Markdown({
 }) {
   // A page of its own is never streamed: its text is drawn as written.
   const tree = document ? parseMarkdown(text) : parseWithMarksClosed(text)
-  return <>{blocks(tree.children, { withoutTables, document, definitions: definitionsOf(tree), linkAddress })}</>
+  const options = { withoutTables, document, definitions: definitionsOf(tree), linkAddress, anchors: new Map() }
+  return <>{blocks(tree.children, options)}</>
 }
 
 /** A heading's anchor as GitHub makes it: `Embedded pages` → `embedded-pages`. */
@@ -86,6 +87,14 @@ function lastTextBlock(tree: Root): Paragraph | Heading | TableCell | undefined 
   return node?.type === 'paragraph' || node?.type === 'heading' || node?.type === 'tableCell' ? node : undefined
 }
 
+/** A heading's anchor on its page: its `headingId`, with `-1`, `-2`, ... after it for the second and later alike. */
+function anchorOf(text: string, anchors: Map<string, number>): string {
+  const id = headingId(text)
+  const seen = anchors.get(id) ?? 0
+  anchors.set(id, seen + 1)
+  return seen === 0 ? id : `${id}-${seen}`
+}
+
 interface Options {
   /** Leaves tables out: the answer shows its result as a chart with the table one click away. */
   withoutTables: boolean
@@ -94,11 +103,17 @@ interface Options {
   /** The text's link definitions, for its reference links. */
   definitions: ReadonlyMap<string, string>
   linkAddress?: (url: string) => string | undefined
+  /** How many headings of the page have had each anchor so far: a second `Examples` is `examples-1`, as on GitHub. */
+  anchors: Map<string, number>
 }
 
 /** A table of an answer, its cells drawn with their marks; it scrolls sideways inside its card when too wide. */
 export function TableView({ table, caption }: { table: MarkdownTable; caption?: string }) {
-  return tableView(table, { withoutTables: false, document: false, definitions: new Map() }, caption)
+  return tableView(
+    table,
+    { withoutTables: false, document: false, definitions: new Map(), anchors: new Map() },
+    caption,
+  )
 }
 
 function tableView(table: MarkdownTable, options: Options, caption?: string) {
@@ -169,7 +184,7 @@ function heading(node: Heading, options: Options, key: number): ComponentChildre
   if (options.document) {
     const Tag = (['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const)[node.depth - 1]
     return (
-      <Tag key={key} id={headingId(toString(node))}>
+      <Tag key={key} id={anchorOf(toString(node), options.anchors)}>
         {content}
       </Tag>
     )

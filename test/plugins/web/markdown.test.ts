@@ -91,6 +91,10 @@ describe('Markdown', () => {
   it('reads the CommonMark the hand-written subset missed: quotes, setext and deep headings, autolinks, hard breaks', () => {
     expect(render('> Revenue is net of refunds.')).toBe('<blockquote><p>Revenue is net of refunds.</p></blockquote>')
     expect(page('Title\n=====\n\n##### Deep')).toBe('<h1 id=title>Title</h1><h5 id=deep>Deep</h5>')
+    // Two headings alike get anchors of their own, as GitHub gives them.
+    expect(page('# Limits\n\n## Limits\n\n## Limits')).toBe(
+      '<h1 id=limits>Limits</h1><h2 id=limits-1>Limits</h2><h2 id=limits-2>Limits</h2>',
+    )
     expect(render('See <https://a.example/x>.')).toBe('<p>See <a href=https://a.example/x>https://a.example/x</a>.</p>')
     expect(render('one  \ntwo')).toBe('<p>one<br></br>two</p>')
     expect(render('**total `x`** and *it*')).toBe('<p><strong>total <code>x</code></strong> and <em>it</em></p>')
