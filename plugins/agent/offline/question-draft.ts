@@ -70,6 +70,8 @@ export interface QuestionDraft {
   unlinked?: string
   /** Why there are more breakdowns than one answer gives. */
   tooMany?: string
+  /** A value two dimensions of one table hold, with no word saying which: why the question is not answered. */
+  unclearValue?: string
 }
 
 /** How measures are scored against words, and whether one reaches the cubes the question needs. */
@@ -191,7 +193,13 @@ export function readPeriods(draft: QuestionDraft): void {
 /** Values, compared numbers and flags the question filters on, and "per customer". */
 export function readFilters(draft: QuestionDraft): void {
   const { tokens, index, lookup, values, booleans, dimensions } = draft
-  if (lookup) values.push(...valuesOf(tokens, index, lookup.values))
+  if (lookup)
+    values.push(
+      ...valuesOf(tokens, index, lookup.values, (value, members) => {
+        const titles = members.map((member) => member.title)
+        draft.unclearValue ??= `"${value}" is a value of ${titles.slice(0, -1).join(', ')} and ${titles.at(-1)}; say which one you mean (for example "${titles[0].toLowerCase()} ${value}").`
+      }),
+    )
   for (const filter of draft.compared) {
     values.push({ member: filter.member, values: [String(filter.value)], negated: false, op: filter.op })
     for (const word of filter.words) tokens.useWord(word)

@@ -77,6 +77,7 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   const unsupported =
     draft.unlinked ??
     draft.tooMany ??
+    draft.unclearValue ??
     (top
       ? topOfEachGroup(draft.text, top, [
           ...dimensions.map((dim) => dim.title.toLowerCase()),

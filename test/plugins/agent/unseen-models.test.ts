@@ -3,7 +3,7 @@ import { runAnalyst } from './run-analyst'
 
 /**
  * The offline analyst on models as `model generate` writes them from databases no one on the team has seen: a
- * table of rent payments (what is paid named before the money noun).
+ * table of rent payments (what is paid named before the money noun), parcels sent between towns.
  */
 const member = (cube: string, name: string, type: string, extra: Record<string, unknown> = {}) => ({
   name: `${cube}.${name}`,
@@ -57,5 +57,64 @@ describe('the offline analyst on a table of payments named by what is paid', () 
     const many = runAnalyst(rentMeta, 'How many rent payments in 2024?').queries.join('\n')
     expect(many).toContain('MEASURE(rent_payments.count)')
     expect(many).not.toContain('total_amount')
+  })
+})
+
+const parcelMeta = {
+  cubes: [
+    {
+      name: 'parcels',
+      title: 'Parcels',
+      joins: [{ name: 'senders', relationship: 'many_to_one' }],
+      measures: [
+        member('parcels', 'count', 'count', { title: 'Number of parcels' }),
+        member('parcels', 'total_postage', 'sum', { title: 'Total postage', format: 'currency' }),
+      ],
+      dimensions: [
+        member('parcels', 'id', 'number', { primaryKey: true, title: 'Parcel ID' }),
+        member('parcels', 'origin_town', 'string', { title: 'Origin town' }),
+        member('parcels', 'destination_town', 'string', { title: 'Destination town' }),
+        member('parcels', 'posted_on', 'time', { title: 'Posted on' }),
+      ],
+    },
+    {
+      name: 'senders',
+      title: 'Senders',
+      joins: [],
+      measures: [member('senders', 'count', 'count', { title: 'Number of senders' })],
+      dimensions: [
+        member('senders', 'id', 'number', { primaryKey: true, title: 'Sender ID' }),
+        member('senders', 'name', 'string', { title: 'Sender name' }),
+        member('senders', 'town', 'string', { title: 'Town' }),
+      ],
+    },
+  ],
+}
+/** Every town is in all three columns: the search finds "Leeds" in each. */
+const leeds = {
+  search: {
+    ...parcelMeta,
+    values: ['senders.town', 'parcels.origin_town', 'parcels.destination_town'].map((name) => ({
+      member: name,
+      value: 'Leeds',
+    })),
+    dates: [],
+  },
+}
+
+describe('the offline analyst on a value several columns hold', () => {
+  it('filters the column the words around the value name: to, from, its title, the table named before it', () => {
+    const where = (question: string) => runAnalyst(parcelMeta, question, leeds).queries.join('\n')
+    expect(where('Postage of parcels to Leeds')).toContain("parcels.destination_town = 'Leeds'")
+    expect(where('Parcels from Leeds')).toContain("parcels.origin_town = 'Leeds'")
+    expect(where('Number of parcels with destination town Leeds')).toContain("parcels.destination_town = 'Leeds'")
+    expect(where('Number of parcels for senders in Leeds')).toContain("senders.town = 'Leeds'")
+  })
+
+  it('asks which column is meant where two columns of one table hold it and no word tells them apart', () => {
+    const { text, queries } = runAnalyst(parcelMeta, 'Total postage for Leeds', leeds)
+    expect(queries).toEqual([])
+    expect(text).toContain('"Leeds" is a value of Origin town and Destination town; say which one you mean')
+    expect(text).not.toContain('|')
   })
 })
