@@ -217,6 +217,18 @@ export function readFilters(draft: QuestionDraft): void {
   if (draft.per) tokens.use(...draft.per.at)
 }
 
+/**
+ * A number column (not a key) that the words of a phrase name only by the words before its table's noun ("rent" of
+ * rent_payments), none of the column's own ("amount") nor the noun.
+ */
+function byTableWordsOnly(member: MetaMember, phrase: readonly string[]): boolean {
+  if (member.type !== 'number' || member.primaryKey) return false
+  const modifiers = words(member.cube).slice(0, -1)
+  const own = [...words(member.name), cubeNoun(member.cube)]
+  const named = phrase.filter((word) => modifiers.some((entry) => sameWord(entry, word)))
+  return named.length > 0 && !phrase.some((word) => own.some((entry) => sameWord(entry, word)))
+}
+
 /** Dropped filters in a follow-up: "without the region filter", "for all regions". */
 export function readDroppedFilters(draft: QuestionDraft): void {
   const { tokens, index, dropped } = draft
@@ -316,6 +328,9 @@ export function readDimensionPhrases(draft: QuestionDraft): void {
       named && column && !reach(index, column.cube).has(named.cube) && namesCube(tokens, index, column.cube, free)
         ? column
         : (named ?? column)
+    // "Top 5 tenants by rent paid": a number column ("Rent payment amount") named only by its table's words is the
+    // money the ranking is by, not a breakdown by each amount.
+    if (member && phrase.origin === 'by' && byTableWordsOnly(member, phrase.words)) continue
     // A breakdown asked for that names nothing of the model stays unknown, never dropped for a total.
     if (!member && phrase.origin === 'by') unmatched.push(...free)
     if (!member || pending.some((entry) => entry.member === member)) continue

@@ -58,6 +58,13 @@ describe('the offline analyst on a table of payments named by what is paid', () 
     expect(many).toContain('MEASURE(rent_payments.count)')
     expect(many).not.toContain('total_amount')
   })
+
+  it("ranks by the money a column named by the table's words holds, never breaks down by each amount", () => {
+    const top = runAnalyst(rentMeta, 'Top 3 tenants by rent paid').queries.join('\n')
+    expect(top).toContain('tenants.full_name')
+    expect(top).toContain('MEASURE(rent_payments.total_amount)')
+    expect(top).not.toContain('rent_payments.amount AS')
+  })
 })
 
 const parcelMeta = {
