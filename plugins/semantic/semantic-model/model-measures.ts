@@ -88,6 +88,8 @@ const MEASURED_WORDS = new Set([
   'runtime',
   'distance',
 ])
+/** Measured things that add up across rows: a load's weight, a trip's distance (not a track's length or a size). */
+const ADDITIVE_WORDS = new Set(['weight', 'kg', 'kgs', 'tons', 'tonnes', 'lbs', 'volume', 'distance', 'km', 'miles'])
 const AVERAGED_WORDS = new Set(['rating', 'score', 'percent', 'percentage', 'ratio', 'pct', 'stars', 'discount'])
 
 /** Words of a time column that say when a row was changed: no event of the business. */
@@ -161,8 +163,9 @@ function markRevenue(
 
 /**
  * The measures of one number column, by what its words say it is: a price's average, lowest and highest; a length
- * or size averaged and maxed; a rate averaged; money summed and averaged (a sale's revenue, with its largest and
- * smallest); a line's quantity as units sold; anything else summed. Keys, codes and years get none.
+ * or size averaged and maxed (a weight or distance summed too); a rate averaged; money summed and averaged (a sale's
+ * revenue, with its largest and smallest); a line's quantity as units sold; anything else summed and averaged. Keys,
+ * codes and years get none.
  */
 function columnMeasures(
   generation: Generation,
@@ -207,9 +210,14 @@ function columnMeasures(
     aggregate('avg', 'average').format = 'currency'
     aggregate('min', 'lowest').format = 'currency'
     aggregate('max', 'highest').format = 'currency'
-  } else if (has(MEASURED_WORDS) && !has(MONEY_WORDS)) {
+  } else if ((has(MEASURED_WORDS) || has(ADDITIVE_WORDS)) && !has(MONEY_WORDS)) {
+    // ("Total weight shipped": weights and distances add up; lengths and sizes do not.)
+    if (has(ADDITIVE_WORDS)) sum()
     aggregate('avg', 'average')
-    aggregate('max', has(new Set(['size', 'bytes', 'weight', 'height', 'width', 'depth'])) ? 'largest' : 'longest')
+    aggregate(
+      'max',
+      has(new Set(['size', 'bytes', 'weight', 'height', 'width', 'depth', ...ADDITIVE_WORDS])) ? 'largest' : 'longest',
+    )
   } else if (has(AVERAGED_WORDS) && !(column.words.includes('discount') && !isLine)) {
     aggregate('avg', 'average')
   } else if (has(MONEY_WORDS)) {
@@ -239,7 +247,12 @@ function columnMeasures(
       total.title = 'Units sold'
       total.synonyms = [...ITEMS_SOLD_SYNONYMS, `${titleOfName(column.name).toLowerCase()} sold`]
     }
-  } else sum()
+  } else {
+    // A number that is neither money nor measured (a grant, a count of pieces): its total, and its average over the
+    // rows that have one, which a total over all rows divided by their number is not where some are empty.
+    sum()
+    aggregate('avg', 'average')
+  }
 }
 
 /** What a cube's revenue tells the others: which cubes are the sales counted, and which orders a line's rolls up to. */
