@@ -163,6 +163,26 @@ function rankedTop(draft: QuestionDraft): Frame['top'] {
 }
 
 /** Words nobody understood: to look up as values first, then to say plainly. */
+/**
+ * The verb of a date the measure's rows have ("shipped" of "Shipped on", "enrolled" of `enrolled_on`): "weight
+ * shipped" is the rows' own event, said of the date they are counted by; a date of another event ("delivered") says
+ * which date a period is of, and alone it may mean only the rows that have one, so it is understood only with a period.
+ */
+function eventWords(draft: QuestionDraft): Set<string> {
+  const { index, measure, tokens } = draft
+  const understood = new Set<string>()
+  if (!measure) return understood
+  const main = timeDimensionFor(index, [], measure.cube)
+  const withPeriod = Boolean(draft.range || draft.periods || draft.granularity)
+  for (const cube of reach(index, measure.cube))
+    for (const dim of cubeOf(index, cube)?.dimensions ?? []) {
+      if (dim.type !== 'time' || (dim !== main && !withPeriod)) continue
+      const verb = words(dim.title)[0] ?? ''
+      if (verb.length > 3 && /ed$/.test(verb)) for (const word of tokens.list) if (word === verb) understood.add(word)
+    }
+  return understood
+}
+
 export function unknownWords(draft: QuestionDraft): string[] {
   const { tokens, index, measure, text } = draft
   const explained = new Set(
@@ -174,6 +194,7 @@ export function unknownWords(draft: QuestionDraft): string[] {
       ].join(' '),
     ),
   )
+  const dated = eventWords(draft)
   const unknown = tokens
     .unused()
     .filter(
@@ -182,7 +203,8 @@ export function unknownWords(draft: QuestionDraft): string[] {
         !FILLER.has(word) &&
         !INTENT_WORDS.has(word) &&
         !GRANULARITY[word] &&
-        !explained.has(word),
+        !explained.has(word) &&
+        !dated.has(word),
     )
     .map(({ word }) => word)
   for (const word of draft.unmatched)

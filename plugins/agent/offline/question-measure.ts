@@ -3,7 +3,7 @@ import type { MetaCube, MetaMember } from './meta-index'
 import { cubeNoun, cubeOf, distinctive, namesRows, reach, sameNoun, scoreMeasure } from './members'
 import { countedThings, mentionsMember, ORDERING, ORIGINAL_SYNONYM } from './question-cues'
 import type { MeasureFit, QuestionDraft } from './question-draft'
-import { GROUPS, sameWord } from './words'
+import { GROUPS, sameWord, words } from './words'
 
 /** Nouns of the things ordering makes: "how many orders were placed" counts them, not who placed them. */
 const ORDER_NOUNS = new Set(GROUPS.slice(1, 3).flat())
@@ -321,7 +321,17 @@ function countThingsAfterHowMany(draft: QuestionDraft, fit: MeasureFit, countedC
     const orderLike = [noun, ...(cubeOf(index, countedCube)?.synonyms ?? [])].some((word) =>
       ORDER_NOUNS.has(word.toLowerCase()),
     )
-    const ordering = !orderLike && [...tokens.raw, ...tokens.list].some((word) => ORDERING.has(word))
+    // ("How many clients shipped in 2024": the verb of a date of the rows that name them, as "ordered" is.)
+    const said = [...tokens.raw, ...tokens.list]
+    const eventOfOthers = index.cubes
+      .filter((cube) => cube.name !== countedCube && reach(index, cube.name).has(countedCube))
+      .some((cube) =>
+        cube.dimensions.some((dim) => {
+          const verb = words(dim.title)[0] ?? ''
+          return dim.type === 'time' && verb.length > 3 && verb.endsWith('ed') && said.includes(verb)
+        }),
+      )
+    const ordering = !orderLike && (said.some((word) => ORDERING.has(word)) || eventOfOthers)
     const distinctOf = () =>
       index.cubes
         .filter((cube) => cube.name !== countedCube && reach(index, cube.name).has(countedCube))

@@ -76,12 +76,16 @@ const parcelMeta = {
       measures: [
         member('parcels', 'count', 'count', { title: 'Number of parcels' }),
         member('parcels', 'total_postage', 'sum', { title: 'Total postage', format: 'currency' }),
+        member('parcels', 'total_weight_kg', 'sum', { title: 'Total weight kg' }),
+        member('parcels', 'distinct_sender', 'count_distinct', { title: 'Number of different senders' }),
       ],
       dimensions: [
         member('parcels', 'id', 'number', { primaryKey: true, title: 'Parcel ID' }),
         member('parcels', 'origin_town', 'string', { title: 'Origin town' }),
         member('parcels', 'destination_town', 'string', { title: 'Destination town' }),
         member('parcels', 'posted_on', 'time', { title: 'Posted on' }),
+        member('parcels', 'delivered_on', 'time', { title: 'Delivered on' }),
+        member('parcels', 'weight_kg', 'number', { title: 'Weight kg' }),
       ],
     },
     {
@@ -123,5 +127,27 @@ describe('the offline analyst on a value several columns hold', () => {
     expect(queries).toEqual([])
     expect(text).toContain('"Leeds" is a value of Origin town and Destination town; say which one you mean')
     expect(text).not.toContain('|')
+  })
+})
+
+describe('the offline analyst on the verb of a date', () => {
+  it("reads the verb of the rows' own date as their event, and another date's verb as the date a period is of", () => {
+    const asked = (question: string) => runAnalyst(parcelMeta, question)
+    expect(asked('Total weight posted').queries).toEqual([
+      'SELECT MEASURE(parcels.total_weight_kg) AS total_weight_kg FROM parcels',
+    ])
+    expect(asked('Number of parcels delivered in 2024').queries.join('\n')).toContain(
+      "parcels.delivered_on >= '2024-01-01'",
+    )
+    // Without a period, another date's verb may mean only the rows that have one: not read as all of them.
+    const delivered = asked('Total weight delivered')
+    expect(delivered.queries).toEqual([])
+    expect(delivered.text).toContain('I could not map "delivered"')
+  })
+
+  it('counts the different things that rows dated by the verb name, as "how many customers ordered" does', () => {
+    const senders = runAnalyst(parcelMeta, 'How many senders posted in 2024?').queries.join('\n')
+    expect(senders).toContain('MEASURE(parcels.distinct_sender)')
+    expect(senders).toContain("parcels.posted_on >= '2024-01-01'")
   })
 })
