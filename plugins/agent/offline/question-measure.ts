@@ -249,7 +249,9 @@ function notACount(draft: QuestionDraft, fit: MeasureFit): void {
     const column = index.cubes.some((cube) =>
       cube.dimensions.some((dim) => dim.type === 'number' && !dim.primaryKey && mentionsMember(dim, noun)),
     )
-    if (things || !column || sameNoun(noun, cubeNoun(measure.cube))) return
+    // ("Number of exams" of a table of exam results: the word before its noun names its rows as well.)
+    const ownRows = words(measure.cube).some((word) => sameWord(word, noun))
+    if (things || !column || ownRows || sameNoun(noun, cubeNoun(measure.cube))) return
   } else {
     const said = distinctive(measure).filter(
       (word) => word.length > 2 && tokens.list.some((entry) => sameWord(entry, word)),

@@ -151,3 +151,30 @@ describe('the offline analyst on the verb of a date', () => {
     expect(senders).toContain("parcels.posted_on >= '2024-01-01'")
   })
 })
+
+describe('the offline analyst on a table named by two words', () => {
+  const inspections = {
+    cubes: [
+      {
+        name: 'inspection_reports',
+        title: 'Inspection reports',
+        joins: [],
+        measures: [
+          member('inspection_reports', 'count', 'count', { title: 'Number of inspection reports' }),
+          member('inspection_reports', 'average_score', 'avg', { title: 'Average inspection report score' }),
+        ],
+        dimensions: [
+          member('inspection_reports', 'id', 'number', { primaryKey: true, title: 'Inspection report ID' }),
+          member('inspection_reports', 'score', 'number', { title: 'Inspection report score' }),
+          member('inspection_reports', 'inspected_on', 'time', { title: 'Inspected on' }),
+        ],
+      },
+    ],
+  }
+
+  it('counts its rows by the word before its noun ("number of inspections")', () => {
+    expect(runAnalyst(inspections, 'Number of inspections per year').queries.join('\n')).toContain(
+      'MEASURE(inspection_reports.count)',
+    )
+  })
+})
