@@ -109,6 +109,19 @@ export function chooseMeasure(draft: QuestionDraft, fit: MeasureFit): void {
     )
       ((choice = own), (aggregated = own.matched === 0))
   }
+  // "Lost shipments by carrier": where only the breakdown's words name the measure (the carriers' count), the things
+  // a filter qualifies are what is counted, by the breakdown; counting carriers by carrier drops the breakdown.
+  if (choice && choice.matched > 0 && pending.length > 0 && pending.every((entry) => entry.origin === 'by')) {
+    const breakdownWords = new Set(pending.flatMap((entry) => entry.words))
+    const rest = withoutFilters.filter((word) => !breakdownWords.has(word))
+    const namedByBreakdown = !score(rest).some((entry) => entry.candidate === choice?.candidate && entry.matched > 0)
+    const qualified = [...values, ...booleans]
+      .map((filter) => filter.member.cube)
+      .find((cube) => tokens.list.some((word) => sameNoun(word, cubeNoun(cube))))
+    const count = qualified ? cubeOf(index, qualified)?.measures.find((entry) => entry.type === 'count') : undefined
+    if (namedByBreakdown && count && count !== choice.candidate && fits(count, pendingMembers))
+      choice = { candidate: count, score: 3, matched: 1 }
+  }
   // "VIP customers" qualifies the filter, unless nothing else names what to count ("how many VIP customers").
   let qualifierOnly = false
   if (!choice || (choice.matched === 0 && !aggregated)) {

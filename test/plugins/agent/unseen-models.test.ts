@@ -86,6 +86,7 @@ const parcelMeta = {
         member('parcels', 'posted_on', 'time', { title: 'Posted on' }),
         member('parcels', 'delivered_on', 'time', { title: 'Delivered on' }),
         member('parcels', 'weight_kg', 'number', { title: 'Weight kg' }),
+        member('parcels', 'status', 'string', { title: 'Parcel status' }),
       ],
     },
     {
@@ -176,5 +177,15 @@ describe('the offline analyst on a table named by two words', () => {
     expect(runAnalyst(inspections, 'Number of inspections per year').queries.join('\n')).toContain(
       'MEASURE(inspection_reports.count)',
     )
+  })
+})
+
+describe('the offline analyst on things a value qualifies, broken down', () => {
+  it("counts the things the value qualifies by the breakdown, never the breakdown's own things", () => {
+    const lost = { search: { ...parcelMeta, values: [{ member: 'parcels.status', value: 'Lost' }], dates: [] } }
+    const query = runAnalyst(parcelMeta, 'Lost parcels by sender', lost).queries.join('\n')
+    expect(query).toContain('MEASURE(parcels.count)')
+    expect(query).toContain('senders.name')
+    expect(query).toContain("parcels.status = 'Lost'")
   })
 })
