@@ -10,7 +10,8 @@ export const CUES = {
     /\b(growth|grow|grew|grown|growing|increase[sd]?|decrease[sd]?|rise|rose|risen|fell|fall|fallen|drop(?:ped)?|decline[sd]?|change[sd]?|up or down|go up|went up|went down|gone up|yoy|mom|year over year|year-over-year|month over month|difference)\b/,
   share: /\b(share|percentage|percent|proportion|fraction|portion)\b|%|\bhow much of\b/,
   compare: /\b(vs\.?|versus|compared?|comparing|comparison|against|side by side)\b/,
-  why: /\b(why|reasons?|explain|drivers?|what drove|what caused)\b/,
+  // ("Drivers of revenue", "the key drivers": never "which driver", a thing a model may hold.)
+  why: /\b(why|reasons?|explain|(?:key |main |biggest )?drivers? (?:of|behind)|(?:key|main) drivers?|what drove|what drives|what caused)\b/,
   future: /\b(will|forecast|predict(?:ed|ion)?|projected|projection|next (?:year|month|quarter|week))\b/,
   span: /\b(?:from|between)\b[^?]*\b(?:to|and|through|until)\b/,
 }

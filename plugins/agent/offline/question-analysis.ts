@@ -112,8 +112,12 @@ export function readAnalysis(draft: QuestionDraft, fit: MeasureFit): { analysis:
     // "The average discount": a sum has no average of its own; it is the mean of the rows it adds up, per order.
     const denominator = denominatorFor(index, measure, measure.cube)
     if (denominator) analysis = { kind: 'ratio', denominator, per: stem(cubeNoun(measure.cube)) }
-  } else if (CUES.why.test(text)) analysis = { kind: 'why', drivers: [] }
-  else if ((CUES.share.test(text) || (draft.valueCounted && /\brate\b/.test(text))) && !(growth && periods))
+  } else if (CUES.why.test(text)) {
+    analysis = { kind: 'why', drivers: [] }
+    // ("The key drivers of revenue": the words of the cue ask for the analysis, naming nothing of the model.)
+    for (const word of words(CUES.why.exec(text)?.[0] ?? ''))
+      if (/^(key|main|biggest|drivers?|drives)$/.test(word)) tokens.useWord(word)
+  } else if ((CUES.share.test(text) || (draft.valueCounted && /\brate\b/.test(text))) && !(growth && periods))
     analysis = { kind: 'share' }
   // "The difference between Oceania and Africa revenue in 2025" is between the two, side by side, not over time.
   else if (growth && /\bdifference\b/.test(text) && !periods && dimensions.length > 0) analysis = { kind: 'value' }

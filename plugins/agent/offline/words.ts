@@ -175,7 +175,7 @@ export const BREAKDOWN_NOUNS = set(`group groups type types kind kinds level lev
 export const INTENT_WORDS = set(`growth grow grew grown growing change changes changed changing increase increased
   increasing decrease decreased decreasing rise rose risen fall fell fallen drop dropped dropping decline declined
   declining difference delta yoy qoq mom wow dod share shares percentage percent proportion fraction portion ratio rate compare
-  compared comparing comparison versus vs against side relative why reason reasons explain cause caused driver drivers
+  compared comparing comparison versus vs against side relative why reason reasons explain cause caused
   top bottom best worst highest lowest most least largest smallest biggest greatest leading max min maximum minimum
   fastest slowest strongest weakest busiest quietest peak record best-selling average fewest go goes going went up
   down better worse improve improved how much many`)

@@ -189,3 +189,12 @@ describe('the offline analyst on things a value qualifies, broken down', () => {
     expect(query).toContain("parcels.status = 'Lost'")
   })
 })
+
+describe('the offline analyst on a thing named like an analysis', () => {
+  it('reads "which driver" as a thing the model lacks, and "the key drivers of" as the analysis of why', () => {
+    const driver = runAnalyst(parcelMeta, 'Which driver delivered the most parcels?')
+    expect(driver.queries).toEqual([])
+    expect(driver.text).toContain('I could not map "driver')
+    expect(runAnalyst(parcelMeta, 'What are the key drivers of postage?').text).toContain('what drives it')
+  })
+})
