@@ -396,7 +396,7 @@ export function numberFilters(tokens: Tokens, index: MetaIndex, question: string
       }
     }
   // "discounted orders", "orders with a discount": the number above zero; "without a discount", "orders that didn't
-  // have a discount", "not discounted": none of it.
+  // have a discount", "not discounted": none of it (zero, or empty where a row has no value at all).
   for (const dim of numbers) {
     for (const word of distinctive(dim)) {
       if (word.length < 4 || !text.includes(word) || sameWord(word, cubeNoun(dim.cube))) continue
@@ -422,7 +422,7 @@ export function numberFilters(tokens: Tokens, index: MetaIndex, question: string
       if (!match || found.some((entry) => entry.member === dim)) continue
       found.push({
         member: dim,
-        op: none ? '<=' : '>',
+        op: none ? 'none' : '>',
         value: 0,
         // ("didn't" is read as "didn", "t".)
         words: ((/^n[’']/.test(match[0]) ? (text.slice(0, match.index).match(/[a-z]+$/)?.[0] ?? '') : '') + match[0])

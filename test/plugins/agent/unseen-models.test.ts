@@ -87,6 +87,7 @@ const parcelMeta = {
         member('parcels', 'delivered_on', 'time', { title: 'Delivered on' }),
         member('parcels', 'weight_kg', 'number', { title: 'Weight kg' }),
         member('parcels', 'status', 'string', { title: 'Parcel status' }),
+        member('parcels', 'insured_value', 'number', { title: 'Insured value' }),
       ],
     },
     {
@@ -196,5 +197,12 @@ describe('the offline analyst on a thing named like an analysis', () => {
     expect(driver.queries).toEqual([])
     expect(driver.text).toContain('I could not map "driver')
     expect(runAnalyst(parcelMeta, 'What are the key drivers of postage?').text).toContain('what drives it')
+  })
+})
+
+describe('the offline analyst on a number some rows leave empty', () => {
+  it('reads "no insured value" as empty or zero, never as zero alone', () => {
+    const query = runAnalyst(parcelMeta, 'How many parcels have no insured value?').queries.join('\n')
+    expect(query).toContain('(parcels.insured_value IS NULL OR parcels.insured_value <= 0)')
   })
 })
