@@ -206,3 +206,17 @@ describe('the offline analyst on a number some rows leave empty', () => {
     expect(query).toContain('(parcels.insured_value IS NULL OR parcels.insured_value <= 0)')
   })
 })
+
+describe('the offline analyst on the extreme of a measure the model only totals', () => {
+  it('declines "the largest postage" rather than answer the total, and ranks it where a breakdown is named', () => {
+    const largest = runAnalyst(parcelMeta, 'What was the largest postage?')
+    expect(largest.queries).toEqual([])
+    expect(largest.text).toContain('the model has no largest single value of total postage')
+    expect(runAnalyst(parcelMeta, 'Which origin town has the highest postage?').queries.join('\n')).toContain(
+      'parcels.origin_town AS',
+    )
+    // A follow-up ranks what the thread broke down.
+    const lowest = runAnalyst(parcelMeta, ['Which origin town has the highest postage?', 'and the lowest?'])
+    expect(lowest.queries.join('\n')).toContain('parcels.origin_town AS')
+  })
+})
