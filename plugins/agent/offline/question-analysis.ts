@@ -85,6 +85,13 @@ export function readAnalysis(draft: QuestionDraft, fit: MeasureFit): { analysis:
     const column = columnNamed(draft, measure, per.noun) as MetaMember
     if (!dimensions.includes(column)) dimensions.push(column)
     tokens.useWord(per.noun)
+  } else if (per && measure && ['avg', 'max', 'min'].includes(measure.type) && per.cube !== measure.cube) {
+    // "Average score per group": an average or an extreme divided by a count of groups means nothing; it is the
+    // figure of each group, or declined where the model does not link them.
+    const label = labelDimension(index, per.cube)
+    if (!label || !reach(index, measure.cube).has(per.cube))
+      draft.unlinked = `the model does not link ${measure.title.toLowerCase()} to ${per.noun}, so it cannot be given for each.`
+    else if (!dimensions.includes(label)) dimensions.push(label)
   } else if (per && measure) {
     // "Orders per customer" lists the customers, each with its orders (things with names are rows to list);
     // "average revenue per customer", "orders per customer on average" divide by the customers who ordered, and

@@ -78,6 +78,7 @@ const parcelMeta = {
         member('parcels', 'total_postage', 'sum', { title: 'Total postage', format: 'currency' }),
         member('parcels', 'total_weight_kg', 'sum', { title: 'Total weight kg' }),
         member('parcels', 'distinct_sender', 'count_distinct', { title: 'Number of different senders' }),
+        member('parcels', 'average_rating', 'avg', { title: 'Average parcel rating' }),
       ],
       dimensions: [
         member('parcels', 'id', 'number', { primaryKey: true, title: 'Parcel ID' }),
@@ -88,6 +89,7 @@ const parcelMeta = {
         member('parcels', 'weight_kg', 'number', { title: 'Weight kg' }),
         member('parcels', 'status', 'string', { title: 'Parcel status' }),
         member('parcels', 'insured_value', 'number', { title: 'Insured value' }),
+        member('parcels', 'rating', 'number', { title: 'Parcel rating' }),
       ],
     },
     {
@@ -218,5 +220,14 @@ describe('the offline analyst on the extreme of a measure the model only totals'
     // A follow-up ranks what the thread broke down.
     const lowest = runAnalyst(parcelMeta, ['Which origin town has the highest postage?', 'and the lowest?'])
     expect(lowest.queries.join('\n')).toContain('parcels.origin_town AS')
+  })
+})
+
+describe('the offline analyst on an average "per" a thing', () => {
+  it('gives the average for each sender, never the average divided by the number of senders', () => {
+    const query = runAnalyst(parcelMeta, 'Average rating per sender').queries.join('\n')
+    expect(query).toContain('senders.name AS')
+    expect(query).toContain('MEASURE(parcels.average_rating)')
+    expect(query).not.toContain('MEASURE(senders.count)')
   })
 })
