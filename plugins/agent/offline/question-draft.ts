@@ -309,7 +309,8 @@ export function readDimensionPhrases(draft: QuestionDraft): void {
 
   // Dimensions named by phrases (before the measure, so the measure can be one that reaches them).
   const everywhere = new Set(index.cubes.map((cube) => cube.name))
-  for (const phrase of dimensionPhrases(tokens)) {
+  const valuesAt = values.flatMap((filter) => (filter.at === undefined ? [] : [filter.at]))
+  for (const phrase of dimensionPhrases(tokens, valuesAt)) {
     let free = phrase.words.filter((word) => !STOPWORDS.has(word) && !GRANULARITY[word] && tokens.find([word]) >= 0)
     if (free.length === 0 && phrase.origin === 'by')
       free = breakdownOfCommonWords(index, phrase.words, tokens, everywhere)

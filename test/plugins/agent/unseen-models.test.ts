@@ -231,3 +231,12 @@ describe('the offline analyst on an average "per" a thing', () => {
     expect(query).not.toContain('MEASURE(senders.count)')
   })
 })
+
+describe('the offline analyst on who did it, named by a value', () => {
+  it('reads "paid by senders in Leeds" as a filter on the senders, not a list of them', () => {
+    const town = { search: { ...parcelMeta, values: [{ member: 'senders.town', value: 'Leeds' }], dates: [] } }
+    const query = runAnalyst(parcelMeta, 'Postage paid by senders in Leeds', town).queries.join('\n')
+    expect(query).toContain("senders.town = 'Leeds'")
+    expect(query).not.toContain('senders.name AS')
+  })
+})
