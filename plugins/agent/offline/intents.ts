@@ -167,7 +167,13 @@ export function perEntity(
     const leader = tokens.list[lead]
     if (!(leader === 'per' || (average && ['a', 'each', 'every', 'one'].includes(leader ?? '')))) continue
     const cube = index.cubes.find((entry) => sameWord(word, cubeNoun(entry.name)) && entry.measures.length > 0)
-    if (cube)
+    // ("Per client industry" breaks down by the clients' industry: the word after the noun names a column of theirs.)
+    const next = tokens.list[at + 1]
+    const column =
+      next !== undefined &&
+      !tokens.isUsed(at + 1) &&
+      cube?.dimensions.some((dim) => !dim.primaryKey && dim.type !== 'time' && mentions(distinctive(dim), next))
+    if (cube && !column)
       return {
         cube: cube.name,
         noun: word,

@@ -240,3 +240,11 @@ describe('the offline analyst on who did it, named by a value', () => {
     expect(query).not.toContain('senders.name AS')
   })
 })
+
+describe('the offline analyst on "per" a thing\'s column', () => {
+  it('breaks down by the column the word after the thing names, as "by sender town" does', () => {
+    const query = runAnalyst(parcelMeta, 'Postage per sender town').queries.join('\n')
+    expect(query).toContain('senders.town AS')
+    expect(query).not.toContain('senders.name AS')
+  })
+})
