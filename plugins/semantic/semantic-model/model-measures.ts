@@ -90,7 +90,9 @@ const MEASURED_WORDS = new Set([
 ])
 /** Measured things that add up across rows: a load's weight, a trip's distance (not a track's length or a size). */
 const ADDITIVE_WORDS = new Set(['weight', 'kg', 'kgs', 'tons', 'tonnes', 'lbs', 'volume', 'distance', 'km', 'miles'])
+/** Averaged, never summed: ratings and shares, and places in an order (a grade level, an attempt, a rank, a tier). */
 const AVERAGED_WORDS = new Set(['rating', 'score', 'percent', 'percentage', 'ratio', 'pct', 'stars', 'discount'])
+for (const word of ['level', 'attempt', 'rank', 'tier', 'stage', 'position', 'floor']) AVERAGED_WORDS.add(word)
 
 /** Words of a time column that say when a row was changed: no event of the business. */
 const BOOKKEEPING_TIME = new Set(['updated', 'update', 'modified', 'last', 'deleted'])
@@ -163,9 +165,9 @@ function markRevenue(
 
 /**
  * The measures of one number column, by what its words say it is: a price's average, lowest and highest; a length
- * or size averaged and maxed (a weight or distance summed too); a rate averaged; money summed and averaged (a sale's
- * revenue, with its largest and smallest); a line's quantity as units sold; anything else summed and averaged. Keys,
- * codes and years get none.
+ * or size averaged and maxed (a weight or distance summed too); a rate, a rating or a place in an order averaged;
+ * money summed and averaged (a sale's revenue, with its largest and smallest); a line's quantity as units sold;
+ * anything else summed and averaged. Keys, codes and years get none.
  */
 function columnMeasures(
   generation: Generation,

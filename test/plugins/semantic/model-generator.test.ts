@@ -309,7 +309,7 @@ describe('measures by what a column is', () => {
     ).toEqual(['avg', 'max', 'avg', 'max'])
   })
 
-  it('sums weights and distances besides averaging and maxing them, and averages a plain number besides summing it', () => {
+  it('sums weights and distances besides averaging and maxing them, averages a plain number besides summing it, and only averages a place in an order', () => {
     const model = cubes([
       table(
         'loads',
@@ -318,6 +318,8 @@ describe('measures by what a column is', () => {
           ['GrossWeightKg', 'REAL'],
           ['distance_km', 'REAL'],
           ['grant_awarded', 'REAL'],
+          ['attempt', 'INTEGER'],
+          ['grade_level', 'INTEGER'],
           ['loaded_at', 'DATETIME'],
         ],
         ['id'],
@@ -331,6 +333,9 @@ describe('measures by what a column is', () => {
     expect(kinds('GrossWeightKg')).toEqual(['sum', 'avg', 'max'])
     expect(kinds('distance_km')).toEqual(['sum', 'avg', 'max'])
     expect(kinds('grant_awarded')).toEqual(['sum', 'avg'])
+    // A place in an order is averaged, never added up.
+    expect(kinds('attempt')).toEqual(['avg'])
+    expect(kinds('grade_level')).toEqual(['avg'])
   })
 
   it('counts the distinct entities a table references', () => {
