@@ -117,6 +117,12 @@ export const freight: EvalQuestion[] = [
   { ask: 'Freight cost for Antwerp' },
   { ask: 'What was the heaviest shipment weight?', sql: sql(`SELECT MAX(s.[WeightKg]) ${S}`), cells: ['num'] },
   { ask: 'Total pieces shipped', sql: sql(`SELECT SUM(s.[Pieces]) ${S}`), cells: ['count'] },
+  {
+    ask: 'Which industry ships the most weight?',
+    sql: sql(`SELECT l.[Industry], SUM(s.[WeightKg]) ${SL} GROUP BY 1 ORDER BY 2 DESC LIMIT 1`),
+    cells: ['text', 'num'],
+    first: true,
+  },
   { ask: 'Average pieces per shipment', sql: sql(`SELECT AVG(s.[Pieces]) ${S}`), cells: ['num'] },
   // Some shipments declare no value: the average is of those that do.
   { ask: 'Average declared value', sql: sql(`SELECT AVG(s.[DeclaredValue]) ${S}`), cells: ['num'] },

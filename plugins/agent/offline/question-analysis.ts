@@ -15,7 +15,7 @@ import type { Tokens } from './tokens'
 import { FILLER } from './lexicon'
 import { hasWeekday } from './question-cues'
 import type { MeasureFit, QuestionDraft } from './question-draft'
-import { BREAKDOWN_NOUNS, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
+import { BREAKDOWN_NOUNS, eventVerbForms, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
 import { GRANULARITY } from './question-phrases'
 
 /**
@@ -188,8 +188,8 @@ function eventWords(draft: QuestionDraft): Set<string> {
   for (const cube of reach(index, measure.cube))
     for (const dim of cubeOf(index, cube)?.dimensions ?? []) {
       if (dim.type !== 'time' || (dim !== main && !withPeriod)) continue
-      const verb = words(dim.title)[0] ?? ''
-      if (verb.length > 3 && /ed$/.test(verb)) for (const word of tokens.list) if (word === verb) understood.add(word)
+      const forms = eventVerbForms(dim.title)
+      for (const word of tokens.list) if (forms.includes(word)) understood.add(word)
     }
   return understood
 }

@@ -3,7 +3,7 @@ import type { MetaCube, MetaMember } from './meta-index'
 import { cubeNoun, cubeOf, distinctive, namesRows, reach, sameNoun, scoreMeasure } from './members'
 import { countedThings, mentionsMember, ORDERING, ORIGINAL_SYNONYM } from './question-cues'
 import type { MeasureFit, QuestionDraft } from './question-draft'
-import { GROUPS, sameWord, words } from './words'
+import { eventVerbForms, GROUPS, sameWord, words } from './words'
 
 /** Nouns of the things ordering makes: "how many orders were placed" counts them, not who placed them. */
 const ORDER_NOUNS = new Set(GROUPS.slice(1, 3).flat())
@@ -341,10 +341,9 @@ function countThingsAfterHowMany(draft: QuestionDraft, fit: MeasureFit, countedC
     const eventOfOthers = index.cubes
       .filter((cube) => cube.name !== countedCube && reach(index, cube.name).has(countedCube))
       .some((cube) =>
-        cube.dimensions.some((dim) => {
-          const verb = words(dim.title)[0] ?? ''
-          return dim.type === 'time' && verb.length > 3 && verb.endsWith('ed') && said.includes(verb)
-        }),
+        cube.dimensions.some(
+          (dim) => dim.type === 'time' && eventVerbForms(dim.title).some((form) => said.includes(form)),
+        ),
       )
     const ordering = !orderLike && (said.some((word) => ORDERING.has(word)) || eventOfOthers)
     const distinctOf = () =>

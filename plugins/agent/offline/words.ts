@@ -136,6 +136,19 @@ function stemOf(word: string): string {
   return word
 }
 
+/**
+ * The forms of the verb a date's title starts with ("Shipped on": shipped, ship, ships, shipping), none for a title
+ * that starts with no past participle ("Exam date").
+ */
+export function eventVerbForms(title: string): string[] {
+  const verb = words(title)[0] ?? ''
+  if (verb.length <= 3 || !verb.endsWith('ed')) return []
+  const stemmed = verb.slice(0, -2)
+  // "shipped": ship, "enrolled": enroll, "hired": hire (a form no one writes, "shipp", matches nothing).
+  const bases = [stemmed, stemmed.replace(/([^aeiou])\1$/, '$1'), `${stemmed}e`]
+  return [verb, `${stemmed}ing`, ...bases.flatMap((base) => [base, `${base}s`])]
+}
+
 /** Index of `phrase` (a word list) inside `list`, or -1. */
 export function findPhrase(list: readonly string[], phrase: readonly string[], from = 0): number {
   outer: for (let index = from; index + phrase.length <= list.length; index++) {

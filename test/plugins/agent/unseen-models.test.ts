@@ -149,6 +149,12 @@ describe('the offline analyst on the verb of a date', () => {
     expect(delivered.text).toContain('I could not map "delivered"')
   })
 
+  it('reads the verb in its other forms ("posts", "posting") as "posted"', () => {
+    const query = runAnalyst(parcelMeta, 'Which origin town posts the most weight?').queries.join('\n')
+    expect(query).toContain('parcels.origin_town AS')
+    expect(query).toContain('MEASURE(parcels.total_weight_kg)')
+  })
+
   it('counts the different things that rows dated by the verb name, as "how many customers ordered" does', () => {
     const senders = runAnalyst(parcelMeta, 'How many senders posted in 2024?').queries.join('\n')
     expect(senders).toContain('MEASURE(parcels.distinct_sender)')
