@@ -27,9 +27,10 @@ interface MetaLike {
 }
 
 /**
- * Searched words without their endings (`returns` finds `returned`), three letters or more, at most twelve; a word
- * written with hyphens whole ("no-show"), and a people's word also as its place ("asian" finds "Asia"). Letters of
- * every script belong to their word: "crème" is searched whole, not as "cr" and "me".
+ * Searched words without their endings (`returns` finds `returned`), three letters or more (or a letter and a digit,
+ * `8B`), at most twelve; a word written with hyphens whole ("no-show"), and a people's word also as its place
+ * ("asian" finds "Asia"). Letters of every script belong to their word: "crème" is searched whole, not as "cr" and
+ * "me".
  */
 const searchWords = (query: string) =>
   [
@@ -41,7 +42,8 @@ const searchWords = (query: string) =>
         .flatMap((word) =>
           word.includes('-') ? [word] : [word.replace(/(ies|es|s|ed|ing)$/, ''), ...placeForms(word)],
         )
-        .filter((word) => word.length >= 3 && !/^\d+$/.test(word)),
+        // (Two characters only as a code of a letter and a digit: "8B", "A1" name a group or a grade.)
+        .filter((word) => (word.length >= 3 || /^(\p{L}\p{N}|\p{N}\p{L})$/u.test(word)) && !/^\d+$/.test(word)),
     ),
   ].slice(0, 12)
 

@@ -14,8 +14,8 @@ export const modelGenerateCommand: CliCommand = {
     'service model generate --from <postgres://... | mysql://... | file.duckdb | file.db> [--schema NAME] --out <folder> [--force]',
   details: `One cube per table with titles in words, a label (the column that names a row, or first and last name
 joined), measures by what each column is (a count; distinct counts of what the table references; money summed and
-averaged; a line's revenue from unit price and quantity; durations and sizes averaged and maxed), a dimension per
-column, joins from foreign keys (a self-reference as a cube in its role, such as manager) or, for tables without
+averaged; a line's revenue from unit price and quantity; durations and sizes averaged and maxed, weights and
+distances summed too; other numbers summed and averaged), a dimension per column, joins from foreign keys (a self-reference as a cube in its role, such as manager) or, for tables without
 declared keys, from column names (marked inferred), synonyms for sales words and comments as descriptions. Ends with
 what it inferred and what to check. The folder loads as a deployment's model without edits. --force overwrites model
 files of the same names.`,

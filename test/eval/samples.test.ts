@@ -3,7 +3,8 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createStatement, loadSqlite, readSample } from '../../eval/samples'
+import { createStatement, loadSqlite, readSample, type SampleTable } from '../../eval/samples'
+import { freightTables } from '../../eval/sets/freight-data'
 import { generateModel } from '../../plugins/semantic/semantic-model/model-generator'
 import { loadModel } from '../../plugins/semantic/semantic-model/model-loader'
 import { introspect } from '../../plugins/semantic/sources/introspect'
@@ -31,10 +32,27 @@ describe('the eval sample databases', () => {
     expect(pagila.find((table) => table.name === 'rental')?.rows.filter((row) => row[4] === null).length).toBe(183)
   })
 
+  it('make the freight set the same at every run, with empty dates and values where a shipment has none', () => {
+    const [carriers, clients, shipments] = freightTables()
+    expect([carriers.rows.length, clients.rows.length, shipments.rows.length]).toEqual([6, 30, 640])
+    expect(freightTables()[2].rows).toEqual(shipments.rows)
+    const at = (name: string) => shipments.columns.findIndex((column) => column.name === name)
+    const status = at('Status')
+    // A shipment in transit or lost has no delivery date; some declare no value.
+    for (const row of shipments.rows)
+      expect(row[at('DeliveredOn')] === null).toBe(['In transit', 'Lost'].includes(row[status] as string))
+    expect(shipments.rows.some((row) => row[at('DeclaredValue')] === null)).toBe(true)
+  })
+
   it('load into SQLite with every foreign key kept, and model without edits', async () => {
-    for (const name of ['northwind', 'pagila']) {
+    const samples: Array<[string, SampleTable[]]> = [
+      ['northwind', readSample('northwind')],
+      ['pagila', readSample('pagila')],
+      ['freight', freightTables()],
+    ]
+    for (const [name, tables] of samples) {
       const path = join(folder, `${name}.db`)
-      loadSqlite(readSample(name), path)
+      loadSqlite(tables, path)
       const database = new Database(path, { readonly: true })
       expect(database.query('PRAGMA foreign_key_check').all()).toEqual([])
       database.close()

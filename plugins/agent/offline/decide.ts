@@ -275,6 +275,22 @@ function understood(
       'No measure matches the question.',
     )
   }
+  // ("What was the largest freight cost?" of a model that only totals it: answering the total answers another question.)
+  if (
+    parsed.extreme &&
+    frame.analysis.kind === 'value' &&
+    !frame.top &&
+    !frame.dimensions.length &&
+    !frame.granularity &&
+    !['max', 'min'].includes(frame.measure.type)
+  )
+    return decline(
+      {
+        kind: 'incomplete',
+        reason: `the model has no ${parsed.extreme} single value of ${frame.measure.title.toLowerCase()}, only measures over many rows; ask for it by something to rank (for example "${frame.measure.title} by month, highest first").`,
+      },
+      'An extreme of one row, which no measure gives.',
+    )
   if (frame.analysis.kind === 'share' && !frame.dimensions.length && !frame.values.length && !frame.booleans.length)
     return decline(
       {

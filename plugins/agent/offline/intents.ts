@@ -10,7 +10,8 @@ export const CUES = {
     /\b(growth|grow|grew|grown|growing|increase[sd]?|decrease[sd]?|rise|rose|risen|fell|fall|fallen|drop(?:ped)?|decline[sd]?|change[sd]?|up or down|go up|went up|went down|gone up|yoy|mom|year over year|year-over-year|month over month|difference)\b/,
   share: /\b(share|percentage|percent|proportion|fraction|portion)\b|%|\bhow much of\b/,
   compare: /\b(vs\.?|versus|compared?|comparing|comparison|against|side by side)\b/,
-  why: /\b(why|reasons?|explain|drivers?|what drove|what caused)\b/,
+  // ("Drivers of revenue", "the key drivers": never "which driver", a thing a model may hold.)
+  why: /\b(why|reasons?|explain|(?:key |main |biggest )?drivers? (?:of|behind)|(?:key|main) drivers?|what drove|what drives|what caused)\b/,
   future: /\b(will|forecast|predict(?:ed|ion)?|projected|projection|next (?:year|month|quarter|week))\b/,
   span: /\b(?:from|between)\b[^?]*\b(?:to|and|through|until)\b/,
 }
@@ -166,7 +167,13 @@ export function perEntity(
     const leader = tokens.list[lead]
     if (!(leader === 'per' || (average && ['a', 'each', 'every', 'one'].includes(leader ?? '')))) continue
     const cube = index.cubes.find((entry) => sameWord(word, cubeNoun(entry.name)) && entry.measures.length > 0)
-    if (cube)
+    // ("Per client industry" breaks down by the clients' industry: the word after the noun names a column of theirs.)
+    const next = tokens.list[at + 1]
+    const column =
+      next !== undefined &&
+      !tokens.isUsed(at + 1) &&
+      cube?.dimensions.some((dim) => !dim.primaryKey && dim.type !== 'time' && mentions(distinctive(dim), next))
+    if (cube && !column)
       return {
         cube: cube.name,
         noun: word,
@@ -395,7 +402,7 @@ export function numberFilters(tokens: Tokens, index: MetaIndex, question: string
       }
     }
   // "discounted orders", "orders with a discount": the number above zero; "without a discount", "orders that didn't
-  // have a discount", "not discounted": none of it.
+  // have a discount", "not discounted": none of it (zero, or empty where a row has no value at all).
   for (const dim of numbers) {
     for (const word of distinctive(dim)) {
       if (word.length < 4 || !text.includes(word) || sameWord(word, cubeNoun(dim.cube))) continue
@@ -421,7 +428,7 @@ export function numberFilters(tokens: Tokens, index: MetaIndex, question: string
       if (!match || found.some((entry) => entry.member === dim)) continue
       found.push({
         member: dim,
-        op: none ? '<=' : '>',
+        op: none ? 'none' : '>',
         value: 0,
         // ("didn't" is read as "didn", "t".)
         words: ((/^n[’']/.test(match[0]) ? (text.slice(0, match.index).match(/[a-z]+$/)?.[0] ?? '') : '') + match[0])

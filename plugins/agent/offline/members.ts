@@ -184,6 +184,17 @@ const MONEY_NOUNS = new Set(
   'payment payments charge charges fee fees spending spend receipt receipts takings sale sales revenue'.split(' '),
 )
 
+/**
+ * "Tuition by group", "total tuition paid" of a table of tuition payments: the words before a money noun in a cube's
+ * name say what is paid, so they name the money, not how many payments there were.
+ */
+function namesWhatIsPaid(question: readonly string[], cube: string): boolean {
+  const noun = cubeNoun(cube)
+  if (!MONEY_NOUNS.has(noun)) return false
+  const before = words(cube).slice(0, -1)
+  return before.length > 0 && before.every((word) => !GENERIC.has(word) && mentions(question, word))
+}
+
 function intentBonus(question: readonly string[], member: MetaMember): number {
   const has = (...list: string[]) => list.some((word) => question.includes(word))
   const type = member.type
@@ -191,7 +202,8 @@ function intentBonus(question: readonly string[], member: MetaMember): number {
     type === 'sum' &&
     member.format === 'currency' &&
     !has('many', 'number', 'count') &&
-    question.some((word) => MONEY_NOUNS.has(word) && sameNoun(word, cubeNoun(member.cube)))
+    (question.some((word) => MONEY_NOUNS.has(word) && sameNoun(word, cubeNoun(member.cube))) ||
+      namesWhatIsPaid(question, member.cube))
   )
     return 4
   if (has('average') && type === 'avg') return 3

@@ -57,7 +57,12 @@ function where(spec: Pick<Spec, 'time' | 'range' | 'values' | 'booleans'>): stri
   }
   for (const filter of spec.values) {
     if (filter.op === 'none') {
-      clauses.push(`${ref(filter.member)} IS NULL`)
+      // ("No declared value": a number is none where it is empty or zero; a date only where it is empty.)
+      clauses.push(
+        filter.member.type === 'number'
+          ? `(${ref(filter.member)} IS NULL OR ${ref(filter.member)} <= 0)`
+          : `${ref(filter.member)} IS NULL`,
+      )
       continue
     }
     if (filter.op) {

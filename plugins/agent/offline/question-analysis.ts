@@ -15,7 +15,7 @@ import type { Tokens } from './tokens'
 import { FILLER } from './lexicon'
 import { hasWeekday } from './question-cues'
 import type { MeasureFit, QuestionDraft } from './question-draft'
-import { BREAKDOWN_NOUNS, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
+import { BREAKDOWN_NOUNS, eventVerbForms, INTENT_WORDS, STOPWORDS, sameWord, stem, words } from './words'
 import { GRANULARITY } from './question-phrases'
 
 /**
@@ -85,6 +85,13 @@ export function readAnalysis(draft: QuestionDraft, fit: MeasureFit): { analysis:
     const column = columnNamed(draft, measure, per.noun) as MetaMember
     if (!dimensions.includes(column)) dimensions.push(column)
     tokens.useWord(per.noun)
+  } else if (per && measure && ['avg', 'max', 'min'].includes(measure.type) && per.cube !== measure.cube) {
+    // "Average score per group": an average or an extreme divided by a count of groups means nothing; it is the
+    // figure of each group, or declined where the model does not link them.
+    const label = labelDimension(index, per.cube)
+    if (!label || !reach(index, measure.cube).has(per.cube))
+      draft.unlinked = `the model does not link ${measure.title.toLowerCase()} to ${per.noun}, so it cannot be given for each.`
+    else if (!dimensions.includes(label)) dimensions.push(label)
   } else if (per && measure) {
     // "Orders per customer" lists the customers, each with its orders (things with names are rows to list);
     // "average revenue per customer", "orders per customer on average" divide by the customers who ordered, and
@@ -112,8 +119,12 @@ export function readAnalysis(draft: QuestionDraft, fit: MeasureFit): { analysis:
     // "The average discount": a sum has no average of its own; it is the mean of the rows it adds up, per order.
     const denominator = denominatorFor(index, measure, measure.cube)
     if (denominator) analysis = { kind: 'ratio', denominator, per: stem(cubeNoun(measure.cube)) }
-  } else if (CUES.why.test(text)) analysis = { kind: 'why', drivers: [] }
-  else if ((CUES.share.test(text) || (draft.valueCounted && /\brate\b/.test(text))) && !(growth && periods))
+  } else if (CUES.why.test(text)) {
+    analysis = { kind: 'why', drivers: [] }
+    // ("The key drivers of revenue": the words of the cue ask for the analysis, naming nothing of the model.)
+    for (const word of words(CUES.why.exec(text)?.[0] ?? ''))
+      if (/^(key|main|biggest|drivers?|drives)$/.test(word)) tokens.useWord(word)
+  } else if ((CUES.share.test(text) || (draft.valueCounted && /\brate\b/.test(text))) && !(growth && periods))
     analysis = { kind: 'share' }
   // "The difference between Oceania and Africa revenue in 2025" is between the two, side by side, not over time.
   else if (growth && /\bdifference\b/.test(text) && !periods && dimensions.length > 0) analysis = { kind: 'value' }
@@ -163,6 +174,26 @@ function rankedTop(draft: QuestionDraft): Frame['top'] {
 }
 
 /** Words nobody understood: to look up as values first, then to say plainly. */
+/**
+ * The verb of a date the measure's rows have ("shipped" of "Shipped on", "enrolled" of `enrolled_on`): "weight
+ * shipped" is the rows' own event, said of the date they are counted by; a date of another event ("delivered") says
+ * which date a period is of, and alone it may mean only the rows that have one, so it is understood only with a period.
+ */
+function eventWords(draft: QuestionDraft): Set<string> {
+  const { index, measure, tokens } = draft
+  const understood = new Set<string>()
+  if (!measure) return understood
+  const main = timeDimensionFor(index, [], measure.cube)
+  const withPeriod = Boolean(draft.range || draft.periods || draft.granularity)
+  for (const cube of reach(index, measure.cube))
+    for (const dim of cubeOf(index, cube)?.dimensions ?? []) {
+      if (dim.type !== 'time' || (dim !== main && !withPeriod)) continue
+      const forms = eventVerbForms(dim.title)
+      for (const word of tokens.list) if (forms.includes(word)) understood.add(word)
+    }
+  return understood
+}
+
 export function unknownWords(draft: QuestionDraft): string[] {
   const { tokens, index, measure, text } = draft
   const explained = new Set(
@@ -174,6 +205,7 @@ export function unknownWords(draft: QuestionDraft): string[] {
       ].join(' '),
     ),
   )
+  const dated = eventWords(draft)
   const unknown = tokens
     .unused()
     .filter(
@@ -182,7 +214,8 @@ export function unknownWords(draft: QuestionDraft): string[] {
         !FILLER.has(word) &&
         !INTENT_WORDS.has(word) &&
         !GRANULARITY[word] &&
-        !explained.has(word),
+        !explained.has(word) &&
+        !dated.has(word),
     )
     .map(({ word }) => word)
   for (const word of draft.unmatched)

@@ -70,6 +70,8 @@ export interface QuestionDraft {
   unlinked?: string
   /** Why there are more breakdowns than one answer gives. */
   tooMany?: string
+  /** A value two dimensions of one table hold, with no word saying which: why the question is not answered. */
+  unclearValue?: string
 }
 
 /** How measures are scored against words, and whether one reaches the cubes the question needs. */
@@ -191,7 +193,13 @@ export function readPeriods(draft: QuestionDraft): void {
 /** Values, compared numbers and flags the question filters on, and "per customer". */
 export function readFilters(draft: QuestionDraft): void {
   const { tokens, index, lookup, values, booleans, dimensions } = draft
-  if (lookup) values.push(...valuesOf(tokens, index, lookup.values))
+  if (lookup)
+    values.push(
+      ...valuesOf(tokens, index, lookup.values, (value, members) => {
+        const titles = members.map((member) => member.title)
+        draft.unclearValue ??= `"${value}" is a value of ${titles.slice(0, -1).join(', ')} and ${titles.at(-1)}; say which one you mean (for example "${titles[0].toLowerCase()} ${value}").`
+      }),
+    )
   for (const filter of draft.compared) {
     values.push({ member: filter.member, values: [String(filter.value)], negated: false, op: filter.op })
     for (const word of filter.words) tokens.useWord(word)
@@ -207,6 +215,18 @@ export function readFilters(draft: QuestionDraft): void {
   for (const filter of values) if (filter.values.length > 1 && !filter.negated) dimensions.push(filter.member)
   draft.per = perEntity(tokens, index)
   if (draft.per) tokens.use(...draft.per.at)
+}
+
+/**
+ * A number column (not a key) that the words of a phrase name only by the words before its table's noun ("rent" of
+ * rent_payments), none of the column's own ("amount") nor the noun.
+ */
+function byTableWordsOnly(member: MetaMember, phrase: readonly string[]): boolean {
+  if (member.type !== 'number' || member.primaryKey) return false
+  const modifiers = words(member.cube).slice(0, -1)
+  const own = [...words(member.name), cubeNoun(member.cube)]
+  const named = phrase.filter((word) => modifiers.some((entry) => sameWord(entry, word)))
+  return named.length > 0 && !phrase.some((word) => own.some((entry) => sameWord(entry, word)))
 }
 
 /** Dropped filters in a follow-up: "without the region filter", "for all regions". */
@@ -289,7 +309,8 @@ export function readDimensionPhrases(draft: QuestionDraft): void {
 
   // Dimensions named by phrases (before the measure, so the measure can be one that reaches them).
   const everywhere = new Set(index.cubes.map((cube) => cube.name))
-  for (const phrase of dimensionPhrases(tokens)) {
+  const valuesAt = values.flatMap((filter) => (filter.at === undefined ? [] : [filter.at]))
+  for (const phrase of dimensionPhrases(tokens, valuesAt)) {
     let free = phrase.words.filter((word) => !STOPWORDS.has(word) && !GRANULARITY[word] && tokens.find([word]) >= 0)
     if (free.length === 0 && phrase.origin === 'by')
       free = breakdownOfCommonWords(index, phrase.words, tokens, everywhere)
@@ -308,6 +329,9 @@ export function readDimensionPhrases(draft: QuestionDraft): void {
       named && column && !reach(index, column.cube).has(named.cube) && namesCube(tokens, index, column.cube, free)
         ? column
         : (named ?? column)
+    // "Top 5 tenants by rent paid": a number column ("Rent payment amount") named only by its table's words is the
+    // money the ranking is by, not a breakdown by each amount.
+    if (member && phrase.origin === 'by' && byTableWordsOnly(member, phrase.words)) continue
     // A breakdown asked for that names nothing of the model stays unknown, never dropped for a total.
     if (!member && phrase.origin === 'by') unmatched.push(...free)
     if (!member || pending.some((entry) => entry.member === member)) continue

@@ -3,7 +3,7 @@ import type { MetaCube, MetaMember } from './meta-index'
 import { cubeNoun, cubeOf, distinctive, namesRows, reach, sameNoun, scoreMeasure } from './members'
 import { countedThings, mentionsMember, ORDERING, ORIGINAL_SYNONYM } from './question-cues'
 import type { MeasureFit, QuestionDraft } from './question-draft'
-import { GROUPS, sameWord } from './words'
+import { eventVerbForms, GROUPS, sameWord, words } from './words'
 
 /** Nouns of the things ordering makes: "how many orders were placed" counts them, not who placed them. */
 const ORDER_NOUNS = new Set(GROUPS.slice(1, 3).flat())
@@ -108,6 +108,19 @@ export function chooseMeasure(draft: QuestionDraft, fit: MeasureFit): void {
       (own.matched > 0 || (aggregate && own.score > 0 && !['count', 'count_distinct'].includes(own.candidate.type)))
     )
       ((choice = own), (aggregated = own.matched === 0))
+  }
+  // "Lost shipments by carrier": where only the breakdown's words name the measure (the carriers' count), the things
+  // a filter qualifies are what is counted, by the breakdown; counting carriers by carrier drops the breakdown.
+  if (choice && choice.matched > 0 && pending.length > 0 && pending.every((entry) => entry.origin === 'by')) {
+    const breakdownWords = new Set(pending.flatMap((entry) => entry.words))
+    const rest = withoutFilters.filter((word) => !breakdownWords.has(word))
+    const namedByBreakdown = !score(rest).some((entry) => entry.candidate === choice?.candidate && entry.matched > 0)
+    const qualified = [...values, ...booleans]
+      .map((filter) => filter.member.cube)
+      .find((cube) => tokens.list.some((word) => sameNoun(word, cubeNoun(cube))))
+    const count = qualified ? cubeOf(index, qualified)?.measures.find((entry) => entry.type === 'count') : undefined
+    if (namedByBreakdown && count && count !== choice.candidate && fits(count, pendingMembers))
+      choice = { candidate: count, score: 3, matched: 1 }
   }
   // "VIP customers" qualifies the filter, unless nothing else names what to count ("how many VIP customers").
   let qualifierOnly = false
@@ -249,7 +262,9 @@ function notACount(draft: QuestionDraft, fit: MeasureFit): void {
     const column = index.cubes.some((cube) =>
       cube.dimensions.some((dim) => dim.type === 'number' && !dim.primaryKey && mentionsMember(dim, noun)),
     )
-    if (things || !column || sameNoun(noun, cubeNoun(measure.cube))) return
+    // ("Number of exams" of a table of exam results: the word before its noun names its rows as well.)
+    const ownRows = words(measure.cube).some((word) => sameWord(word, noun))
+    if (things || !column || ownRows || sameNoun(noun, cubeNoun(measure.cube))) return
   } else {
     const said = distinctive(measure).filter(
       (word) => word.length > 2 && tokens.list.some((entry) => sameWord(entry, word)),
@@ -321,7 +336,16 @@ function countThingsAfterHowMany(draft: QuestionDraft, fit: MeasureFit, countedC
     const orderLike = [noun, ...(cubeOf(index, countedCube)?.synonyms ?? [])].some((word) =>
       ORDER_NOUNS.has(word.toLowerCase()),
     )
-    const ordering = !orderLike && [...tokens.raw, ...tokens.list].some((word) => ORDERING.has(word))
+    // ("How many clients shipped in 2024": the verb of a date of the rows that name them, as "ordered" is.)
+    const said = [...tokens.raw, ...tokens.list]
+    const eventOfOthers = index.cubes
+      .filter((cube) => cube.name !== countedCube && reach(index, cube.name).has(countedCube))
+      .some((cube) =>
+        cube.dimensions.some(
+          (dim) => dim.type === 'time' && eventVerbForms(dim.title).some((form) => said.includes(form)),
+        ),
+      )
+    const ordering = !orderLike && (said.some((word) => ORDERING.has(word)) || eventOfOthers)
     const distinctOf = () =>
       index.cubes
         .filter((cube) => cube.name !== countedCube && reach(index, cube.name).has(countedCube))

@@ -4,7 +4,7 @@ import { ASC, DESC, negatedAt } from './intents'
 import type { MetaIndex, MetaMember } from './meta-index'
 import { type RangeSpec } from './time-range'
 import { Tokens } from './tokens'
-import { stem, words } from './words'
+import { sameWord, stem, words } from './words'
 
 // The phrases a question is read by: granularity words, group markers, value and dimension phrases.
 
@@ -95,16 +95,77 @@ const BOUNDARIES = new Set([
   'did',
 ])
 
-/** Dimension values named in the question, longest first; a value after a negation excludes it. */
-export function valuesOf(tokens: Tokens, index: MetaIndex, hits: ValueHit[]): ValueFilter[] {
+/** Words of a member's name or title that say a row's way in or out ("Origin city", "destination_port"). */
+const TOWARDS = /^(to|destination|dest|target|arrival|receiver|recipient|consignee|dropoff|delivery)$/
+const AWAY = /^(from|origin|source|departure|sender|shipper|pickup)$/
+const LEADS_TOWARDS = new Set(['to', 'into', 'towards'])
+
+/**
+ * The member a value stands for, where several dimensions hold it (a city both an origin and a destination): the one
+ * the words around it name ("to Lyon", "from Lyon", "origin Lyon"), else the first, unless the value is one of two
+ * columns of one table that no word tells apart, which `unclear` says.
+ */
+function memberOfValue(
+  tokens: Tokens,
+  candidates: MetaMember[],
+  at: number,
+  unclear: (members: MetaMember[]) => void,
+): MetaMember {
+  if (candidates.length === 1) return candidates[0]
+  const before = tokens.list[at - 1] ?? ''
+  const own = (member: MetaMember) => [...words(member.name), ...words(member.title)]
+  const scored = candidates.map((member) => {
+    const memberWords = own(member)
+    let score = 0
+    if (before === 'from' && memberWords.some((word) => AWAY.test(word))) score += 2
+    if (LEADS_TOWARDS.has(before) && memberWords.some((word) => TOWARDS.test(word))) score += 2
+    // "Origin city Lyon", "shipments with destination Lyon": a word of its title said beside the value.
+    const others = candidates.filter((other) => other !== member).flatMap(own)
+    if (memberWords.some((word) => !others.includes(word) && tokens.list.some((said) => said === word))) score += 1
+    // "Clients in Lyon": the table the question names (right before the value most of all), where the others are
+    // of other tables.
+    const noun = words(member.cube).at(-1) ?? member.cube
+    if (candidates.some((other) => other.cube !== member.cube)) {
+      const leading = ['in', 'at', 'from', 'of', 'to'].includes(before) ? tokens.list[at - 2] : before
+      if (leading !== undefined && sameWord(leading, noun)) score += 2
+      else if (tokens.list.some((said) => sameWord(said, noun))) score += 1
+    }
+    return { member, score }
+  })
+  const best = Math.max(...scored.map((entry) => entry.score))
+  const top = scored.filter((entry) => entry.score === best).map((entry) => entry.member)
+  if (top.length > 1 && top.some((member) => top.some((other) => other !== member && other.cube === member.cube)))
+    unclear(top.filter((member) => top.some((other) => other !== member && other.cube === member.cube)))
+  return top[0]
+}
+
+/**
+ * Dimension values named in the question, longest first; a value after a negation excludes it. A value several
+ * dimensions hold stands for the one the words around it name (`memberOfValue`).
+ */
+export function valuesOf(
+  tokens: Tokens,
+  index: MetaIndex,
+  hits: ValueHit[],
+  unclear: (value: string, members: MetaMember[]) => void = () => {},
+): ValueFilter[] {
   const found: Array<{ member: MetaMember; value: string; at: number; end: number; negated: boolean }> = []
   const sorted = [...hits].sort((a, b) => words(b.value).length - words(a.value).length)
+  const holders = new Map<string, MetaMember[]>()
   for (const hit of sorted) {
     const member = index.members.get(hit.member)
+    const key = words(hit.value).join(' ')
+    if (member && !holders.get(key)?.includes(member)) holders.set(key, [...(holders.get(key) ?? []), member])
+  }
+  for (const hit of sorted) {
     const phrase = words(hit.value)
-    if (!member || phrase.length === 0) continue
+    const candidates = holders.get(phrase.join(' ')) ?? []
+    const own = index.members.get(hit.member)
+    if (!own || phrase.length === 0) continue
     const at = tokens.find(phrase)
     if (at < 0) continue
+    const member = memberOfValue(tokens, candidates, at, (members) => unclear(hit.value, members))
+    if (member !== own) continue
     // "Returning customers" come back; "returned" orders were sent back: a doing is no state of the value's.
     if (phrase.some((word, offset) => word.endsWith('ed') && tokens.list[at + offset].endsWith('ing'))) continue
     const negation = negatedAt(tokens, at, member.cube, CUBE_NOUNS)
@@ -148,7 +209,7 @@ export interface Phrase {
 }
 
 /** Phrases naming dimensions: after "by", "per", "across" ...; after "which", "top 5", "3 biggest". */
-export function dimensionPhrases(tokens: Tokens): Phrase[] {
+export function dimensionPhrases(tokens: Tokens, valuesAt: readonly number[] = []): Phrase[] {
   const phrases: Phrase[] = []
   for (const marker of GROUP_MARKERS)
     for (let at = tokens.find(marker); at >= 0; at = tokens.find(marker, at + 1)) {
@@ -156,6 +217,18 @@ export function dimensionPhrases(tokens: Tokens): Phrase[] {
       // ("revenue generated by region" still breaks down: only a value after "by" names who did it.)
       if (marker.length === 1 && marker[0] === 'by' && DONE_BY.has(tokens.list[at - 1] ?? '') && tokens.isUsed(at + 1))
         continue
+      // ("paid by students in group 7A": the things who did it, named by a value after them, are a filter too.)
+      if (
+        marker.length === 1 &&
+        marker[0] === 'by' &&
+        DONE_BY.has(tokens.list[at - 1] ?? '') &&
+        CUBE_NOUNS.has(stem(tokens.list[at + 1] ?? '')) &&
+        ['in', 'from', 'of', 'with', 'who', 'whose', 'that'].includes(tokens.list[at + 2] ?? '') &&
+        valuesAt.some((later) => later > at + 2)
+      ) {
+        tokens.use(at, at + 1)
+        continue
+      }
       // "by region and segment" names two dimensions.
       let phrase: string[] = []
       for (

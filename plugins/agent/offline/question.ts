@@ -12,6 +12,7 @@ import {
   readPeriods,
   readWords,
   type Lookup,
+  type QuestionDraft,
 } from './question-draft'
 import { chooseMeasure, countTheThingsNamed, measureFit } from './question-measure'
 import { placeBreakdowns, readAnalysis, unknownWords } from './question-analysis'
@@ -43,6 +44,8 @@ export interface Parsed {
   unsupported?: string
   /** Words read as others ("revnue" as "revenue"), said with the answer. */
   corrections: Reading['corrections']
+  /** An extreme ("the largest") with no measure of one: declined when no breakdown ranks it either. */
+  extreme?: string
   /** A word two of the model's words are equally near: asked back. */
   ambiguous?: Reading['ambiguous']
 }
@@ -77,6 +80,7 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   const unsupported =
     draft.unlinked ??
     draft.tooMany ??
+    draft.unclearValue ??
     (top
       ? topOfEachGroup(draft.text, top, [
           ...dimensions.map((dim) => dim.title.toLowerCase()),
@@ -86,6 +90,7 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
   return {
     corrections: spelling.corrections,
     ambiguous: spelling.ambiguous,
+    extreme: extremeOfOne(draft),
     unsupported,
     tokens,
     measure,
@@ -103,6 +108,20 @@ export function parseQuestion(asked: string, index: MetaIndex, lookup: Lookup | 
     analysis,
     unknown,
   }
+}
+
+const EXTREME_WORDS = new Set(['largest', 'biggest', 'highest', 'greatest', 'maximum', 'max', 'heaviest', 'smallest'])
+EXTREME_WORDS.add('lowest').add('minimum').add('min').add('lightest').add('tiniest')
+
+/**
+ * "What was the largest freight cost?" where the model has only its total and average: the extreme word of a single
+ * row's value, which no measure of the question gives (`understood` declines it where nothing ranks either).
+ */
+function extremeOfOne(draft: QuestionDraft): string | undefined {
+  const { tokens, measure } = draft
+  if (measure && ['max', 'min'].includes(measure.type)) return undefined
+  if (draft.record || draft.counted || draft.periods) return undefined
+  return tokens.raw.find((word) => EXTREME_WORDS.has(word))
 }
 
 /** Adds the key beside a label dimension: `customers.name` is grouped by `customers.id` too. */

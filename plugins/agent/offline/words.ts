@@ -136,6 +136,19 @@ function stemOf(word: string): string {
   return word
 }
 
+/**
+ * The forms of the verb a date's title starts with ("Shipped on": shipped, ship, ships, shipping), none for a title
+ * that starts with no past participle ("Exam date").
+ */
+export function eventVerbForms(title: string): string[] {
+  const verb = words(title)[0] ?? ''
+  if (verb.length <= 3 || !verb.endsWith('ed')) return []
+  const stemmed = verb.slice(0, -2)
+  // "shipped": ship, "enrolled": enroll, "hired": hire (a form no one writes, "shipp", matches nothing).
+  const bases = [stemmed, stemmed.replace(/([^aeiou])\1$/, '$1'), `${stemmed}e`]
+  return [verb, `${stemmed}ing`, ...bases.flatMap((base) => [base, `${base}s`])]
+}
+
 /** Index of `phrase` (a word list) inside `list`, or -1. */
 export function findPhrase(list: readonly string[], phrase: readonly string[], from = 0): number {
   outer: for (let index = from; index + phrase.length <= list.length; index++) {
@@ -175,7 +188,7 @@ export const BREAKDOWN_NOUNS = set(`group groups type types kind kinds level lev
 export const INTENT_WORDS = set(`growth grow grew grown growing change changes changed changing increase increased
   increasing decrease decreased decreasing rise rose risen fall fell fallen drop dropped dropping decline declined
   declining difference delta yoy qoq mom wow dod share shares percentage percent proportion fraction portion ratio rate compare
-  compared comparing comparison versus vs against side relative why reason reasons explain cause caused driver drivers
+  compared comparing comparison versus vs against side relative why reason reasons explain cause caused
   top bottom best worst highest lowest most least largest smallest biggest greatest leading max min maximum minimum
   fastest slowest strongest weakest busiest quietest peak record best-selling average fewest go goes going went up
   down better worse improve improved how much many`)

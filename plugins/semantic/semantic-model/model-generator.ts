@@ -41,8 +41,8 @@ const ENTITY_SYNONYMS: Record<string, string[]> = {
  * Cube-style model files from a database's tables, written to be asked questions of without edits: titles in
  * words, a label per cube (the column that names a row, or first and last name joined), measures by what each
  * column is (a count; distinct counts of the entities a table references; money summed and averaged; a line's
- * revenue from its unit price and quantity; durations and sizes averaged and maxed; never a sum of a key, code,
- * year or price), joins from foreign keys (a second key to the same table or one to itself through a cube of its
+ * revenue from its unit price and quantity; durations and sizes averaged and maxed, weights and distances summed
+ * too; other numbers summed and averaged; never a sum of a key, code, year or price), joins from foreign keys (a second key to the same table or one to itself through a cube of its
  * own in that role, `manager`), and, for tables without declared keys, keys and joins guessed from names
  * (`customer_id`, `CustomerId`) and marked `inferred`. Member names never clash, and column names that are not
  * plain identifiers are quoted as the source's SQL quotes them.

@@ -88,7 +88,11 @@ const MEASURED_WORDS = new Set([
   'runtime',
   'distance',
 ])
+/** Measured things that add up across rows: a load's weight, a trip's distance (not a track's length or a size). */
+const ADDITIVE_WORDS = new Set(['weight', 'kg', 'kgs', 'tons', 'tonnes', 'lbs', 'volume', 'distance', 'km', 'miles'])
+/** Averaged first, their sum after: ratings and shares, and places in an order (a grade level, an attempt, a rank). */
 const AVERAGED_WORDS = new Set(['rating', 'score', 'percent', 'percentage', 'ratio', 'pct', 'stars', 'discount'])
+for (const word of ['level', 'attempt', 'rank', 'tier', 'stage', 'position', 'floor']) AVERAGED_WORDS.add(word)
 
 /** Words of a time column that say when a row was changed: no event of the business. */
 const BOOKKEEPING_TIME = new Set(['updated', 'update', 'modified', 'last', 'deleted'])
@@ -161,8 +165,9 @@ function markRevenue(
 
 /**
  * The measures of one number column, by what its words say it is: a price's average, lowest and highest; a length
- * or size averaged and maxed; a rate averaged; money summed and averaged (a sale's revenue, with its largest and
- * smallest); a line's quantity as units sold; each of them summed too. Keys, codes and years get none.
+ * or size averaged and maxed (a weight or distance summed first); a rate, a rating or a place in an order averaged;
+ * money summed and averaged (a sale's revenue, with its largest and smallest); a line's quantity as units sold;
+ * anything else summed and averaged; each of them summed too. Keys, codes and years get none.
  */
 function columnMeasures(
   generation: Generation,
@@ -211,10 +216,16 @@ function columnMeasures(
     aggregate('max', 'highest').format = 'currency'
     // Not money to rank by: "which category grew fastest" is its sales, never its prices added up.
     sum()
-  } else if (has(MEASURED_WORDS) && !has(MONEY_WORDS)) {
+  } else if ((has(MEASURED_WORDS) || has(ADDITIVE_WORDS)) && !has(MONEY_WORDS)) {
+    // "Total weight shipped": weights and distances add up, so their sum comes first; a length's or size's after.
+    const additive = has(ADDITIVE_WORDS)
+    if (additive) sum()
     aggregate('avg', 'average')
-    aggregate('max', has(new Set(['size', 'bytes', 'weight', 'height', 'width', 'depth'])) ? 'largest' : 'longest')
-    sum()
+    aggregate(
+      'max',
+      has(new Set(['size', 'bytes', 'weight', 'height', 'width', 'depth', ...ADDITIVE_WORDS])) ? 'largest' : 'longest',
+    )
+    if (!additive) sum()
   } else if (has(AVERAGED_WORDS) && !(column.words.includes('discount') && !isLine)) {
     aggregate('avg', 'average')
     sum()
@@ -245,7 +256,12 @@ function columnMeasures(
       total.title = 'Units sold'
       total.synonyms = [...ITEMS_SOLD_SYNONYMS, `${titleOfName(column.name).toLowerCase()} sold`]
     }
-  } else sum()
+  } else {
+    // A number that is neither money nor measured (a grant, a count of pieces): its total, and its average over the
+    // rows that have one, which a total over all rows divided by their number is not where some are empty.
+    sum()
+    aggregate('avg', 'average')
+  }
 }
 
 /** What a cube's revenue tells the others: which cubes are the sales counted, and which orders a line's rolls up to. */

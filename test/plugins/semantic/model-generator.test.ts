@@ -318,6 +318,35 @@ describe('measures by what a column is', () => {
     ).toEqual(['avg', 'max', 'sum', 'avg', 'max', 'sum'])
   })
 
+  it('sums weights and distances besides averaging and maxing them, averages a plain number besides summing it, and averages a place in an order before its sum', () => {
+    const model = cubes([
+      table(
+        'loads',
+        [
+          ['id', 'INTEGER'],
+          ['GrossWeightKg', 'REAL'],
+          ['distance_km', 'REAL'],
+          ['grant_awarded', 'REAL'],
+          ['attempt', 'INTEGER'],
+          ['grade_level', 'INTEGER'],
+          ['loaded_at', 'DATETIME'],
+        ],
+        ['id'],
+      ),
+    ])
+    const kinds = (column: string) =>
+      model
+        .get('loads')
+        ?.measures?.filter((entry) => (entry.sql ?? '').includes(column))
+        .map((entry) => entry.type)
+    expect(kinds('GrossWeightKg')).toEqual(['sum', 'avg', 'max'])
+    expect(kinds('distance_km')).toEqual(['sum', 'avg', 'max'])
+    expect(kinds('grant_awarded')).toEqual(['sum', 'avg'])
+    // A place in an order is averaged first; its sum, as every number that is no key has one, comes after.
+    expect(kinds('attempt')).toEqual(['avg', 'sum'])
+    expect(kinds('grade_level')).toEqual(['avg', 'sum'])
+  })
+
   it('counts the distinct entities a table references', () => {
     expect(measure(model.get('Invoice'), 'distinct_customer')).toMatchObject({
       type: 'count_distinct',
@@ -510,7 +539,7 @@ describe('keys and joins', () => {
     ])
     const customers = model.get('customers')
     expect(dimension(customers, 'is_vip')).toMatchObject({ type: 'boolean' } as never)
-    expect(customers?.measures?.map((entry) => entry.name)).toEqual(['count', 'total_visits'])
+    expect(customers?.measures?.map((entry) => entry.name)).toEqual(['count', 'total_visits', 'average_visits'])
     expect(customers?.synonyms).toContain('clients')
     expect(dimension(customers, 'created_at')).toMatchObject({
       synonyms: expect.arrayContaining(['signup date']),
