@@ -47,6 +47,8 @@ export function createAgentFactory(options: AgentFactoryOptions): AgentFactory {
     languageModel: options.metrics ? withCallMetrics(languageModel, options.metrics) : languageModel,
     tools: options.tools,
     timeoutMs: options.turnTimeoutMs,
+    // A real model learns the deployment's cubes and members from its prompt; the offline analyst from its tools.
+    describeModel: options.llm !== undefined,
   })
   return (agent) => (agent.kind === 'scripted' ? createScriptedAgent(scriptFromConfig(agent.config)) : analyst)
 }

@@ -5,6 +5,7 @@ import { turnTimeLimitMessage } from '../chat/registry/run-deadlines'
 import { inlineImage } from '../chat/turn/images'
 import type { ImageAttachment, ThreadMessage } from '../chat/model'
 import { aiTools, SYSTEM_PROMPT, type AnalystTools } from './analyst-tools'
+import { systemPrompt } from './system-prompt'
 
 export interface AnalystAgentOptions {
   languageModel: LanguageModelV3
@@ -16,6 +17,20 @@ export interface AnalystAgentOptions {
   timeoutMs?: number
   /** Retries of a failed provider call. */
   maxRetries?: number
+  /**
+   * Whether the system prompt describes the deployment's model as the caller may query it (a real model needs it;
+   * the offline analyst reads the model through its tools and skips the lookup).
+   */
+  describeModel?: boolean
+}
+
+/** The caller's view of the deployment's model for the prompt: serviceMeta's answer, or undefined when it failed. */
+async function modelForPrompt(tools: AnalystTools): Promise<unknown> {
+  try {
+    return await tools.serviceMeta({})
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -66,11 +81,13 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
       // The turn's time limit, also kept by the chat's run deadlines: whichever fires first, the line says the same.
       const timeout = AbortSignal.timeout(timeoutMs)
       const signal = AbortSignal.any([turn.signal, timeout])
+      const tools = options.tools(turn)
+      const system = options.describeModel ? systemPrompt(await modelForPrompt(tools)) : SYSTEM_PROMPT
       const result = streamText({
         model: options.languageModel,
-        system: SYSTEM_PROMPT,
+        system,
         messages: [...historyMessages(turn.history), { role: 'user', content: userContent(turn.input, turn.images) }],
-        tools: aiTools(options.tools(turn), turn.pause),
+        tools: aiTools(tools, turn.pause),
         stopWhen: stepCountIs(maxSteps),
         // A step (the prompt's conversion and the model call; the offline analyst plans inside it) waits its turn of
         // the event loop when the runs have had theirs.
