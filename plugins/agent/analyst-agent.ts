@@ -56,6 +56,12 @@ function userContent(text: string, images: readonly ImageAttachment[] | undefine
 
 const PROGRESS: AgentEvent = { type: 'progress' }
 
+/** Said under an answer the model stopped at its output limit (finish reason `length`), so a part is not taken for the whole. */
+export const ANSWER_CUT_SHORT = '*(The answer was cut short: the model reached its output limit.)*'
+/** The final word when the provider's content filter stopped the answer. */
+export const ANSWER_FILTERED =
+  "The model's provider withheld the answer (its content filter stopped it). Please rephrase the question."
+
 /** A provider failure in words fit for the user: status and kind, never URLs, keys or bodies. */
 function providerMessage(error: unknown): string {
   if (RetryError.isInstance(error)) return providerMessage(error.lastError)
@@ -114,6 +120,7 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
       // the thread (its rows are keyed by it) and in the stream, so each call gets its own.
       const toolIds = new Map<string, string>()
       let produced = false
+      let lastFinishReason: string | undefined
 
       try {
         for await (const part of result.fullStream) {
@@ -182,6 +189,10 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
               break
             case 'finish-step': {
               if (reasoningId) yield { type: 'message-end', id: reasoningId }
+              lastFinishReason = part.finishReason
+              const last = stepTexts.at(-1)
+              if (part.finishReason === 'length' && last && produced)
+                yield { type: 'text-delta', id: last, delta: `\n\n${ANSWER_CUT_SHORT}` }
               for (const id of stepTexts)
                 yield { type: 'message-end', id, graphPath: stepCalledTools ? GRAPH.analyst : GRAPH.final }
               lastStepCalledTools = stepCalledTools
@@ -211,7 +222,9 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
           id,
           delta: lastStepCalledTools
             ? `I could not finish the analysis within ${maxSteps} steps. Please ask a narrower question.`
-            : 'The model returned no answer. Please try again or rephrase the question.',
+            : lastFinishReason === 'content-filter'
+              ? ANSWER_FILTERED
+              : 'The model returned no answer. Please try again or rephrase the question.',
         }
         yield { type: 'message-end', id }
       }

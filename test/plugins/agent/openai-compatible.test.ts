@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { createLogger, type Logger } from '../../../lib/logger'
 import { createAgentFactory } from '../../../plugins/agent/agent-factory'
+import { ANSWER_CUT_SHORT, ANSWER_FILTERED } from '../../../plugins/agent/analyst-agent'
 import type { AnalystTools } from '../../../plugins/agent/analyst-tools'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, finalAnswer, mergeLines, readLines, type Line } from '../../helpers/chat'
@@ -162,6 +163,21 @@ describe('the analyst on an OpenAI-compatible model', () => {
     expect(finalAnswer(mergeLines(lines))?.content).toBe(
       'I could not finish the analysis within 8 steps. Please ask a narrower question.',
     )
+    expect(lines.at(-1)?.id).toBe('__state__')
+  })
+
+  it('says so under an answer the model stopped at its output limit, in the stream and the stored thread', async () => {
+    const app = appWith([{ text: ['There are ', '42 orders, of which'], finishReason: 'length' }])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    const answer = finalAnswer(mergeLines(lines))
+    expect(answer?.content).toBe(`There are 42 orders, of which\n\n${ANSWER_CUT_SHORT}`)
+    expect(finalAnswer((lines.at(-1)!.state as { messages: Line[] }).messages as never)?.content).toBe(answer!.content)
+  })
+
+  it('says the provider withheld the answer when its content filter stopped it', async () => {
+    const app = appWith([{ text: [], finishReason: 'content_filter' }])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    expect(finalAnswer(mergeLines(lines))?.content).toBe(ANSWER_FILTERED)
     expect(lines.at(-1)?.id).toBe('__state__')
   })
 
