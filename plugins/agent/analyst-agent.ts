@@ -5,6 +5,7 @@ import { turnTimeLimitMessage } from '../chat/registry/run-deadlines'
 import { inlineImage } from '../chat/turn/images'
 import type { ImageAttachment, ThreadMessage } from '../chat/model'
 import { aiTools, SYSTEM_PROMPT, type AnalystTools } from './analyst-tools'
+import { withProviderRetry } from './provider-retry'
 import { systemPrompt } from './system-prompt'
 
 export interface AnalystAgentOptions {
@@ -56,7 +57,7 @@ function userContent(text: string, images: readonly ImageAttachment[] | undefine
 
 const PROGRESS: AgentEvent = { type: 'progress' }
 
-/** Said under an answer the model stopped at its output limit (finish reason `length`), so a part is not taken for the whole. */
+/** Said under an answer the model stopped at its output limit (finish reason `length`): a part is not the whole. */
 export const ANSWER_CUT_SHORT = '*(The answer was cut short: the model reached its output limit.)*'
 /** The final word when the provider's content filter stopped the answer. */
 export const ANSWER_FILTERED =
@@ -81,6 +82,7 @@ function providerMessage(error: unknown): string {
  */
 export function createAnalystAgent(options: AnalystAgentOptions): Agent {
   const maxSteps = options.maxSteps ?? 8
+  const model = withProviderRetry(options.languageModel, { maxRetries: options.maxRetries ?? 1 })
   return {
     async *run(turn: AgentTurn): AsyncIterable<AgentEvent> {
       const timeoutMs = options.timeoutMs ?? 120_000
@@ -90,7 +92,7 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
       const tools = options.tools(turn)
       const system = options.describeModel ? systemPrompt(await modelForPrompt(tools)) : SYSTEM_PROMPT
       const result = streamText({
-        model: options.languageModel,
+        model,
         system,
         messages: [...historyMessages(turn.history), { role: 'user', content: userContent(turn.input, turn.images) }],
         tools: aiTools(tools, turn.pause),
@@ -104,7 +106,8 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
             }
           : undefined,
         abortSignal: signal,
-        maxRetries: options.maxRetries ?? 1,
+        // Refused calls are retried by the model's wrapper, which does not wait a minute on a provider's Retry-After.
+        maxRetries: 0,
         // Models that reason on request (the offline analyst) need not when nobody will see it.
         providerOptions: { offline: { reasoning: turn.devMode } },
         // Failures arrive as `error` parts below and become one redacted error line; nothing is printed.

@@ -11,7 +11,7 @@ export type FakeTurn =
    * `finishReason` is the provider's word for why it stopped (default `stop`; `length`, `content_filter`).
    */
   | { text: string[]; reasoning?: string[]; chunkDelayMs?: number; finishReason?: string }
-  | { status: number; body: string }
+  | { status: number; body: string; headers?: Record<string, string> }
   | { malformed: true }
   /** Sends these text chunks, then drops the connection mid-answer. */
   | { cut: string[] }
@@ -43,7 +43,10 @@ export function startFakeOpenAI(turns: FakeTurn[]) {
         })
       }
       if ('status' in turn)
-        return new Response(turn.body, { status: turn.status, headers: { 'content-type': 'application/json' } })
+        return new Response(turn.body, {
+          status: turn.status,
+          headers: { 'content-type': 'application/json', ...turn.headers },
+        })
       if ('cut' in turn) {
         const pieces = [
           chunk({ role: 'assistant', content: '' }),

@@ -155,6 +155,27 @@ describe('the analyst on an OpenAI-compatible model', () => {
     expect(logged.join('\n')).not.toContain('sk-test')
   })
 
+  it('ends a rate-limited turn at once with the provider status when the provider asks to wait long', async () => {
+    const app = appWith([
+      { status: 429, body: '{"error":{"message":"Rate limit reached"}}', headers: { 'retry-after': '30' } },
+    ])
+    const startedAt = performance.now()
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    expect(lines.at(-1)).toEqual({ error: 'The model provider failed (HTTP 429)' })
+    expect(fake!.requests).toHaveLength(1)
+    expect(performance.now() - startedAt).toBeLessThan(3000)
+  })
+
+  it('retries a rate-limited call once after the short wait the provider asks for', async () => {
+    const app = appWith([
+      { status: 429, body: '{"error":{"message":"Rate limit reached"}}', headers: { 'retry-after-ms': '50' } },
+      { text: ['Answer: 42'] },
+    ])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    expect(finalAnswer(mergeLines(lines))?.content).toBe('Answer: 42')
+    expect(fake!.requests).toHaveLength(2)
+  })
+
   it('stops a model that keeps calling tools at the step limit and still gives a final word', async () => {
     const app = appWith([{ toolCalls: [{ name: 'serviceMeta', arguments: {} }] }])
     const lines = await readLines(await ask(app, 'Loop forever'))
