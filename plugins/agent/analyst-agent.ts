@@ -119,6 +119,7 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
       let lastStepCalledTools = false
       let reasoningId: string | undefined
       const textIds = new Map<string, string>()
+      const begun = new Set<string>()
       // The provider's tool-call ids are not unique: some servers name every call `call_1`. A message id must be, in
       // the thread (its rows are keyed by it) and in the stream, so each call gets its own.
       const toolIds = new Map<string, string>()
@@ -156,9 +157,12 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
             }
             case 'text-delta': {
               const id = textIds.get(part.id)
-              if (id && part.text) {
+              // A message starts at its first word: the blank lines a model leaves after its <think> block go.
+              const text = id && !begun.has(id) ? part.text.trimStart() : part.text
+              if (id && text) {
+                begun.add(id)
                 produced = true
-                yield { type: 'text-delta', id, delta: part.text }
+                yield { type: 'text-delta', id, delta: text }
               }
               break
             }

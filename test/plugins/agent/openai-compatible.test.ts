@@ -202,6 +202,28 @@ describe('the analyst on an OpenAI-compatible model', () => {
     expect(lines.at(-1)?.id).toBe('__state__')
   })
 
+  it('keeps reasoning a model writes in <think> tags out of the answer, and shows it only on a development branch', async () => {
+    const turn: FakeTurn = { text: ['<thi', 'nk>Weighing ', 'the options.</th', 'ink>\n\nThere are ', '42 orders.'] }
+    const app = appWith([turn])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    expect(finalAnswer(mergeLines(lines))?.content).toBe('There are 42 orders.')
+    expect(JSON.stringify(lines)).not.toContain('Weighing')
+    const dev = await readLines(
+      await app.request('POST', `${chatBase()}/stream-chat-state`, {
+        headers: apiKey(keys.admin),
+        body: {
+          input: 'How many orders?',
+          activeBranchName: 'dev',
+          isDefaultBranch: false,
+          sessionSettings: { externalId: 'llm-user' },
+        },
+      }),
+    )
+    const messages = (dev.at(-1)!.state as { messages: Line[] }).messages
+    expect(messages.find((message) => message.thinking)?.thinking).toBe('Weighing the options.')
+    expect(finalAnswer(messages as never)?.content).toBe('There are 42 orders.')
+  })
+
   it('ends the stream with the provider error line when the provider drops the connection mid-answer', async () => {
     const app = appWith([{ cut: ['There are ', '42'] }])
     const lines = await readLines(await ask(app, 'How many orders?'))
