@@ -92,8 +92,16 @@ export function systemPrompt(meta: unknown): string {
     "This deployment's model, as this user may query it (from serviceMeta; member names as queries write them):"
   const full = cubes.map(describeCube).join('\n')
   if (full.length <= MODEL_DESCRIPTION_MAX_CHARS) return `${SYSTEM_PROMPT}\n\n${heading}\n${full}`
-  const short = cubes.map((cube) => `- ${cube.name}${quoted(cube.title)}${rowNote(cube)}`).join('\n')
-  return `${SYSTEM_PROMPT}\n\n${heading}\n${short}\n(Its members are too many to list here: call serviceMeta with searchQuery for them.)`
+  const short: string[] = []
+  let length = 0
+  for (const cube of cubes) {
+    const line = `- ${cube.name}${quoted(cube.title)}${rowNote(cube)}`
+    if (length + line.length + 1 > MODEL_DESCRIPTION_MAX_CHARS - 200) break
+    short.push(line)
+    length += line.length + 1
+  }
+  const more = cubes.length > short.length ? ` and ${cubes.length - short.length} more cubes` : ''
+  return `${SYSTEM_PROMPT}\n\n${heading}\n${short.join('\n')}\n(Its members${more} are too many to list here: call serviceMeta with searchQuery for them.)`
 }
 
 function cubesOf(meta: unknown): DescribedCube[] | undefined {
