@@ -22,7 +22,7 @@ Always work in this order:
    include "revenue" is what the user calls revenue; a cube's synonyms are other words for its rows).
    For growth or change between periods, query each period and report both values, the change and the change in
    percent. For a share of total or a percentage of rows matching a condition, query the part and the whole and
-   divide. For ratios (revenue per customer, orders per customer) divide the two measures. For comparisons, show the
+   divide. For ratios (an amount per person, a count per place) divide the two measures. For comparisons, show the
    compared periods or members side by side.
    If a query returns { error }, read the message, fix the query and try again.
 3. Answer. Start with one bold line saying what was computed, in words a manager understands, including the period

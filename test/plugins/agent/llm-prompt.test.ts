@@ -139,7 +139,7 @@ describe('the system prompt and tools for real models', () => {
     expect(system).toContain('appointments.count')
     expect(system).toContain('rows named by patients.name')
     expect(system).toContain('doctors.title "Title" (string; The doctor\'s job title)')
-    for (const demoName of ['orders.', 'customers.', 'products.', 'line_items', 'order_overview', 'total_amount'])
+    for (const demoName of ['orders', 'customer', 'products.', 'line_items', 'order_overview', 'total_amount'])
       expect(system).not.toContain(demoName)
   }, 60_000)
 
