@@ -38,13 +38,42 @@ async function modelForPrompt(tools: AnalystTools): Promise<unknown> {
  * The thread so far as model messages: the users' words with their images, and the answers (tool details stay out of
  * the prompt).
  */
-export function historyMessages(history: ThreadMessage[]): ModelMessage[] {
+export function historyMessages(history: ThreadMessage[], maxChars = HISTORY_MAX_CHARS): ModelMessage[] {
   const messages: ModelMessage[] = []
   for (const message of history) {
     if (message.role === 'user') messages.push({ role: 'user', content: userContent(message.content, message.images) })
     else if (!message.toolCall && message.content !== '') messages.push({ role: 'assistant', content: message.content })
   }
-  return messages
+  return latest(messages, history, maxChars)
+}
+
+/**
+ * The words of a thread's earlier turns a prompt carries at most: the latest turns that fit, so a long thread's
+ * prompt stays within any model's context (where every turn of it failed once its history outgrew the model's).
+ */
+export const HISTORY_MAX_CHARS = 48_000
+
+/** The latest of `messages` whose text fits in `maxChars`, starting at a user's message. */
+function latest(messages: ModelMessage[], history: ThreadMessage[], maxChars: number): ModelMessage[] {
+  let total = 0
+  for (const message of history) if (!message.toolCall) total += message.content.length
+  if (total <= maxChars) return messages
+  let used = 0
+  let start = messages.length
+  for (let index = messages.length - 1; index >= 0; index--) {
+    used += textLength(messages[index])
+    if (used > maxChars) break
+    start = index
+  }
+  while (start < messages.length && messages[start].role !== 'user') start++
+  return messages.slice(start)
+}
+
+function textLength(message: ModelMessage): number {
+  if (typeof message.content === 'string') return message.content.length
+  let length = 0
+  for (const part of message.content) if (part.type === 'text') length += part.text.length
+  return length
 }
 
 function userContent(text: string, images: readonly ImageAttachment[] | undefined): UserContent {

@@ -1,12 +1,15 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { createLogger, type Logger } from '../../../lib/logger'
 import { createAgentFactory } from '../../../plugins/agent/agent-factory'
-import { ANSWER_CUT_SHORT, ANSWER_FILTERED } from '../../../plugins/agent/analyst-agent'
+import { ANSWER_CUT_SHORT, ANSWER_FILTERED, HISTORY_MAX_CHARS } from '../../../plugins/agent/analyst-agent'
 import type { AnalystTools } from '../../../plugins/agent/analyst-tools'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, finalAnswer, mergeLines, readLines, type Line } from '../../helpers/chat'
 import { startFakeOpenAI, type FakeTurn } from '../../helpers/fake-openai'
 import { keys } from '../../helpers/fixtures'
+
+/** More than the system prompt and the small model of these tests take. */
+const SYSTEM_PROMPT_LENGTH_BOUND = 20_000
 
 const meta = { cubes: [{ name: 'orders', measures: [{ name: 'orders.count', type: 'count' }], dimensions: [] }] }
 const tools: AnalystTools = {
@@ -174,6 +177,26 @@ describe('the analyst on an OpenAI-compatible model', () => {
     const lines = await readLines(await ask(app, 'How many orders?'))
     expect(finalAnswer(mergeLines(lines))?.content).toBe('Answer: 42')
     expect(fake!.requests).toHaveLength(2)
+  })
+
+  it("keeps a long thread's prompt within its history limit, its latest turns first", async () => {
+    const app = appWith([{ text: ['Noted.'] }])
+    const long = (word: string) => `${word} ${'x'.repeat(HISTORY_MAX_CHARS / 2 - 20)}`
+    const send = (input: string, chatId?: string) =>
+      app.request('POST', `${chatBase()}/stream-chat-state`, {
+        headers: apiKey(keys.admin),
+        body: { input, ...(chatId ? { chatId } : {}), sessionSettings: { externalId: 'llm-user' } },
+      })
+    const first = await readLines(await send(long('first')))
+    const chatId = (first[0].state as { chatId: string }).chatId
+    for (const word of ['second', 'third', 'fourth']) await readLines(await send(long(word), chatId))
+    const prompt = fake!.requests.at(-1)!.messages as Array<{ role: string; content: string }>
+    const text = JSON.stringify(prompt)
+    expect(text).not.toContain('first x')
+    expect(text).toContain('third x')
+    expect(text).toContain('fourth x')
+    expect(prompt[1].role).toBe('user')
+    expect(text.length).toBeLessThan(SYSTEM_PROMPT_LENGTH_BOUND + 2 * HISTORY_MAX_CHARS)
   })
 
   it('stops a model that keeps calling tools at the step limit and still gives a final word', async () => {
