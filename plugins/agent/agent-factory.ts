@@ -1,5 +1,6 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import type { LanguageModelV3 } from '@ai-sdk/provider'
+import { extractReasoningMiddleware, wrapLanguageModel } from 'ai'
 import type { LlmConfig } from '../../lib/config'
 import type { AgentFactory, AgentTurn } from '../chat/run/agent'
 import { createScriptedAgent, scriptFromConfig } from '../chat/run/scripted-agent'
@@ -35,7 +36,12 @@ export function analystLanguageModel(
       apiKey: options.llm.apiKey,
       includeUsage: true,
     })
-    return provider.chatModel(options.llm.model)
+    // Models served without a reasoning field (DeepSeek R1, Qwen 3 on Ollama or vLLM) write their reasoning into the
+    // text between <think> tags: it is reasoning, shown in development mode only, never part of the answer.
+    return wrapLanguageModel({
+      model: provider.chatModel(options.llm.model),
+      middleware: extractReasoningMiddleware({ tagName: 'think' }),
+    })
   }
   return createOfflineAnalystModel({ delayMs: options.analystDelayMs })
 }
@@ -47,6 +53,8 @@ export function createAgentFactory(options: AgentFactoryOptions): AgentFactory {
     languageModel: options.metrics ? withCallMetrics(languageModel, options.metrics) : languageModel,
     tools: options.tools,
     timeoutMs: options.turnTimeoutMs,
+    // A real model learns the deployment's cubes and members from its prompt; the offline analyst from its tools.
+    describeModel: options.llm !== undefined,
   })
   return (agent) => (agent.kind === 'scripted' ? createScriptedAgent(scriptFromConfig(agent.config)) : analyst)
 }

@@ -5,6 +5,8 @@ import { turnTimeLimitMessage } from '../chat/registry/run-deadlines'
 import { inlineImage } from '../chat/turn/images'
 import type { ImageAttachment, ThreadMessage } from '../chat/model'
 import { aiTools, SYSTEM_PROMPT, type AnalystTools } from './analyst-tools'
+import { withProviderRetry } from './provider-retry'
+import { systemPrompt } from './system-prompt'
 
 export interface AnalystAgentOptions {
   languageModel: LanguageModelV3
@@ -16,19 +18,62 @@ export interface AnalystAgentOptions {
   timeoutMs?: number
   /** Retries of a failed provider call. */
   maxRetries?: number
+  /**
+   * Whether the system prompt describes the deployment's model as the caller may query it (a real model needs it;
+   * the offline analyst reads the model through its tools and skips the lookup).
+   */
+  describeModel?: boolean
+}
+
+/** The caller's view of the deployment's model for the prompt: serviceMeta's answer, or undefined when it failed. */
+async function modelForPrompt(tools: AnalystTools): Promise<unknown> {
+  try {
+    return await tools.serviceMeta({})
+  } catch {
+    return undefined
+  }
 }
 
 /**
  * The thread so far as model messages: the users' words with their images, and the answers (tool details stay out of
  * the prompt).
  */
-export function historyMessages(history: ThreadMessage[]): ModelMessage[] {
+export function historyMessages(history: ThreadMessage[], maxChars = HISTORY_MAX_CHARS): ModelMessage[] {
   const messages: ModelMessage[] = []
   for (const message of history) {
     if (message.role === 'user') messages.push({ role: 'user', content: userContent(message.content, message.images) })
     else if (!message.toolCall && message.content !== '') messages.push({ role: 'assistant', content: message.content })
   }
-  return messages
+  return latest(messages, history, maxChars)
+}
+
+/**
+ * The words of a thread's earlier turns a prompt carries at most: the latest turns that fit, so a long thread's
+ * prompt stays within any model's context (where every turn of it failed once its history outgrew the model's).
+ */
+export const HISTORY_MAX_CHARS = 48_000
+
+/** The latest of `messages` whose text fits in `maxChars`, starting at a user's message. */
+function latest(messages: ModelMessage[], history: ThreadMessage[], maxChars: number): ModelMessage[] {
+  let total = 0
+  for (const message of history) if (!message.toolCall) total += message.content.length
+  if (total <= maxChars) return messages
+  let used = 0
+  let start = messages.length
+  for (let index = messages.length - 1; index >= 0; index--) {
+    used += textLength(messages[index])
+    if (used > maxChars) break
+    start = index
+  }
+  while (start < messages.length && messages[start].role !== 'user') start++
+  return messages.slice(start)
+}
+
+function textLength(message: ModelMessage): number {
+  if (typeof message.content === 'string') return message.content.length
+  let length = 0
+  for (const part of message.content) if (part.type === 'text') length += part.text.length
+  return length
 }
 
 function userContent(text: string, images: readonly ImageAttachment[] | undefined): UserContent {
@@ -40,6 +85,12 @@ function userContent(text: string, images: readonly ImageAttachment[] | undefine
 }
 
 const PROGRESS: AgentEvent = { type: 'progress' }
+
+/** Said under an answer the model stopped at its output limit (finish reason `length`): a part is not the whole. */
+export const ANSWER_CUT_SHORT = '*(The answer was cut short: the model reached its output limit.)*'
+/** The final word when the provider's content filter stopped the answer. */
+export const ANSWER_FILTERED =
+  "The model's provider withheld the answer (its content filter stopped it). Please rephrase the question."
 
 /** A provider failure in words fit for the user: status and kind, never URLs, keys or bodies. */
 function providerMessage(error: unknown): string {
@@ -60,17 +111,20 @@ function providerMessage(error: unknown): string {
  */
 export function createAnalystAgent(options: AnalystAgentOptions): Agent {
   const maxSteps = options.maxSteps ?? 8
+  const model = withProviderRetry(options.languageModel, { maxRetries: options.maxRetries ?? 1 })
   return {
     async *run(turn: AgentTurn): AsyncIterable<AgentEvent> {
       const timeoutMs = options.timeoutMs ?? 120_000
       // The turn's time limit, also kept by the chat's run deadlines: whichever fires first, the line says the same.
       const timeout = AbortSignal.timeout(timeoutMs)
       const signal = AbortSignal.any([turn.signal, timeout])
+      const tools = options.tools(turn)
+      const system = options.describeModel ? systemPrompt(await modelForPrompt(tools)) : SYSTEM_PROMPT
       const result = streamText({
-        model: options.languageModel,
-        system: SYSTEM_PROMPT,
+        model,
+        system,
         messages: [...historyMessages(turn.history), { role: 'user', content: userContent(turn.input, turn.images) }],
-        tools: aiTools(options.tools(turn), turn.pause),
+        tools: aiTools(tools, turn.pause),
         stopWhen: stepCountIs(maxSteps),
         // A step (the prompt's conversion and the model call; the offline analyst plans inside it) waits its turn of
         // the event loop when the runs have had theirs.
@@ -81,7 +135,8 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
             }
           : undefined,
         abortSignal: signal,
-        maxRetries: options.maxRetries ?? 1,
+        // Refused calls are retried by the model's wrapper, which does not wait a minute on a provider's Retry-After.
+        maxRetries: 0,
         // Models that reason on request (the offline analyst) need not when nobody will see it.
         providerOptions: { offline: { reasoning: turn.devMode } },
         // Failures arrive as `error` parts below and become one redacted error line; nothing is printed.
@@ -93,10 +148,12 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
       let lastStepCalledTools = false
       let reasoningId: string | undefined
       const textIds = new Map<string, string>()
+      const begun = new Set<string>()
       // The provider's tool-call ids are not unique: some servers name every call `call_1`. A message id must be, in
       // the thread (its rows are keyed by it) and in the stream, so each call gets its own.
       const toolIds = new Map<string, string>()
       let produced = false
+      let lastFinishReason: string | undefined
 
       try {
         for await (const part of result.fullStream) {
@@ -129,9 +186,12 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
             }
             case 'text-delta': {
               const id = textIds.get(part.id)
-              if (id && part.text) {
+              // A message starts at its first word: the blank lines a model leaves after its <think> block go.
+              const text = id && !begun.has(id) ? part.text.trimStart() : part.text
+              if (id && text) {
+                begun.add(id)
                 produced = true
-                yield { type: 'text-delta', id, delta: part.text }
+                yield { type: 'text-delta', id, delta: text }
               }
               break
             }
@@ -165,6 +225,10 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
               break
             case 'finish-step': {
               if (reasoningId) yield { type: 'message-end', id: reasoningId }
+              lastFinishReason = part.finishReason
+              const last = stepTexts.at(-1)
+              if (part.finishReason === 'length' && last && produced)
+                yield { type: 'text-delta', id: last, delta: `\n\n${ANSWER_CUT_SHORT}` }
               for (const id of stepTexts)
                 yield { type: 'message-end', id, graphPath: stepCalledTools ? GRAPH.analyst : GRAPH.final }
               lastStepCalledTools = stepCalledTools
@@ -194,7 +258,9 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
           id,
           delta: lastStepCalledTools
             ? `I could not finish the analysis within ${maxSteps} steps. Please ask a narrower question.`
-            : 'The model returned no answer. Please try again or rephrase the question.',
+            : lastFinishReason === 'content-filter'
+              ? ANSWER_FILTERED
+              : 'The model returned no answer. Please try again or rephrase the question.',
         }
         yield { type: 'message-end', id }
       }

@@ -6,9 +6,12 @@ export type FakeTurn =
    * `chunkDelayMs`, each call's arguments come in pieces of 8 characters, that long apart.
    */
   | { text?: string[]; toolCalls: Array<{ name: string; arguments: unknown; id?: string }>; chunkDelayMs?: number }
-  /** `reasoning` comes first, as `reasoning_content` deltas; with `chunkDelayMs`, every chunk that long apart. */
-  | { text: string[]; reasoning?: string[]; chunkDelayMs?: number }
-  | { status: number; body: string }
+  /**
+   * `reasoning` comes first, as `reasoning_content` deltas; with `chunkDelayMs`, every chunk that long apart.
+   * `finishReason` is the provider's word for why it stopped (default `stop`; `length`, `content_filter`).
+   */
+  | { text: string[]; reasoning?: string[]; chunkDelayMs?: number; finishReason?: string }
+  | { status: number; body: string; headers?: Record<string, string> }
   | { malformed: true }
   /** Sends these text chunks, then drops the connection mid-answer. */
   | { cut: string[] }
@@ -40,7 +43,10 @@ export function startFakeOpenAI(turns: FakeTurn[]) {
         })
       }
       if ('status' in turn)
-        return new Response(turn.body, { status: turn.status, headers: { 'content-type': 'application/json' } })
+        return new Response(turn.body, {
+          status: turn.status,
+          headers: { 'content-type': 'application/json', ...turn.headers },
+        })
       if ('cut' in turn) {
         const pieces = [
           chunk({ role: 'assistant', content: '' }),
@@ -83,7 +89,7 @@ export function startFakeOpenAI(turns: FakeTurn[]) {
         chunks.push(chunk({ role: 'assistant', content: '' }))
         for (const piece of turn.reasoning ?? []) chunks.push(chunk({ reasoning_content: piece }))
         for (const piece of turn.text) chunks.push(chunk({ content: piece }))
-        chunks.push(chunk({}, 'stop'))
+        chunks.push(chunk({}, turn.finishReason ?? 'stop'))
       }
       // The provider's usage report, as OpenAI sends it when asked to (`stream_options.include_usage`).
       chunks.push(

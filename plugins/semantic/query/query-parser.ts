@@ -74,7 +74,7 @@ function describe(node: unknown): string {
 
 function reference(node: unknown, context: string): Reference {
   if (!isNode(node) || node.type !== 'column_ref')
-    return fail(`${context} takes a member such as orders.status, not ${describe(node)}`)
+    return fail(`${context} takes a member such as <cube>.<member>, not ${describe(node)}`)
   if (node.column === '*') return fail(`${context}: * is not a member; list the members you need (see serviceMeta)`)
   if (!isEmpty(node.collate)) fail('COLLATE is not supported')
   // `x AT TIME ZONE 'Asia/Tokyo'` was read as `x`, answering in UTC as if converted.
@@ -152,7 +152,7 @@ function call(node: Node): Expression {
   const args = functionArgs(node)
   if (!isEmpty(node.over)) fail(`${name} with OVER is not supported`)
   if (name === 'MEASURE') {
-    if (args.length !== 1) fail('MEASURE takes one measure, like MEASURE(orders.count)')
+    if (args.length !== 1) fail('MEASURE takes one measure, like MEASURE(<cube>.<measure>)')
     return { type: 'measure', ref: reference(args[0], 'MEASURE') }
   }
   if (name === 'DATE_TRUNC') {
@@ -160,7 +160,7 @@ function call(node: Node): Expression {
     const value = typeof granularity?.value === 'string' ? granularity.value.toLowerCase() : ''
     if (!(GRANULARITIES as readonly string[]).includes(value))
       fail(
-        `DATE_TRUNC takes a granularity (${GRANULARITIES.join(', ')}) and a time dimension, like DATE_TRUNC('month', orders.created_at)`,
+        `DATE_TRUNC takes a granularity (${GRANULARITIES.join(', ')}) and a time dimension, like DATE_TRUNC('month', <cube>.<time dimension>)`,
       )
     return { type: 'truncate', granularity: value as Granularity, arg: reference(args[1], 'DATE_TRUNC') }
   }
@@ -293,16 +293,16 @@ function select(node: Node): SelectStatement {
       'DISTINCT ON is not supported: every query lists distinct rows of its members; use GROUP BY, ORDER BY and LIMIT',
     )
   const from = Array.isArray(node.from) ? node.from : []
-  if (from.length === 0) fail('FROM must name a cube, like FROM orders')
+  if (from.length === 0) fail('FROM must name a cube, like FROM <cube>')
   if (from.length > 1)
     fail(
-      'Query one cube in FROM: members of other cubes are joined automatically, e.g. SELECT customers.region, MEASURE(orders.count) FROM orders',
+      'Query one cube in FROM: members of other cubes are joined automatically, e.g. SELECT <other cube>.<dimension>, MEASURE(<cube>.<measure>) FROM <cube>',
     )
   const source = from[0]
   if (!isNode(source) || typeof source.table !== 'string' || 'expr' in source)
     fail('FROM must name a cube: subqueries and table functions are not supported')
   const table = source as Node
-  if (!isEmpty(table.db) || !isEmpty(table.schema)) fail('FROM must name a cube without a schema, like FROM orders')
+  if (!isEmpty(table.db) || !isEmpty(table.schema)) fail('FROM must name a cube without a schema, like FROM <cube>')
   if (!isEmpty(table.tablesample)) fail('TABLESAMPLE is not supported: a query reads every row it may see')
   if (!isEmpty(table.join) || !isEmpty(table.on) || !isEmpty(table.using))
     fail('JOIN is not supported: members of other cubes are joined automatically')

@@ -80,7 +80,8 @@ describe('the system prompt and tools for real models', () => {
       messages: Array<{ role: string; content: string }>
       tools: Array<{ function: { name: string; description: string } }>
     }
-    expect(first.messages[0]).toEqual({ role: 'system', content: SYSTEM_PROMPT })
+    expect(first.messages[0].role).toBe('system')
+    expect(first.messages[0].content).toStartWith(SYSTEM_PROMPT)
     for (const rule of [
       'Call serviceMeta first',
       'MEASURE(cube.member)',
@@ -125,6 +126,32 @@ describe('the system prompt and tools for real models', () => {
     )
     expect(SYSTEM_PROMPT).toContain('"synonyms"')
     expect(SYSTEM_PROMPT).toContain('"label"')
+  }, 60_000)
+
+  it("describe the deployment's own model in the system prompt, with none of the demo's names on another model", async () => {
+    const bootstrap = testBootstrap()
+    bootstrap.accounts[0].deployments![0].model = clinicFolder()
+    const app = appWith([{ text: ['**Visits**'] }], bootstrap)
+    await ask(app, 'How many visits in 2024?', { externalId: 'llm-clinic-prompt' })
+    const system = (fake!.requests[0].messages as Array<{ role: string; content: string }>)[0].content
+    expect(system).toStartWith(SYSTEM_PROMPT)
+    expect(system).toContain('- appointments "Appointments" (also: visits, consultations')
+    expect(system).toContain('appointments.count')
+    expect(system).toContain('rows named by patients.name')
+    expect(system).toContain('doctors.title "Title" (string; The doctor\'s job title)')
+    for (const demoName of ['orders', 'customer', 'products.', 'line_items', 'order_overview', 'total_amount'])
+      expect(system).not.toContain(demoName)
+  }, 60_000)
+
+  it('describe the model as the caller may query it, row access included', async () => {
+    const app = appWith([{ text: ['**Orders**'] }])
+    await ask(app, 'How many orders?', {
+      externalId: 'llm-europe-prompt',
+      userAttributes: [{ name: 'region', value: 'Europe' }],
+    })
+    const system = (fake!.requests[0].messages as Array<{ role: string; content: string }>)[0].content
+    expect(system).toContain('orders.total_amount "Revenue" (sum')
+    expect(system).toMatch(/- orders "Orders" [^\n]*\[rowAccess: [^\n]*Region/)
   }, 60_000)
 
   it('show a user whose row-level security hides Asia no Asia value, so the model can say so instead of guessing', async () => {

@@ -1,11 +1,15 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { createLogger, type Logger } from '../../../lib/logger'
 import { createAgentFactory } from '../../../plugins/agent/agent-factory'
+import { ANSWER_CUT_SHORT, ANSWER_FILTERED, HISTORY_MAX_CHARS } from '../../../plugins/agent/analyst-agent'
 import type { AnalystTools } from '../../../plugins/agent/analyst-tools'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, finalAnswer, mergeLines, readLines, type Line } from '../../helpers/chat'
 import { startFakeOpenAI, type FakeTurn } from '../../helpers/fake-openai'
 import { keys } from '../../helpers/fixtures'
+
+/** More than the system prompt and the small model of these tests take. */
+const SYSTEM_PROMPT_LENGTH_BOUND = 20_000
 
 const meta = { cubes: [{ name: 'orders', measures: [{ name: 'orders.count', type: 'count' }], dimensions: [] }] }
 const tools: AnalystTools = {
@@ -154,6 +158,47 @@ describe('the analyst on an OpenAI-compatible model', () => {
     expect(logged.join('\n')).not.toContain('sk-test')
   })
 
+  it('ends a rate-limited turn at once with the provider status when the provider asks to wait long', async () => {
+    const app = appWith([
+      { status: 429, body: '{"error":{"message":"Rate limit reached"}}', headers: { 'retry-after': '30' } },
+    ])
+    const startedAt = performance.now()
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    expect(lines.at(-1)).toEqual({ error: 'The model provider failed (HTTP 429)' })
+    expect(fake!.requests).toHaveLength(1)
+    expect(performance.now() - startedAt).toBeLessThan(3000)
+  })
+
+  it('retries a rate-limited call once after the short wait the provider asks for', async () => {
+    const app = appWith([
+      { status: 429, body: '{"error":{"message":"Rate limit reached"}}', headers: { 'retry-after-ms': '50' } },
+      { text: ['Answer: 42'] },
+    ])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    expect(finalAnswer(mergeLines(lines))?.content).toBe('Answer: 42')
+    expect(fake!.requests).toHaveLength(2)
+  })
+
+  it("keeps a long thread's prompt within its history limit, its latest turns first", async () => {
+    const app = appWith([{ text: ['Noted.'] }])
+    const long = (word: string) => `${word} ${'x'.repeat(HISTORY_MAX_CHARS / 2 - 20)}`
+    const send = (input: string, chatId?: string) =>
+      app.request('POST', `${chatBase()}/stream-chat-state`, {
+        headers: apiKey(keys.admin),
+        body: { input, ...(chatId ? { chatId } : {}), sessionSettings: { externalId: 'llm-user' } },
+      })
+    const first = await readLines(await send(long('first')))
+    const chatId = (first[0].state as { chatId: string }).chatId
+    for (const word of ['second', 'third', 'fourth']) await readLines(await send(long(word), chatId))
+    const prompt = fake!.requests.at(-1)!.messages as Array<{ role: string; content: string }>
+    const text = JSON.stringify(prompt)
+    expect(text).not.toContain('first x')
+    expect(text).toContain('third x')
+    expect(text).toContain('fourth x')
+    expect(prompt[1].role).toBe('user')
+    expect(text.length).toBeLessThan(SYSTEM_PROMPT_LENGTH_BOUND + 2 * HISTORY_MAX_CHARS)
+  })
+
   it('stops a model that keeps calling tools at the step limit and still gives a final word', async () => {
     const app = appWith([{ toolCalls: [{ name: 'serviceMeta', arguments: {} }] }])
     const lines = await readLines(await ask(app, 'Loop forever'))
@@ -163,6 +208,43 @@ describe('the analyst on an OpenAI-compatible model', () => {
       'I could not finish the analysis within 8 steps. Please ask a narrower question.',
     )
     expect(lines.at(-1)?.id).toBe('__state__')
+  })
+
+  it('says so under an answer the model stopped at its output limit, in the stream and the stored thread', async () => {
+    const app = appWith([{ text: ['There are ', '42 orders, of which'], finishReason: 'length' }])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    const answer = finalAnswer(mergeLines(lines))
+    expect(answer?.content).toBe(`There are 42 orders, of which\n\n${ANSWER_CUT_SHORT}`)
+    expect(finalAnswer((lines.at(-1)!.state as { messages: Line[] }).messages as never)?.content).toBe(answer!.content)
+  })
+
+  it('says the provider withheld the answer when its content filter stopped it', async () => {
+    const app = appWith([{ text: [], finishReason: 'content_filter' }])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    expect(finalAnswer(mergeLines(lines))?.content).toBe(ANSWER_FILTERED)
+    expect(lines.at(-1)?.id).toBe('__state__')
+  })
+
+  it('keeps reasoning a model writes in <think> tags out of the answer, and shows it only on a development branch', async () => {
+    const turn: FakeTurn = { text: ['<thi', 'nk>Weighing ', 'the options.</th', 'ink>\n\nThere are ', '42 orders.'] }
+    const app = appWith([turn])
+    const lines = await readLines(await ask(app, 'How many orders?'))
+    expect(finalAnswer(mergeLines(lines))?.content).toBe('There are 42 orders.')
+    expect(JSON.stringify(lines)).not.toContain('Weighing')
+    const dev = await readLines(
+      await app.request('POST', `${chatBase()}/stream-chat-state`, {
+        headers: apiKey(keys.admin),
+        body: {
+          input: 'How many orders?',
+          activeBranchName: 'dev',
+          isDefaultBranch: false,
+          sessionSettings: { externalId: 'llm-user' },
+        },
+      }),
+    )
+    const messages = (dev.at(-1)!.state as { messages: Line[] }).messages
+    expect(messages.find((message) => message.thinking)?.thinking).toBe('Weighing the options.')
+    expect(finalAnswer(messages as never)?.content).toBe('There are 42 orders.')
   })
 
   it('ends the stream with the provider error line when the provider drops the connection mid-answer', async () => {
