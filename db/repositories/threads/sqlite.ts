@@ -30,6 +30,8 @@ export function createSqliteThreadStore(connection: SqliteConnection, clock: () 
   const insertThread = sqlite.query<never, [string, number, number, number, number, string | null, number, number]>(
     'INSERT INTO chat_threads (id, account_id, deployment_id, agent_id, user_id, title, created_at, updated_at, lease_epoch) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)',
   )
+  const putThread = (thread: ThreadRow, title: string | null, now: number) =>
+    insertThread.run(thread.id, thread.accountId, thread.deploymentId, thread.agentId, thread.userId, title, now, now)
   // A turn's start raises the thread's lease epoch: the writes of any run before it are refused from now on.
   const touchThread = sqlite.query<{ epoch: number }, [number, string]>(
     'UPDATE chat_threads SET updated_at = ?, lease_epoch = lease_epoch + 1 WHERE id = ? RETURNING lease_epoch AS epoch',
@@ -87,17 +89,7 @@ export function createSqliteThreadStore(connection: SqliteConnection, clock: () 
     }
     const history = turn.isNewThread ? [] : messages(thread.id, turn.devMode)
     let epoch = 1
-    if (turn.isNewThread)
-      insertThread.run(
-        thread.id,
-        thread.accountId,
-        thread.deploymentId,
-        thread.agentId,
-        thread.userId,
-        threadTitle(turn.input),
-        now,
-        now,
-      )
+    if (turn.isNewThread) putThread(thread, threadTitle(turn.input), now)
     else epoch = touchThread.get(now, thread.id)?.epoch ?? 0
     const sort = (history.at(-1)?.sort ?? 0) + 1
     insertRun.run(turn.runId, thread.id, turn.messageId, turn.branch, now)
@@ -141,16 +133,7 @@ export function createSqliteThreadStore(connection: SqliteConnection, clock: () 
     createThread(thread) {
       return batch.run(() => {
         const now = clock()
-        insertThread.run(
-          thread.id,
-          thread.accountId,
-          thread.deploymentId,
-          thread.agentId,
-          thread.userId,
-          null,
-          now,
-          now,
-        )
+        putThread(thread, null, now)
       })
     },
     startTurn: (turn) => batch.run(() => startTurnWrites(turn, clock())),
