@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { demoMeta } from './demo-meta'
 import { runAnalyst } from './run-analyst'
 
 /**
@@ -226,6 +227,19 @@ describe('the offline analyst on the extreme of a measure the model only totals'
     // A follow-up ranks what the thread broke down.
     const lowest = runAnalyst(parcelMeta, ['Which origin town has the highest postage?', 'and the lowest?'])
     expect(lowest.queries.join('\n')).toContain('parcels.origin_town AS')
+  })
+})
+
+describe('the offline analyst on the extreme of a number column the model only measures over many rows', () => {
+  it('declines "the largest discount" rather than rank its yes-or-no flag by revenue, and still ranks a named breakdown', () => {
+    for (const question of ['What is the largest discount?', 'What was the highest discount in 2024?']) {
+      const largest = runAnalyst(demoMeta, question)
+      expect(largest.queries).toEqual([])
+      expect(largest.text).toMatch(/the model has no (largest|highest) single value of discount/)
+    }
+    expect(runAnalyst(demoMeta, 'Which region has the largest revenue?').queries.join('\n')).toContain(
+      'customers.region AS',
+    )
   })
 })
 
