@@ -303,7 +303,7 @@ function understood(
     return decline(
       {
         kind: 'incomplete',
-        reason: `the model has no ${parsed.extreme} single value of ${ranked.column.title.toLowerCase()}, only measures over many rows; ask for one by something to rank (for example "${frame.measure.title} by month, highest first").`,
+        reason: `the model has no ${parsed.extreme} single value of ${ranked.column.title.toLowerCase()}, only measures over many rows; ask for one by something to rank (for example "${(measureNaming(index, ranked.word) ?? frame.measure).title} by month, highest first").`,
       },
       'An extreme of one row of a number column, which no measure gives.',
     )
@@ -438,3 +438,7 @@ function extremeColumn(parsed: Parsed, index: MetaIndex): { word: string; column
       return { word, column }
   return undefined
 }
+
+/** A measure the word names ("Discounts granted" of "discount"), to suggest in a decline. */
+const measureNaming = (index: MetaIndex, word: string) =>
+  [...index.members.values()].find((member) => member.kind === 'measure' && mentions(distinctive(member), word))

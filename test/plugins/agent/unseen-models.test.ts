@@ -236,6 +236,7 @@ describe('the offline analyst on the extreme of a number column the model only m
       const largest = runAnalyst(demoMeta, question)
       expect(largest.queries).toEqual([])
       expect(largest.text).toMatch(/the model has no (largest|highest) single value of discount/)
+      expect(largest.text).toContain('"Discounts granted by month, highest first"')
     }
     expect(runAnalyst(demoMeta, 'Which region has the largest revenue?').queries.join('\n')).toContain(
       'customers.region AS',
