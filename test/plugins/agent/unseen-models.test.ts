@@ -269,3 +269,28 @@ describe('the offline analyst on "per" a thing\'s column', () => {
     expect(query).not.toContain('senders.name AS')
   })
 })
+
+describe('the offline analyst on a model whose rows are drivers', () => {
+  const driversMeta = {
+    cubes: [
+      {
+        name: 'drivers',
+        title: 'Drivers',
+        label: 'full_name',
+        joins: [],
+        measures: [member('drivers', 'count', 'count', { title: 'Number of drivers' })],
+        dimensions: [
+          member('drivers', 'id', 'number', { primaryKey: true, title: 'Driver ID' }),
+          member('drivers', 'full_name', 'string', { title: 'Driver name' }),
+          member('drivers', 'depot', 'string', { title: 'Depot' }),
+        ],
+      },
+    ],
+  }
+  it('reads "drivers of each depot" as the drivers the model holds, never as the reasons for a figure', () => {
+    const answer = runAnalyst(driversMeta, 'How many drivers of each depot?', { data: [['North', '4']] })
+    expect(answer.queries.join('\n')).toContain('SELECT drivers.depot AS depot, MEASURE(drivers.count)')
+    expect(answer.text).not.toContain('what drives it')
+    expect(answer.text).not.toContain('cannot say why')
+  })
+})
