@@ -91,6 +91,9 @@ export const ANSWER_CUT_SHORT = '*(The answer was cut short: the model reached i
 /** The final word when the provider's content filter stopped the answer. */
 export const ANSWER_FILTERED =
   "The model's provider withheld the answer (its content filter stopped it). Please rephrase the question."
+/** The final word when the model reached its output limit before writing any answer (its reasoning used it up). */
+export const ANSWER_LIMIT_BEFORE_TEXT =
+  'The model reached its output limit before it wrote an answer. Please ask a narrower question.'
 
 /** A provider failure in words fit for the user: status and kind, never URLs, keys or bodies. */
 function providerMessage(error: unknown): string {
@@ -227,7 +230,8 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
               if (reasoningId) yield { type: 'message-end', id: reasoningId }
               lastFinishReason = part.finishReason
               const last = stepTexts.at(-1)
-              if (part.finishReason === 'length' && last && produced)
+              // (Only under words this step wrote: a message it started and left empty gets no note of its own.)
+              if (part.finishReason === 'length' && last && begun.has(last))
                 yield { type: 'text-delta', id: last, delta: `\n\n${ANSWER_CUT_SHORT}` }
               for (const id of stepTexts)
                 yield { type: 'message-end', id, graphPath: stepCalledTools ? GRAPH.analyst : GRAPH.final }
@@ -260,7 +264,9 @@ export function createAnalystAgent(options: AnalystAgentOptions): Agent {
             ? `I could not finish the analysis within ${maxSteps} steps. Please ask a narrower question.`
             : lastFinishReason === 'content-filter'
               ? ANSWER_FILTERED
-              : 'The model returned no answer. Please try again or rephrase the question.',
+              : lastFinishReason === 'length'
+                ? ANSWER_LIMIT_BEFORE_TEXT
+                : 'The model returned no answer. Please try again or rephrase the question.',
         }
         yield { type: 'message-end', id }
       }

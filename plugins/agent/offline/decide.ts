@@ -5,7 +5,7 @@ import { frameOf, isFollowUp } from './follow-up'
 import type { Frame, Resolved } from './frame'
 import { CUES } from './intents'
 import { indexMeta, type MetaIndex, type MetaMember } from './meta-index'
-import { namesRows, reach } from './members'
+import { distinctive, mentions, namesRows, reach } from './members'
 import { planQueries, queriesBeyondRows, type PlannedQuery, type SqlResult } from './plan-query'
 import { parseQuestion, type Lookup, type Parsed } from './question'
 import { resolveRange } from './time-range'
@@ -291,6 +291,22 @@ function understood(
       },
       'An extreme of one row, which no measure gives.',
     )
+  // ("What is the largest discount?": one row's extreme of a number column, where ranking the groups of that same
+  // column, or of its yes-or-no flag, by another measure answers which group has the most revenue.)
+  const ranked = extremeColumn(parsed, index)
+  if (
+    ranked &&
+    !['max', 'min'].includes(frame.measure.type) &&
+    frame.dimensions.length > 0 &&
+    frame.dimensions.every((dim) => mentions(distinctive(dim), ranked.word))
+  )
+    return decline(
+      {
+        kind: 'incomplete',
+        reason: `the model has no ${parsed.extreme} single value of ${ranked.column.title.toLowerCase()}, only measures over many rows; ask for one by something to rank (for example "${(measureNaming(index, ranked.word) ?? frame.measure).title} by month, highest first").`,
+      },
+      'An extreme of one row of a number column, which no measure gives.',
+    )
   if (frame.analysis.kind === 'share' && !frame.dimensions.length && !frame.values.length && !frame.booleans.length)
     return decline(
       {
@@ -405,3 +421,24 @@ function withNotes(text: string, thread: Thread, lookup: Lookup | undefined): st
   const cut = text.indexOf('\n\n')
   return notes.length && cut > 0 ? `${text.slice(0, cut)}\n\n${notes.join(' ')}${text.slice(cut)}` : text
 }
+
+/** The number column (no key) the word right after the question's extreme word names ("the largest discount"). */
+function extremeColumn(parsed: Parsed, index: MetaIndex): { word: string; column: MetaMember } | undefined {
+  if (!parsed.extreme) return undefined
+  const raw = parsed.tokens.raw
+  const word = raw[raw.indexOf(parsed.extreme) + 1]
+  if (word === undefined) return undefined
+  for (const column of index.members.values())
+    if (
+      column.kind === 'dimension' &&
+      column.type === 'number' &&
+      !column.primaryKey &&
+      mentions(distinctive(column), word)
+    )
+      return { word, column }
+  return undefined
+}
+
+/** A measure the word names ("Discounts granted" of "discount"), to suggest in a decline. */
+const measureNaming = (index: MetaIndex, word: string) =>
+  [...index.members.values()].find((member) => member.kind === 'measure' && mentions(distinctive(member), word))

@@ -62,6 +62,20 @@ function columnNamed(draft: QuestionDraft, measure: MetaMember, noun: string): M
   return column && column.cube === measure.cube ? column : undefined
 }
 
+/**
+ * Whether the why cue the question has is only "drivers" ("How many drivers of each depot?") on a model whose rows or
+ * columns are drivers: there the word names the model's own things, never the reasons for a figure.
+ */
+function namesModelDrivers(draft: QuestionDraft): boolean {
+  const cue = CUES.why.exec(draft.text)?.[0] ?? ''
+  if (!/\bdrivers?\b/.test(cue)) return false
+  const driver = (word: string) => sameWord(word, 'driver') || sameWord(word, 'drivers')
+  return draft.index.cubes.some(
+    (cube) =>
+      driver(cubeNoun(cube.name)) || cube.dimensions.some((dim) => !dim.primaryKey && distinctive(dim).some(driver)),
+  )
+}
+
 /** What kind of analysis the question asks for, and what it ranks. */
 export function readAnalysis(draft: QuestionDraft, fit: MeasureFit): { analysis: Analysis; top: Frame['top'] } {
   const { tokens, index, dimensions, record, counted, per, granularity, periods, growth, text } = draft
@@ -119,7 +133,7 @@ export function readAnalysis(draft: QuestionDraft, fit: MeasureFit): { analysis:
     // "The average discount": a sum has no average of its own; it is the mean of the rows it adds up, per order.
     const denominator = denominatorFor(index, measure, measure.cube)
     if (denominator) analysis = { kind: 'ratio', denominator, per: stem(cubeNoun(measure.cube)) }
-  } else if (CUES.why.test(text)) {
+  } else if (CUES.why.test(text) && !namesModelDrivers(draft)) {
     analysis = { kind: 'why', drivers: [] }
     // ("The key drivers of revenue": the words of the cue ask for the analysis, naming nothing of the model.)
     for (const word of words(CUES.why.exec(text)?.[0] ?? ''))

@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from 'bun:test'
 import { createLogger, type Logger } from '../../../lib/logger'
 import { createAgentFactory } from '../../../plugins/agent/agent-factory'
-import { ANSWER_CUT_SHORT, ANSWER_FILTERED, HISTORY_MAX_CHARS } from '../../../plugins/agent/analyst-agent'
+import {
+  ANSWER_CUT_SHORT,
+  ANSWER_FILTERED,
+  ANSWER_LIMIT_BEFORE_TEXT,
+  HISTORY_MAX_CHARS,
+} from '../../../plugins/agent/analyst-agent'
 import type { AnalystTools } from '../../../plugins/agent/analyst-tools'
 import { apiKey, createTestApp, type TestApp } from '../../helpers/app'
 import { chatBase, finalAnswer, mergeLines, readLines, type Line } from '../../helpers/chat'
@@ -216,6 +221,18 @@ describe('the analyst on an OpenAI-compatible model', () => {
     const answer = finalAnswer(mergeLines(lines))
     expect(answer?.content).toBe(`There are 42 orders, of which\n\n${ANSWER_CUT_SHORT}`)
     expect(finalAnswer((lines.at(-1)!.state as { messages: Line[] }).messages as never)?.content).toBe(answer!.content)
+  })
+
+  it('says the model ran out of output before answering when its reasoning used the whole limit', async () => {
+    const app = appWith([
+      { text: ['<think>Weighing ', 'the options at length'], finishReason: 'length' },
+      { text: [], reasoning: ['Weighing the options'], finishReason: 'length' },
+    ])
+    for (let turn = 0; turn < 2; turn++) {
+      const lines = await readLines(await ask(app, 'How many orders?'))
+      expect(finalAnswer(mergeLines(lines))?.content).toBe(ANSWER_LIMIT_BEFORE_TEXT)
+      expect(JSON.stringify(lines)).not.toContain(ANSWER_CUT_SHORT)
+    }
   })
 
   it('says the provider withheld the answer when its content filter stopped it', async () => {

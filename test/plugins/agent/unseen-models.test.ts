@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { demoMeta } from './demo-meta'
 import { runAnalyst } from './run-analyst'
 
 /**
@@ -229,6 +230,20 @@ describe('the offline analyst on the extreme of a measure the model only totals'
   })
 })
 
+describe('the offline analyst on the extreme of a number column the model only measures over many rows', () => {
+  it('declines "the largest discount" rather than rank its yes-or-no flag by revenue, and still ranks a named breakdown', () => {
+    for (const question of ['What is the largest discount?', 'What was the highest discount in 2024?']) {
+      const largest = runAnalyst(demoMeta, question)
+      expect(largest.queries).toEqual([])
+      expect(largest.text).toMatch(/the model has no (largest|highest) single value of discount/)
+      expect(largest.text).toContain('"Discounts granted by month, highest first"')
+    }
+    expect(runAnalyst(demoMeta, 'Which region has the largest revenue?').queries.join('\n')).toContain(
+      'customers.region AS',
+    )
+  })
+})
+
 describe('the offline analyst on an average "per" a thing', () => {
   it('gives the average for each sender, never the average divided by the number of senders', () => {
     const query = runAnalyst(parcelMeta, 'Average rating per sender').queries.join('\n')
@@ -252,5 +267,30 @@ describe('the offline analyst on "per" a thing\'s column', () => {
     const query = runAnalyst(parcelMeta, 'Postage per sender town').queries.join('\n')
     expect(query).toContain('senders.town AS')
     expect(query).not.toContain('senders.name AS')
+  })
+})
+
+describe('the offline analyst on a model whose rows are drivers', () => {
+  const driversMeta = {
+    cubes: [
+      {
+        name: 'drivers',
+        title: 'Drivers',
+        label: 'full_name',
+        joins: [],
+        measures: [member('drivers', 'count', 'count', { title: 'Number of drivers' })],
+        dimensions: [
+          member('drivers', 'id', 'number', { primaryKey: true, title: 'Driver ID' }),
+          member('drivers', 'full_name', 'string', { title: 'Driver name' }),
+          member('drivers', 'depot', 'string', { title: 'Depot' }),
+        ],
+      },
+    ],
+  }
+  it('reads "drivers of each depot" as the drivers the model holds, never as the reasons for a figure', () => {
+    const answer = runAnalyst(driversMeta, 'How many drivers of each depot?', { data: [['North', '4']] })
+    expect(answer.queries.join('\n')).toContain('SELECT drivers.depot AS depot, MEASURE(drivers.count)')
+    expect(answer.text).not.toContain('what drives it')
+    expect(answer.text).not.toContain('cannot say why')
   })
 })
