@@ -92,7 +92,7 @@ const MEASURED_WORDS = new Set([
 const ADDITIVE_WORDS = new Set(['weight', 'kg', 'kgs', 'tons', 'tonnes', 'lbs', 'volume', 'distance', 'km', 'miles'])
 /** Averaged first, their sum after: ratings and shares, and places in an order (a grade level, an attempt, a rank). */
 const AVERAGED_WORDS = new Set(['rating', 'score', 'percent', 'percentage', 'ratio', 'pct', 'stars', 'discount'])
-for (const word of ['level', 'attempt', 'rank', 'tier', 'stage', 'position', 'floor']) AVERAGED_WORDS.add(word)
+for (const word of ['level', 'attempt', 'rank', 'tier', 'stage', 'position']) AVERAGED_WORDS.add(word)
 
 /** Words of a time column that say when a row was changed: no event of the business. */
 const BOOKKEEPING_TIME = new Set(['updated', 'update', 'modified', 'last', 'deleted'])
