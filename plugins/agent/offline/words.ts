@@ -138,12 +138,15 @@ function stemOf(word: string): string {
 
 /**
  * The forms of the verb a date's title starts with ("Shipped on": shipped, ship, ships, shipping), none for a title
- * that starts with no past participle ("Exam date").
+ * that starts with no past participle ("Exam date"). A word in -ed whose stem is under three letters, or in -eed, is
+ * taken for no verb's ("Feed date", "Need by", "Seed date", "Speed date": no "fee", "see", "we" or "speed" is the rows'
+ * event, and one read as such would be dropped from a question that means something else; "Agreed on" goes with them).
  */
 export function eventVerbForms(title: string): string[] {
   const verb = words(title)[0] ?? ''
-  if (verb.length <= 3 || !verb.endsWith('ed')) return []
+  if (!verb.endsWith('ed') || verb.endsWith('eed')) return []
   const stemmed = verb.slice(0, -2)
+  if (stemmed.length < 3 || !/[aeiouy]/.test(stemmed)) return []
   // "shipped": ship, "enrolled": enroll, "hired": hire (a form no one writes, "shipp", matches nothing).
   const bases = [stemmed, stemmed.replace(/([^aeiou])\1$/, '$1'), `${stemmed}e`]
   return [verb, `${stemmed}ing`, ...bases.flatMap((base) => [base, `${base}s`])]

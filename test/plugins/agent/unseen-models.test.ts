@@ -294,3 +294,43 @@ describe('the offline analyst on a model whose rows are drivers', () => {
     expect(answer.text).not.toContain('cannot say why')
   })
 })
+
+/** A table of visits as `model generate` writes it, with a "Feed date" (and, in `vetMeta(true)`, a fee). */
+const vetMeta = (withFee: boolean) => ({
+  cubes: [
+    {
+      name: 'visits',
+      title: 'Visits',
+      joins: [],
+      measures: [
+        member('visits', 'count', 'count', { title: 'Number of visits' }),
+        ...(withFee
+          ? [
+              member('visits', 'total_fee', 'sum', { title: 'Total fee', format: 'currency' }),
+              member('visits', 'average_fee', 'avg', { title: 'Average fee', format: 'currency' }),
+            ]
+          : []),
+        member('visits', 'total_weight_kg', 'sum', { title: 'Total weight kg' }),
+        member('visits', 'average_weight_kg', 'avg', { title: 'Average weight kg' }),
+        member('visits', 'largest_weight_kg', 'max', { title: 'Largest weight kg' }),
+      ],
+      dimensions: [
+        member('visits', 'id', 'number', { primaryKey: true, title: 'Visit ID' }),
+        member('visits', 'feed_date', 'time', { title: 'Feed date' }),
+        ...(withFee ? [member('visits', 'fee', 'number', { title: 'Fee' })] : []),
+        member('visits', 'weight_kg', 'number', { title: 'Weight kg' }),
+        member('visits', 'animal', 'string', { title: 'Animal' }),
+      ],
+    },
+  ],
+})
+
+describe('the offline analyst on a table of visits with a "Feed date"', () => {
+  it('hears "fee" of a model without one as a word it cannot map, never as the feed date\'s event', () => {
+    for (const question of ['How many visits had a fee?', 'How many visits had fees in 2024?']) {
+      const { text, queries } = runAnalyst(vetMeta(false), question)
+      expect([question, queries]).toEqual([question, []])
+      expect(text).toContain('fee')
+    }
+  })
+})

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { expandMonthAbbreviations, questionWords, sameWord } from '../../../plugins/agent/offline/words'
+import { eventVerbForms, expandMonthAbbreviations, questionWords, sameWord } from '../../../plugins/agent/offline/words'
 
 describe('sameWord', () => {
   it('matches a plural with its singular, "s", "es" and "ies" alike', () => {
@@ -52,5 +52,28 @@ describe('expandMonthAbbreviations', () => {
     expect(expandMonthAbbreviations('Average APR by plan')).toBe('Average APR by plan')
     expect(expandMonthAbbreviations('What is the APR in 2025?', new Set(['apr']))).toBe('What is the APR in 2025?')
     expect(expandMonthAbbreviations('Average APR in Mar 2025', new Set(['apr']))).toBe('Average APR in march 2025')
+  })
+})
+
+describe('eventVerbForms', () => {
+  it("gives the forms of a date title's past participle", () => {
+    expect(eventVerbForms('Shipped on')).toEqual(expect.arrayContaining(['shipped', 'ship', 'ships', 'shipping']))
+    expect(eventVerbForms('Hired on')).toEqual(expect.arrayContaining(['hired', 'hire', 'hires', 'hiring']))
+    expect(eventVerbForms('Enrolled on')).toEqual(expect.arrayContaining(['enrolled', 'enroll', 'enrolls']))
+    expect(eventVerbForms('Posted at')).toEqual(expect.arrayContaining(['posted', 'post', 'posts']))
+  })
+
+  it('gives none for a title whose first word only ends like one (no fee of "Feed date")', () => {
+    for (const title of [
+      'Feed date',
+      'Need by',
+      'Seed date',
+      'Weed date',
+      'Speed date',
+      'Breed date',
+      'Red date',
+      'Exam date',
+    ])
+      expect([title, eventVerbForms(title)]).toEqual([title, []])
   })
 })
