@@ -405,7 +405,8 @@ export function numberFilters(tokens: Tokens, index: MetaIndex, question: string
   // have a discount", "not discounted": none of it (zero, or empty where a row has no value at all).
   for (const dim of numbers) {
     for (const word of distinctive(dim)) {
-      if (word.length < 4 || !text.includes(word) || sameWord(word, cubeNoun(dim.cube))) continue
+      // (A word of two letters, "kg" or "km", is a unit; "fee", "tax" or "tip" is a thing a row has or not.)
+      if (word.length < 3 || !text.includes(word) || sameWord(word, cubeNoun(dim.cube))) continue
       // (A flag of the model's own says it: "has discount".)
       const flag = cubeOf(index, dim.cube)?.dimensions.some(
         (other) => other.type === 'boolean' && distinctive(other).includes(word),

@@ -202,7 +202,10 @@ export function readFilters(draft: QuestionDraft): void {
     )
   for (const filter of draft.compared) {
     values.push({ member: filter.member, values: [String(filter.value)], negated: false, op: filter.op })
-    for (const word of filter.words) tokens.useWord(word)
+    // Only the filter's own words: "Total fee of visits with a fee" still asks for the total fee.
+    const at = tokens.find(filter.words)
+    if (at >= 0) tokens.use(...filter.words.map((_, offset) => at + offset))
+    else for (const word of filter.words) tokens.useWord(word)
   }
   const flags = booleansOf(tokens, index, draft.vocabulary.measureWords)
   for (const flag of flags) {
@@ -369,7 +372,14 @@ export function readDimensionPhrases(draft: QuestionDraft): void {
   }
 
   // "the Toys category", "region Europe": a filtered dimension's own name is understood with its value.
+  // (A number compared or had, "visits with a fee", has its words read with it: the same word elsewhere, "Total fee
+  // of visits with a fee", still names the measure.)
   for (const filter of values)
-    if (!dimensions.includes(filter.member) && !pending.some((entry) => entry.member === filter.member))
+    if (
+      filter.op !== '>' &&
+      filter.op !== 'none' &&
+      !dimensions.includes(filter.member) &&
+      !pending.some((entry) => entry.member === filter.member)
+    )
       for (const word of distinctive(filter.member)) tokens.useWord(word)
 }

@@ -334,3 +334,14 @@ describe('the offline analyst on a table of visits with a "Feed date"', () => {
     }
   })
 })
+
+describe('the offline analyst on a fee, a word of three letters', () => {
+  it('reads "no fee" as a fee that is empty or zero, and "with a fee" keeps the fee a total asks for', () => {
+    const none = runAnalyst(vetMeta(true), 'How many visits had no fee?').queries.join('\n')
+    expect(none).toContain('MEASURE(visits.count)')
+    expect(none).toContain('(visits.fee IS NULL OR visits.fee <= 0)')
+    const total = runAnalyst(vetMeta(true), 'Total fee of visits with a fee').queries.join('\n')
+    expect(total).toContain('MEASURE(visits.total_fee)')
+    expect(total).toContain('visits.fee > 0')
+  })
+})
