@@ -219,7 +219,16 @@ function intentBonus(question: readonly string[], member: MetaMember): number {
     question.some((word, at) => list.includes(word) && sameNoun(question[at + 1] ?? '', cubeNoun(member.cube)))
   if ((has('maximum', 'max') || extreme(['biggest', 'largest', 'highest', 'greatest'])) && type === 'max') return 4
   if ((has('minimum', 'min') || extreme(['smallest', 'lowest', 'tiniest'])) && type === 'min') return 4
+  // "The heaviest weight kg" is the largest of a weight, never of whatever else a table's largest measure gives.
+  if (isWeight(member) && ((has('heaviest') && type === 'max') || (has('lightest') && type === 'min'))) return 4
   return 0
+}
+
+/** A measure of a weight ("Largest weight kg", `max_mass`): the one "heaviest" and "lightest" speak of. */
+export function isWeight(member: MetaMember): boolean {
+  return /\b(weights?|kgs?|kilos?|kilograms?|grams?|mass|lbs?|tonnes?|tons?)\b/i.test(
+    `${member.name.split('.').at(-1)?.replace(/_/g, ' ')} ${member.title ?? ''}`,
+  )
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   cubeNoun,
   cubeOf,
   distinctive,
+  isWeight,
   labelDimension,
   matchDimension,
   namesRows,
@@ -220,6 +221,9 @@ export function unknownWords(draft: QuestionDraft): string[] {
     ),
   )
   const dated = eventWords(draft)
+  // ("The heaviest weight kg": the extreme of a weight its measure gives.)
+  if (measure?.type === 'max' && isWeight(measure)) dated.add('heaviest')
+  if (measure?.type === 'min' && isWeight(measure)) dated.add('lightest')
   const unknown = tokens
     .unused()
     .filter(

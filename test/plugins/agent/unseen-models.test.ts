@@ -335,7 +335,7 @@ describe('the offline analyst on a table of visits with a "Feed date"', () => {
   })
 })
 
-describe('the offline analyst on a fee, a word of three letters', () => {
+describe('the offline analyst on a fee and a weight of a few letters', () => {
   it('reads "no fee" as a fee that is empty or zero, and "with a fee" keeps the fee a total asks for', () => {
     const none = runAnalyst(vetMeta(true), 'How many visits had no fee?').queries.join('\n')
     expect(none).toContain('MEASURE(visits.count)')
@@ -343,5 +343,24 @@ describe('the offline analyst on a fee, a word of three letters', () => {
     const total = runAnalyst(vetMeta(true), 'Total fee of visits with a fee').queries.join('\n')
     expect(total).toContain('MEASURE(visits.total_fee)')
     expect(total).toContain('visits.fee > 0')
+  })
+
+  it('reads "heaviest" as the largest of a weight, and of nothing else', () => {
+    for (const question of ['heaviest weight kg', 'What is the heaviest weight kg?'])
+      expect([question, runAnalyst(vetMeta(true), question).queries]).toEqual([
+        question,
+        ['SELECT MEASURE(visits.largest_weight_kg) AS largest_weight_kg FROM visits'],
+      ])
+    // ("The largest visit" is its largest fee, the cube's first maximum: "the heaviest visit" is never that.)
+    const withLargestFee = vetMeta(true)
+    withLargestFee.cubes[0].measures.unshift(
+      member('visits', 'largest_fee', 'max', { title: 'Largest fee', format: 'currency' }),
+    )
+    expect(runAnalyst(withLargestFee, 'What was the heaviest visit?').queries).toEqual([
+      'SELECT MEASURE(visits.largest_weight_kg) AS largest_weight_kg FROM visits',
+    ])
+    // No largest fee, and no smallest weight: declined, never the total or the largest weight.
+    for (const question of ['What was the heaviest fee?', 'lightest weight kg'])
+      expect([question, runAnalyst(vetMeta(true), question).queries]).toEqual([question, []])
   })
 })
