@@ -211,15 +211,16 @@ function eventWords(draft: QuestionDraft): Set<string> {
 
 export function unknownWords(draft: QuestionDraft): string[] {
   const { tokens, index, measure, text } = draft
-  const explained = new Set(
-    words(
-      [
-        cubeOf(index, measure?.cube ?? '')?.description ?? '',
-        measure?.description ?? '',
-        ...(measure ? [...reach(index, measure.cube)].map((cube) => cubeOf(index, cube)?.title ?? '') : []),
-      ].join(' '),
+  // (A state a description names, "including cancelled ones", says which rows there are, never that a question's
+  // "cancelled visits" are all of them: it stays unknown.)
+  const explained = new Set([
+    ...words([cubeOf(index, measure?.cube ?? '')?.description ?? '', measure?.description ?? ''].join(' ')).filter(
+      (word) => !/..ed$/.test(word),
     ),
-  )
+    ...words(
+      (measure ? [...reach(index, measure.cube)].map((cube) => cubeOf(index, cube)?.title ?? '') : []).join(' '),
+    ),
+  ])
   const dated = eventWords(draft)
   // ("The heaviest weight kg": the extreme of a weight its measure gives.)
   if (measure?.type === 'max' && isWeight(measure)) dated.add('heaviest')

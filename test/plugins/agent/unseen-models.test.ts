@@ -364,3 +364,16 @@ describe('the offline analyst on a fee and a weight of a few letters', () => {
       expect([question, runAnalyst(vetMeta(true), question).queries]).toEqual([question, []])
   })
 })
+
+describe("the offline analyst on a table's description", () => {
+  it('never passes over a state the description names: "cancelled visits" are not all of them', () => {
+    const described = vetMeta(true)
+    Object.assign(described.cubes[0], { description: 'Visits to the clinic, including cancelled ones' })
+    expect(runAnalyst(described, 'How many cancelled visits?').queries).toEqual([])
+    expect(runAnalyst(described, 'How many cancelled visits?').text).toContain('cancelled')
+    // Its other words still describe the rows.
+    expect(runAnalyst(described, 'How many visits to the clinic?').queries).toEqual([
+      'SELECT MEASURE(visits.count) AS count FROM visits',
+    ])
+  })
+})
