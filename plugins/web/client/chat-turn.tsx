@@ -23,7 +23,7 @@ export function StepsSummary({ steps, elapsedMs }: { steps: ChatMessage[]; elaps
         {notes.length > 0 && (
           <div class="steps-notes">
             {notes.map((note) => (
-              <Markdown key={note.id} text={note.content} />
+              <Markdown key={note.id} text={note.content} streaming={note.isInProcess} />
             ))}
           </div>
         )}
@@ -119,7 +119,7 @@ export function AnswerItem({
       {answer.content === '' && answer.isInProcess ? (
         <p class="thinking">Thinking…</p>
       ) : (
-        <Markdown text={answer.content} withoutTables={figure !== undefined} />
+        <Markdown text={answer.content} withoutTables={figure !== undefined} streaming={answer.isInProcess} />
       )}
       {figure && <AnswerFigure series={figure.series} table={figure.table} title={figure.title} />}
       {answer.interrupted && <p class="msg-flag">This answer was interrupted.</p>}

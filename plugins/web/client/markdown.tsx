@@ -13,16 +13,19 @@ export function Markdown({
   text,
   withoutTables = false,
   document = false,
+  streaming = false,
   linkAddress,
 }: {
   text: string
   withoutTables?: boolean
   document?: boolean
+  /** An answer still arriving: a mark open at its end is closed (see `parseWithMarksClosed`). */
+  streaming?: boolean
   /** Where each link of the text goes (undefined: it keeps only its text), when not where it says. */
   linkAddress?: (url: string) => string | undefined
 }) {
-  // A page of its own is never streamed: its text is drawn as written.
-  const tree = document ? parseMarkdown(text) : parseWithMarksClosed(text)
+  // A finished answer and a page are drawn as written.
+  const tree = streaming ? parseWithMarksClosed(text) : parseMarkdown(text)
   const options = { withoutTables, document, definitions: definitionsOf(tree), linkAddress, anchors: new Map() }
   return <>{blocks(tree.children, options)}</>
 }

@@ -19,6 +19,7 @@ function html(node: unknown): string {
 
 const render = (text: string) => html(Markdown({ text }))
 const page = (text: string) => html(Markdown({ text, document: true }))
+const streamed = (text: string) => html(Markdown({ text, streaming: true }))
 
 describe('Markdown', () => {
   it('keeps underscores inside identifiers: orders.average_amount is one word, not emphasis', () => {
@@ -126,25 +127,27 @@ describe('Markdown', () => {
   })
 
   it('closes the bold or code an answer has open as it streams in, in its last paragraph, heading or cell only', () => {
-    expect(render('Revenue: **Europe')).toBe('<p>Revenue: <strong>Europe</strong></p>')
-    expect(render('Run `SELECT 1')).toBe('<p>Run <code>SELECT 1</code></p>')
-    expect(render('Revenue: **')).toBe('<p>Revenue:</p>')
-    expect(render('| Region |\n|---|\n| **Eur')).toContain('<td><strong>Eur</strong></td>')
+    expect(streamed('Revenue: **Europe')).toBe('<p>Revenue: <strong>Europe</strong></p>')
+    expect(streamed('Run `SELECT 1')).toBe('<p>Run <code>SELECT 1</code></p>')
+    expect(streamed('Revenue: **')).toBe('<p>Revenue:</p>')
+    expect(streamed('| Region |\n|---|\n| **Eur')).toContain('<td><strong>Eur</strong></td>')
     // Marks inside code, or in a paragraph before the last, are the text's: nothing is added at its end.
     const code = '```py\nprint(2 ** 10)\n```\n\nThat is 1024.'
-    expect(render(code)).toBe('<pre><code>print(2 ** 10)</code></pre><p>That is 1024.</p>')
-    expect(render('Use `a ** b` for powers.')).toBe('<p>Use <code>a ** b</code> for powers.</p>')
-    expect(render('A stray ** here.\n\nDone.')).toBe('<p>A stray ** here.</p><p>Done.</p>')
+    expect(streamed(code)).toBe('<pre><code>print(2 ** 10)</code></pre><p>That is 1024.</p>')
+    expect(streamed('Use `a ** b` for powers.')).toBe('<p>Use <code>a ** b</code> for powers.</p>')
+    expect(streamed('A stray ** here.\n\nDone.')).toBe('<p>A stray ** here.</p><p>Done.</p>')
     // The block closed is read again with the text's link definitions: its reference links still go somewhere.
-    expect(render('[g]: https://a.example/guide\n\n1. See\n2. [the guide][g], **bold')).toBe(
+    expect(streamed('[g]: https://a.example/guide\n\n1. See\n2. [the guide][g], **bold')).toBe(
       '<ol><li>See</li><li><a href=https://a.example/guide>the guide</a>, <strong>bold</strong></li></ol>',
     )
   })
 
-  it("draws a page's text as written, adding no mark at its end", () => {
+  it("draws a page's or a finished answer's text as written, adding no mark at its end", () => {
     const chapter = '```json\n{"content":"**Revenue ","isDelta":true}\n```\n\nThe end.'
     expect(page(chapter)).toBe('<pre><code>{"content":"**Revenue ","isDelta":true}</code></pre><p>The end.</p>')
     expect(page('Globs: **')).toBe('<p>Globs: **</p>')
+    // So is a finished answer.
+    expect(render('Globs: **')).toBe('<p>Globs: **</p>')
   })
 
   it('leaves tables out when the answer draws its table as a chart', () => {
